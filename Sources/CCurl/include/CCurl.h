@@ -1,0 +1,34 @@
+#ifndef REQBENCH_CCURL_H
+#define REQBENCH_CCURL_H
+
+#include <curl/curl.h>
+
+// curl_easy_setopt, curl_easy_getinfo and curl_multi_setopt are variadic, which Swift cannot call.
+// One typed wrapper per argument kind.
+
+typedef size_t (*rb_data_callback)(char *ptr, size_t size, size_t nmemb, void *userdata);
+typedef int (*rb_xferinfo_callback)(void *userdata, curl_off_t dltotal, curl_off_t dlnow,
+                                    curl_off_t ultotal, curl_off_t ulnow);
+
+CURLcode rb_easy_setopt_long(CURL *handle, CURLoption option, long value);
+CURLcode rb_easy_setopt_off(CURL *handle, CURLoption option, curl_off_t value);
+CURLcode rb_easy_setopt_pointer(CURL *handle, CURLoption option, const void *value);
+CURLcode rb_easy_setopt_data_callback(CURL *handle, CURLoption option, rb_data_callback cb);
+CURLcode rb_easy_setopt_xferinfo_callback(CURL *handle, rb_xferinfo_callback cb);
+
+CURLcode rb_easy_getinfo_long(CURL *handle, CURLINFO info, long *out);
+CURLcode rb_easy_getinfo_off(CURL *handle, CURLINFO info, curl_off_t *out);
+CURLcode rb_easy_getinfo_string(CURL *handle, CURLINFO info, const char **out);
+
+CURLMcode rb_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
+
+/// CURLMsg flattened: returns 1 and fills `easy` and `result` when a transfer finished,
+/// 0 when the queue is empty.
+int rb_multi_next_done(CURLM *multi, CURL **easy, CURLcode *result);
+
+/// Constants that Swift sees as macros it cannot import.
+extern const long rb_http_version_2tls;
+extern const size_t rb_write_pause;
+extern const int rb_xferinfo_abort;
+
+#endif

@@ -1,0 +1,57 @@
+/// Header fields in order, with case-insensitive names. Setting a name replaces every field of that
+/// name (so the last of `x-a` / `X-A` wins); an empty value removes a default header
+/// (`Accept:` sends no Accept header).
+public struct HTTPHeaders: Sendable, Equatable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
+  public private(set) var fields: [(name: String, value: String)] = []
+
+  public init(_ fields: [(String, String)] = []) {
+    for (name, value) in fields { self[name] = value }
+  }
+
+  public init(dictionaryLiteral elements: (String, String)...) {
+    self.init(elements)
+  }
+
+  public subscript(name: String) -> String? {
+    get { fields.last(where: { $0.name.lowercased() == name.lowercased() })?.value }
+    set {
+      let lower = name.lowercased()
+      if let index = fields.firstIndex(where: { $0.name.lowercased() == lower }) {
+        fields.removeAll { $0.name.lowercased() == lower }
+        if let newValue { fields.insert((name, newValue), at: Swift.min(index, fields.count)) }
+      } else if let newValue {
+        fields.append((name, newValue))
+      }
+    }
+  }
+
+  /// Adds a field without replacing others of the same name (`Set-Cookie` in responses).
+  public mutating func add(_ name: String, _ value: String) {
+    fields.append((name, value))
+  }
+
+  public func contains(_ name: String) -> Bool { self[name] != nil }
+
+  public func values(_ name: String) -> [String] {
+    fields.filter { $0.name.lowercased() == name.lowercased() }.map(\.value)
+  }
+
+  public var isEmpty: Bool { fields.isEmpty }
+  public var count: Int { fields.count }
+
+  public func makeIterator() -> some IteratorProtocol<(name: String, value: String)> {
+    fields.makeIterator()
+  }
+
+  public static func == (a: HTTPHeaders, b: HTTPHeaders) -> Bool {
+    a.fields.count == b.fields.count
+      && zip(a.fields, b.fields).allSatisfy { $0.name == $1.name && $0.value == $1.value }
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    for field in fields {
+      hasher.combine(field.name.lowercased())
+      hasher.combine(field.value)
+    }
+  }
+}

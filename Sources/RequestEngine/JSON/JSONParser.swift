@@ -1,0 +1,317 @@
+/// A line and column in a text, both counted from 1; columns count characters, not bytes.
+public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
+  public var line: Int
+  public var column: Int
+  public init(line: Int, column: Int) {
+    self.line = line
+    self.column = column
+  }
+  public var description: String { "\(line):\(column)" }
+}
+
+/// A JSON text that is not valid JSON: what is wrong and where.
+public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
+  public var message: String
+  public var location: SourceLocation
+  /// Byte offset into the UTF-8 text.
+  public var offset: Int
+  public var description: String { "\(location): \(message)" }
+}
+
+/// A parsed document plus where each value started, for errors that point into the file.
+public struct JSONDocument: Sendable {
+  public var root: JSONValue
+  public var locations: [JSONPath: SourceLocation]
+
+  public func location(of path: JSONPath) -> SourceLocation? {
+    var path = path
+    while true {
+      if let found = locations[path] { return found }
+      if path.components.isEmpty { return nil }
+      path.components.removeLast()
+    }
+  }
+}
+
+/// A strict RFC 8259 parser over UTF-8 bytes that keeps key order, number literals and, on request,
+/// the line and column where every value starts.
+public struct JSONParser {
+  private let bytes: [UInt8]
+  private var index = 0
+  private var line = 1
+  private var lineStart = 0
+  private let recordLocations: Bool
+  private var locations: [JSONPath: SourceLocation] = [:]
+  private let maxDepth = 512
+
+  private init(bytes: [UInt8], recordLocations: Bool) {
+    self.bytes = bytes
+    self.recordLocations = recordLocations
+  }
+
+  public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
+    try parse(Array(text.utf8))
+  }
+
+  public static func parse(_ bytes: some Collection<UInt8>) throws(JSONSyntaxError) -> JSONValue {
+    var parser = JSONParser(bytes: Array(bytes), recordLocations: false)
+    return try parser.parseDocument()
+  }
+
+  public static func parseDocument(_ bytes: some Collection<UInt8>) throws(JSONSyntaxError)
+    -> JSONDocument
+  {
+    var parser = JSONParser(bytes: Array(bytes), recordLocations: true)
+    let root = try parser.parseDocument()
+    return JSONDocument(root: root, locations: parser.locations)
+  }
+
+  // MARK: - Grammar
+
+  private mutating func parseDocument() throws(JSONSyntaxError) -> JSONValue {
+    if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3; lineStart = 3 }
+    skipWhitespace()
+    if index >= bytes.count { throw error("the document is empty; expected a JSON value") }
+    let value = try parseValue(path: .root, depth: 0)
+    skipWhitespace()
+    if index < bytes.count {
+      throw error("unexpected \(describeCurrent()) after the end of the JSON value")
+    }
+    return value
+  }
+
+  private mutating func parseValue(path: JSONPath, depth: Int) throws(JSONSyntaxError) -> JSONValue
+  {
+    if depth > maxDepth { throw error("nesting deeper than \(maxDepth) levels") }
+    if recordLocations { locations[path] = currentLocation }
+    guard index < bytes.count else { throw error("unexpected end of input; expected a value") }
+    switch bytes[index] {
+    case UInt8(ascii: "{"): return try parseObject(path: path, depth: depth)
+    case UInt8(ascii: "["): return try parseArray(path: path, depth: depth)
+    case UInt8(ascii: "\""): return .string(try parseString())
+    case UInt8(ascii: "t"): try expectWord("true"); return .bool(true)
+    case UInt8(ascii: "f"): try expectWord("false"); return .bool(false)
+    case UInt8(ascii: "n"): try expectWord("null"); return .null
+    case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+    default: throw error("unexpected \(describeCurrent()); expected a value")
+    }
+  }
+
+  private mutating func parseObject(path: JSONPath, depth: Int) throws(JSONSyntaxError) -> JSONValue
+  {
+    index += 1
+    var object = JSONObject()
+    skipWhitespace()
+    if peek == UInt8(ascii: "}") { index += 1; return .object(object) }
+    while true {
+      skipWhitespace()
+      guard peek == UInt8(ascii: "\"") else {
+        if peek == UInt8(ascii: "}") { throw error("trailing comma before '}'") }
+        throw error("unexpected \(describeCurrent()); expected a key in double quotes")
+      }
+      let keyLocation = currentLocation
+      let key = try parseString()
+      if object[key] != nil {
+        throw JSONSyntaxError(
+          message: "duplicate key \(JSONSerializer.quote(key))", location: keyLocation,
+          offset: index)
+      }
+      skipWhitespace()
+      guard peek == UInt8(ascii: ":") else {
+        throw error("unexpected \(describeCurrent()); expected ':' after the key")
+      }
+      index += 1
+      skipWhitespace()
+      let value = try parseValue(path: path.appending(key), depth: depth + 1)
+      object.appendDuplicate(key, value)
+      skipWhitespace()
+      switch peek {
+      case UInt8(ascii: ","): index += 1
+      case UInt8(ascii: "}"): index += 1; return .object(object)
+      case nil: throw error("unexpected end of input; expected ',' or '}'")
+      default: throw error("unexpected \(describeCurrent()); expected ',' or '}'")
+      }
+    }
+  }
+
+  private mutating func parseArray(path: JSONPath, depth: Int) throws(JSONSyntaxError) -> JSONValue
+  {
+    index += 1
+    var items: [JSONValue] = []
+    skipWhitespace()
+    if peek == UInt8(ascii: "]") { index += 1; return .array(items) }
+    while true {
+      skipWhitespace()
+      if peek == UInt8(ascii: "]") { throw error("trailing comma before ']'") }
+      items.append(try parseValue(path: path.appending(items.count), depth: depth + 1))
+      skipWhitespace()
+      switch peek {
+      case UInt8(ascii: ","): index += 1
+      case UInt8(ascii: "]"): index += 1; return .array(items)
+      case nil: throw error("unexpected end of input; expected ',' or ']'")
+      default: throw error("unexpected \(describeCurrent()); expected ',' or ']'")
+      }
+    }
+  }
+
+  private mutating func parseString() throws(JSONSyntaxError) -> String {
+    index += 1  // opening quote
+    var scalars: [UInt8] = []
+    while true {
+      guard index < bytes.count else { throw error("unterminated string") }
+      let byte = bytes[index]
+      switch byte {
+      case UInt8(ascii: "\""):
+        index += 1
+        return String(decoding: scalars, as: UTF8.self)
+      case UInt8(ascii: "\\"):
+        index += 1
+        guard index < bytes.count else { throw error("unterminated string") }
+        let escape = bytes[index]
+        index += 1
+        switch escape {
+        case UInt8(ascii: "\""): scalars.append(UInt8(ascii: "\""))
+        case UInt8(ascii: "\\"): scalars.append(UInt8(ascii: "\\"))
+        case UInt8(ascii: "/"): scalars.append(UInt8(ascii: "/"))
+        case UInt8(ascii: "b"): scalars.append(0x08)
+        case UInt8(ascii: "f"): scalars.append(0x0C)
+        case UInt8(ascii: "n"): scalars.append(0x0A)
+        case UInt8(ascii: "r"): scalars.append(0x0D)
+        case UInt8(ascii: "t"): scalars.append(0x09)
+        case UInt8(ascii: "u"):
+          var code = try parseHex4()
+          if (0xD800...0xDBFF).contains(code) {
+            guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+              bytes[index + 1] == UInt8(ascii: "u")
+            else { throw error("a high surrogate \\u escape must be followed by a low one") }
+            index += 2
+            let low = try parseHex4()
+            guard (0xDC00...0xDFFF).contains(low) else { throw error("invalid low surrogate") }
+            code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+          } else if (0xDC00...0xDFFF).contains(code) {
+            throw error("unpaired low surrogate in \\u escape")
+          }
+          guard let scalar = Unicode.Scalar(code) else { throw error("invalid \\u escape") }
+          scalars.append(contentsOf: Array(String(Character(scalar)).utf8))
+        default:
+          index -= 1
+          throw error("invalid escape '\\\(Character(Unicode.Scalar(escape)))' in string")
+        }
+      case 0x00..<0x20:
+        throw error(
+          byte == 0x0A
+            ? "unterminated string (a line break inside a string must be written \\n)"
+            : "control character \(describeByte(byte)) in string must be escaped")
+      default:
+        scalars.append(byte)
+        index += 1
+      }
+    }
+  }
+
+  private mutating func parseHex4() throws(JSONSyntaxError) -> UInt32 {
+    guard index + 4 <= bytes.count else { throw error("incomplete \\u escape") }
+    var value: UInt32 = 0
+    for _ in 0..<4 {
+      let byte = bytes[index]
+      let digit: UInt32
+      switch byte {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
+      case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
+      case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
+      default: throw error("invalid hex digit in \\u escape")
+      }
+      value = value * 16 + digit
+      index += 1
+    }
+    return value
+  }
+
+  private mutating func parseNumber() throws(JSONSyntaxError) -> JSONValue {
+    let start = index
+    if peek == UInt8(ascii: "-") { index += 1 }
+    guard let first = peek, isDigit(first) else { throw error("invalid number: expected a digit") }
+    if first == UInt8(ascii: "0") {
+      index += 1
+      if let next = peek, isDigit(next) { throw error("invalid number: leading zero") }
+    } else {
+      while let c = peek, isDigit(c) { index += 1 }
+    }
+    if peek == UInt8(ascii: ".") {
+      index += 1
+      guard let c = peek, isDigit(c) else { throw error("invalid number: expected a digit after '.'") }
+      while let c = peek, isDigit(c) { index += 1 }
+    }
+    if peek == UInt8(ascii: "e") || peek == UInt8(ascii: "E") {
+      index += 1
+      if peek == UInt8(ascii: "+") || peek == UInt8(ascii: "-") { index += 1 }
+      guard let c = peek, isDigit(c) else { throw error("invalid number: expected an exponent") }
+      while let c = peek, isDigit(c) { index += 1 }
+    }
+    return .number(String(decoding: bytes[start..<index], as: UTF8.self))
+  }
+
+  private mutating func expectWord(_ word: String) throws(JSONSyntaxError) {
+    let utf8 = Array(word.utf8)
+    if index + utf8.count <= bytes.count, Array(bytes[index..<index + utf8.count]) == utf8 {
+      index += utf8.count
+      return
+    }
+    throw error("unexpected \(describeCurrent()); expected a value (strings need double quotes)")
+  }
+
+  // MARK: - Helpers
+
+  private var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+  private func isDigit(_ byte: UInt8) -> Bool {
+    byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+  }
+
+  private mutating func skipWhitespace() {
+    while index < bytes.count {
+      switch bytes[index] {
+      case 0x20, 0x09, 0x0D: index += 1
+      case 0x0A:
+        index += 1
+        line += 1
+        lineStart = index
+      default: return
+      }
+    }
+  }
+
+  /// Columns count characters (UTF-8 continuation bytes are not counted).
+  private var currentLocation: SourceLocation {
+    let upto = min(index, bytes.count)
+    var column = 1
+    var i = lineStart
+    while i < upto {
+      if bytes[i] & 0xC0 != 0x80 { column += 1 }
+      i += 1
+    }
+    // Strings may contain no raw newlines, so lineStart stays correct inside values.
+    return SourceLocation(line: line, column: column)
+  }
+
+  private func describeByte(_ byte: UInt8) -> String {
+    "0x" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+  }
+
+  private func describeCurrent() -> String {
+    guard index < bytes.count else { return "end of input" }
+    let byte = bytes[index]
+    if byte >= 0x20 && byte < 0x7F { return "character '\(Character(Unicode.Scalar(byte)))'" }
+    return "byte \(describeByte(byte))"
+  }
+
+  private func error(_ message: String) -> JSONSyntaxError {
+    JSONSyntaxError(message: message, location: currentLocation, offset: index)
+  }
+}
+
+extension String {
+  func leftPadded(to width: Int, with pad: Character = "0") -> String {
+    count >= width ? self : String(repeating: pad, count: width - count) + self
+  }
+}

@@ -1,0 +1,135 @@
+/// The HTTP methods a workspace can use.
+public enum HTTPMethod: String, Sendable, CaseIterable, Hashable {
+  case GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS
+
+  /// Idempotent methods are retried by default and may be de-duplicated (RFC 9110 §9.2.2).
+  public var isIdempotent: Bool {
+    switch self {
+    case .GET, .HEAD, .PUT, .DELETE, .OPTIONS: true
+    case .POST, .PATCH: false
+    }
+  }
+}
+
+/// Which queued request the agent starts first when it is at its concurrency limit.
+public enum Priority: Int, Sendable, CaseIterable, Comparable, Hashable {
+  case low = 0, normal = 1, high = 2
+
+  public init?(name: String) {
+    switch name {
+    case "low": self = .low
+    case "normal": self = .normal
+    case "high": self = .high
+    default: return nil
+    }
+  }
+
+  public var name: String {
+    switch self {
+    case .low: "low"
+    case .normal: "normal"
+    case .high: "high"
+    }
+  }
+
+  public static func < (a: Priority, b: Priority) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// What a request sends as its body: bytes with a content type (JSON, form and text bodies are
+/// serialized by `RequestBody.json`, `.form` and `.text` into bytes up front).
+public struct RequestBody: Sendable, Equatable, Hashable {
+  public var bytes: [UInt8]
+  /// Sent as `Content-Type` unless the request's headers set one.
+  public var contentType: String?
+
+  public init(bytes: [UInt8], contentType: String?) {
+    self.bytes = bytes
+    self.contentType = contentType
+  }
+
+  public static let empty = RequestBody(bytes: [], contentType: nil)
+
+  public var isEmpty: Bool { bytes.isEmpty && contentType == nil }
+
+  /// A compact JSON body, `Content-Type: application/json`.
+  public static func json(_ value: JSONValue) -> RequestBody {
+    RequestBody(bytes: Array(JSONSerializer.compact(value).utf8), contentType: "application/json")
+  }
+
+  /// An `application/x-www-form-urlencoded` body, fields in the given order.
+  public static func form(_ fields: [(String, String)]) -> RequestBody {
+    let encoded = fields.map { QueryEncoder.encodeComponent($0.0) + "=" + QueryEncoder.encodeComponent($0.1) }
+    return RequestBody(
+      bytes: Array(encoded.joined(separator: "&").utf8),
+      contentType: "application/x-www-form-urlencoded")
+  }
+
+  /// A text body; `text/plain; charset=utf-8` unless a content type is given.
+  public static func text(_ text: String, contentType: String? = nil) -> RequestBody {
+    RequestBody(bytes: Array(text.utf8), contentType: contentType ?? "text/plain; charset=utf-8")
+  }
+}
+
+/// How long a request may take. `idle` is the longest silence (no byte either way) before the
+/// exchange fails with "timed out"; `deadline` bounds the whole exchange. A trickle of one byte
+/// every 2 s survives an idle timeout of 5 s.
+public struct Timeouts: Sendable, Equatable, Hashable {
+  public var idle: Double
+  public var deadline: Double?
+
+  public init(idle: Double = 30, deadline: Double? = nil) {
+    self.idle = idle
+    self.deadline = deadline
+  }
+}
+
+/// One request ready to send: every template resolved, the URL absolute with its query.
+/// Requests are values; each send creates a new exchange with its own id.
+public struct Request: Sendable, Equatable {
+  public var name: String
+  public var method: HTTPMethod
+  /// Absolute `http` or `https` URL, query included, already percent-encoded.
+  public var url: String
+  public var headers: HTTPHeaders
+  public var body: RequestBody
+  public var timeouts: Timeouts
+  public var priority: Priority
+  public var validation: Validation
+  public var retry: RetryPolicy?
+  public var followRedirects: Bool
+  public var maxRedirects: Int
+  /// Skip TLS certificate and host verification.
+  public var insecure: Bool
+  /// Exchanges sent with the same group can be cancelled together.
+  public var group: String?
+
+  public init(
+    name: String = "",
+    method: HTTPMethod = .GET,
+    url: String,
+    headers: HTTPHeaders = [:],
+    body: RequestBody = .empty,
+    timeouts: Timeouts = Timeouts(),
+    priority: Priority = .normal,
+    validation: Validation = Validation(),
+    retry: RetryPolicy? = nil,
+    followRedirects: Bool = true,
+    maxRedirects: Int = 10,
+    insecure: Bool = false,
+    group: String? = nil
+  ) {
+    self.name = name
+    self.method = method
+    self.url = url
+    self.headers = headers
+    self.body = body
+    self.timeouts = timeouts
+    self.priority = priority
+    self.validation = validation
+    self.retry = retry
+    self.followRedirects = followRedirects
+    self.maxRedirects = maxRedirects
+    self.insecure = insecure
+    self.group = group
+  }
+}

@@ -1,0 +1,213 @@
+/// Why a URL could not be built.
+public struct URLError: Error, Sendable, Equatable, CustomStringConvertible {
+  public var message: String
+  public init(_ message: String) { self.message = message }
+  public var description: String { message }
+}
+
+/// RFC 3986 reference resolution (§5.2) and URL parts, as the engine needs them.
+///
+/// ```swift
+/// try URLResolver.resolve("users/1", against: "http://api.test/v1/")  // http://api.test/v1/users/1
+/// try URLResolver.resolve("/users", against: "http://api.test/v1/")   // http://api.test/users
+/// ```
+/// A reference is absolute only when it starts with a scheme (`httpEndpoint` is relative).
+public enum URLResolver {
+  public struct Parts: Sendable, Equatable {
+    public var scheme: String?
+    public var authority: String?
+    public var path: String
+    public var query: String?
+    public var fragment: String?
+  }
+
+  /// Splits a URL reference into its five components (RFC 3986 Appendix B).
+  public static func split(_ reference: String) -> Parts {
+    var rest = Substring(reference)
+    var fragment: String?
+    if let hash = rest.firstIndex(of: "#") {
+      fragment = String(rest[rest.index(after: hash)...])
+      rest = rest[..<hash]
+    }
+    var query: String?
+    if let mark = rest.firstIndex(of: "?") {
+      query = String(rest[rest.index(after: mark)...])
+      rest = rest[..<mark]
+    }
+    var scheme: String?
+    if let colon = rest.firstIndex(of: ":") {
+      let candidate = rest[..<colon]
+      if let first = candidate.first, first.isASCII, first.isLetter,
+        candidate.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }),
+        !candidate.contains("/")
+      {
+        scheme = candidate.lowercased()
+        rest = rest[rest.index(after: colon)...]
+      }
+    }
+    var authority: String?
+    if rest.hasPrefix("//") {
+      rest = rest.dropFirst(2)
+      let end = rest.firstIndex(of: "/") ?? rest.endIndex
+      authority = String(rest[..<end])
+      rest = rest[end...]
+    }
+    return Parts(scheme: scheme, authority: authority, path: String(rest), query: query, fragment: fragment)
+  }
+
+  public static func join(_ parts: Parts) -> String {
+    var out = ""
+    if let scheme = parts.scheme { out += scheme + ":" }
+    if let authority = parts.authority { out += "//" + authority }
+    out += parts.path
+    if let query = parts.query { out += "?" + query }
+    if let fragment = parts.fragment { out += "#" + fragment }
+    return out
+  }
+
+  /// Resolves `reference` against `base`. An absolute reference is returned as is (normalized);
+  /// a relative one needs an absolute `http`/`https` base.
+  public static func resolve(_ reference: String, against base: String?) throws(URLError) -> String {
+    let trimmed = reference.trimmingWhitespace()
+    let r = split(trimmed)
+    let target: Parts
+    if r.scheme != nil {
+      target = Parts(
+        scheme: r.scheme, authority: r.authority, path: removeDotSegments(r.path), query: r.query,
+        fragment: r.fragment)
+    } else {
+      guard let base, !base.trimmingWhitespace().isEmpty else {
+        throw URLError(
+          "\"\(reference)\" is a relative URL and there is no base URL; set \"baseURL\" in the workspace or write an absolute URL"
+        )
+      }
+      let b = split(base.trimmingWhitespace())
+      guard b.scheme != nil, b.authority != nil else {
+        throw URLError("the base URL \"\(base)\" is not absolute; write it as http://host[:port]/path")
+      }
+      var t = Parts(scheme: b.scheme, authority: nil, path: "", query: nil, fragment: r.fragment)
+      if r.authority != nil {
+        t.authority = r.authority
+        t.path = removeDotSegments(r.path)
+        t.query = r.query
+      } else {
+        t.authority = b.authority
+        if r.path.isEmpty {
+          t.path = b.path
+          t.query = r.query ?? b.query
+        } else {
+          if r.path.hasPrefix("/") {
+            t.path = removeDotSegments(r.path)
+          } else {
+            t.path = removeDotSegments(merge(base: b, path: r.path))
+          }
+          t.query = r.query
+        }
+      }
+      target = t
+    }
+    try validateHTTP(target, original: reference)
+    var result = target
+    if result.path.isEmpty { result.path = "/" }
+    result.fragment = nil  // fragments are never sent
+    return join(result)
+  }
+
+  /// Appends an encoded query string with `&` or `?` as needed (never two `?`).
+  public static func appendQuery(_ query: String, to url: String) -> String {
+    guard !query.isEmpty else { return url }
+    var parts = split(url)
+    if let existing = parts.query, !existing.isEmpty {
+      parts.query = existing + "&" + query
+    } else {
+      parts.query = query
+    }
+    return join(parts)
+  }
+
+  /// `scheme://host:port` of an absolute URL, lower-cased, with the default port made explicit:
+  /// the key of the agent's per-host limit.
+  public static func hostKey(of url: String) -> String {
+    let parts = split(url)
+    let scheme = parts.scheme ?? "http"
+    var authority = (parts.authority ?? "").lowercased()
+    if let at = authority.lastIndex(of: "@") { authority = String(authority[authority.index(after: at)...]) }
+    let hasPort: Bool
+    if authority.hasPrefix("[") {
+      hasPort = authority.contains("]:")
+    } else {
+      hasPort = authority.contains(":")
+    }
+    if !hasPort { authority += scheme == "https" ? ":443" : ":80" }
+    return scheme + "://" + authority
+  }
+
+  private static func merge(base: Parts, path: String) -> String {
+    if base.authority != nil && base.path.isEmpty { return "/" + path }
+    if let slash = base.path.lastIndex(of: "/") {
+      return String(base.path[...slash]) + path
+    }
+    return path
+  }
+
+  /// RFC 3986 §5.2.4.
+  public static func removeDotSegments(_ path: String) -> String {
+    var input = Substring(path)
+    var output: [Substring] = []
+    var result = ""
+    while !input.isEmpty {
+      if input.hasPrefix("../") {
+        input = input.dropFirst(3)
+      } else if input.hasPrefix("./") {
+        input = input.dropFirst(2)
+      } else if input.hasPrefix("/./") {
+        input = input.dropFirst(2)
+      } else if input == "/." {
+        input = "/"
+      } else if input.hasPrefix("/../") {
+        input = input.dropFirst(3)
+        if !output.isEmpty { output.removeLast() }
+      } else if input == "/.." {
+        input = "/"
+        if !output.isEmpty { output.removeLast() }
+      } else if input == "." || input == ".." {
+        input = ""
+      } else {
+        let start = input.hasPrefix("/") ? input.index(after: input.startIndex) : input.startIndex
+        let end = input[start...].firstIndex(of: "/") ?? input.endIndex
+        output.append(input[..<end])
+        input = input[end...]
+      }
+    }
+    for segment in output { result += segment }
+    return result
+  }
+
+  private static func validateHTTP(_ parts: Parts, original: String) throws(URLError) {
+    guard let scheme = parts.scheme, scheme == "http" || scheme == "https" else {
+      throw URLError(
+        "\"\(original)\" uses the scheme \"\(parts.scheme ?? "")\"; only http and https are supported")
+    }
+    guard let authority = parts.authority, !authority.isEmpty else {
+      throw URLError("\"\(original)\" has no host; write it as \(scheme)://host/path")
+    }
+    if let bad = (authority + parts.path + (parts.query ?? "")).unicodeScalars.first(where: {
+      $0.value <= 0x20 || $0.value == 0x7F
+    }) {
+      throw URLError(
+        "\"\(original)\" contains \(bad == " " ? "a space" : "a control character"); percent-encode it (a space is %20)"
+      )
+    }
+  }
+}
+
+extension StringProtocol {
+  func trimmingWhitespace() -> String {
+    let scalars = unicodeScalars
+    guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+    let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
+    var out = String.UnicodeScalarView()
+    out.append(contentsOf: scalars[start...end])
+    return String(out)
+  }
+}
