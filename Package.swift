@@ -30,7 +30,7 @@ let package = Package(
     .testTarget(name: "RequestEngineTests", dependencies: ["RequestEngine", "TestSupport"]),
     .testTarget(name: "WorkspaceTests", dependencies: ["Workspace", "TestSupport"]),
     .testTarget(name: "DemoServerTests", dependencies: ["DemoServer", "TestSupport"]),
-    .testTarget(name: "ReqbenchTests", dependencies: ["TestSupport"]),
+    .testTarget(name: "ReqbenchTests", dependencies: ["RequestEngine", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -72,7 +72,7 @@ public indirect enum JSONShape: Sendable, Equatable, Hashable {
   }
 
   /// The first mismatch, as `$.items[3].id: expected number, got string`; nil when the value fits.
-  public func check(_ value: JSONValue, strict: Bool = false, path: JSONPath = .root) -> String? {
+  public func check(_ value: JSONValue, strict: Bool = false, path: JSONPath = .root) -> JSONShapeMismatch? {
     if value == .null, !strict {
       return nil  // YTK: null passes for any type
     }
@@ -92,16 +92,25 @@ public indirect enum JSONShape: Sendable, Equatable, Hashable {
       guard case .object(let object) = value else { return mismatch(path, "object", value) }
       for key in order {
         guard let shape = members[key] else { continue }
-        guard let member = object[key] else { return "\(path.appending(key)): missing" }
+        guard let member = object[key] else {
+          return JSONShapeMismatch(path: path.appending(key), message: "missing")
+        }
         if let failure = shape.check(member, strict: strict, path: path.appending(key)) { return failure }
       }
       return nil
     }
   }
 
-  private func mismatch(_ path: JSONPath, _ expected: String, _ value: JSONValue) -> String {
-    "\(path): expected \(expected), got \(value.typeName)"
+  private func mismatch(_ path: JSONPath, _ expected: String, _ value: JSONValue) -> JSONShapeMismatch {
+    JSONShapeMismatch(path: path, message: "expected \(expected), got \(value.typeName)")
   }
+}
+
+/// Where a JSON body does not fit its shape: `$.items[3].id: expected number, got string`.
+public struct JSONShapeMismatch: Sendable, Equatable, CustomStringConvertible {
+  public var path: JSONPath
+  public var message: String
+  public var description: String { "\(path): \(message)" }
 }
 
 public struct JSONShapeError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,1 +1,7 @@
-print("reqbench")
+import Foundation
+
+// The reqbench command: parses arguments (pure, in Arguments.swift) and runs the subcommand.
+signal(SIGPIPE, SIG_IGN)
+let status = CLI.run(Array(CommandLine.arguments.dropFirst()))
+Output.standard.flush()
+exit(status)

@@ -1,0 +1,503 @@
+# shellcheck shell=bash
+# Shared helpers for .ci/test, .ci/demo and Benchmarks/run. Source it; don't run it.
+#
+#   ensure_packages            Debian packages the build and the servers need (apt-get, only if missing)
+#   ensure_httpbin             a virtualenv with the pinned httpbin + gunicorn (.ci/httpbin-requirements.txt)
+#   start_servers [NAME...]    nginx, httpbin, fixture (default: all three) on free loopback ports;
+#                              exports REQBENCH_{NGINX,HTTPBIN,FIXTURE}_URL and REQBENCH_NGINX_ROOT
+#   stop_servers [STATUS]      stops them; called by the EXIT trap anyway
+#   rb_swift CMD ARGS...       `swift CMD` plus $REQBENCH_SWIFTPM_ARGS (e.g. "--scratch-path /tmp/rb")
+#
+# Environment knobs:
+#   REQBENCH_VENV              the httpbin virtualenv (default ~/.cache/reqbench/venv)
+#   REQBENCH_PYTHON            the python that creates it and runs the helpers (default python3)
+#   REQBENCH_BIN               the reqbench binary serving the fixture (default: swift build's)
+#   REQBENCH_SWIFTPM_ARGS      extra arguments for every swift build/test these scripts run
+#   REQBENCH_SERVER_TIMEOUT    seconds to wait for each server to answer (default 60)
+#   REQBENCH_KEEP_SERVER_LOGS  1: keep the server logs folder even when all went well
+#   REQBENCH_NGINX_ACCESS_LOG  off: no nginx access log (default on, in the nginx folder)
+
+RB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+RB_PACKAGES=(libcurl4-openssl-dev libncurses-dev libjq-dev nginx-light tmux)
+RB_PYTHON=${REQBENCH_PYTHON:-python3}
+read -r -a RB_SWIFTPM_ARGS <<<"${REQBENCH_SWIFTPM_ARGS:-}"
+
+RB_APT_UPDATED=""
+RB_TRAPS_INSTALLED=""
+RB_CLEANUPS=()
+RB_SERVER_NAMES=()
+RB_SERVER_PIDS=()
+RB_LOG_DIR=""
+RB_NGINX_DIR=""
+RB_VENV=""
+
+rb_log() { printf '[reqbench] %s\n' "$*" >&2; }
+rb_die() {
+  rb_log "error: $*"
+  exit 1
+}
+
+rb_swift() {
+  local cmd=$1
+  shift
+  swift "$cmd" "${RB_SWIFTPM_ARGS[@]}" "$@"
+}
+
+# Runs a command as root: directly when root, else through sudo.
+rb_as_root() {
+  if [ "$(id -u)" -eq 0 ]; then
+    "$@"
+  elif command -v sudo >/dev/null 2>&1; then
+    sudo "$@"
+  else
+    rb_die "need root (or sudo) to run: $*"
+  fi
+}
+
+# ---------------------------------------------------------------------------------------------
+# Exit handling: one EXIT trap stops the servers and runs the registered cleanups. Ctrl-C and
+# TERM become exits so the EXIT trap runs for them too.
+
+rb_install_traps() {
+  [ -z "$RB_TRAPS_INSTALLED" ] || return 0
+  RB_TRAPS_INSTALLED=1
+  trap 'rb_on_exit $?' EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+  trap 'exit 129' HUP
+}
+
+# rb_at_exit 'COMMAND': run COMMAND (a string, eval'ed) when the script exits.
+rb_at_exit() {
+  rb_install_traps
+  RB_CLEANUPS+=("$1")
+}
+
+rb_on_exit() {
+  local status=$1 cmd
+  trap - INT TERM HUP
+  stop_servers "$status" || true
+  for cmd in "${RB_CLEANUPS[@]}"; do
+    eval "$cmd" || true
+  done
+}
+
+# ---------------------------------------------------------------------------------------------
+# Debian packages
+
+rb_pkg_installed() {
+  dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q ' installed$'
+}
+
+# rb_apt_install PKG...: installs those not installed yet. `apt-get update` once, first.
+rb_apt_install() {
+  local missing=() pkg
+  for pkg in "$@"; do
+    rb_pkg_installed "$pkg" || missing+=("$pkg")
+  done
+  [ ${#missing[@]} -gt 0 ] || return 0
+  command -v apt-get >/dev/null 2>&1 || rb_die "missing packages ${missing[*]} and no apt-get to install them"
+  rb_log "installing Debian packages: ${missing[*]}"
+  local log
+  log=$(mktemp "${TMPDIR:-/tmp}/reqbench-apt.XXXXXX")
+  if [ -z "$RB_APT_UPDATED" ]; then
+    if ! rb_as_root env DEBIAN_FRONTEND=noninteractive apt-get -q update >"$log" 2>&1; then
+      cat "$log" >&2
+      rm -f "$log"
+      rb_die "apt-get update failed"
+    fi
+    RB_APT_UPDATED=1
+  fi
+  # Installing nginx must not start Debian's own nginx (port 80, all addresses): while we install,
+  # a policy-rc.d (if there is none already) tells the maintainer scripts not to start services.
+  local policy=/usr/sbin/policy-rc.d made_policy=""
+  if [ ! -e "$policy" ]; then
+    if rb_as_root sh -c "printf '#!/bin/sh\nexit 101\n' >$policy && chmod 755 $policy"; then
+      made_policy=1
+    fi
+  fi
+  local status=0
+  rb_as_root env DEBIAN_FRONTEND=noninteractive apt-get -q install -y --no-install-recommends \
+    "${missing[@]}" >"$log" 2>&1 || status=$?
+  [ -z "$made_policy" ] || rb_as_root rm -f "$policy"
+  if [ "$status" -ne 0 ]; then
+    tail -n 40 "$log" >&2
+    rm -f "$log"
+    rb_die "apt-get install ${missing[*]} failed (status $status)"
+  fi
+  grep -E '^(W|E): ' "$log" >&2 || true
+  rm -f "$log"
+  for pkg in "${missing[@]}"; do
+    rb_pkg_installed "$pkg" || rb_die "package $pkg is still not installed"
+  done
+}
+
+ensure_packages() {
+  rb_apt_install "${RB_PACKAGES[@]}"
+}
+
+# ---------------------------------------------------------------------------------------------
+# httpbin in a virtualenv, reused while it still matches .ci/httpbin-requirements.txt
+
+ensure_httpbin() {
+  local venv=${REQBENCH_VENV:-${HOME:-/tmp}/.cache/reqbench/venv}
+  local req=$RB_ROOT/.ci/httpbin-requirements.txt
+  local stamp
+  stamp=$(sha256sum <"$req" | cut -d' ' -f1)
+  RB_VENV=$venv
+  if rb_venv_ok "$venv" "$stamp"; then
+    return 0
+  fi
+  mkdir -p "$(dirname "$venv")"
+  # Two runs at once must not build the same venv together.
+  local lock_fd
+  exec {lock_fd}>"$venv.lock"
+  if command -v flock >/dev/null 2>&1; then
+    flock "$lock_fd"
+  fi
+  if ! rb_venv_ok "$venv" "$stamp"; then
+    rb_log "installing httpbin into $venv"
+    if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import sys' >/dev/null 2>&1; then
+      rm -rf "$venv"
+      if ! "$RB_PYTHON" -m venv "$venv" >/dev/null 2>&1; then
+        # Debian's python3 needs python3-venv for ensurepip.
+        rm -rf "$venv"
+        rb_apt_install python3-venv
+        "$RB_PYTHON" -m venv "$venv" || rb_die "cannot create a virtualenv with $RB_PYTHON"
+      fi
+    fi
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input -r "$req" ||
+      rb_die "pip could not install $req into $venv"
+    "$venv/bin/python" -c 'import gunicorn, httpbin' >/dev/null 2>&1 ||
+      rb_die "httpbin was installed into $venv but does not import"
+    printf '%s\n' "$stamp" >"$venv/.reqbench-stamp"
+  fi
+  exec {lock_fd}>&-
+}
+
+rb_venv_ok() {
+  [ -x "$1/bin/gunicorn" ] &&
+    [ "$(cat "$1/.reqbench-stamp" 2>/dev/null)" = "$2" ] &&
+    "$1/bin/python" -c 'import gunicorn, httpbin' >/dev/null 2>&1
+}
+
+# ---------------------------------------------------------------------------------------------
+# Servers
+
+rb_free_port() {
+  "$RB_PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+# Any HTTP answer (even 404 or 500) means the server is up. Proxies are bypassed.
+rb_http_probe() {
+  "$RB_PYTHON" - "$1" <<'EOF' >/dev/null 2>&1
+import sys, urllib.error, urllib.request
+opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+try:
+    opener.open(sys.argv[1], timeout=2).read(1)
+except urllib.error.HTTPError:
+    pass
+except Exception:
+    sys.exit(1)
+EOF
+}
+
+rb_pid_alive() {
+  [ -n "$1" ] && kill -0 "$1" 2>/dev/null
+}
+
+# rb_wait_http NAME URL PID: 0 once URL answers; 1 on time-out; 2 if PID died first.
+rb_wait_http() {
+  local name=$1 url=$2 pid=$3
+  local deadline=$((SECONDS + ${REQBENCH_SERVER_TIMEOUT:-60}))
+  while :; do
+    rb_pid_alive "$pid" || return 2
+    if rb_http_probe "$url"; then
+      return 0
+    fi
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      rb_log "$name did not answer at $url within ${REQBENCH_SERVER_TIMEOUT:-60}s"
+      return 1
+    fi
+    sleep 0.2
+  done
+}
+
+# Shows a server's log and exits (the EXIT trap stops the others and keeps the logs).
+rb_server_failed() {
+  local name=$1 log=$2
+  rb_log "$name failed to start; its log ($log):"
+  if [ -s "$log" ]; then
+    tail -n 60 "$log" | sed 's/^/    /' >&2
+  else
+    printf '    (empty)\n' >&2
+  fi
+  rb_die "$name did not start"
+}
+
+rb_register_server() {
+  RB_SERVER_NAMES+=("$1")
+  RB_SERVER_PIDS+=("$2")
+}
+
+# start_servers [nginx] [httpbin] [fixture]: default all three.
+start_servers() {
+  local names=("$@") name
+  [ ${#names[@]} -gt 0 ] || names=(nginx httpbin fixture)
+  rb_install_traps
+  if [ -z "$RB_LOG_DIR" ]; then
+    RB_LOG_DIR=$(mktemp -d "${TMPDIR:-/tmp}/reqbench-logs.XXXXXX")
+    export REQBENCH_SERVER_LOGS=$RB_LOG_DIR
+  fi
+  # Loopback never goes through a proxy, whatever the environment says.
+  export NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}"
+  export no_proxy="127.0.0.1,localhost${no_proxy:+,$no_proxy}"
+  for name in "${names[@]}"; do
+    case $name in
+      nginx) rb_start_nginx ;;
+      httpbin) rb_start_httpbin ;;
+      fixture) rb_start_fixture ;;
+      *) rb_die "start_servers: unknown server '$name' (nginx, httpbin, fixture)" ;;
+    esac
+  done
+}
+
+# One line: where each running server is.
+rb_servers_summary() {
+  local line="servers:"
+  [ -z "${REQBENCH_NGINX_URL:-}" ] || line+=" nginx $REQBENCH_NGINX_URL (root $REQBENCH_NGINX_ROOT);"
+  [ -z "${REQBENCH_HTTPBIN_URL:-}" ] || line+=" httpbin $REQBENCH_HTTPBIN_URL;"
+  [ -z "${REQBENCH_FIXTURE_URL:-}" ] || line+=" fixture $REQBENCH_FIXTURE_URL;"
+  printf '%s logs %s\n' "$line" "$RB_LOG_DIR"
+}
+
+rb_start_nginx() {
+  command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || rb_die "nginx is not installed (ensure_packages)"
+  local nginx_cmd
+  nginx_cmd=$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)
+  local dir
+  dir=$(mktemp -d "${TMPDIR:-/tmp}/reqbench-nginx.XXXXXX")
+  RB_NGINX_DIR=$dir
+  mkdir -p "$dir/www" "$dir/tmp"
+  head -c 1024 /dev/urandom >"$dir/www/1k.bin"
+  head -c $((10 * 1024 * 1024)) /dev/urandom >"$dir/www/10m.bin"
+  local sum1k sum10m
+  sum1k=$(sha256sum <"$dir/www/1k.bin" | cut -d' ' -f1)
+  sum10m=$(sha256sum <"$dir/www/10m.bin" | cut -d' ' -f1)
+  cat >"$dir/www/index.json" <<EOF
+{
+  "server": "reqbench nginx fixture",
+  "files": [
+    {"path": "/1k.bin", "size": 1024, "sha256": "$sum1k"},
+    {"path": "/10m.bin", "size": 10485760, "sha256": "$sum10m"}
+  ]
+}
+EOF
+  local user_line="" access_line="access_log $dir/access.log;"
+  # Workers must read files in a mode-0700 temp folder: as root they run as root too (otherwise
+  # nginx would switch them to nobody). Not root: the directive would only warn, so leave it out.
+  [ "$(id -u)" -ne 0 ] || user_line="user root;"
+  [ "${REQBENCH_NGINX_ACCESS_LOG:-on}" != off ] || access_line="access_log off;"
+  local attempt port log=$RB_LOG_DIR/nginx.log
+  for attempt in 1 2 3; do
+    port=$(rb_free_port)
+    cat >"$dir/nginx.conf" <<EOF
+# Generated by .ci/lib.sh for reqbench's tests; everything lives in $dir.
+$user_line
+worker_processes 2;
+pid $dir/nginx.pid;
+error_log $dir/error.log warn;
+
+events {
+  worker_connections 1024;
+}
+
+http {
+  types {
+    text/html html htm;
+    text/plain txt;
+    text/css css;
+    application/json json;
+    application/javascript js;
+    application/xml xml;
+    image/png png;
+    image/jpeg jpg jpeg;
+    application/gzip gz;
+    application/zip zip;
+    application/octet-stream bin;
+  }
+  default_type application/octet-stream;
+  $access_line
+  client_body_temp_path $dir/tmp/body;
+  proxy_temp_path $dir/tmp/proxy;
+  fastcgi_temp_path $dir/tmp/fastcgi;
+  uwsgi_temp_path $dir/tmp/uwsgi;
+  scgi_temp_path $dir/tmp/scgi;
+  sendfile on;
+  tcp_nopush on;
+  tcp_nodelay on;
+  keepalive_timeout 65;
+  keepalive_requests 100000;
+  etag on;
+  server_tokens off;
+
+  server {
+    listen 127.0.0.1:$port;
+    server_name localhost;
+    root $dir/www;
+  }
+}
+EOF
+    rm -f "$dir/nginx.pid"
+    # Not `daemon off`: nginx forks into the background itself once its socket is bound, so its
+    # exit status tells whether the config and the port were good; the pid file names the master.
+    if "$nginx_cmd" -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log" </dev/null >"$log" 2>&1; then
+      break
+    fi
+    cat "$dir/error.log" >>"$log" 2>/dev/null || true
+    if [ "$attempt" -lt 3 ] && grep -q 'Address already in use' "$log"; then
+      rb_log "nginx: port $port was taken meanwhile; trying another"
+      continue
+    fi
+    rb_server_failed nginx "$log"
+  done
+  local pid="" i
+  for i in $(seq 50); do
+    pid=$(cat "$dir/nginx.pid" 2>/dev/null || true)
+    [ -z "$pid" ] || break
+    sleep 0.1
+  done
+  [ -n "$pid" ] || rb_server_failed nginx "$dir/error.log"
+  rb_register_server nginx "$pid"
+  local url=http://127.0.0.1:$port
+  if ! rb_wait_http nginx "$url/index.json" "$pid"; then
+    cat "$dir/error.log" >>"$log" 2>/dev/null || true
+    rb_server_failed nginx "$log"
+  fi
+  export REQBENCH_NGINX_URL=$url
+  export REQBENCH_NGINX_ROOT=$dir/www
+}
+
+rb_start_httpbin() {
+  [ -n "$RB_VENV" ] || ensure_httpbin
+  local attempt port pid log=$RB_LOG_DIR/httpbin.log status
+  for attempt in 1 2 3; do
+    port=$(rb_free_port)
+    # gthread workers: 4 processes x 16 threads, so 64 slow requests (/delay, /drip) at once.
+    "$RB_VENV/bin/gunicorn" --bind "127.0.0.1:$port" --worker-class gthread --workers 4 --threads 16 \
+      --timeout 120 --graceful-timeout 2 --keep-alive 5 --log-level warning \
+      --access-logfile "$RB_LOG_DIR/httpbin-access.log" \
+      httpbin:app </dev/null >"$log" 2>&1 &
+    pid=$!
+    status=0
+    rb_wait_http httpbin "http://127.0.0.1:$port/get" "$pid" || status=$?
+    if [ "$status" -eq 0 ]; then
+      break
+    fi
+    if [ "$status" -eq 2 ] && [ "$attempt" -lt 3 ] && grep -q 'Address already in use' "$log"; then
+      rb_log "httpbin: port $port was taken meanwhile; trying another"
+      continue
+    fi
+    rb_register_server httpbin "$pid"
+    rb_server_failed httpbin "$log"
+  done
+  rb_register_server httpbin "$pid"
+  export REQBENCH_HTTPBIN_URL=http://127.0.0.1:$port
+}
+
+rb_start_fixture() {
+  local bin=${REQBENCH_BIN:-}
+  if [ -z "$bin" ]; then
+    bin="$(rb_swift build --show-bin-path)/reqbench"
+  fi
+  [ -x "$bin" ] || rb_die "fixture: $bin is not an executable; run \`swift build\` first or set REQBENCH_BIN"
+  local attempt port pid log=$RB_LOG_DIR/fixture.log url="" status
+  for attempt in 1 2 3; do
+    port=$(rb_free_port)
+    "$bin" demo-server --port "$port" </dev/null >"$log" 2>&1 &
+    pid=$!
+    # It prints `listening on http://127.0.0.1:PORT` once it is ready.
+    local deadline=$((SECONDS + ${REQBENCH_SERVER_TIMEOUT:-60}))
+    url=""
+    status=0
+    while :; do
+      url=$(grep -m1 -oE 'listening on https?://[^[:space:]]+' "$log" 2>/dev/null | sed 's/^listening on //' || true)
+      [ -z "$url" ] || break
+      if ! rb_pid_alive "$pid"; then
+        status=2
+        break
+      fi
+      if [ "$SECONDS" -ge "$deadline" ]; then
+        status=1
+        break
+      fi
+      sleep 0.1
+    done
+    url=${url%/}
+    [ "$status" -ne 0 ] || rb_wait_http fixture "$url/" "$pid" || status=$?
+    if [ "$status" -eq 0 ]; then
+      break
+    fi
+    if [ "$status" -eq 2 ] && [ "$attempt" -lt 3 ] && grep -qi 'address already in use' "$log"; then
+      rb_log "fixture: port $port was taken meanwhile; trying another"
+      continue
+    fi
+    rb_register_server fixture "$pid"
+    case $status in
+      1) rb_log "fixture: no 'listening on http://...' line from \`$bin demo-server --port $port\` in time" ;;
+      2) rb_log "fixture: \`$bin demo-server --port $port\` exited before it answered" ;;
+    esac
+    rb_server_failed fixture "$log"
+  done
+  rb_register_server fixture "$pid"
+  export REQBENCH_FIXTURE_URL=$url
+}
+
+# rb_stop_pid NAME PID: TERM, wait up to 10 s, then KILL (with its children).
+rb_stop_pid() {
+  local name=$1 pid=$2 i children
+  rb_pid_alive "$pid" || return 0
+  children=$(ps -o pid= --ppid "$pid" 2>/dev/null || true)
+  kill -TERM "$pid" 2>/dev/null || true
+  for i in $(seq 100); do
+    rb_pid_alive "$pid" || break
+    sleep 0.1
+  done
+  if rb_pid_alive "$pid"; then
+    rb_log "$name (pid $pid) ignored TERM for 10 s; killing it"
+    # shellcheck disable=SC2086 # a list of pids
+    kill -KILL "$pid" $children 2>/dev/null || true
+  fi
+  wait "$pid" 2>/dev/null || true
+}
+
+# stop_servers [STATUS]: stops what start_servers started (idempotent). With a non-zero STATUS
+# (or REQBENCH_KEEP_SERVER_LOGS=1) the logs folder is kept and printed; otherwise it is removed.
+stop_servers() {
+  local status=${1:-0} i
+  for ((i = ${#RB_SERVER_PIDS[@]} - 1; i >= 0; i--)); do
+    rb_stop_pid "${RB_SERVER_NAMES[$i]}" "${RB_SERVER_PIDS[$i]}"
+  done
+  RB_SERVER_NAMES=()
+  RB_SERVER_PIDS=()
+  if [ -n "$RB_NGINX_DIR" ]; then
+    if [ -n "$RB_LOG_DIR" ] && [ -d "$RB_LOG_DIR" ]; then
+      cp "$RB_NGINX_DIR/nginx.conf" "$RB_LOG_DIR/nginx.conf" 2>/dev/null || true
+      cp "$RB_NGINX_DIR/error.log" "$RB_LOG_DIR/nginx-error.log" 2>/dev/null || true
+      if [ "$status" -ne 0 ] || [ "${REQBENCH_KEEP_SERVER_LOGS:-0}" = 1 ]; then
+        cp "$RB_NGINX_DIR/access.log" "$RB_LOG_DIR/nginx-access.log" 2>/dev/null || true
+      fi
+    fi
+    rm -rf "$RB_NGINX_DIR"
+    RB_NGINX_DIR=""
+  fi
+  if [ -n "$RB_LOG_DIR" ]; then
+    if [ "$status" -ne 0 ] || [ "${REQBENCH_KEEP_SERVER_LOGS:-0}" = 1 ]; then
+      rb_log "server logs kept in $RB_LOG_DIR"
+    else
+      rm -rf "$RB_LOG_DIR"
+    fi
+    RB_LOG_DIR=""
+  fi
+  unset REQBENCH_NGINX_URL REQBENCH_NGINX_ROOT REQBENCH_HTTPBIN_URL REQBENCH_FIXTURE_URL REQBENCH_SERVER_LOGS
+}

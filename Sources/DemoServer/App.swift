@@ -1,0 +1,87 @@
+/// Routes requests to the fixture and demo endpoints. Shared by every connection thread.
+///
+/// Beyond the documented endpoints, a few extras exist for tests:
+/// - any request: `?expect=ignore` never sends `100 Continue`; `?expect=reject` answers 417;
+/// - `/flaky?...&retry_after=S` adds `Retry-After: S` to the failures;
+/// - `/cookies` echoes the Cookie header, `/cookies/delete?name` expires cookies;
+/// - the echo JSON also has `httpVersion`, and `bodyTruncated: true` when the body was larger than
+///   the 16 MiB kept in memory (`bodyLength` and `bodySha256` always cover the whole body);
+/// - `/bytes`: `Last-Modified` moves one day per content version (so If-Range with the old date
+///   fails after `change_after`), and `range=wrong` sends the bytes from offset 0 labelled
+///   `Content-Range: bytes 0-(len-1)/n` (a consistent but wrong answer to the requested range).
+final class App: Sendable {
+  let tracker = KeyTracker()
+  let users = UserStore()
+  let demoCounters = DemoCounters()
+
+  /// Requests to these paths are never counted under their key.
+  static let uncountedPaths: Set<String> = ["/hits", "/log", "/stats", "/hits/", "/log/", "/stats/"]
+
+  func handle(_ request: Request, _ context: Context) -> Response {
+    let segments = request.pathSegments
+    guard let first = segments.first else {
+      return request.path == "*" ? options(request) : index(request)
+    }
+    let rest = Array(segments.dropFirst())
+    switch first {
+    // Fixture endpoints
+    case "get" where rest.isEmpty, "anything": return Response.json(200, echo(request))
+    case "headers" where rest.isEmpty: return Response.json(200, .obj(["headers": request.headersJSON]))
+    case "status": return status(request, rest)
+    case "delay": return delay(request, rest, context)
+    case "drip" where rest.isEmpty: return drip(request, context)
+    case "stall" where rest.isEmpty: return stall(request)
+    case "bytes" where rest.count == 1:
+      guard let n = parseNonNegativeInt(Substring(rest[0])) else { return .error(400, "bad byte count: \(rest[0])") }
+      return bytes(request, context, size: n, allowRate: true)
+    case "redirect" where rest.count == 1: return redirect(request, rest[0])
+    case "redirect-to" where rest.isEmpty: return redirectTo(request)
+    case "basic-auth" where rest.count == 2: return basicAuth(request, user: rest[0], password: rest[1])
+    case "bearer" where rest.isEmpty: return bearer(request)
+    case "flaky" where rest.isEmpty: return flaky(request, context)
+    case "hits" where rest.isEmpty: return hits(request)
+    case "log" where rest.isEmpty: return log(request)
+    case "stats" where rest.isEmpty: return stats(request)
+    case "html" where rest.isEmpty: return Response.text(200, Content.html, contentType: "text/html; charset=utf-8")
+    case "xml" where rest.isEmpty: return Response.text(200, Content.xml, contentType: "application/xml")
+    case "json-invalid" where rest.isEmpty: return Response.text(200, #"{"a": 1,"#, contentType: "application/json")
+    case "empty" where rest.isEmpty: return Response(status: 200, headers: [("Content-Type", "application/json")])
+    case "space" where rest.isEmpty: return Response.text(200, " ", contentType: "application/json")
+    case "text" where rest.isEmpty: return text(request)
+    case "escape" where rest.isEmpty: return Response.text(200, Content.escape)
+    case "cookies": return cookies(request, rest)
+    // Demo endpoints
+    case "users": return usersEndpoint(request, rest)
+    case "auth" where rest == ["login"]: return login(request)
+    case "me" where rest.isEmpty: return me(request)
+    case "slow" where rest.isEmpty: return slow(request, context)
+    case "trickle" where rest.isEmpty: return trickle(request, context)
+    case "flaky-demo" where rest.isEmpty: return flakyDemo(request)
+    case "files" where rest == ["big.bin"]:
+      let size: Int
+      if let text = request.queryValue("size") {
+        guard let n = parseNonNegativeInt(Substring(text)) else { return .error(400, "bad size: \(text)") }
+        size = n
+      } else {
+        size = 50 * 1024 * 1024
+      }
+      return bytes(request, context, size: size, allowRate: false)
+    case "files" where rest == ["small.json"]: return Response.json(200, Content.smallJSON)
+    default:
+      return .error(404, "not found: \(request.path)")
+    }
+  }
+
+  private func options(_ request: Request) -> Response {
+    Response(status: 204, headers: [("Allow", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS")], body: .none)
+  }
+}
+
+/// Checks the method; nil when allowed, else a 405 listing `allowed`.
+func requireMethod(_ request: Request, _ allowed: [String]) -> Response? {
+  var all = allowed
+  if all.contains("GET"), !all.contains("HEAD") { all.append("HEAD") }
+  if all.contains(request.method) { return nil }
+  return Response.error(405, "method \(request.method) not allowed; use \(allowed.joined(separator: ", "))")
+    .header("Allow", all.joined(separator: ", "))
+}

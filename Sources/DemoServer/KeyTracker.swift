@@ -1,0 +1,77 @@
+import Synchronization
+
+/// Per-key request counters and logs (`?key=K` on any request), for /hits, /log and /stats.
+final class KeyTracker: Sendable {
+  struct LogEntry: Sendable {
+    var method: String
+    var target: String
+    var headers: JSON
+    var start: Double
+    var end: Double?
+    var completed: Bool
+  }
+
+  struct Stats: Sendable {
+    var hits = 0
+    var inFlight = 0
+    var maxInFlight = 0
+  }
+
+  /// Handed out by `begin`, given back to `end`.
+  struct Token: Sendable {
+    let key: String
+    let logIndex: Int?
+  }
+
+  private struct KeyState {
+    var stats = Stats()
+    var log: [LogEntry] = []
+  }
+
+  /// Log entries kept per key; counting goes on past it.
+  static let maxLogEntries = 10_000
+
+  private let keys = Mutex<[String: KeyState]>([:])
+
+  /// Counts a request whose head was just read; returns its hit number (1 for the first).
+  func begin(key: String, method: String, target: String, headers: JSON) -> (hit: Int, token: Token) {
+    let start = epochMilliseconds()
+    return keys.withLock { keys in
+      var state = keys[key] ?? KeyState()
+      state.stats.hits += 1
+      state.stats.inFlight += 1
+      state.stats.maxInFlight = max(state.stats.maxInFlight, state.stats.inFlight)
+      var index: Int? = nil
+      if state.log.count < Self.maxLogEntries {
+        index = state.log.count
+        state.log.append(
+          LogEntry(method: method, target: target, headers: headers, start: start, end: nil, completed: false))
+      }
+      let hit = state.stats.hits
+      keys[key] = state
+      return (hit, Token(key: key, logIndex: index))
+    }
+  }
+
+  /// The response was fully written (`completed`) or the connection ended without it.
+  func end(_ token: Token, completed: Bool) {
+    let end = epochMilliseconds()
+    keys.withLock { keys in
+      guard var state = keys[token.key] else { return }
+      state.stats.inFlight = max(0, state.stats.inFlight - 1)
+      if let index = token.logIndex, index < state.log.count {
+        state.log[index].end = end
+        state.log[index].completed = completed
+      }
+      keys[token.key] = state
+    }
+  }
+
+  func stats(_ key: String) -> Stats {
+    keys.withLock { $0[key]?.stats ?? Stats() }
+  }
+
+  func log(_ key: String) -> [LogEntry] {
+    keys.withLock { $0[key]?.log ?? [] }
+  }
+}

@@ -1,0 +1,208 @@
+import CCurl
+import Foundation
+
+/// The agent records and runs every exchange of the app: one queue, global and per-host
+/// concurrency limits, priorities, cancel one / a group / all, and one event stream.
+///
+/// One engine thread owns every curl handle (a curl multi handle). The public methods may be
+/// called from any thread: they post a command and wake the engine.
+///
+/// ```swift
+/// let agent = Agent()
+/// agent.subscribe { event in print(event) }
+/// let id = agent.send(Request(name: "users", url: "http://127.0.0.1:8080/users"))
+/// agent.cancel(id)
+/// ```
+public final class Agent: Sendable {
+  public struct Configuration: Sendable {
+    /// Transfers running at once, over all hosts.
+    public var maxConcurrent: Int
+    /// Transfers running at once to one `scheme://host:port`.
+    public var maxPerHost: Int
+    public var proxy: ProxySettings
+    /// Bodies larger than this go to a temporary file.
+    public var memoryBodyLimit: Int
+    public var spillDirectory: String
+    /// Minimum seconds between two progress events of one exchange.
+    public var progressInterval: Double
+    public var userAgent: String
+
+    public init(
+      maxConcurrent: Int = 8, maxPerHost: Int = 6,
+      proxy: ProxySettings = .fromEnvironment(ProcessInfo.processInfo.environment),
+      memoryBodyLimit: Int = 16 << 20, spillDirectory: String = NSTemporaryDirectory(),
+      progressInterval: Double = 0.05, userAgent: String = "reqbench/\(reqbenchVersion)"
+    ) {
+      self.maxConcurrent = max(1, maxConcurrent)
+      self.maxPerHost = max(1, maxPerHost)
+      self.proxy = proxy
+      self.memoryBodyLimit = memoryBodyLimit
+      self.spillDirectory = spillDirectory.hasSuffix("/") ? String(spillDirectory.dropLast()) : spillDirectory
+      self.progressInterval = progressInterval
+      self.userAgent = userAgent
+    }
+  }
+
+  public typealias Completion = @Sendable (ExchangeResult) -> Void
+
+  enum Command {
+    case send(ExchangeID, Request, Completion?)
+    case cancel(ExchangeID)
+    case cancelGroup(String)
+    case cancelAll
+    case subscribe(UInt64, @Sendable (AgentEvent) -> Void)
+    case unsubscribe(UInt64)
+    case shutdown
+  }
+
+  public let configuration: Configuration
+  private let inbox: Inbox
+  private let engineThread: EngineThread
+
+  public init(configuration: Configuration = Configuration()) {
+    Curl.initializeOnce()
+    self.configuration = configuration
+    let inbox = Inbox()
+    self.inbox = inbox
+    self.engineThread = EngineThread(configuration: configuration, inbox: inbox)
+    engineThread.start()
+  }
+
+  deinit {
+    shutdown()
+  }
+
+  /// Queues `request` and returns the new exchange's id. `completion` runs once, on the engine
+  /// thread, after the exchange's `finished` event went to the subscribers.
+  @discardableResult
+  public func send(_ request: Request, completion: Completion? = nil) -> ExchangeID {
+    let id = inbox.nextID()
+    post(.send(id, request, completion))
+    return id
+  }
+
+  /// Sends and blocks the calling thread until the exchange ends (never call it on the engine
+  /// thread, i.e. from an event handler).
+  public func sendAndWait(_ request: Request) -> ExchangeResult {
+    let box = ResultBox()
+    send(request) { box.put($0) }
+    return box.wait()
+  }
+
+  /// Cancels one exchange: queued, running or waiting to retry. It ends `cancelled` (exactly one
+  /// `finished` event) unless it already ended.
+  public func cancel(_ id: ExchangeID) { post(.cancel(id)) }
+
+  /// Cancels every exchange whose request has this `group`.
+  public func cancel(group: String) { post(.cancelGroup(group)) }
+
+  /// Cancels every exchange that has not ended.
+  public func cancelAll() { post(.cancelAll) }
+
+  /// Registers an event handler. Handlers run on the engine thread, in event order: keep them
+  /// short (hand the event to your own queue); they may call the agent's methods.
+  @discardableResult
+  public func subscribe(_ handler: @escaping @Sendable (AgentEvent) -> Void) -> Subscription {
+    let token = inbox.nextToken()
+    post(.subscribe(token, handler))
+    return Subscription(token: token)
+  }
+
+  public func unsubscribe(_ subscription: Subscription) { post(.unsubscribe(subscription.token)) }
+
+  /// Exchanges that have not ended: (queued or waiting to retry, running).
+  public var activeCounts: (queued: Int, running: Int) { inbox.counts }
+
+  /// Cancels everything, waits for the `cancelled` events and stops the engine thread.
+  public func shutdown() {
+    guard inbox.beginShutdown() else { return }
+    post(.shutdown)
+    engineThread.join()
+  }
+
+  private func post(_ command: Command) {
+    inbox.post(command)
+    engineThread.wake()
+  }
+
+  public struct Subscription: Sendable, Hashable {
+    let token: UInt64
+  }
+}
+
+/// The reqbench version, part of the User-Agent and (later) of cache keys.
+public let reqbenchVersion = "0.1.0"
+
+enum Curl {
+  private static let initialized: Bool = {
+    curl_global_init(Int(CURL_GLOBAL_ALL))
+    return true
+  }()
+
+  static func initializeOnce() { _ = initialized }
+}
+
+/// Commands from any thread to the engine thread, plus the counters the agent publishes.
+final class Inbox: @unchecked Sendable {
+  private let lock = NSLock()
+  private var commands: [Agent.Command] = []
+  private var lastID: UInt64 = 0
+  private var lastToken: UInt64 = 0
+  private var shuttingDown = false
+  private var queuedCount = 0
+  private var runningCount = 0
+
+  func post(_ command: Agent.Command) { lock.withLock { commands.append(command) } }
+
+  func drain() -> [Agent.Command] {
+    lock.withLock {
+      let taken = commands
+      commands.removeAll(keepingCapacity: true)
+      return taken
+    }
+  }
+
+  func nextID() -> ExchangeID { lock.withLock { lastID += 1; return ExchangeID(rawValue: lastID) } }
+  func nextToken() -> UInt64 { lock.withLock { lastToken += 1; return lastToken } }
+
+  func beginShutdown() -> Bool {
+    lock.withLock {
+      if shuttingDown { return false }
+      shuttingDown = true
+      return true
+    }
+  }
+
+  var counts: (queued: Int, running: Int) { lock.withLock { (queuedCount, runningCount) } }
+
+  var isEmpty: Bool { lock.withLock { commands.isEmpty } }
+
+  func publish(queued: Int, running: Int) {
+    lock.withLock {
+      queuedCount = queued
+      runningCount = running
+    }
+  }
+}
+
+/// A one-shot slot a thread can wait on.
+final class ResultBox: @unchecked Sendable {
+  private let condition = NSCondition()
+  private var result: ExchangeResult?
+
+  func put(_ value: ExchangeResult) {
+    condition.lock()
+    result = value
+    condition.signal()
+    condition.unlock()
+  }
+
+  func wait() -> ExchangeResult {
+    condition.lock()
+    defer { condition.unlock() }
+    while true {
+      if let result { return result }
+      condition.wait()
+    }
+  }
+}

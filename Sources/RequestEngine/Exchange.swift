@@ -1,0 +1,186 @@
+import Foundation
+
+/// One send of a request. Ids are unique for the life of the process and increase.
+public struct ExchangeID: Sendable, Hashable, Comparable, CustomStringConvertible {
+  public let rawValue: UInt64
+  public init(rawValue: UInt64) { self.rawValue = rawValue }
+  public static func < (a: ExchangeID, b: ExchangeID) -> Bool { a.rawValue < b.rawValue }
+  public var description: String { "#\(rawValue)" }
+}
+
+/// Where an exchange is in its life: `queued → running → succeeded | failed | cancelled`.
+public enum ExchangeState: String, Sendable, Equatable {
+  case queued, running, succeeded, failed, cancelled
+
+  public var isTerminal: Bool {
+    switch self {
+    case .queued, .running: false
+    case .succeeded, .failed, .cancelled: true
+    }
+  }
+}
+
+/// curl's timing breakdown, in seconds from the start of the attempt (each includes the ones
+/// before it: DNS ≤ connect ≤ TLS ≤ first byte ≤ total).
+public struct Timing: Sendable, Equatable {
+  public var dns: Double
+  public var connect: Double
+  /// Zero for plain HTTP.
+  public var tls: Double
+  public var firstByte: Double
+  public var total: Double
+
+  public init(dns: Double = 0, connect: Double = 0, tls: Double = 0, firstByte: Double = 0, total: Double = 0) {
+    self.dns = dns
+    self.connect = connect
+    self.tls = tls
+    self.firstByte = firstByte
+    self.total = total
+  }
+}
+
+/// A response body: in memory up to the agent's limit, spilled to a temporary file beyond it.
+public enum ResponseBody: Sendable {
+  case memory([UInt8])
+  case file(SpilledFile)
+
+  public static let empty = ResponseBody.memory([])
+
+  public var count: Int {
+    switch self {
+    case .memory(let bytes): bytes.count
+    case .file(let file): file.size
+    }
+  }
+
+  /// The whole body. For a spilled body this reads the file.
+  public func bytes() throws -> [UInt8] {
+    switch self {
+    case .memory(let bytes): return bytes
+    case .file(let file): return try Array(Data(contentsOf: URL(fileURLWithPath: file.path)))
+    }
+  }
+
+  /// The first `limit` bytes, without reading a spilled file whole.
+  public func prefix(_ limit: Int) -> [UInt8] {
+    switch self {
+    case .memory(let bytes): return Array(bytes.prefix(limit))
+    case .file(let file):
+      guard let handle = FileHandle(forReadingAtPath: file.path) else { return [] }
+      defer { try? handle.close() }
+      return Array((try? handle.read(upToCount: limit)) ?? Data())
+    }
+  }
+}
+
+/// A body written to a temporary file; the file is deleted when the last reference goes.
+public final class SpilledFile: Sendable {
+  public let path: String
+  public let size: Int
+  init(path: String, size: Int) {
+    self.path = path
+    self.size = size
+  }
+  deinit { unlink(path) }
+}
+
+/// What came back from the server.
+public struct Response: Sendable {
+  public var status: Int
+  /// `HTTP/1.1`, `HTTP/2`…
+  public var httpVersion: String
+  public var headers: HTTPHeaders
+  public var body: ResponseBody
+  /// The URL of the last request after redirects.
+  public var effectiveURL: String
+  public var redirectCount: Int
+  public var timing: Timing
+  public var bytesSent: Int64
+
+  public init(
+    status: Int, httpVersion: String = "HTTP/1.1", headers: HTTPHeaders = [:],
+    body: ResponseBody = .empty, effectiveURL: String = "", redirectCount: Int = 0,
+    timing: Timing = Timing(), bytesSent: Int64 = 0
+  ) {
+    self.status = status
+    self.httpVersion = httpVersion
+    self.headers = headers
+    self.body = body
+    self.effectiveURL = effectiveURL
+    self.redirectCount = redirectCount
+    self.timing = timing
+    self.bytesSent = bytesSent
+  }
+
+  /// The media type without parameters, lower-cased (`application/json`).
+  public var mediaType: String? {
+    headers["Content-Type"].map {
+      String($0.split(separator: ";", maxSplits: 1).first ?? "").trimmingWhitespace().lowercased()
+    }
+  }
+
+  /// Whether the Content-Type names JSON (`application/json`, `text/json`, `…+json`).
+  public var isJSON: Bool {
+    guard let type = mediaType else { return false }
+    return type == "application/json" || type == "text/json" || type == "text/javascript"
+      || type.hasSuffix("+json")
+  }
+}
+
+/// How an exchange ended: exactly one per exchange.
+public struct ExchangeResult: Sendable {
+  public var id: ExchangeID
+  public var request: Request
+  /// `.succeeded`, `.failed` or `.cancelled`.
+  public var state: ExchangeState
+  /// Present whenever the server answered, also on status and validation failures.
+  public var response: Response?
+  public var error: ExchangeError?
+  /// Attempts made (1 without retries).
+  public var attempts: Int
+  public var queuedAt: Date
+  public var startedAt: Date?
+  public var finishedAt: Date
+  public var fromCache: Bool
+  public var deduplicated: Bool
+
+  /// Wall time from the first start to the end, in seconds (0 if never started).
+  public var duration: Double {
+    startedAt.map { finishedAt.timeIntervalSince($0) } ?? 0
+  }
+}
+
+/// Bytes moved so far; totals are nil when the size is unknown.
+public struct TransferProgress: Sendable, Equatable {
+  public var downloaded: Int64
+  public var downloadTotal: Int64?
+  public var uploaded: Int64
+  public var uploadTotal: Int64?
+
+  public init(downloaded: Int64 = 0, downloadTotal: Int64? = nil, uploaded: Int64 = 0, uploadTotal: Int64? = nil) {
+    self.downloaded = downloaded
+    self.downloadTotal = downloadTotal
+    self.uploaded = uploaded
+    self.uploadTotal = uploadTotal
+  }
+}
+
+/// What the agent reports, in order per exchange:
+/// queued → (started → headers? → progress*)+ with retrying between attempts → finished.
+public enum AgentEvent: Sendable {
+  case queued(ExchangeID, Request)
+  case started(ExchangeID, attempt: Int)
+  case headers(ExchangeID, status: Int, headers: HTTPHeaders)
+  case progress(ExchangeID, TransferProgress)
+  case retrying(ExchangeID, attempt: Int, delay: Double, reason: ExchangeError)
+  case finished(ExchangeResult)
+
+  public var exchangeID: ExchangeID {
+    switch self {
+    case .queued(let id, _), .started(let id, _), .headers(let id, _, _), .progress(let id, _),
+      .retrying(let id, _, _, _):
+      id
+    case .finished(let result): result.id
+    }
+  }
+}

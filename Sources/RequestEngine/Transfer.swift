@@ -1,0 +1,328 @@
+import CCurl
+import Foundation
+
+/// One attempt of an exchange on a curl easy handle. Lives on the engine thread only: created,
+/// driven by curl's callbacks and read when curl reports it done.
+final class Transfer {
+  let handle: UnsafeMutableRawPointer
+  private var headerList: UnsafeMutablePointer<curl_slist>?
+  private var bodyBuffer: UnsafeMutableRawBufferPointer?
+  private var cStrings: [UnsafeMutablePointer<CChar>] = []
+  private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+
+  // Filled by callbacks.
+  var responseHeaders = HTTPHeaders()
+  var statusLine: Int = 0
+  var headersComplete = false
+  private(set) var sink: BodySink
+  var lastActivity: Double
+  var lastProgressEmit: Double = 0
+  var progress = TransferProgress()
+  let startedAt: Double
+  let idleTimeout: Double
+  let followRedirects: Bool
+  var timedOutIdle = false
+
+  /// Called from callbacks for events the agent forwards.
+  var onHeaders: ((Int, HTTPHeaders) -> Void)?
+  var onProgress: ((TransferProgress) -> Void)?
+  let progressInterval: Double
+
+  init?(request: Request, configuration: Agent.Configuration, now: Double) {
+    guard let handle = curl_easy_init() else { return nil }
+    self.handle = handle
+    self.sink = BodySink(memoryLimit: configuration.memoryBodyLimit, directory: configuration.spillDirectory)
+    self.lastActivity = now
+    self.startedAt = now
+    self.idleTimeout = request.timeouts.idle
+    self.followRedirects = request.followRedirects
+    self.progressInterval = configuration.progressInterval
+    configure(request, configuration)
+  }
+
+  deinit {
+    curl_easy_cleanup(handle)
+    if let headerList { curl_slist_free_all(headerList) }
+    bodyBuffer?.deallocate()
+    for s in cStrings { free(s) }
+    errorBuffer.deallocate()
+    sink.discard()
+  }
+
+  /// curl's own words for the last error (CURLOPT_ERRORBUFFER).
+  var errorMessage: String { String(cString: errorBuffer) }
+
+  // MARK: - Options
+
+  private func set(_ option: CURLoption, _ value: Int) {
+    rb_easy_setopt_long(handle, option, value)
+  }
+
+  private func set(_ option: CURLoption, _ value: String) {
+    // curl copies string options (since 7.17), but keep ours alive anyway for clarity.
+    guard let copy = strdup(value) else { return }
+    cStrings.append(copy)
+    rb_easy_setopt_pointer(handle, option, copy)
+  }
+
+  private func configure(_ request: Request, _ configuration: Agent.Configuration) {
+    set(CURLOPT_URL, request.url)
+    set(CURLOPT_NOSIGNAL, 1)
+    errorBuffer.initialize(to: 0)
+    rb_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
+    set(CURLOPT_NOPROGRESS, 0)
+    let me = Unmanaged.passUnretained(self).toOpaque()
+    rb_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, transferWriteCallback)
+    rb_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, me)
+    rb_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, transferHeaderCallback)
+    rb_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, me)
+    rb_easy_setopt_xferinfo_callback(handle, transferProgressCallback)
+    rb_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, me)
+
+    // Method and body.
+    let body = request.body
+    switch request.method {
+    case .GET:
+      set(CURLOPT_HTTPGET, 1)
+    case .HEAD:
+      set(CURLOPT_NOBODY, 1)
+    case .POST:
+      set(CURLOPT_POST, 1)
+      attachBody(body.bytes)
+    case .PUT, .PATCH, .DELETE, .OPTIONS:
+      set(CURLOPT_CUSTOMREQUEST, request.method.rawValue)
+      if !body.bytes.isEmpty || request.method == .PUT || request.method == .PATCH {
+        attachBody(body.bytes)
+      }
+    }
+
+    // Headers: the request's own, the body's content type unless set, no `Expect: 100-continue`.
+    var lines: [String] = []
+    for field in request.headers {
+      lines.append(field.value.isEmpty ? "\(field.name):" : "\(field.name): \(field.value)")
+    }
+    if !request.headers.contains("Content-Type") {
+      if let type = body.contentType {
+        lines.append("Content-Type: \(type)")
+      } else if request.method == .POST || !body.bytes.isEmpty {
+        lines.append("Content-Type:")  // curl would add x-www-form-urlencoded
+      }
+    }
+    if !request.headers.contains("Expect") { lines.append("Expect:") }
+    for line in lines { headerList = curl_slist_append(headerList, line) }
+    rb_easy_setopt_pointer(handle, CURLOPT_HTTPHEADER, headerList)
+    if !request.headers.contains("User-Agent") { set(CURLOPT_USERAGENT, configuration.userAgent) }
+    if !request.headers.contains("Accept-Encoding") { set(CURLOPT_ACCEPT_ENCODING, "") }
+
+    // Redirects, timeouts, TLS, HTTP version, proxy.
+    set(CURLOPT_FOLLOWLOCATION, request.followRedirects ? 1 : 0)
+    set(CURLOPT_MAXREDIRS, request.maxRedirects)
+    set(CURLOPT_CONNECTTIMEOUT_MS, Int(request.timeouts.idle * 1000))
+    if let deadline = request.timeouts.deadline { set(CURLOPT_TIMEOUT_MS, Int(deadline * 1000)) }
+    if request.insecure {
+      set(CURLOPT_SSL_VERIFYPEER, 0)
+      set(CURLOPT_SSL_VERIFYHOST, 0)
+    }
+    set(CURLOPT_HTTP_VERSION, rb_http_version_2tls)
+    if let proxy = configuration.proxy.proxy(for: request.url) {
+      set(CURLOPT_PROXY, proxy)
+    } else {
+      set(CURLOPT_PROXY, "")  // ignore curl's own reading of the environment
+    }
+    if let noProxy = configuration.proxy.noProxy { set(CURLOPT_NOPROXY, noProxy) }
+  }
+
+  private func attachBody(_ bytes: [UInt8]) {
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
+    bytes.withUnsafeBytes { source in
+      if let base = source.baseAddress, let dest = buffer.baseAddress {
+        dest.copyMemory(from: base, byteCount: source.count)
+      }
+    }
+    bodyBuffer = buffer
+    rb_easy_setopt_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bytes.count))
+    rb_easy_setopt_pointer(handle, CURLOPT_POSTFIELDS, buffer.baseAddress)
+    progress.uploadTotal = Int64(bytes.count)
+  }
+
+  // MARK: - Callbacks (engine thread, inside curl_multi_perform)
+
+  fileprivate func receiveBody(_ pointer: UnsafeRawBufferPointer) -> Bool {
+    lastActivity = monotonicNow()
+    return sink.append(pointer)
+  }
+
+  fileprivate func receiveHeader(_ line: String) {
+    lastActivity = monotonicNow()
+    let trimmed = line.trimmingCharacters(in: CharacterSet(charactersIn: "\r\n"))
+    if trimmed.hasPrefix("HTTP/") {
+      // A new response begins (after a redirect or a 1xx): start the header set again.
+      responseHeaders = HTTPHeaders()
+      headersComplete = false
+      let parts = trimmed.split(separator: " ", maxSplits: 2)
+      statusLine = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+    } else if trimmed.isEmpty {
+      let isInterim = (100..<200).contains(statusLine)
+      let willFollow =
+        followRedirects && (300..<400).contains(statusLine) && responseHeaders.contains("Location")
+      if !isInterim && !willFollow && !headersComplete {
+        headersComplete = true
+        onHeaders?(statusLine, responseHeaders)
+      }
+    } else if let colon = trimmed.firstIndex(of: ":") {
+      let name = String(trimmed[..<colon]).trimmingWhitespace()
+      let value = String(trimmed[trimmed.index(after: colon)...]).trimmingWhitespace()
+      responseHeaders.add(name, value)
+    }
+  }
+
+  fileprivate func updateProgress(dlTotal: Int64, dlNow: Int64, ulTotal: Int64, ulNow: Int64) {
+    if dlNow != progress.downloaded || ulNow != progress.uploaded {
+      lastActivity = monotonicNow()
+    }
+    progress.downloaded = dlNow
+    progress.downloadTotal = dlTotal > 0 ? dlTotal : nil
+    progress.uploaded = ulNow
+    if ulTotal > 0 { progress.uploadTotal = ulTotal }
+    let now = monotonicNow()
+    if now - lastProgressEmit >= progressInterval, dlNow > 0 || ulNow > 0 {
+      lastProgressEmit = now
+      onProgress?(progress)
+    }
+  }
+
+  // MARK: - Results
+
+  func info() -> (status: Int, version: String, effectiveURL: String, redirects: Int, timing: Timing, sent: Int64) {
+    var code = 0
+    rb_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &code)
+    var version = 0
+    rb_easy_getinfo_long(handle, CURLINFO_HTTP_VERSION, &version)
+    var redirects = 0
+    rb_easy_getinfo_long(handle, CURLINFO_REDIRECT_COUNT, &redirects)
+    var urlPointer: UnsafePointer<CChar>?
+    rb_easy_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &urlPointer)
+    func micros(_ info: CURLINFO) -> Double {
+      var value: curl_off_t = 0
+      rb_easy_getinfo_off(handle, info, &value)
+      return Double(value) / 1_000_000
+    }
+    var uploaded: curl_off_t = 0
+    rb_easy_getinfo_off(handle, CURLINFO_SIZE_UPLOAD_T, &uploaded)
+    let timing = Timing(
+      dns: micros(CURLINFO_NAMELOOKUP_TIME_T), connect: micros(CURLINFO_CONNECT_TIME_T),
+      tls: micros(CURLINFO_APPCONNECT_TIME_T), firstByte: micros(CURLINFO_STARTTRANSFER_TIME_T),
+      total: micros(CURLINFO_TOTAL_TIME_T))
+    let versionName: String
+    switch version {
+    case 1: versionName = "HTTP/1.0"
+    case 2: versionName = "HTTP/1.1"
+    case 3: versionName = "HTTP/2"
+    case 30: versionName = "HTTP/3"
+    default: versionName = "HTTP"
+    }
+    return (
+      code, versionName, urlPointer.map { String(cString: $0) } ?? "", redirects, timing, Int64(uploaded)
+    )
+  }
+
+  func finishBody() -> ResponseBody { sink.finish() }
+
+  var bodyError: String? { sink.error }
+}
+
+/// Monotonic seconds (CLOCK_MONOTONIC): for timeouts and throttling, immune to clock changes.
+func monotonicNow() -> Double {
+  var ts = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &ts)
+  return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+// The C callbacks: userdata is the Transfer (unretained; the engine keeps it alive while curl runs).
+
+private let transferWriteCallback: rb_data_callback = { pointer, size, count, userdata in
+  guard let userdata, let pointer else { return 0 }
+  let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+  let length = size * count
+  let ok = transfer.receiveBody(UnsafeRawBufferPointer(start: pointer, count: length))
+  return ok ? length : 0
+}
+
+private let transferHeaderCallback: rb_data_callback = { pointer, size, count, userdata in
+  guard let userdata, let pointer else { return 0 }
+  let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+  let length = size * count
+  let bytes = UnsafeRawBufferPointer(start: pointer, count: length)
+  transfer.receiveHeader(String(decoding: bytes, as: UTF8.self))
+  return length
+}
+
+private let transferProgressCallback: rb_xferinfo_callback = { userdata, dlTotal, dlNow, ulTotal, ulNow in
+  guard let userdata else { return 0 }
+  let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+  transfer.updateProgress(
+    dlTotal: Int64(dlTotal), dlNow: Int64(dlNow), ulTotal: Int64(ulTotal), ulNow: Int64(ulNow))
+  return 0
+}
+
+/// Collects a response body in memory and moves it to a temporary file once it passes the limit.
+struct BodySink {
+  private var memory: [UInt8] = []
+  private var file: UnsafeMutablePointer<FILE>?
+  private var path: String?
+  private var size = 0
+  let memoryLimit: Int
+  let directory: String
+  private(set) var error: String?
+
+  init(memoryLimit: Int, directory: String) {
+    self.memoryLimit = memoryLimit
+    self.directory = directory
+  }
+
+  mutating func append(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    size += bytes.count
+    if file == nil && memory.count + bytes.count <= memoryLimit {
+      memory.append(contentsOf: bytes)
+      return true
+    }
+    if file == nil {
+      var template = Array((directory + "/reqbench-body-XXXXXX").utf8CString)
+      let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+      guard fd >= 0, let handle = fdopen(fd, "w+") else {
+        error = "cannot create a temporary file in \(directory): \(String(cString: strerror(errno)))"
+        return false
+      }
+      file = handle
+      path = String(cString: template.withUnsafeBufferPointer { $0.baseAddress! })
+      if !memory.isEmpty {
+        _ = memory.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, handle) }
+        memory = []
+      }
+    }
+    guard let file else { return false }
+    if !bytes.isEmpty, fwrite(bytes.baseAddress, 1, bytes.count, file) != bytes.count {
+      error = "cannot write the response body to \(path ?? directory): \(String(cString: strerror(errno)))"
+      return false
+    }
+    return true
+  }
+
+  /// Closes and removes a spilled file that was never handed out (a cancelled transfer).
+  mutating func discard() {
+    if let file, let path {
+      fclose(file)
+      unlink(path)
+      self.file = nil
+    }
+  }
+
+  mutating func finish() -> ResponseBody {
+    if let file, let path {
+      fclose(file)
+      self.file = nil
+      return .file(SpilledFile(path: path, size: size))
+    }
+    return .memory(memory)
+  }
+}

@@ -1,0 +1,168 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// A file that could not be read or written: which, and what the system said.
+public struct FileError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// The file as the caller named it.
+  public var path: String
+  /// What failed, e.g. `cannot create a temporary file in /srv: Permission denied`.
+  public var message: String
+  /// The system's reason alone (`No such file or directory`).
+  public var reason: String
+
+  public init(path: String, message: String, reason: String) {
+    self.path = path
+    self.message = message
+    self.reason = reason
+  }
+
+  /// `PATH: message`.
+  public var description: String { "\(path): \(message)" }
+}
+
+/// Replaces files so that a reader (or a crash) sees the old content or the new, never a mix:
+/// write a temporary file in the same directory, fsync it, rename it over the target, fsync the
+/// directory.
+///
+/// ```swift
+/// try AtomicFile.write(Array("{}\n".utf8), to: URL(fileURLWithPath: ".reqbench/demo/cache.json"))
+/// ```
+/// The target keeps its permissions (a new file gets 0666 minus the umask) unless `permissions`
+/// is given, e.g. `0o600` for secrets. A symbolic link is followed: the file it names is replaced.
+public enum AtomicFile {
+  public static func write(_ data: Data, to url: URL, permissions: mode_t? = nil) throws(FileError)
+  {
+    try write([UInt8](data), to: url, permissions: permissions)
+  }
+
+  public static func write(_ bytes: [UInt8], to url: URL, permissions: mode_t? = nil)
+    throws(FileError)
+  {
+    let shownPath = url.relativePath
+    func failure(_ what: String, _ code: Int32 = errno) -> FileError {
+      let reason = FileAccess.describe(code)
+      return FileError(path: shownPath, message: "\(what): \(reason)", reason: reason)
+    }
+
+    let target = FileAccess.followingSymlink(url.path)
+    let directory = FileAccess.directory(of: target)
+    let name = String(target.split(separator: "/").last ?? Substring(target))
+    let temporary =
+      directory + "/." + name + ".tmp-" + String(UInt64.random(in: .min ... .max), radix: 16)
+
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+    guard fd >= 0 else { throw failure("cannot create a temporary file in \(directory)") }
+    var written = false
+    defer {
+      if !written { unlink(temporary) }
+    }
+
+    var mode = permissions
+    if mode == nil {
+      var info = stat()
+      if stat(target, &info) == 0 { mode = info.st_mode & 0o7777 }
+    }
+    if let mode, fchmod(fd, mode) != 0 {
+      let error = failure("cannot set the permissions of the temporary file")
+      close(fd)
+      throw error
+    }
+
+    var offset = 0
+    while offset < bytes.count {
+      let count = bytes[offset...].withUnsafeBytes { posixWrite(fd, $0.baseAddress, $0.count) }
+      if count < 0 {
+        if errno == EINTR { continue }
+        let error = failure("cannot write the temporary file")
+        close(fd)
+        throw error
+      }
+      offset += count
+    }
+    if fsync(fd) != 0 {
+      let error = failure("cannot flush the temporary file to disk")
+      close(fd)
+      throw error
+    }
+    if close(fd) != 0 { throw failure("cannot close the temporary file") }
+    if rename(temporary, target) != 0 { throw failure("cannot replace the file") }
+    written = true
+
+    // Make the rename itself durable. Some file systems cannot fsync a directory (EINVAL).
+    let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    if directoryFD >= 0 {
+      let result = fsync(directoryFD)
+      let code = errno
+      close(directoryFD)
+      if result != 0 && code != EINVAL {
+        throw failure("saved, but cannot flush the directory \(directory) to disk", code)
+      }
+    }
+  }
+}
+
+/// Plain file reads with the system's reason on failure.
+enum FileAccess {
+  static func read(_ url: URL) throws(FileError) -> [UInt8] {
+    let path = url.path
+    func failure() -> FileError {
+      let reason = describe(errno)
+      return FileError(path: url.relativePath, message: "cannot read: \(reason)", reason: reason)
+    }
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { throw failure() }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+    while true {
+      let count = chunk.withUnsafeMutableBufferPointer { posixRead(fd, $0.baseAddress, $0.count) }
+      if count < 0 {
+        if errno == EINTR { continue }
+        throw failure()
+      }
+      if count == 0 { return bytes }
+      bytes.append(contentsOf: chunk[0..<count])
+    }
+  }
+
+  static func describe(_ code: Int32) -> String {
+    String(cString: strerror(code))
+  }
+
+  static func directory(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    let directory = String(path[..<slash])
+    return directory.isEmpty ? "/" : directory
+  }
+
+  /// The path a chain of symbolic links ends at (the path itself when it is not a link).
+  static func followingSymlink(_ path: String) -> String {
+    var path = path
+    for _ in 0..<40 {
+      var info = stat()
+      guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return path }
+      var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+      let count = readlink(path, &buffer, buffer.count - 1)
+      guard count > 0 else { return path }
+      let link = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      path = link.hasPrefix("/") ? link : directory(of: path) + "/" + link
+    }
+    return path
+  }
+}
+
+// The POSIX calls, under names the `write` / `read` methods above do not shadow.
+private func posixWrite(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
+  write(fd, buffer, count)
+}
+
+private func posixRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+  read(fd, buffer, count)
+}

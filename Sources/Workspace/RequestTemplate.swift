@@ -1,0 +1,161 @@
+import RequestEngine
+
+/// One request as the workspace file describes it, `{{variables}}` not yet filled in.
+/// `Workspace.prepare` turns it into a `RequestEngine.Request`.
+///
+/// ```json
+/// {"name": "get-user", "method": "GET", "url": "/users/{{id}}", "query": {"verbose": "1"},
+///  "headers": {"Accept": "application/json"}, "timeout": 30, "priority": "high",
+///  "validate": {"status": [200, 299], "json": {"id": "number"}}}
+/// ```
+/// Keys the app does not know are kept when the workspace is saved.
+public struct RequestTemplate: Sendable, Equatable {
+  /// Unique in the workspace; `/` separates folders (`users/get`).
+  public var name: String
+  public var method: HTTPMethod
+  /// Absolute, or relative to the workspace's `baseURL`.
+  public var url: String
+  /// Query parameters in the order written; values may be any JSON (see `QueryEncoder`).
+  public var query: JSONObject
+  /// Header fields in the order written; they win over headers the body or auth would add.
+  public var headers: HTTPHeaders
+  public var body: BodyTemplate?
+  public var auth: Auth?
+  /// Idle timeout in seconds: the longest silence before the exchange fails.
+  public var timeout: Double
+  /// Total seconds the whole exchange may take; nil for no limit.
+  public var deadline: Double?
+  public var priority: Priority
+  /// The `validate` object: accepted statuses and a JSON shape.
+  public var validation: Validation
+  /// nil uses the workspace's `retry` (and no retries when that is absent too).
+  public var retry: RetryPolicy?
+  public var followRedirects: Bool
+  public var maxRedirects: Int
+  /// Skip TLS certificate and host verification.
+  public var insecure: Bool
+
+  /// The JSON object this template was read from, unknown keys included; changes are written back
+  /// into it so a save keeps everything the app does not know about.
+  var source: JSONObject
+
+  public static let defaultTimeout: Double = 30
+
+  public init(
+    name: String,
+    method: HTTPMethod = .GET,
+    url: String,
+    query: JSONObject = JSONObject(),
+    headers: HTTPHeaders = [:],
+    body: BodyTemplate? = nil,
+    auth: Auth? = nil,
+    timeout: Double = RequestTemplate.defaultTimeout,
+    deadline: Double? = nil,
+    priority: Priority = .normal,
+    validation: Validation = Validation(),
+    retry: RetryPolicy? = nil,
+    followRedirects: Bool = true,
+    maxRedirects: Int = 10,
+    insecure: Bool = false
+  ) {
+    self.name = name
+    self.method = method
+    self.url = url
+    self.query = query
+    self.headers = headers
+    self.body = body
+    self.auth = auth
+    self.timeout = timeout
+    self.deadline = deadline
+    self.priority = priority
+    self.validation = validation
+    self.retry = retry
+    self.followRedirects = followRedirects
+    self.maxRedirects = maxRedirects
+    self.insecure = insecure
+    // A new request is written with its name, method and URL first, the method always spelled out.
+    self.source = JSONObject([
+      (key: "name", value: .string(name)), (key: "method", value: .string(method.rawValue)),
+      (key: "url", value: .string(url)),
+    ])
+  }
+}
+
+/// What a request sends, before variables are filled in.
+public enum BodyTemplate: Sendable, Equatable {
+  /// `{"json": any}`: sent compact, `Content-Type: application/json`. `{{variables}}` are filled
+  /// in inside strings (keys included).
+  case json(JSONValue)
+  /// `{"form": {"k": "v"}}`: `application/x-www-form-urlencoded`, fields in order. Values are
+  /// strings, numbers or booleans (sent as `true` / `false`).
+  case form(JSONObject)
+  /// `{"text": "…", "contentType": "…"}`: `text/plain; charset=utf-8` unless a content type is
+  /// given.
+  case text(String, contentType: String?)
+
+  /// The key that names the kind in the file.
+  public var kind: String {
+    switch self {
+    case .json: "json"
+    case .form: "form"
+    case .text: "text"
+    }
+  }
+
+  static let kinds = ["json", "form", "text"]
+}
+
+/// How a request authenticates.
+public enum Auth: Sendable, Equatable {
+  /// `{"basic": {"user": "…", "password": "…"}}`, sent up front as `Authorization: Basic …`.
+  case basic(user: String, password: String)
+  /// `{"bearer": "token"}`, sent as `Authorization: Bearer token`.
+  case bearer(String)
+
+  static let kinds = ["basic", "bearer"]
+}
+
+/// The agent's limits for this workspace: `{"maxConcurrent": 8, "maxPerHost": 6}`.
+public struct AgentSettings: Sendable, Equatable, Hashable {
+  public var maxConcurrent: Int
+  public var maxPerHost: Int
+
+  public init(maxConcurrent: Int = 8, maxPerHost: Int = 6) {
+    self.maxConcurrent = maxConcurrent
+    self.maxPerHost = maxPerHost
+  }
+}
+
+/// A named value that fills `{{name}}` placeholders.
+public struct Variable: Sendable, Equatable, Hashable {
+  public var name: String
+  public var value: String
+
+  public init(name: String, value: String) {
+    self.name = name
+    self.value = value
+  }
+}
+
+/// A named set of variables, e.g. `local` or `staging`; its values win over the workspace's
+/// `variables` when the environment is selected.
+public struct Environment: Sendable, Equatable, Hashable {
+  public var name: String
+  public var variables: [Variable]
+
+  public init(name: String, variables: [Variable]) {
+    self.name = name
+    self.variables = variables
+  }
+
+  public func value(of variable: String) -> String? {
+    variables.value(of: variable)
+  }
+}
+
+extension Array where Element == Variable {
+  /// The value of the variable `name`, nil when it is not defined.
+  public func value(of name: String) -> String? {
+    last { $0.name == name }?.value
+  }
+}

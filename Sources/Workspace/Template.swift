@@ -1,0 +1,98 @@
+/// A text with `{{name}}` placeholders, parsed once and rendered with a lookup.
+///
+/// ```swift
+/// let template = try Template("/users/{{id}}")
+/// template.variableNames                       // ["id"]
+/// try template.render { name in ["id": "7"][name] ?? "" }  // "/users/7"
+/// ```
+/// Whitespace inside the braces is ignored (`{{ id }}`). A name is letters, digits, `_`, `-` and
+/// `.`; `{{` without a closing `}}` is an error, a lone `}}` is plain text.
+public struct Template: Sendable, Equatable, Hashable {
+  public enum Part: Sendable, Equatable, Hashable {
+    case text(String)
+    case variable(String)
+  }
+
+  public let parts: [Part]
+
+  public init(_ text: String) throws(TemplateError) {
+    var parts: [Part] = []
+    var rest = Substring(text)
+    while let open = rest.range(of: "{{") {
+      if open.lowerBound > rest.startIndex { parts.append(.text(String(rest[..<open.lowerBound]))) }
+      let afterOpen = rest[open.upperBound...]
+      guard let close = afterOpen.range(of: "}}") else {
+        throw TemplateError(
+          message: "\"{{\" has no closing \"}}\"; write a variable as {{name}}",
+          offset: text.distance(from: text.startIndex, to: open.lowerBound))
+      }
+      let name = afterOpen[..<close.lowerBound].trimmingSpaces()
+      guard Template.isValidName(name) else {
+        throw TemplateError(
+          message: name.isEmpty
+            ? "\"{{}}\" names no variable; write a variable as {{name}}"
+            : "\"{{\(name)}}\" is not a variable name; use letters, digits, '_', '-' and '.'",
+          offset: text.distance(from: text.startIndex, to: open.lowerBound))
+      }
+      parts.append(.variable(name))
+      rest = afterOpen[close.upperBound...]
+    }
+    if !rest.isEmpty { parts.append(.text(String(rest))) }
+    self.parts = parts
+  }
+
+  /// The names of the variables used, in order of first use.
+  public var variableNames: [String] {
+    var seen: [String] = []
+    for case .variable(let name) in parts where !seen.contains(name) { seen.append(name) }
+    return seen
+  }
+
+  /// Replaces each placeholder with `lookup(name)`; the lookup decides what an unknown name means.
+  public func render<Failure: Error>(_ lookup: (String) throws(Failure) -> String) throws(Failure)
+    -> String
+  {
+    var out = ""
+    for part in parts {
+      switch part {
+      case .text(let text): out += text
+      case .variable(let name): out += try lookup(name)
+      }
+    }
+    return out
+  }
+
+  static func isValidName(_ name: String) -> Bool {
+    !name.isEmpty
+      && name.unicodeScalars.allSatisfy {
+        ($0.properties.isAlphabetic || $0.properties.numericType != nil
+          || "_-.".unicodeScalars.contains($0))
+          && !$0.properties.isWhitespace
+      }
+  }
+}
+
+/// A placeholder that cannot be parsed; `offset` counts characters from the start of the text.
+public struct TemplateError: Error, Sendable, Equatable, CustomStringConvertible {
+  public var message: String
+  public var offset: Int
+
+  public init(message: String, offset: Int) {
+    self.message = message
+    self.offset = offset
+  }
+
+  public var description: String { message }
+}
+
+extension StringProtocol {
+  func trimmingSpaces() -> String {
+    let scalars = unicodeScalars
+    guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+      let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+    else { return "" }
+    var out = String.UnicodeScalarView()
+    out.append(contentsOf: scalars[start...end])
+    return String(out)
+  }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import RequestEngine
+
+/// A workspace file (`workspaces/NAME.json`, format version 1): a base URL, variables,
+/// environments and named request templates.
+///
+/// ```swift
+/// var workspace = try Workspace.load(from: URL(fileURLWithPath: "workspaces/demo.json"))
+/// let request = try workspace.prepare(requestNamed: "get-user", variables: ["id": "7"])
+/// workspace.requests[0].timeout = 5
+/// try workspace.save(to: URL(fileURLWithPath: "workspaces/demo.json"))
+/// ```
+/// The file is written by people and by the app: the parsed JSON is kept, and a save writes the
+/// model's changes back into it, so keys the app does not know survive and an unchanged workspace
+/// is written back as the same JSON value, keys in their order.
+public struct Workspace: Sendable, Equatable {
+  /// The format versions this build reads; it writes the newest.
+  public static let supportedVersions = WorkspaceReader.supportedVersions
+
+  public var name: String
+  /// Relative request URLs resolve against it; may hold `{{variables}}` (`{{host}}/v1/`).
+  public var baseURL: String?
+  public var agent: AgentSettings
+  /// The retry policy of requests that have none of their own; nil for no retries.
+  public var retry: RetryPolicy?
+  /// The values of `{{variables}}` when neither an override nor the environment sets them.
+  public var variables: [Variable]
+  /// The environment used when none is chosen (the `environment` key).
+  public var environment: String?
+  public var environments: [Environment]
+  /// In file order; names are unique.
+  public var requests: [RequestTemplate]
+
+  /// The JSON object the workspace was read from (see `json`).
+  var source: JSONObject
+  /// The name taken from the file's name when the file has no `name` (then none is written).
+  var nameFromFileName: String?
+
+  /// A new, empty workspace.
+  public init(name: String, baseURL: String? = nil, requests: [RequestTemplate] = []) {
+    self.name = name
+    self.baseURL = baseURL
+    self.agent = AgentSettings()
+    self.retry = nil
+    self.variables = []
+    self.environment = nil
+    self.environments = []
+    self.requests = requests
+    self.source = JSONObject([
+      (key: "version", value: .number(1)), (key: "name", value: .string(name)),
+    ])
+  }
+
+  // MARK: - Reading
+
+  /// Reads and checks a workspace file. Errors name the file as `url.relativePath`.
+  public static func load(from url: URL) throws(WorkspaceError) -> Workspace {
+    let file = url.relativePath
+    let bytes: [UInt8]
+    do {
+      bytes = try FileAccess.read(url)
+    } catch {
+      throw WorkspaceError(
+        kind: .unreadable, file: file,
+        problems: [.init(location: nil, message: "cannot read the workspace: \(error.reason)")])
+    }
+    return try parse(bytes, file: file)
+  }
+
+  /// Reads a workspace from the file's bytes; `file` names it in errors, and its base name (without
+  /// `.json`) is the workspace's name when the file has no `name`.
+  public static func parse(_ bytes: [UInt8], file: String) throws(WorkspaceError) -> Workspace {
+    let document: JSONDocument
+    do {
+      document = try JSONParser.parseDocument(bytes)
+    } catch {
+      throw WorkspaceError(
+        kind: .syntax, file: file,
+        problems: [.init(location: error.location, message: error.message)])
+    }
+    var reader = WorkspaceReader(document: document)
+    let workspace = reader.workspace(document.root, defaultName: defaultName(for: file))
+    guard let workspace, reader.problems.isEmpty else {
+      throw WorkspaceError(kind: .invalid, file: file, problems: sorted(reader.problems))
+    }
+    return workspace
+  }
+
+  private static func defaultName(for file: String) -> String {
+    var name = file.split(separator: "/").last.map(String.init) ?? file
+    if name.hasSuffix(".json") { name.removeLast(5) }
+    return name.isEmpty ? "workspace" : name
+  }
+
+  private static func sorted(_ problems: [WorkspaceError.Problem]) -> [WorkspaceError.Problem] {
+    problems.enumerated().sorted { a, b in
+      let la = a.element.location.map { ($0.line, $0.column) } ?? (0, 0)
+      let lb = b.element.location.map { ($0.line, $0.column) } ?? (0, 0)
+      return la != lb ? la < lb : a.offset < b.offset
+    }.map(\.element)
+  }
+
+  // MARK: - Writing
+
+  /// The file's new content: pretty JSON (2-space indent) ending in a newline, keys the app does
+  /// not know kept where they were.
+  public func encoded() -> [UInt8] {
+    Array((JSONSerializer.pretty(json) + "\n").utf8)
+  }
+
+  /// Writes `encoded()` atomically: a reader sees the old file or the new one, never a mix.
+  public func save(to url: URL) throws(FileError) {
+    try AtomicFile.write(encoded(), to: url)
+  }
+
+  // MARK: - Requests
+
+  public func request(named name: String) -> RequestTemplate? {
+    requests.first { $0.name == name }
+  }
+
+  /// Adds a request at `index` (default: the end). Names must be unique.
+  public mutating func add(_ request: RequestTemplate, at index: Int? = nil)
+    throws(WorkspaceEditError)
+  {
+    try checkName(request.name, replacing: nil)
+    let position = Swift.min(Swift.max(index ?? requests.count, 0), requests.count)
+    requests.insert(request, at: position)
+  }
+
+  /// Replaces the request `name` with `request` (which may have a new, still unique, name), keeping
+  /// its place and any keys the app does not know.
+  public mutating func update(_ request: RequestTemplate, named name: String)
+    throws(WorkspaceEditError)
+  {
+    guard let index = requests.firstIndex(where: { $0.name == name }) else {
+      throw WorkspaceEditError("there is no request named \(JSONSerializer.quote(name))")
+    }
+    try checkName(request.name, replacing: name)
+    var request = request
+    request.source = requests[index].source
+    requests[index] = request
+  }
+
+  /// Removes the request `name`; returns it, or nil when there is none.
+  @discardableResult
+  public mutating func removeRequest(named name: String) -> RequestTemplate? {
+    guard let index = requests.firstIndex(where: { $0.name == name }) else { return nil }
+    return requests.remove(at: index)
+  }
+
+  private func checkName(_ name: String, replacing old: String?) throws(WorkspaceEditError) {
+    if name.trimmingSpaces().isEmpty { throw WorkspaceEditError("a request needs a name") }
+    if name != old, request(named: name) != nil {
+      throw WorkspaceEditError(
+        "another request is already named \(JSONSerializer.quote(name)); names must be unique")
+    }
+  }
+}

@@ -1,0 +1,680 @@
+import RequestEngine
+
+/// Reads the workspace format out of a parsed JSON tree, collecting every problem with the location
+/// of the offending value instead of stopping at the first. Each reading method returns nil when
+/// the value (or anything inside it) has a problem.
+///
+/// The writer uses the same readers, without locations, to tell whether a value in the file still
+/// means what the model holds (then the file's spelling is kept).
+struct WorkspaceReader {
+  /// Where each value starts; nil when reading a value the writer holds.
+  private let document: JSONDocument?
+  private(set) var problems: [WorkspaceError.Problem] = []
+
+  init(document: JSONDocument? = nil) {
+    self.document = document
+  }
+
+  static let supportedVersions = [1]
+
+  /// Runs `read` on a reader that records no locations; nil if it found any problem.
+  static func decode<T>(_ read: (inout WorkspaceReader) -> T?) -> T? {
+    var reader = WorkspaceReader()
+    let value = read(&reader)
+    return reader.problems.isEmpty ? value : nil
+  }
+
+  // MARK: - Problems
+
+  mutating func fail(_ path: JSONPath, _ message: String) {
+    let place = WorkspaceReader.display(path)
+    problems.append(
+      WorkspaceError.Problem(
+        location: document?.location(of: path), message: place.isEmpty ? message : "\(place): \(message)"))
+  }
+
+  /// `requests[2].method`: the JSON path without the leading `$.`.
+  static func display(_ path: JSONPath) -> String {
+    var text = path.description
+    if text.hasPrefix("$.") {
+      text.removeFirst(2)
+    } else if text.hasPrefix("$") {
+      text.removeFirst()
+    }
+    return text
+  }
+
+  /// Runs `body` and reports whether it added no problem.
+  private mutating func clean(_ body: (inout WorkspaceReader) -> Void) -> Bool {
+    let before = problems.count
+    body(&self)
+    return problems.count == before
+  }
+
+  // MARK: - Scalars
+
+  static func describe(_ value: JSONValue) -> String {
+    switch value {
+    case .bool: "boolean"
+    default: value.typeName
+    }
+  }
+
+  private mutating func expected(_ what: String, _ value: JSONValue, _ path: JSONPath) {
+    fail(path, "expected \(what), found \(WorkspaceReader.describe(value))")
+  }
+
+  mutating func object(_ value: JSONValue, _ path: JSONPath) -> JSONObject? {
+    guard case .object(let object) = value else {
+      expected("an object", value, path)
+      return nil
+    }
+    return object
+  }
+
+  mutating func array(_ value: JSONValue, _ path: JSONPath) -> [JSONValue]? {
+    guard case .array(let items) = value else {
+      expected("an array", value, path)
+      return nil
+    }
+    return items
+  }
+
+  mutating func string(_ value: JSONValue, _ path: JSONPath) -> String? {
+    guard case .string(let text) = value else {
+      expected("a string", value, path)
+      return nil
+    }
+    return text
+  }
+
+  mutating func nonEmptyString(_ value: JSONValue, _ path: JSONPath) -> String? {
+    guard let text = string(value, path) else { return nil }
+    if text.trimmingSpaces().isEmpty {
+      fail(path, "must not be empty")
+      return nil
+    }
+    return text
+  }
+
+  mutating func bool(_ value: JSONValue, _ path: JSONPath) -> Bool? {
+    guard case .bool(let flag) = value else {
+      expected("true or false", value, path)
+      return nil
+    }
+    return flag
+  }
+
+  mutating func number(_ value: JSONValue, _ path: JSONPath) -> Double? {
+    guard let number = value.doubleValue else {
+      expected("a number", value, path)
+      return nil
+    }
+    return number
+  }
+
+  mutating func int(_ value: JSONValue, _ path: JSONPath) -> Int? {
+    guard case .number(let literal) = value else {
+      expected("a whole number", value, path)
+      return nil
+    }
+    guard let int = value.intValue else {
+      fail(path, "expected a whole number, found \(literal)")
+      return nil
+    }
+    return int
+  }
+
+  mutating func int(_ value: JSONValue, _ path: JSONPath, atLeast minimum: Int) -> Int? {
+    guard let int = int(value, path) else { return nil }
+    if int < minimum {
+      fail(path, "must be \(minimum) or more, found \(int)")
+      return nil
+    }
+    return int
+  }
+
+  /// Seconds, more than 0.
+  mutating func seconds(_ value: JSONValue, _ path: JSONPath) -> Double? {
+    guard let number = number(value, path) else { return nil }
+    if !(number > 0) || !number.isFinite {
+      fail(path, "must be a number of seconds above 0, found \(JSONSerializer.compact(value))")
+      return nil
+    }
+    return number
+  }
+
+  /// A string that may hold `{{variables}}`; the placeholders are checked now so a typo is a load
+  /// error, not a surprise at send time.
+  mutating func template(_ value: JSONValue, _ path: JSONPath) -> String? {
+    guard let text = string(value, path) else { return nil }
+    return checkTemplate(text, path) ? text : nil
+  }
+
+  @discardableResult
+  mutating func checkTemplate(_ text: String, _ path: JSONPath) -> Bool {
+    do {
+      _ = try Template(text)
+      return true
+    } catch {
+      fail(path, error.message)
+      return false
+    }
+  }
+
+  /// Checks the placeholders in every string of a JSON value, object keys included.
+  mutating func checkTemplates(in value: JSONValue, _ path: JSONPath) {
+    switch value {
+    case .string(let text): checkTemplate(text, path)
+    case .array(let items):
+      for (i, item) in items.enumerated() { checkTemplates(in: item, path.appending(i)) }
+    case .object(let object):
+      for member in object.members {
+        checkTemplate(member.key, path.appending(member.key))
+        checkTemplates(in: member.value, path.appending(member.key))
+      }
+    default: break
+    }
+  }
+
+  mutating func method(_ value: JSONValue, _ path: JSONPath) -> HTTPMethod? {
+    guard let text = string(value, path) else { return nil }
+    guard let method = HTTPMethod(rawValue: text.uppercased()) else {
+      fail(
+        path,
+        "unknown method \(JSONSerializer.quote(text)); use one of "
+          + HTTPMethod.allCases.map(\.rawValue).joined(separator: ", "))
+      return nil
+    }
+    return method
+  }
+
+  mutating func priority(_ value: JSONValue, _ path: JSONPath) -> Priority? {
+    guard let text = string(value, path) else { return nil }
+    guard let priority = Priority(name: text.lowercased()) else {
+      fail(path, "unknown priority \(JSONSerializer.quote(text)); use one of high, normal, low")
+      return nil
+    }
+    return priority
+  }
+
+  /// A value that may be `null` or absent: `.some(nil)` for null.
+  mutating func optional<T>(
+    _ value: JSONValue, _ path: JSONPath, _ read: (inout WorkspaceReader, JSONValue, JSONPath) -> T?
+  ) -> T?? {
+    if value == .null { return .some(nil) }
+    return read(&self, value, path).map { .some($0) }
+  }
+
+  // MARK: - Workspace
+
+  /// The whole file. A version this build does not read stops here, with that one problem.
+  mutating func workspace(_ root: JSONValue, defaultName: String) -> Workspace? {
+    guard let object = object(root, .root) else { return nil }
+    guard let versionValue = object["version"] else {
+      fail(
+        .root,
+        "missing \"version\"; add \"version\": 1 at the top (this build reads workspace version 1)")
+      return nil
+    }
+    guard let version = int(versionValue, .root.appending("version")) else { return nil }
+    guard WorkspaceReader.supportedVersions.contains(version) else {
+      fail(
+        .root.appending("version"),
+        "this build reads workspace version "
+          + WorkspaceReader.supportedVersions.map(String.init).joined(separator: ", ")
+          + ", not \(version)"
+          + (version > 1 ? "; update reqbench to open this file" : ""))
+      return nil
+    }
+
+    var workspace = Workspace(name: defaultName)
+    workspace.source = object
+    if object["name"] ?? .null == .null { workspace.nameFromFileName = defaultName }
+    let ok = clean { r in
+      func at(_ key: String) -> JSONPath { .root.appending(key) }
+      func present(_ key: String) -> JSONValue? {
+        guard let value = object[key], value != .null else { return nil }
+        return value
+      }
+      if let value = present("name"), let name = r.nonEmptyString(value, at("name")) {
+        workspace.name = name
+      }
+      if let value = present("baseURL") { workspace.baseURL = r.template(value, at("baseURL")) }
+      if let value = present("agent"), let agent = r.agent(value, at("agent")) {
+        workspace.agent = agent
+      }
+      if let value = present("retry") { workspace.retry = r.retry(value, at("retry")) }
+      if let value = present("variables"), let variables = r.variables(value, at("variables")) {
+        workspace.variables = variables
+      }
+      if let value = present("environments"),
+        let environments = r.environments(value, at("environments"))
+      {
+        workspace.environments = environments
+        if let selected = present("environment"),
+          let name = r.environmentName(selected, at("environment"), in: environments)
+        {
+          workspace.environment = name
+        }
+      } else if let selected = present("environment"), r.string(selected, at("environment")) != nil
+      {
+        r.fail(
+          at("environment"),
+          "there are no \"environments\" to select from; add \"environments\": {\"name\": {…}}")
+      }
+      if let value = present("requests"), let requests = r.requests(value, at("requests")) {
+        workspace.requests = requests
+      }
+    }
+    return ok ? workspace : nil
+  }
+
+  mutating func agent(_ value: JSONValue, _ path: JSONPath) -> AgentSettings? {
+    guard let object = object(value, path) else { return nil }
+    var agent = AgentSettings()
+    let ok = clean { r in
+      if let v = object["maxConcurrent"],
+        let n = r.int(v, path.appending("maxConcurrent"), atLeast: 1)
+      {
+        agent.maxConcurrent = n
+      }
+      if let v = object["maxPerHost"], let n = r.int(v, path.appending("maxPerHost"), atLeast: 1) {
+        agent.maxPerHost = n
+      }
+    }
+    return ok ? agent : nil
+  }
+
+  /// `{"name": "value"}`; numbers and booleans are taken as their text (`"id": 1`).
+  mutating func variables(_ value: JSONValue, _ path: JSONPath) -> [Variable]? {
+    guard let object = object(value, path) else { return nil }
+    var variables: [Variable] = []
+    let ok = clean { r in
+      for member in object.members {
+        if let text = r.variableValue(member.value, path.appending(member.key)) {
+          variables.append(Variable(name: member.key, value: text))
+        }
+      }
+    }
+    return ok ? variables : nil
+  }
+
+  mutating func variableValue(_ value: JSONValue, _ path: JSONPath) -> String? {
+    switch value {
+    case .string(let text): return text
+    case .number(let literal): return literal
+    case .bool(let flag): return flag ? "true" : "false"
+    default:
+      expected("a string, number or boolean", value, path)
+      return nil
+    }
+  }
+
+  mutating func environments(_ value: JSONValue, _ path: JSONPath) -> [Environment]? {
+    guard let object = object(value, path) else { return nil }
+    var environments: [Environment] = []
+    let ok = clean { r in
+      for member in object.members {
+        if let variables = r.variables(member.value, path.appending(member.key)) {
+          environments.append(Environment(name: member.key, variables: variables))
+        }
+      }
+    }
+    return ok ? environments : nil
+  }
+
+  mutating func environmentName(
+    _ value: JSONValue, _ path: JSONPath, in environments: [Environment]
+  )
+    -> String?
+  {
+    guard let name = string(value, path) else { return nil }
+    guard environments.contains(where: { $0.name == name }) else {
+      fail(
+        path,
+        "no environment named \(JSONSerializer.quote(name)) in \"environments\"; use one of "
+          + environments.map(\.name).joined(separator: ", "))
+      return nil
+    }
+    return name
+  }
+
+  mutating func requests(_ value: JSONValue, _ path: JSONPath) -> [RequestTemplate]? {
+    guard let items = array(value, path) else { return nil }
+    var requests: [RequestTemplate] = []
+    let ok = clean { r in
+      var seen: [String: Int] = [:]
+      for (i, item) in items.enumerated() {
+        if let request = r.request(item, path.appending(i)) { requests.append(request) }
+        // Checked apart from the rest of the request, so a duplicate is reported even when the
+        // request has other problems.
+        guard case .string(let name) = item["name"] else { continue }
+        if let first = seen[name] {
+          r.fail(
+            path.appending(i).appending("name"),
+            "another request is already named \(JSONSerializer.quote(name)) (requests[\(first)]); "
+              + "names must be unique"
+          )
+        } else {
+          seen[name] = i
+        }
+      }
+    }
+    return ok ? requests : nil
+  }
+
+  // MARK: - Request
+
+  mutating func request(_ value: JSONValue, _ path: JSONPath) -> RequestTemplate? {
+    guard let object = object(value, path) else { return nil }
+    var request = RequestTemplate(name: "", url: "")
+    request.source = object
+    let ok = clean { r in
+      func at(_ key: String) -> JSONPath { path.appending(key) }
+      func present(_ key: String) -> JSONValue? {
+        guard let value = object[key], value != .null else { return nil }
+        return value
+      }
+      if let value = object["name"] {
+        if let name = r.nonEmptyString(value, at("name")) { request.name = name }
+      } else {
+        r.fail(path, "missing \"name\"; every request needs a unique name")
+      }
+      if let value = object["url"] {
+        if let url = r.template(value, at("url")) { request.url = url }
+      } else {
+        r.fail(path, "missing \"url\"; write an absolute URL or a path relative to \"baseURL\"")
+      }
+      if let value = present("method"), let method = r.method(value, at("method")) {
+        request.method = method
+      }
+      if let value = present("query"), let query = r.query(value, at("query")) {
+        request.query = query
+      }
+      if let value = present("headers"), let headers = r.headers(value, at("headers")) {
+        request.headers = headers
+      }
+      if let value = present("body") { request.body = r.body(value, at("body")) }
+      if let value = present("auth") { request.auth = r.auth(value, at("auth")) }
+      if let value = present("timeout"), let timeout = r.seconds(value, at("timeout")) {
+        request.timeout = timeout
+      }
+      if let value = present("deadline") { request.deadline = r.seconds(value, at("deadline")) }
+      if let value = present("priority"), let priority = r.priority(value, at("priority")) {
+        request.priority = priority
+      }
+      if let value = present("followRedirects"), let flag = r.bool(value, at("followRedirects")) {
+        request.followRedirects = flag
+      }
+      if let value = present("maxRedirects"),
+        let count = r.int(value, at("maxRedirects"), atLeast: 0)
+      {
+        request.maxRedirects = count
+      }
+      if let value = present("insecure"), let flag = r.bool(value, at("insecure")) {
+        request.insecure = flag
+      }
+      if let value = present("retry") { request.retry = r.retry(value, at("retry")) }
+      if let value = present("validate"), let validation = r.validation(value, at("validate")) {
+        request.validation = validation
+      }
+    }
+    return ok ? request : nil
+  }
+
+  mutating func query(_ value: JSONValue, _ path: JSONPath) -> JSONObject? {
+    guard let object = object(value, path) else { return nil }
+    return clean({ r in r.checkTemplates(in: value, path) }) ? object : nil
+  }
+
+  mutating func headers(_ value: JSONValue, _ path: JSONPath) -> HTTPHeaders? {
+    guard let object = object(value, path) else { return nil }
+    var headers = HTTPHeaders()
+    let ok = clean { r in
+      for member in object.members {
+        let at = path.appending(member.key)
+        if !WorkspaceReader.isValidHeaderName(member.key) {
+          r.fail(at, "\(JSONSerializer.quote(member.key)) is not a valid header name")
+          continue
+        }
+        if let text = r.template(member.value, at) { headers.add(member.key, text) }
+      }
+    }
+    return ok ? headers : nil
+  }
+
+  static func isValidHeaderName(_ name: String) -> Bool {
+    // RFC 9110 token characters.
+    !name.isEmpty
+      && name.unicodeScalars.allSatisfy {
+        $0.isASCII
+          && ($0.properties.isAlphabetic || ("0"..."9").contains($0)
+            || "!#$%&'*+-.^_`|~".unicodeScalars.contains($0))
+      }
+  }
+
+  mutating func body(_ value: JSONValue, _ path: JSONPath) -> BodyTemplate? {
+    guard let object = object(value, path) else { return nil }
+    let kinds = BodyTemplate.kinds.filter { object[$0] != nil }
+    guard kinds.count == 1, let kind = kinds.first else {
+      if kinds.count > 1 {
+        fail(
+          path, "a body has one kind, found \(kinds.joined(separator: " and ")); keep one of them")
+      } else if let other = object.keys.first(where: { $0 != "contentType" }) {
+        fail(
+          path.appending(other),
+          "unknown body kind \(JSONSerializer.quote(other)); use \"json\", \"form\" or \"text\"")
+      } else {
+        fail(path, "the body has no kind; use " + WorkspaceReader.bodyKinds)
+      }
+      return nil
+    }
+    let contentTypePath = path.appending("contentType")
+    if kind != "text", object["contentType"] != nil {
+      fail(
+        contentTypePath,
+        "\"contentType\" applies to text bodies; "
+          + "for a \(kind) body set a Content-Type header instead"
+      )
+      return nil
+    }
+    let at = path.appending(kind)
+    guard let content = object[kind] else { return nil }
+    switch kind {
+    case "json":
+      return clean({ r in r.checkTemplates(in: content, at) }) ? .json(content) : nil
+    case "form":
+      guard let fields = self.object(content, at) else { return nil }
+      let ok = clean { r in
+        for member in fields.members {
+          let fieldPath = at.appending(member.key)
+          switch member.value {
+          case .string(let text): r.checkTemplate(text, fieldPath)
+          case .number, .bool: break
+          default: r.expected("a string, number or boolean", member.value, fieldPath)
+          }
+        }
+      }
+      return ok ? .form(fields) : nil
+    default:
+      guard let text = template(content, at) else { return nil }
+      var contentType: String?
+      if let value = object["contentType"], value != .null {
+        guard let type = nonEmptyString(value, contentTypePath) else { return nil }
+        contentType = type
+      }
+      return .text(text, contentType: contentType)
+    }
+  }
+
+  mutating func auth(_ value: JSONValue, _ path: JSONPath) -> Auth? {
+    guard let object = object(value, path) else { return nil }
+    let kinds = Auth.kinds.filter { object[$0] != nil }
+    guard kinds.count == 1, let kind = kinds.first, let content = object[kind] else {
+      if kinds.count > 1 {
+        fail(path, "auth has one kind, found basic and bearer; keep one of them")
+      } else if let other = object.keys.first {
+        fail(
+          path.appending(other),
+          "unknown auth kind \(JSONSerializer.quote(other)); use " + WorkspaceReader.authKinds)
+      } else {
+        fail(path, "auth has no kind; use " + WorkspaceReader.authKinds)
+      }
+      return nil
+    }
+    let at = path.appending(kind)
+    if kind == "bearer" {
+      return template(content, at).map { .bearer($0) }
+    }
+    guard let basic = self.object(content, at) else { return nil }
+    var user: String?
+    var password: String?
+    let ok = clean { r in
+      if let v = basic["user"] {
+        user = r.template(v, at.appending("user"))
+      } else {
+        r.fail(at, "missing \"user\"")
+      }
+      if let v = basic["password"] {
+        password = r.template(v, at.appending("password"))
+      } else {
+        r.fail(at, "missing \"password\"")
+      }
+    }
+    guard ok, let user, let password else { return nil }
+    return .basic(user: user, password: password)
+  }
+
+  static let bodyKinds = "{\"json\": …}, {\"form\": {…}} or {\"text\": \"…\"}"
+  static let authKinds =
+    "{\"basic\": {\"user\": …, \"password\": …}} or {\"bearer\": \"token\"}"
+
+  mutating func retry(_ value: JSONValue, _ path: JSONPath) -> RetryPolicy? {
+    guard let object = object(value, path) else { return nil }
+    var policy = RetryPolicy()
+    let ok = clean { r in
+      if let v = object["max"], let max = r.int(v, path.appending("max"), atLeast: 0) {
+        policy.max = max
+      }
+      if let v = object["delay"], let delay = r.number(v, path.appending("delay")) {
+        if delay >= 0, delay.isFinite {
+          policy.baseDelay = delay
+        } else {
+          r.fail(
+            path.appending("delay"), "must be 0 seconds or more, found \(JSONSerializer.compact(v))"
+          )
+        }
+      }
+      if let v = object["statuses"], let items = r.array(v, path.appending("statuses")) {
+        var statuses = Set<Int>()
+        for (i, item) in items.enumerated() {
+          if let code = r.statusCode(item, path.appending("statuses").appending(i)) {
+            statuses.insert(code)
+          }
+        }
+        policy.statuses = statuses
+      }
+      if let v = object["methods"], let items = r.array(v, path.appending("methods")) {
+        var methods = Set<HTTPMethod>()
+        for (i, item) in items.enumerated() {
+          if let method = r.method(item, path.appending("methods").appending(i)) {
+            methods.insert(method)
+          }
+        }
+        policy.methods = methods
+      }
+    }
+    return ok ? policy : nil
+  }
+
+  // MARK: - Validation
+
+  mutating func validation(_ value: JSONValue, _ path: JSONPath) -> Validation? {
+    guard let object = object(value, path) else { return nil }
+    var validation = Validation()
+    let ok = clean { r in
+      if let v = object["status"], let status = r.statusRanges(v, path.appending("status")) {
+        validation.status = status
+      }
+      if let v = object["json"], v != .null, let shape = r.shape(v, path.appending("json")) {
+        validation.json = shape
+      }
+      if let v = object["strict"], let flag = r.bool(v, path.appending("strict")) {
+        validation.strict = flag
+      }
+      if let v = object["requireBody"], let flag = r.bool(v, path.appending("requireBody")) {
+        validation.requireBody = flag
+      }
+    }
+    return ok ? validation : nil
+  }
+
+  /// A JSON shape validator; a bad leaf is reported at its own position.
+  mutating func shape(_ value: JSONValue, _ path: JSONPath) -> JSONShape? {
+    do throws(JSONShapeError) {
+      return try JSONShape(value)
+    } catch {
+      fail(JSONPath(path.components + error.path.components), error.message)
+      return nil
+    }
+  }
+
+  mutating func statusCode(_ value: JSONValue, _ path: JSONPath) -> Int? {
+    guard let code = int(value, path) else { return nil }
+    guard (100...599).contains(code) else {
+      fail(path, "a status code is between 100 and 599, found \(code)")
+      return nil
+    }
+    return code
+  }
+
+  /// `200` (one code), `[200, 299]` (a range: an array of exactly two numbers), or a list whose
+  /// items are codes or `[low, high]` ranges: `[[200, 299], 418]`.
+  mutating func statusRanges(_ value: JSONValue, _ path: JSONPath) -> [ClosedRange<Int>]? {
+    switch value {
+    case .number:
+      return statusCode(value, path).map { [$0...$0] }
+    case .array(let items):
+      if items.isEmpty {
+        fail(path, "list at least one status code or [low, high] range")
+        return nil
+      }
+      if isRangeSpelling(items) { return statusRange(items, path).map { [$0] } }
+      var ranges: [ClosedRange<Int>] = []
+      let ok = clean { r in
+        for (i, item) in items.enumerated() {
+          let at = path.appending(i)
+          if case .array(let pair) = item {
+            if r.isRangeSpelling(pair) {
+              if let range = r.statusRange(pair, at) { ranges.append(range) }
+            } else {
+              r.fail(at, "a status range is two codes, [low, high]")
+            }
+          } else if let code = r.statusCode(item, at) {
+            ranges.append(code...code)
+          }
+        }
+      }
+      return ok ? ranges : nil
+    default:
+      expected("a status code, a [low, high] range or a list of them", value, path)
+      return nil
+    }
+  }
+
+  private func isRangeSpelling(_ items: [JSONValue]) -> Bool {
+    items.count == 2 && items.allSatisfy { if case .number = $0 { true } else { false } }
+  }
+
+  private mutating func statusRange(_ pair: [JSONValue], _ path: JSONPath) -> ClosedRange<Int>? {
+    guard let low = statusCode(pair[0], path.appending(0)),
+      let high = statusCode(pair[1], path.appending(1))
+    else { return nil }
+    guard low <= high else {
+      fail(path, "a status range is [low, high], found [\(low), \(high)]")
+      return nil
+    }
+    return low...high
+  }
+}

@@ -1,0 +1,270 @@
+import RequestEngine
+
+/// Writes model values back into the JSON object they were read from.
+///
+/// For each known key: when the file's value still reads as the model's value it is left exactly as
+/// written (`"get"`, `30.0`, `[[200, 299]]` stay); when the key is absent and the model holds the
+/// default, nothing is added; otherwise the model's value replaces it in place (new keys go last).
+/// Keys the app does not know are never touched.
+struct ObjectWriter {
+  var object: JSONObject
+
+  init(_ object: JSONObject) { self.object = object }
+  init(_ value: JSONValue?) { self.object = value?.objectValue ?? JSONObject() }
+
+  /// A key that is always written.
+  mutating func write<T: Equatable>(
+    _ key: String, _ value: T,
+    read: (inout WorkspaceReader, JSONValue, JSONPath) -> T?,
+    encode: (T, JSONValue?) -> JSONValue?
+  ) {
+    let old = object[key]
+    if let old, WorkspaceReader.decode({ read(&$0, old, .root) }) == value { return }
+    object[key] = encode(value, old)
+  }
+
+  /// A key that is left out while it holds `defaultValue`.
+  mutating func write<T: Equatable>(
+    _ key: String, _ value: T, default defaultValue: T,
+    read: (inout WorkspaceReader, JSONValue, JSONPath) -> T?,
+    encode: (T, JSONValue?) -> JSONValue?
+  ) {
+    if object[key] == nil && value == defaultValue { return }
+    write(key, value, read: read, encode: encode)
+  }
+
+  /// An optional key: absent (or `null` in the file) is nil.
+  mutating func write<T: Equatable>(
+    _ key: String, _ value: T?,
+    read: @escaping (inout WorkspaceReader, JSONValue, JSONPath) -> T?,
+    encode: @escaping (T, JSONValue?) -> JSONValue
+  ) {
+    write(
+      key, value, default: nil,
+      read: { r, v, p in r.optional(v, p, read) },
+      encode: { value, old in value.map { encode($0, old) } })
+  }
+}
+
+extension Workspace {
+  /// The workspace as JSON: the file it was read from with the model's changes written in.
+  var json: JSONValue {
+    var w = ObjectWriter(source)
+    w.write("version", 1, read: { r, v, p in r.int(v, p) }, encode: { v, _ in .number(v) })
+    if name != nameFromFileName {
+      w.write("name", name, read: { $0.nonEmptyString($1, $2) }, encode: { v, _ in .string(v) })
+    }
+    w.write("baseURL", baseURL, read: { $0.template($1, $2) }, encode: { v, _ in .string(v) })
+    w.write(
+      "agent", agent, default: AgentSettings(), read: { $0.agent($1, $2) },
+      encode: { agent, old in agent.json(merging: old) })
+    w.write("retry", retry, read: { $0.retry($1, $2) }, encode: { $0.json(merging: $1) })
+    w.write(
+      "variables", variables, default: [], read: { $0.variables($1, $2) },
+      encode: { variables, old in variables.json(merging: old) })
+    w.write(
+      "environment", environment, read: { $0.string($1, $2) }, encode: { v, _ in .string(v) })
+    w.write(
+      "environments", environments, default: [], read: { $0.environments($1, $2) },
+      encode: { environments, old in
+        var object = JSONObject()
+        for environment in environments {
+          object[environment.name] = environment.variables.json(merging: old?[environment.name])
+        }
+        return .object(object)
+      })
+    if !requests.isEmpty || w.object["requests"] != nil {
+      // Each request carries the object it was read from; unchanged ones come back as they were.
+      w.object["requests"] = .array(requests.map(\.json))
+    }
+    return .object(w.object)
+  }
+}
+
+extension RequestTemplate {
+  /// The request as JSON, written back into the object it was read from.
+  var json: JSONValue {
+    var w = ObjectWriter(source)
+    w.write("name", name, read: { $0.nonEmptyString($1, $2) }, encode: { v, _ in .string(v) })
+    w.write(
+      "method", method, default: .GET, read: { $0.method($1, $2) },
+      encode: { v, _ in .string(v.rawValue) })
+    w.write("url", url, read: { $0.template($1, $2) }, encode: { v, _ in .string(v) })
+    w.write(
+      "query", query, default: JSONObject(), read: { $0.query($1, $2) },
+      encode: { v, _ in .object(v) })
+    w.write(
+      "headers", headers, default: HTTPHeaders(), read: { $0.headers($1, $2) },
+      encode: { headers, _ in
+        .object(JSONObject(headers.fields.map { (key: $0.name, value: .string($0.value)) }))
+      })
+    w.write("body", body, read: { $0.body($1, $2) }, encode: { $0.json(merging: $1) })
+    w.write("auth", auth, read: { $0.auth($1, $2) }, encode: { $0.json(merging: $1) })
+    w.write(
+      "timeout", timeout, default: RequestTemplate.defaultTimeout, read: { $0.seconds($1, $2) },
+      encode: { v, _ in .number(v) })
+    w.write("deadline", deadline, read: { $0.seconds($1, $2) }, encode: { v, _ in .number(v) })
+    w.write(
+      "priority", priority, default: .normal, read: { $0.priority($1, $2) },
+      encode: { v, _ in .string(v.name) })
+    w.write(
+      "followRedirects", followRedirects, default: true, read: { $0.bool($1, $2) },
+      encode: { v, _ in .bool(v) })
+    w.write(
+      "maxRedirects", maxRedirects, default: 10, read: { $0.int($1, $2, atLeast: 0) },
+      encode: { v, _ in .number(v) })
+    w.write(
+      "insecure", insecure, default: false, read: { $0.bool($1, $2) }, encode: { v, _ in .bool(v) })
+    w.write("retry", retry, read: { $0.retry($1, $2) }, encode: { $0.json(merging: $1) })
+    w.write(
+      "validate", validation, default: Validation(), read: { $0.validation($1, $2) },
+      encode: { validation, old in validation.json(merging: old) })
+    return .object(w.object)
+  }
+}
+
+extension BodyTemplate {
+  func json(merging old: JSONValue?) -> JSONValue {
+    var object = old?.objectValue ?? JSONObject()
+    for other in BodyTemplate.kinds where other != kind { object[other] = nil }
+    switch self {
+    case .json(let value):
+      object["json"] = value
+      object["contentType"] = nil
+    case .form(let fields):
+      object["form"] = .object(fields)
+      object["contentType"] = nil
+    case .text(let text, let contentType):
+      object["text"] = .string(text)
+      object["contentType"] = contentType.map { .string($0) }
+    }
+    return .object(object)
+  }
+}
+
+extension Auth {
+  func json(merging old: JSONValue?) -> JSONValue {
+    var object = old?.objectValue ?? JSONObject()
+    switch self {
+    case .basic(let user, let password):
+      object["bearer"] = nil
+      var basic = ObjectWriter(object["basic"])
+      basic.write("user", user, read: { $0.template($1, $2) }, encode: { v, _ in .string(v) })
+      basic.write(
+        "password", password, read: { $0.template($1, $2) }, encode: { v, _ in .string(v) })
+      object["basic"] = .object(basic.object)
+    case .bearer(let token):
+      object["basic"] = nil
+      object["bearer"] = .string(token)
+    }
+    return .object(object)
+  }
+}
+
+extension AgentSettings {
+  func json(merging old: JSONValue?) -> JSONValue {
+    let defaults = AgentSettings()
+    var w = ObjectWriter(old)
+    w.write(
+      "maxConcurrent", maxConcurrent, default: defaults.maxConcurrent,
+      read: { $0.int($1, $2, atLeast: 1) }, encode: { v, _ in .number(v) })
+    w.write(
+      "maxPerHost", maxPerHost, default: defaults.maxPerHost, read: { $0.int($1, $2, atLeast: 1) },
+      encode: { v, _ in .number(v) })
+    return .object(w.object)
+  }
+}
+
+extension RetryPolicy {
+  func json(merging old: JSONValue?) -> JSONValue {
+    let defaults = RetryPolicy()
+    var w = ObjectWriter(old)
+    w.write("max", max, read: { $0.int($1, $2, atLeast: 0) }, encode: { v, _ in .number(v) })
+    w.write(
+      "delay", baseDelay, default: defaults.baseDelay, read: { $0.number($1, $2) },
+      encode: { v, _ in .number(v) })
+    w.write(
+      "statuses", statuses, default: defaults.statuses,
+      read: { r, v, p in r.retry(["statuses": v], p).map(\.statuses) },
+      encode: { v, _ in .array(v.sorted().map { .number($0) }) })
+    w.write(
+      "methods", methods, default: defaults.methods,
+      read: { r, v, p in r.retry(["methods": v], p).map(\.methods) },
+      encode: { methods, _ in
+        .array(HTTPMethod.allCases.filter(methods.contains).map { .string($0.rawValue) })
+      })
+    return .object(w.object)
+  }
+}
+
+extension Validation {
+  func json(merging old: JSONValue?) -> JSONValue {
+    let defaults = Validation()
+    var w = ObjectWriter(old)
+    w.write(
+      "status", status, default: defaults.status, read: { $0.statusRanges($1, $2) },
+      encode: { ranges, _ in Validation.json(status: ranges) })
+    w.write(
+      "json", json,
+      read: { $0.shape($1, $2) },
+      encode: { shape, _ in shape.json })
+    w.write(
+      "strict", strict, default: defaults.strict, read: { $0.bool($1, $2) },
+      encode: { v, _ in .bool(v) })
+    w.write(
+      "requireBody", requireBody, default: defaults.requireBody, read: { $0.bool($1, $2) },
+      encode: { v, _ in .bool(v) })
+    return .object(w.object)
+  }
+
+  /// `200`, `[200, 299]`, or a list of codes and ranges that never reads as one range.
+  static func json(status ranges: [ClosedRange<Int>]) -> JSONValue {
+    func item(_ range: ClosedRange<Int>) -> JSONValue {
+      range.lowerBound == range.upperBound
+        ? .number(range.lowerBound) : [.number(range.lowerBound), .number(range.upperBound)]
+    }
+    if ranges.count == 1, let range = ranges.first {
+      return range.lowerBound == range.upperBound
+        ? .number(range.lowerBound) : [.number(range.lowerBound), .number(range.upperBound)]
+    }
+    var items = ranges.map(item)
+    // Two bare codes would read as a range: spell the first as [code, code].
+    if items.count == 2, let first = ranges.first, first.lowerBound == first.upperBound,
+      case .number = items[1]
+    {
+      items[0] = [.number(first.lowerBound), .number(first.upperBound)]
+    }
+    return .array(items)
+  }
+}
+
+extension JSONShape {
+  /// The shape's JSON spelling, keys in their original order.
+  var json: JSONValue {
+    switch self {
+    case .type(let type): .string(type.rawValue)
+    case .array(let element): .array(element.map { [$0.json] } ?? [])
+    case .object(let members, let order):
+      .object(
+        JSONObject(order.compactMap { key in members[key].map { (key: key, value: $0.json) } }))
+    }
+  }
+}
+
+extension [Variable] {
+  /// `{"name": "value"}`; a value the file wrote as a number or boolean keeps that spelling while
+  /// its text is unchanged.
+  func json(merging old: JSONValue?) -> JSONValue {
+    var object = JSONObject()
+    for variable in self {
+      if let previous = old?[variable.name],
+        WorkspaceReader.decode({ $0.variableValue(previous, .root) }) == variable.value
+      {
+        object[variable.name] = previous
+      } else {
+        object[variable.name] = .string(variable.value)
+      }
+    }
+    return .object(object)
+  }
+}

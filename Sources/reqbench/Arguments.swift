@@ -1,0 +1,149 @@
+/// What the user asked for, parsed from the command line without touching the system.
+enum Invocation: Equatable {
+  case run(RunOptions)
+  case demoServer(port: Int)
+  case demo
+  case help
+  case version
+}
+
+struct RunOptions: Equatable {
+  var workspace: String
+  var targets: [String] = []
+  var all = false
+  var environment: String?
+  var variables: [(String, String)] = []
+  var json = false
+  var concurrency: Int?
+
+  static func == (a: RunOptions, b: RunOptions) -> Bool {
+    a.workspace == b.workspace && a.targets == b.targets && a.all == b.all
+      && a.environment == b.environment && a.json == b.json && a.concurrency == b.concurrency
+      && a.variables.map { "\($0.0)=\($0.1)" } == b.variables.map { "\($0.0)=\($0.1)" }
+  }
+}
+
+/// A command line that cannot be understood: what is wrong and what to type instead.
+struct UsageError: Error, Equatable, CustomStringConvertible {
+  var message: String
+  var description: String { message }
+}
+
+enum Arguments {
+  static let usage = """
+    reqbench: a terminal request workbench
+
+    Usage:
+      reqbench run WORKSPACE TARGET... [--env NAME] [--var KEY=VALUE]... [--json] [--concurrency N]
+      reqbench run WORKSPACE --all [options]
+      reqbench demo-server [--port N]
+      reqbench --demo
+      reqbench --help | --version
+
+    run            sends the named requests of WORKSPACE through the agent and reports them.
+                   One target: the body goes to stdout and a status line to stderr.
+                   Several: one line per exchange as it finishes.
+      --all        every request of the workspace, in file order
+      --env NAME   select the environment NAME of the workspace
+      --var K=V    set the variable K (wins over environments and "variables"); repeatable
+      --json       one JSON object per event on stdout, then a summary line
+      --concurrency N
+                   at most N transfers at once, overall and per host
+    demo-server    runs the embedded demo server on 127.0.0.1 (default port 8080; 0 picks a free one)
+    --demo         starts the demo server on a free port and runs the demo workspace against it
+
+    Exit status: 0 all succeeded, 1 any failed or was cancelled, 2 usage or workspace error,
+    130 interrupted.
+    """
+
+  static func parse(_ args: [String]) throws(UsageError) -> Invocation {
+    guard let first = args.first else { return .help }
+    switch first {
+    case "-h", "--help", "help": return .help
+    case "--version", "-V": return .version
+    case "--demo": return .demo
+    case "run": return .run(try parseRun(Array(args.dropFirst())))
+    case "demo-server": return try parseDemoServer(Array(args.dropFirst()))
+    default:
+      throw UsageError(message: "unknown command \"\(first)\"; try `reqbench run WORKSPACE TARGET` or `reqbench --help`")
+    }
+  }
+
+  private static func parseDemoServer(_ args: [String]) throws(UsageError) -> Invocation {
+    var port = 8080
+    var rest = args[...]
+    while let arg = rest.popFirst() {
+      let (name, inline) = split(arg)
+      switch name {
+      case "--port":
+        let value = try value(for: name, inline: inline, rest: &rest)
+        guard let p = Int(value), (0...65535).contains(p) else {
+          throw UsageError(message: "--port needs a number from 0 to 65535, got \"\(value)\"")
+        }
+        port = p
+      default:
+        throw UsageError(message: "demo-server: unknown option \"\(arg)\"; it takes only --port N")
+      }
+    }
+    return .demoServer(port: port)
+  }
+
+  private static func parseRun(_ args: [String]) throws(UsageError) -> RunOptions {
+    var options = RunOptions(workspace: "")
+    var positional: [String] = []
+    var rest = args[...]
+    var onlyPositional = false
+    while let arg = rest.popFirst() {
+      if onlyPositional || !arg.hasPrefix("-") || arg == "-" {
+        positional.append(arg)
+        continue
+      }
+      let (name, inline) = split(arg)
+      switch name {
+      case "--": onlyPositional = true
+      case "--all": options.all = true
+      case "--json": options.json = true
+      case "--env": options.environment = try value(for: name, inline: inline, rest: &rest)
+      case "--var":
+        let pair = try value(for: name, inline: inline, rest: &rest)
+        guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else {
+          throw UsageError(message: "--var needs KEY=VALUE, got \"\(pair)\"")
+        }
+        options.variables.append((String(pair[..<eq]), String(pair[pair.index(after: eq)...])))
+      case "--concurrency":
+        let text = try value(for: name, inline: inline, rest: &rest)
+        guard let n = Int(text), n >= 1, n <= 1000 else {
+          throw UsageError(message: "--concurrency needs a number from 1 to 1000, got \"\(text)\"")
+        }
+        options.concurrency = n
+      default:
+        throw UsageError(message: "run: unknown option \"\(arg)\"; see `reqbench --help`")
+      }
+    }
+    guard let workspace = positional.first else {
+      throw UsageError(message: "run needs a workspace file: reqbench run WORKSPACE TARGET...")
+    }
+    options.workspace = workspace
+    options.targets = Array(positional.dropFirst())
+    if options.targets.isEmpty && !options.all {
+      throw UsageError(message: "run needs at least one target (a request name) or --all: reqbench run \(workspace) TARGET...")
+    }
+    if !options.targets.isEmpty && options.all {
+      throw UsageError(message: "run takes either targets or --all, not both")
+    }
+    return options
+  }
+
+  private static func split(_ arg: String) -> (String, String?) {
+    guard arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") else { return (arg, nil) }
+    return (String(arg[..<eq]), String(arg[arg.index(after: eq)...]))
+  }
+
+  private static func value(for name: String, inline: String?, rest: inout ArraySlice<String>)
+    throws(UsageError) -> String
+  {
+    if let inline { return inline }
+    guard let next = rest.popFirst() else { throw UsageError(message: "\(name) needs a value") }
+    return next
+  }
+}

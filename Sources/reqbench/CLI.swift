@@ -1,0 +1,170 @@
+import DemoServer
+import Foundation
+import RequestEngine
+import Workspace
+
+/// Exit statuses, as the README lists them.
+enum ExitStatus {
+  static let success: Int32 = 0
+  static let failure: Int32 = 1
+  static let usage: Int32 = 2
+  static let interrupted: Int32 = 130
+}
+
+enum CLI {
+  static func run(_ args: [String]) -> Int32 {
+    let invocation: Invocation
+    do {
+      invocation = try Arguments.parse(args)
+    } catch {
+      Terminal.error("reqbench: \(error.message)")
+      return ExitStatus.usage
+    }
+    switch invocation {
+    case .help:
+      Output.standard.line(Arguments.usage)
+      return ExitStatus.success
+    case .version:
+      Output.standard.line("reqbench \(reqbenchVersion)")
+      return ExitStatus.success
+    case .run(let options):
+      return RunCommand(options: options).execute()
+    case .demoServer(let port):
+      return runDemoServer(port: port)
+    case .demo:
+      return runDemo()
+    }
+  }
+
+  /// `reqbench demo-server`: serves until SIGINT or SIGTERM.
+  static func runDemoServer(port: Int) -> Int32 {
+    let server: DemoServer
+    do {
+      server = try DemoServer(port: port)
+    } catch {
+      Terminal.error("reqbench: cannot start the demo server on port \(port): \(error); choose another with --port N (0 picks a free one)")
+      return ExitStatus.failure
+    }
+    server.start()
+    Output.standard.line("listening on \(server.baseURL)")
+    Output.standard.flush()
+    Signals.waitForTermination()
+    server.stop()
+    return ExitStatus.success
+  }
+
+  /// `reqbench --demo`: the demo server on a free port, the demo workspace run against it.
+  static func runDemo() -> Int32 {
+    guard let workspace = demoWorkspacePath() else {
+      Terminal.error("reqbench: cannot find workspaces/demo.json; run reqbench from the repository folder")
+      return ExitStatus.usage
+    }
+    let server: DemoServer
+    do {
+      server = try DemoServer(port: 0)
+    } catch {
+      Terminal.error("reqbench: cannot start the demo server: \(error)")
+      return ExitStatus.failure
+    }
+    server.start()
+    defer { server.stop() }
+    Terminal.error("demo server on \(server.baseURL); running \(workspace) --all")
+    var options = RunOptions(workspace: workspace)
+    options.all = true
+    options.variables = [("host", server.baseURL)]
+    return RunCommand(options: options).execute()
+  }
+
+  /// `workspaces/demo.json` in the current folder or beside the binary's package.
+  static func demoWorkspacePath() -> String? {
+    var candidates = ["workspaces/demo.json"]
+    var dir = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+    for _ in 0..<4 {
+      candidates.append(dir.appendingPathComponent("workspaces/demo.json").path)
+      dir = dir.deletingLastPathComponent()
+    }
+    return candidates.first { FileManager.default.fileExists(atPath: $0) }
+  }
+}
+
+/// Signal handling for the headless commands.
+enum Signals {
+  /// Blocks until SIGINT or SIGTERM.
+  static func waitForTermination() {
+    let semaphore = DispatchSemaphore(value: 0)
+    let sources = [SIGINT, SIGTERM].map { sig -> DispatchSourceSignal in
+      signal(sig, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+      source.setEventHandler { semaphore.signal() }
+      source.resume()
+      return source
+    }
+    semaphore.wait()
+    sources.forEach { $0.cancel() }
+  }
+
+  /// Calls `handler` (on a background queue) on SIGINT; keep the returned source alive.
+  static func onInterrupt(_ handler: @escaping @Sendable () -> Void) -> DispatchSourceSignal {
+    signal(SIGINT, SIG_IGN)
+    let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+    source.setEventHandler(handler: handler)
+    source.resume()
+    return source
+  }
+}
+
+/// Output helpers: stderr lines, TTY detection and escaping of server bytes for a terminal.
+enum Terminal {
+  static func error(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+  }
+
+  static func writeError(_ text: String) {
+    FileHandle.standardError.write(Data(text.utf8))
+  }
+
+  static var stdoutIsTTY: Bool { isatty(STDOUT_FILENO) == 1 }
+  static var stderrIsTTY: Bool { isatty(STDERR_FILENO) == 1 }
+
+  /// Bytes from a server, made safe for a terminal: valid UTF-8 kept, control characters other
+  /// than newline and tab shown as `\x1b`, invalid bytes as `\xff`.
+  static func escapedForTerminal(_ bytes: [UInt8]) -> String {
+    var out = ""
+    out.reserveCapacity(bytes.count)
+    var i = 0
+    while i < bytes.count {
+      let lead = bytes[i]
+      let length: Int
+      switch lead {
+      case 0x00..<0x80: length = 1
+      case 0xC2..<0xE0: length = 2
+      case 0xE0..<0xF0: length = 3
+      case 0xF0..<0xF5: length = 4
+      default: length = 0
+      }
+      if length > 0, i + length <= bytes.count,
+        bytes[(i + 1)..<(i + length)].allSatisfy({ $0 & 0xC0 == 0x80 }),
+        let scalar = String(validating: bytes[i..<(i + length)], as: UTF8.self)?.unicodeScalars.first
+      {
+        if scalar == "\n" || scalar == "\t" {
+          out.unicodeScalars.append(scalar)
+        } else if scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value) {
+          out += "\\x" + String(scalar.value, radix: 16).leftPad(2)
+        } else {
+          out.unicodeScalars.append(scalar)
+        }
+        i += length
+      } else {
+        out += "\\x" + String(lead, radix: 16).leftPad(2)
+        i += 1
+      }
+    }
+    return out
+  }
+}
+
+extension String {
+  func leftPad(_ width: Int, _ pad: Character = "0") -> String {
+    count >= width ? self : String(repeating: pad, count: width - count) + self
+  }
+}

@@ -1,0 +1,244 @@
+import Foundation
+import RequestEngine
+
+/// How `run` reports: body + status line (one target), one line per exchange (several), or JSON
+/// events (`--json`).
+protocol Reporter {
+  func event(_ event: AgentEvent, name: String)
+  func finished(_ result: RunResult)
+  func summary(_ results: [RunResult])
+}
+
+/// One target: the body to stdout (escaped when stdout is a terminal), a status line to stderr.
+struct SingleReporter: Reporter {
+  func event(_ event: AgentEvent, name: String) {}
+
+  func finished(_ result: RunResult) {
+    if let body = result.exchange?.response?.body { writeBody(body) }
+    Terminal.error(Format.statusLine(result))
+  }
+
+  func summary(_ results: [RunResult]) {}
+
+  private func writeBody(_ body: ResponseBody) {
+    let tty = Terminal.stdoutIsTTY
+    switch body {
+    case .memory(let bytes):
+      write(bytes, escaped: tty)
+    case .file(let file):
+      guard let handle = FileHandle(forReadingAtPath: file.path) else { return }
+      defer { try? handle.close() }
+      while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+        write(Array(chunk), escaped: tty)
+      }
+    }
+    if tty, body.count > 0 { Output.standard.line("") }
+    Output.standard.flush()
+  }
+
+  private func write(_ bytes: [UInt8], escaped: Bool) {
+    if escaped {
+      Output.standard.write(Terminal.escapedForTerminal(bytes))
+    } else {
+      Output.standard.write(bytes)
+    }
+  }
+}
+
+/// Several targets: a line per finished exchange on stdout, a live progress line on stderr when
+/// it is a terminal.
+final class LinesReporter: Reporter {
+  let total: Int
+  let live: Bool
+  private var finishedCount = 0
+  private var failed = 0
+  private var running: Set<ExchangeID> = []
+  private var lastDraw = 0.0
+
+  init(total: Int, live: Bool) {
+    self.total = total
+    self.live = live
+  }
+
+  func event(_ event: AgentEvent, name: String) {
+    switch event {
+    case .started(let id, _): running.insert(id)
+    case .retrying(let id, _, _, _): running.remove(id)
+    default: break
+    }
+    drawProgress(force: false)
+  }
+
+  func finished(_ result: RunResult) {
+    if let id = result.exchange?.id { running.remove(id) }
+    finishedCount += 1
+    if result.state != .succeeded { failed += 1 }
+    clearProgress()
+    Output.standard.line(Format.line(result))
+    Output.standard.flush()
+    drawProgress(force: true)
+  }
+
+  func summary(_ results: [RunResult]) {
+    clearProgress()
+    let ok = results.filter { $0.state == .succeeded }.count
+    let failedCount = results.filter { $0.state == .failed }.count
+    let cancelled = results.filter { $0.state == .cancelled }.count
+    Terminal.error("\(ok) succeeded, \(failedCount) failed, \(cancelled) cancelled")
+  }
+
+  private func drawProgress(force: Bool) {
+    guard live else { return }
+    let now = Date().timeIntervalSince1970
+    if !force && now - lastDraw < 0.1 { return }
+    lastDraw = now
+    let queued = total - finishedCount - running.count
+    Terminal.writeError("\r\u{1b}[K[\(finishedCount)/\(total)] \(running.count) running · \(max(0, queued)) queued · \(failed) failed")
+  }
+
+  private func clearProgress() {
+    if live { Terminal.writeError("\r\u{1b}[K") }
+  }
+}
+
+/// `--json`: one object per event, then the summary line.
+struct JSONReporter: Reporter {
+  func event(_ event: AgentEvent, name: String) {
+    var object = JSONObject()
+    switch event {
+    case .queued(let id, let request):
+      object = JSONObject([
+        ("event", "queued"), ("name", .string(name)), ("id", .number(Int(id.rawValue))),
+        ("method", .string(request.method.rawValue)), ("url", .string(request.url)),
+      ])
+    case .started(let id, let attempt):
+      object = JSONObject([
+        ("event", "started"), ("name", .string(name)), ("id", .number(Int(id.rawValue))),
+        ("attempt", .number(attempt)),
+      ])
+    case .progress(let id, let p):
+      object = JSONObject([
+        ("event", "progress"), ("name", .string(name)), ("id", .number(Int(id.rawValue))),
+        ("downloaded", .number(Int(p.downloaded))), ("downloadTotal", p.downloadTotal.map { .number(Int($0)) } ?? .null),
+        ("uploaded", .number(Int(p.uploaded))), ("uploadTotal", p.uploadTotal.map { .number(Int($0)) } ?? .null),
+      ])
+    case .retrying(let id, let attempt, let delay, let reason):
+      object = JSONObject([
+        ("event", "retrying"), ("name", .string(name)), ("id", .number(Int(id.rawValue))),
+        ("attempt", .number(attempt)), ("delayMs", .number(delay * 1000)),
+        ("reason", .string(reason.message)),
+      ])
+    case .headers, .finished:
+      return
+    }
+    emit(.object(object))
+  }
+
+  func finished(_ result: RunResult) {
+    var object = Format.json(result)
+    object = JSONObject([("event", "finished")] + object.members.map { ($0.key, $0.value) })
+    emit(.object(object))
+  }
+
+  func summary(_ results: [RunResult]) {
+    let summary = JSONObject([
+      ("event", "summary"),
+      ("succeeded", .number(results.filter { $0.state == .succeeded }.count)),
+      ("failed", .number(results.filter { $0.state == .failed }.count)),
+      ("cancelled", .number(results.filter { $0.state == .cancelled }.count)),
+      ("results", .array(results.map { .object(Format.json($0)) })),
+    ])
+    emit(.object(summary))
+  }
+
+  private func emit(_ value: JSONValue) {
+    Output.standard.line(JSONSerializer.compact(value))
+    Output.standard.flush()
+  }
+}
+
+enum Format {
+  static func json(_ result: RunResult) -> JSONObject {
+    var error: JSONValue = .null
+    if let e = result.error {
+      var object = JSONObject([("kind", .string(e.kind)), ("message", .string(e.message))])
+      if let path = e.path { object["path"] = .string(path) }
+      error = .object(object)
+    }
+    return JSONObject([
+      ("name", .string(result.name)),
+      ("state", .string(result.state.rawValue)),
+      ("status", result.status.map { .number($0) } ?? .null),
+      ("bytes", .number(result.bytes)),
+      ("durationMs", .number(result.durationMs)),
+      ("fromCache", .bool(result.exchange?.fromCache ?? false)),
+      ("deduplicated", .bool(result.exchange?.deduplicated ?? false)),
+      ("attempts", .number(result.exchange?.attempts ?? 0)),
+      ("url", result.url.map { .string($0) } ?? .null),
+      ("error", error),
+    ])
+  }
+
+  /// `get-user: 200 OK, 412 B in 3.1 ms` or `broken: failed: status 500 is outside 200-299 (21 B in 2.0 ms)`.
+  static func statusLine(_ result: RunResult) -> String {
+    let size = "\(bytes(result.bytes)) in \(milliseconds(result.durationMs))"
+    switch result.state {
+    case .succeeded:
+      return "\(result.name): \(statusText(result.status)), \(size)"
+    case .cancelled:
+      return "\(result.name): cancelled"
+    default:
+      let message = result.error?.message ?? "failed"
+      if result.status != nil {
+        return "\(result.name): failed: \(message) (\(statusText(result.status)), \(size))"
+      }
+      return "\(result.name): failed: \(message)" + (result.url.map { " (\($0))" } ?? "")
+    }
+  }
+
+  /// `✓ 200  get-user   412 B   3.1 ms` for the several-targets listing.
+  static func line(_ result: RunResult) -> String {
+    let mark: String
+    switch result.state {
+    case .succeeded: mark = "✓"
+    case .cancelled: mark = "⊘"
+    default: mark = "✗"
+    }
+    let status = result.status.map { String($0) } ?? "---"
+    var line = "\(mark) \(status)  \(result.name.padding(toLength: max(result.name.count, 20), withPad: " ", startingAt: 0))  \(bytes(result.bytes).leftPad(9, " "))  \(milliseconds(result.durationMs).leftPad(9, " "))"
+    if result.state == .cancelled {
+      line += "  cancelled"
+    } else if let error = result.error {
+      line += "  \(error.message)"
+    }
+    return line
+  }
+
+  static func statusText(_ status: Int?) -> String {
+    guard let status else { return "no status" }
+    let reason = reasons[status].map { " " + $0 } ?? ""
+    return "\(status)\(reason)"
+  }
+
+  static func bytes(_ count: Int) -> String {
+    if count < 1024 { return "\(count) B" }
+    if count < 1024 * 1024 { return String(format: "%.1f KB", Double(count) / 1024) }
+    if count < 1024 * 1024 * 1024 { return String(format: "%.1f MB", Double(count) / 1_048_576) }
+    return String(format: "%.2f GB", Double(count) / 1_073_741_824)
+  }
+
+  static func milliseconds(_ ms: Double) -> String {
+    ms < 1000 ? String(format: "%.1f ms", ms) : String(format: "%.2f s", ms / 1000)
+  }
+
+  static let reasons: [Int: String] = [
+    100: "Continue", 200: "OK", 201: "Created", 202: "Accepted", 204: "No Content",
+    206: "Partial Content", 301: "Moved Permanently", 302: "Found", 303: "See Other",
+    304: "Not Modified", 307: "Temporary Redirect", 308: "Permanent Redirect", 400: "Bad Request",
+    401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed",
+    408: "Request Timeout", 409: "Conflict", 410: "Gone", 413: "Content Too Large",
+    415: "Unsupported Media Type", 416: "Range Not Satisfiable", 418: "I'm a teapot",
+    422: "Unprocessable Content", 429: "Too Many Requests", 500: "Internal Server Error",
+    501: "Not Implemented", 502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout",
+  ]
+}

@@ -1,0 +1,206 @@
+import Foundation
+import RequestEngine
+import TestSupport
+import Testing
+
+/// End-to-end: the real `reqbench` binary against the real servers.
+@Suite("reqbench run")
+struct RunCommandTests {
+  /// Writes a workspace into a fresh temporary folder and returns its path.
+  func workspace(_ requests: String, baseURL: String? = nil, extra: String = "") throws -> String {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-" + uniqueKey())
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    let base = try baseURL ?? TestServer.fixture.baseURL
+    let text = """
+      {
+        "version": 1,
+        "name": "test",
+        "baseURL": "\(base)",\(extra)
+        "requests": [\(requests)]
+      }
+      """
+    let path = dir.appendingPathComponent("test.json").path
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    return path
+  }
+
+  func run(_ args: [String]) throws -> ProcessResult {
+    try runProcess(try reqbenchBinary, args)
+  }
+
+  func jsonLines(_ stdout: String) throws -> [JSONValue] {
+    try stdout.split(separator: "\n").map { try JSONParser.parse(String($0)) }
+  }
+
+  @Test func oneTargetPrintsTheBodyAndAStatusLine() throws {
+    let ws = try workspace(#"{"name": "user", "method": "GET", "url": "/users/1"}"#)
+    let result = try run(["run", ws, "user"])
+    #expect(result.status == 0)
+    let body = try JSONParser.parse(result.stdout)
+    #expect(body["id"]?.intValue == 1)
+    #expect(result.stderr.hasPrefix("user: 200 OK, "))
+    #expect(result.stderr.contains(" B in "))
+  }
+
+  @Test func oneFailingTargetStillPrintsTheBody() throws {
+    let ws = try workspace(#"{"name": "broken", "url": "/status/500"}"#)
+    let result = try run(["run", ws, "broken"])
+    #expect(result.status == 1)
+    #expect(result.stdout == "status 500")
+    #expect(result.stderr.contains("broken: failed: status 500 is outside 200-299 (500 Internal Server Error"))
+  }
+
+  @Test func severalTargetsPrintOneLineEach() throws {
+    let ws = try workspace(
+      #"{"name": "a", "url": "/get"}, {"name": "b", "url": "/status/404"}, {"name": "c", "url": "/users/2"}"#)
+    let result = try run(["run", ws, "a", "b", "c"])
+    #expect(result.status == 1)
+    let lines = result.stdout.split(separator: "\n")
+    #expect(lines.count == 3)
+    #expect(lines.contains { $0.hasPrefix("✓ 200  a ") })
+    #expect(lines.contains { $0.hasPrefix("✗ 404  b ") && $0.hasSuffix("status 404 is outside 200-299") })
+    #expect(result.stderr.contains("2 succeeded, 1 failed, 0 cancelled"))
+  }
+
+  @Test func jsonEventsAndSummary() throws {
+    let ws = try workspace(
+      #"""
+      {"name": "get-user", "url": "/users/1", "validate": {"json": {"id": "number", "name": "string"}}},
+      {"name": "broken", "url": "/status/500"},
+      {"name": "shape", "url": "/users/1", "validate": {"json": {"name": "number"}}},
+      {"name": "down", "url": "http://127.0.0.1:1/x"}
+      """#)
+    let result = try run(["run", ws, "get-user", "broken", "shape", "down", "--json"])
+    #expect(result.status == 1)
+    let lines = try jsonLines(result.stdout)
+    let kinds = lines.compactMap { $0["event"]?.stringValue }
+    #expect(kinds.filter { $0 == "queued" }.count == 4)
+    #expect(kinds.filter { $0 == "finished" }.count == 4)
+    #expect(kinds.last == "summary")
+    let summary = try #require(lines.last)
+    #expect(summary["succeeded"]?.intValue == 1)
+    #expect(summary["failed"]?.intValue == 3)
+    #expect(summary["cancelled"]?.intValue == 0)
+    let results = try #require(summary["results"]?.arrayValue)
+    #expect(results.map { $0["name"]?.stringValue } == ["get-user", "broken", "shape", "down"])
+    #expect(results[0]["state"] == "succeeded")
+    #expect(results[0]["status"]?.intValue == 200)
+    #expect(results[0]["error"] == .null)
+    #expect(results[0]["fromCache"] == false)
+    #expect(results[0]["deduplicated"] == false)
+    #expect((results[0]["bytes"]?.intValue ?? 0) > 0)
+    #expect(results[0]["durationMs"]?.doubleValue != nil)
+    #expect(results[1]["error"]?["kind"] == "status")
+    #expect(results[1]["error"]?["message"] == "status 500 is outside 200-299")
+    #expect(results[2]["error"]?["kind"] == "validation")
+    #expect(results[2]["error"]?["message"] == "$.name: expected number, got string")
+    #expect(results[2]["error"]?["path"] == "$.name")
+    #expect(results[3]["error"]?["kind"] == "transport")
+    #expect(results[3]["error"]?["message"]?.stringValue?.hasPrefix("cannot connect") == true)
+    #expect(results[3]["status"] == .null)
+  }
+
+  @Test func allRunsEveryRequestAndConcurrencyLimits() throws {
+    let key = uniqueKey()
+    let requests = (0..<6).map { #"{"name": "r\#($0)", "url": "/delay/0.3?key=\#(key)"}"# }.joined(separator: ",")
+    let ws = try workspace(requests)
+    let result = try run(["run", ws, "--all", "--concurrency", "2", "--json"])
+    #expect(result.status == 0)
+    let summary = try #require(try jsonLines(result.stdout).last)
+    #expect(summary["succeeded"]?.intValue == 6)
+    let stats = try runProcess(try reqbenchBinary, ["run", try workspace(#"{"name": "s", "url": "/stats?key=\#(key)"}"#), "s"])
+    #expect(try JSONParser.parse(stats.stdout)["maxInFlight"]?.intValue == 2)
+  }
+
+  @Test func variablesFromTheCommandLine() throws {
+    let ws = try workspace(#"{"name": "user", "url": "/users/{{id}}"}"#, extra: #" "variables": {"id": "1"},"#)
+    let result = try run(["run", ws, "user", "--var", "id=3"])
+    #expect(result.status == 0)
+    #expect(try JSONParser.parse(result.stdout)["id"]?.intValue == 3)
+  }
+
+  @Test func undefinedVariableIsAUsageError() throws {
+    let ws = try workspace(#"{"name": "user", "url": "/users/{{nope}}"}"#)
+    let result = try run(["run", ws, "user", "--json"])
+    #expect(result.status == 2)
+    let summary = try #require(try jsonLines(result.stdout).last)
+    let error = summary["results"]?.arrayValue?.first?["error"]
+    #expect(error?["kind"] == "usage")
+    #expect(error?["message"]?.stringValue?.contains("nope") == true)
+  }
+
+  @Test func unknownTargetSuggestsTheClosestName() throws {
+    let ws = try workspace(#"{"name": "get-user", "url": "/users/1"}"#)
+    let result = try run(["run", ws, "get-usr"])
+    #expect(result.status == 2)
+    #expect(result.stderr.contains("no request named \"get-usr\""))
+    #expect(result.stderr.contains("did you mean \"get-user\"?"))
+    #expect(result.stdout.isEmpty)
+  }
+
+  @Test func malformedWorkspaceIsReportedWithLineAndColumnAndKept() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-" + uniqueKey())
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    let path = dir.appendingPathComponent("bad.json").path
+    let text = "{\n  \"version\": 1,\n  \"requests\": [\n    {\"name\": \"a\", \"url\": \"/x\",}\n  ]\n}\n"
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    let result = try run(["run", path, "a"])
+    #expect(result.status == 2)
+    #expect(result.stderr.contains("bad.json:4:31: "))
+    #expect(try String(contentsOfFile: path, encoding: .utf8) == text)
+  }
+
+  @Test func badMethodIsReportedWhereItIs() throws {
+    let ws = try workspace(#"{"name": "a", "method": "FECTH", "url": "/x"}"#)
+    let result = try run(["run", ws, "a"])
+    #expect(result.status == 2)
+    #expect(result.stderr.contains("test.json:5:"))
+    #expect(result.stderr.contains("unknown method \"FECTH\""))
+  }
+
+  @Test func missingWorkspaceFile() throws {
+    let result = try run(["run", "/nonexistent/ws.json", "a"])
+    #expect(result.status == 2)
+    #expect(result.stderr.contains("/nonexistent/ws.json"))
+  }
+
+  @Test(arguments: [
+    (["run"], "run needs a workspace file"),
+    (["run", "ws.json"], "run needs at least one target"),
+    (["run", "ws.json", "--concurrency", "0", "a"], "--concurrency needs a number"),
+    (["run", "ws.json", "--var", "novalue", "a"], "--var needs KEY=VALUE"),
+    (["frobnicate"], "unknown command \"frobnicate\""),
+  ])
+  func usageErrors(args: [String], message: String) throws {
+    let result = try run(args)
+    #expect(result.status == 2)
+    #expect(result.stderr.contains(message))
+  }
+
+  @Test func interruptCancelsInFlightExchangesAndExitsWith130() throws {
+    let ws = try workspace(#"{"name": "slow", "url": "/delay/10"}, {"name": "slow2", "url": "/delay/10"}"#)
+    let process = Process()
+    process.executableURL = try reqbenchBinary
+    process.arguments = ["run", ws, "--all", "--json"]
+    let out = Pipe()
+    process.standardOutput = out
+    process.standardError = Pipe()
+    try process.run()
+    // Wait for both to start (the started events), then interrupt.
+    var seen = ""
+    let handle = out.fileHandleForReading
+    while seen.components(separatedBy: "\"event\":\"started\"").count < 3 {
+      let chunk = handle.availableData
+      if chunk.isEmpty { break }
+      seen += String(decoding: chunk, as: UTF8.self)
+    }
+    let start = Date()
+    kill(process.processIdentifier, SIGINT)
+    seen += String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(Date().timeIntervalSince(start) < 2)
+    #expect(process.terminationStatus == 130)
+    let summary = try #require(try jsonLines(seen).last)
+    #expect(summary["cancelled"]?.intValue == 2)
+  }
+}

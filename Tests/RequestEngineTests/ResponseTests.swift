@@ -1,0 +1,154 @@
+import Foundation
+import RequestEngine
+import TestSupport
+import Testing
+
+@Suite("Responses, redirects, errors")
+struct ResponseTests {
+  let agent = Agent()
+
+  @Test func recordsStatusHeadersTimingAndVersion() throws {
+    let result = agent.sendAndWait(Request(url: try nginx("/1k.bin")))
+    let response = try #require(result.response)
+    #expect(result.state == .succeeded)
+    #expect(response.status == 200)
+    #expect(response.httpVersion == "HTTP/1.1")
+    #expect(response.body.count == 1024)
+    #expect(response.headers["ETag"] != nil)
+    let t = response.timing
+    #expect(t.dns <= t.connect && t.connect <= t.firstByte && t.firstByte <= t.total)
+    #expect(t.total > 0)
+    #expect(result.duration > 0)
+    #expect(result.attempts == 1)
+  }
+
+  // RD-1
+  @Test func followsRedirectsAndCountsThem() throws {
+    let result = agent.sendAndWait(Request(url: try httpbin("/redirect/3")))
+    #expect(result.state == .succeeded)
+    #expect(result.response?.redirectCount == 3)
+    #expect(result.response?.effectiveURL == (try httpbin("/get")))
+  }
+
+  @Test func tooManyRedirects() throws {
+    let result = agent.sendAndWait(Request(url: try httpbin("/redirect/3"), maxRedirects: 2))
+    #expect(result.state == .failed)
+    #expect(result.error?.kind == .transport)
+    #expect(result.error?.transport == .tooManyRedirects)
+    #expect(result.error?.message.hasPrefix("too many redirects") == true)
+  }
+
+  // RD-3
+  @Test func notFollowingDeliversTheRedirect() throws {
+    let result = agent.sendAndWait(Request(url: try fixture("/redirect/1"), followRedirects: false))
+    #expect(result.state == .failed)
+    #expect(result.response?.status == 302)
+    #expect(result.response?.headers["Location"] == "/redirect/0")
+    let allowed = agent.sendAndWait(
+      Request(url: try fixture("/redirect/1"), validation: Validation(status: [200...399]), followRedirects: false))
+    #expect(allowed.state == .succeeded)
+  }
+
+  // VAL-1: the body stays available on a status failure.
+  @Test func statusFailureKeepsTheBody() throws {
+    let result = agent.sendAndWait(Request(url: try fixture("/status/500")))
+    #expect(result.state == .failed)
+    #expect(result.error?.message == "status 500 is outside 200-299")
+    #expect(result.text == "status 500")
+  }
+
+  @Test func jsonShapeFailureAgainstARealServer() throws {
+    let validation = Validation(json: try JSONShape(["id": "number", "name": "number"]))
+    let result = agent.sendAndWait(Request(url: try fixture("/users/1"), validation: validation))
+    #expect(result.state == .failed)
+    #expect(result.error?.kind == .validation)
+    #expect(result.error?.message == "$.name: expected number, got string")
+  }
+
+  @Test func cannotConnectSaysSo() {
+    let result = agent.sendAndWait(Request(url: "http://127.0.0.1:1/x"))
+    #expect(result.state == .failed)
+    #expect(result.error?.transport == .cannotConnect)
+    #expect(result.error?.message.hasPrefix("cannot connect") == true)
+    #expect(result.response == nil)
+  }
+
+  @Test func connectionDroppedMidBodyIsConnectionLost() throws {
+    let result = agent.sendAndWait(Request(url: try fixture("/bytes/100000?close_at=30")))
+    #expect(result.state == .failed)
+    #expect(result.error?.transport == .connectionLost)
+  }
+
+  @Test func largeBodiesSpillToATemporaryFile() throws {
+    let small = Agent(configuration: .init(memoryBodyLimit: 1 << 20))
+    defer { small.shutdown() }
+    let result = small.sendAndWait(Request(url: try nginx("/10m.bin")))
+    let body = try #require(result.response?.body)
+    guard case .file(let file) = body else {
+      Issue.record("expected a spilled body")
+      return
+    }
+    #expect(file.size == 10_485_760)
+    #expect(try body.bytes().count == 10_485_760)
+    #expect(body.prefix(10).count == 10)
+  }
+
+  @Test func eventsArriveInOrder() throws {
+    let recorder = EventRecorder(agent)
+    let id = agent.send(Request(url: try fixture("/bytes/200000")))
+    #expect(recorder.waitForFinished(count: 1))
+    let kinds = recorder.all.filter { $0.exchangeID == id }.map { event -> String in
+      switch event {
+      case .queued: "queued"
+      case .started: "started"
+      case .headers: "headers"
+      case .progress: "progress"
+      case .retrying: "retrying"
+      case .finished: "finished"
+      }
+    }
+    #expect(Array(kinds.prefix(3)) == ["queued", "started", "headers"])
+    #expect(kinds.last == "finished")
+    #expect(kinds.filter { $0 == "finished" }.count == 1)
+  }
+}
+
+@Suite("Timeouts", .serialized)
+struct TimeoutTests {
+  let agent = Agent()
+
+  // TO-2: idle semantics: a trickle of one byte every 2 s survives a 5 s idle timeout.
+  @Test func trickleSurvivesIdleTimeout() throws {
+    let result = agent.sendAndWait(
+      Request(url: try fixture("/drip?bytes=3&interval=2"), timeouts: Timeouts(idle: 5)))
+    #expect(result.state == .succeeded, "\(result.error?.message ?? "")")
+    #expect(result.text == "***")
+  }
+
+  // TO-1: silence longer than the idle timeout fails with "timed out".
+  @Test func silenceFailsWithTimedOut() throws {
+    let start = Date()
+    let result = agent.sendAndWait(Request(url: try fixture("/delay/5"), timeouts: Timeouts(idle: 1)))
+    let elapsed = Date().timeIntervalSince(start)
+    #expect(result.state == .failed)
+    #expect(result.error?.transport == .timedOut)
+    #expect(result.error?.message == "timed out: no data for 1 s")
+    #expect(elapsed >= 0.9 && elapsed < 3)
+  }
+
+  @Test func stallMidBodyFailsAfterTheIdleWindow() throws {
+    let result = agent.sendAndWait(Request(url: try fixture("/stall?after=1000"), timeouts: Timeouts(idle: 1)))
+    #expect(result.error?.transport == .timedOut)
+  }
+
+  // TO-2: a total deadline cuts even a steady trickle.
+  @Test func deadlineBoundsTheWholeExchange() throws {
+    let start = Date()
+    let result = agent.sendAndWait(
+      Request(url: try fixture("/drip?bytes=10&interval=0.5"), timeouts: Timeouts(idle: 5, deadline: 2)))
+    let elapsed = Date().timeIntervalSince(start)
+    #expect(result.state == .failed)
+    #expect(result.error?.transport == .timedOut)
+    #expect(abs(elapsed - 2) < 0.6)
+  }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import RequestEngine
+import TestSupport
+import Testing
+
+/// Records every agent event, thread-safely, and lets a test wait for conditions on them.
+final class EventRecorder: @unchecked Sendable {
+  private let condition = NSCondition()
+  private var events: [(time: Double, event: AgentEvent)] = []
+  private let start = Date()
+
+  init(_ agent: Agent) {
+    agent.subscribe { [weak self] event in self?.record(event) }
+  }
+
+  private func record(_ event: AgentEvent) {
+    condition.lock()
+    events.append((Date().timeIntervalSince(start), event))
+    condition.broadcast()
+    condition.unlock()
+  }
+
+  var all: [AgentEvent] { condition.withLock { events.map(\.event) } }
+  var timed: [(time: Double, event: AgentEvent)] { condition.withLock { events } }
+
+  var finished: [ExchangeResult] {
+    all.compactMap { if case .finished(let r) = $0 { r } else { nil } }
+  }
+
+  func started() -> [ExchangeID] {
+    all.compactMap { if case .started(let id, _) = $0 { id } else { nil } }
+  }
+
+  /// Waits until `predicate` holds over the events, or `timeout` seconds pass. Returns whether it held.
+  @discardableResult
+  func wait(timeout: Double = 10, until predicate: ([AgentEvent]) -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    condition.lock()
+    defer { condition.unlock() }
+    while !predicate(events.map(\.event)) {
+      if !condition.wait(until: deadline) { return predicate(events.map(\.event)) }
+    }
+    return true
+  }
+
+  func waitForFinished(count: Int, timeout: Double = 10) -> Bool {
+    wait(timeout: timeout) { events in
+      events.reduce(0) { if case .finished = $1 { $0 + 1 } else { $0 } } >= count
+    }
+  }
+}
+
+func fixture(_ path: String) throws -> String { try TestServer.fixture.url(path) }
+func httpbin(_ path: String) throws -> String { try TestServer.httpbin.url(path) }
+func nginx(_ path: String) throws -> String { try TestServer.nginx.url(path) }
+
+/// GETs a fixture JSON endpoint (hits, stats, log) through a plain agent.
+func fixtureJSON(_ path: String) throws -> JSONValue {
+  let agent = Agent()
+  defer { agent.shutdown() }
+  let result = agent.sendAndWait(Request(url: try fixture(path)))
+  let body = try #require(result.response?.body).bytes()
+  return try JSONParser.parse(body)
+}
+
+func hits(_ key: String) throws -> Int {
+  try #require(try fixtureJSON("/hits?key=\(key)")["hits"]?.intValue)
+}
+
+extension ExchangeResult {
+  /// The body parsed as JSON (fails the test when it is not).
+  func json() throws -> JSONValue {
+    let bytes = try #require(response).body.bytes()
+    return try JSONParser.parse(bytes)
+  }
+
+  var text: String {
+    String(decoding: (try? response?.body.bytes()) ?? [], as: UTF8.self)
+  }
+}

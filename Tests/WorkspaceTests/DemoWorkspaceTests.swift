@@ -1,0 +1,55 @@
+import Foundation
+import RequestEngine
+import Testing
+import Workspace
+
+/// `workspaces/demo.json`, the workspace shipped for the embedded demo server.
+@Suite struct DemoWorkspaceTests {
+  let file = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("workspaces/demo.json")
+
+  @Test func loads() throws {
+    let demo = try Workspace.load(from: file)
+    #expect(demo.name == "demo")
+    #expect(demo.baseURL == "{{host}}")
+    #expect(demo.variables.value(of: "host") == "http://127.0.0.1:8080")
+    #expect(demo.requests.count >= 10)
+  }
+
+  @Test func preparesEveryRequestAgainstAnotherHost() throws {
+    let demo = try Workspace.load(from: file)
+    for template in demo.requests {
+      let request = try demo.prepare(template, variables: ["host": "http://127.0.0.1:9999"])
+      #expect(request.url.hasPrefix("http://127.0.0.1:9999/"), "\(template.name): \(request.url)")
+    }
+  }
+
+  @Test func coversTheDemoEndpoints() throws {
+    let demo = try Workspace.load(from: file)
+    let prepared = try demo.requests.map { try demo.prepare($0) }
+    let endpoints = Set(prepared.map { "\($0.method.rawValue) \($0.url)" })
+    for expected in [
+      "GET http://127.0.0.1:8080/users", "GET http://127.0.0.1:8080/users/1",
+      "POST http://127.0.0.1:8080/users", "DELETE http://127.0.0.1:8080/users/2",
+      "POST http://127.0.0.1:8080/auth/login", "GET http://127.0.0.1:8080/me",
+      "GET http://127.0.0.1:8080/slow", "GET http://127.0.0.1:8080/trickle",
+      "GET http://127.0.0.1:8080/flaky-demo", "GET http://127.0.0.1:8080/users/99",
+      "GET http://127.0.0.1:8080/files/small.json", "HEAD http://127.0.0.1:8080/files/big.bin",
+    ] {
+      #expect(endpoints.contains(expected), "missing \(expected)")
+    }
+    let me = try #require(prepared.first { $0.url.hasSuffix("/me") })
+    #expect(me.headers["Authorization"] == "Bearer paste-a-token")
+    let login = try #require(prepared.first { $0.url.hasSuffix("/auth/login") })
+    #expect(text(login.body.bytes) == #"{"user":"ada","password":"lovelace"}"#)
+    #expect(prepared.first { $0.url.hasSuffix("/trickle") }?.timeouts.idle == 5)
+    #expect(prepared.first { $0.url.hasSuffix("/flaky-demo") }?.retry?.max == 2)
+    #expect(prepared.first { $0.url.hasSuffix("/users/1") }?.validation.json != nil)
+  }
+
+  @Test func isWrittenTheWayTheAppWritesIt() throws {
+    let bytes = try [UInt8](Data(contentsOf: file))
+    #expect(text(try Workspace.parse(bytes, file: "demo.json").encoded()) == text(bytes))
+  }
+}

@@ -1,0 +1,41 @@
+import Testing
+import Workspace
+
+@Suite struct TemplateTests {
+  @Test func splitsTextAndVariables() throws {
+    let template = try Template("/users/{{id}}/posts/{{ post }}?x={{id}}")
+    #expect(
+      template.parts == [
+        .text("/users/"), .variable("id"), .text("/posts/"), .variable("post"), .text("?x="),
+        .variable("id"),
+      ])
+    #expect(template.variableNames == ["id", "post"])
+  }
+
+  @Test func rendersWithALookup() throws {
+    let values = ["id": "7", "post": "a b"]
+    let out = try Template("/users/{{id}}/posts/{{post}}").render { values[$0] ?? "?" }
+    #expect(out == "/users/7/posts/a b")
+  }
+
+  @Test func plainTextAndLoneClosingBracesStayText() throws {
+    #expect(try Template("no variables }} here").parts == [.text("no variables }} here")])
+    #expect(try Template("").parts.isEmpty)
+    #expect(try Template("{{env.HOME}}").variableNames == ["env.HOME"])
+  }
+
+  @Test func anUnclosedPlaceholderIsAnError() {
+    #expect(
+      throws: TemplateError(
+        message: #""{{" has no closing "}}"; write a variable as {{name}}"#, offset: 3)
+    ) {
+      try Template("ab {{id")
+    }
+  }
+
+  @Test func anEmptyOrBadNameIsAnError() {
+    #expect(throws: TemplateError.self) { try Template("{{}}") }
+    #expect(throws: TemplateError.self) { try Template("{{a b}}") }
+    #expect(throws: TemplateError.self) { try Template("{{{x}}}") }
+  }
+}

@@ -1,0 +1,220 @@
+import RequestEngine
+import Testing
+import Workspace
+
+@Suite struct WorkspaceRoundTripTests {
+  /// Unknown keys everywhere: at the top, in requests, bodies, auth, validators, agent and retry.
+  let withUnknownKeys = """
+    {
+      "$schema": "https://example.com/reqbench.schema.json",
+      "version": 1,
+      "x-owner": {"team": "api", "tags": ["a", "b"]},
+      "name": "demo",
+      "agent": {"maxConcurrent": 2, "x-note": "slow laptop"},
+      "retry": {"max": 1, "x-why": "flaky wifi"},
+      "requests": [
+        {"x-first": true, "name": "get", "method": "get", "url": "/a", "timeout": 30.0,
+         "validate": {"status": [[200, 299]], "x-doc": "see wiki"}, "deadline": null},
+        {"name": "post", "method": "POST", "url": "/b", "comment": "kept",
+         "body": {"json": {"name": "{{who}}"}, "x-body": 1},
+         "auth": {"basic": {"user": "u", "password": "p", "x-auth": 2}}}
+      ],
+      "variables": {"id": 1, "flag": false, "name": "Ada"},
+      "trailing": null
+    }
+    """
+
+  @Test func anUnchangedWorkspaceIsWrittenBackAsTheSameJSON() throws {
+    let ws = try workspace(withUnknownKeys)
+    #expect(try json(text(ws.encoded())) == (try json(withUnknownKeys)))
+  }
+
+  @Test func theFullExampleRoundTrips() throws {
+    let ws = try workspace(fullExample)
+    #expect(try json(text(ws.encoded())) == (try json(fullExample)))
+  }
+
+  @Test func aMinimalFileStaysMinimal() throws {
+    let minimal = #"{"version": 1, "requests": [{"name": "a", "url": "/x"}]}"#
+    var ws = try workspace(minimal, file: "min.json")
+    #expect(try json(text(ws.encoded())) == (try json(minimal)))
+    ws.name = "renamed"
+    #expect(try json(text(ws.encoded()))["name"] == "renamed")
+  }
+
+  @Test func theOutputIsPrettyJSONWithATrailingNewline() throws {
+    let ws = try workspace(#"{"version":1,"name":"n","requests":[{"name":"a","url":"/x"}]}"#)
+    #expect(
+      text(ws.encoded()) == """
+        {
+          "version": 1,
+          "name": "n",
+          "requests": [
+            {
+              "name": "a",
+              "url": "/x"
+            }
+          ]
+        }
+
+        """)
+  }
+
+  @Test func aChangedFieldIsWrittenInPlaceAndUnknownKeysStay() throws {
+    var ws = try workspace(withUnknownKeys)
+    ws.requests[0].timeout = 5
+    ws.requests[0].validation.strict = true
+    let out = try json(text(ws.encoded()))
+    let get = try #require(out["requests"]?.arrayValue?.first?.objectValue)
+    #expect(get.keys == ["x-first", "name", "method", "url", "timeout", "validate", "deadline"])
+    #expect(get["timeout"] == .number("5"))
+    #expect(get["method"] == "get", "an unchanged value keeps its spelling")
+    #expect(
+      get["validate"]
+        == (try json(#"{"status": [[200, 299]], "x-doc": "see wiki", "strict": true}"#)))
+    #expect(out["x-owner"] == (try json(#"{"team": "api", "tags": ["a", "b"]}"#)))
+  }
+
+  @Test func changingTheMethodWritesItUpperCase() throws {
+    var ws = try workspace(withUnknownKeys)
+    ws.requests[0].method = .DELETE
+    let out = try json(text(ws.encoded()))
+    #expect(out["requests"]?.arrayValue?.first?["method"] == "DELETE")
+  }
+
+  @Test func aNewFieldIsAppendedAndADefaultedFieldRemoved() throws {
+    var ws = try workspace(withUnknownKeys)
+    ws.requests[0].priority = .low
+    ws.requests[0].deadline = 60
+    ws.requests[1].body = nil
+    ws.requests[1].auth = .bearer("{{token}}")
+    let out = try json(text(ws.encoded()))
+    let requests = try #require(out["requests"]?.arrayValue)
+    #expect(requests[0]["priority"] == "low")
+    #expect(requests[0]["deadline"] == .number("60"))
+    #expect(requests[0].objectValue?.keys.last == "priority")
+    #expect(requests[1]["body"] == nil)
+    #expect(requests[1]["auth"] == (try json(#"{"bearer": "{{token}}"}"#)))
+    #expect(requests[1]["comment"] == "kept")
+  }
+
+  @Test func changingTheBodyKindKeepsUnknownKeysOfTheBody() throws {
+    var ws = try workspace(withUnknownKeys)
+    ws.requests[1].body = .text("hi", contentType: "text/csv")
+    let out = try json(text(ws.encoded()))
+    #expect(
+      out["requests"]?.arrayValue?[1]["body"]
+        == (try json(#"{"x-body": 1, "text": "hi", "contentType": "text/csv"}"#)))
+  }
+
+  @Test func changingOneVariableKeepsTheSpellingOfTheOthers() throws {
+    var ws = try workspace(withUnknownKeys)
+    ws.variables[2].value = "Grace"
+    ws.variables.append(Variable(name: "new", value: "x"))
+    let out = try json(text(ws.encoded()))
+    #expect(
+      out["variables"] == (try json(#"{"id": 1, "flag": false, "name": "Grace", "new": "x"}"#)))
+  }
+
+  @Test func statusListsAreWrittenSoTheyReadBackTheSame() throws {
+    var ws = try workspace(#"{"version": 1, "requests": [{"name": "a", "url": "/x"}]}"#)
+    for status: [ClosedRange<Int>] in [
+      [200...200], [200...299], [200...200, 404...404], [200...299, 418...418],
+    ] {
+      ws.requests[0].validation.status = status
+      let reread = try Workspace.parse(ws.encoded(), file: "t.json")
+      #expect(reread.requests[0].validation.status == status)
+    }
+  }
+
+  @Test func aNewWorkspaceIsWrittenWithVersionAndName() throws {
+    var ws = Workspace(name: "scratch", baseURL: "http://h/")
+    try ws.add(RequestTemplate(name: "ping", url: "/ping"))
+    try ws.add(
+      RequestTemplate(
+        name: "send", method: .POST, url: "/send", body: .json(["a": 1]), timeout: 5,
+        validation: Validation(status: [201...201])))
+    #expect(
+      text(ws.encoded()) == """
+        {
+          "version": 1,
+          "name": "scratch",
+          "baseURL": "http://h/",
+          "requests": [
+            {
+              "name": "ping",
+              "method": "GET",
+              "url": "/ping"
+            },
+            {
+              "name": "send",
+              "method": "POST",
+              "url": "/send",
+              "body": {
+                "json": {
+                  "a": 1
+                }
+              },
+              "timeout": 5,
+              "validate": {
+                "status": 201
+              }
+            }
+          ]
+        }
+
+        """)
+    let reread = try Workspace.parse(ws.encoded(), file: "scratch.json")
+    #expect(reread.requests.map(\.name) == ["ping", "send"])
+    #expect(reread.requests[1].body == .json(["a": 1]))
+  }
+
+  @Test func addingADuplicateNameIsRefused() throws {
+    var ws = try workspace(withUnknownKeys)
+    #expect(throws: WorkspaceEditError.self) { try ws.add(RequestTemplate(name: "get", url: "/x")) }
+    #expect(ws.requests.count == 2)
+  }
+
+  @Test func updateReplacesInPlaceAndKeepsUnknownKeys() throws {
+    var ws = try workspace(withUnknownKeys)
+    var post = try #require(ws.request(named: "post"))
+    post.name = "create"
+    post.url = "/c"
+    try ws.update(RequestTemplate(name: "create", method: .POST, url: "/c"), named: "post")
+    #expect(ws.requests.map(\.name) == ["get", "create"])
+    let out = try json(text(ws.encoded()))
+    let create = try #require(out["requests"]?.arrayValue?[1].objectValue)
+    #expect(create["comment"] == "kept")
+    #expect(create["body"] == nil)
+    #expect(create["url"] == "/c")
+    #expect(throws: WorkspaceEditError.self) { try ws.update(post, named: "missing") }
+    #expect(throws: WorkspaceEditError.self) {
+      try ws.update(RequestTemplate(name: "get", url: "/x"), named: "create")
+    }
+  }
+
+  @Test func removeRequestTakesItOut() throws {
+    var ws = try workspace(withUnknownKeys)
+    #expect(ws.removeRequest(named: "get")?.url == "/a")
+    #expect(ws.removeRequest(named: "get") == nil)
+    let out = try json(text(ws.encoded()))
+    #expect(out["requests"]?.arrayValue?.count == 1)
+  }
+
+  @Test func addInsertsAtAnIndex() throws {
+    var ws = try workspace(withUnknownKeys)
+    try ws.add(RequestTemplate(name: "first", url: "/f"), at: 0)
+    #expect(ws.requests.map(\.name) == ["first", "get", "post"])
+  }
+
+  @Test func environmentsAreWrittenBack() throws {
+    var ws = try workspace(fullExample)
+    ws.environments[1].variables[0].value = "https://staging2.example.com"
+    ws.environments.append(
+      Environment(name: "prod", variables: [Variable(name: "host", value: "https://p")]))
+    ws.environment = "prod"
+    let reread = try Workspace.parse(ws.encoded(), file: "t.json")
+    #expect(reread.environments == ws.environments)
+    #expect(reread.environment == "prod")
+  }
+}
