@@ -160,12 +160,12 @@ final class ServerCore: Sendable {
     }
     stopping.store(true, ordering: .releasing)
     if wasStarted {
+      // The read end stays open until the accept loop has exited, so this write cannot raise SIGPIPE.
       var byte: UInt8 = 1
       _ = write(wakeWrite, &byte, 1)
       waitUntil(timeout: 2) { !$0.acceptRunning }
     } else {
       listeners.forEach { close($0) }
-      close(wakeRead)
     }
     // Wake every connection thread: blocked reads and writes fail, sleeps see `stopping`.
     state.withLock { state in
@@ -173,6 +173,7 @@ final class ServerCore: Sendable {
     }
     waitUntil(timeout: 2) { $0.threads == 0 }
     close(wakeWrite)
+    if !state.withLock({ $0.acceptRunning }) { close(wakeRead) }
   }
 
   private func waitUntil(timeout: Double, _ condition: (State) -> Bool) {
@@ -185,12 +186,12 @@ final class ServerCore: Sendable {
   private func acceptLoop() {
     var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
     fds += listeners.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-    loop: while !isStopping {
+    while !isStopping {
       for i in fds.indices { fds[i].revents = 0 }
       let r = poll(&fds, nfds_t(fds.count), -1)
       if r < 0 {
-        if errno == EINTR { continue }
-        break
+        if errno != EINTR { usleep(10_000) }  // transient (ENOMEM): try again rather than stop serving
+        continue
       }
       if isStopping || fds[0].revents != 0 { break }
       for entry in fds.dropFirst() where entry.revents != 0 {
@@ -198,7 +199,6 @@ final class ServerCore: Sendable {
       }
     }
     listeners.forEach { close($0) }
-    close(wakeRead)
     state.withLock { $0.acceptRunning = false }
   }
 
@@ -208,8 +208,8 @@ final class ServerCore: Sendable {
       if fd < 0 {
         switch errno {
         case EINTR, ECONNABORTED, EPROTO: continue
-        case EMFILE, ENFILE, ENOBUFS, ENOMEM: usleep(10_000)  // out of descriptors: back off
-        default: break
+        case EAGAIN, EWOULDBLOCK: return  // accepted everything pending
+        default: usleep(10_000)  // out of descriptors (EMFILE) or memory: back off, don't spin
         }
         return
       }

@@ -256,10 +256,12 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
 
   private func enforceIdleTimeouts() {
     let now = monotonicNow()
-    for record in running.values.sorted(by: { $0.id < $1.id }) {
-      guard let transfer = record.transfer, now - transfer.lastActivity >= transfer.idleTimeout else {
-        continue
-      }
+    let silent = running.values.filter { record in
+      guard let transfer = record.transfer else { return false }
+      return now - transfer.lastActivity >= transfer.idleTimeout
+    }
+    for record in silent.sorted(by: { $0.id < $1.id }) {
+      guard let transfer = record.transfer else { continue }
       transfer.timedOutIdle = true
       complete(record, transfer, curlCode: CURLE_OPERATION_TIMEDOUT)
     }

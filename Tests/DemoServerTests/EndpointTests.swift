@@ -41,10 +41,13 @@ struct EndpointTests {
     try withServer { server in
       let key = freshKey()
       let connections = try (0..<3).map { _ in try RawConnection(port: server.port) }
-      for connection in connections { try connection.sendRequest("GET", "/delay/0.4?key=\(key)") }
-      Thread.sleep(forTimeInterval: 0.15)
-      let during = try fetchJSON(server.port, "/stats?key=\(key)")
-      #expect(during["inFlight"] as? Int == 3)
+      for connection in connections { try connection.sendRequest("GET", "/delay/1?key=\(key)") }
+      var inFlight = 0
+      for _ in 0..<40 where inFlight < 3 {
+        inFlight = try fetchJSON(server.port, "/stats?key=\(key)")["inFlight"] as? Int ?? 0
+        if inFlight < 3 { Thread.sleep(forTimeInterval: 0.02) }
+      }
+      #expect(inFlight == 3)
       for connection in connections { #expect(try connection.readResponse().status == 200) }
       let after = try fetchJSON(server.port, "/stats?key=\(key)")
       #expect(after["hits"] as? Int == 3)
