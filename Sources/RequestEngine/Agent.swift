@@ -121,8 +121,7 @@ public final class Agent: Sendable {
   }
 
   private func post(_ command: Command) {
-    inbox.post(command)
-    engineThread.wake()
+    if inbox.post(command) { engineThread.wake() }
   }
 
   public struct Subscription: Sendable, Hashable {
@@ -152,7 +151,14 @@ final class Inbox: @unchecked Sendable {
   private var queuedCount = 0
   private var runningCount = 0
 
-  func post(_ command: Agent.Command) { lock.withLock { commands.append(command) } }
+  /// Queues a command; returns whether the inbox was empty, i.e. whether the engine needs a
+  /// wake-up (otherwise one is already on its way and the engine drains everything at once).
+  func post(_ command: Agent.Command) -> Bool {
+    lock.withLock {
+      commands.append(command)
+      return commands.count == 1
+    }
+  }
 
   func drain() -> [Agent.Command] {
     lock.withLock {

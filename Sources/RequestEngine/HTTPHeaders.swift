@@ -13,11 +13,10 @@ public struct HTTPHeaders: Sendable, Equatable, Hashable, Sequence, ExpressibleB
   }
 
   public subscript(name: String) -> String? {
-    get { fields.last(where: { $0.name.lowercased() == name.lowercased() })?.value }
+    get { fields.last(where: { Self.sameName($0.name, name) })?.value }
     set {
-      let lower = name.lowercased()
-      if let index = fields.firstIndex(where: { $0.name.lowercased() == lower }) {
-        fields.removeAll { $0.name.lowercased() == lower }
+      if let index = fields.firstIndex(where: { Self.sameName($0.name, name) }) {
+        fields.removeAll { Self.sameName($0.name, name) }
         if let newValue { fields.insert((name, newValue), at: Swift.min(index, fields.count)) }
       } else if let newValue {
         fields.append((name, newValue))
@@ -33,7 +32,24 @@ public struct HTTPHeaders: Sendable, Equatable, Hashable, Sequence, ExpressibleB
   public func contains(_ name: String) -> Bool { self[name] != nil }
 
   public func values(_ name: String) -> [String] {
-    fields.filter { $0.name.lowercased() == name.lowercased() }.map(\.value)
+    fields.filter { Self.sameName($0.name, name) }.map(\.value)
+  }
+
+  /// Header names compare ASCII case-insensitively (RFC 9110 §5.1), without allocating.
+  static func sameName(_ a: String, _ b: String) -> Bool {
+    var i = a.utf8.makeIterator()
+    var j = b.utf8.makeIterator()
+    while true {
+      switch (i.next(), j.next()) {
+      case (nil, nil): return true
+      case (let x?, let y?):
+        if x == y { continue }
+        let lx = x >= 0x41 && x <= 0x5A ? x | 0x20 : x
+        let ly = y >= 0x41 && y <= 0x5A ? y | 0x20 : y
+        if lx != ly { return false }
+      default: return false
+      }
+    }
   }
 
   public var isEmpty: Bool { fields.isEmpty }

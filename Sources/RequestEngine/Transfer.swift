@@ -152,16 +152,24 @@ final class Transfer {
     return sink.append(pointer)
   }
 
-  fileprivate func receiveHeader(_ line: String) {
+  /// One header line as curl hands it over (CRLF included). Parsed on bytes: this runs for every
+  /// header of every response.
+  fileprivate func receiveHeader(_ raw: UnsafeRawBufferPointer) {
     lastActivity = monotonicNow()
-    let trimmed = line.trimmingCharacters(in: CharacterSet(charactersIn: "\r\n"))
-    if trimmed.hasPrefix("HTTP/") {
+    var line = raw[...]
+    while let last = line.last, last == 0x0A || last == 0x0D { line = line.dropLast() }
+    if line.starts(with: "HTTP/".utf8) {
       // A new response begins (after a redirect or a 1xx): start the header set again.
       responseHeaders = HTTPHeaders()
       headersComplete = false
-      let parts = trimmed.split(separator: " ", maxSplits: 2)
-      statusLine = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
-    } else if trimmed.isEmpty {
+      statusLine = 0
+      if let space = line.firstIndex(of: 0x20) {
+        for byte in line[(space + 1)...] {
+          guard byte >= 0x30 && byte <= 0x39 else { break }
+          statusLine = statusLine * 10 + Int(byte - 0x30)
+        }
+      }
+    } else if line.isEmpty {
       let isInterim = (100..<200).contains(statusLine)
       let willFollow =
         followRedirects && (300..<400).contains(statusLine) && responseHeaders.contains("Location")
@@ -169,11 +177,18 @@ final class Transfer {
         headersComplete = true
         onHeaders?(statusLine, responseHeaders)
       }
-    } else if let colon = trimmed.firstIndex(of: ":") {
-      let name = String(trimmed[..<colon]).trimmingWhitespace()
-      let value = String(trimmed[trimmed.index(after: colon)...]).trimmingWhitespace()
+    } else if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
+      let name = String(decoding: trimSpaces(line[..<colon]), as: UTF8.self)
+      let value = String(decoding: trimSpaces(line[(colon + 1)...]), as: UTF8.self)
       responseHeaders.add(name, value)
     }
+  }
+
+  private func trimSpaces(_ bytes: Slice<UnsafeRawBufferPointer>) -> Slice<UnsafeRawBufferPointer> {
+    var slice = bytes
+    while let first = slice.first, first == 0x20 || first == 0x09 { slice = slice.dropFirst() }
+    while let last = slice.last, last == 0x20 || last == 0x09 { slice = slice.dropLast() }
+    return slice
   }
 
   fileprivate func updateProgress(dlTotal: Int64, dlNow: Int64, ulTotal: Int64, ulNow: Int64) {
@@ -252,8 +267,7 @@ private let transferHeaderCallback: rb_data_callback = { pointer, size, count, u
   guard let userdata, let pointer else { return 0 }
   let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
   let length = size * count
-  let bytes = UnsafeRawBufferPointer(start: pointer, count: length)
-  transfer.receiveHeader(String(decoding: bytes, as: UTF8.self))
+  transfer.receiveHeader(UnsafeRawBufferPointer(start: pointer, count: length))
   return length
 }
 

@@ -23,37 +23,48 @@ public enum URLResolver {
 
   /// Splits a URL reference into its five components (RFC 3986 Appendix B).
   public static func split(_ reference: String) -> Parts {
-    var rest = Substring(reference)
+    // Works on the UTF-8 view: the delimiters are ASCII, and UTF-8 indices are String indices.
+    let utf8 = reference.utf8
+    var rest = utf8[...]
     var fragment: String?
-    if let hash = rest.firstIndex(of: "#") {
-      fragment = String(rest[rest.index(after: hash)...])
+    if let hash = rest.firstIndex(of: UInt8(ascii: "#")) {
+      fragment = String(reference[utf8.index(after: hash)...])
       rest = rest[..<hash]
     }
     var query: String?
-    if let mark = rest.firstIndex(of: "?") {
-      query = String(rest[rest.index(after: mark)...])
+    if let mark = rest.firstIndex(of: UInt8(ascii: "?")) {
+      query = String(reference[utf8.index(after: mark)..<rest.endIndex])
       rest = rest[..<mark]
     }
     var scheme: String?
-    if let colon = rest.firstIndex(of: ":") {
+    if let colon = rest.firstIndex(where: { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "/") }),
+      rest[colon] == UInt8(ascii: ":")
+    {
       let candidate = rest[..<colon]
-      if let first = candidate.first, first.isASCII, first.isLetter,
-        candidate.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }),
-        !candidate.contains("/")
+      if let first = candidate.first, isASCIILetter(first),
+        candidate.allSatisfy({ isASCIILetter($0) || isASCIIDigit($0) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E })
       {
-        scheme = candidate.lowercased()
-        rest = rest[rest.index(after: colon)...]
+        scheme = String(reference[candidate.startIndex..<candidate.endIndex]).lowercased()
+        rest = rest[utf8.index(after: colon)...]
       }
     }
     var authority: String?
-    if rest.hasPrefix("//") {
+    if rest.starts(with: "//".utf8) {
       rest = rest.dropFirst(2)
-      let end = rest.firstIndex(of: "/") ?? rest.endIndex
-      authority = String(rest[..<end])
+      let end = rest.firstIndex(of: UInt8(ascii: "/")) ?? rest.endIndex
+      authority = String(reference[rest.startIndex..<end])
       rest = rest[end...]
     }
-    return Parts(scheme: scheme, authority: authority, path: String(rest), query: query, fragment: fragment)
+    return Parts(
+      scheme: scheme, authority: authority, path: String(reference[rest.startIndex..<rest.endIndex]),
+      query: query, fragment: fragment)
   }
+
+  private static func isASCIILetter(_ byte: UInt8) -> Bool {
+    (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+  }
+
+  private static func isASCIIDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
 
   public static func join(_ parts: Parts) -> String {
     var out = ""
@@ -201,8 +212,12 @@ public enum URLResolver {
   }
 }
 
-extension StringProtocol {
+extension String {
   func trimmingWhitespace() -> String {
+    // Fast path: nothing to trim at either end (the usual case), checked on UTF-8 bytes.
+    if let first = utf8.first, let last = utf8.last, first > 0x20, first < 0x80, last > 0x20, last < 0x80 {
+      return String(self)
+    }
     let scalars = unicodeScalars
     guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
     let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })!

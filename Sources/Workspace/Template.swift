@@ -16,6 +16,11 @@ public struct Template: Sendable, Equatable, Hashable {
   public let parts: [Part]
 
   public init(_ text: String) throws(TemplateError) {
+    // Most values hold no variable: skip the search (Foundation's range(of:) is not cheap).
+    guard text.utf8.contains(UInt8(ascii: "{")) else {
+      self.parts = text.isEmpty ? [] : [.text(text)]
+      return
+    }
     var parts: [Part] = []
     var rest = Substring(text)
     while let open = rest.range(of: "{{") {

@@ -70,20 +70,24 @@ public struct Workspace: Sendable, Equatable {
   /// Reads a workspace from the file's bytes; `file` names it in errors, and its base name (without
   /// `.json`) is the workspace's name when the file has no `name`.
   public static func parse(_ bytes: [UInt8], file: String) throws(WorkspaceError) -> Workspace {
-    let document: JSONDocument
+    let root: JSONValue
     do {
-      document = try JSONParser.parseDocument(bytes)
+      root = try JSONParser.parse(bytes)
     } catch {
       throw WorkspaceError(
         kind: .syntax, file: file,
         problems: [.init(location: error.location, message: error.message)])
     }
-    var reader = WorkspaceReader(document: document)
-    let workspace = reader.workspace(document.root, defaultName: defaultName(for: file))
-    guard let workspace, reader.problems.isEmpty else {
-      throw WorkspaceError(kind: .invalid, file: file, problems: sorted(reader.problems))
+    // The usual case, a valid file, needs no locations; only when there are problems is the file
+    // parsed again recording where every value starts, so each problem points into the file.
+    var fast = WorkspaceReader()
+    if let workspace = fast.workspace(root, defaultName: defaultName(for: file)), fast.problems.isEmpty {
+      return workspace
     }
-    return workspace
+    let document = (try? JSONParser.parseDocument(bytes)) ?? JSONDocument(root: root, locations: [:])
+    var reader = WorkspaceReader(document: document)
+    _ = reader.workspace(document.root, defaultName: defaultName(for: file))
+    throw WorkspaceError(kind: .invalid, file: file, problems: sorted(reader.problems))
   }
 
   private static func defaultName(for file: String) -> String {

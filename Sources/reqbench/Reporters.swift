@@ -4,6 +4,8 @@ import RequestEngine
 /// How `run` reports: body + status line (one target), one line per exchange (several), or JSON
 /// events (`--json`).
 protocol Reporter {
+  /// Whether `event` should see queued / started / progress / retrying events.
+  var wantsProgress: Bool { get }
   func event(_ event: AgentEvent, name: String)
   func finished(_ result: RunResult)
   func summary(_ results: [RunResult])
@@ -11,6 +13,7 @@ protocol Reporter {
 
 /// One target: the body to stdout (escaped when stdout is a terminal), a status line to stderr.
 struct SingleReporter: Reporter {
+  var wantsProgress: Bool { false }
   func event(_ event: AgentEvent, name: String) {}
 
   func finished(_ result: RunResult) {
@@ -54,6 +57,8 @@ final class LinesReporter: Reporter {
   private var failed = 0
   private var running: Set<ExchangeID> = []
   private var lastDraw = 0.0
+
+  var wantsProgress: Bool { live }
 
   init(total: Int, live: Bool) {
     self.total = total
@@ -103,6 +108,7 @@ final class LinesReporter: Reporter {
 
 /// `--json`: one object per event, then the summary line.
 struct JSONReporter: Reporter {
+  var wantsProgress: Bool { true }
   func event(_ event: AgentEvent, name: String) {
     var object = JSONObject()
     switch event {
@@ -205,7 +211,8 @@ enum Format {
     default: mark = "✗"
     }
     let status = result.status.map { String($0) } ?? "---"
-    var line = "\(mark) \(status)  \(result.name.padding(toLength: max(result.name.count, 20), withPad: " ", startingAt: 0))  \(bytes(result.bytes).leftPad(9, " "))  \(milliseconds(result.durationMs).leftPad(9, " "))"
+    let name = result.name + String(repeating: " ", count: max(0, 20 - result.name.count))
+    var line = "\(mark) \(status)  \(name)  \(bytes(result.bytes).leftPad(9, " "))  \(milliseconds(result.durationMs).leftPad(9, " "))"
     if result.state == .cancelled {
       line += "  cancelled"
     } else if let error = result.error {
@@ -222,13 +229,23 @@ enum Format {
 
   static func bytes(_ count: Int) -> String {
     if count < 1024 { return "\(count) B" }
-    if count < 1024 * 1024 { return String(format: "%.1f KB", Double(count) / 1024) }
-    if count < 1024 * 1024 * 1024 { return String(format: "%.1f MB", Double(count) / 1_048_576) }
-    return String(format: "%.2f GB", Double(count) / 1_073_741_824)
+    if count < 1024 * 1024 { return decimal(Double(count) / 1024, places: 1) + " KB" }
+    if count < 1024 * 1024 * 1024 { return decimal(Double(count) / 1_048_576, places: 1) + " MB" }
+    return decimal(Double(count) / 1_073_741_824, places: 2) + " GB"
   }
 
   static func milliseconds(_ ms: Double) -> String {
-    ms < 1000 ? String(format: "%.1f ms", ms) : String(format: "%.2f s", ms / 1000)
+    ms < 1000 ? decimal(ms, places: 1) + " ms" : decimal(ms / 1000, places: 2) + " s"
+  }
+
+  /// `value` rounded to `places` decimals, without Foundation's slow `String(format:)`.
+  static func decimal(_ value: Double, places: Int) -> String {
+    var scale = 1
+    for _ in 0..<places { scale *= 10 }
+    let scaled = Int((abs(value) * Double(scale)).rounded())
+    let whole = scaled / scale
+    let fraction = String(scaled % scale).leftPad(places)
+    return (value < 0 && scaled != 0 ? "-" : "") + "\(whole)" + (places > 0 ? "." + fraction : "")
   }
 
   static let reasons: [Int: String] = [

@@ -6,13 +6,6 @@ import Workspace
 struct RunCommand {
   var options: RunOptions
 
-  /// One target being run: its name and either a prepared request or why it could not be built.
-  private struct Target {
-    var name: String
-    var request: Request?
-    var prepareError: String?
-  }
-
   func execute() -> Int32 {
     let workspace: Workspace
     do {
@@ -37,17 +30,6 @@ struct RunCommand {
       templates = found
     }
 
-    let variables = Dictionary(options.variables, uniquingKeysWith: { _, last in last })
-    var targets: [Target] = []
-    for template in templates {
-      do {
-        let request = try workspace.prepare(template, variables: variables, environment: options.environment)
-        targets.append(Target(name: template.name, request: request))
-      } catch {
-        targets.append(Target(name: template.name, prepareError: error.description))
-      }
-    }
-
     var configuration = Agent.Configuration(
       maxConcurrent: workspace.agent.maxConcurrent, maxPerHost: workspace.agent.maxPerHost)
     if let n = options.concurrency {
@@ -56,8 +38,6 @@ struct RunCommand {
     }
     let agent = Agent(configuration: configuration)
     defer { agent.shutdown() }
-    let events = EventQueue()
-    agent.subscribe { events.push($0) }
 
     let interrupted = LockedFlag()
     let interruptSource = Signals.onInterrupt {
@@ -69,41 +49,57 @@ struct RunCommand {
     let reporter: any Reporter
     if options.json {
       reporter = JSONReporter()
-    } else if targets.count == 1 {
+    } else if templates.count == 1 {
       reporter = SingleReporter()
     } else {
-      reporter = LinesReporter(total: targets.count, live: Terminal.stderrIsTTY)
+      reporter = LinesReporter(total: templates.count, live: Terminal.stderrIsTTY)
     }
 
-    var results: [Int: RunResult] = [:]
+    let events = EventQueue()
+    let wantsProgress = reporter.wantsProgress
+    agent.subscribe { event in
+      switch event {
+      case .finished: events.push(event)
+      case .headers: break
+      default: if wantsProgress { events.push(event) }
+      }
+    }
+
+    // Each request is sent as soon as it is built, so the engine works while the rest are built.
+    let variables = Dictionary(options.variables, uniquingKeysWith: { _, last in last })
+    var results = [RunResult?](repeating: nil, count: templates.count)
+    var finishedCount = 0
     var indexByID: [ExchangeID: Int] = [:]
-    for (index, target) in targets.enumerated() {
-      if let request = target.request {
+    for (index, template) in templates.enumerated() {
+      do {
+        let request = try workspace.prepare(template, variables: variables, environment: options.environment)
         indexByID[agent.send(request)] = index
-      } else {
+      } catch {
         let result = RunResult(
-          name: target.name, state: .failed, status: nil, bytes: 0, durationMs: 0, url: nil,
-          error: RunError(kind: "usage", message: target.prepareError ?? "cannot build the request"),
-          exchange: nil)
+          name: template.name, state: .failed, status: nil, bytes: 0, durationMs: 0, url: nil,
+          error: RunError(kind: "usage", message: error.description), exchange: nil)
         results[index] = result
+        finishedCount += 1
         reporter.finished(result)
       }
     }
 
-    while results.count < targets.count {
-      let event = events.pop()
-      guard let index = indexByID[event.exchangeID] else { continue }
-      let name = targets[index].name
-      if case .finished(let exchange) = event {
-        let result = RunResult(name: name, exchange: exchange)
-        results[index] = result
-        reporter.finished(result)
-      } else {
-        reporter.event(event, name: name)
+    while finishedCount < templates.count {
+      for event in events.popAll() {
+        guard let index = indexByID[event.exchangeID] else { continue }
+        let name = templates[index].name
+        if case .finished(let exchange) = event {
+          let result = RunResult(name: name, exchange: exchange)
+          results[index] = result
+          finishedCount += 1
+          reporter.finished(result)
+        } else {
+          reporter.event(event, name: name)
+        }
       }
     }
 
-    let ordered = (0..<targets.count).compactMap { results[$0] }
+    let ordered = results.compactMap { $0 }
     reporter.summary(ordered)
     Output.standard.flush()
     if interrupted.isSet { return ExitStatus.interrupted }
@@ -168,30 +164,32 @@ struct RunError {
   var path: String?
 }
 
-/// A blocking queue of agent events, filled on the engine thread, drained by the main thread.
+/// A blocking queue of agent events, filled on the engine thread, drained by the main thread in
+/// batches (one wake-up per batch, not per event).
 final class EventQueue: @unchecked Sendable {
   private let condition = NSCondition()
   private var events: [AgentEvent] = []
-  private var head = 0
+  private var waiting = false
 
   func push(_ event: AgentEvent) {
     condition.lock()
     events.append(event)
-    condition.signal()
+    if waiting { condition.signal() }
     condition.unlock()
   }
 
-  func pop() -> AgentEvent {
+  /// Every event queued so far, waiting for at least one.
+  func popAll() -> [AgentEvent] {
     condition.lock()
     defer { condition.unlock() }
-    while head >= events.count { condition.wait() }
-    let event = events[head]
-    head += 1
-    if head > 1024 && head * 2 > events.count {
-      events.removeFirst(head)
-      head = 0
+    while events.isEmpty {
+      waiting = true
+      condition.wait()
+      waiting = false
     }
-    return event
+    let taken = events
+    events.removeAll(keepingCapacity: true)
+    return taken
   }
 }
 

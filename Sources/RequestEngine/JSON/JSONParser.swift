@@ -23,6 +23,11 @@ public struct JSONDocument: Sendable {
   public var root: JSONValue
   public var locations: [JSONPath: SourceLocation]
 
+  public init(root: JSONValue, locations: [JSONPath: SourceLocation]) {
+    self.root = root
+    self.locations = locations
+  }
+
   public func location(of path: JSONPath) -> SourceLocation? {
     var path = path
     while true {
