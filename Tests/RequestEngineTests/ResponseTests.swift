@@ -65,6 +65,23 @@ struct ResponseTests {
     #expect(result.error?.message == "$.name: expected number, got string")
   }
 
+  @Test func tlsIsVerifiedByDefault() throws {
+    let result = agent.sendAndWait(Request(url: try TestServer.nginxTLS.url("/1k.bin")))
+    #expect(result.state == .failed)
+    #expect(result.error?.transport == .certificateNotTrusted)
+    #expect(result.error?.message.hasPrefix("certificate not trusted") == true)
+  }
+
+  @Test func insecureSkipsVerificationAndHTTP2IsNegotiated() throws {
+    let result = agent.sendAndWait(Request(url: try TestServer.nginxTLS.url("/1k.bin"), insecure: true))
+    #expect(result.state == .succeeded)
+    #expect(result.response?.httpVersion == "HTTP/2")
+    #expect(result.response?.body.count == 1024)
+    let t = try #require(result.response?.timing)
+    #expect(t.connect <= t.tls && t.tls <= t.firstByte && t.firstByte <= t.total)
+    #expect(t.tls > 0)
+  }
+
   @Test func cannotConnectSaysSo() {
     let result = agent.sendAndWait(Request(url: "http://127.0.0.1:1/x"))
     #expect(result.state == .failed)

@@ -10,6 +10,8 @@ public enum TestServer: String, CaseIterable, Sendable {
   case httpbin = "REQBENCH_HTTPBIN_URL"
   /// nginx serving static files (`/1k.bin`, `/10m.bin`, …).
   case nginx = "REQBENCH_NGINX_URL"
+  /// The same nginx over TLS with HTTP/2 and a self-signed certificate.
+  case nginxTLS = "REQBENCH_NGINX_TLS_URL"
 
   /// The server's base URL without a trailing slash, e.g. `http://127.0.0.1:41234`.
   public var baseURL: String {
