@@ -1,3 +1,5 @@
+import Foundation
+
 /// The HTTP methods a workspace can use.
 public enum HTTPMethod: String, Sendable, CaseIterable, Hashable {
   case GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS
@@ -102,6 +104,9 @@ public struct Request: Sendable, Equatable {
   public var insecure: Bool
   /// Exchanges sent with the same group can be cancelled together.
   public var group: String?
+  /// Values that must never be shown, logged or stored (resolved `{{secret.NAME}}`s and what was
+  /// derived from them, such as a Basic authorization header). See `redacted()`.
+  public var secrets: [String]
 
   public init(
     name: String = "",
@@ -116,7 +121,8 @@ public struct Request: Sendable, Equatable {
     followRedirects: Bool = true,
     maxRedirects: Int = 10,
     insecure: Bool = false,
-    group: String? = nil
+    group: String? = nil,
+    secrets: [String] = []
   ) {
     self.name = name
     self.method = method
@@ -131,5 +137,39 @@ public struct Request: Sendable, Equatable {
     self.maxRedirects = maxRedirects
     self.insecure = insecure
     self.group = group
+    self.secrets = secrets
+  }
+
+  /// This request with every secret in its URL, headers and body replaced by `••••`: what history,
+  /// logs, exports and the screen show.
+  public func redacted() -> Request {
+    guard !secrets.isEmpty else { return self }
+    let redaction = Redaction(secrets: secrets)
+    var copy = self
+    copy.url = redaction.apply(url)
+    copy.headers = HTTPHeaders(headers.fields.map { ($0.name, redaction.apply($0.value)) })
+    if let text = String(validating: body.bytes, as: UTF8.self) {
+      copy.body.bytes = Array(redaction.apply(text).utf8)
+    }
+    return copy
+  }
+}
+
+/// Masks secret values in text. Longer secrets are replaced first, so a secret that contains
+/// another is masked whole.
+public struct Redaction: Sendable {
+  public static let mask = "••••"
+  private let secrets: [String]
+
+  public init(secrets: [String]) {
+    self.secrets = Set(secrets.filter { !$0.isEmpty }).sorted { $0.count > $1.count }
+  }
+
+  public func apply(_ text: String) -> String {
+    var out = text
+    for secret in secrets where out.contains(secret) {
+      out = out.replacingOccurrences(of: secret, with: Redaction.mask)
+    }
+    return out
   }
 }
