@@ -5,6 +5,11 @@ enum Invocation: Equatable {
   case demo
   case help
   case version
+  /// `import`, `export`, `history`, `secrets`: each parses its own arguments.
+  case importRequests([String])
+  case export([String])
+  case history([String])
+  case secrets([String])
 }
 
 struct RunOptions: Equatable {
@@ -64,6 +69,10 @@ enum Arguments {
     case "--demo": return .demo
     case "run": return .run(try parseRun(Array(args.dropFirst())))
     case "demo-server": return try parseDemoServer(Array(args.dropFirst()))
+    case "import": return .importRequests(Array(args.dropFirst()))
+    case "export": return .export(Array(args.dropFirst()))
+    case "history": return .history(Array(args.dropFirst()))
+    case "secrets": return .secrets(Array(args.dropFirst()))
     default:
       throw UsageError(message: "unknown command \"\(first)\"; try `reqbench run WORKSPACE TARGET` or `reqbench --help`")
     }

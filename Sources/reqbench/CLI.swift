@@ -33,6 +33,14 @@ enum CLI {
       return runDemoServer(port: port)
     case .demo:
       return runDemo()
+    case .importRequests(let args):
+      return ImportCommand.run(args)
+    case .export(let args):
+      return ExportCommand.run(args)
+    case .history(let args):
+      return HistoryCommand.run(args)
+    case .secrets(let args):
+      return SecretsCommand.run(args)
     }
   }
 

@@ -1,0 +1,7 @@
+/// Work in progress (being written now): replaced by the real command.
+enum SecretsCommand {
+  static func run(_ args: [String]) -> Int32 {
+    Terminal.error("reqbench: this command is being written")
+    return ExitStatus.usage
+  }
+}
