@@ -34,6 +34,8 @@ public struct RequestTemplate: Sendable, Equatable {
   public var maxRedirects: Int
   /// Skip TLS certificate and host verification.
   public var insecure: Bool
+  /// Resolve a relative URL against the workspace's `cdnURL` instead of its `baseURL`.
+  public var useCDN: Bool
 
   /// The JSON object this template was read from, unknown keys included; changes are written back
   /// into it so a save keeps everything the app does not know about.
@@ -56,7 +58,8 @@ public struct RequestTemplate: Sendable, Equatable {
     retry: RetryPolicy? = nil,
     followRedirects: Bool = true,
     maxRedirects: Int = 10,
-    insecure: Bool = false
+    insecure: Bool = false,
+    useCDN: Bool = false
   ) {
     self.name = name
     self.method = method
@@ -73,6 +76,7 @@ public struct RequestTemplate: Sendable, Equatable {
     self.followRedirects = followRedirects
     self.maxRedirects = maxRedirects
     self.insecure = insecure
+    self.useCDN = useCDN
     // A new request is written with its name, method and URL first, the method always spelled out.
     self.source = JSONObject([
       (key: "name", value: .string(name)), (key: "method", value: .string(method.rawValue)),
@@ -113,6 +117,18 @@ public enum Auth: Sendable, Equatable {
   case bearer(String)
 
   static let kinds = ["basic", "bearer"]
+}
+
+/// The workspace's `defaults`: `{"headers": {…}, "query": {…}}`, added to requests whose URL is
+/// relative. Values may hold `{{variables}}`.
+public struct RequestDefaults: Sendable, Equatable {
+  public var headers: HTTPHeaders
+  public var query: JSONObject
+
+  public init(headers: HTTPHeaders = [:], query: JSONObject = JSONObject()) {
+    self.headers = headers
+    self.query = query
+  }
 }
 
 /// The agent's limits for this workspace: `{"maxConcurrent": 8, "maxPerHost": 6}`.

@@ -1,8 +1,40 @@
 import Foundation
 import RequestEngine
 
+/// Where `{{variables}}` get their values, in this order:
+/// `overrides` (the command line's `--var`), `captured` (values captured by chain steps), the
+/// selected environment, the workspace's `variables`. `{{env.NAME}}` reads `processEnvironment`;
+/// `{{secret.NAME}}` reads `REQBENCH_SECRET_NAME` from `processEnvironment`, else the secrets file.
+public struct VariableSources: Sendable {
+  public var overrides: [String: String]
+  public var captured: [String: String]
+  /// The environment to use; nil for the workspace's `environment` key.
+  public var environment: String?
+  public var processEnvironment: [String: String]
+  public var secrets: SecretsFile
+
+  public init(
+    overrides: [String: String] = [:], captured: [String: String] = [:], environment: String? = nil,
+    processEnvironment: [String: String] = ProcessInfo.processInfo.environment,
+    secrets: SecretsFile = SecretsFile()
+  ) {
+    self.overrides = overrides
+    self.captured = captured
+    self.environment = environment
+    self.processEnvironment = processEnvironment
+    self.secrets = secrets
+  }
+
+  /// `REQBENCH_SECRET_` + the name upper-cased, other characters than letters and digits as `_`
+  /// (`api-key` → `REQBENCH_SECRET_API_KEY`).
+  public static func secretEnvironmentName(_ name: String) -> String {
+    "REQBENCH_SECRET_"
+      + String(name.uppercased().unicodeScalars.map { ($0.properties.isAlphabetic || ("0"..."9").contains($0)) && $0.isASCII ? Character($0) : "_" })
+  }
+}
+
 extension Workspace {
-  /// The request `name`, ready to send; see `prepare(_:variables:environment:)`.
+  /// The request `name`, ready to send; see `prepare(_:sources:)`.
   public func prepare(
     requestNamed name: String, variables overrides: [String: String] = [:],
     environment: String? = nil
@@ -19,28 +51,48 @@ extension Workspace {
     return try prepare(template, variables: overrides, environment: environment)
   }
 
-  /// Fills in a template's `{{variables}}` and builds the request the engine sends.
-  ///
-  /// A variable's value comes from, in order: `overrides` (the command line's `--var name=value`),
-  /// the selected environment (`environment`, or the workspace's `environment` key when nil), the
-  /// workspace's `variables`. An undefined variable is an error, never an empty string.
-  ///
-  /// The URL is resolved against `baseURL` unless it is absolute, and the query is appended to any
-  /// query it already has. `Authorization` comes from `auth` unless the template's headers set it;
-  /// the body's content type travels on `RequestBody` and yields to a `Content-Type` header.
+  /// `prepare(_:sources:)` with overrides and an environment, reading `{{env.NAME}}` from this
+  /// process's environment and no secrets file.
   public func prepare(
     _ template: RequestTemplate, variables overrides: [String: String] = [:],
     environment: String? = nil
   ) throws(PrepareError) -> Request {
+    try prepare(template, sources: VariableSources(overrides: overrides, environment: environment))
+  }
+
+  /// Fills in a template's `{{variables}}` and builds the request the engine sends. An undefined
+  /// variable is an error naming it and the request, never an empty string.
+  ///
+  /// The URL is resolved against `baseURL` (or `cdnURL` with `useCDN`) unless it is absolute; a
+  /// relative URL also gets the workspace's `defaults` (headers and query the request does not set
+  /// itself). The query is appended to any query the URL already has. `Authorization` comes from
+  /// `auth` unless the template's headers set it; the body's content type travels on
+  /// `RequestBody` and yields to a `Content-Type` header. Every secret used ends up in
+  /// `Request.secrets`, with the forms it takes on the wire (percent-encoded, JSON-escaped, inside
+  /// an Authorization header).
+  public func prepare(_ template: RequestTemplate, sources: VariableSources) throws(PrepareError)
+    -> Request
+  {
     let scope = VariableScope(
-      request: template.name, overrides: overrides,
-      environment: try selectEnvironment(environment, for: template.name), variables: variables)
+      request: template.name, sources: sources,
+      environment: try selectEnvironment(sources.environment, for: template.name),
+      variables: variables)
 
     let reference = try scope.render(template.url, in: "url")
+    let isRelative = URLResolver.split(reference).scheme == nil
     // An absolute URL ignores the base, and so the base's variables too.
     var base: String?
-    if let baseURL, URLResolver.split(reference).scheme == nil {
-      base = try scope.render(baseURL, in: "baseURL")
+    if isRelative {
+      if template.useCDN {
+        guard let cdnURL else {
+          throw PrepareError(
+            code: .invalidURL, request: template.name,
+            message: "\"useCDN\" is true but the workspace has no \"cdnURL\"; add one or remove \"useCDN\"")
+        }
+        base = try scope.render(cdnURL, in: "cdnURL")
+      } else if let baseURL {
+        base = try scope.render(baseURL, in: "baseURL")
+      }
     }
     var url: String
     do {
@@ -48,8 +100,14 @@ extension Workspace {
     } catch {
       throw PrepareError(code: .invalidURL, request: template.name, message: error.message)
     }
+    var query = template.query
+    if isRelative {
+      for member in defaults.query.members where query[member.key] == nil {
+        query[member.key] = member.value
+      }
+    }
     var parameters: [(String, JSONValue)] = []
-    for member in template.query.members {
+    for member in query.members {
       let place = "query parameter \(JSONSerializer.quote(member.key))"
       parameters.append(
         (try scope.render(member.key, in: place), try scope.render(member.value, in: place)))
@@ -61,8 +119,18 @@ extension Workspace {
       headers[field.name] = try scope.render(
         field.value, in: "header \(JSONSerializer.quote(field.name))")
     }
+    if isRelative {
+      for field in defaults.headers.fields where headers[field.name] == nil {
+        headers[field.name] = try scope.render(
+          field.value, in: "default header \(JSONSerializer.quote(field.name))")
+      }
+    }
     if let auth = template.auth, headers["Authorization"] == nil {
-      headers["Authorization"] = try scope.authorization(auth)
+      let before = scope.usedSecrets.count
+      let value = try scope.authorization(auth)
+      headers["Authorization"] = value
+      // Basic credentials are base64-encoded: mask the whole header value.
+      if scope.usedSecrets.count > before { scope.usedSecrets.append(value) }
     }
     var body = RequestBody.empty
     if let template = template.body { body = try scope.render(template) }
@@ -80,7 +148,8 @@ extension Workspace {
       followRedirects: template.followRedirects,
       maxRedirects: template.maxRedirects,
       insecure: template.insecure,
-      group: nil)
+      group: nil,
+      secrets: scope.secretForms())
   }
 
   /// The environment named `name`, else the workspace's default one; nil when neither is set.
@@ -98,24 +167,49 @@ extension Workspace {
   }
 }
 
-/// Where `{{variables}}` get their values while one request is prepared.
-private struct VariableScope {
-  var request: String
-  var overrides: [String: String]
-  var environment: Environment?
-  var variables: [Variable]
+/// Where `{{variables}}` get their values while one request is prepared; remembers the secrets
+/// it handed out.
+private final class VariableScope {
+  let request: String
+  let sources: VariableSources
+  let environment: Environment?
+  let variables: [Variable]
+  var usedSecrets: [String] = []
+
+  init(request: String, sources: VariableSources, environment: Environment?, variables: [Variable]) {
+    self.request = request
+    self.sources = sources
+    self.environment = environment
+    self.variables = variables
+  }
 
   func value(of name: String, in place: String) throws(PrepareError) -> String {
-    if let value = overrides[name] ?? environment?.value(of: name) ?? variables.value(of: name) {
+    if let value = sources.overrides[name] ?? sources.captured[name] {
+      if name.hasPrefix("secret.") { usedSecrets.append(value) }
       return value
     }
-    for (prefix, what, instead) in [
-      ("env.", "environment variables ({{env.NAME}})", "--var NAME=…"),
-      ("secret.", "secrets ({{secret.NAME}})", "a variable"),
-    ] where name.hasPrefix(prefix) {
+    if name.hasPrefix("env.") {
+      let variable = String(name.dropFirst(4))
+      if let value = sources.processEnvironment[variable] { return value }
       throw PrepareError(
-        code: .unsupportedVariable(name), request: request,
-        message: "{{\(name)}} in \(place): \(what) are not supported yet; use \(instead) for now")
+        code: .undefinedVariable(name), request: request,
+        message: "{{\(name)}} in \(place): the environment variable \(variable) is not set; "
+          + "export it or pass --var \(name)=…")
+    }
+    if name.hasPrefix("secret.") {
+      let secret = String(name.dropFirst(7))
+      let variable = VariableSources.secretEnvironmentName(secret)
+      if let value = sources.processEnvironment[variable] ?? sources.secrets.value(of: secret) {
+        usedSecrets.append(value)
+        return value
+      }
+      throw PrepareError(
+        code: .undefinedVariable(name), request: request,
+        message: "{{\(name)}} in \(place): no secret \(JSONSerializer.quote(secret)); set it with "
+          + "`reqbench secrets set WORKSPACE \(secret)` or export \(variable)")
+    }
+    if let value = environment?.value(of: name) ?? variables.value(of: name) {
+      return value
     }
     throw PrepareError(
       code: .undefinedVariable(name), request: request,
@@ -123,6 +217,19 @@ private struct VariableScope {
         "undefined variable {{\(name)}} in \(place); "
         + "define it with --var \(name)=… or in \"variables\""
     )
+  }
+
+  /// Every secret used, as written and as it appears on the wire (percent-encoded in URLs and form
+  /// bodies, escaped inside JSON strings).
+  func secretForms() -> [String] {
+    var forms: [String] = []
+    for secret in usedSecrets where !secret.isEmpty {
+      forms.append(secret)
+      forms.append(QueryEncoder.encodeComponent(secret))
+      forms.append(String(JSONSerializer.quote(secret).dropFirst().dropLast()))
+    }
+    var seen = Set<String>()
+    return forms.filter { seen.insert($0).inserted }
   }
 
   func render(_ text: String, in place: String) throws(PrepareError) -> String {

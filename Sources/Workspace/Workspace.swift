@@ -20,6 +20,11 @@ public struct Workspace: Sendable, Equatable {
   public var name: String
   /// Relative request URLs resolve against it; may hold `{{variables}}` (`{{host}}/v1/`).
   public var baseURL: String?
+  /// Requests with `"useCDN": true` resolve their relative URL against it instead of `baseURL`.
+  public var cdnURL: String?
+  /// Headers and query parameters added to every request with a relative URL (YTKNetwork's URL
+  /// filters); a request's own values win.
+  public var defaults: RequestDefaults
   public var agent: AgentSettings
   /// The retry policy of requests that have none of their own; nil for no retries.
   public var retry: RetryPolicy?
@@ -40,6 +45,8 @@ public struct Workspace: Sendable, Equatable {
   public init(name: String, baseURL: String? = nil, requests: [RequestTemplate] = []) {
     self.name = name
     self.baseURL = baseURL
+    self.cdnURL = nil
+    self.defaults = RequestDefaults()
     self.agent = AgentSettings()
     self.retry = nil
     self.variables = []

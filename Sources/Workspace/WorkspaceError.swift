@@ -64,10 +64,9 @@ public struct WorkspaceError: Error, Sendable, Equatable, CustomStringConvertibl
 /// ```
 public struct PrepareError: Error, Sendable, Equatable, CustomStringConvertible {
   public enum Code: Sendable, Equatable {
-    /// A `{{name}}` with no value in the overrides, the environment or `variables`.
+    /// A `{{name}}` with no value in the overrides, the environment or `variables`; an unset
+    /// `{{env.NAME}}`; an unknown `{{secret.NAME}}`.
     case undefinedVariable(String)
-    /// `{{env.X}}` or `{{secret.X}}`, which this build does not resolve yet.
-    case unsupportedVariable(String)
     /// The selected environment is not in the workspace's `environments`.
     case unknownEnvironment(String)
     /// No request of that name.

@@ -241,6 +241,10 @@ struct WorkspaceReader {
         workspace.name = name
       }
       if let value = present("baseURL") { workspace.baseURL = r.template(value, at("baseURL")) }
+      if let value = present("cdnURL") { workspace.cdnURL = r.template(value, at("cdnURL")) }
+      if let value = present("defaults"), let defaults = r.defaults(value, at("defaults")) {
+        workspace.defaults = defaults
+      }
       if let value = present("agent"), let agent = r.agent(value, at("agent")) {
         workspace.agent = agent
       }
@@ -268,6 +272,22 @@ struct WorkspaceReader {
       }
     }
     return ok ? workspace : nil
+  }
+
+  mutating func defaults(_ value: JSONValue, _ path: JSONPath) -> RequestDefaults? {
+    guard let object = object(value, path) else { return nil }
+    var defaults = RequestDefaults()
+    let ok = clean { r in
+      for member in object.members {
+        let at = path.appending(member.key)
+        switch member.key {
+        case "headers": if let headers = r.headers(member.value, at) { defaults.headers = headers }
+        case "query": if let query = r.query(member.value, at) { defaults.query = query }
+        default: r.fail(at, "unknown key; \"defaults\" holds \"headers\" and \"query\"")
+        }
+      }
+    }
+    return ok ? defaults : nil
   }
 
   mutating func agent(_ value: JSONValue, _ path: JSONPath) -> AgentSettings? {
@@ -414,6 +434,9 @@ struct WorkspaceReader {
       }
       if let value = present("insecure"), let flag = r.bool(value, at("insecure")) {
         request.insecure = flag
+      }
+      if let value = present("useCDN"), let flag = r.bool(value, at("useCDN")) {
+        request.useCDN = flag
       }
       if let value = present("retry") { request.retry = r.retry(value, at("retry")) }
       if let value = present("validate"), let validation = r.validation(value, at("validate")) {

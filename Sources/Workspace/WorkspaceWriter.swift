@@ -55,6 +55,15 @@ extension Workspace {
       w.write("name", name, read: { $0.nonEmptyString($1, $2) }, encode: { v, _ in .string(v) })
     }
     w.write("baseURL", baseURL, read: { $0.template($1, $2) }, encode: { v, _ in .string(v) })
+    w.write("cdnURL", cdnURL, read: { $0.template($1, $2) }, encode: { v, _ in .string(v) })
+    w.write(
+      "defaults", defaults, default: RequestDefaults(), read: { $0.defaults($1, $2) },
+      encode: { defaults, old in
+        var object = old?.objectValue ?? JSONObject()
+        object["headers"] = defaults.headers.isEmpty ? nil : .object(JSONObject(defaults.headers.fields.map { (key: $0.name, value: .string($0.value)) }))
+        object["query"] = defaults.query.isEmpty ? nil : .object(defaults.query)
+        return .object(object)
+      })
     w.write(
       "agent", agent, default: AgentSettings(), read: { $0.agent($1, $2) },
       encode: { agent, old in agent.json(merging: old) })
@@ -115,6 +124,8 @@ extension RequestTemplate {
       encode: { v, _ in .number(v) })
     w.write(
       "insecure", insecure, default: false, read: { $0.bool($1, $2) }, encode: { v, _ in .bool(v) })
+    w.write(
+      "useCDN", useCDN, default: false, read: { $0.bool($1, $2) }, encode: { v, _ in .bool(v) })
     w.write("retry", retry, read: { $0.retry($1, $2) }, encode: { $0.json(merging: $1) })
     w.write(
       "validate", validation, default: Validation(), read: { $0.validation($1, $2) },

@@ -20,10 +20,12 @@ struct RunOptions: Equatable {
   var variables: [(String, String)] = []
   var json = false
   var concurrency: Int?
+  var stateDirectory: String?
 
   static func == (a: RunOptions, b: RunOptions) -> Bool {
     a.workspace == b.workspace && a.targets == b.targets && a.all == b.all
       && a.environment == b.environment && a.json == b.json && a.concurrency == b.concurrency
+      && a.stateDirectory == b.stateDirectory
       && a.variables.map { "\($0.0)=\($0.1)" } == b.variables.map { "\($0.0)=\($0.1)" }
   }
 }
@@ -40,7 +42,12 @@ enum Arguments {
 
     Usage:
       reqbench run WORKSPACE TARGET... [--env NAME] [--var KEY=VALUE]... [--json] [--concurrency N]
+                   [--state-dir DIR]
       reqbench run WORKSPACE --all [options]
+      reqbench history WORKSPACE [TARGET] [--state-dir DIR] [--json] [--limit N]
+      reqbench secrets set|ls|rm WORKSPACE [NAME]
+      reqbench import curl|http|postman FILE|- --into WORKSPACE [--name NAME]
+      reqbench export curl|http WORKSPACE TARGET [--env NAME] [--var K=V]... [--reveal-secrets]
       reqbench demo-server [--port N]
       reqbench --demo
       reqbench --help | --version
@@ -54,6 +61,13 @@ enum Arguments {
       --json       one JSON object per event on stdout, then a summary line
       --concurrency N
                    at most N transfers at once, overall and per host
+      --state-dir DIR
+                   where history (and later the cache) lives; default .reqbench/NAME/ beside
+                   the workspace file NAME.json
+    history        lists the recorded exchanges, newest first
+    secrets        the secrets file beside the workspace ({{secret.NAME}}); values from stdin
+    import         adds requests from curl commands, .http files or Postman collections
+    export         prints a request as a curl command or .http text
     demo-server    runs the embedded demo server on 127.0.0.1 (default port 8080; 0 picks a free one)
     --demo         starts the demo server on a free port and runs the demo workspace against it
 
@@ -113,6 +127,7 @@ enum Arguments {
       case "--all": options.all = true
       case "--json": options.json = true
       case "--env": options.environment = try value(for: name, inline: inline, rest: &rest)
+      case "--state-dir": options.stateDirectory = try value(for: name, inline: inline, rest: &rest)
       case "--var":
         let pair = try value(for: name, inline: inline, rest: &rest)
         guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else {

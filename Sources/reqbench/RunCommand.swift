@@ -7,9 +7,12 @@ struct RunCommand {
   var options: RunOptions
 
   func execute() -> Int32 {
+    let workspaceURL = URL(fileURLWithPath: options.workspace)
     let workspace: Workspace
+    let secrets: SecretsFile
     do {
-      workspace = try Workspace.load(from: URL(fileURLWithPath: options.workspace))
+      workspace = try Workspace.load(from: workspaceURL)
+      secrets = try SecretsFile.load(forWorkspace: workspaceURL)
     } catch {
       Terminal.error(error.description)
       return ExitStatus.usage
@@ -66,13 +69,15 @@ struct RunCommand {
     }
 
     // Each request is sent as soon as it is built, so the engine works while the rest are built.
-    let variables = Dictionary(options.variables, uniquingKeysWith: { _, last in last })
+    let sources = VariableSources(
+      overrides: Dictionary(options.variables, uniquingKeysWith: { _, last in last }),
+      environment: options.environment, secrets: secrets)
     var results = [RunResult?](repeating: nil, count: templates.count)
     var finishedCount = 0
     var indexByID: [ExchangeID: Int] = [:]
     for (index, template) in templates.enumerated() {
       do {
-        let request = try workspace.prepare(template, variables: variables, environment: options.environment)
+        let request = try workspace.prepare(template, sources: sources)
         indexByID[agent.send(request)] = index
       } catch {
         let result = RunResult(
@@ -152,7 +157,7 @@ struct RunResult {
     self.init(
       name: name, state: exchange.state, status: exchange.response?.status,
       bytes: exchange.response?.body.count ?? 0, durationMs: (exchange.duration * 10_000).rounded() / 10,
-      url: exchange.request.url,
+      url: exchange.request.redacted().url,
       error: exchange.error.map { RunError(kind: $0.kind.rawValue, message: $0.message, path: $0.path) },
       exchange: exchange)
   }

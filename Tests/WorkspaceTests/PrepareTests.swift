@@ -276,19 +276,13 @@ import Workspace
     )
   }
 
-  @Test func secretsAndEnvironmentVariablesAreNotSupportedYet() throws {
+  @Test func explicitValuesWinOverSecretsAndTheEnvironment() throws {
     let ws = try single(
       url: "/x", extra: #", "headers": {"A": "{{secret.token}}", "B": "{{env.HOME}}"}"#)
-    let error = try #require(prepareError(ws, "r"))
-    #expect(error.code == .unsupportedVariable("secret.token"))
-    #expect(
-      error.description
-        == #"r: {{secret.token}} in header "A": secrets ({{secret.NAME}}) are not supported yet; use a variable for now"#
-    )
-    // A value given explicitly still wins.
     let request = try ws.prepare(
       requestNamed: "r", variables: ["secret.token": "s", "env.HOME": "/h"])
     #expect(request.headers["A"] == "s" && request.headers["B"] == "/h")
+    #expect(request.secrets.contains("s"))
   }
 
   @Test func anUnknownRequestNameIsAnError() throws {

@@ -1,0 +1,193 @@
+import Foundation
+import RequestEngine
+import Testing
+import Workspace
+
+/// `{{env.NAME}}`, `{{secret.NAME}}`, the order of variable sources, `defaults`, `cdnURL`.
+@Suite struct VariableSourcesTests {
+  let ws: Workspace
+
+  init() throws {
+    ws = try workspace(
+      #"""
+      {
+        "version": 1,
+        "baseURL": "{{host}}/api/",
+        "cdnURL": "{{cdn}}",
+        "environment": "local",
+        "environments": {
+          "local": {"host": "http://127.0.0.1:8080", "cdn": "http://127.0.0.1:8081", "user": "ada", "id": "env"},
+          "staging": {"host": "https://staging.example.com", "cdn": "https://cdn.example.com", "user": "bob"}
+        },
+        "variables": {"id": "1", "only": "variables"},
+        "defaults": {"headers": {"X-Client": "reqbench", "Accept": "*/*"}, "query": {"v": "2", "page": "9"}},
+        "requests": [
+          {"name": "users/get", "url": "users/{{id}}", "query": {"page": "1"},
+           "headers": {"Accept": "application/json", "Authorization": "Bearer {{secret.token}}"}},
+          {"name": "asset", "url": "img/{{only}}.png", "useCDN": true},
+          {"name": "absolute", "url": "http://other.test/x"},
+          {"name": "home", "url": "/h", "headers": {"X-Home": "{{env.HOME}}"}},
+          {"name": "login", "method": "POST", "url": "login?key={{secret.key}}",
+           "auth": {"basic": {"user": "{{user}}", "password": "{{secret.password}}"}},
+           "body": {"json": {"password": "{{secret.password}}"}}}
+        ]
+      }
+      """#)
+  }
+
+  func sources(
+    overrides: [String: String] = [:], captured: [String: String] = [:], environment: String? = nil,
+    env: [String: String] = [:], secrets: [(String, String)] = []
+  ) -> VariableSources {
+    VariableSources(
+      overrides: overrides, captured: captured, environment: environment, processEnvironment: env,
+      secrets: SecretsFile(values: secrets))
+  }
+
+  func prepare(_ name: String, _ sources: VariableSources) throws -> Request {
+    try ws.prepare(try #require(ws.request(named: name)), sources: sources)
+  }
+
+  func failure(_ name: String, _ sources: VariableSources, in workspace: Workspace? = nil) -> PrepareError? {
+    let workspace = workspace ?? ws
+    guard let template = workspace.request(named: name) else { return nil }
+    do {
+      _ = try workspace.prepare(template, sources: sources)
+      Issue.record("expected preparing \(name) to fail")
+      return nil
+    } catch {
+      return error
+    }
+  }
+
+  @Test func resolutionOrder() throws {
+    let secrets = [("token", "t")]
+    // --var > captured > environment > variables
+    #expect(try prepare("users/get", sources(overrides: ["id": "o"], captured: ["id": "c"], secrets: secrets)).url.contains("/users/o?"))
+    #expect(try prepare("users/get", sources(captured: ["id": "c"], secrets: secrets)).url.contains("/users/c?"))
+    #expect(try prepare("users/get", sources(secrets: secrets)).url.contains("/users/env?"))
+    #expect(try prepare("users/get", sources(environment: "staging", secrets: secrets)).url.hasPrefix("https://staging.example.com/api/users/1?"))
+  }
+
+  @Test func defaultsApplyToRelativeURLsAndTheRequestWins() throws {
+    let request = try prepare("users/get", sources(secrets: [("token", "t")]))
+    #expect(request.url == "http://127.0.0.1:8080/api/users/env?page=1&v=2")
+    #expect(request.headers["Accept"] == "application/json")
+    #expect(request.headers["X-Client"] == "reqbench")
+    let absolute = try prepare("absolute", sources())
+    #expect(absolute.url == "http://other.test/x")
+    #expect(absolute.headers["X-Client"] == nil)
+  }
+
+  @Test func useCDNResolvesAgainstTheCDN() throws {
+    #expect(try prepare("asset", sources()).url == "http://127.0.0.1:8081/img/variables.png?v=2&page=9")
+    var noCDN = ws
+    noCDN.cdnURL = nil
+    let error = failure("asset", sources(), in: noCDN)
+    #expect(error?.description.contains("\"useCDN\" is true but the workspace has no \"cdnURL\"") == true)
+  }
+
+  @Test func processEnvironmentVariables() throws {
+    #expect(try prepare("home", sources(env: ["HOME": "/home/ada"])).headers["X-Home"] == "/home/ada")
+    #expect(
+      failure("home", sources())?.description
+        == "home: {{env.HOME}} in header \"X-Home\": the environment variable HOME is not set; export it or pass --var env.HOME=…")
+  }
+
+  @Test func secretsFromTheEnvironmentWinOverTheFile() throws {
+    let fromFile = try prepare("users/get", sources(secrets: [("token", "file-token")]))
+    #expect(fromFile.headers["Authorization"] == "Bearer file-token")
+    let fromEnv = try prepare(
+      "users/get", sources(env: ["REQBENCH_SECRET_TOKEN": "env-token"], secrets: [("token", "file-token")]))
+    #expect(fromEnv.headers["Authorization"] == "Bearer env-token")
+    #expect(VariableSources.secretEnvironmentName("api-key.v2") == "REQBENCH_SECRET_API_KEY_V2")
+  }
+
+  @Test func anUnknownSecretSaysHowToSetIt() throws {
+    let error = failure("users/get", sources())
+    #expect(error?.code == .undefinedVariable("secret.token"))
+    #expect(error?.description.contains("reqbench secrets set WORKSPACE token") == true)
+    #expect(error?.description.contains("REQBENCH_SECRET_TOKEN") == true)
+  }
+
+  @Test func everyFormOfASecretIsMaskedInTheRedactedRequest() throws {
+    let password = "p&ss \"w\"/ord"
+    let request = try prepare(
+      "login", sources(secrets: [("password", password), ("key", "k-y~z")]))
+    #expect(request.headers["Authorization"]?.hasPrefix("Basic ") == true)
+    let redacted = request.redacted()
+    let everything = redacted.url + redacted.headers.fields.map { $0.name + $0.value }.joined()
+      + String(decoding: redacted.body.bytes, as: UTF8.self)
+    for form in request.secrets {
+      #expect(!everything.contains(form), "\(form) leaked")
+    }
+    #expect(redacted.url.hasSuffix("?key=••••&v=2&page=9"))
+    #expect(redacted.headers["Authorization"] == "••••")
+    #expect(String(decoding: redacted.body.bytes, as: UTF8.self) == #"{"password":"••••"}"#)
+    // The real request still carries the values.
+    #expect(String(decoding: request.body.bytes, as: UTF8.self).contains(#"p&ss \"w\"/ord"#))
+  }
+
+  @Test func newKeysRoundTrip() throws {
+    let text = String(decoding: ws.encoded(), as: UTF8.self)
+    let again = try workspace(text)
+    #expect(again == ws)
+    #expect(text.contains(#""useCDN": true"#))
+    #expect(text.contains(#""cdnURL": "{{cdn}}""#))
+  }
+
+  @Test func defaultsRejectUnknownKeys() throws {
+    let error = try #require(
+      loadError(#"{"version": 1, "defaults": {"header": {}}, "requests": []}"#))
+    #expect(error.description.contains("defaults.header: unknown key"))
+  }
+}
+
+@Suite struct SecretsFileTests {
+  func folder() throws -> URL {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-secrets-" + UUID().uuidString)
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    return dir
+  }
+
+  @Test func savedWithMode0600AndIgnoredInGit() throws {
+    let dir = try folder()
+    let ws = dir.appendingPathComponent("demo.json")
+    var secrets = try SecretsFile.load(forWorkspace: ws)
+    #expect(secrets.names.isEmpty)
+    secrets.set("token", "s3cr3t")
+    try secrets.save()
+    let file = dir.appendingPathComponent("demo.secrets.json")
+    let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+    #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+    let ignore = try String(contentsOf: dir.appendingPathComponent(".gitignore"), encoding: .utf8)
+    #expect(ignore.split(separator: "\n").contains("demo.secrets.json"))
+    // Saving again does not add the line twice.
+    try secrets.save()
+    let again = try String(contentsOf: dir.appendingPathComponent(".gitignore"), encoding: .utf8)
+    #expect(again.components(separatedBy: "demo.secrets.json").count == 2)
+    #expect(try SecretsFile.load(forWorkspace: ws).value(of: "token") == "s3cr3t")
+  }
+
+  @Test func anExistingGitignoreKeepsItsLines() throws {
+    let dir = try folder()
+    try "build/\n".write(to: dir.appendingPathComponent(".gitignore"), atomically: true, encoding: .utf8)
+    var secrets = try SecretsFile.load(forWorkspace: dir.appendingPathComponent("w.json"))
+    secrets.set("a", "b")
+    try secrets.save()
+    let ignore = try String(contentsOf: dir.appendingPathComponent(".gitignore"), encoding: .utf8)
+    #expect(ignore.hasPrefix("build/\n"))
+    #expect(ignore.contains("w.secrets.json"))
+  }
+
+  @Test func malformedSecretsAreReportedWhereTheyAre() throws {
+    let dir = try folder()
+    try "{\n  \"token\": 5\n}\n".write(to: dir.appendingPathComponent("w.secrets.json"), atomically: true, encoding: .utf8)
+    do {
+      _ = try SecretsFile.load(forWorkspace: dir.appendingPathComponent("w.json"))
+      Issue.record("expected an error")
+    } catch {
+      #expect(error.description.hasSuffix("w.secrets.json:2:12: token: expected a string, found number"))
+    }
+  }
+}
