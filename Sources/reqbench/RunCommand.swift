@@ -24,11 +24,16 @@ struct RunCommand {
     } else {
       var found: [RequestTemplate] = []
       for name in options.targets {
-        guard let template = workspace.request(named: name) else {
+        if let template = workspace.request(named: name) {
+          found.append(template)
+        } else if name.hasSuffix("/"), case let folder = workspace.requests.filter({ $0.name.hasPrefix(name) }),
+          !folder.isEmpty
+        {
+          found.append(contentsOf: folder)  // a folder: every request in it, in file order
+        } else {
           Terminal.error(unknownTarget(name, in: workspace))
           return ExitStatus.usage
         }
-        found.append(template)
       }
       templates = found
     }

@@ -112,6 +112,15 @@ struct RunCommandTests {
     #expect(try JSONParser.parse(stats.stdout)["maxInFlight"]?.intValue == 2)
   }
 
+  @Test func aFolderTargetRunsEveryRequestInIt() throws {
+    let ws = try workspace(
+      #"{"name": "users/a", "url": "/users/1"}, {"name": "other", "url": "/status/500"}, {"name": "users/b", "url": "/users/2"}"#)
+    let result = try run(["run", ws, "users/", "--json"])
+    #expect(result.status == 0)
+    let summary = try #require(try jsonLines(result.stdout).last)
+    #expect(summary["results"]?.arrayValue?.map { $0["name"]?.stringValue } == ["users/a", "users/b"])
+  }
+
   @Test func variablesFromTheCommandLine() throws {
     let ws = try workspace(#"{"name": "user", "url": "/users/{{id}}"}"#, extra: #" "variables": {"id": "1"},"#)
     let result = try run(["run", ws, "user", "--var", "id=3"])
