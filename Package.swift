@@ -6,6 +6,7 @@ let package = Package(
   products: [
     .library(name: "RequestEngine", targets: ["RequestEngine"]),
     .library(name: "Workspace", targets: ["Workspace"]),
+    .library(name: "TerminalUI", targets: ["TerminalUI"]),
     .executable(name: "reqbench", targets: ["reqbench"]),
   ],
   targets: [
@@ -16,14 +17,20 @@ let package = Package(
     ),
     // The request engine: request model, URL and body building, the Agent (curl multi on one
     // engine thread), events, validators, retry. No UI.
-    .target(name: "RequestEngine", dependencies: ["CCurl"]),
+    .target(name: "RequestEngine", dependencies: ["CCurl", "CJQ"]),
     // The workspace file: parsing with positions, the model, templating, atomic saves.
     .target(name: "Workspace", dependencies: ["RequestEngine"]),
     // The embedded demo server, also the project's fixture server for byte-level faults.
     .target(name: "DemoServer"),
+    // C shim over libjq: one call that runs a jq program over a JSON text.
+    .target(name: "CJQ", linkerSettings: [.linkedLibrary("jq")]),
+    // C shim over ncursesw: accessors for its globals and macros.
+    .target(name: "CNcurses", linkerSettings: [.linkedLibrary("ncursesw")]),
+    // The pure Elm-style UI core: state, messages, update, view. No curl, ncurses, threads, clock.
+    .target(name: "Workbench", dependencies: ["TerminalUI", "RequestEngine", "Workspace"]),
     .executableTarget(
       name: "reqbench",
-      dependencies: ["RequestEngine", "Workspace", "DemoServer"]
+      dependencies: ["RequestEngine", "Workspace", "DemoServer", "Workbench", "TerminalUI", "CNcurses"]
     ),
     // Test helpers: where the real servers are, and helpers to reach them.
     .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -31,6 +38,9 @@ let package = Package(
     .testTarget(name: "WorkspaceTests", dependencies: ["Workspace", "TestSupport"]),
     .testTarget(name: "DemoServerTests", dependencies: ["DemoServer", "TestSupport"]),
     .testTarget(name: "ReqbenchTests", dependencies: ["RequestEngine", "TestSupport"]),
+    .target(name: "TerminalUI"),
+    .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
+    .testTarget(name: "WorkbenchTests", dependencies: ["Workbench", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -144,6 +144,24 @@ public struct ExchangeResult: Sendable {
   public var fromCache: Bool
   public var deduplicated: Bool
 
+  public init(
+    id: ExchangeID, request: Request, state: ExchangeState, response: Response?, error: ExchangeError?,
+    attempts: Int = 1, queuedAt: Date, startedAt: Date?, finishedAt: Date, fromCache: Bool = false,
+    deduplicated: Bool = false
+  ) {
+    self.id = id
+    self.request = request
+    self.state = state
+    self.response = response
+    self.error = error
+    self.attempts = attempts
+    self.queuedAt = queuedAt
+    self.startedAt = startedAt
+    self.finishedAt = finishedAt
+    self.fromCache = fromCache
+    self.deduplicated = deduplicated
+  }
+
   /// Wall time from the first start to the end, in seconds (0 if never started).
   public var duration: Double {
     startedAt.map { finishedAt.timeIntervalSince($0) } ?? 0

@@ -2,7 +2,8 @@
 enum Invocation: Equatable {
   case run(RunOptions)
   case demoServer(port: Int)
-  case demo
+  /// The TUI on a workspace (`--demo`: with the embedded demo server).
+  case tui(TUIOptions)
   case help
   case version
   /// `import`, `export`, `history`, `secrets`: each parses its own arguments.
@@ -30,6 +31,20 @@ struct RunOptions: Equatable {
   }
 }
 
+struct TUIOptions: Equatable {
+  var workspace: String?
+  var demo = false
+  var environment: String?
+  var variables: [(String, String)] = []
+  var stateDirectory: String?
+
+  static func == (a: TUIOptions, b: TUIOptions) -> Bool {
+    a.workspace == b.workspace && a.demo == b.demo && a.environment == b.environment
+      && a.stateDirectory == b.stateDirectory
+      && a.variables.map { "\($0.0)=\($0.1)" } == b.variables.map { "\($0.0)=\($0.1)" }
+  }
+}
+
 /// A command line that cannot be understood: what is wrong and what to type instead.
 struct UsageError: Error, Equatable, CustomStringConvertible {
   var message: String
@@ -41,6 +56,8 @@ enum Arguments {
     reqbench: a terminal request workbench
 
     Usage:
+      reqbench [WORKSPACE] [--env NAME] [--var KEY=VALUE]... [--state-dir DIR]
+      reqbench --demo
       reqbench run WORKSPACE TARGET... [--env NAME] [--var KEY=VALUE]... [--json] [--concurrency N]
                    [--state-dir DIR]
       reqbench run WORKSPACE --all [options]
@@ -49,8 +66,9 @@ enum Arguments {
       reqbench import curl|http|postman FILE|- --into WORKSPACE [--name NAME]
       reqbench export curl|http WORKSPACE TARGET [--env NAME] [--var K=V]... [--reveal-secrets]
       reqbench demo-server [--port N]
-      reqbench --demo
       reqbench --help | --version
+
+    reqbench       opens the TUI on WORKSPACE (default workspaces/demo.json); ? shows its keys
 
     run            sends the named requests of WORKSPACE through the agent and reports them.
                    One target: the body goes to stdout and a status line to stderr.
@@ -69,18 +87,17 @@ enum Arguments {
     import         adds requests from curl commands, .http files or Postman collections
     export         prints a request as a curl command or .http text
     demo-server    runs the embedded demo server on 127.0.0.1 (default port 8080; 0 picks a free one)
-    --demo         starts the demo server on a free port and runs the demo workspace against it
+    --demo         starts the demo server on a free port and opens the demo workspace against it
 
     Exit status: 0 all succeeded, 1 any failed or was cancelled, 2 usage or workspace error,
     130 interrupted.
     """
 
   static func parse(_ args: [String]) throws(UsageError) -> Invocation {
-    guard let first = args.first else { return .help }
+    guard let first = args.first else { return .tui(TUIOptions()) }
     switch first {
     case "-h", "--help", "help": return .help
     case "--version", "-V": return .version
-    case "--demo": return .demo
     case "run": return .run(try parseRun(Array(args.dropFirst())))
     case "demo-server": return try parseDemoServer(Array(args.dropFirst()))
     case "import": return .importRequests(Array(args.dropFirst()))
@@ -88,8 +105,38 @@ enum Arguments {
     case "history": return .history(Array(args.dropFirst()))
     case "secrets": return .secrets(Array(args.dropFirst()))
     default:
-      throw UsageError(message: "unknown command \"\(first)\"; try `reqbench run WORKSPACE TARGET` or `reqbench --help`")
+      if first.hasPrefix("-") || first.hasSuffix(".json") { return .tui(try parseTUI(args)) }
+      throw UsageError(message: "unknown command \"\(first)\"; try `reqbench WORKSPACE.json`, `reqbench run WORKSPACE TARGET` or `reqbench --help`")
     }
+  }
+
+  private static func parseTUI(_ args: [String]) throws(UsageError) -> TUIOptions {
+    var options = TUIOptions()
+    var rest = args[...]
+    while let arg = rest.popFirst() {
+      let (name, inline) = split(arg)
+      switch name {
+      case "--demo": options.demo = true
+      case "--env": options.environment = try value(for: name, inline: inline, rest: &rest)
+      case "--state-dir": options.stateDirectory = try value(for: name, inline: inline, rest: &rest)
+      case "--var":
+        let pair = try value(for: name, inline: inline, rest: &rest)
+        guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else {
+          throw UsageError(message: "--var needs KEY=VALUE, got \"\(pair)\"")
+        }
+        options.variables.append((String(pair[..<eq]), String(pair[pair.index(after: eq)...])))
+      default:
+        if arg.hasPrefix("-") { throw UsageError(message: "unknown option \"\(arg)\"; see `reqbench --help`") }
+        guard options.workspace == nil else {
+          throw UsageError(message: "the TUI opens one workspace; got \"\(options.workspace ?? "")\" and \"\(arg)\"")
+        }
+        options.workspace = arg
+      }
+    }
+    if options.demo, options.workspace != nil {
+      throw UsageError(message: "--demo opens the demo workspace; leave out \"\(options.workspace ?? "")\"")
+    }
+    return options
   }
 
   private static func parseDemoServer(_ args: [String]) throws(UsageError) -> Invocation {

@@ -1,6 +1,7 @@
 import DemoServer
 import Foundation
 import RequestEngine
+import Workbench
 import Workspace
 
 /// Exit statuses, as the README lists them.
@@ -31,8 +32,8 @@ enum CLI {
       return RunCommand(options: options).execute()
     case .demoServer(let port):
       return runDemoServer(port: port)
-    case .demo:
-      return runDemo()
+    case .tui(let options):
+      return runTUI(options)
     case .importRequests(let args):
       return ImportCommand.run(args)
     case .export(let args):
@@ -61,26 +62,54 @@ enum CLI {
     return ExitStatus.success
   }
 
-  /// `reqbench --demo`: the demo server on a free port, the demo workspace run against it.
-  static func runDemo() -> Int32 {
-    guard let workspace = demoWorkspacePath() else {
-      Terminal.error("reqbench: cannot find workspaces/demo.json; run reqbench from the repository folder")
+  /// `reqbench [WORKSPACE]` / `reqbench --demo`: the TUI.
+  static func runTUI(_ options: TUIOptions) -> Int32 {
+    var server: DemoServer?
+    var variables = options.variables
+    let path: String
+    if options.demo || options.workspace == nil {
+      guard let demo = demoWorkspacePath() else {
+        Terminal.error("reqbench: cannot find workspaces/demo.json; run reqbench from the repository folder or name a workspace")
+        return ExitStatus.usage
+      }
+      path = options.workspace ?? demo
+    } else {
+      path = options.workspace ?? ""
+    }
+    if options.demo {
+      do {
+        let started = try DemoServer(port: 0)
+        started.start()
+        server = started
+        variables.append(("host", started.baseURL))
+      } catch {
+        Terminal.error("reqbench: cannot start the demo server: \(error)")
+        return ExitStatus.failure
+      }
+    }
+    defer { server?.stop() }
+    let url = URL(fileURLWithPath: path)
+    let workspace: Workspace
+    let secrets: SecretsFile
+    do {
+      workspace = try Workspace.load(from: url)
+      secrets = try SecretsFile.load(forWorkspace: url)
+    } catch {
+      Terminal.error(error.description)
       return ExitStatus.usage
     }
-    let server: DemoServer
-    do {
-      server = try DemoServer(port: 0)
-    } catch {
-      Terminal.error("reqbench: cannot start the demo server: \(error)")
-      return ExitStatus.failure
+    guard let backend = CursesBackend() else {
+      Terminal.error("reqbench: the TUI needs a terminal; use `reqbench run \(path) TARGET` for scripts")
+      return ExitStatus.usage
     }
-    server.start()
-    defer { server.stop() }
-    Terminal.error("demo server on \(server.baseURL); running \(workspace) --all")
-    var options = RunOptions(workspace: workspace)
-    options.all = true
-    options.variables = [("host", server.baseURL)]
-    return RunCommand(options: options).execute()
+    let sources = VariableSources(
+      overrides: Dictionary(variables, uniquingKeysWith: { _, last in last }),
+      environment: options.environment, secrets: secrets)
+    let agent = Agent(
+      configuration: Agent.Configuration(
+        maxConcurrent: workspace.agent.maxConcurrent, maxPerHost: workspace.agent.maxPerHost))
+    let state = AppState(workspace: workspace, workspaceFile: path, sources: sources)
+    return TUIRuntime(state: state, workspaceURL: url, agent: agent, backend: backend).run()
   }
 
   /// `workspaces/demo.json` in the current folder or beside the binary's package.

@@ -1,0 +1,12 @@
+#ifndef REQBENCH_CJQ_H
+#define REQBENCH_CJQ_H
+
+#include <stddef.h>
+
+/// Runs the jq `program` over the JSON `input` (length `length`). On success returns 0 and sets
+/// `*output` to the results, one per line (pretty-printed, 2-space indent when `pretty`),
+/// malloc'd; on failure returns -1 and sets `*output` to the error message, malloc'd.
+/// The caller frees `*output`. Each call uses its own jq state, so calls may run on any thread.
+int rb_jq_run(const char *program, const char *input, size_t length, int pretty, char **output);
+
+#endif

@@ -1,0 +1,31 @@
+import CJQ
+import Foundation
+
+/// jq expressions over JSON bodies, through libjq: the response viewer's `|` filter and (later)
+/// chain captures.
+///
+/// ```swift
+/// try JQ.run(".users[0].name", input: body)  // "\"Ada\"\n"
+/// ```
+public enum JQ {
+  public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+  }
+
+  /// The program's outputs, one JSON text per line (pretty-printed when `pretty`).
+  public static func run(_ program: String, input: [UInt8], pretty: Bool = true) throws(Failure) -> String {
+    var output: UnsafeMutablePointer<CChar>?
+    // jv_parse_sized reads exactly `count` bytes; a NUL-terminated copy keeps an empty input valid.
+    let terminated = input + [0]
+    let status = terminated.withUnsafeBufferPointer { buffer in
+      buffer.withMemoryRebound(to: CChar.self) { chars in
+        rb_jq_run(program, chars.baseAddress, input.count, pretty ? 1 : 0, &output)
+      }
+    }
+    let text = output.map { String(cString: $0) } ?? ""
+    free(output)
+    if status != 0 { throw Failure(message: text.isEmpty ? "jq failed" : text) }
+    return text
+  }
+}

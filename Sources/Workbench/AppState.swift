@@ -1,0 +1,181 @@
+import Foundation
+import RequestEngine
+import Workspace
+
+/// The four panes, in Tab order.
+public enum Pane: Int, CaseIterable, Sendable {
+  case requests, editor, response, queue
+
+  public var title: String {
+    switch self {
+    case .requests: "Requests"
+    case .editor: "Editor"
+    case .response: "Response"
+    case .queue: "Queue"
+    }
+  }
+}
+
+/// One exchange as the queue shows it, built from the agent's events.
+public struct ExchangeRow: Sendable {
+  public var id: ExchangeID
+  public var name: String
+  public var method: HTTPMethod
+  /// Secrets masked.
+  public var url: String
+  public var state: ExchangeState
+  public var attempt = 0
+  public var retrying = false
+  public var status: Int?
+  public var progress = TransferProgress()
+  public var startedAt: Date?
+  public var result: ExchangeResult?
+
+  public var bytes: Int { result?.response?.body.count ?? Int(progress.downloaded) }
+}
+
+/// What the response viewer shows and how.
+public struct ViewerState: Sendable {
+  public enum Tab: Int, CaseIterable, Sendable {
+    case body, headers, timing
+    public var title: String {
+      switch self {
+      case .body: "Body"
+      case .headers: "Headers"
+      case .timing: "Timing"
+      }
+    }
+  }
+
+  public var exchange: ExchangeID?
+  public var tab: Tab = .body
+  public var scroll = 0
+  public var wrap = false
+  public var search: String?
+  /// Line of the current search match.
+  public var matchLine: Int?
+  /// The active jq filter and its output (shown instead of the body).
+  public var filter: String?
+  public var filtered: BodyDocument?
+  /// The document of the exchange's body, built when first shown.
+  public var document: BodyDocument?
+}
+
+/// A one-line text field being edited: the editor's fields and the prompts.
+public struct LineEdit: Sendable, Equatable {
+  public var text: String
+  /// Cursor position in characters.
+  public var cursor: Int
+
+  public init(_ text: String) {
+    self.text = text
+    self.cursor = text.count
+  }
+
+  /// Applies an editing key; returns false for keys it does not handle.
+  public mutating func apply(_ key: Key) -> Bool {
+    var chars = Array(text)
+    switch key {
+    case .char(let c):
+      chars.insert(c, at: cursor)
+      cursor += 1
+    case .backspace:
+      guard cursor > 0 else { return true }
+      chars.remove(at: cursor - 1)
+      cursor -= 1
+    case .delete:
+      guard cursor < chars.count else { return true }
+      chars.remove(at: cursor)
+    case .left: cursor = max(0, cursor - 1)
+    case .right: cursor = min(chars.count, cursor + 1)
+    case .home, .ctrl("a"): cursor = 0
+    case .end, .ctrl("e"): cursor = chars.count
+    case .ctrl("u"):
+      chars.removeSubrange(0..<cursor)
+      cursor = 0
+    case .ctrl("k"): chars.removeSubrange(cursor..<chars.count)
+    default: return false
+    }
+    text = String(chars)
+    return true
+  }
+}
+
+/// A question in the status line: search, jq filter, file to write, request filter.
+public struct Prompt: Sendable, Equatable {
+  public enum Purpose: Sendable, Equatable { case search, filterBody, writeBody, filterRequests }
+  public var purpose: Purpose
+  public var label: String
+  public var input: LineEdit
+}
+
+public enum Overlay: Sendable, Equatable {
+  case help
+  case confirmQuit
+}
+
+/// A message in the status bar; errors say what to do.
+public struct StatusMessage: Sendable, Equatable {
+  public var text: String
+  public var isError: Bool
+  public init(_ text: String, isError: Bool = false) {
+    self.text = text
+    self.isError = isError
+  }
+}
+
+/// The whole state of the TUI. `update` changes it; `view` draws it.
+public struct AppState: Sendable {
+  public var workspace: Workspace
+  /// The workspace file, for the status bar and saving.
+  public var workspaceFile: String
+  public var sources: VariableSources
+  public var width: Int
+  public var height: Int
+  public var focus: Pane = .requests
+  public var now: Date?
+  public var colors = true
+
+  // Requests pane
+  public var requestFilter = ""
+  public var requestSelection = 0
+  public var requestScroll = 0
+  /// Requests edited since the last save.
+  public var unsaved: Set<String> = []
+
+  // Editor pane
+  public var editorField = 0
+  public var editorScroll = 0
+  public var editing: LineEdit?
+
+  // Queue pane (newest first)
+  public var exchanges: [ExchangeRow] = []
+  public var queueSelection = 0
+  public var queueScroll = 0
+
+  // Response pane
+  public var viewer = ViewerState()
+
+  public var overlay: Overlay?
+  public var prompt: Prompt?
+  public var message: StatusMessage?
+  /// Set when a request is sent: the viewer follows its exchange once the agent queues it.
+  var following: String?
+
+  public init(
+    workspace: Workspace, workspaceFile: String, sources: VariableSources = VariableSources(),
+    width: Int = 160, height: Int = 45
+  ) {
+    self.workspace = workspace
+    self.workspaceFile = workspaceFile
+    self.sources = sources
+    self.width = width
+    self.height = height
+  }
+
+  /// Exchanges that have not ended.
+  public var runningCount: Int { exchanges.filter { $0.state == .running }.count }
+  public var queuedCount: Int { exchanges.filter { $0.state == .queued }.count }
+  public var failedCount: Int { exchanges.filter { $0.state == .failed }.count }
+  public var isBusy: Bool { exchanges.contains { !$0.state.isTerminal } }
+}

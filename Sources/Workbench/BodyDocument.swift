@@ -1,0 +1,198 @@
+import Foundation
+import RequestEngine
+
+/// A response body ready to draw, built lazily so a 50 MB body opens as fast as a small one:
+/// JSON up to `prettyLimit` is pretty-printed at once; anything else is indexed line by line only
+/// as far as the screen needs; binary bodies are shown as a hex dump computed per visible line.
+/// Lines never contain raw control characters (they are escaped when drawn).
+public final class BodyDocument: @unchecked Sendable {
+  public enum Kind: Sendable, Equatable { case json, text, binary, empty }
+
+  /// Bodies up to this size are pretty-printed when they are JSON.
+  public static let prettyLimit = 4 << 20
+
+  public let kind: Kind
+  private let bytes: [UInt8]
+  private var pretty: [String]?
+  /// Start offsets of the lines indexed so far (text bodies).
+  private var lineStarts: [Int] = [0]
+  private var indexedAll = false
+  private let lock = NSLock()
+
+  public init(bytes: [UInt8], mediaType: String?) {
+    self.bytes = bytes
+    if bytes.isEmpty {
+      kind = .empty
+      indexedAll = true
+      return
+    }
+    let isJSONType = mediaType.map { $0.contains("json") } ?? false
+    let first = bytes.first(where: { $0 > 0x20 })
+    if bytes.count <= BodyDocument.prettyLimit, isJSONType || first == UInt8(ascii: "{") || first == UInt8(ascii: "["),
+      let value = try? JSONParser.parse(bytes)
+    {
+      kind = .json
+      pretty = JSONSerializer.pretty(value).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+      indexedAll = true
+    } else if BodyDocument.looksBinary(bytes) {
+      kind = .binary
+      indexedAll = true
+    } else {
+      kind = .text
+    }
+  }
+
+  /// A document of plain text (jq output, headers).
+  public convenience init(text: String) {
+    self.init(bytes: Array(text.utf8), mediaType: "text/plain")
+  }
+
+  public var byteCount: Int { bytes.count }
+
+  /// Many NUL or invalid bytes in the first 4 KB mean binary.
+  static func looksBinary(_ bytes: [UInt8]) -> Bool {
+    let sample = bytes.prefix(4096)
+    if sample.contains(0) { return true }
+    let text = String(decoding: sample, as: UTF8.self)
+    let replacements = text.unicodeScalars.filter { $0 == "\u{FFFD}" }.count
+    return replacements > max(4, sample.count / 20)
+  }
+
+  /// The number of lines, when known without indexing more than `atLeast` lines.
+  public func lineCount(atLeast needed: Int) -> (count: Int, exact: Bool) {
+    lock.lock()
+    defer { lock.unlock() }
+    switch kind {
+    case .empty: return (0, true)
+    case .json: return (pretty?.count ?? 0, true)
+    case .binary: return ((bytes.count + 15) / 16, true)
+    case .text:
+      indexLines(upTo: needed)
+      return (lineStarts.count, indexedAll)
+    }
+  }
+
+  /// All lines indexed (for `G`): O(size) once.
+  public func totalLineCount() -> Int {
+    lineCount(atLeast: Int.max).count
+  }
+
+  /// Line `i` as text (not escaped; the buffer escapes control characters when drawing).
+  public func line(_ i: Int) -> String {
+    lock.lock()
+    defer { lock.unlock() }
+    switch kind {
+    case .empty: return ""
+    case .json: return pretty.flatMap { i < $0.count ? $0[i] : nil } ?? ""
+    case .binary: return hexLine(i)
+    case .text:
+      indexLines(upTo: i + 2)
+      guard i < lineStarts.count else { return "" }
+      let start = lineStarts[i]
+      var end = i + 1 < lineStarts.count ? lineStarts[i + 1] : bytes.count
+      if end > start, bytes[end - 1] == 0x0A { end -= 1 }
+      if end > start, bytes[end - 1] == 0x0D { end -= 1 }
+      return String(decoding: bytes[start..<max(start, end)], as: UTF8.self)
+    }
+  }
+
+  /// The first line at or after `from` (forward) or before it (backward) containing `query`,
+  /// case-insensitively; wraps around once.
+  public func find(_ query: String, from: Int, forward: Bool) -> Int? {
+    guard !query.isEmpty else { return nil }
+    let count = totalLineCount()
+    guard count > 0 else { return nil }
+    let needle = query.lowercased()
+    for step in 1...count {
+      let i = forward ? (from + step) % count : ((from - step) % count + count) % count
+      if line(i).lowercased().contains(needle) { return i }
+    }
+    return nil
+  }
+
+  private func indexLines(upTo needed: Int) {
+    guard !indexedAll, lineStarts.count <= needed else { return }
+    var offset = lineStarts.last ?? 0
+    // Continue scanning from the last known line start.
+    bytes.withUnsafeBufferPointer { buffer in
+      while lineStarts.count <= needed {
+        guard let base = buffer.baseAddress, offset < buffer.count,
+          let found = memchr(base + offset, 0x0A, buffer.count - offset)
+        else {
+          indexedAll = true
+          return
+        }
+        let position = UnsafePointer(found.assumingMemoryBound(to: UInt8.self)) - base
+        offset = position + 1
+        if offset >= buffer.count {
+          indexedAll = true
+          return
+        }
+        lineStarts.append(offset)
+      }
+    }
+  }
+
+  private func hexLine(_ i: Int) -> String {
+    let start = i * 16
+    guard start < bytes.count else { return "" }
+    let chunk = bytes[start..<min(start + 16, bytes.count)]
+    var hex = ""
+    for (n, byte) in chunk.enumerated() {
+      hex += (n == 8 ? "  " : " ") + String(byte, radix: 16).leftPadded(2)
+    }
+    hex += String(repeating: " ", count: (16 - chunk.count) * 3 + (chunk.count <= 8 ? 1 : 0))
+    let ascii = String(chunk.map { $0 >= 0x20 && $0 < 0x7F ? Character(Unicode.Scalar($0)) : "." })
+    return String(start, radix: 16).leftPadded(8) + " " + hex + "  |" + ascii + "|"
+  }
+}
+
+extension String {
+  func leftPadded(_ width: Int, _ pad: Character = "0") -> String {
+    count >= width ? self : String(repeating: pad, count: width - count) + self
+  }
+}
+
+/// Colours for a pretty-printed JSON line: key, string, number, literal or punctuation.
+public enum JSONHighlight {
+  public enum Role: Sendable, Equatable { case key, string, number, literal, punctuation }
+
+  /// Spans of one line of `JSONSerializer.pretty` output, in order, covering the whole line.
+  public static func spans(_ line: String) -> [(text: Substring, role: Role)] {
+    var spans: [(Substring, Role)] = []
+    var i = line.startIndex
+    while i < line.endIndex {
+      let c = line[i]
+      if c == "\"" {
+        var j = line.index(after: i)
+        var escaped = false
+        while j < line.endIndex {
+          if escaped { escaped = false } else if line[j] == "\\" { escaped = true } else if line[j] == "\"" { break }
+          j = line.index(after: j)
+        }
+        let end = j < line.endIndex ? line.index(after: j) : j
+        let rest = line[end...].drop(while: { $0 == " " })
+        spans.append((line[i..<end], rest.first == ":" ? .key : .string))
+        i = end
+      } else if c == "-" || c.isNumber {
+        var j = i
+        while j < line.endIndex, "-+.eE0123456789".contains(line[j]) { j = line.index(after: j) }
+        spans.append((line[i..<j], .number))
+        i = j
+      } else if c.isLetter {
+        var j = i
+        while j < line.endIndex, line[j].isLetter { j = line.index(after: j) }
+        spans.append((line[i..<j], .literal))
+        i = j
+      } else {
+        var j = i
+        while j < line.endIndex, !(line[j] == "\"" || line[j] == "-" || line[j].isNumber || line[j].isLetter) {
+          j = line.index(after: j)
+        }
+        spans.append((line[i..<j], .punctuation))
+        i = j
+      }
+    }
+    return spans
+  }
+}

@@ -1,0 +1,258 @@
+import Foundation
+import RequestEngine
+import Workspace
+
+/// One line of the editor: a field of the selected request, as text one can edit in place.
+public struct EditorField: Sendable, Equatable {
+  public enum Kind: Sendable, Equatable {
+    case method, url
+    case query(Int), addQuery
+    case header(Int), addHeader
+    case body, auth, timeout, deadline, priority, status, json
+  }
+
+  public var kind: Kind
+  public var label: String
+  /// The template text (with `{{variables}}`).
+  public var value: String
+  /// Whether `e` edits it in place (the body is edited with `E`, in `$EDITOR`).
+  public var editable: Bool { kind != .body }
+}
+
+/// Why an edited value was not taken; says what to write instead.
+public struct EditError: Error, Sendable, Equatable {
+  public var message: String
+}
+
+extension RequestTemplate {
+  /// The fields the editor shows, in order.
+  public var editorFields: [EditorField] {
+    var fields = [
+      EditorField(kind: .method, label: "Method", value: method.rawValue),
+      EditorField(kind: .url, label: "URL", value: url),
+    ]
+    for (i, member) in query.members.enumerated() {
+      let value = member.value.stringValue ?? JSONSerializer.compact(member.value)
+      fields.append(EditorField(kind: .query(i), label: "Query", value: "\(member.key)=\(value)"))
+    }
+    fields.append(EditorField(kind: .addQuery, label: "Query", value: ""))
+    for (i, field) in headers.fields.enumerated() {
+      fields.append(EditorField(kind: .header(i), label: "Header", value: "\(field.name): \(field.value)"))
+    }
+    fields.append(EditorField(kind: .addHeader, label: "Header", value: ""))
+    fields.append(EditorField(kind: .body, label: "Body", value: bodySummary))
+    fields.append(EditorField(kind: .auth, label: "Auth", value: authText))
+    fields.append(EditorField(kind: .timeout, label: "Timeout", value: Self.seconds(timeout)))
+    fields.append(EditorField(kind: .deadline, label: "Deadline", value: deadline.map(Self.seconds) ?? ""))
+    fields.append(EditorField(kind: .priority, label: "Priority", value: priority.name))
+    fields.append(EditorField(kind: .status, label: "Status", value: validation.statusDescription))
+    fields.append(
+      EditorField(kind: .json, label: "JSON shape", value: validation.json.map(Self.shapeText) ?? ""))
+    return fields
+  }
+
+  var bodySummary: String {
+    switch body {
+    case nil: return ""
+    case .json(let value): return "json " + JSONSerializer.compact(value)
+    case .form(let fields): return "form " + JSONSerializer.compact(.object(fields))
+    case .text(let text, let type): return "text" + (type.map { " (\($0))" } ?? "") + " " + text
+    }
+  }
+
+  var authText: String {
+    switch auth {
+    case nil: return ""
+    case .basic(let user, let password): return "basic \(user):\(password)"
+    case .bearer(let token): return "bearer \(token)"
+    }
+  }
+
+  static func seconds(_ value: Double) -> String {
+    value == value.rounded() ? String(Int(value)) : String(value)
+  }
+
+  static func shapeText(_ shape: JSONShape) -> String {
+    func json(_ shape: JSONShape) -> JSONValue {
+      switch shape {
+      case .type(let type): return .string(type.rawValue)
+      case .array(let element): return .array(element.map { [json($0)] } ?? [])
+      case .object(let members, let order):
+        return .object(JSONObject(order.compactMap { key in members[key].map { (key: key, value: json($0)) } }))
+      }
+    }
+    return JSONSerializer.compact(json(shape))
+  }
+
+  /// This template with `text` written into the field; empty text removes a query parameter or
+  /// header, and clears optional fields.
+  public func applying(_ text: String, to kind: EditorField.Kind) throws(EditError) -> RequestTemplate {
+    var copy = self
+    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    switch kind {
+    case .method:
+      guard let method = HTTPMethod(rawValue: trimmed.uppercased()) else {
+        throw EditError(message: "unknown method \"\(trimmed)\"; use one of \(HTTPMethod.allCases.map(\.rawValue).joined(separator: ", "))")
+      }
+      copy.method = method
+    case .url:
+      guard !trimmed.isEmpty else { throw EditError(message: "the URL cannot be empty") }
+      _ = try template(trimmed)
+      copy.url = trimmed
+    case .query, .addQuery:
+      var members = copy.query.members
+      let position: Int? = if case .query(let i) = kind { i } else { nil }
+      if trimmed.isEmpty {
+        if let position, members.indices.contains(position) { members.remove(at: position) }
+      } else {
+        guard let eq = trimmed.firstIndex(of: "="), eq != trimmed.startIndex else {
+          throw EditError(message: "write a query parameter as name=value")
+        }
+        let name = String(trimmed[..<eq])
+        let value = String(trimmed[trimmed.index(after: eq)...])
+        _ = try template(name + value)
+        if let position, members.indices.contains(position) {
+          members[position] = (name, .string(value))
+        } else {
+          members.append((name, .string(value)))
+        }
+      }
+      copy.query = JSONObject(members)
+    case .header, .addHeader:
+      var fields = copy.headers.fields
+      let position: Int? = if case .header(let i) = kind { i } else { nil }
+      if trimmed.isEmpty {
+        if let position, fields.indices.contains(position) { fields.remove(at: position) }
+      } else {
+        guard let colon = trimmed.firstIndex(of: ":"), colon != trimmed.startIndex else {
+          throw EditError(message: "write a header as Name: value")
+        }
+        let name = trimmed[..<colon].trimmingCharacters(in: .whitespaces)
+        let value = trimmed[trimmed.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        guard name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_".contains($0)) }) else {
+          throw EditError(message: "\"\(name)\" is not a header name; use letters, digits and -")
+        }
+        _ = try template(value)
+        if let position, fields.indices.contains(position) {
+          fields[position] = (name, value)
+        } else {
+          fields.append((name, value))
+        }
+      }
+      copy.headers = HTTPHeaders(fields.map { ($0.name, $0.value) })
+    case .body:
+      throw EditError(message: "press E to edit the body in $EDITOR")
+    case .auth:
+      if trimmed.isEmpty {
+        copy.auth = nil
+      } else if trimmed.hasPrefix("bearer ") {
+        copy.auth = .bearer(String(trimmed.dropFirst(7)).trimmingCharacters(in: .whitespaces))
+      } else if trimmed.hasPrefix("basic "), let colon = trimmed.dropFirst(6).firstIndex(of: ":") {
+        copy.auth = .basic(
+          user: String(trimmed[trimmed.index(trimmed.startIndex, offsetBy: 6)..<colon]),
+          password: String(trimmed[trimmed.index(after: colon)...]))
+      } else {
+        throw EditError(message: "write auth as \"bearer TOKEN\" or \"basic USER:PASSWORD\" ({{secret.NAME}} works)")
+      }
+    case .timeout:
+      guard let seconds = Double(trimmed), seconds > 0 else {
+        throw EditError(message: "the timeout is a number of seconds above 0")
+      }
+      copy.timeout = seconds
+    case .deadline:
+      if trimmed.isEmpty {
+        copy.deadline = nil
+      } else {
+        guard let seconds = Double(trimmed), seconds > 0 else {
+          throw EditError(message: "the deadline is a number of seconds above 0, or empty for none")
+        }
+        copy.deadline = seconds
+      }
+    case .priority:
+      guard let priority = Priority(name: trimmed.lowercased()) else {
+        throw EditError(message: "the priority is high, normal or low")
+      }
+      copy.priority = priority
+    case .status:
+      var ranges: [ClosedRange<Int>] = []
+      for part in trimmed.split(separator: ",") {
+        let bounds = part.split(separator: "-").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard let low = bounds.first ?? nil, let high = bounds.last ?? nil, bounds.count <= 2, low <= high,
+          (100...599).contains(low), (100...599).contains(high)
+        else {
+          throw EditError(message: "write statuses as 200-299 or 200-299, 418")
+        }
+        ranges.append(low...high)
+      }
+      guard !ranges.isEmpty else { throw EditError(message: "write statuses as 200-299 or 200-299, 418") }
+      copy.validation.status = ranges
+    case .json:
+      if trimmed.isEmpty {
+        copy.validation.json = nil
+      } else {
+        do {
+          copy.validation.json = try JSONShape(try JSONParser.parse(trimmed))
+        } catch let error as JSONSyntaxError {
+          throw EditError(message: "the shape is not JSON: \(error.message) at column \(error.location.column)")
+        } catch {
+          throw EditError(message: "\(error)")
+        }
+      }
+    }
+    return copy
+  }
+
+  private func template(_ text: String) throws(EditError) -> Template {
+    do {
+      return try Template(text)
+    } catch {
+      throw EditError(message: error.message)
+    }
+  }
+
+  /// The body as text for `$EDITOR`: pretty JSON, `k=v` lines for forms, the text itself.
+  public var bodyEditorText: (text: String, fileExtension: String) {
+    switch body {
+    case nil: return ("", "txt")
+    case .json(let value): return (JSONSerializer.pretty(value) + "\n", "json")
+    case .form(let fields):
+      return (fields.members.map { "\($0.key)=\($0.value.stringValue ?? JSONSerializer.compact($0.value))" }.joined(separator: "\n") + "\n", "txt")
+    case .text(let text, _): return (text, "txt")
+    }
+  }
+
+  /// This template with the body read back from `$EDITOR`, in the body's kind (JSON when there
+  /// was none and the text parses as JSON, else text).
+  public func applyingBody(_ text: String) throws(EditError) -> RequestTemplate {
+    var copy = self
+    let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    switch body {
+    case .form:
+      var fields: [(key: String, value: JSONValue)] = []
+      for line in trimmed.split(separator: "\n") where !line.isEmpty {
+        guard let eq = line.firstIndex(of: "=") else {
+          throw EditError(message: "form lines are name=value; \"\(line)\" has no =")
+        }
+        fields.append((String(line[..<eq]), .string(String(line[line.index(after: eq)...]))))
+      }
+      copy.body = .form(JSONObject(fields))
+    case .text(_, let type):
+      copy.body = trimmed.isEmpty ? nil : .text(text, contentType: type)
+    case .json, nil:
+      if trimmed.isEmpty {
+        copy.body = nil
+      } else {
+        do {
+          copy.body = .json(try JSONParser.parse(trimmed))
+        } catch {
+          if case .json = body {
+            throw EditError(
+              message: "the body is not valid JSON (line \(error.location.line), column \(error.location.column): \(error.message)); press E to fix it")
+          }
+          copy.body = .text(text, contentType: nil)
+        }
+      }
+    }
+    return copy
+  }
+}

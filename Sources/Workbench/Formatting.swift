@@ -1,0 +1,43 @@
+import Foundation
+
+/// Sizes and durations as people read them; shared by the TUI and the `run` command's output.
+public enum Formatting {
+  public static func bytes(_ count: Int) -> String {
+    if count < 1024 { return "\(count) B" }
+    if count < 1024 * 1024 { return decimal(Double(count) / 1024, places: 1) + " KB" }
+    if count < 1024 * 1024 * 1024 { return decimal(Double(count) / 1_048_576, places: 1) + " MB" }
+    return decimal(Double(count) / 1_073_741_824, places: 2) + " GB"
+  }
+
+  public static func milliseconds(_ ms: Double) -> String {
+    ms < 1000 ? decimal(ms, places: 1) + " ms" : decimal(ms / 1000, places: 2) + " s"
+  }
+
+  /// `value` rounded to `places` decimals, without Foundation's slow `String(format:)`.
+  public static func decimal(_ value: Double, places: Int) -> String {
+    var scale = 1
+    for _ in 0..<places { scale *= 10 }
+    let scaled = Int((abs(value) * Double(scale)).rounded())
+    let whole = scaled / scale
+    var fraction = String(scaled % scale)
+    while fraction.count < places { fraction = "0" + fraction }
+    return (value < 0 && scaled != 0 ? "-" : "") + "\(whole)" + (places > 0 ? "." + fraction : "")
+  }
+
+  /// `200 OK`.
+  public static func status(_ code: Int?) -> String {
+    guard let code else { return "no status" }
+    return reasons[code].map { "\(code) \($0)" } ?? "\(code)"
+  }
+
+  public static let reasons: [Int: String] = [
+    100: "Continue", 200: "OK", 201: "Created", 202: "Accepted", 204: "No Content",
+    206: "Partial Content", 301: "Moved Permanently", 302: "Found", 303: "See Other",
+    304: "Not Modified", 307: "Temporary Redirect", 308: "Permanent Redirect", 400: "Bad Request",
+    401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed",
+    408: "Request Timeout", 409: "Conflict", 410: "Gone", 413: "Content Too Large",
+    415: "Unsupported Media Type", 416: "Range Not Satisfiable", 418: "I'm a teapot",
+    422: "Unprocessable Content", 429: "Too Many Requests", 500: "Internal Server Error",
+    501: "Not Implemented", 502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout",
+  ]
+}

@@ -1,0 +1,38 @@
+import Foundation
+import RequestEngine
+
+/// Everything that can happen to the UI: input, the agent's events, and the results of commands.
+public enum Msg: Sendable {
+  case key(Key)
+  case mouse(MouseEvent)
+  case resize(width: Int, height: Int)
+  case agent(AgentEvent)
+  /// The clock, sent by the runtime only while transfers run (for elapsed times, speed and ETA).
+  case tick(Date)
+  /// `$EDITOR` closed: the edited text, or nil when it failed or was left unchanged.
+  case editorFinished(String?, error: String?)
+  case saved(error: String?)
+  case bodyWritten(path: String, error: String?)
+  /// A jq filter's output lines, or its error.
+  case filtered(expression: String, result: Result<String, FilterError>)
+}
+
+public struct FilterError: Error, Sendable, Equatable {
+  public var message: String
+  public init(_ message: String) { self.message = message }
+}
+
+/// Side effects `update` asks the runtime to perform. Values, so tests can compare them.
+public enum Command: Sendable, Equatable {
+  case send(Request)
+  case cancel(ExchangeID)
+  case cancelAll
+  /// Saves the workspace (and nothing else) to its file, atomically.
+  case save
+  /// Opens `$EDITOR` on this text (the runtime suspends the screen meanwhile).
+  case edit(text: String, fileExtension: String)
+  case writeBody(ExchangeID, path: String)
+  /// Runs a jq expression over a body in the background.
+  case filter(expression: String, ExchangeID)
+  case quit
+}

@@ -1,0 +1,579 @@
+import Foundation
+import RequestEngine
+import Workspace
+
+/// The Elm-style update: applies one message to the state and returns the side effects to run.
+/// Pure: no I/O, no clock, no threads.
+public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
+  switch msg {
+  case .resize(let width, let height):
+    state.width = width
+    state.height = height
+    state.clampSelections()
+    return []
+  case .tick(let date):
+    state.now = date
+    return []
+  case .agent(let event):
+    state.apply(event)
+    return []
+  case .key(let key):
+    return state.handle(key)
+  case .mouse(let event):
+    return state.handle(event)
+  case .editorFinished(let text, let error):
+    if let error {
+      state.message = StatusMessage("$EDITOR failed: \(error); set EDITOR to your editor's command", isError: true)
+    } else if let text, let template = state.selectedRequest {
+      do {
+        state.replace(template, with: try template.applyingBody(text))
+        state.message = StatusMessage("body updated; Ctrl-S saves the workspace")
+      } catch {
+        state.message = StatusMessage(error.message, isError: true)
+      }
+    }
+    return []
+  case .saved(let error):
+    if let error {
+      state.message = StatusMessage("not saved: \(error)", isError: true)
+    } else {
+      state.unsaved = []
+      state.message = StatusMessage("saved \(state.workspaceFile)")
+    }
+    return []
+  case .bodyWritten(let path, let error):
+    state.message = error.map { StatusMessage("cannot write \(path): \($0)", isError: true) }
+      ?? StatusMessage("body written to \(path)")
+    return []
+  case .filtered(let expression, let result):
+    switch result {
+    case .success(let output):
+      state.viewer.filter = expression
+      state.viewer.filtered = BodyDocument(text: output)
+      state.viewer.scroll = 0
+      state.message = StatusMessage("jq \(expression) (Esc clears)")
+    case .failure(let error):
+      state.message = StatusMessage("jq: \(error.message)", isError: true)
+    }
+    return []
+  }
+}
+
+extension AppState {
+  // MARK: - Agent events
+
+  mutating func apply(_ event: AgentEvent) {
+    switch event {
+    case .queued(let id, let request):
+      let row = ExchangeRow(
+        id: id, name: request.name, method: request.method, url: request.redacted().url, state: .queued)
+      exchanges.insert(row, at: 0)
+      if following == request.name {
+        following = nil
+        queueSelection = 0
+        show(id)
+      } else if exchanges.count > 1 {
+        queueSelection += 1  // keep the selected row selected
+      }
+    case .started(let id, let attempt):
+      let now = self.now
+      mutateRow(id) {
+        $0.state = .running
+        $0.attempt = attempt
+        $0.retrying = false
+        if $0.startedAt == nil { $0.startedAt = now }
+      }
+    case .headers(let id, let status, _):
+      mutateRow(id) { $0.status = status }
+    case .progress(let id, let progress):
+      mutateRow(id) { $0.progress = progress }
+    case .retrying(let id, _, _, _):
+      mutateRow(id) {
+        $0.retrying = true
+        $0.state = .queued
+      }
+    case .finished(let result):
+      mutateRow(result.id) {
+        $0.state = result.state
+        $0.status = result.response?.status
+        $0.result = result
+      }
+      if viewer.exchange == result.id { show(result.id) }
+    }
+  }
+
+  private mutating func mutateRow(_ id: ExchangeID, _ change: (inout ExchangeRow) -> Void) {
+    guard let index = exchanges.firstIndex(where: { $0.id == id }) else { return }
+    change(&exchanges[index])
+  }
+
+  var selectedExchange: ExchangeRow? {
+    exchanges.indices.contains(queueSelection) ? exchanges[queueSelection] : nil
+  }
+
+  var shownExchange: ExchangeRow? {
+    viewer.exchange.flatMap { id in exchanges.first { $0.id == id } }
+  }
+
+  /// Shows an exchange in the viewer, building its body document once it has one.
+  mutating func show(_ id: ExchangeID) {
+    let changed = viewer.exchange != id
+    viewer.exchange = id
+    if changed {
+      viewer.scroll = 0
+      viewer.matchLine = nil
+      viewer.filter = nil
+      viewer.filtered = nil
+    }
+    if let response = shownExchange?.result?.response {
+      if changed || viewer.document == nil {
+        let bytes = (try? response.body.bytes()) ?? []
+        viewer.document = BodyDocument(bytes: bytes, mediaType: response.mediaType)
+      }
+    } else {
+      viewer.document = nil
+    }
+  }
+
+  // MARK: - Keys
+
+  mutating func handle(_ key: Key) -> [Command] {
+    if let overlay { return handle(key, in: overlay) }
+    if prompt != nil { return handlePrompt(key) }
+    if editing != nil { return handleEditing(key) }
+    message = nil
+
+    switch key {
+    case .char("q"):
+      return quit()
+    case .ctrl("c"):
+      return quit()
+    case .char("?"), .function(1):
+      overlay = .help
+      return []
+    case .tab:
+      focus = Pane(rawValue: (focus.rawValue + 1) % Pane.allCases.count) ?? .requests
+      return []
+    case .backTab:
+      focus = Pane(rawValue: (focus.rawValue + Pane.allCases.count - 1) % Pane.allCases.count) ?? .requests
+      return []
+    case .char("1"), .char("2"), .char("3"), .char("4"):
+      if case .char(let c) = key, let n = c.wholeNumberValue { focus = Pane(rawValue: n - 1) ?? focus }
+      return []
+    case .char("C"):
+      guard isBusy else {
+        message = StatusMessage("nothing is running")
+        return []
+      }
+      message = StatusMessage("cancelling everything")
+      return [.cancelAll]
+    case .ctrl("s"):
+      return [.save]
+    default:
+      break
+    }
+
+    switch focus {
+    case .requests: return handleRequestsKey(key)
+    case .editor: return handleEditorKey(key)
+    case .response: return handleResponseKey(key)
+    case .queue: return handleQueueKey(key)
+    }
+  }
+
+  private mutating func quit() -> [Command] {
+    if isBusy {
+      overlay = .confirmQuit
+      return []
+    }
+    return [.quit]
+  }
+
+  private mutating func handle(_ key: Key, in overlay: Overlay) -> [Command] {
+    switch overlay {
+    case .help:
+      self.overlay = nil
+      return []
+    case .confirmQuit:
+      switch key {
+      case .char("y"), .char("Y"), .enter:
+        self.overlay = nil
+        return [.cancelAll, .quit]
+      default:
+        self.overlay = nil
+        message = StatusMessage("not quitting; C cancels every transfer")
+        return []
+      }
+    }
+  }
+
+  /// Up, down, page and home/end over `count` items; returns the new index.
+  private func move(_ key: Key, _ index: Int, count: Int, page: Int) -> Int? {
+    guard count > 0 else { return nil }
+    let target: Int
+    switch key {
+    case .down, .char("j"): target = index + 1
+    case .up, .char("k"): target = index - 1
+    case .pageDown, .ctrl("d"): target = index + max(1, page)
+    case .pageUp, .ctrl("u"): target = index - max(1, page)
+    case .home, .char("g"): target = 0
+    case .end, .char("G"): target = count - 1
+    default: return nil
+    }
+    return min(max(0, target), count - 1)
+  }
+
+  // MARK: Requests pane
+
+  private mutating func handleRequestsKey(_ key: Key) -> [Command] {
+    let count = visibleRequests.count
+    if let index = move(key, requestSelection, count: count, page: layout.contentHeight(of: .requests)) {
+      selectRequest(index)
+      return []
+    }
+    switch key {
+    case .enter, .char("s"), .char("r"):
+      return sendSelected()
+    case .char("c"):
+      guard let name = selectedRequest?.name else { return [] }
+      let running = exchanges.filter { $0.name == name && !$0.state.isTerminal }
+      if running.isEmpty { message = StatusMessage("\(name) has nothing running") }
+      return running.map { .cancel($0.id) }
+    case .char("/"):
+      prompt = Prompt(purpose: .filterRequests, label: "filter requests", input: LineEdit(requestFilter))
+      return []
+    case .escape:
+      if !requestFilter.isEmpty {
+        requestFilter = ""
+        requestSelection = 0
+      }
+      return []
+    case .char("E"):
+      return editBody()
+    case .char("e"):
+      focus = .editor
+      return []
+    default:
+      return []
+    }
+  }
+
+  mutating func selectRequest(_ index: Int) {
+    requestSelection = index
+    let height = layout.contentHeight(of: .requests)
+    // Keep the selected request's row (folders add rows above it) in view.
+    let row = listRows.firstIndex { row in
+      if case .request(let name, _) = row { return name == selectedRequest?.name }
+      return false
+    } ?? 0
+    if row < requestScroll { requestScroll = row }
+    if row >= requestScroll + height { requestScroll = row - height + 1 }
+    editorField = min(editorField, max(0, (selectedRequest?.editorFields.count ?? 1) - 1))
+  }
+
+  mutating func sendSelected() -> [Command] {
+    guard let prepared = preparedSelection() else {
+      message = StatusMessage("no request selected; add requests to \(workspaceFile)", isError: true)
+      return []
+    }
+    switch prepared {
+    case .success(let request):
+      following = request.name
+      message = StatusMessage("sent \(request.name)")
+      return [.send(request)]
+    case .failure(let error):
+      message = StatusMessage(error.description, isError: true)
+      return []
+    }
+  }
+
+  private mutating func editBody() -> [Command] {
+    guard let template = selectedRequest else { return [] }
+    let (text, ext) = template.bodyEditorText
+    return [.edit(text: text, fileExtension: ext)]
+  }
+
+  // MARK: Editor pane
+
+  private mutating func handleEditorKey(_ key: Key) -> [Command] {
+    guard let template = selectedRequest else { return [] }
+    let fields = template.editorFields
+    if let index = move(key, editorField, count: fields.count, page: layout.contentHeight(of: .editor)) {
+      editorField = index
+      let height = layout.contentHeight(of: .editor) - 1
+      if editorField < editorScroll { editorScroll = editorField }
+      if editorField >= editorScroll + height { editorScroll = editorField - height + 1 }
+      return []
+    }
+    switch key {
+    case .char("e"), .enter:
+      guard fields.indices.contains(editorField) else { return [] }
+      let field = fields[editorField]
+      if field.editable {
+        editing = LineEdit(field.value)
+        return []
+      }
+      return editBody()
+    case .char("E"):
+      return editBody()
+    case .char("s"):
+      return sendSelected()
+    default:
+      return []
+    }
+  }
+
+  private mutating func handleEditing(_ key: Key) -> [Command] {
+    guard var edit = editing, let template = selectedRequest else {
+      editing = nil
+      return []
+    }
+    switch key {
+    case .escape:
+      editing = nil
+      message = StatusMessage("edit cancelled")
+    case .enter:
+      let fields = template.editorFields
+      guard fields.indices.contains(editorField) else {
+        editing = nil
+        return []
+      }
+      do {
+        replace(template, with: try template.applying(edit.text, to: fields[editorField].kind))
+        editing = nil
+        message = StatusMessage("changed \(fields[editorField].label.lowercased()); Ctrl-S saves")
+      } catch {
+        message = StatusMessage(error.message + " (Esc cancels)", isError: true)
+      }
+    default:
+      if edit.apply(key) { editing = edit }
+    }
+    return []
+  }
+
+  /// Puts an edited template in place of the old one and marks it unsaved.
+  mutating func replace(_ old: RequestTemplate, with new: RequestTemplate) {
+    guard let index = workspace.requests.firstIndex(where: { $0.name == old.name }) else { return }
+    workspace.requests[index] = new
+    unsaved.insert(new.name)
+  }
+
+  // MARK: Response pane
+
+  private mutating func handleResponseKey(_ key: Key) -> [Command] {
+    let page = layout.contentHeight(of: .response)
+    let document = viewer.filtered ?? viewer.document
+    switch key {
+    case .down, .char("j"): viewer.scroll += 1
+    case .up, .char("k"): viewer.scroll = max(0, viewer.scroll - 1)
+    case .pageDown, .ctrl("d"), .char(" "): viewer.scroll += max(1, page - 1)
+    case .pageUp, .ctrl("u"): viewer.scroll = max(0, viewer.scroll - max(1, page - 1))
+    case .home, .char("g"): viewer.scroll = 0
+    case .end, .char("G"):
+      if viewer.tab == .body, let document { viewer.scroll = max(0, document.totalLineCount() - page) }
+    case .left, .char("h"):
+      viewer.tab = ViewerState.Tab(rawValue: (viewer.tab.rawValue + 2) % 3) ?? .body
+      viewer.scroll = 0
+    case .right, .char("l"):
+      viewer.tab = ViewerState.Tab(rawValue: (viewer.tab.rawValue + 1) % 3) ?? .body
+      viewer.scroll = 0
+    case .char("W"):
+      viewer.wrap.toggle()
+      message = StatusMessage(viewer.wrap ? "wrapping long lines" : "not wrapping")
+    case .char("/"):
+      prompt = Prompt(purpose: .search, label: "search", input: LineEdit(viewer.search ?? ""))
+    case .char("n"), .char("N"):
+      findNext(forward: key == .char("n"))
+    case .char("|"):
+      guard shownExchange?.result?.response != nil else {
+        message = StatusMessage("no response to filter yet", isError: true)
+        return []
+      }
+      prompt = Prompt(purpose: .filterBody, label: "jq", input: LineEdit(viewer.filter ?? "."))
+    case .escape:
+      if viewer.filter != nil {
+        viewer.filter = nil
+        viewer.filtered = nil
+        viewer.scroll = 0
+      }
+    case .char("w"):
+      guard let row = shownExchange, row.result?.response != nil else {
+        message = StatusMessage("no response body to write yet", isError: true)
+        return []
+      }
+      let ext = viewer.document?.kind == .json ? "json" : "txt"
+      let name = row.name.replacingOccurrences(of: "/", with: "-")
+      prompt = Prompt(purpose: .writeBody, label: "write body to", input: LineEdit("\(name).\(ext)"))
+    case .char("s"), .char("r"):
+      return resend(shownExchange)
+    default:
+      break
+    }
+    return []
+  }
+
+  private mutating func findNext(forward: Bool) {
+    guard let query = viewer.search, !query.isEmpty, let document = viewer.filtered ?? viewer.document else {
+      message = StatusMessage("press / to search")
+      return
+    }
+    let from = viewer.matchLine ?? (forward ? viewer.scroll - 1 : viewer.scroll)
+    if let line = document.find(query, from: from, forward: forward) {
+      viewer.matchLine = line
+      let page = layout.contentHeight(of: .response)
+      if line < viewer.scroll || line >= viewer.scroll + page { viewer.scroll = max(0, line - page / 3) }
+      message = StatusMessage("/\(query): line \(line + 1)")
+    } else {
+      viewer.matchLine = nil
+      message = StatusMessage("/\(query): not found", isError: true)
+    }
+  }
+
+  // MARK: Queue pane
+
+  private mutating func handleQueueKey(_ key: Key) -> [Command] {
+    if let index = move(key, queueSelection, count: exchanges.count, page: layout.contentHeight(of: .queue)) {
+      queueSelection = index
+      let height = layout.contentHeight(of: .queue)
+      if queueSelection < queueScroll { queueScroll = queueSelection }
+      if queueSelection >= queueScroll + height { queueScroll = queueSelection - height + 1 }
+      show(exchanges[index].id)
+      return []
+    }
+    guard let row = selectedExchange else { return [] }
+    switch key {
+    case .char("c"):
+      guard !row.state.isTerminal else {
+        message = StatusMessage("\(row.name) already \(row.state.rawValue)")
+        return []
+      }
+      return [.cancel(row.id)]
+    case .char("r"), .char("s"):
+      return resend(row)
+    case .enter:
+      show(row.id)
+      focus = .response
+      return []
+    default:
+      return []
+    }
+  }
+
+  /// Sends the request of an exchange again (as it is in the workspace now).
+  private mutating func resend(_ row: ExchangeRow?) -> [Command] {
+    guard let row else { return [] }
+    guard let template = workspace.request(named: row.name) else {
+      message = StatusMessage("\(row.name) is no longer in the workspace", isError: true)
+      return []
+    }
+    do {
+      let request = try workspace.prepare(template, sources: sources)
+      following = request.name
+      message = StatusMessage("sent \(request.name) again")
+      return [.send(request)]
+    } catch {
+      message = StatusMessage(error.description, isError: true)
+      return []
+    }
+  }
+
+  // MARK: - Prompts
+
+  private mutating func handlePrompt(_ key: Key) -> [Command] {
+    guard var current = prompt else { return [] }
+    switch key {
+    case .escape:
+      prompt = nil
+      if current.purpose == .filterRequests {
+        requestFilter = ""
+        requestSelection = 0
+      }
+      return []
+    case .enter:
+      prompt = nil
+      let text = current.input.text
+      switch current.purpose {
+      case .filterRequests:
+        requestFilter = text
+        requestSelection = 0
+        requestScroll = 0
+      case .search:
+        viewer.search = text.isEmpty ? nil : text
+        viewer.matchLine = nil
+        findNext(forward: true)
+      case .filterBody:
+        guard let id = viewer.exchange, !text.isEmpty else { return [] }
+        return [.filter(expression: text, id)]
+      case .writeBody:
+        guard let id = viewer.exchange, !text.isEmpty else { return [] }
+        return [.writeBody(id, path: text)]
+      }
+      return []
+    default:
+      if current.input.apply(key) {
+        prompt = current
+        if current.purpose == .filterRequests {
+          requestFilter = current.input.text  // filter as you type
+          requestSelection = 0
+          requestScroll = 0
+        }
+      }
+      return []
+    }
+  }
+
+  // MARK: - Mouse
+
+  mutating func handle(_ event: MouseEvent) -> [Command] {
+    guard overlay == nil, prompt == nil, editing == nil, let pane = layout.pane(at: event.x, event.y) else { return [] }
+    let rect = layout.rect(of: pane)
+    switch event.kind {
+    case .wheelUp, .wheelDown:
+      let delta = event.kind == .wheelDown ? 3 : -3
+      switch pane {
+      case .response: viewer.scroll = max(0, viewer.scroll + delta)
+      case .requests:
+        selectRequest(min(max(0, requestSelection + delta), max(0, visibleRequests.count - 1)))
+      case .queue:
+        if !exchanges.isEmpty {
+          queueSelection = min(max(0, queueSelection + delta), exchanges.count - 1)
+          show(exchanges[queueSelection].id)
+        }
+      case .editor:
+        editorScroll = max(0, editorScroll + delta)
+      }
+    case .press:
+      focus = pane
+      let row = event.y - rect.y - 1
+      switch pane {
+      case .requests:
+        let rows = listRows
+        let index = requestScroll + row
+        if rows.indices.contains(index), case .request(let name, _) = rows[index],
+          let position = visibleRequests.firstIndex(where: { $0.name == name })
+        {
+          selectRequest(position)
+        }
+      case .queue:
+        let index = queueScroll + row - 1  // a header line
+        if exchanges.indices.contains(index) {
+          queueSelection = index
+          show(exchanges[index].id)
+        }
+      case .editor:
+        let index = editorScroll + row - 1  // the resolved URL line
+        if let count = selectedRequest?.editorFields.count, index >= 0, index < count { editorField = index }
+      case .response:
+        break
+      }
+    }
+    return []
+  }
+
+  var layout: Layout { Layout(width: width, height: height) }
+
+  mutating func clampSelections() {
+    requestSelection = min(requestSelection, max(0, visibleRequests.count - 1))
+    queueSelection = min(queueSelection, max(0, exchanges.count - 1))
+  }
+}

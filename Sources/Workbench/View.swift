@@ -1,0 +1,469 @@
+import Foundation
+import RequestEngine
+import TerminalUI
+import Workspace
+
+/// Draws the whole screen for a state. Pure: the same state always gives the same cells; only the
+/// visible part of anything is laid out.
+public func view(_ state: AppState, into buffer: inout ScreenBuffer) {
+  let theme = Theme(colors: state.colors)
+  buffer.fill(Rect(x: 0, y: 0, width: buffer.width, height: buffer.height))
+  let layout = state.layout
+  if layout.tooSmall {
+    let lines = [
+      "terminal too small",
+      "reqbench needs \(Layout.minimumWidth)×\(Layout.minimumHeight), this one is \(state.width)×\(state.height)",
+      "make the window larger, or press q to quit",
+    ]
+    for (i, line) in lines.enumerated() {
+      let x = max(0, (buffer.width - TextWidth.of(line)) / 2)
+      buffer.put(line, x: x, y: max(0, buffer.height / 2 - 1) + i, style: i == 0 ? theme.error : .plain)
+    }
+    return
+  }
+  var painter = Painter(state: state, theme: theme, layout: layout)
+  painter.requests(&buffer)
+  painter.editor(&buffer)
+  painter.response(&buffer)
+  painter.queue(&buffer)
+  painter.statusBar(&buffer)
+  switch state.overlay {
+  case .help: painter.help(&buffer)
+  case .confirmQuit: painter.confirmQuit(&buffer)
+  case nil: break
+  }
+}
+
+/// The drawing code, one method per pane.
+struct Painter {
+  let state: AppState
+  let theme: Theme
+  let layout: Layout
+
+  func frame(_ buffer: inout ScreenBuffer, _ pane: Pane, suffix: String = "") {
+    let focused = state.focus == pane
+    buffer.box(
+      layout.rect(of: pane), title: "\(pane.rawValue + 1) \(pane.title)\(suffix)",
+      style: focused ? theme.focusedBorder : theme.border,
+      titleStyle: focused ? theme.focusedBorder : theme.title)
+  }
+
+  func inner(_ pane: Pane) -> Rect { layout.rect(of: pane).inset(by: 1) }
+
+  // MARK: Requests
+
+  func requests(_ buffer: inout ScreenBuffer) {
+    frame(&buffer, .requests, suffix: state.requestFilter.isEmpty ? "" : " /\(state.requestFilter)")
+    let area = inner(.requests)
+    let rows = state.listRows
+    let selected = state.selectedRequest?.name
+    if rows.isEmpty {
+      buffer.put(
+        state.requestFilter.isEmpty ? "no requests" : "nothing matches; Esc clears",
+        x: area.x + 1, y: area.y, style: theme.dim, maxWidth: area.width - 1)
+      return
+    }
+    for (line, row) in rows.dropFirst(state.requestScroll).prefix(area.height).enumerated() {
+      let y = area.y + line
+      switch row {
+      case .folder(let path, let depth):
+        let name = String(path.split(separator: "/").last ?? "")
+        buffer.put(
+          String(repeating: "  ", count: depth) + "▾ " + name + "/", x: area.x, y: y, style: theme.folder,
+          maxWidth: area.width)
+      case .request(let name, let depth):
+        guard let template = state.workspace.request(named: name) else { continue }
+        var x = area.x + depth * 2
+        let marker = state.unsaved.contains(name) ? "●" : " "
+        x += buffer.put(marker, x: x, y: y, style: theme.unsaved)
+        x += buffer.put(TextWidth.pad(template.method.rawValue, to: 7), x: x, y: y, style: theme.method(template.method))
+        let leaf = String(name.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
+        buffer.put(leaf, x: x, y: y, maxWidth: area.x + area.width - x)
+        if name == selected {
+          let row = Rect(x: area.x, y: y, width: area.width, height: 1)
+          buffer.setStyle(row) { style in
+            if state.focus == .requests { style.reverse = true } else { style.underline = true }
+          }
+        }
+      }
+    }
+  }
+
+  // MARK: Editor
+
+  func editor(_ buffer: inout ScreenBuffer) {
+    let unsaved = state.selectedRequest.map { state.unsaved.contains($0.name) } ?? false
+    frame(&buffer, .editor, suffix: state.selectedRequest.map { " · \($0.name)\(unsaved ? " ●" : "")" } ?? "")
+    let area = inner(.editor)
+    guard let template = state.selectedRequest else {
+      buffer.put("select a request on the left", x: area.x + 1, y: area.y, style: theme.dim)
+      return
+    }
+    // The resolved request (variables filled in, secrets masked) above the fields.
+    switch state.preparedSelection() {
+    case .success(let request)?:
+      let redacted = request.redacted()
+      var x = area.x + 1
+      x += buffer.put("→ ", x: x, y: area.y, style: theme.dim)
+      x += buffer.put(redacted.method.rawValue + " ", x: x, y: area.y, style: theme.method(redacted.method))
+      buffer.put(redacted.url, x: x, y: area.y, style: theme.dim, maxWidth: area.x + area.width - x)
+    case .failure(let error)?:
+      buffer.put("✗ " + error.message, x: area.x + 1, y: area.y, style: theme.error, maxWidth: area.width - 1)
+    case nil:
+      break
+    }
+    let fields = template.editorFields
+    let labelWidth = 11
+    for (line, field) in fields.enumerated().dropFirst(state.editorScroll).prefix(max(0, area.height - 1)) {
+      let y = area.y + 1 + line - state.editorScroll
+      let isSelected = line == state.editorField
+      var x = area.x + 1
+      x += buffer.put(TextWidth.pad(field.label, to: labelWidth), x: x, y: y, style: theme.dim)
+      if isSelected, let edit = state.editing {
+        drawEdit(edit, &buffer, x: x, y: y, width: area.x + area.width - x)
+        continue
+      }
+      var value = field.value
+      if value.isEmpty {
+        switch field.kind {
+        case .addQuery: value = "+ add name=value"
+        case .addHeader: value = "+ add Name: value"
+        case .body: value = "none (E edits in $EDITOR)"
+        default: value = "-"
+        }
+        buffer.put(value, x: x, y: y, style: theme.dim, maxWidth: area.x + area.width - x)
+      } else if field.kind == .method, let method = HTTPMethod(rawValue: value) {
+        buffer.put(value, x: x, y: y, style: theme.method(method))
+      } else {
+        buffer.put(value.replacingOccurrences(of: "\n", with: "⏎"), x: x, y: y, maxWidth: area.x + area.width - x)
+      }
+      if isSelected {
+        buffer.setStyle(Rect(x: area.x, y: y, width: area.width, height: 1)) { style in
+          if state.focus == .editor { style.reverse = true } else { style.underline = true }
+        }
+      }
+    }
+  }
+
+  func drawEdit(_ edit: LineEdit, _ buffer: inout ScreenBuffer, x: Int, y: Int, width: Int) {
+    let chars = Array(edit.text)
+    // Scroll horizontally so the cursor stays visible.
+    let start = max(0, edit.cursor - max(1, width - 2))
+    let visible = String(chars[min(start, chars.count)...])
+    buffer.put(visible, x: x, y: y, style: Style(underline: true), maxWidth: width)
+    let cursorX = x + TextWidth.of(String(chars[min(start, chars.count)..<edit.cursor]))
+    if cursorX < x + width {
+      var cell = buffer[cursorX, y]
+      if cell.text.isEmpty || cell.text == " " { cell.text = " " }
+      cell.style.reverse = true
+      buffer[cursorX, y] = cell
+    }
+  }
+
+  // MARK: Response
+
+  func response(_ buffer: inout ScreenBuffer) {
+    let row = state.shownExchange
+    frame(&buffer, .response, suffix: row.map { " · \($0.name)" } ?? "")
+    let area = inner(.response)
+    guard let row else {
+      buffer.put("send a request (Enter) or pick one in the queue", x: area.x + 1, y: area.y, style: theme.dim)
+      return
+    }
+    // Summary line.
+    var x = area.x + 1
+    let response = row.result?.response
+    switch row.state {
+    case .queued, .running:
+      x += buffer.put(glyph(row.state) + " " + row.state.rawValue, x: x, y: area.y, style: theme.state(row.state))
+      if row.state == .running { x += buffer.put("  " + progressText(row), x: x, y: area.y, style: theme.dim) }
+    default:
+      if let response {
+        x += buffer.put(Formatting.status(response.status), x: x, y: area.y, style: theme.status(response.status))
+        let duration = (row.result?.duration ?? 0) * 1000
+        x += buffer.put(
+          "  \(Formatting.bytes(response.body.count))  \(Formatting.milliseconds(duration))  \(response.httpVersion)",
+          x: x, y: area.y, style: theme.dim)
+      }
+      if let error = row.result?.error {
+        x += buffer.put((response == nil ? "" : "  ") + glyph(row.state) + " " + error.message, x: x, y: area.y,
+          style: theme.state(row.state), maxWidth: area.x + area.width - x)
+      }
+    }
+    // Tabs.
+    var tx = area.x + 1
+    for tab in ViewerState.Tab.allCases {
+      let label = tab == state.viewer.tab ? "[\(tab.title)]" : " \(tab.title) "
+      tx += buffer.put(label, x: tx, y: area.y + 1, style: tab == state.viewer.tab ? theme.title : theme.dim)
+      tx += 1
+    }
+    let hints = state.viewer.filter.map { "jq \($0) · Esc clears" } ?? (state.viewer.wrap ? "wrap" : "")
+    if !hints.isEmpty {
+      let w = TextWidth.of(hints)
+      buffer.put(hints, x: max(tx, area.x + area.width - w - 1), y: area.y + 1, style: theme.dim)
+    }
+    let content = Rect(x: area.x + 1, y: area.y + 2, width: max(0, area.width - 1), height: max(0, area.height - 2))
+    switch state.viewer.tab {
+    case .body: body(&buffer, content, row)
+    case .headers: headers(&buffer, content, response)
+    case .timing: timing(&buffer, content, row)
+    }
+  }
+
+  func progressText(_ row: ExchangeRow) -> String {
+    let p = row.progress
+    var text = Formatting.bytes(Int(p.downloaded))
+    if let total = p.downloadTotal, total > 0 {
+      text += " of " + Formatting.bytes(Int(total))
+    }
+    if let started = row.startedAt, let now = state.now {
+      let elapsed = now.timeIntervalSince(started)
+      text += "  " + Formatting.milliseconds(elapsed * 1000)
+      if elapsed > 0.5, p.downloaded > 0 {
+        let speed = Double(p.downloaded) / elapsed
+        text += "  " + Formatting.bytes(Int(speed)) + "/s"
+        if let total = p.downloadTotal, total > p.downloaded, speed > 0 {
+          text += "  ETA " + Formatting.milliseconds(Double(total - p.downloaded) / speed * 1000)
+        }
+      }
+    }
+    return text
+  }
+
+  func body(_ buffer: inout ScreenBuffer, _ area: Rect, _ row: ExchangeRow) {
+    guard let document = state.viewer.filtered ?? state.viewer.document else {
+      let text = row.state.isTerminal ? "no response" : "waiting for the response…"
+      buffer.put(text, x: area.x, y: area.y, style: theme.dim)
+      return
+    }
+    if document.kind == .empty {
+      buffer.put("empty body", x: area.x, y: area.y, style: theme.dim)
+      return
+    }
+    let gutter = 6
+    var y = area.y
+    var index = state.viewer.scroll
+    let textWidth = max(1, area.width - gutter)
+    let (count, _) = document.lineCount(atLeast: state.viewer.scroll + area.height)
+    while y < area.y + area.height && index < count {
+      let line = document.line(index)
+      let pieces = state.viewer.wrap ? TextWidth.wrap(ControlEscaping.visible(line), width: textWidth) : [line]
+      for (n, piece) in pieces.enumerated() where y < area.y + area.height {
+        if n == 0 {
+          buffer.put(TextWidth.pad(String(index + 1), to: gutter - 1, alignRight: true), x: area.x, y: y, style: theme.dim)
+        }
+        drawBodyLine(piece, kind: document.kind, &buffer, x: area.x + gutter, y: y, width: textWidth)
+        if index == state.viewer.matchLine {
+          buffer.setStyle(Rect(x: area.x + gutter, y: y, width: textWidth, height: 1)) { $0.reverse = true }
+        }
+        y += 1
+      }
+      index += 1
+    }
+  }
+
+  func drawBodyLine(_ line: String, kind: BodyDocument.Kind, _ buffer: inout ScreenBuffer, x: Int, y: Int, width: Int) {
+    guard kind == .json, state.viewer.filtered == nil else {
+      buffer.put(line, x: x, y: y, maxWidth: width)
+      return
+    }
+    var cx = x
+    for span in JSONHighlight.spans(line) {
+      let room = x + width - cx
+      if room <= 0 { break }
+      cx += buffer.put(String(span.text), x: cx, y: y, style: theme.json(span.role), maxWidth: room)
+    }
+  }
+
+  func headers(_ buffer: inout ScreenBuffer, _ area: Rect, _ response: Response?) {
+    guard let response else {
+      buffer.put("no response headers", x: area.x, y: area.y, style: theme.dim)
+      return
+    }
+    let fields = response.headers.fields
+    let nameWidth = min(28, (fields.map { TextWidth.of($0.name) }.max() ?? 0) + 1)
+    for (line, field) in fields.dropFirst(state.viewer.scroll).prefix(area.height).enumerated() {
+      buffer.put(TextWidth.pad(field.name + ":", to: nameWidth + 1), x: area.x, y: area.y + line, style: theme.json(.key))
+      buffer.put(field.value, x: area.x + nameWidth + 2, y: area.y + line, maxWidth: area.width - nameWidth - 2)
+    }
+  }
+
+  func timing(_ buffer: inout ScreenBuffer, _ area: Rect, _ row: ExchangeRow) {
+    guard let response = row.result?.response else {
+      buffer.put("no timing yet", x: area.x, y: area.y, style: theme.dim)
+      return
+    }
+    let t = response.timing
+    let phases: [(String, Double, Double)] = [
+      ("DNS", 0, t.dns), ("connect", t.dns, t.connect), ("TLS", t.connect, max(t.connect, t.tls)),
+      ("wait (TTFB)", max(t.connect, t.tls), t.firstByte), ("download", t.firstByte, t.total),
+    ]
+    let barWidth = max(10, area.width - 32)
+    var lines: [(String, String, Double, Double)] = phases.map { ($0.0, Formatting.milliseconds(($0.2 - $0.1) * 1000), $0.1, $0.2) }
+    lines.append(("total", Formatting.milliseconds(t.total * 1000), 0, t.total))
+    for (i, line) in lines.enumerated() where i < area.height {
+      let y = area.y + i
+      buffer.put(TextWidth.pad(line.0, to: 12), x: area.x, y: y, style: theme.dim)
+      buffer.put(TextWidth.pad(line.1, to: 10, alignRight: true), x: area.x + 12, y: y)
+      guard t.total > 0 else { continue }
+      let start = Int(Double(barWidth) * line.2 / t.total)
+      let end = max(start + 1, Int(Double(barWidth) * line.3 / t.total))
+      buffer.put(String(repeating: "█", count: max(0, min(end, barWidth) - start)), x: area.x + 24 + start, y: y, style: theme.fg(.cyan))
+    }
+    let extra = [
+      "redirects \(response.redirectCount)", "sent \(Formatting.bytes(Int(response.bytesSent)))",
+      "attempts \(row.result?.attempts ?? 1)", response.effectiveURL,
+    ]
+    if lines.count + 1 < area.height {
+      buffer.put(extra.joined(separator: " · "), x: area.x, y: area.y + lines.count + 1, style: theme.dim, maxWidth: area.width)
+    }
+  }
+
+  // MARK: Queue
+
+  /// Column positions of the queue, shared by the header and the rows.
+  struct QueueColumns {
+    let state: Int, status: Int, name: Int, size: Int, time: Int, progress: Int, progressWidth: Int, end: Int
+    init(_ area: Rect) {
+      end = area.x + area.width
+      progressWidth = min(26, max(10, area.width / 5))
+      state = area.x
+      status = state + 14
+      name = status + 7
+      progress = end - progressWidth
+      time = progress - 11
+      size = time - 10
+    }
+  }
+
+  func queue(_ buffer: inout ScreenBuffer) {
+    frame(&buffer, .queue, suffix: state.exchanges.isEmpty ? "" : " · \(state.exchanges.count)")
+    let area = inner(.queue)
+    let c = QueueColumns(area)
+    buffer.put("  STATE", x: c.state, y: area.y, style: theme.dim)
+    buffer.put("STATUS", x: c.status, y: area.y, style: theme.dim)
+    buffer.put("REQUEST", x: c.name, y: area.y, style: theme.dim)
+    buffer.put(TextWidth.pad("SIZE", to: 9, alignRight: true), x: c.size, y: area.y, style: theme.dim)
+    buffer.put(TextWidth.pad("TIME", to: 10, alignRight: true), x: c.time, y: area.y, style: theme.dim)
+    buffer.put("PROGRESS", x: c.progress + 1, y: area.y, style: theme.dim)
+    if state.exchanges.isEmpty {
+      buffer.put("nothing sent yet: Enter sends the selected request", x: area.x + 2, y: area.y + 1, style: theme.dim)
+      return
+    }
+    for (line, row) in state.exchanges.enumerated().dropFirst(state.queueScroll).prefix(max(0, area.height - 1)) {
+      let y = area.y + 1 + line - state.queueScroll
+      let stateText = row.retrying ? "retrying \(row.attempt + 1)" : row.state.rawValue
+      buffer.put(glyph(row.state) + " " + stateText, x: c.state, y: y, style: theme.state(row.state), maxWidth: 13)
+      buffer.put(row.status.map(String.init) ?? "-", x: c.status, y: y, style: theme.status(row.status))
+      var x = c.name
+      x += buffer.put(TextWidth.pad(row.method.rawValue, to: 7), x: x, y: y, style: theme.method(row.method))
+      x += buffer.put(row.name, x: x, y: y, maxWidth: max(1, c.size - x - 1))
+      if let error = row.result?.error, row.state == .failed, x + 2 < c.size - 1 {
+        buffer.put(error.message, x: x + 2, y: y, style: theme.dim, maxWidth: c.size - x - 3)
+      }
+      let size = row.state == .queued ? "" : Formatting.bytes(row.bytes)
+      buffer.put(TextWidth.pad(size, to: 9, alignRight: true), x: c.size, y: y)
+      let duration = row.result.map { Formatting.milliseconds($0.duration * 1000) }
+        ?? row.startedAt.flatMap { start in state.now.map { Formatting.milliseconds(max(0, $0.timeIntervalSince(start)) * 1000) } }
+        ?? ""
+      buffer.put(TextWidth.pad(duration, to: 10, alignRight: true), x: c.time, y: y)
+      if row.state == .running {
+        buffer.put(progressBar(row, width: c.progressWidth - 1), x: c.progress + 1, y: y, style: theme.state(row.state))
+      }
+      if line == state.queueSelection {
+        buffer.setStyle(Rect(x: area.x, y: y, width: area.width, height: 1)) { style in
+          if state.focus == .queue { style.reverse = true } else { style.underline = true }
+        }
+      }
+    }
+  }
+
+  func progressBar(_ row: ExchangeRow, width: Int) -> String {
+    let inner = max(1, width - 2)
+    guard let total = row.progress.downloadTotal, total > 0 else {
+      let moved = row.progress.downloaded > 0 ? "⇣ " + Formatting.bytes(Int(row.progress.downloaded)) : "waiting"
+      return "[" + TextWidth.pad(moved, to: inner) + "]"
+    }
+    let fraction = min(1, Double(row.progress.downloaded) / Double(total))
+    let percent = " \(Int(fraction * 100))%"
+    let barWidth = max(1, inner - percent.count)
+    let filled = Int((Double(barWidth) * fraction).rounded())
+    return "[" + String(repeating: "█", count: filled) + String(repeating: "·", count: barWidth - filled) + "]" + percent
+  }
+
+  // MARK: Status bar and overlays
+
+  func statusBar(_ buffer: inout ScreenBuffer) {
+    let area = layout.status
+    if let prompt = state.prompt {
+      var x = buffer.put(prompt.label + ": ", x: area.x, y: area.y, style: theme.key)
+      x += 0
+      drawEdit(prompt.input, &buffer, x: x, y: area.y, width: area.width - x)
+      return
+    }
+    let environment = state.sources.environment ?? state.workspace.environment
+    var left = " \(state.workspace.name)"
+    if let environment { left += " · env \(environment)" }
+    if !state.unsaved.isEmpty { left += " · \(state.unsaved.count) unsaved" }
+    var x = buffer.put(left, x: area.x, y: area.y, style: theme.title)
+    let counts = " · \(state.runningCount) running · \(state.queuedCount) queued · \(state.failedCount) failed "
+    x += buffer.put(counts, x: x, y: area.y, style: state.failedCount > 0 ? theme.error : theme.dim)
+    if let message = state.message {
+      buffer.put(" " + message.text, x: x, y: area.y, style: message.isError ? theme.error : .plain, maxWidth: area.width - x)
+    } else {
+      let hints = hintText
+      buffer.put(" " + hints, x: x, y: area.y, style: theme.dim, maxWidth: area.width - x)
+    }
+  }
+
+  var hintText: String {
+    if state.editing != nil { return "Enter keeps · Esc cancels" }
+    switch state.focus {
+    case .requests: return "Enter send · / filter · c cancel · E body · Tab pane · ? help · q quit"
+    case .editor: return "e edit field · E body in $EDITOR · s send · Ctrl-S save · ? help"
+    case .response: return "/ search · n/N next · | jq · w write · W wrap · ←/→ tabs · ? help"
+    case .queue: return "c cancel · r re-send · C cancel all · Enter view · ? help"
+    }
+  }
+
+  static let helpLines: [(String, String)] = [
+    ("Tab / Shift-Tab, 1–4", "move between panes"),
+    ("↑ ↓ j k, PgUp PgDn, g G", "move, page, first, last"),
+    ("Enter or s", "send the selected request"),
+    ("c", "cancel the selected exchange (in the list: the request's running ones)"),
+    ("C", "cancel everything"),
+    ("r", "re-send a failed or cancelled request"),
+    ("e", "edit the focused field (Enter keeps, Esc cancels; empty removes)"),
+    ("E", "edit the body in $EDITOR"),
+    ("/", "filter requests / search the response"),
+    ("n  N", "next / previous match"),
+    ("|", "filter the JSON body with jq (Esc clears)"),
+    ("w  W", "write the body to a file / wrap long lines"),
+    ("← →  h l", "response tabs: body, headers, timing"),
+    ("Ctrl-S", "save the workspace"),
+    ("mouse", "click selects and focuses, the wheel scrolls"),
+    ("q", "quit (asks while transfers run)"),
+  ]
+
+  func help(_ buffer: inout ScreenBuffer) {
+    let lines = Painter.helpLines
+    let width = min(buffer.width - 4, 78)
+    let height = min(buffer.height - 2, lines.count + 4)
+    let rect = Rect(x: (buffer.width - width) / 2, y: max(0, (buffer.height - height) / 2), width: width, height: height)
+    buffer.fill(rect)
+    buffer.box(rect, title: "Keys · any key closes", style: theme.focusedBorder, titleStyle: theme.focusedBorder)
+    for (i, line) in lines.prefix(height - 4).enumerated() {
+      buffer.put(TextWidth.pad(line.0, to: 26), x: rect.x + 2, y: rect.y + 2 + i, style: theme.key)
+      buffer.put(line.1, x: rect.x + 28, y: rect.y + 2 + i, maxWidth: width - 30)
+    }
+  }
+
+  func confirmQuit(_ buffer: inout ScreenBuffer) {
+    let text = "\(state.runningCount + state.queuedCount) transfers are still running. Cancel them and quit? (y/n)"
+    let width = min(buffer.width - 4, TextWidth.of(text) + 6)
+    let rect = Rect(x: (buffer.width - width) / 2, y: buffer.height / 2 - 2, width: width, height: 5)
+    buffer.fill(rect)
+    buffer.box(rect, title: "Quit", style: theme.error, titleStyle: theme.error)
+    buffer.put(text, x: rect.x + 3, y: rect.y + 2, maxWidth: width - 6)
+  }
+}

@@ -1,0 +1,171 @@
+import CNcurses
+import Foundation
+import TerminalUI
+import Workbench
+
+/// The ncurses side of the TUI: starts and restores the terminal, draws a buffer's changes and
+/// decodes keys and mouse events. Nothing else touches ncurses.
+final class CursesBackend {
+  private var previous: ScreenBuffer?
+  private var pairs: [Int: Int16] = [:]
+  private let colorCount: Int
+  let colors: Bool
+
+  /// Starts curses; nil when stdin/stdout is not a terminal curses can use.
+  init?(mouse: Bool = true) {
+    guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1, rb_curses_start(mouse ? 1 : 0) == 0 else {
+      return nil
+    }
+    CursesBackend.installCrashRestore()
+    colorCount = Int(rb_curses_colors())
+    colors = colorCount >= 8 && ProcessInfo.processInfo.environment["NO_COLOR"].map(\.isEmpty) ?? true
+  }
+
+  var size: (width: Int, height: Int) { (Int(rb_curses_cols()), Int(rb_curses_lines())) }
+
+  /// Restores the terminal. Safe to call more than once.
+  func stop() { rb_curses_stop() }
+
+  /// Suspends curses (for `$EDITOR`), runs `body`, and takes the terminal back with a full redraw.
+  func suspended<T>(_ body: () -> T) -> T {
+    rb_curses_stop()
+    let result = body()
+    _ = rb_curses_start(1)
+    rb_curses_clear()
+    previous = nil
+    return result
+  }
+
+  /// Draws only the cells that changed since the last frame.
+  func draw(_ buffer: ScreenBuffer) {
+    for run in buffer.changes(since: previous) {
+      var x = run.x
+      var start = 0
+      while start < run.cells.count {
+        let style = run.cells[start].style
+        var end = start
+        var text = ""
+        while end < run.cells.count && run.cells[end].style == style {
+          text += run.cells[end].text
+          end += 1
+        }
+        let (attributes, pair) = attributes(for: style)
+        rb_curses_draw(Int32(run.y), Int32(x), text, attributes, pair)
+        x += end - start
+        start = end
+      }
+    }
+    previous = buffer
+    rb_curses_refresh()
+  }
+
+  /// Forgets the last frame so the next draw repaints everything (after a resize).
+  func invalidate() {
+    previous = nil
+    rb_curses_clear()
+  }
+
+  private func attributes(for style: Style) -> (UInt32, Int16) {
+    var bits: UInt32 = 0
+    var foreground = style.foreground.index
+    let background = style.background.index
+    if style.bold { bits |= rb_attr_bold }
+    if style.dim { bits |= rb_attr_dim }
+    if style.italic { bits |= rb_attr_italic }
+    if style.underline { bits |= rb_attr_underline }
+    if style.reverse { bits |= rb_attr_reverse }
+    guard colors, foreground >= 0 || background >= 0 else { return (bits, 0) }
+    // Eight-colour terminals: bright colours become their base colour in bold.
+    if colorCount < 16, foreground >= 8 {
+      foreground -= 8
+      bits |= rb_attr_bold
+    }
+    let key = (foreground + 1) * 32 + (min(background, colorCount < 16 ? 7 : 15) + 1)
+    if let pair = pairs[key] { return (bits, pair) }
+    let pair = Int16(pairs.count + 1)
+    rb_curses_init_pair(pair, Int16(foreground), Int16(background))
+    pairs[key] = pair
+    return (bits, pair)
+  }
+
+  /// Everything typed since the last call, decoded; resizes come as `.resize`.
+  func readInput() -> [Msg] {
+    var messages: [Msg] = []
+    var ch: UInt32 = 0
+    while true {
+      let kind = rb_curses_read(&ch)
+      if kind == 0 { break }
+      if kind == 2 {
+        if let msg = functionKey(Int32(ch)) { messages.append(msg) }
+      } else if let key = character(ch) {
+        // Esc followed at once by a key is Alt+key; reqbench has no Alt bindings, so treat both.
+        messages.append(.key(key))
+      }
+    }
+    return messages
+  }
+
+  private func character(_ ch: UInt32) -> Key? {
+    switch ch {
+    case 0x1B: return .escape
+    case 0x0D, 0x0A: return .enter
+    case 0x09: return .tab
+    case 0x7F, 0x08: return .backspace
+    case 0x01...0x1A: return .ctrl(Character(Unicode.Scalar(ch + 0x60) ?? "?"))
+    default:
+      guard let scalar = Unicode.Scalar(ch), ch >= 0x20 else { return nil }
+      return .char(Character(scalar))
+    }
+  }
+
+  private func functionKey(_ code: Int32) -> Msg? {
+    switch code {
+    case rb_key_resize:
+      let (width, height) = size
+      invalidate()
+      return .resize(width: width, height: height)
+    case rb_key_mouse:
+      var x: Int32 = 0
+      var y: Int32 = 0
+      var buttons: UInt = 0
+      guard rb_curses_mouse(&x, &y, &buttons) == 1 else { return nil }
+      let kind: MouseEvent.Kind
+      if buttons & rb_button4_pressed != 0 {
+        kind = .wheelUp
+      } else if buttons & rb_button5_pressed != 0 {
+        kind = .wheelDown
+      } else if buttons & (rb_button1_pressed | rb_button1_clicked) != 0 {
+        kind = .press
+      } else {
+        return nil
+      }
+      return .mouse(MouseEvent(x: Int(x), y: Int(y), kind: kind))
+    case rb_key_up: return .key(.up)
+    case rb_key_down: return .key(.down)
+    case rb_key_left: return .key(.left)
+    case rb_key_right: return .key(.right)
+    case rb_key_home: return .key(.home)
+    case rb_key_end: return .key(.end)
+    case rb_key_ppage: return .key(.pageUp)
+    case rb_key_npage: return .key(.pageDown)
+    case rb_key_btab: return .key(.backTab)
+    case rb_key_backspace: return .key(.backspace)
+    case rb_key_dc: return .key(.delete)
+    case rb_key_enter: return .key(.enter)
+    default:
+      if code >= rb_key_f1 && code < rb_key_f1 + 12 { return .key(.function(Int(code - rb_key_f1) + 1)) }
+      return nil
+    }
+  }
+
+  /// A crash (a trap or a fatal signal) still gives the terminal back before the process dies.
+  private static func installCrashRestore() {
+    for sig in [SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE] {
+      signal(sig) { received in
+        rb_curses_stop()
+        signal(received, SIG_DFL)
+        raise(received)
+      }
+    }
+  }
+}

@@ -1,0 +1,246 @@
+import DemoServer
+import Foundation
+import RequestEngine
+import TerminalUI
+import Workbench
+import Workspace
+
+/// `reqbench [WORKSPACE]` and `reqbench --demo`: the four-pane TUI.
+///
+/// One UI thread: `poll` on the terminal and a wake pipe; the agent's events and the results of
+/// background work arrive through a locked inbox plus one byte on the pipe. The screen is redrawn
+/// at most 30 times a second and only after something changed; with nothing running the process
+/// sleeps in `poll` (no timer).
+final class TUIRuntime {
+  private let inbox = MessageInbox()
+  private var state: AppState
+  private let workspaceURL: URL
+  private let agent: Agent
+  private let backend: CursesBackend
+  private var buffer: ScreenBuffer
+  private var dirty = true
+  private var lastFrame = 0.0
+  private var lastTick = 0.0
+  private var quitting = false
+  private let background = DispatchQueue(label: "reqbench.tui.background")
+  private static let frameInterval = 1.0 / 30
+  private static let tickInterval = 0.25
+
+  init(state: AppState, workspaceURL: URL, agent: Agent, backend: CursesBackend) {
+    self.state = state
+    self.workspaceURL = workspaceURL
+    self.agent = agent
+    self.backend = backend
+    let (width, height) = backend.size
+    self.state.width = width
+    self.state.height = height
+    self.state.colors = backend.colors
+    self.buffer = ScreenBuffer(width: width, height: height)
+  }
+
+  func run() -> Int32 {
+    let inbox = self.inbox
+    agent.subscribe { inbox.post(.agent($0)) }
+    let signals = [SIGTERM, SIGHUP].map { sig -> DispatchSourceSignal in
+      signal(sig, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+      source.setEventHandler { inbox.post(.key(.ctrl("q"))) }  // handled below as "quit now"
+      source.resume()
+      return source
+    }
+    defer { signals.forEach { $0.cancel() } }
+
+    render()
+    var fds = [
+      pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
+      pollfd(fd: inbox.readFD, events: Int16(POLLIN), revents: 0),
+    ]
+    while !quitting {
+      let now = monotonicSeconds()
+      var timeout: Int32 = -1
+      if dirty {
+        timeout = Int32(max(0, (lastFrame + TUIRuntime.frameInterval - now) * 1000))
+      } else if state.isBusy {
+        timeout = Int32(max(0, (lastTick + TUIRuntime.tickInterval - now) * 1000))
+      }
+      fds[0].revents = 0
+      fds[1].revents = 0
+      let ready = poll(&fds, 2, timeout)
+      if ready < 0 && errno != EINTR { break }
+      if fds[0].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+        if fds[0].revents & Int16(POLLHUP | POLLERR) != 0 && fds[0].revents & Int16(POLLIN) == 0 {
+          break  // the terminal went away
+        }
+        for msg in backend.readInput() { apply(msg) }
+      }
+      if fds[1].revents & Int16(POLLIN) != 0 {
+        let batch = inbox.takeAll()
+        // The clock first, so exchanges that start in this batch get their start time.
+        if !batch.isEmpty { apply(.tick(Date())) }
+        for msg in batch {
+          if case .key(.ctrl("q")) = msg {
+            quitting = true  // SIGTERM / SIGHUP: leave at once, cancelling transfers
+          } else {
+            apply(msg)
+          }
+        }
+      }
+      let after = monotonicSeconds()
+      if state.isBusy && after - lastTick >= TUIRuntime.tickInterval {
+        lastTick = after
+        apply(.tick(Date()))
+      }
+      if dirty && after - lastFrame >= TUIRuntime.frameInterval { render() }
+    }
+    agent.shutdown()
+    backend.stop()
+    return ExitStatus.success
+  }
+
+  private func apply(_ msg: Msg) {
+    let commands = update(&state, msg)
+    dirty = true
+    for command in commands { perform(command) }
+  }
+
+  private func render() {
+    if buffer.width != state.width || buffer.height != state.height {
+      buffer = ScreenBuffer(width: state.width, height: state.height)
+    }
+    view(state, into: &buffer)
+    backend.draw(buffer)
+    dirty = false
+    lastFrame = monotonicSeconds()
+  }
+
+  private func perform(_ command: Command) {
+    let inbox = self.inbox
+    switch command {
+    case .send(let request):
+      agent.send(request)
+    case .cancel(let id):
+      agent.cancel(id)
+    case .cancelAll:
+      agent.cancelAll()
+    case .quit:
+      quitting = true
+    case .save:
+      do {
+        try state.workspace.save(to: workspaceURL)
+        apply(.saved(error: nil))
+      } catch {
+        apply(.saved(error: error.description))
+      }
+    case .edit(let text, let fileExtension):
+      apply(editInEditor(text, fileExtension: fileExtension))
+    case .writeBody(let id, let path):
+      guard let body = state.exchanges.first(where: { $0.id == id })?.result?.response?.body else { return }
+      let url = URL(fileURLWithPath: path, relativeTo: workspaceURL.deletingLastPathComponent())
+      background.async {
+        do {
+          try AtomicFile.write(try body.bytes(), to: url)
+          inbox.post(.bodyWritten(path: url.path, error: nil))
+        } catch {
+          inbox.post(.bodyWritten(path: url.path, error: "\(error)"))
+        }
+      }
+    case .filter(let expression, let id):
+      guard let body = state.exchanges.first(where: { $0.id == id })?.result?.response?.body else { return }
+      background.async {
+        do {
+          let output = try JQ.run(expression, input: try body.bytes())
+          inbox.post(.filtered(expression: expression, result: .success(output)))
+        } catch let error as JQ.Failure {
+          inbox.post(.filtered(expression: expression, result: .failure(FilterError(error.message))))
+        } catch {
+          inbox.post(.filtered(expression: expression, result: .failure(FilterError("\(error)"))))
+        }
+      }
+    }
+  }
+
+  /// Runs `$VISUAL` / `$EDITOR` (default `vi`) on a temporary file holding `text`.
+  private func editInEditor(_ text: String, fileExtension: String) -> Msg {
+    let file = FileManager.default.temporaryDirectory
+      .appendingPathComponent("reqbench-body-\(UUID().uuidString.prefix(8)).\(fileExtension)")
+    do {
+      try Data(text.utf8).write(to: file)
+    } catch {
+      return .editorFinished(nil, error: "cannot write \(file.path): \(error.localizedDescription)")
+    }
+    defer { try? FileManager.default.removeItem(at: file) }
+    let environment = ProcessInfo.processInfo.environment
+    let editor = environment["VISUAL"].flatMap { $0.isEmpty ? nil : $0 }
+      ?? environment["EDITOR"].flatMap { $0.isEmpty ? nil : $0 } ?? "vi"
+    let status: Int32 = backend.suspended {
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: "/bin/sh")
+      process.arguments = ["-c", editor + " \"$1\"", "sh", file.path]
+      do {
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+      } catch {
+        return 127
+      }
+    }
+    dirty = true
+    guard status == 0 else {
+      return .editorFinished(nil, error: "\(editor) exited with status \(status)")
+    }
+    guard let edited = try? String(contentsOf: file, encoding: .utf8) else {
+      return .editorFinished(nil, error: "cannot read the edited file back")
+    }
+    return .editorFinished(edited == text ? nil : edited, error: nil)
+  }
+}
+
+/// Messages from other threads to the UI thread: a locked list plus a wake-up byte on a pipe
+/// (written only when the list was empty, so a burst of events costs one wake-up).
+final class MessageInbox: @unchecked Sendable {
+  private let lock = NSLock()
+  private var messages: [Msg] = []
+  let readFD: Int32
+  private let writeFD: Int32
+
+  init() {
+    var fds: [Int32] = [0, 0]
+    if pipe(&fds) != 0 { fds = [-1, -1] }
+    readFD = fds[0]
+    writeFD = fds[1]
+    _ = fcntl(readFD, F_SETFL, fcntl(readFD, F_GETFL) | O_NONBLOCK)
+    _ = fcntl(writeFD, F_SETFL, fcntl(writeFD, F_GETFL) | O_NONBLOCK)
+  }
+
+  deinit {
+    close(readFD)
+    close(writeFD)
+  }
+
+  func post(_ msg: Msg) {
+    let wake = lock.withLock {
+      messages.append(msg)
+      return messages.count == 1
+    }
+    if wake {
+      var byte: UInt8 = 1
+      _ = write(writeFD, &byte, 1)
+    }
+  }
+
+  func takeAll() -> [Msg] {
+    var scratch = [UInt8](repeating: 0, count: 64)
+    while read(readFD, &scratch, scratch.count) > 0 {}
+    return lock.withLock {
+      let taken = messages
+      messages.removeAll(keepingCapacity: true)
+      return taken
+    }
+  }
+}
+
+func monotonicSeconds() -> Double {
+  var ts = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &ts)
+  return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}

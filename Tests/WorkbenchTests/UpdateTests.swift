@@ -1,0 +1,248 @@
+import Foundation
+import RequestEngine
+import Testing
+import Workbench
+import Workspace
+
+@Suite("update: panes and keys")
+struct UpdateTests {
+  @Test func tabAndNumbersMoveBetweenPanes() throws {
+    var state = try demoState()
+    #expect(state.focus == .requests)
+    send(&state, .key(.tab))
+    #expect(state.focus == .editor)
+    send(&state, .key(.backTab), .key(.backTab))
+    #expect(state.focus == .queue)
+    _ = keys(&state, "3")
+    #expect(state.focus == .response)
+  }
+
+  @Test func movingInTheRequestList() throws {
+    var state = try demoState()
+    let first = state.selectedRequest?.name
+    _ = keys(&state, "jj")
+    #expect(state.requestSelection == 2)
+    _ = keys(&state, "G")
+    #expect(state.requestSelection == state.visibleRequests.count - 1)
+    _ = keys(&state, "g")
+    #expect(state.selectedRequest?.name == first)
+    send(&state, .key(.up))
+    #expect(state.requestSelection == 0)
+  }
+
+  @Test func enterSendsThePreparedRequestAndTheViewerFollowsIt() throws {
+    var state = try demoState()
+    let commands = send(&state, .key(.enter))
+    let request = try #require(state.preparedSelection().flatMap { try? $0.get() })
+    #expect(commands == [.send(request)])
+    #expect(state.message?.text == "sent \(request.name)")
+    for msg in exchangeEvents(id: 7, request: request) { send(&state, msg) }
+    #expect(state.exchanges.count == 1)
+    #expect(state.exchanges[0].state == .succeeded)
+    #expect(state.viewer.exchange == ExchangeID(rawValue: 7))
+    #expect(state.viewer.document?.kind == .json)
+  }
+
+  @Test func queueRowsFollowTheLifecycle() throws {
+    var state = try demoState()
+    let request = Request(name: "slow", url: "http://127.0.0.1:8080/slow")
+    let id = ExchangeID(rawValue: 1)
+    send(&state, .agent(.queued(id, request)))
+    #expect(state.exchanges[0].state == .queued)
+    #expect(state.isBusy)
+    send(&state, .agent(.started(id, attempt: 1)))
+    #expect(state.exchanges[0].state == .running)
+    send(&state, .agent(.progress(id, TransferProgress(downloaded: 10, downloadTotal: 100))))
+    #expect(state.exchanges[0].progress.downloaded == 10)
+    send(&state, .agent(.retrying(id, attempt: 2, delay: 0.5, reason: .status(503, accepted: Validation()))))
+    #expect(state.exchanges[0].retrying)
+    #expect(state.runningCount == 0 && state.queuedCount == 1)
+  }
+
+  @Test func cancelKeys() throws {
+    var state = try demoState()
+    let request = Request(name: "users/list", url: "http://127.0.0.1:8080/users")
+    send(&state, .agent(.queued(ExchangeID(rawValue: 1), request)), .agent(.started(ExchangeID(rawValue: 1), attempt: 1)))
+    // In the list: the selected request's running exchanges.
+    #expect(state.selectedRequest?.name == "users/list")
+    #expect(keys(&state, "c") == [.cancel(ExchangeID(rawValue: 1))])
+    // In the queue: the selected exchange.
+    _ = keys(&state, "4")
+    #expect(keys(&state, "c") == [.cancel(ExchangeID(rawValue: 1))])
+    #expect(keys(&state, "C") == [.cancelAll])
+    // A finished exchange cannot be cancelled.
+    for msg in exchangeEvents(id: 2, request: request) { send(&state, msg) }
+    _ = keys(&state, "g")
+    #expect(state.selectedExchangeForTest?.id == ExchangeID(rawValue: 2))
+    #expect(keys(&state, "c") == [])
+    #expect(state.message?.text == "users/list already succeeded")
+  }
+
+  @Test func quitAsksWhileTransfersRun() throws {
+    var state = try demoState()
+    #expect(keys(&state, "q") == [.quit])
+    send(&state, .agent(.queued(ExchangeID(rawValue: 1), Request(name: "x", url: "http://h.test/"))))
+    #expect(keys(&state, "q") == [])
+    #expect(state.overlay == .confirmQuit)
+    #expect(keys(&state, "n") == [])
+    #expect(state.overlay == nil)
+    _ = keys(&state, "q")
+    #expect(keys(&state, "y") == [.cancelAll, .quit])
+    #expect(send(&state, .key(.ctrl("c"))) == [])  // asks again: still busy
+    #expect(state.overlay == .confirmQuit)
+  }
+
+  @Test func helpOverlayOpensAndAnyKeyCloses() throws {
+    var state = try demoState()
+    _ = keys(&state, "?")
+    #expect(state.overlay == .help)
+    #expect(keys(&state, "j") == [])
+    #expect(state.overlay == nil)
+    #expect(state.requestSelection == 0)  // the key only closed the overlay
+  }
+
+  @Test func slashFiltersRequestsAsYouType() throws {
+    var state = try demoState()
+    _ = keys(&state, "/")
+    #expect(state.prompt?.purpose == .filterRequests)
+    _ = keys(&state, "auth")
+    #expect(state.visibleRequests.map(\.name).allSatisfy { $0.contains("auth") })
+    #expect(!state.visibleRequests.isEmpty)
+    send(&state, .key(.enter))
+    #expect(state.prompt == nil && state.requestFilter == "auth")
+    send(&state, .key(.escape))
+    #expect(state.requestFilter.isEmpty)
+  }
+
+  @Test func editingAFieldInPlace() throws {
+    var state = try demoState()
+    let name = try #require(state.selectedRequest?.name)
+    _ = keys(&state, "2j")  // editor, second field: the URL
+    #expect(state.focus == .editor && state.editorField == 1)
+    _ = keys(&state, "e")
+    #expect(state.editing?.text == state.selectedRequest?.url)
+    send(&state, .key(.ctrl("u")))
+    _ = keys(&state, "/users?page=2")
+    send(&state, .key(.enter))
+    #expect(state.editing == nil)
+    #expect(state.workspace.request(named: name)?.url == "/users?page=2")
+    #expect(state.unsaved == [name])
+    #expect(keys(&state, "k") == [])
+    // A bad method is refused with what to do, and the edit stays open.
+    _ = keys(&state, "e")
+    send(&state, .key(.ctrl("u")))
+    _ = keys(&state, "FECTH")
+    send(&state, .key(.enter))
+    #expect(state.editing != nil)
+    #expect(state.message?.isError == true)
+    #expect(state.message?.text.contains("unknown method \"FECTH\"") == true)
+    send(&state, .key(.escape))
+    #expect(state.workspace.request(named: name)?.method == .GET)
+    // Ctrl-S saves; the runtime reports back.
+    #expect(send(&state, .key(.ctrl("s"))) == [.save])
+    send(&state, .saved(error: nil))
+    #expect(state.unsaved.isEmpty)
+  }
+
+  @Test func addingAndRemovingAHeader() throws {
+    var state = try demoState()
+    _ = keys(&state, "2")
+    let fields = try #require(state.selectedRequest?.editorFields)
+    let add = try #require(fields.firstIndex { $0.kind == .addHeader })
+    for _ in 0..<add { send(&state, .key(.down)) }
+    _ = keys(&state, "e")
+    _ = keys(&state, "X-Trace: 1")
+    send(&state, .key(.enter))
+    #expect(state.selectedRequest?.headers["X-Trace"] == "1")
+    // The new header is at the add position now; emptying it removes it.
+    _ = keys(&state, "e")
+    send(&state, .key(.ctrl("u")), .key(.enter))
+    #expect(state.selectedRequest?.headers["X-Trace"] == nil)
+  }
+
+  @Test func bodyInTheEditor() throws {
+    var state = try demoState()
+    let create = try #require(state.visibleRequests.firstIndex { $0.name == "users/create" })
+    for _ in 0..<create { send(&state, .key(.down)) }
+    let commands = keys(&state, "E")
+    guard case .edit(let text, let ext)? = commands.first else {
+      Issue.record("expected an edit command")
+      return
+    }
+    #expect(ext == "json")
+    #expect(text.contains("\"name\""))
+    send(&state, .editorFinished(#"{"name": "Grace"}"#, error: nil))
+    #expect(state.selectedRequest?.body == .json(["name": "Grace"]))
+    send(&state, .editorFinished("{broken", error: nil))
+    #expect(state.message?.isError == true)
+    #expect(state.selectedRequest?.body == .json(["name": "Grace"]))
+  }
+
+  @Test func anUndefinedVariableIsReportedNotSent() throws {
+    var state = try demoState()
+    state.sources.overrides = [:]  // {{host}} now comes from the workspace's variables
+    state.workspace.variables = []
+    #expect(send(&state, .key(.enter)) == [])
+    #expect(state.message?.isError == true)
+    #expect(state.message?.text.contains("undefined variable {{host}}") == true)
+  }
+
+  @Test func searchAndJQInTheViewer() throws {
+    var state = try demoState()
+    let request = Request(name: "users/list", url: "http://127.0.0.1:8080/users")
+    let body = #"[{"id": 1, "name": "Ada"}, {"id": 2, "name": "Grace"}]"#
+    send(&state, .key(.enter))
+    for msg in exchangeEvents(id: 1, request: request, body: body) { send(&state, msg) }
+    _ = keys(&state, "3/")
+    _ = keys(&state, "grace")
+    send(&state, .key(.enter))
+    #expect(state.viewer.matchLine == 7)
+    #expect(state.viewer.document?.line(7).contains("Grace") == true)
+    _ = keys(&state, "n")
+    #expect(state.viewer.matchLine == 7)  // the only match: wraps to itself
+    _ = keys(&state, "|")
+    send(&state, .key(.ctrl("u")))
+    _ = keys(&state, ".[1].name")
+    #expect(send(&state, .key(.enter)) == [.filter(expression: ".[1].name", ExchangeID(rawValue: 1))])
+    send(&state, .filtered(expression: ".[1].name", result: .success("\"Grace\"\n")))
+    #expect(state.viewer.filtered?.line(0) == "\"Grace\"")
+    send(&state, .key(.escape))
+    #expect(state.viewer.filtered == nil)
+    send(&state, .filtered(expression: ".[", result: .failure(FilterError("syntax error"))))
+    #expect(state.message == StatusMessage("jq: syntax error", isError: true))
+    _ = keys(&state, "w")
+    #expect(state.prompt?.input.text == "users-list.json")
+    #expect(send(&state, .key(.enter)) == [.writeBody(ExchangeID(rawValue: 1), path: "users-list.json")])
+  }
+
+  @Test func mouseFocusesSelectsAndScrolls() throws {
+    var state = try demoState()
+    let layout = state.layoutForTest
+    // Click the third row of the request list.
+    send(&state, .mouse(MouseEvent(x: layout.requests.x + 3, y: layout.requests.y + 3, kind: .press)))
+    #expect(state.focus == .requests)
+    #expect(state.selectedRequest != nil)
+    let request = Request(name: "a", url: "http://h.test/")
+    for i in 1...3 { for msg in exchangeEvents(id: UInt64(i), request: request) { send(&state, msg) } }
+    send(&state, .mouse(MouseEvent(x: layout.queue.x + 5, y: layout.queue.y + 3, kind: .press)))
+    #expect(state.focus == .queue)
+    #expect(state.viewer.exchange == ExchangeID(rawValue: 2))
+    send(&state, .mouse(MouseEvent(x: layout.response.x + 5, y: layout.response.y + 5, kind: .wheelDown)))
+    #expect(state.viewer.scroll == 3)
+  }
+
+  @Test func resizeRelayouts() throws {
+    var state = try demoState()
+    send(&state, .resize(width: 50, height: 10))
+    #expect(state.layoutForTest.tooSmall)
+    send(&state, .resize(width: 80, height: 24))
+    #expect(!state.layoutForTest.tooSmall)
+  }
+}
+
+extension AppState {
+  var selectedExchangeForTest: ExchangeRow? {
+    exchanges.indices.contains(queueSelection) ? exchanges[queueSelection] : nil
+  }
+  var layoutForTest: Layout { Layout(width: width, height: height) }
+}

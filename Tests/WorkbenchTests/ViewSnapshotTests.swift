@@ -1,0 +1,118 @@
+import Foundation
+import RequestEngine
+import TerminalUI
+import Testing
+import Workbench
+import Workspace
+
+/// The screen as text at 160×45 and 80×24. `RECORD_SNAPSHOTS=1 swift test --filter ViewSnapshots`
+/// re-records `Snapshots/*.txt` (review the diff before committing).
+@Suite("view snapshots")
+struct ViewSnapshotTests {
+  static let sizes = [(160, 45), (80, 24)]
+
+  /// A session: three exchanges ended (succeeded, failed, cancelled), one running.
+  func session(width: Int, height: Int) throws -> AppState {
+    var state = try demoState(width: width, height: height)
+    let list = Request(name: "users/list", method: .GET, url: "http://127.0.0.1:8080/users")
+    let missing = Request(name: "users/missing", method: .GET, url: "http://127.0.0.1:8080/users/99")
+    let slow = Request(name: "slow", method: .GET, url: "http://127.0.0.1:8080/slow")
+    let big = Request(name: "files/big", method: .GET, url: "http://127.0.0.1:8080/files/big.bin")
+    for msg in exchangeEvents(
+      id: 1, request: missing, status: 404, body: #"{"error": "no user 99"}"#, state: .failed,
+      error: .status(404, accepted: Validation()))
+    {
+      send(&state, msg)
+    }
+    send(&state, .agent(.queued(ExchangeID(rawValue: 2), slow)), .agent(.started(ExchangeID(rawValue: 2), attempt: 1)))
+    let cancelled = ExchangeResult(
+      id: ExchangeID(rawValue: 2), request: slow, state: .cancelled, response: nil, error: .cancelled,
+      queuedAt: epoch, startedAt: epoch, finishedAt: epoch.addingTimeInterval(0.8))
+    send(&state, .agent(.finished(cancelled)))
+    send(&state, .tick(epoch))
+    send(&state, .agent(.queued(ExchangeID(rawValue: 3), big)), .agent(.started(ExchangeID(rawValue: 3), attempt: 1)))
+    send(&state, .agent(.progress(ExchangeID(rawValue: 3), TransferProgress(downloaded: 20_971_520, downloadTotal: 52_428_800))))
+    send(&state, .tick(epoch.addingTimeInterval(2)))
+    send(&state, .key(.enter))
+    let users = #"[{"id": 1, "name": "Ada Lovelace", "email": "ada@example.com", "role": "admin"}, {"id": 2, "name": "Grace Hopper", "email": "grace@example.com", "role": "user"}]"#
+    for msg in exchangeEvents(id: 4, request: list, body: users) { send(&state, msg) }
+    return state
+  }
+
+  @Test(arguments: sizes) func startScreen(width: Int, height: Int) throws {
+    try assertSnapshot(try demoState(width: width, height: height), "start-\(width)x\(height)")
+  }
+
+  @Test(arguments: sizes) func aSession(width: Int, height: Int) throws {
+    try assertSnapshot(try session(width: width, height: height), "session-\(width)x\(height)")
+  }
+
+  @Test(arguments: sizes) func helpOverlay(width: Int, height: Int) throws {
+    var state = try demoState(width: width, height: height)
+    _ = keys(&state, "?")
+    try assertSnapshot(state, "help-\(width)x\(height)")
+  }
+
+  @Test func headersAndTimingTabs() throws {
+    var state = try session(width: 160, height: 45)
+    _ = keys(&state, "3l")
+    try assertSnapshot(state, "headers-160x45")
+    _ = keys(&state, "l")
+    try assertSnapshot(state, "timing-160x45")
+  }
+
+  @Test func editingAField() throws {
+    var state = try demoState(width: 160, height: 45)
+    _ = keys(&state, "2je")
+    _ = keys(&state, "?debug=1")
+    try assertSnapshot(state, "editing-160x45")
+  }
+
+  @Test func quitConfirmation() throws {
+    var state = try session(width: 80, height: 24)
+    _ = keys(&state, "q")
+    try assertSnapshot(state, "quit-80x24")
+  }
+
+  @Test func tooSmall() throws {
+    var state = try demoState()
+    send(&state, .resize(width: 50, height: 12))
+    try assertSnapshot(state, "too-small-50x12")
+  }
+
+  @Test func controlCharactersFromTheServerAreEscaped() throws {
+    var state = try demoState(width: 100, height: 30)
+    let request = Request(name: "users/list", url: "http://127.0.0.1:8080/escape")
+    send(&state, .key(.enter))
+    for msg in exchangeEvents(
+      id: 1, request: request, body: "\u{1b}[31mred\u{1b}[0m\n\u{1b}]0;title\u{07}bell\u{9b}2J\n", contentType: "text/plain")
+    {
+      send(&state, msg)
+    }
+    var buffer = ScreenBuffer(width: 100, height: 30)
+    view(state, into: &buffer)
+    for y in 0..<buffer.height {
+      for x in 0..<buffer.width {
+        let cell = buffer[x, y]
+        #expect(!cell.text.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
+      }
+    }
+    #expect(buffer.text.contains(#"\x1b[31mred\x1b[0m"#))
+    try assertSnapshot(state, "escapes-100x30")
+  }
+
+  @Test func binaryBodiesAreAHexDump() throws {
+    var state = try demoState(width: 120, height: 30)
+    send(&state, .key(.enter))
+    let bytes = (0..<64).map { UInt8($0 * 4 % 256) }
+    let request = Request(name: "users/list", url: "http://127.0.0.1:8080/bytes")
+    var events = exchangeEvents(id: 1, request: request, body: "", contentType: "application/octet-stream")
+    if case .agent(.finished(var result)) = events[3] {
+      result.response?.body = .memory(bytes)
+      events[3] = .agent(.finished(result))
+    }
+    for msg in events { send(&state, msg) }
+    #expect(state.viewer.document?.kind == .binary)
+    try assertSnapshot(state, "hex-120x30")
+  }
+}
