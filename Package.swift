@@ -40,7 +40,9 @@ let package = Package(
     .testTarget(name: "ReqbenchTests", dependencies: ["RequestEngine", "TestSupport"]),
     .target(name: "TerminalUI"),
     .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
-    .testTarget(name: "WorkbenchTests", dependencies: ["Workbench", "TestSupport"]),
+    .testTarget(
+      name: "WorkbenchTests", dependencies: ["Workbench", "TestSupport"],
+      exclude: ["Snapshots"]),
   ],
   swiftLanguageModes: [.v6]
 )

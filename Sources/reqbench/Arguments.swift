@@ -11,6 +11,7 @@ enum Invocation: Equatable {
   case export([String])
   case history([String])
   case secrets([String])
+  case screenshot([String])
 }
 
 struct RunOptions: Equatable {
@@ -66,6 +67,7 @@ enum Arguments {
       reqbench import curl|http|postman FILE|- --into WORKSPACE [--name NAME]
       reqbench export curl|http WORKSPACE TARGET [--env NAME] [--var K=V]... [--reveal-secrets]
       reqbench demo-server [--port N]
+      reqbench screenshot SCENARIO|all [--out PATH.svg | --dir DIR] [--size WxH]
       reqbench --help | --version
 
     reqbench       opens the TUI on WORKSPACE (default workspaces/demo.json); ? shows its keys
@@ -104,6 +106,7 @@ enum Arguments {
     case "export": return .export(Array(args.dropFirst()))
     case "history": return .history(Array(args.dropFirst()))
     case "secrets": return .secrets(Array(args.dropFirst()))
+    case "screenshot": return .screenshot(Array(args.dropFirst()))
     default:
       if first.hasPrefix("-") || first.hasSuffix(".json") { return .tui(try parseTUI(args)) }
       throw UsageError(message: "unknown command \"\(first)\"; try `reqbench WORKSPACE.json`, `reqbench run WORKSPACE TARGET` or `reqbench --help`")

@@ -42,6 +42,8 @@ enum CLI {
       return HistoryCommand.run(args)
     case .secrets(let args):
       return SecretsCommand.run(args)
+    case .screenshot(let args):
+      return ScreenshotCommand.run(args)
     }
   }
 

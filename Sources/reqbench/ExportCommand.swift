@@ -1,7 +1,152 @@
-/// Work in progress (being written now): replaced by the real command.
+import Foundation
+import RequestEngine
+import Workspace
+
+/// `reqbench export curl|http WORKSPACE TARGET...`: prints requests of a workspace as curl commands
+/// (prepared: variables filled in, secrets masked) or as an `.http` file (templates, `{{vars}}`
+/// kept).
 enum ExportCommand {
+  static let usage = """
+    usage: reqbench export curl WORKSPACE TARGET... [--env NAME] [--var K=V]... [--reveal-secrets]
+           reqbench export http WORKSPACE TARGET...
+      curl   one curl command per request, as reqbench would send it; secrets show as ••••
+             unless --reveal-secrets
+      http   an .http file (JetBrains HTTP Client, VS Code REST Client) with {{variables}} kept
+    """
+
+  enum Format: String, CaseIterable {
+    case curl, http
+  }
+
+  struct Options {
+    var format: Format
+    var workspace: String
+    var targets: [String]
+    var environment: String?
+    var variables: [(String, String)] = []
+    var revealSecrets = false
+  }
+
+  static func parse(_ args: [String]) throws(UsageError) -> Options {
+    var reader = SubcommandArguments(args)
+    var environment: String?
+    var variables: [(String, String)] = []
+    var reveal = false
+    var curlOnly: String?
+    while let option = try reader.nextOption() {
+      switch option {
+      case "--env":
+        environment = try reader.value(for: option)
+        curlOnly = curlOnly ?? option
+      case "--var":
+        let pair = try reader.value(for: option)
+        guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else {
+          throw UsageError(message: "--var needs KEY=VALUE, got \"\(pair)\"")
+        }
+        variables.append((String(pair[..<eq]), String(pair[pair.index(after: eq)...])))
+        curlOnly = curlOnly ?? option
+      case "--reveal-secrets":
+        reveal = true
+        curlOnly = curlOnly ?? option
+      default:
+        throw UsageError(message: "export: unknown option \"\(option)\"")
+      }
+    }
+    let positional = reader.positional
+    guard let formatName = positional.first else {
+      throw UsageError(message: "export needs a format, a workspace and a target")
+    }
+    guard let format = Format(rawValue: formatName) else {
+      throw UsageError(
+        message: "export: unknown format \"\(formatName)\"; use "
+          + Format.allCases.map(\.rawValue).joined(separator: ", "))
+    }
+    guard positional.count >= 3 else {
+      throw UsageError(
+        message: "export \(formatName) needs a workspace and at least one target (a request name)")
+    }
+    if format == .http, let curlOnly {
+      throw UsageError(
+        message: "\(curlOnly) applies to export curl; export http writes the templates with their "
+          + "{{variables}} unresolved")
+    }
+    return Options(
+      format: format, workspace: positional[1], targets: Array(positional.dropFirst(2)),
+      environment: environment, variables: variables, revealSecrets: reveal)
+  }
+
   static func run(_ args: [String]) -> Int32 {
-    Terminal.error("reqbench: this command is being written")
-    return ExitStatus.usage
+    if args.contains("--help") || args.contains("-h") {
+      Output.standard.line(usage)
+      return ExitStatus.success
+    }
+    let options: Options
+    do {
+      options = try parse(args)
+    } catch {
+      Terminal.error("reqbench: \(error.message)\n\(usage)")
+      return ExitStatus.usage
+    }
+    let workspaceURL = URL(fileURLWithPath: options.workspace)
+    let workspace: Workspace
+    do {
+      workspace = try Workspace.load(from: workspaceURL)
+    } catch {
+      Terminal.error(error.description)
+      return ExitStatus.usage
+    }
+    var templates: [RequestTemplate] = []
+    for name in options.targets {
+      guard let template = workspace.request(named: name) else {
+        Terminal.error(unknownTarget(name, in: workspace, file: options.workspace))
+        return ExitStatus.usage
+      }
+      templates.append(template)
+    }
+
+    switch options.format {
+    case .http:
+      Output.standard.write(HTTPFileExporter.text(for: templates, variables: workspace.variables))
+    case .curl:
+      let secrets: SecretsFile
+      do {
+        secrets = try SecretsFile.load(forWorkspace: workspaceURL)
+      } catch {
+        Terminal.error(error.description)
+        return ExitStatus.usage
+      }
+      let sources = VariableSources(
+        overrides: Dictionary(options.variables, uniquingKeysWith: { _, last in last }),
+        environment: options.environment, secrets: secrets)
+      var commands: [String] = []
+      for template in templates {
+        do {
+          let request = try workspace.prepare(template, sources: sources)
+          commands.append(CurlExporter.command(for: request, revealSecrets: options.revealSecrets))
+        } catch {
+          Terminal.error("reqbench: \(error.description)")
+          return ExitStatus.usage
+        }
+      }
+      Output.standard.write(commands.joined(separator: "\n\n") + "\n")
+    }
+    return ExitStatus.success
+  }
+
+  private static func unknownTarget(_ name: String, in workspace: Workspace, file: String) -> String
+  {
+    let names = workspace.requests.map(\.name)
+    var message = "reqbench: no request named \"\(name)\" in \(file)"
+    if let close = names.min(by: { editDistance($0, name) < editDistance($1, name) }),
+      editDistance(close, name) <= max(2, name.count / 3)
+    {
+      message += "; did you mean \"\(close)\"?"
+    } else if !names.isEmpty {
+      message +=
+        "; it has: " + names.prefix(20).joined(separator: ", ") + (names.count > 20 ? ", …" : "")
+    } else {
+      message += "; it has no requests"
+    }
+    return message
   }
 }

@@ -1,7 +1,256 @@
-/// Work in progress (being written now): replaced by the real command.
+import Foundation
+import RequestEngine
+import Workspace
+
+/// What `reqbench history` was asked for.
+struct HistoryOptions: Equatable {
+  var workspace: String
+  var target: String?
+  var stateDirectory: String?
+  var json = false
+  var limit = 20
+}
+
+/// `reqbench history WORKSPACE [TARGET] [--state-dir DIR] [--json] [--limit N]`: the recorded
+/// exchanges of a workspace (or of one of its requests), newest first.
+///
+/// ```text
+/// TIME      NAME      METHOD  STATUS      SIZE   DURATION  RESULT
+/// 14:02:11  get-user  GET     200        412 B     3.1 ms  ok
+/// 14:01:58  broken    GET     500         10 B     2.0 ms  status 500 is outside 200-299
+/// ```
 enum HistoryCommand {
+  static let usage = """
+    Usage: reqbench history WORKSPACE [TARGET] [--state-dir DIR] [--json] [--limit N]
+
+    Lists the recorded exchanges of WORKSPACE, newest first: all of them, or those of the
+    request TARGET. History lives in the workspace's state folder, .reqbench/NAME/ beside
+    NAME.json, and keeps the last 50 exchanges of each request (200 MB at most).
+      --state-dir DIR  the state folder to read instead
+      --json           one JSON object per exchange
+      --limit N        show the newest N exchanges (default 20)
+    """
+
   static func run(_ args: [String]) -> Int32 {
-    Terminal.error("reqbench: this command is being written")
-    return ExitStatus.usage
+    let options: HistoryOptions
+    do {
+      guard let parsed = try parse(args) else {
+        Output.standard.line(usage)
+        return ExitStatus.success
+      }
+      options = parsed
+    } catch {
+      Terminal.error("reqbench: \(error.message)")
+      return ExitStatus.usage
+    }
+
+    let workspaceURL = URL(fileURLWithPath: options.workspace)
+    let workspace: Workspace
+    do {
+      workspace = try Workspace.load(from: workspaceURL)
+    } catch {
+      Terminal.error(error.description)
+      return ExitStatus.usage
+    }
+    if let target = options.target, workspace.request(named: target) == nil {
+      Terminal.error(unknownTarget(target, in: workspace, file: options.workspace))
+      return ExitStatus.usage
+    }
+
+    let state = StateFolder.url(
+      forWorkspace: workspaceURL, override: options.stateDirectory.map { URL(fileURLWithPath: $0) })
+    let store = HistoryStore(folder: StateFolder.history(in: state))
+    let entries = Array(store.entries(for: options.target).prefix(options.limit))
+    guard !entries.isEmpty else {
+      let subject = options.target.map { "\"\($0)\" in \(options.workspace)" } ?? options.workspace
+      Terminal.error(
+        "reqbench: no history yet for \(subject) (kept in \(store.folder.path)); "
+          + "`reqbench run` records every exchange")
+      return ExitStatus.success
+    }
+
+    if options.json {
+      for entry in entries {
+        Output.standard.line(JSONSerializer.compact(.object(HistoryFormat.json(entry))))
+      }
+    } else {
+      for line in HistoryFormat.table(entries, now: Date()) { Output.standard.line(line) }
+    }
+    Output.standard.flush()
+    return ExitStatus.success
+  }
+
+  /// The options, or nil for `--help`.
+  static func parse(_ args: [String]) throws(UsageError) -> HistoryOptions? {
+    var options = HistoryOptions(workspace: "")
+    var positional: [String] = []
+    var rest = args[...]
+    var onlyPositional = false
+    while let arg = rest.popFirst() {
+      if onlyPositional || !arg.hasPrefix("-") || arg == "-" {
+        positional.append(arg)
+        continue
+      }
+      var name = arg
+      var inline: String?
+      if arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") {
+        name = String(arg[..<eq])
+        inline = String(arg[arg.index(after: eq)...])
+      }
+      func value() throws(UsageError) -> String {
+        if let inline { return inline }
+        guard let next = rest.popFirst() else { throw UsageError(message: "\(name) needs a value") }
+        return next
+      }
+      switch name {
+      case "--": onlyPositional = true
+      case "-h", "--help": return nil
+      case "--json": options.json = true
+      case "--state-dir":
+        let directory = try value()
+        guard !directory.isEmpty else { throw UsageError(message: "--state-dir needs a folder") }
+        options.stateDirectory = directory
+      case "--limit":
+        let text = try value()
+        guard let n = Int(text), n >= 1 else {
+          throw UsageError(message: "--limit needs a number of 1 or more, got \"\(text)\"")
+        }
+        options.limit = n
+      default:
+        throw UsageError(
+          message:
+            "history: unknown option \"\(arg)\"; it takes --state-dir DIR, --json and --limit N")
+      }
+    }
+    guard let workspace = positional.first else {
+      throw UsageError(
+        message: "history needs a workspace file: reqbench history WORKSPACE [TARGET]")
+    }
+    guard positional.count <= 2 else {
+      throw UsageError(
+        message: "history takes one target at most, got \(positional.count - 1): "
+          + "reqbench history \(workspace) [TARGET]")
+    }
+    options.workspace = workspace
+    options.target = positional.count == 2 ? positional[1] : nil
+    return options
+  }
+
+  private static func unknownTarget(_ name: String, in workspace: Workspace, file: String) -> String
+  {
+    let names = workspace.requests.map(\.name)
+    var message = "reqbench: no request named \"\(name)\" in \(file)"
+    if let close = names.min(by: { editDistance($0, name) < editDistance($1, name) }),
+      editDistance(close, name) <= max(2, name.count / 3)
+    {
+      message += "; did you mean \"\(close)\"?"
+    } else if !names.isEmpty {
+      message +=
+        "; it has: " + names.prefix(20).joined(separator: ", ") + (names.count > 20 ? ", …" : "")
+    } else {
+      message += "; it has no requests"
+    }
+    return message + " (leave TARGET out to list the history of every request, removed ones too)"
+  }
+}
+
+/// How `reqbench history` shows entries: a table, or JSON objects.
+enum HistoryFormat {
+  /// A header line, then one line per entry in the order given.
+  static func table(_ entries: [HistoryEntry], now: Date) -> [String] {
+    let nameWidth = min(32, max(4, entries.map(\.name.count).max() ?? 0))
+    var lines = [
+      "TIME".padded(10) + "  " + "NAME".padded(nameWidth) + "  METHOD  STATUS"
+        + "SIZE".leftPad(10, " ") + "   DURATION  RESULT"
+    ]
+    for entry in entries {
+      var name = entry.name
+      if name.count > nameWidth { name = String(name.prefix(nameWidth - 1)) + "…" }
+      let status = entry.status.map(String.init) ?? "---"
+      let line =
+        time(entry.date, now: now).padded(10) + "  " + name.padded(nameWidth) + "  "
+        + entry.method.rawValue.padded(6) + "  " + status.padded(6)
+        + Format.bytes(entry.bytes).leftPad(10, " ") + "  "
+        + Format.milliseconds(entry.durationMs).leftPad(9, " ") + "  " + result(entry)
+      lines.append(line)
+    }
+    return lines
+  }
+
+  /// `ok`, `ok (from cache)`, `cancelled` or the error's message.
+  static func result(_ entry: HistoryEntry) -> String {
+    var text: String
+    switch entry.state {
+    case .succeeded: text = entry.fromCache ? "ok (from cache)" : "ok"
+    case .cancelled: text = "cancelled"
+    default: text = entry.error?.message ?? "failed"
+    }
+    if !entry.bodyKept { text += " (body not kept)" }
+    return text
+  }
+
+  /// `HH:MM:SS` for a time of `now`'s day, else the date (`2026-11-29`), in local time.
+  static func time(_ date: Date, now: Date) -> String {
+    let day = localTime(date)
+    let today = localTime(now)
+    func two(_ n: Int32) -> String { String(n).leftPad(2) }
+    if day.tm_year == today.tm_year && day.tm_yday == today.tm_yday {
+      return "\(two(day.tm_hour)):\(two(day.tm_min)):\(two(day.tm_sec))"
+    }
+    return "\(day.tm_year + 1900)-\(two(day.tm_mon + 1))-\(two(day.tm_mday))"
+  }
+
+  private static func localTime(_ date: Date) -> tm {
+    var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+    var parts = tm()
+    localtime_r(&seconds, &parts)
+    return parts
+  }
+
+  /// `2026-11-30T01:46:36.123Z`.
+  static func iso8601(_ date: Date) -> String {
+    let milliseconds = Int((date.timeIntervalSince1970 * 1000).rounded(.down))
+    var seconds = time_t(milliseconds / 1000)
+    if milliseconds < 0 && milliseconds % 1000 != 0 { seconds -= 1 }
+    let fraction = ((milliseconds % 1000) + 1000) % 1000
+    var parts = tm()
+    gmtime_r(&seconds, &parts)
+    func two(_ n: Int32) -> String { String(n).leftPad(2) }
+    return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
+      + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))."
+      + String(fraction).leftPad(3) + "Z"
+  }
+
+  /// One entry for `--json`, in the shape of `run --json`'s results plus `id`, `date` and
+  /// `method`.
+  static func json(_ entry: HistoryEntry) -> JSONObject {
+    var error: JSONValue = .null
+    if let e = entry.error {
+      var object = JSONObject([("kind", .string(e.kind.rawValue)), ("message", .string(e.message))])
+      if let path = e.path { object["path"] = .string(path) }
+      error = .object(object)
+    }
+    return JSONObject([
+      ("id", .string(entry.id)),
+      ("date", .string(iso8601(entry.date))),
+      ("name", .string(entry.name)),
+      ("method", .string(entry.method.rawValue)),
+      ("url", .string(entry.url)),
+      ("state", .string(entry.state.rawValue)),
+      ("status", entry.status.map { .number($0) } ?? .null),
+      ("bytes", .number(entry.bytes)),
+      ("durationMs", .number((entry.durationMs * 10).rounded() / 10)),
+      ("fromCache", .bool(entry.fromCache)),
+      ("attempts", .number(entry.attempts)),
+      ("bodyKept", .bool(entry.bodyKept)),
+      ("error", error),
+    ])
+  }
+}
+
+extension String {
+  /// The text followed by spaces up to `width` characters.
+  fileprivate func padded(_ width: Int) -> String {
+    count >= width ? self : self + String(repeating: " ", count: width - count)
   }
 }

@@ -1,7 +1,176 @@
-/// Work in progress (being written now): replaced by the real command.
+import Foundation
+import RequestEngine
+import Workspace
+
+/// `reqbench import curl|http|postman FILE|- --into WORKSPACE [--name NAME]`: adds the requests of
+/// a curl command line, an `.http` file or a Postman collection to a workspace file.
 enum ImportCommand {
+  static let usage = """
+    usage: reqbench import curl|http|postman FILE|- --into WORKSPACE [--name NAME]
+      curl      curl command lines ("Copy as cURL"), one request per command
+      http      a JetBrains / VS Code REST Client .http or .rest file
+      postman   a Postman collection (v2.1)
+      FILE      the input; - reads standard input
+      --into WORKSPACE  the workspace file to add to (created when it does not exist)
+      --name NAME       the request's name; with several requests, their folder (NAME/…)
+    """
+
+  struct Options: Equatable {
+    var format: ImportFormat
+    var input: String
+    var workspace: String
+    var name: String?
+  }
+
+  static func parse(_ args: [String]) throws(UsageError) -> Options {
+    var reader = SubcommandArguments(args)
+    var into: String?
+    var name: String?
+    while let option = try reader.nextOption() {
+      switch option {
+      case "--into": into = try reader.value(for: option)
+      case "--name":
+        let value = try reader.value(for: option)
+        guard !value.trimmingCharacters(in: .whitespaces).isEmpty else {
+          throw UsageError(message: "--name needs a non-empty name")
+        }
+        name = value
+      default: throw UsageError(message: "import: unknown option \"\(option)\"")
+      }
+    }
+    let positional = reader.positional
+    guard let formatName = positional.first else {
+      throw UsageError(message: "import needs a format and an input")
+    }
+    guard let format = ImportFormat(rawValue: formatName) else {
+      throw UsageError(
+        message: "import: unknown format \"\(formatName)\"; use "
+          + ImportFormat.allCases.map(\.rawValue).joined(separator: ", "))
+    }
+    guard positional.count >= 2 else {
+      throw UsageError(
+        message: "import \(formatName) needs an input: a file, or - for standard input")
+    }
+    guard positional.count == 2 else {
+      throw UsageError(
+        message: "import takes one input, found \(positional.dropFirst().joined(separator: " "))")
+    }
+    guard let into else { throw UsageError(message: "import needs --into WORKSPACE") }
+    return Options(format: format, input: positional[1], workspace: into, name: name)
+  }
+
   static func run(_ args: [String]) -> Int32 {
-    Terminal.error("reqbench: this command is being written")
-    return ExitStatus.usage
+    if args.contains("--help") || args.contains("-h") {
+      Output.standard.line(usage)
+      return ExitStatus.success
+    }
+    let options: Options
+    do {
+      options = try parse(args)
+    } catch {
+      Terminal.error("reqbench: \(error.message)\n\(usage)")
+      return ExitStatus.usage
+    }
+
+    // Read and parse the input first: nothing is written unless all of it imports.
+    let bytes: [UInt8]
+    let inputName = options.input == "-" ? "<stdin>" : options.input
+    if options.input == "-" {
+      bytes = [UInt8](FileHandle.standardInput.readDataToEndOfFile())
+    } else {
+      do {
+        bytes = try ImportFile.read(options.input)
+      } catch {
+        Terminal.error("reqbench: cannot read \(options.input): \(error.reason)")
+        return ExitStatus.usage
+      }
+    }
+    let imported: ImportedRequests
+    do {
+      imported = try options.format.parse(bytes, file: inputName)
+    } catch {
+      Terminal.error(error.description)
+      return ExitStatus.usage
+    }
+
+    let url = URL(fileURLWithPath: options.workspace)
+    var workspace: Workspace
+    if FileManager.default.fileExists(atPath: url.path) {
+      do {
+        workspace = try Workspace.load(from: url)
+      } catch {
+        Terminal.error(error.description)
+        return ExitStatus.usage
+      }
+    } else {
+      var name = url.lastPathComponent
+      if name.hasSuffix(".json") { name.removeLast(5) }
+      workspace = Workspace(name: name.isEmpty ? "workspace" : name)
+    }
+
+    let report: ImportReport
+    do {
+      report = try workspace.addImported(imported, name: options.name)
+      try workspace.save(to: url)
+    } catch let error as WorkspaceEditError {
+      Terminal.error("reqbench: \(options.workspace): \(error.message)")
+      return ExitStatus.usage
+    } catch {
+      Terminal.error("reqbench: \(error)")
+      return ExitStatus.usage
+    }
+    for template in report.added {
+      Terminal.error("imported \(template.name) (\(template.method.rawValue) \(template.url))")
+    }
+    if !report.variablesAdded.isEmpty {
+      Terminal.error(
+        "added variables: " + report.variablesAdded.map(\.name).joined(separator: ", "))
+    }
+    for warning in report.warnings { Terminal.error("reqbench: warning: \(warning)") }
+    return ExitStatus.success
+  }
+}
+
+/// The arguments of a subcommand: options (`--name value`, `--name=value`, flags) anywhere, the
+/// rest positional; `--` ends the options.
+struct SubcommandArguments {
+  private var rest: ArraySlice<String>
+  private var inline: String?
+  private(set) var positional: [String] = []
+
+  init(_ args: [String]) { rest = args[...] }
+
+  /// The next option's name, collecting positional arguments on the way; nil at the end.
+  mutating func nextOption() throws(UsageError) -> String? {
+    if let inline {
+      throw UsageError(message: "an option takes no value here, found \"=\(inline)\"")
+    }
+    while let arg = rest.popFirst() {
+      if arg == "--" {
+        positional += rest
+        rest = []
+        return nil
+      }
+      guard arg.hasPrefix("-"), arg != "-" else {
+        positional.append(arg)
+        continue
+      }
+      if arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") {
+        inline = String(arg[arg.index(after: eq)...])
+        return String(arg[..<eq])
+      }
+      return arg
+    }
+    return nil
+  }
+
+  /// The value of the option just read.
+  mutating func value(for option: String) throws(UsageError) -> String {
+    if let value = inline {
+      inline = nil
+      return value
+    }
+    guard let value = rest.popFirst() else { throw UsageError(message: "\(option) needs a value") }
+    return value
   }
 }

@@ -66,7 +66,11 @@ final class TUIRuntime {
       fds[0].revents = 0
       fds[1].revents = 0
       let ready = poll(&fds, 2, timeout)
-      if ready < 0 && errno != EINTR { break }
+      if ready < 0 {
+        guard errno == EINTR else { break }
+        // A signal: SIGWINCH makes ncurses queue KEY_RESIZE, which only a read delivers.
+        for msg in backend.readInput() { apply(msg) }
+      }
       if fds[0].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
         if fds[0].revents & Int16(POLLHUP | POLLERR) != 0 && fds[0].revents & Int16(POLLIN) == 0 {
           break  // the terminal went away

@@ -11,33 +11,12 @@ import Workspace
 struct ViewSnapshotTests {
   static let sizes = [(160, 45), (80, 24)]
 
-  /// A session: three exchanges ended (succeeded, failed, cancelled), one running.
-  func session(width: Int, height: Int) throws -> AppState {
-    var state = try demoState(width: width, height: height)
-    let list = Request(name: "users/list", method: .GET, url: "http://127.0.0.1:8080/users")
-    let missing = Request(name: "users/missing", method: .GET, url: "http://127.0.0.1:8080/users/99")
-    let slow = Request(name: "slow", method: .GET, url: "http://127.0.0.1:8080/slow")
-    let big = Request(name: "files/big", method: .GET, url: "http://127.0.0.1:8080/files/big.bin")
-    for msg in exchangeEvents(
-      id: 1, request: missing, status: 404, body: #"{"error": "no user 99"}"#, state: .failed,
-      error: .status(404, accepted: Validation()))
-    {
-      send(&state, msg)
-    }
-    send(&state, .agent(.queued(ExchangeID(rawValue: 2), slow)), .agent(.started(ExchangeID(rawValue: 2), attempt: 1)))
-    let cancelled = ExchangeResult(
-      id: ExchangeID(rawValue: 2), request: slow, state: .cancelled, response: nil, error: .cancelled,
-      queuedAt: epoch, startedAt: epoch, finishedAt: epoch.addingTimeInterval(0.8))
-    send(&state, .agent(.finished(cancelled)))
-    send(&state, .tick(epoch))
-    send(&state, .agent(.queued(ExchangeID(rawValue: 3), big)), .agent(.started(ExchangeID(rawValue: 3), attempt: 1)))
-    send(&state, .agent(.progress(ExchangeID(rawValue: 3), TransferProgress(downloaded: 20_971_520, downloadTotal: 52_428_800))))
-    send(&state, .tick(epoch.addingTimeInterval(2)))
-    send(&state, .key(.enter))
-    let users = #"[{"id": 1, "name": "Ada Lovelace", "email": "ada@example.com", "role": "admin"}, {"id": 2, "name": "Grace Hopper", "email": "grace@example.com", "role": "user"}]"#
-    for msg in exchangeEvents(id: 4, request: list, body: users) { send(&state, msg) }
-    return state
+  func scenario(_ scenario: Scenario, width: Int, height: Int) throws -> AppState {
+    let base = try demoState(width: width, height: height)
+    return scenario.state(workspace: base.workspace, file: base.workspaceFile, width: width, height: height)
   }
+
+  func session(width: Int, height: Int) throws -> AppState { try scenario(.session, width: width, height: height) }
 
   @Test(arguments: sizes) func startScreen(width: Int, height: Int) throws {
     try assertSnapshot(try demoState(width: width, height: height), "start-\(width)x\(height)")

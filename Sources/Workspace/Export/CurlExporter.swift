@@ -1,0 +1,124 @@
+import Foundation
+import RequestEngine
+
+/// Writes a prepared request as one curl command that, run by `sh`, sends what reqbench sends.
+///
+/// ```swift
+/// let request = try workspace.prepare(requestNamed: "create", variables: ["id": "7"])
+/// print(CurlExporter.command(for: request))
+/// // curl 'http://127.0.0.1:8080/users' \
+/// //   -H 'Authorization: Basic ••••' \
+/// //   -H 'Content-Type: application/json' \
+/// //   --data-binary '{"name":"Ada"}' \
+/// //   --compressed \
+/// //   -L --max-redirs 10
+/// ```
+/// What it mirrors of the engine (`Transfer`):
+/// - the method: none for GET, `--head` for HEAD (`-X HEAD` would wait for a body that never
+///   comes), POST implied by the body, `-X` for the others;
+/// - the body exactly: always for POST, PUT and PATCH (even empty), for DELETE and OPTIONS when
+///   there is one, never for GET and HEAD. Text goes in `--data-binary '…'` (`--data-raw` when it
+///   starts with `@`, which curl would read as a file name); bytes that are not printable UTF-8 (a
+///   NUL, invalid UTF-8, control characters other than tab and newline) are piped in with
+///   `printf '\ooo…' | curl … --data-binary @-`, which any POSIX `sh` runs;
+/// - every header as written, then the body's `Content-Type` unless a header sets it (an empty
+///   `Content-Type:` when reqbench would send none, so curl adds no form type of its own);
+/// - `--compressed` (reqbench asks for every coding and decodes), `-L --max-redirs N` when it
+///   follows redirects, `-k` when insecure, `--max-time` for a deadline, `--connect-timeout` for an
+///   idle timeout other than the default 30 s, `--globoff` when the URL has `[]{}`.
+/// reqbench's `User-Agent` (`reqbench/VERSION`) is not copied: curl sends its own, as a user
+/// running curl expects, unless the request sets one.
+///
+/// Secrets are masked (`Request.redacted()`) unless `revealSecrets` is true.
+public enum CurlExporter {
+  public static func command(for request: Request, revealSecrets: Bool = false) -> String {
+    let request = revealSecrets ? request : request.redacted()
+    var first = "curl"
+    switch request.method {
+    case .GET, .POST: break
+    case .HEAD: first += " --head"
+    default: first += " -X " + request.method.rawValue
+    }
+    first += " " + quote(request.url)
+
+    var options: [String] = []
+    for field in request.headers {
+      options.append(
+        "-H " + quote(field.value.isEmpty ? "\(field.name):" : "\(field.name): \(field.value)"))
+    }
+    let body = request.body
+    if !request.headers.contains("Content-Type") {
+      if let type = body.contentType {
+        options.append("-H " + quote("Content-Type: \(type)"))
+      } else if request.method == .POST || !body.bytes.isEmpty {
+        options.append("-H " + quote("Content-Type:"))
+      }
+    }
+    let sendsBody: Bool
+    switch request.method {
+    case .GET, .HEAD: sendsBody = false
+    case .POST, .PUT, .PATCH: sendsBody = true
+    case .DELETE, .OPTIONS: sendsBody = !body.bytes.isEmpty
+    }
+    var pipe = ""
+    if sendsBody {
+      if let text = String(validating: body.bytes, as: UTF8.self), isPrintable(text) {
+        options.append((text.hasPrefix("@") ? "--data-raw " : "--data-binary ") + quote(text))
+      } else {
+        pipe = "printf " + printfFormat(body.bytes) + " | "
+        options.append("--data-binary @-")
+      }
+    }
+    if !request.headers.contains("Accept-Encoding") { options.append("--compressed") }
+    if request.followRedirects { options.append("-L --max-redirs \(request.maxRedirects)") }
+    if request.insecure { options.append("-k") }
+    if let deadline = request.timeouts.deadline {
+      options.append("--max-time " + seconds(deadline))
+    }
+    if request.timeouts.idle != Timeouts().idle {
+      options.append("--connect-timeout " + seconds(request.timeouts.idle))
+    }
+    if request.url.contains(where: { "[]{}".contains($0) }) { options.append("--globoff") }
+    return ([pipe + first] + options.map { "  " + $0 }).joined(separator: " \\\n")
+  }
+
+  /// `word` as one single-quoted shell word, a quote inside written `'\''`: `sh` hands it to curl
+  /// exactly as it is (no `$`, backtick, backslash or glob is special inside single quotes).
+  public static func quote(_ word: String) -> String {
+    "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+  }
+
+  /// Text that shows as itself on a terminal and in a shell word: no control characters but tab
+  /// and newline.
+  static func isPrintable(_ text: String) -> Bool {
+    !text.unicodeScalars.contains { scalar in
+      (scalar.value < 0x20 && scalar != "\n" && scalar != "\t") || scalar.value == 0x7F
+        || (0x80...0x9F).contains(scalar.value)
+    }
+  }
+
+  /// A single-quoted `printf` format that prints exactly `bytes`: printable ASCII as itself, `%`
+  /// as `%%`, a backslash as `\\`, every other byte (the quote included, and a leading `-`) as a
+  /// 3-digit octal escape.
+  static func printfFormat(_ bytes: [UInt8]) -> String {
+    var out = "'"
+    for (i, byte) in bytes.enumerated() {
+      switch byte {
+      case UInt8(ascii: "-") where i == 0: out += "\\055"  // a format never reads as an option
+      case UInt8(ascii: "%"): out += "%%"
+      case UInt8(ascii: "\\"): out += "\\\\"
+      case UInt8(ascii: "'"): out += "\\047"
+      case 0x20...0x7E: out.unicodeScalars.append(Unicode.Scalar(byte))
+      default:
+        let octal = String(byte, radix: 8)
+        out += "\\" + String(repeating: "0", count: 3 - octal.count) + octal
+      }
+    }
+    return out + "'"
+  }
+
+  /// `5`, `2.5`.
+  static func seconds(_ value: Double) -> String {
+    value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+  }
+}

@@ -1,0 +1,143 @@
+import RequestEngine
+
+/// Writes request templates as an `.http` file (JetBrains HTTP Client, VS Code REST Client),
+/// `{{variables}}` kept, so that `HTTPFileImporter` reads back the same templates.
+///
+/// ```swift
+/// HTTPFileExporter.text(for: [workspace.request(named: "create")!], variables: workspace.variables)
+/// ```
+/// ```http
+/// @host = http://127.0.0.1:8080
+///
+/// ### create
+/// POST {{host}}/users
+///     ?notify=1
+/// Content-Type: application/json
+///
+/// {
+///   "name": "Ada"
+/// }
+/// ```
+/// - The workspace variables the templates use come first, as `@name = value` lines.
+/// - Query parameters go on `?`/`&` continuation lines, percent-encoded, placeholders kept.
+/// - A body's content type is written as a `Content-Type` header unless one is set; JSON bodies are
+///   pretty-printed, forms written `a=1&b=2`.
+/// - Basic auth is written `Authorization: Basic user password` (the clients' unencoded spelling,
+///   read back as `auth`); bearer auth as its `Authorization: Bearer …` header, which reads back as
+///   a header.
+/// - `followRedirects: false` is `# @no-redirect`, a timeout other than 30 s `# @timeout N`.
+/// What the format cannot carry is left out: the deadline, priority, retry, validation, `insecure`,
+/// and a query written inside `url` merges with `query` when read back.
+public enum HTTPFileExporter {
+  public static func text(for templates: [RequestTemplate], variables: [Variable] = []) -> String {
+    var out = ""
+    // The variables used, each once with the value that wins (the last), in workspace order.
+    let used = Set(templates.flatMap(variableNames))
+    let lines = variables.enumerated().filter { index, variable in
+      used.contains(variable.name)
+        && variables.lastIndex(where: { $0.name == variable.name }) == index
+    }.map { "@\($0.element.name) = \($0.element.value)" }
+    if !lines.isEmpty { out += lines.joined(separator: "\n") + "\n\n" }
+    out += templates.map(request).joined(separator: "\n")
+    return out
+  }
+
+  static func request(_ template: RequestTemplate) -> String {
+    var lines = ["### \(template.name)"]
+    if !template.followRedirects { lines.append("# @no-redirect") }
+    if template.timeout != RequestTemplate.defaultTimeout {
+      lines.append("# @timeout \(CurlExporter.seconds(template.timeout))")
+    }
+    lines.append("\(template.method.rawValue) \(template.url)")
+    var separator = template.url.contains("?") ? "&" : "?"
+    for member in template.query.members {
+      for pair in queryPairs(member.key, member.value) {
+        lines.append("    \(separator)\(pair)")
+        separator = "&"
+      }
+    }
+    for field in template.headers { lines.append("\(field.name): \(field.value)") }
+    if let auth = template.auth, !template.headers.contains("Authorization") {
+      switch auth {
+      case .basic(let user, let password):
+        lines.append(
+          "Authorization: Basic "
+            + (user.contains(" ") ? "\(user):\(password)" : "\(user) \(password)"))
+      case .bearer(let token):
+        lines.append("Authorization: Bearer \(token)")
+      }
+    }
+    if let body = template.body {
+      if !template.headers.contains("Content-Type") {
+        switch body {
+        case .json: lines.append("Content-Type: application/json")
+        case .form: lines.append("Content-Type: \(RequestDraft.formType)")
+        case .text(_, let type): if let type { lines.append("Content-Type: \(type)") }
+        }
+      }
+      lines.append("")
+      switch body {
+      case .json(let value): lines.append(JSONSerializer.pretty(value))
+      case .form(let fields):
+        lines.append(
+          fields.members.map { member in
+            PlaceholderEncoding.encode(member.key) + "="
+              + PlaceholderEncoding.encode(formText(member.value))
+          }.joined(separator: "&"))
+      case .text(let text, _): lines.append(text)
+      }
+    }
+    return lines.joined(separator: "\n") + "\n"
+  }
+
+  /// `key=value` pieces as reqbench sends them, placeholders kept in string values.
+  static func queryPairs(_ key: String, _ value: JSONValue) -> [String] {
+    switch value {
+    case .string(let text):
+      [PlaceholderEncoding.encode(key) + "=" + PlaceholderEncoding.encode(text)]
+    case .null: [PlaceholderEncoding.encode(key)]
+    default: QueryEncoder.encode([(key, value)]).split(separator: "&").map(String.init)
+    }
+  }
+
+  /// A form value as reqbench sends it.
+  static func formText(_ value: JSONValue) -> String {
+    switch value {
+    case .string(let text): text
+    case .number(let literal): literal
+    case .bool(let flag): flag ? "true" : "false"
+    default: JSONSerializer.compact(value)
+    }
+  }
+
+  /// The `{{variables}}` a template uses, anywhere.
+  static func variableNames(_ template: RequestTemplate) -> [String] {
+    var texts = [template.url]
+    func collect(_ value: JSONValue) {
+      switch value {
+      case .string(let text): texts.append(text)
+      case .array(let items): items.forEach(collect)
+      case .object(let object):
+        for member in object.members {
+          texts.append(member.key)
+          collect(member.value)
+        }
+      default: break
+      }
+    }
+    collect(.object(template.query))
+    for field in template.headers { texts += [field.name, field.value] }
+    switch template.body {
+    case .json(let value): collect(value)
+    case .form(let fields): collect(.object(fields))
+    case .text(let text, _): texts.append(text)
+    case nil: break
+    }
+    switch template.auth {
+    case .basic(let user, let password): texts += [user, password]
+    case .bearer(let token): texts.append(token)
+    case nil: break
+    }
+    return texts.flatMap { (try? Template($0))?.variableNames ?? [] }
+  }
+}

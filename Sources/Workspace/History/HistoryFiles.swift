@@ -1,0 +1,209 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The file operations of the history store that `AtomicFile` and `FileAccess` do not cover:
+/// copying a spilled body without loading it, reading a file's first line or a slice of it, and
+/// listing, stating and removing files. Every error is a `FileError` naming the file.
+enum HistoryFiles {
+  /// Mode of every history file and folder: responses may hold tokens and personal data.
+  static let fileMode: mode_t = 0o600
+  static let folderMode: mode_t = 0o700
+
+  /// Whether `name` is an `AtomicFile` (or `copyAtomically`) temporary file: `.NAME.tmp-HEX`.
+  static func isTemporary(_ name: String) -> Bool {
+    name.hasPrefix(".") && name.contains(".tmp-")
+  }
+
+  /// Creates `url` and its missing parents with mode 0700.
+  static func makeFolder(_ url: URL) throws(FileError) {
+    var missing: [String] = []
+    var path = url.path
+    while !path.isEmpty, path != "/", !isDirectory(path) {
+      missing.append(path)
+      path = FileAccess.directory(of: path)
+    }
+    for folder in missing.reversed() {
+      if mkdir(folder, folderMode) != 0 {
+        let code = errno
+        if code == EEXIST && isDirectory(folder) { continue }
+        let reason = code == EEXIST ? "it exists and is not a folder" : FileAccess.describe(code)
+        throw FileError(
+          path: folder, message: "cannot create the folder: \(reason)", reason: reason)
+      }
+    }
+  }
+
+  static func isDirectory(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+  }
+
+  /// The names in a folder (without `.` and `..`); empty when it cannot be read.
+  static func list(_ path: String) -> [String] {
+    guard let directory = opendir(path) else { return [] }
+    defer { closedir(directory) }
+    var names: [String] = []
+    while let entry = readdir(directory) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+        String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+      }
+      if name != "." && name != ".." { names.append(name) }
+    }
+    return names
+  }
+
+  /// Size and modification time of a regular file; nil for anything else or a missing file.
+  static func regularFile(_ path: String) -> (size: Int, modified: Double)? {
+    var info = stat()
+    guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+    #if canImport(Darwin)
+      let modified = info.st_mtimespec
+    #else
+      let modified = info.st_mtim
+    #endif
+    return (Int(info.st_size), Double(modified.tv_sec) + Double(modified.tv_nsec) / 1e9)
+  }
+
+  /// Removes a file; a file that is already gone is not an error.
+  static func remove(_ path: String) {
+    unlink(path)
+  }
+
+  /// Copies the file at `source` to `target` the way `AtomicFile.write` writes: a temporary file
+  /// beside the target, written in 1 MB chunks (the source is never loaded whole), fsynced, then
+  /// renamed over the target, then the folder fsynced.
+  static func copyAtomically(from source: String, to target: URL, permissions: mode_t)
+    throws(FileError)
+  {
+    let targetPath = target.path
+    let directory = FileAccess.directory(of: targetPath)
+    let name = target.lastPathComponent
+    let temporary =
+      directory + "/." + name + ".tmp-" + String(UInt64.random(in: .min ... .max), radix: 16)
+    func failure(_ path: String, _ what: String, _ code: Int32 = errno) -> FileError {
+      let reason = FileAccess.describe(code)
+      return FileError(path: path, message: "\(what): \(reason)", reason: reason)
+    }
+
+    let input = open(source, O_RDONLY | O_CLOEXEC)
+    guard input >= 0 else { throw failure(source, "cannot read the response body") }
+    defer { close(input) }
+    let output = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions)
+    guard output >= 0 else {
+      throw failure(targetPath, "cannot create a temporary file in \(directory)")
+    }
+    var renamed = false
+    defer { if !renamed { unlink(temporary) } }
+    var closed = false
+    defer { if !closed { close(output) } }
+
+    var chunk = [UInt8](repeating: 0, count: 1 << 20)
+    while true {
+      let count = chunk.withUnsafeMutableBytes { posixRead(input, $0.baseAddress, $0.count) }
+      if count < 0 {
+        if errno == EINTR { continue }
+        throw failure(source, "cannot read the response body")
+      }
+      if count == 0 { break }
+      var offset = 0
+      while offset < count {
+        let written = chunk[offset..<count].withUnsafeBytes {
+          posixWrite(output, $0.baseAddress, $0.count)
+        }
+        if written < 0 {
+          if errno == EINTR { continue }
+          throw failure(targetPath, "cannot write the temporary file")
+        }
+        offset += written
+      }
+    }
+    if fsync(output) != 0 { throw failure(targetPath, "cannot flush the temporary file to disk") }
+    closed = true
+    if close(output) != 0 { throw failure(targetPath, "cannot close the temporary file") }
+    if rename(temporary, targetPath) != 0 { throw failure(targetPath, "cannot replace the file") }
+    renamed = true
+    let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    if directoryFD >= 0 {
+      fsync(directoryFD)
+      close(directoryFD)
+    }
+  }
+
+  /// What `readFirstLine` found: the line without its `\n`, and the file's size.
+  struct FirstLine {
+    var line: [UInt8]
+    var fileSize: Int
+  }
+
+  /// The bytes before the first `\n` of a file, reading no more than needed (in 16 KB chunks) and
+  /// at most `limit` bytes; nil when the file cannot be read or has no `\n` within the limit.
+  static func readFirstLine(_ path: String, limit: Int) -> FirstLine? {
+    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+    var line: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+    while line.count < limit {
+      let count = chunk.withUnsafeMutableBytes { posixRead(fd, $0.baseAddress, $0.count) }
+      if count < 0 {
+        if errno == EINTR { continue }
+        return nil
+      }
+      if count == 0 { return nil }
+      if let newline = chunk[0..<count].firstIndex(of: 0x0A) {
+        line.append(contentsOf: chunk[0..<newline])
+        return line.count <= limit ? FirstLine(line: line, fileSize: Int(info.st_size)) : nil
+      }
+      line.append(contentsOf: chunk[0..<count])
+    }
+    return nil
+  }
+
+  /// `count` bytes of the file at `path` from `offset`; an error when the file is shorter.
+  static func read(_ path: String, offset: Int, count: Int) throws(FileError) -> [UInt8] {
+    func failure(_ code: Int32) -> FileError {
+      let reason = FileAccess.describe(code)
+      return FileError(path: path, message: "cannot read: \(reason)", reason: reason)
+    }
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { throw failure(errno) }
+    defer { close(fd) }
+    var bytes = [UInt8](repeating: 0, count: count)
+    var done = 0
+    while done < count {
+      let n = bytes[done...].withUnsafeMutableBytes {
+        pread(fd, $0.baseAddress, $0.count, off_t(offset + done))
+      }
+      if n < 0 {
+        if errno == EINTR { continue }
+        throw failure(errno)
+      }
+      if n == 0 {
+        throw FileError(
+          path: path,
+          message: "the file ends after \(offset + done) bytes; \(offset + count) were expected",
+          reason: "truncated")
+      }
+      done += n
+    }
+    return bytes
+  }
+}
+
+// The POSIX calls, under names that methods called `read` / `write` do not shadow.
+private func posixWrite(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
+  write(fd, buffer, count)
+}
+
+private func posixRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+  read(fd, buffer, count)
+}

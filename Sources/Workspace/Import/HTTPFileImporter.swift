@@ -1,0 +1,310 @@
+import RequestEngine
+
+/// Reads `.http` / `.rest` files, the format of the JetBrains HTTP Client and of VS Code's REST
+/// Client, into request templates.
+///
+/// ```http
+/// @host = https://api.test
+///
+/// ### get-user
+/// GET {{host}}/users/1?verbose=1 HTTP/1.1
+/// Accept: application/json
+///
+/// ### Create a user
+/// # @name users/create
+/// POST {{host}}/users
+/// Content-Type: application/json
+///
+/// {"name": "Ada"}
+/// ```
+/// - `###` separates requests; text after it names the request, and `# @name NAME` (or
+///   `// @name NAME`) wins over it. Without either the name comes from the method and path.
+/// - `@name = value` lines are file variables (a value may use earlier ones, which are filled in);
+///   `#` and `//` lines are comments.
+/// - The request line is `METHOD URL [HTTP/1.1]` (no method: GET); lines after it that start with
+///   `?` or `&` continue the query. Headers follow until a blank line, then the body until the next
+///   `###`.
+/// - `{{var}}` placeholders are kept: reqbench uses the same syntax.
+/// - `# @no-redirect` sets `followRedirects` false, `# @timeout N` the idle timeout in seconds.
+/// - `Authorization: Basic user password` (or `user:password`), the clients' unencoded spelling,
+///   becomes `auth.basic`; an encoded `Basic dXNlcjpwYXNz` stays a header.
+/// - `< ./file` bodies and `> {% … %}` response scripts are errors; `<> ./previous.json` response
+///   references are skipped.
+public enum HTTPFileImporter {
+  public static func parse(_ text: String, file: String) throws(ImportError) -> ImportedRequests {
+    var lines: [Line] = []
+    // "\r\n" is one Character: split on both.
+    let split = text.split(
+      omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+    for (i, raw) in split.enumerated() {
+      lines.append(
+        Line(number: i + 1, text: raw.hasSuffix("\r") ? String(raw.dropLast()) : String(raw)))
+    }
+    // Blocks between `###` lines; the first one has no name line.
+    var blocks: [Block] = [Block(name: nil, lines: [])]
+    for line in lines {
+      if line.text.hasPrefix("###") {
+        let name = line.text.drop(while: { $0 == "#" }).trimmingSpaces()
+        blocks.append(Block(name: name.isEmpty ? nil : name, lines: []))
+      } else {
+        blocks[blocks.count - 1].lines.append(line)
+      }
+    }
+    var reader = Reader(file: file)
+    for block in blocks { try reader.read(block) }
+    if reader.imported.requests.isEmpty {
+      throw ImportError(
+        file: file, location: nil,
+        message: "there is no request here; write a request line such as GET https://host/path")
+    }
+    return reader.imported
+  }
+
+  struct Line {
+    var number: Int
+    var text: String
+  }
+
+  struct Block {
+    var name: String?
+    var lines: [Line]
+  }
+
+  private struct Reader {
+    let file: String
+    var imported = ImportedRequests()
+
+    init(file: String) { self.file = file }
+
+    func error(_ message: String, line: Int, column: Int = 1) -> ImportError {
+      ImportError(
+        file: file, location: SourceLocation(line: line, column: column), message: message)
+    }
+
+    static func isComment(_ text: String) -> Bool { text.hasPrefix("#") || text.hasPrefix("//") }
+
+    /// The column of the first character that is not a blank.
+    static func indent(_ text: String) -> Int {
+      (text.firstIndex(where: { $0 != " " && $0 != "\t" }).map {
+        text.distance(from: text.startIndex, to: $0)
+      } ?? 0) + 1
+    }
+
+    mutating func read(_ block: Block) throws(ImportError) {
+      var name = block.name
+      var draft = RequestDraft()
+      var lines = block.lines[...]
+
+      // Before the request line: blanks, comments (with their @directives) and file variables.
+      var requestLine: Line?
+      while let line = lines.popFirst() {
+        let text = line.text.trimmingSpaces()
+        if text.isEmpty { continue }
+        if Reader.isComment(text) {
+          try directive(text, line: line, name: &name, draft: &draft)
+        } else if text.hasPrefix("@") {
+          try variable(text, line: line)
+        } else {
+          requestLine = line
+          break
+        }
+      }
+      guard let requestLine else { return }
+      let start = SourceLocation(line: requestLine.number, column: Reader.indent(requestLine.text))
+      var url = try self.requestLine(requestLine, draft: &draft)
+      while let next = lines.first, let first = next.text.trimmingSpaces().first,
+        first == "?" || first == "&"
+      {
+        url += next.text.trimmingSpaces()
+        lines.removeFirst()
+      }
+      draft.setURL(url)
+
+      // Headers, until a blank line.
+      while let line = lines.popFirst() {
+        let text = line.text.trimmingSpaces()
+        if text.isEmpty { break }
+        if Reader.isComment(text) { continue }
+        guard let colon = text.firstIndex(of: ":") else {
+          throw error(
+            "expected a header \"Name: value\" or a blank line before the body", line: line.number,
+            column: Reader.indent(line.text))
+        }
+        let headerName = text[..<colon].trimmingSpaces()
+        guard WorkspaceReader.isValidHeaderName(headerName) else {
+          throw error(
+            "\(JSONSerializer.quote(headerName)) is not a valid header name; leave a blank line "
+              + "between the headers and the body", line: line.number,
+            column: Reader.indent(line.text))
+        }
+        draft.addHeader(headerName, text[text.index(after: colon)...].trimmingSpaces())
+      }
+      if let value = draft.headers["Authorization"], let auth = Reader.basicAuth(value) {
+        draft.auth = auth
+        draft.headers["Authorization"] = nil
+      }
+
+      // The body, until the next `###`.
+      var body: [Line] = []
+      for line in lines {
+        let text = line.text.trimmingSpaces()
+        if text.hasPrefix("<>") || text.hasPrefix(">>") { continue }  // response references
+        if text.hasPrefix("> {%") || (text.hasPrefix("> ") && text.hasSuffix(".js")) {
+          throw error(
+            "response handler scripts are not supported; remove them to import the request",
+            line: line.number, column: Reader.indent(line.text))
+        }
+        if body.allSatisfy({ $0.text.trimmingSpaces().isEmpty }), text.hasPrefix("< ") {
+          throw error(
+            "bodies read from a file (< FILE) are not supported yet; paste the body instead",
+            line: line.number, column: Reader.indent(line.text))
+        }
+        body.append(line)
+      }
+      while let first = body.first, first.text.trimmingSpaces().isEmpty { body.removeFirst() }
+      while let last = body.last, last.text.trimmingSpaces().isEmpty { body.removeLast() }
+      if !body.isEmpty {
+        let isForm =
+          draft.headers["Content-Type"].map(RequestDraft.mediaType) == RequestDraft.formType
+        // A form may put each field on its own line (`&b=2`).
+        let text =
+          isForm
+          ? body.map { $0.text.trimmingSpaces() }.joined()
+          : body.map(\.text).joined(separator: "\n")
+        draft.setBody(text, defaultContentType: nil)
+      }
+
+      let template = draft.template(
+        name: name ?? RequestDraft.derivedName(method: draft.method, url: draft.url))
+      if let problem = RequestDraft.problem(in: template) {
+        throw ImportError(
+          file: file, location: start,
+          message:
+            "request \(JSONSerializer.quote(template.name)) would not load in a workspace: \(problem)"
+        )
+      }
+      imported.requests.append(ImportedRequest(template: template, location: start))
+    }
+
+    /// `# @name NAME`, `# @no-redirect`, `# @timeout 5`; other comments are skipped.
+    func directive(_ text: String, line: Line, name: inout String?, draft: inout RequestDraft)
+      throws(ImportError)
+    {
+      let body = text.drop(while: { $0 == "#" || $0 == "/" }).trimmingSpaces()
+      guard body.hasPrefix("@") else { return }
+      let word = String(
+        body.dropFirst().prefix(while: { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }))
+      var value = body.dropFirst(1 + word.count).trimmingSpaces()
+      if value.hasPrefix("=") { value = value.dropFirst().trimmingSpaces() }
+      switch word {
+      case "name":
+        guard !value.isEmpty else {
+          throw error(
+            "@name needs a name: # @name get-user", line: line.number,
+            column: Reader.indent(line.text))
+        }
+        name = value
+      case "no-redirect":
+        draft.followRedirects = false
+      case "timeout":
+        guard let seconds = Double(value), seconds > 0, seconds.isFinite else {
+          throw error(
+            "@timeout needs a number of seconds above 0, found \(JSONSerializer.quote(value))",
+            line: line.number, column: Reader.indent(line.text))
+        }
+        draft.timeout = seconds
+      default:
+        break
+      }
+    }
+
+    /// `@name = value`: a file variable. `{{other}}` file variables defined above are filled in.
+    mutating func variable(_ text: String, line: Line) throws(ImportError) {
+      guard let eq = text.firstIndex(of: "=") else {
+        throw error(
+          "expected a variable definition \"@name = value\"", line: line.number,
+          column: Reader.indent(line.text))
+      }
+      let name = text[text.index(after: text.startIndex)..<eq].trimmingSpaces()
+      guard Template.isValidName(name) else {
+        throw error(
+          "\(JSONSerializer.quote(name)) is not a variable name; use letters, digits, '_', '-' and '.'",
+          line: line.number, column: Reader.indent(line.text))
+      }
+      var value = text[text.index(after: eq)...].trimmingSpaces()
+      do {
+        let template = try Template(value)
+        let known = imported.variables
+        value = template.render { known.value(of: $0) ?? "{{\($0)}}" }
+      } catch {
+        throw self.error(
+          "variable \(name): \(error.message)", line: line.number, column: Reader.indent(line.text))
+      }
+      imported.variables.removeAll { $0.name == name }
+      imported.variables.append(Variable(name: name, value: value))
+    }
+
+    /// Reads `METHOD URL [HTTP/1.1]` and returns the URL.
+    func requestLine(_ line: Line, draft: inout RequestDraft) throws(ImportError) -> String {
+      var tokens: [(text: String, column: Int)] = []
+      var column = 1
+      var current = ""
+      var start = 1
+      for character in line.text {
+        if character == " " || character == "\t" {
+          if !current.isEmpty { tokens.append((current, start)) }
+          current = ""
+        } else {
+          if current.isEmpty { start = column }
+          current.append(character)
+        }
+        column += 1
+      }
+      if !current.isEmpty { tokens.append((current, start)) }
+      if tokens.count >= 2, let last = tokens.last, last.text.uppercased().hasPrefix("HTTP/") {
+        tokens.removeLast()
+      }
+      if tokens.count == 1 {
+        draft.method = .GET
+        return tokens[0].text
+      }
+      let first = tokens[0]
+      guard let method = HTTPMethod(rawValue: first.text.uppercased()) else {
+        if first.text.allSatisfy({ $0.isASCII && $0.isLetter }) {
+          throw error(
+            "the method \(JSONSerializer.quote(first.text)) is not supported; use one of "
+              + HTTPMethod.allCases.map(\.rawValue).joined(separator: ", "),
+            line: line.number, column: first.column)
+        }
+        throw error(
+          "expected a request line \"METHOD URL\"", line: line.number, column: first.column)
+      }
+      if tokens.count > 2 {
+        throw error(
+          "unexpected text after the URL; write a space in a URL as %20", line: line.number,
+          column: tokens[2].column)
+      }
+      draft.method = method
+      return tokens[1].text
+    }
+
+    /// `Basic user password` or `Basic user:password`, the unencoded spelling of the HTTP clients;
+    /// nil for an encoded `Basic dXNlcjpwYXNz` and other schemes.
+    static func basicAuth(_ value: String) -> Auth? {
+      guard value.lowercased().hasPrefix("basic ") else { return nil }
+      let credentials = value.dropFirst(6).trimmingSpaces()
+      let firstWord = credentials.prefix(while: { $0 != " " })
+      if !firstWord.contains(":"), let space = credentials.firstIndex(of: " ") {
+        return .basic(
+          user: String(credentials[..<space]),
+          password: credentials[credentials.index(after: space)...].trimmingSpaces())
+      }
+      if let colon = credentials.firstIndex(of: ":") {
+        return .basic(
+          user: String(credentials[..<colon]),
+          password: String(credentials[credentials.index(after: colon)...]))
+      }
+      return nil
+    }
+  }
+}

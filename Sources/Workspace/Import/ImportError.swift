@@ -1,0 +1,29 @@
+import RequestEngine
+
+/// Why a curl command, an `.http` file or a Postman collection could not be imported: what is
+/// wrong and where.
+///
+/// ```text
+/// requests.sh:3:5: -F (multipart) is not supported yet; send the form as -d 'a=b' or import the rest without it
+/// api.http:12:1: expected a header "Name: value" or a blank line before the body
+/// collection.json:40:17: request "users/upload": form-data (multipart) bodies are not supported yet
+/// ```
+public struct ImportError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// The input as the user named it (`<stdin>` for `-`).
+  public var file: String
+  /// Where in the input; nil when the problem has no single place (an empty file).
+  public var location: SourceLocation?
+  /// What is wrong, and what to do about it.
+  public var message: String
+
+  public init(file: String, location: SourceLocation?, message: String) {
+    self.file = file
+    self.location = location
+    self.message = message
+  }
+
+  /// `FILE:LINE:COLUMN: message`, or `FILE: message`.
+  public var description: String {
+    "\(file):\(location.map { "\($0):" } ?? "") \(message)"
+  }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import RequestEngine
+
+/// What an importer read from a curl command line, an `.http` file or a Postman collection:
+/// request templates in input order, file or collection variables, and warnings about what was
+/// left out. `Workspace.addImported(_:name:)` adds them to a workspace.
+///
+/// ```swift
+/// let imported = try CurlImporter.parse("curl https://api.test/users/1", file: "paste.sh")
+/// imported.requests[0].template.name  // "get-users-1"
+/// ```
+public struct ImportedRequests: Sendable, Equatable {
+  public var requests: [ImportedRequest]
+  /// `@name = value` lines of an `.http` file, a Postman collection's `variable`.
+  public var variables: [Variable]
+  /// Things the importer skipped on purpose (scripts, an auth kind reqbench does not have…).
+  public var warnings: [String]
+
+  public init(requests: [ImportedRequest] = [], variables: [Variable] = [], warnings: [String] = [])
+  {
+    self.requests = requests
+    self.variables = variables
+    self.warnings = warnings
+  }
+
+  /// The templates alone.
+  public var templates: [RequestTemplate] { requests.map(\.template) }
+}
+
+/// One imported request and where it starts in the input.
+public struct ImportedRequest: Sendable, Equatable {
+  public var template: RequestTemplate
+  public var location: SourceLocation?
+
+  public init(template: RequestTemplate, location: SourceLocation?) {
+    self.template = template
+    self.location = location
+  }
+}
+
+/// The formats `reqbench import` reads.
+public enum ImportFormat: String, Sendable, CaseIterable {
+  /// curl command lines, as "Copy as cURL" in browsers and API docs write them.
+  case curl
+  /// JetBrains HTTP Client and VS Code REST Client files (`.http`, `.rest`).
+  case http
+  /// Postman collections, format v2.1 (and v2.0).
+  case postman
+
+  /// Reads `bytes` (the input, named `file` in errors) in this format. `readFile` reads the files
+  /// a curl command names (`-d @body.json`); the default reads them from disk, relative to the
+  /// current directory as curl does.
+  public func parse(
+    _ bytes: [UInt8], file: String,
+    readFile: @escaping (String) throws(FileError) -> [UInt8] = ImportFile.read
+  ) throws(ImportError) -> ImportedRequests {
+    switch self {
+    case .curl:
+      try CurlImporter.parse(ImportFile.text(bytes, file: file), file: file, readFile: readFile)
+    case .http: try HTTPFileImporter.parse(ImportFile.text(bytes, file: file), file: file)
+    case .postman: try PostmanImporter.parse(bytes, file: file)
+    }
+  }
+}
+
+/// Reading import inputs.
+public enum ImportFile {
+  /// The bytes of the file at `path`.
+  public static func read(_ path: String) throws(FileError) -> [UInt8] {
+    try FileAccess.read(URL(fileURLWithPath: path))
+  }
+
+  /// The input as text: UTF-8 (a byte order mark is dropped), else an error at the first bad byte.
+  public static func text(_ bytes: [UInt8], file: String) throws(ImportError) -> String {
+    var bytes = bytes[...]
+    if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+    if let text = String(validating: bytes, as: UTF8.self) { return text }
+    // Find where the valid prefix ends, to point at the bad byte.
+    var valid = bytes.startIndex
+    var iterator = bytes.makeIterator()
+    var decoder = UTF8()
+    while case .scalarValue(let scalar) = decoder.decode(&iterator) { valid += UTF8.width(scalar) }
+    let prefix = String(decoding: bytes[..<valid], as: UTF8.self)
+    let lines = prefix.split(
+      omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+    throw ImportError(
+      file: file,
+      location: SourceLocation(line: lines.count, column: (lines.last?.count ?? 0) + 1),
+      message: "the input is not UTF-8 text; save it as UTF-8 and import it again")
+  }
+}

@@ -1,0 +1,425 @@
+import RequestEngine
+
+/// Reads Postman collections (format v2.1, and v2.0) into request templates.
+///
+/// ```swift
+/// let imported = try PostmanImporter.parse(Array(json.utf8), file: "api.postman_collection.json")
+/// imported.templates.map(\.name)  // ["users/get user", "users/admin/create user", …]
+/// ```
+/// - Folders (`item` inside `item`) become name prefixes: `folder/sub/request`.
+/// - `request.url` is a string or an object (`raw`, or `protocol`/`host`/`port`/`path`; its `query`
+///   list wins over the query in `raw`, disabled entries skipped; `:id` path variables get their
+///   values, or become `{{id}}`).
+/// - `header` entries marked `disabled` are skipped.
+/// - Bodies: `raw` (JSON when `options.raw.language` is `json` or the Content-Type is JSON, and it
+///   parses; otherwise text), `urlencoded` (a form), `graphql` (the JSON Postman sends). `formdata`
+///   and `file` bodies are errors naming the request: multipart is not supported yet.
+/// - `auth`: `basic` and `bearer`, inherited from the folder or collection when the request has
+///   none; other kinds are imported without auth, with a warning.
+/// - The collection's `variable` list becomes workspace variables; Postman's `{{var}}` is
+///   reqbench's syntax. Pre-request and test scripts are not imported (a warning says so).
+/// Errors point at the line and column of the offending value.
+public enum PostmanImporter {
+  public static func parse(_ bytes: [UInt8], file: String) throws(ImportError) -> ImportedRequests {
+    let document: JSONDocument
+    do {
+      document = try JSONParser.parseDocument(bytes)
+    } catch {
+      throw ImportError(
+        file: file, location: error.location,
+        message: "a Postman collection is JSON, and this is not: \(error.message)")
+    }
+    var reader = Reader(file: file, document: document)
+    try reader.collection()
+    return reader.imported
+  }
+
+  /// Authentication as a collection, folder or request declares it.
+  enum AuthChoice: Equatable {
+    case none
+    case auth(Auth)
+    case unsupported(String)
+  }
+
+  private struct Reader {
+    let file: String
+    let document: JSONDocument
+    var imported = ImportedRequests()
+    var scripted = 0
+
+    init(file: String, document: JSONDocument) {
+      self.file = file
+      self.document = document
+    }
+
+    func error(_ message: String, at path: JSONPath) -> ImportError {
+      ImportError(file: file, location: document.location(of: path), message: message)
+    }
+
+    mutating func collection() throws(ImportError) {
+      guard case .object(let root) = document.root, let info = root["info"]?.objectValue else {
+        throw error(
+          "this is not a Postman collection (no \"info\"); export it from Postman as "
+            + "Collection v2.1", at: .root)
+      }
+      if let schema = info["schema"]?.stringValue, !schema.contains("v2.1"),
+        !schema.contains("v2.0")
+      {
+        throw error(
+          "this collection's format is \(schema); reqbench reads Postman collections v2.1 "
+            + "(and v2.0): export it again as Collection v2.1",
+          at: JSONPath.root.appending("info").appending("schema"))
+      }
+      guard let items = root["item"]?.arrayValue else {
+        throw error("the collection has no \"item\" list of requests", at: .root)
+      }
+      if let list = root["variable"] {
+        imported.variables = try variables(list, at: JSONPath.root.appending("variable"))
+      }
+      let auth =
+        try root["auth"].map { value throws(ImportError) in
+          try self.auth(value, at: JSONPath.root.appending("auth"))
+        } ?? AuthChoice.none
+      countScripts(root["event"])
+      try walk(items, at: JSONPath.root.appending("item"), folders: [], auth: auth)
+      if scripted > 0 {
+        imported.warnings.append(
+          "\(file): \(scripted) item\(scripted == 1 ? " has" : "s have") pre-request or test "
+            + "scripts; scripts are not imported")
+      }
+    }
+
+    mutating func countScripts(_ events: JSONValue?) {
+      guard let events = events?.arrayValue else { return }
+      let hasCode = events.contains { event in
+        guard let exec = event["script"]?["exec"] else { return false }
+        if let lines = exec.arrayValue {
+          return lines.contains { !($0.stringValue ?? "").trimmingSpaces().isEmpty }
+        }
+        return !(exec.stringValue ?? "").trimmingSpaces().isEmpty
+      }
+      if hasCode { scripted += 1 }
+    }
+
+    func variables(_ value: JSONValue, at path: JSONPath) throws(ImportError) -> [Variable] {
+      guard let items = value.arrayValue else {
+        throw error("\"variable\" should be a list of {\"key\": …, \"value\": …}", at: path)
+      }
+      var variables: [Variable] = []
+      for (i, item) in items.enumerated() {
+        if item["disabled"]?.boolValue == true { continue }
+        guard let key = item["key"]?.stringValue, Template.isValidName(key) else {
+          throw error(
+            "a variable needs a \"key\" made of letters, digits, '_', '-' and '.'",
+            at: path.appending(i).appending("key"))
+        }
+        variables.removeAll { $0.name == key }
+        variables.append(Variable(name: key, value: Reader.text(item["value"])))
+      }
+      return variables
+    }
+
+    /// A scalar as text: strings as they are, numbers as written, `true`/`false`, null as "".
+    static func text(_ value: JSONValue?) -> String {
+      switch value {
+      case .string(let text): text
+      case .number(let literal): literal
+      case .bool(let flag): flag ? "true" : "false"
+      default: ""
+      }
+    }
+
+    func auth(_ value: JSONValue, at path: JSONPath) throws(ImportError) -> AuthChoice {
+      if value == .null { return .none }
+      guard let type = value["type"]?.stringValue else {
+        throw error("\"auth\" needs a \"type\"", at: path)
+      }
+      // v2.1 lists `[{"key": "username", "value": "u"}]`; v2.0 wrote `{"username": "u"}`.
+      func field(_ kind: String, _ key: String) -> String? {
+        let content = value[kind]
+        if let list = content?.arrayValue {
+          return list.last(where: { $0["key"]?.stringValue == key }).map {
+            Reader.text($0["value"])
+          }
+        }
+        return content?[key].map { Reader.text($0) }
+      }
+      switch type {
+      case "noauth": return .none
+      case "basic":
+        return .auth(
+          .basic(user: field("basic", "username") ?? "", password: field("basic", "password") ?? "")
+        )
+      case "bearer":
+        return .auth(.bearer(field("bearer", "token") ?? ""))
+      default:
+        return .unsupported(type)
+      }
+    }
+
+    mutating func walk(_ items: [JSONValue], at path: JSONPath, folders: [String], auth: AuthChoice)
+      throws(ImportError)
+    {
+      for (i, item) in items.enumerated() {
+        let at = path.appending(i)
+        guard case .object(let object) = item else {
+          throw error("expected an item (an object with \"name\" and \"request\")", at: at)
+        }
+        guard let name = object["name"]?.stringValue?.trimmingSpaces(), !name.isEmpty else {
+          throw error("this item has no \"name\"", at: at)
+        }
+        countScripts(object["event"])
+        var inherited = auth
+        if let value = object["auth"], value != .null {
+          inherited = try self.auth(value, at: at.appending("auth"))
+        }
+        if let children = object["item"] {
+          guard let list = children.arrayValue else {
+            throw error(
+              "the folder \(JSONSerializer.quote(name)) needs an \"item\" list",
+              at: at.appending("item"))
+          }
+          try walk(list, at: at.appending("item"), folders: folders + [name], auth: inherited)
+        } else if let request = object["request"] {
+          let fullName = (folders + [name]).joined(separator: "/")
+          try self.request(request, at: at, name: fullName, auth: inherited)
+        } else {
+          throw error(
+            "the item \(JSONSerializer.quote(name)) has neither a \"request\" nor an \"item\" list",
+            at: at)
+        }
+      }
+    }
+
+    mutating func request(_ value: JSONValue, at item: JSONPath, name: String, auth: AuthChoice)
+      throws(ImportError)
+    {
+      let path = item.appending("request")
+      func fail(_ message: String, _ at: JSONPath) -> ImportError {
+        error("request \(JSONSerializer.quote(name)): \(message)", at: at)
+      }
+      var draft = RequestDraft()
+      var choice = auth
+      switch value {
+      case .string(let url):
+        draft.setURL(try absolute(url, at: path, name: name))
+      case .object(let request):
+        if let method = request["method"]?.stringValue {
+          guard let parsed = HTTPMethod(rawValue: method.uppercased()) else {
+            throw fail(
+              "the method \(JSONSerializer.quote(method)) is not supported; use one of "
+                + HTTPMethod.allCases.map(\.rawValue).joined(separator: ", "),
+              path.appending("method"))
+          }
+          draft.method = parsed
+        }
+        guard let url = request["url"] else { throw fail("there is no \"url\"", path) }
+        try self.url(url, at: path.appending("url"), name: name, into: &draft)
+        if let header = request["header"] {
+          try headers(header, at: path.appending("header"), name: name, into: &draft)
+        }
+        if let body = request["body"], body != .null {
+          try self.body(body, at: path.appending("body"), name: name, into: &draft)
+        }
+        if let value = request["auth"], value != .null {
+          choice = try self.auth(value, at: path.appending("auth"))
+        }
+      default:
+        throw fail("expected a request object or a URL string", path)
+      }
+      switch choice {
+      case .none: break
+      case .auth(let auth): draft.auth = auth
+      case .unsupported(let type):
+        imported.warnings.append(
+          "request \(JSONSerializer.quote(name)): auth type \(JSONSerializer.quote(type)) is not "
+            + "supported; imported without auth")
+      }
+      let template = draft.template(name: name)
+      if let problem = RequestDraft.problem(in: template) {
+        throw fail("it would not load in a workspace: \(problem)", item)
+      }
+      imported.requests.append(
+        ImportedRequest(template: template, location: document.location(of: item)))
+    }
+
+    /// `{{baseUrl}}/x` and `http(s)://…` as they are; no scheme: `http://` (what Postman sends).
+    func absolute(_ url: String, at path: JSONPath, name: String) throws(ImportError) -> String {
+      let url = url.trimmingSpaces()
+      let lower = url.lowercased()
+      if lower.hasPrefix("http://") || lower.hasPrefix("https://") || url.hasPrefix("{{") {
+        return url
+      }
+      if let scheme = url.range(of: "://") {
+        throw error(
+          "request \(JSONSerializer.quote(name)): only http and https URLs can be imported, found "
+            + "\(url[..<scheme.lowerBound]):", at: path)
+      }
+      return "http://" + url
+    }
+
+    func url(_ value: JSONValue, at path: JSONPath, name: String, into draft: inout RequestDraft)
+      throws(ImportError)
+    {
+      if case .string(let raw) = value {
+        draft.setURL(try absolute(raw, at: path, name: name))
+        return
+      }
+      guard case .object(let url) = value else {
+        throw error(
+          "request \(JSONSerializer.quote(name)): \"url\" should be a string or an object", at: path
+        )
+      }
+      let raw = url["raw"]?.stringValue ?? ""
+      var base: String
+      if !raw.isEmpty {
+        base = String(raw.prefix(while: { $0 != "?" && $0 != "#" }))
+      } else {
+        let host: String
+        switch url["host"] {
+        case .string(let text): host = text
+        case .array(let parts): host = parts.map { Reader.text($0) }.joined(separator: ".")
+        default: host = ""
+        }
+        var pathText = ""
+        switch url["path"] {
+        case .string(let text): pathText = text.hasPrefix("/") ? text : "/" + text
+        case .array(let parts):
+          pathText = parts.map { "/" + ($0["value"].map { Reader.text($0) } ?? Reader.text($0)) }
+            .joined()
+        default: break
+        }
+        base =
+          (url["protocol"]?.stringValue.map { $0 + "://" } ?? "") + host
+          + (url["port"].map { ":" + Reader.text($0) } ?? "") + pathText
+      }
+      // Path variables: `/users/:id` with `"variable": [{"key": "id", "value": "1"}]`.
+      if let variables = url["variable"]?.arrayValue {
+        for variable in variables {
+          guard let key = variable["key"]?.stringValue, !key.isEmpty else { continue }
+          let value = Reader.text(variable["value"])
+          let replacement = value.isEmpty ? "{{\(key)}}" : value
+          var segments = base.split(separator: "/", omittingEmptySubsequences: false).map(
+            String.init)
+          for i in segments.indices where segments[i] == ":" + key { segments[i] = replacement }
+          base = segments.joined(separator: "/")
+        }
+      }
+      if let query = url["query"]?.arrayValue {
+        draft.setURL(try absolute(base, at: path, name: name))
+        var pairs: [(key: String, value: String?)] = []
+        for item in query where item["disabled"]?.boolValue != true {
+          guard let key = item["key"]?.stringValue else { continue }
+          let value = item["value"].flatMap { $0 == .null ? nil : Reader.text($0) }
+          pairs.append(
+            (
+              QueryDecoder.decode(key[...], form: false) ?? key,
+              value.map { QueryDecoder.decode($0[...], form: false) ?? $0 }
+            ))
+        }
+        draft.setQuery(pairs)
+      } else {
+        draft.setURL(try absolute(raw.isEmpty ? base : raw, at: path, name: name))
+      }
+    }
+
+    func headers(
+      _ value: JSONValue, at path: JSONPath, name: String, into draft: inout RequestDraft
+    )
+      throws(ImportError)
+    {
+      var fields: [(name: String, value: String, path: JSONPath)] = []
+      switch value {
+      case .array(let items):
+        for (i, item) in items.enumerated() where item["disabled"]?.boolValue != true {
+          fields.append(
+            (
+              item["key"]?.stringValue ?? "", Reader.text(item["value"]),
+              path.appending(i).appending("key")
+            ))
+        }
+      case .string(let text):
+        for line in text.split(whereSeparator: \.isNewline) where !line.trimmingSpaces().isEmpty {
+          let colon = line.firstIndex(of: ":") ?? line.endIndex
+          fields.append(
+            (
+              line[..<colon].trimmingSpaces(),
+              colon < line.endIndex ? line[line.index(after: colon)...].trimmingSpaces() : "", path
+            ))
+        }
+      default:
+        throw error("request \(JSONSerializer.quote(name)): \"header\" should be a list", at: path)
+      }
+      for field in fields {
+        let fieldName = field.name.trimmingSpaces()
+        guard WorkspaceReader.isValidHeaderName(fieldName) else {
+          throw error(
+            "request \(JSONSerializer.quote(name)): \(JSONSerializer.quote(fieldName)) is not a "
+              + "valid header name", at: field.path)
+        }
+        draft.addHeader(fieldName, field.value)
+      }
+    }
+
+    func body(_ value: JSONValue, at path: JSONPath, name: String, into draft: inout RequestDraft)
+      throws(ImportError)
+    {
+      func fail(_ message: String, _ at: JSONPath) -> ImportError {
+        error("request \(JSONSerializer.quote(name)): \(message)", at: at)
+      }
+      if value["disabled"]?.boolValue == true { return }
+      let mode = value["mode"]?.stringValue ?? "none"
+      switch mode {
+      case "none":
+        return
+      case "raw":
+        let raw = value["raw"]?.stringValue ?? ""
+        guard !raw.isEmpty else { return }
+        let language = value["options"]?["raw"]?["language"]?.stringValue ?? "text"
+        let types = [
+          "json": "application/json", "xml": "application/xml", "html": "text/html",
+          "javascript": "application/javascript", "text": "text/plain",
+        ]
+        draft.setBody(raw, defaultContentType: types[language], json: language == "json")
+      case "urlencoded":
+        guard let items = value["urlencoded"]?.arrayValue else {
+          throw fail("a urlencoded body needs an \"urlencoded\" list", path)
+        }
+        let pairs = items.filter { $0["disabled"]?.boolValue != true }.map { item in
+          PlaceholderEncoding.encode(Reader.text(item["key"])) + "="
+            + PlaceholderEncoding.encode(Reader.text(item["value"]))
+        }
+        draft.setBody(pairs.joined(separator: "&"), defaultContentType: RequestDraft.formType)
+      case "graphql":
+        let graphql = value["graphql"]
+        var object = JSONObject()
+        object["query"] = .string(Reader.text(graphql?["query"]))
+        let variables = Reader.text(graphql?["variables"]).trimmingSpaces()
+        if !variables.isEmpty {
+          do {
+            object["variables"] = try JSONParser.parse(variables)
+          } catch {
+            throw fail(
+              "the GraphQL variables are not valid JSON: \(error.message)",
+              path.appending("graphql").appending("variables"))
+          }
+        }
+        draft.body = .json(.object(object))
+        if let header = draft.headers["Content-Type"],
+          RequestDraft.restates(header, "application/json")
+        {
+          draft.headers["Content-Type"] = nil
+        }
+      case "formdata":
+        throw fail(
+          "form-data (multipart) bodies are not supported yet; use an x-www-form-urlencoded or raw "
+            + "body, or remove this request", path.appending("mode"))
+      case "file":
+        throw fail(
+          "file bodies are not supported yet; paste the body as raw", path.appending("mode"))
+      default:
+        throw fail("unknown body mode \(JSONSerializer.quote(mode))", path.appending("mode"))
+      }
+    }
+  }
+}

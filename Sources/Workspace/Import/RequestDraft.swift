@@ -1,0 +1,185 @@
+import RequestEngine
+
+/// A request being assembled by an importer; `template(name:)` makes the `RequestTemplate`.
+/// The rules every format shares live here: how a URL splits into `url` + `query`, which body
+/// kind a body becomes, which headers are left out, and the name a request gets when the input
+/// gives it none.
+struct RequestDraft {
+  var method: HTTPMethod = .GET
+  var url = ""
+  var query = JSONObject()
+  var headers = HTTPHeaders()
+  var body: BodyTemplate?
+  var auth: Auth?
+  var timeout: Double?
+  var deadline: Double?
+  var followRedirects = true
+  var maxRedirects: Int?
+  var insecure = false
+  var retry: RetryPolicy?
+
+  /// Takes the URL apart: the query goes to `query` when it decodes cleanly (see
+  /// `QueryDecoder.object`), else it stays in the URL as written; a fragment is dropped (it is never
+  /// sent).
+  mutating func setURL(_ raw: String) {
+    var parts = URLResolver.split(raw)
+    parts.fragment = nil
+    query = JSONObject()
+    if let text = parts.query, let object = QueryDecoder.object(text, form: false) {
+      parts.query = nil
+      query = object
+    }
+    url = URLResolver.join(parts)
+  }
+
+  /// Sets query parameters given as pairs (a Postman `query` array): an object when the keys are
+  /// unique, else the encoded pairs stay in the URL.
+  mutating func setQuery(_ pairs: [(key: String, value: String?)]) {
+    var object = JSONObject()
+    var clean = true
+    for pair in pairs {
+      if pair.key.isEmpty || object[pair.key] != nil { clean = false }
+      object[pair.key] = pair.value.map { .string($0) } ?? .null
+    }
+    if clean {
+      query = object
+      return
+    }
+    let encoded = pairs.map { pair in
+      PlaceholderEncoding.encode(pair.key)
+        + (pair.value.map { "=" + PlaceholderEncoding.encode($0) } ?? "")
+    }
+    url = URLResolver.appendQuery(encoded.joined(separator: "&"), to: url)
+    query = JSONObject()
+  }
+
+  /// Adds a header the way a sender that repeats it would mean it: a repeated `Cookie` joins with
+  /// `; `, other repeated fields with `, ` (RFC 9110 §5.3).
+  mutating func addHeader(_ name: String, _ value: String) {
+    if let existing = headers[name], !existing.isEmpty, !value.isEmpty {
+      let separator = name.lowercased() == "cookie" ? "; " : ", "
+      headers[name] = existing + separator + value
+    } else {
+      headers[name] = value
+    }
+  }
+
+  /// Headers reqbench sets itself and an import leaves out: `Content-Length` (computed from the
+  /// body) and `Accept-Encoding` (reqbench offers every coding libcurl decodes and decodes the
+  /// response; a copied `Accept-Encoding` would turn decoding off and show compressed bytes).
+  static func isLeftOut(header name: String) -> Bool {
+    let lower = name.lowercased()
+    return lower == "content-length" || lower == "accept-encoding"
+  }
+
+  /// Sets the body from its text. The content type is the `Content-Type` header, else
+  /// `defaultContentType` (curl sends form data when none is set; `.http` files send none):
+  /// - JSON types (`application/json`, `…+json`), or `json: true`: a `{"json": …}` body when the
+  ///   text parses;
+  /// - `application/x-www-form-urlencoded`: a `{"form": …}` body when it decodes cleanly;
+  /// - anything else, or a body that does not parse: `{"text": …, "contentType": …}`.
+  /// A `Content-Type` header that only restates what the body kind sends is dropped, and a text
+  /// body carries its type in `contentType`; an empty `Content-Type` (which removes the header) is
+  /// kept as it is.
+  mutating func setBody(_ text: String, defaultContentType: String?, json: Bool = false) {
+    let header = headers["Content-Type"]
+    guard let type = header ?? defaultContentType, !type.trimmingSpaces().isEmpty else {
+      body = .text(text, contentType: nil)
+      return
+    }
+    let media = RequestDraft.mediaType(type)
+    if json || media == "application/json" || media.hasSuffix("+json") {
+      if let value = try? JSONParser.parse(text) {
+        body = .json(value)
+        if let header, RequestDraft.restates(header, "application/json") {
+          headers["Content-Type"] = nil
+        }
+        return
+      }
+    } else if media == RequestDraft.formType {
+      if let fields = QueryDecoder.object(text, form: true) {
+        body = .form(fields)
+        if let header, RequestDraft.restates(header, RequestDraft.formType) {
+          headers["Content-Type"] = nil
+        }
+        return
+      }
+    }
+    body = .text(text, contentType: type.trimmingSpaces())
+    headers["Content-Type"] = nil
+  }
+
+  static let formType = "application/x-www-form-urlencoded"
+
+  /// `application/json` of `Application/JSON; charset=utf-8`.
+  static func mediaType(_ contentType: String) -> String {
+    let head = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)
+      .first
+    return (head.map { $0.trimmingSpaces() } ?? "").lowercased()
+  }
+
+  static func restates(_ header: String, _ type: String) -> Bool {
+    header.trimmingSpaces().lowercased() == type
+  }
+
+  func template(name: String) -> RequestTemplate {
+    RequestTemplate(
+      name: name, method: method, url: url, query: query, headers: headers, body: body, auth: auth,
+      timeout: timeout ?? RequestTemplate.defaultTimeout, deadline: deadline,
+      retry: retry, followRedirects: followRedirects, maxRedirects: maxRedirects ?? 10,
+      insecure: insecure)
+  }
+
+  /// A name for a request the input does not name: the method and the last path segments,
+  /// `get-users-1` for `GET https://api.test/v1/users/1`; the host when the path is empty.
+  static func derivedName(method: HTTPMethod, url: String) -> String {
+    let parts = URLResolver.split(url)
+    var segments = parts.path.split(separator: "/").map(String.init)
+    // `{{baseUrl}}/users`: the leading placeholder stands for the base, not a path segment.
+    if parts.authority == nil, let first = segments.first, first.hasPrefix("{{") {
+      segments.removeFirst()
+    }
+    var words = segments.suffix(3).map(slug).filter { !$0.isEmpty }
+    if words.isEmpty, let host = parts.authority.map(slug), !host.isEmpty { words = [host] }
+    return ([method.rawValue.lowercased()] + words).joined(separator: "-")
+  }
+
+  /// Letters, digits, `.`, `_` and `-`; anything else becomes one `-`.
+  private static func slug(_ text: String) -> String {
+    var out = ""
+    for scalar in text.unicodeScalars {
+      if scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+        || "._".unicodeScalars.contains(scalar)
+      {
+        out.unicodeScalars.append(scalar)
+      } else if !out.isEmpty, !out.hasSuffix("-") {
+        out += "-"
+      }
+    }
+    while out.hasSuffix("-") { out.removeLast() }
+    return out
+  }
+
+  /// The first problem the workspace reader finds in `template` (a placeholder that is not a
+  /// variable name, an invalid header name…): an import never adds a request the workspace file
+  /// could not load again.
+  static func problem(in template: RequestTemplate) -> String? {
+    var reader = WorkspaceReader()
+    _ = reader.request(template.json, .root)
+    return reader.problems.first?.message
+  }
+}
+
+/// Percent-encoding that keeps `{{variables}}` as they are, so `q={{term}}` stays readable and is
+/// filled in (and encoded) when the request is prepared.
+enum PlaceholderEncoding {
+  static func encode(_ text: String) -> String {
+    guard let template = try? Template(text) else { return QueryEncoder.encodeComponent(text) }
+    return template.parts.map { part in
+      switch part {
+      case .text(let text): QueryEncoder.encodeComponent(text)
+      case .variable(let name): "{{\(name)}}"
+      }
+    }.joined()
+  }
+}

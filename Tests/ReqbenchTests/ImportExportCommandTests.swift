@@ -1,0 +1,262 @@
+import Foundation
+import RequestEngine
+import TestSupport
+import Testing
+
+/// End to end: `reqbench import` and `reqbench export` through the built binary.
+@Suite("reqbench import / export")
+struct ImportExportCommandTests {
+  func temporaryDirectory() throws -> URL {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-ie-" + uniqueKey())
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    return dir
+  }
+
+  func run(_ args: [String], stdin: String? = nil, environment: [String: String]? = nil) throws
+    -> ProcessResult
+  {
+    try runProcess(try reqbenchBinary, args, environment: environment, stdin: stdin)
+  }
+
+  func json(_ url: URL) throws -> JSONValue {
+    try JSONParser.parse(Array(try Data(contentsOf: url)))
+  }
+
+  @Test func importIntoANewWorkspaceCreatesAMinimalOne() throws {
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let input = dir.appendingPathComponent("api.http")
+    try """
+    @host = https://api.test
+
+    ### users/get
+    GET {{host}}/users/1
+
+    ### users/create
+    POST {{host}}/users
+    Content-Type: application/json
+
+    {"name": "Ada"}
+    """.write(to: input, atomically: true, encoding: .utf8)
+    let ws = dir.appendingPathComponent("mine.json")
+    let result = try run(["import", "http", input.path, "--into", ws.path])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(
+      result.stderr == """
+        imported users/get (GET {{host}}/users/1)
+        imported users/create (POST {{host}}/users)
+        added variables: host
+
+        """)
+    #expect(
+      try json(ws)
+        == (try JSONParser.parse(
+          #"""
+          {"version": 1, "name": "mine",
+           "variables": {"host": "https://api.test"},
+           "requests": [
+             {"name": "users/get", "method": "GET", "url": "{{host}}/users/1"},
+             {"name": "users/create", "method": "POST", "url": "{{host}}/users", "body": {"json": {"name": "Ada"}}}
+           ]}
+          """#)))
+  }
+
+  @Test func importingTwiceSuffixesNamesAndPrefixesWithName() throws {
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let ws = dir.appendingPathComponent("w.json").path
+    let paste = "curl https://a.test/x\ncurl -X DELETE https://a.test/x"
+    #expect(try run(["import", "curl", "-", "--into", ws], stdin: paste).status == 0)
+    let again = try run(["import", "curl", "-", "--into", ws], stdin: paste)
+    #expect(
+      again.stderr
+        == "imported get-x-2 (GET https://a.test/x)\nimported delete-x-2 (DELETE https://a.test/x)\n"
+    )
+    let named = try run(["import", "curl", "-", "--into=\(ws)", "--name", "old"], stdin: paste)
+    #expect(
+      named.stderr
+        == "imported old/get-x (GET https://a.test/x)\nimported old/delete-x (DELETE https://a.test/x)\n"
+    )
+  }
+
+  @Test func aPostmanCollectionWithAVariableClash() throws {
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let ws = dir.appendingPathComponent("w.json")
+    try #"{"version": 1, "variables": {"baseUrl": "http://localhost"}}"#.write(
+      to: ws, atomically: true, encoding: .utf8)
+    let collection = #"""
+      {"info": {"name": "c", "schema": "https://schema.getpostman.com/json/collection/v2.1.0/collection.json"},
+       "item": [{"name": "Ping", "request": {"method": "GET", "url": "{{baseUrl}}/ping"}}],
+       "variable": [{"key": "baseUrl", "value": "https://api.test"}]}
+      """#
+    let result = try run(["import", "postman", "-", "--into", ws.path], stdin: collection)
+    #expect(result.status == 0)
+    #expect(
+      result.stderr == """
+        imported Ping (GET {{baseUrl}}/ping)
+        reqbench: warning: the workspace already defines the variable baseUrl as "http://localhost"; kept it (the import has "https://api.test")
+
+        """)
+    #expect(try json(ws)["variables"] == ["baseUrl": "http://localhost"])
+  }
+
+  @Test func anImportErrorExitsTwoAndWritesNothing() throws {
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let ws = dir.appendingPathComponent("w.json")
+    let original = #"{"version": 1, "requests": [{"name": "a", "url": "http://a.test"}]}"#
+    try original.write(to: ws, atomically: true, encoding: .utf8)
+    let result = try run(
+      ["import", "curl", "-", "--into", ws.path],
+      stdin: "curl https://a.test/ok\ncurl https://a.test/upload \\\n  -F 'f=@x.png'")
+    #expect(result.status == 2)
+    #expect(result.stderr.hasPrefix("<stdin>:3:3: -F (multipart) is not supported yet"))
+    #expect(try String(contentsOf: ws, encoding: .utf8) == original)
+    // Nor is a missing workspace created.
+    let missing = dir.appendingPathComponent("new.json")
+    #expect(
+      try run(["import", "curl", "-", "--into", missing.path], stdin: "curl --frob x").status == 2)
+    #expect(!FileManager.default.fileExists(atPath: missing.path))
+    #expect(try directoryListing(dir) == ["w.json"])
+  }
+
+  @Test func anInvalidWorkspaceIsNotOverwritten() throws {
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let ws = dir.appendingPathComponent("w.json")
+    try "{\"version\": 1,".write(to: ws, atomically: true, encoding: .utf8)
+    let result = try run(["import", "curl", "-", "--into", ws.path], stdin: "curl https://a.test")
+    #expect(result.status == 2)
+    #expect(result.stderr.hasPrefix("\(ws.path):1:15: "))
+    #expect(try String(contentsOf: ws, encoding: .utf8) == "{\"version\": 1,")
+  }
+
+  @Test func usageErrors() throws {
+    let cases: [([String], String)] = [
+      (["import"], "reqbench: import needs a format and an input"),
+      (
+        ["import", "har", "x", "--into", "w.json"],
+        "reqbench: import: unknown format \"har\"; use curl, http, postman"
+      ),
+      (["import", "curl", "-"], "reqbench: import needs --into WORKSPACE"),
+      (["import", "curl", "-", "--into"], "reqbench: --into needs a value"),
+      (
+        ["import", "curl", "-", "--into", "w.json", "--bogus"],
+        "reqbench: import: unknown option \"--bogus\""
+      ),
+      (
+        ["export", "curl", "w.json"],
+        "reqbench: export curl needs a workspace and at least one target (a request name)"
+      ),
+      (
+        ["export", "yaml", "w.json", "a"],
+        "reqbench: export: unknown format \"yaml\"; use curl, http"
+      ),
+      (
+        ["export", "http", "w.json", "a", "--env", "prod"],
+        "reqbench: --env applies to export curl; export http writes the templates with their {{variables}} unresolved"
+      ),
+    ]
+    for (args, message) in cases {
+      let result = try run(args)
+      #expect(result.status == 2, "\(args)")
+      #expect(result.stderr.hasPrefix(message + "\n"), "\(args): \(result.stderr)")
+    }
+  }
+
+  @Test func helpPrintsTheUsage() throws {
+    let importHelp = try run(["import", "--help"])
+    #expect(importHelp.status == 0)
+    #expect(
+      importHelp.stdout.hasPrefix(
+        "usage: reqbench import curl|http|postman FILE|- --into WORKSPACE"))
+    let exportHelp = try run(["export", "-h"])
+    #expect(exportHelp.status == 0)
+    #expect(exportHelp.stdout.hasPrefix("usage: reqbench export curl WORKSPACE TARGET..."))
+  }
+
+  func exportWorkspace(in dir: URL) throws -> URL {
+    let ws = dir.appendingPathComponent("w.json")
+    try #"""
+    {"version": 1, "baseURL": "https://api.test/",
+     "variables": {"id": "1", "host": "https://api.test"},
+     "environments": {"prod": {"id": "99"}},
+     "requests": [
+       {"name": "get-user", "url": "users/{{id}}", "query": {"v": "1"}},
+       {"name": "me", "url": "{{host}}/me", "headers": {"Authorization": "Bearer {{secret.token}}"}}
+     ]}
+    """#.write(to: ws, atomically: true, encoding: .utf8)
+    return ws
+  }
+
+  @Test func exportCurlFillsInVariablesAndEnvironments() throws {
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let ws = try exportWorkspace(in: dir)
+    let plain = try run(["export", "curl", ws.path, "get-user"])
+    #expect(plain.status == 0)
+    #expect(
+      plain.stdout
+        == "curl 'https://api.test/users/1?v=1' \\\n  --compressed \\\n  -L --max-redirs 10\n")
+    #expect(
+      try run(["export", "curl", ws.path, "get-user", "--env", "prod"]).stdout.hasPrefix(
+        "curl 'https://api.test/users/99?v=1'"))
+    #expect(
+      try run(["export", "curl", ws.path, "get-user", "--var", "id=7"]).stdout.hasPrefix(
+        "curl 'https://api.test/users/7?v=1'"))
+    let unknown = try run(["export", "curl", ws.path, "get-usr"])
+    #expect(unknown.status == 2)
+    #expect(
+      unknown.stderr
+        == "reqbench: no request named \"get-usr\" in \(ws.path); did you mean \"get-user\"?\n")
+  }
+
+  @Test func exportCurlMasksSecretsUnlessRevealed() throws {
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let ws = try exportWorkspace(in: dir)
+    let environment = ["REQBENCH_SECRET_TOKEN": "t0k3n-value"]
+    let masked = try run(["export", "curl", ws.path, "me"], environment: environment)
+    #expect(masked.status == 0, "\(masked.stderr)")
+    #expect(masked.stdout.contains("-H 'Authorization: Bearer ••••'"))
+    #expect(!masked.stdout.contains("t0k3n-value"))
+    let revealed = try run(
+      ["export", "curl", ws.path, "me", "--reveal-secrets"], environment: environment)
+    #expect(revealed.stdout.contains("-H 'Authorization: Bearer t0k3n-value'"))
+  }
+
+  @Test func exportHTTPKeepsTheTemplates() throws {
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let ws = try exportWorkspace(in: dir)
+    let result = try run(["export", "http", ws.path, "get-user", "me"])
+    #expect(result.status == 0)
+    #expect(
+      result.stdout == """
+        @id = 1
+        @host = https://api.test
+
+        ### get-user
+        GET users/{{id}}
+            ?v=1
+
+        ### me
+        GET {{host}}/me
+        Authorization: Bearer {{secret.token}}
+
+        """)
+    // And it imports back.
+    let file = dir.appendingPathComponent("out.http")
+    try result.stdout.write(to: file, atomically: true, encoding: .utf8)
+    let back = dir.appendingPathComponent("back.json")
+    #expect(try run(["import", "http", file.path, "--into", back.path]).status == 0)
+    let requests = try json(back)["requests"]?.arrayValue ?? []
+    #expect(requests.map { $0["name"] } == ["get-user", "me"])
+    #expect(requests.first?["query"] == ["v": "1"])
+  }
+}
+
+private func directoryListing(_ url: URL) throws -> [String] {
+  try FileManager.default.contentsOfDirectory(atPath: url.path).sorted()
+}

@@ -1,0 +1,162 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Drives the real binary in tmux as a person would: `tmux new-session -d -x 160 -y 45`,
+/// `send-keys`, `capture-pane -p`.
+final class TmuxSession {
+  let name = "rb-" + uniqueKey()
+
+  /// Runs `command` in a shell that reports its exit status on screen afterwards
+  /// (`[exited 0]`), so tests can see how the program ended and that the terminal was restored.
+  init(_ command: [String], width: Int = 160, height: Int = 45, environment: [String: String] = [:]) throws {
+    let env = environment.map { "\($0.key)=\(shellQuote($0.value))" }.joined(separator: " ")
+    let line = (env.isEmpty ? "" : "env \(env) ") + command.map(shellQuote).joined(separator: " ")
+    try tmux([
+      "new-session", "-d", "-s", name, "-x", "\(width)", "-y", "\(height)",
+      "sh -c \(shellQuote(line + "; echo \"[exited $?]\"; sleep 600"))",
+    ])
+  }
+
+  deinit { _ = try? tmux(["kill-session", "-t", name]) }
+
+  @discardableResult
+  func tmux(_ args: [String]) throws -> String {
+    let result = try runProcess(URL(fileURLWithPath: "/usr/bin/tmux"), args)
+    return result.stdout
+  }
+
+  func send(_ keys: String...) throws { try tmux(["send-keys", "-t", name] + keys) }
+
+  func type(_ text: String) throws { try tmux(["send-keys", "-t", name, "-l", text]) }
+
+  func screen() throws -> String { try tmux(["capture-pane", "-p", "-t", name]) }
+
+  /// Waits until the screen contains `text` (the app redraws within 1/30 s of a change).
+  @discardableResult
+  func waitFor(_ text: String, timeout: Double = 10) throws -> String {
+    let deadline = Date().addingTimeInterval(timeout)
+    var last = ""
+    while Date() < deadline {
+      last = try screen()
+      if last.contains(text) { return last }
+      usleep(50_000)
+    }
+    Issue.record("timed out waiting for \"\(text)\"; the screen was:\n\(last)")
+    return last
+  }
+
+  /// The program's pid: the child of the pane's shell.
+  var programPID: Int32? {
+    guard let shell = Int32((try? tmux(["list-panes", "-t", name, "-F", "#{pane_pid}"]))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""),
+      let children = try? String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8)
+    else { return nil }
+    return children.split(separator: " ").first.flatMap { Int32($0) }
+  }
+
+  /// Waits until the screen no longer contains `text`.
+  func waitForAbsence(_ text: String, timeout: Double = 5) throws {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+      if try !screen().contains(text) { return }
+      usleep(50_000)
+    }
+    Issue.record("\"\(text)\" is still on the screen")
+  }
+}
+
+func shellQuote(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+
+/// CPU time (user + system clock ticks) a process has used so far.
+func cpuTicks(_ pid: Int32) -> Int? {
+  guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+    let close = stat.lastIndex(of: ")")
+  else { return nil }
+  let fields = stat[stat.index(after: close)...].split(separator: " ")
+  guard fields.count > 13, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
+  return user + system
+}
+
+@Suite("TUI end to end (tmux)", .serialized)
+struct TUITests {
+  @Test func sendWatchCancelHelpAndQuit() throws {
+    let session = try TmuxSession([try reqbenchBinary.path, "--demo"])
+    try session.waitFor("1 Requests")
+    try session.waitFor("users/")
+
+    // Send the selected request (users/list) and watch it succeed.
+    try session.send("Enter")
+    var screen = try session.waitFor("✓ succeeded")
+    #expect(screen.contains("200 OK"))
+    #expect(screen.contains("\"name\": \"Ada Lovelace\""))
+
+    // Filter to the slow request, send it, cancel it while it runs.
+    try session.send("/")
+    try session.type("slow")
+    try session.send("Enter")
+    try session.waitFor("Requests /slow")
+    try session.send("Enter")
+    try session.waitFor("▶ running")
+    try session.send("c")
+    screen = try session.waitFor("⊘ cancelled")
+    #expect(screen.contains("0 running"))
+
+    // The keys overlay.
+    try session.send("?")
+    try session.waitFor("Keys · any key closes")
+    try session.send("x")
+    try session.waitForAbsence("Keys · any key closes")
+
+    // Idle means idle: no CPU while nothing happens.
+    if let pid = session.programPID {
+      usleep(300_000)
+      let before = cpuTicks(pid)
+      sleep(2)
+      let after = cpuTicks(pid)
+      #expect(before != nil && after != nil)
+      #expect((after ?? 0) - (before ?? 0) <= 1, "used \((after ?? 0) - (before ?? 0)) ticks while idle")
+    }
+
+    // Quit: the process ends with status 0 and the shell's screen is back (no boxes left).
+    try session.send("q")
+    screen = try session.waitFor("[exited 0]")
+    #expect(!screen.contains("1 Requests"))
+  }
+
+  @Test func tooSmallAndResize() throws {
+    let session = try TmuxSession([try reqbenchBinary.path, "--demo"], width: 50, height: 12)
+    try session.waitFor("terminal too small")
+    try session.tmux(["resize-window", "-t", session.name, "-x", "100", "-y", "30"])
+    try session.waitFor("1 Requests")
+    try session.send("q")
+    try session.waitFor("[exited 0]")
+  }
+
+  @Test func quittingWhileTransfersRunAsksFirst() throws {
+    let session = try TmuxSession([try reqbenchBinary.path, "--demo"])
+    try session.waitFor("users/")
+    try session.send("/")
+    try session.type("trickle")
+    try session.send("Enter", "Enter")
+    try session.waitFor("▶ running")
+    try session.send("q")
+    try session.waitFor("Cancel them and quit? (y/n)")
+    try session.send("y")
+    try session.waitFor("[exited 0]")
+  }
+
+  @Test func sigtermRestoresTheTerminal() throws {
+    let session = try TmuxSession([try reqbenchBinary.path, "--demo"])
+    try session.waitFor("1 Requests")
+    let pid = try #require(session.programPID)
+    kill(pid, SIGTERM)
+    let screen = try session.waitFor("[exited 0]")
+    #expect(!screen.contains("1 Requests"))
+  }
+
+  @Test func notATerminalSaysHowToScript() throws {
+    let result = try runProcess(try reqbenchBinary, ["--demo"])
+    #expect(result.status == 2)
+    #expect(result.stderr.contains("the TUI needs a terminal; use `reqbench run"))
+  }
+}

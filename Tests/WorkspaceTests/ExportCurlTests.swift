@@ -1,0 +1,183 @@
+import Foundation
+import RequestEngine
+import TestSupport
+import Testing
+import Workspace
+
+/// Runs `script` with `/bin/sh -c`.
+private func sh(_ script: String) throws -> ProcessResult {
+  try runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", script])
+}
+
+@Suite("curl export")
+struct ExportCurlTests {
+  @Test func aGetWithAQuery() {
+    let request = Request(url: "http://a.test/search?q=caf%C3%A9&page=2")
+    #expect(
+      CurlExporter.command(for: request) == """
+        curl 'http://a.test/search?q=caf%C3%A9&page=2' \\
+          --compressed \\
+          -L --max-redirs 10
+        """)
+  }
+
+  @Test func aJSONPost() {
+    let request = Request(
+      method: .POST, url: "http://a.test/users", headers: ["Accept": "application/json"],
+      body: .json(["name": "O'Brien"]))
+    #expect(
+      CurlExporter.command(for: request) == #"""
+        curl 'http://a.test/users' \
+          -H 'Accept: application/json' \
+          -H 'Content-Type: application/json' \
+          --data-binary '{"name":"O'\''Brien"}' \
+          --compressed \
+          -L --max-redirs 10
+        """#)
+  }
+
+  @Test func headUsesHeadNotX() {
+    let command = CurlExporter.command(for: Request(method: .HEAD, url: "http://a.test/x"))
+    #expect(command.hasPrefix("curl --head 'http://a.test/x'"))
+    #expect(!command.contains("-X"))
+  }
+
+  @Test func bodiesGoWhereTheEngineSendsThem() {
+    // PUT and PATCH always send a body, even an empty one; POST too.
+    let put = CurlExporter.command(for: Request(method: .PUT, url: "http://a.test/x"))
+    #expect(put.hasPrefix("curl -X PUT 'http://a.test/x'"))
+    #expect(put.contains("--data-binary ''"))
+    let post = CurlExporter.command(for: Request(method: .POST, url: "http://a.test/x"))
+    #expect(
+      post.contains("-H 'Content-Type:'") && post.contains("--data-binary ''")
+        && !post.contains("-X"))
+    // DELETE only with a body; GET never.
+    #expect(
+      !CurlExporter.command(for: Request(method: .DELETE, url: "http://a.test/x")).contains(
+        "--data"))
+    #expect(
+      CurlExporter.command(for: Request(method: .DELETE, url: "http://a.test/x", body: .text("x")))
+        .contains("--data-binary 'x'"))
+    #expect(
+      !CurlExporter.command(for: Request(method: .GET, url: "http://a.test/x", body: .text("x")))
+        .contains("--data"))
+  }
+
+  @Test func aBodyStartingWithAtIsNotReadAsAFile() {
+    let command = CurlExporter.command(
+      for: Request(method: .POST, url: "http://a.test", body: .text("@etc/passwd")))
+    #expect(command.contains("--data-raw '@etc/passwd'"))
+  }
+
+  @Test func optionsForRedirectsTLSAndTimeouts() {
+    let request = Request(
+      url: "http://a.test/[x]", timeouts: Timeouts(idle: 5, deadline: 2.5), followRedirects: false,
+      insecure: true)
+    #expect(
+      CurlExporter.command(for: request) == """
+        curl 'http://a.test/[x]' \\
+          --compressed \\
+          -k \\
+          --max-time 2.5 \\
+          --connect-timeout 5 \\
+          --globoff
+        """)
+    // An Accept-Encoding of the request's own turns --compressed off, as in the engine.
+    #expect(
+      !CurlExporter.command(
+        for: Request(url: "http://a.test", headers: ["Accept-Encoding": "identity"])
+      ).contains("--compressed"))
+  }
+
+  @Test func emptyHeaderValuesRemoveCurlsDefaults() {
+    let command = CurlExporter.command(for: Request(url: "http://a.test", headers: ["Accept": ""]))
+    #expect(command.contains("-H 'Accept:'"))
+  }
+
+  @Test func quoting() {
+    #expect(CurlExporter.quote("plain") == "'plain'")
+    #expect(CurlExporter.quote("") == "''")
+    #expect(CurlExporter.quote("a b") == "'a b'")
+    #expect(CurlExporter.quote("it's $HOME `x` \\ \"q\"") == #"'it'\''s $HOME `x` \ "q"'"#)
+  }
+
+  /// Text the shell hands over unchanged: run `printf '%s' WORD` and compare.
+  @Test func quotedWordsSurviveTheShell() throws {
+    let word = "it's \"quoted\" $HOME `date` \\n \\ é 😀\nline2\ttab !*?[a]{b}~#;&|<>()"
+    let result = try sh("printf '%s' " + CurlExporter.quote(word))
+    #expect(result.status == 0)
+    #expect(result.stdout == word)
+  }
+
+  /// Bytes no shell word can carry (a NUL, invalid UTF-8, control characters) are piped in by
+  /// printf; the pipe gives back every byte.
+  @Test func binaryBodiesArePipedThroughPrintf() throws {
+    let bytes: [UInt8] = [0x00, 0xFF, 0x27, 0x25, 0x5C, 0x0A, 0x41, 0x1B, 0x31, 0x32, 0xC3, 0xA9]
+    let request = Request(
+      method: .POST, url: "http://a.test/upload",
+      body: RequestBody(bytes: bytes, contentType: "application/octet-stream"))
+    let command = CurlExporter.command(for: request)
+    #expect(
+      command.hasPrefix(
+        #"printf '\000\377\047%%\\\012A\03312\303\251' | curl 'http://a.test/upload' \"#))
+    #expect(command.contains("--data-binary @-"))
+    let pipe = try #require(command.split(separator: " | ").first)
+    let dump = try sh(pipe + " | od -An -v -tx1")
+    let hex = dump.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    #expect(
+      hex
+        == bytes.map {
+          String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16)
+        }.joined(separator: " "))
+  }
+
+  @Test func aPipedBodyStartingWithADashIsNotAPrintfOption() throws {
+    let bytes: [UInt8] = Array("-n\u{1}".utf8)
+    let command = CurlExporter.command(
+      for: Request(
+        method: .POST, url: "http://a.test", body: RequestBody(bytes: bytes, contentType: nil)))
+    #expect(command.hasPrefix(#"printf '\055n\001' | curl"#))
+    let pipe = try #require(command.split(separator: " | ").first)
+    #expect(
+      try sh(pipe + " | od -An -tx1").stdout.split(whereSeparator: \.isWhitespace) == [
+        "2d", "6e", "01",
+      ])
+  }
+
+  @Test func secretsAreMaskedUnlessRevealed() {
+    let request = Request(
+      url: "http://a.test/x?key=s3cr3t", headers: ["X-Api-Key": "s3cr3t", "Accept": "text/plain"],
+      secrets: ["s3cr3t"])
+    let masked = CurlExporter.command(for: request)
+    #expect(masked.contains("-H 'X-Api-Key: ••••'"))
+    #expect(masked.contains("'http://a.test/x?key=••••'"))
+    #expect(!masked.contains("s3cr3t"))
+    let revealed = CurlExporter.command(for: request, revealSecrets: true)
+    #expect(revealed.contains("-H 'X-Api-Key: s3cr3t'"))
+  }
+
+  @Test func secretsFromTheWorkspaceAreMasked() throws {
+    let ws = try workspace(
+      #"""
+      {"version": 1, "requests": [
+        {"name": "me", "url": "http://a.test/me", "headers": {"Authorization": "Bearer {{secret.token}}"}},
+        {"name": "login", "method": "POST", "url": "http://a.test/login",
+         "auth": {"basic": {"user": "ada", "password": "{{secret.pw}}"}}}
+      ]}
+      """#)
+    let sources = VariableSources(
+      processEnvironment: ["REQBENCH_SECRET_TOKEN": "t0k3n", "REQBENCH_SECRET_PW": "hunter2"])
+    let me = try ws.prepare(try #require(ws.request(named: "me")), sources: sources)
+    #expect(CurlExporter.command(for: me).contains("-H 'Authorization: Bearer ••••'"))
+    #expect(
+      CurlExporter.command(for: me, revealSecrets: true).contains(
+        "-H 'Authorization: Bearer t0k3n'"))
+    let login = try ws.prepare(try #require(ws.request(named: "login")), sources: sources)
+    let masked = CurlExporter.command(for: login)
+    #expect(masked.contains("-H 'Authorization: ") && masked.contains("••••"))
+    #expect(!masked.contains(Data("ada:hunter2".utf8).base64EncodedString()))
+    #expect(
+      CurlExporter.command(for: login, revealSecrets: true)
+        .contains("-H 'Authorization: Basic \(Data("ada:hunter2".utf8).base64EncodedString())'"))
+  }
+}

@@ -1,0 +1,120 @@
+import RequestEngine
+import Testing
+import Workspace
+
+@Suite(".http export")
+struct ExportHTTPFileTests {
+  /// Request shapes the `.http` format can carry.
+  let templates: [RequestTemplate] = [
+    RequestTemplate(
+      name: "users/get", url: "{{host}}/users/{{id}}",
+      query: JSONObject([("verbose", "1"), ("q", "café & {{term}}"), ("flag", nil)]),
+      headers: ["Accept": "application/json", "X-Trace": "{{trace}}"]),
+    RequestTemplate(
+      name: "users/create", method: .POST, url: "https://api.test/users",
+      body: .json([
+        "name": "O'Brien", "tags": ["a", "b"], "n": .number("1.50"), "note": "l1\nl2 ###",
+      ])),
+    RequestTemplate(
+      name: "login", method: .POST, url: "https://api.test/login",
+      body: .form(JSONObject([("user", "ada@example.com"), ("pass", "p&ss word={{pw}}")])),
+      auth: .basic(user: "{{user}}", password: "pa:ss word")),
+    RequestTemplate(
+      name: "note", method: .PUT, url: "https://api.test/notes/1",
+      body: .text("# Title\n\nSome *text*.", contentType: "text/markdown")),
+    RequestTemplate(
+      name: "plain text", method: .PATCH, url: "https://api.test/p",
+      body: .text("hi", contentType: nil),
+      timeout: 5, followRedirects: false),
+    RequestTemplate(
+      name: "gone", method: .DELETE, url: "/relative/{{id}}", headers: ["Accept": ""]),
+    RequestTemplate(name: "probe", method: .HEAD, url: "https://api.test/"),
+  ]
+
+  @Test func exportThenImportGivesEqualTemplates() throws {
+    let text = HTTPFileExporter.text(for: templates)
+    let imported = try HTTPFileImporter.parse(text, file: "export.http")
+    #expect(imported.templates.count == templates.count)
+    for (original, read) in zip(templates, imported.templates) {
+      #expect(read.name == original.name)
+      #expect(read.method == original.method)
+      #expect(read.url == original.url)
+      #expect(read.query == original.query)
+      #expect(read.headers == original.headers)
+      #expect(read.body == original.body)
+      #expect(read.auth == original.auth)
+      #expect(read == original, "\(original.name)")
+    }
+  }
+
+  @Test func theText() {
+    let variables = [
+      Variable(name: "host", value: "https://api.test"), Variable(name: "unused", value: "x"),
+      Variable(name: "id", value: "1"), Variable(name: "host", value: "https://other.test"),
+    ]
+    #expect(
+      HTTPFileExporter.text(for: [templates[0], templates[2], templates[4]], variables: variables)
+        == """
+        @id = 1
+        @host = https://other.test
+
+        ### users/get
+        GET {{host}}/users/{{id}}
+            ?verbose=1
+            &q=caf%C3%A9%20%26%20{{term}}
+            &flag
+        Accept: application/json
+        X-Trace: {{trace}}
+
+        ### login
+        POST https://api.test/login
+        Authorization: Basic {{user}} pa:ss word
+        Content-Type: application/x-www-form-urlencoded
+
+        user=ada%40example.com&pass=p%26ss%20word%3D{{pw}}
+
+        ### plain text
+        # @no-redirect
+        # @timeout 5
+        PATCH https://api.test/p
+
+        hi
+
+        """)
+  }
+
+  @Test func variablesOfTheWorkspaceComeBackAsVariables() throws {
+    let text = HTTPFileExporter.text(
+      for: [templates[0]], variables: [Variable(name: "host", value: "https://api.test")])
+    let imported = try HTTPFileImporter.parse(text, file: "export.http")
+    #expect(imported.variables == [Variable(name: "host", value: "https://api.test")])
+  }
+
+  @Test func aLoadedWorkspaceRoundTrips() throws {
+    let ws = try workspace(fullExample)
+    let text = HTTPFileExporter.text(for: ws.requests, variables: ws.variables)
+    let imported = try HTTPFileImporter.parse(text, file: "export.http")
+    for (original, read) in zip(ws.requests, imported.templates) {
+      #expect(read.name == original.name)
+      #expect(read.method == original.method)
+      #expect(read.url == original.url)
+      if case .bearer = original.auth {
+        // Bearer auth is written as its header, and read back as a header.
+        #expect(
+          read.headers
+            == HTTPHeaders(
+              original.headers.fields.map { ($0.name, $0.value) } + [
+                ("Authorization", "Bearer {{token}}")
+              ]))
+      } else {
+        #expect(read.headers == original.headers)
+        #expect(read.auth == original.auth)
+      }
+      #expect(read.body?.kind == original.body?.kind)
+      #expect(read.followRedirects == original.followRedirects)
+      #expect(read.timeout == original.timeout)
+    }
+    // Query values that are not strings come back as their text.
+    #expect(imported.templates[0].query == JSONObject([("verbose", "1"), ("page", "2")]))
+  }
+}

@@ -1,0 +1,484 @@
+import RequestEngine
+import Testing
+import Workspace
+
+/// Reads files from a dictionary instead of the disk.
+private func files(_ contents: [String: String]) -> (String) throws(FileError) -> [UInt8] {
+  { (path: String) throws(FileError) -> [UInt8] in
+    guard let text = contents[path] else {
+      throw FileError(
+        path: path, message: "cannot read: No such file or directory",
+        reason: "No such file or directory")
+    }
+    return Array(text.utf8)
+  }
+}
+
+/// The one request a curl text imports to.
+private func curl(
+  _ text: String, files contents: [String: String] = [:],
+  sourceLocation: Testing.SourceLocation = #_sourceLocation
+) throws -> RequestTemplate {
+  let imported = try CurlImporter.parse(text, file: "paste.sh", readFile: files(contents))
+  #expect(imported.requests.count == 1, sourceLocation: sourceLocation)
+  return try #require(imported.requests.first, sourceLocation: sourceLocation).template
+}
+
+private func curlError(
+  _ text: String, files contents: [String: String] = [:],
+  sourceLocation: Testing.SourceLocation = #_sourceLocation
+) -> ImportError? {
+  do {
+    _ = try CurlImporter.parse(text, file: "paste.sh", readFile: files(contents))
+    Issue.record("expected the import to fail", sourceLocation: sourceLocation)
+    return nil
+  } catch {
+    return error
+  }
+}
+
+private func headers(_ template: RequestTemplate) -> [String] {
+  template.headers.fields.map { "\($0.name): \($0.value)" }
+}
+
+@Suite("curl import")
+struct ImportCurlTests {
+  // MARK: - Basics
+
+  @Test func aBareURLIsAGetNamedAfterItsPath() throws {
+    let t = try curl("curl https://api.test/v1/users/1")
+    #expect(t == RequestTemplate(name: "get-v1-users-1", url: "https://api.test/v1/users/1"))
+  }
+
+  @Test func theQuerySplitsOffInOrderWithDecodedValues() throws {
+    let t = try curl("curl 'https://api.test/search?q=caf%C3%A9&page=2&flag#frag'")
+    #expect(t.url == "https://api.test/search")
+    #expect(t.query == JSONObject([("q", "café"), ("page", "2"), ("flag", nil)]))
+  }
+
+  @Test func aQueryThatDoesNotDecodeCleanlyStaysInTheURL() throws {
+    #expect(try curl("curl 'https://a.test/x?a=1&a=2'").url == "https://a.test/x?a=1&a=2")
+    #expect(try curl("curl 'https://a.test/x?q=a+b'").url == "https://a.test/x?q=a+b")
+    #expect(try curl("curl 'https://a.test/x?bad=%zz'").query.isEmpty)
+  }
+
+  @Test func aURLWithoutSchemeIsHTTPAsCurlAssumes() throws {
+    #expect(try curl("curl localhost:8080/health").url == "http://localhost:8080/health")
+    #expect(
+      curlError("curl ftp://files.test/a")?.message
+        == "only http and https URLs can be imported, found ftp:")
+  }
+
+  @Test func theMethodIsExplicitElsePostWithDataElseGet() throws {
+    #expect(try curl("curl -X put https://a.test").method == .PUT)
+    #expect(try curl("curl --request DELETE https://a.test").method == .DELETE)
+    #expect(try curl("curl -XPATCH https://a.test -d x").method == .PATCH)
+    #expect(try curl("curl https://a.test -d x").method == .POST)
+    #expect(try curl("curl -I https://a.test").method == .HEAD)
+    #expect(try curl("curl --head https://a.test").method == .HEAD)
+    #expect(try curl("curl https://a.test").method == .GET)
+    let error = curlError("curl -X PROPFIND https://a.test")
+    #expect(error?.location == SourceLocation(line: 1, column: 9))
+    #expect(error?.message.hasPrefix("the method \"PROPFIND\" is not supported") == true)
+  }
+
+  // MARK: - Headers
+
+  @Test func headersKeepTheirOrderAndSpelling() throws {
+    let t = try curl(#"curl https://a.test -H 'X-One: 1' -H"x-two:  2 " --header 'Accept:'"#)
+    #expect(headers(t) == ["X-One: 1", "x-two: 2", "Accept: "])
+  }
+
+  @Test func repeatedHeadersJoinAndCookiesMerge() throws {
+    let t = try curl(
+      "curl https://a.test -H 'Accept: a' -H 'accept: b' -b 'a=1' --cookie 'b=2' -H 'Cookie: c=3'")
+    #expect(headers(t) == ["accept: a, b", "Cookie: c=3; a=1; b=2"])
+  }
+
+  @Test func contentLengthAndAcceptEncodingAreLeftOut() throws {
+    let t = try curl(
+      "curl https://a.test -H 'Accept-Encoding: gzip, deflate, br' -H 'Content-Length: 3' -H 'A: b'"
+    )
+    #expect(headers(t) == ["A: b"])
+  }
+
+  @Test func userAgentRefererAndCookieOptionsAreHeaders() throws {
+    let t = try curl(
+      "curl https://a.test -A 'agent/1' -e 'https://from.test/;auto' -b 'sid=1; x=2'")
+    #expect(
+      headers(t) == ["Cookie: sid=1; x=2", "User-Agent: agent/1", "Referer: https://from.test/"])
+    // An explicit header wins over the option, as in curl.
+    #expect(headers(try curl("curl https://a.test -A a -H 'User-Agent: b'")) == ["User-Agent: b"])
+  }
+
+  @Test func badHeadersAreErrors() {
+    #expect(
+      curlError("curl https://a.test -H 'no colon'")?.message
+        == #"-H needs "Name: value", found "no colon""#)
+    #expect(
+      curlError("curl https://a.test -H 'X-Empty;'")?.message.contains("empty header") == true)
+    #expect(
+      curlError("curl https://a.test -H 'bad name: x'")?.message
+        == #""bad name" is not a valid header name"#)
+    #expect(
+      curlError("curl https://a.test -H @headers.txt")?.location
+        == SourceLocation(line: 1, column: 24))
+    #expect(
+      curlError("curl https://a.test -b cookies.txt")?.message.contains("reads cookies from a file")
+        == true)
+  }
+
+  // MARK: - Bodies
+
+  @Test func urlencodedDataBecomesAForm() throws {
+    let t = try curl("curl https://a.test/login -d 'user=ada%40x.test' -d 'pass=a+b%26c'")
+    #expect(t.method == .POST)
+    #expect(t.body == .form(JSONObject([("user", "ada@x.test"), ("pass", "a b&c")])))
+    #expect(t.headers.isEmpty)
+  }
+
+  @Test func dataThatIsNotACleanFormStaysTextWithCurlsContentType() throws {
+    let t = try curl(#"curl https://a.test -d '{"title":"x"}'"#)
+    #expect(t.body == .text(#"{"title":"x"}"#, contentType: "application/x-www-form-urlencoded"))
+    #expect(
+      try curl("curl https://a.test -d 'a=1&a=2'").body
+        == .text("a=1&a=2", contentType: "application/x-www-form-urlencoded"))
+  }
+
+  @Test func aJSONContentTypeMakesAJSONBodyAndTheRestatedHeaderGoes() throws {
+    let t = try curl(
+      #"curl https://a.test -H 'Content-Type: application/json' -d '{"n": 1.0, "s": "x"}'"#)
+    #expect(t.body == .json(["n": .number("1.0"), "s": "x"]))
+    #expect(t.headers.isEmpty)
+    // A content type that says more than the body kind stays as a header.
+    let charset = try curl(
+      #"curl https://a.test -H 'content-type: application/json; charset=utf-8' -d '[1]'"#)
+    #expect(charset.body == .json([1]))
+    #expect(headers(charset) == ["content-type: application/json; charset=utf-8"])
+    // JSON that does not parse is text of that type.
+    let broken = try curl(#"curl https://a.test -H 'Content-Type: application/json' -d '{nope'"#)
+    #expect(broken.body == .text("{nope", contentType: "application/json"))
+    #expect(broken.headers.isEmpty)
+  }
+
+  @Test func otherContentTypesMakeTextBodies() throws {
+    let t = try curl(
+      "curl -X PUT https://a.test -H 'Content-Type: text/csv' --data-binary $'a,b\\n1,2'")
+    #expect(t.body == .text("a,b\n1,2", contentType: "text/csv"))
+    #expect(t.headers.isEmpty)
+  }
+
+  @Test func theJSONOptionSetsContentTypeAndAccept() throws {
+    let t = try curl(#"curl --json '{"a": [1, 2]}' https://a.test/items"#)
+    #expect(t.method == .POST)
+    #expect(t.body == .json(["a": [1, 2]]))
+    #expect(headers(t) == ["Accept: application/json"])
+    #expect(
+      headers(try curl("curl --json '{}' -H 'Accept: text/plain' https://a.test")) == [
+        "Accept: text/plain"
+      ])
+    #expect(
+      try curl("curl --json 'nope' https://a.test").body
+        == .text("nope", contentType: "application/json"))
+  }
+
+  @Test func dataOptionsReadFilesTheWayCurlDoes() throws {
+    let contents = ["body.txt": "a=1\r\n&b=2\n", "raw.bin": "line1\nline2\n"]
+    // -d @file drops carriage returns and newlines; --data-binary keeps every byte.
+    #expect(
+      try curl("curl https://a.test -d @body.txt", files: contents).body
+        == .form(JSONObject([("a", "1"), ("b", "2")])))
+    #expect(
+      try curl(
+        "curl https://a.test -H 'Content-Type: text/plain' --data-binary @raw.bin", files: contents
+      ).body
+        == .text("line1\nline2\n", contentType: "text/plain"))
+    // --data-raw never reads a file.
+    #expect(
+      try curl("curl https://a.test --data-raw @raw.bin", files: contents).body
+        == .text("@raw.bin", contentType: "application/x-www-form-urlencoded"))
+    let missing = curlError("curl https://a.test \\\n  -d @nope.json")
+    #expect(
+      missing?.description
+        == "paste.sh:2:6: -d @nope.json: cannot read the file: No such file or directory")
+    #expect(
+      curlError("curl https://a.test --data-binary @-")?.message.contains("standard input") == true)
+  }
+
+  @Test func dataUrlencodeInAllItsForms() throws {
+    let t = try curl(
+      """
+      curl https://a.test -H 'Content-Type: text/plain' \\
+        --data-urlencode 'name=a b&c' --data-urlencode '=x/y' --data-urlencode 'plain é' \\
+        --data-urlencode @msg.txt --data-urlencode 'file@msg.txt'
+      """, files: ["msg.txt": "hi there\n"])
+    #expect(
+      t.body
+        == .text(
+          "name=a%20b%26c&x%2Fy&plain%20%C3%A9&hi%20there%0A&file=hi%20there%0A",
+          contentType: "text/plain"))
+  }
+
+  @Test func getMovesTheDataIntoTheQuery() throws {
+    let t = try curl(
+      "curl -G 'https://a.test/search?lang=en' -d q=swift --data-urlencode 'tag=a b'")
+    #expect(t.method == .GET)
+    #expect(t.body == nil)
+    #expect(t.url == "https://a.test/search")
+    #expect(t.query == JSONObject([("lang", "en"), ("q", "swift"), ("tag", "a b")]))
+  }
+
+  @Test func multipartIsNotSupportedYet() {
+    let error = curlError("curl https://a.test/upload -F 'file=@a.png'")
+    #expect(error?.location == SourceLocation(line: 1, column: 28))
+    #expect(error?.message.hasPrefix("-F (multipart) is not supported yet") == true)
+    #expect(
+      curlError("curl https://a.test --form a=b")?.message.hasPrefix(
+        "--form (multipart) is not supported yet") == true)
+  }
+
+  @Test func aGetWithABodyIsImportedWithAWarning() throws {
+    let imported = try CurlImporter.parse("curl -X GET https://a.test -d a=1", file: "paste.sh")
+    #expect(imported.requests.first?.template.body == .form(JSONObject([("a", "1")])))
+    #expect(
+      imported.warnings == [
+        "the GET request at paste.sh:1:1 has a body, which reqbench does not send with GET"
+      ])
+  }
+
+  // MARK: - Auth, TLS, redirects, timeouts
+
+  @Test func userBecomesBasicAuth() throws {
+    #expect(
+      try curl("curl -u 'ada:s3:cr et' https://a.test").auth
+        == .basic(user: "ada", password: "s3:cr et"))
+    #expect(try curl("curl --user key: https://a.test").auth == .basic(user: "key", password: ""))
+    #expect(try curl("curl --oauth2-bearer tok https://a.test").auth == .bearer("tok"))
+    #expect(
+      curlError("curl -u ada https://a.test")?.message.hasPrefix("-u needs user:password") == true)
+  }
+
+  @Test func insecureRedirectsAndTimeouts() throws {
+    let t = try curl(
+      "curl -k -L --max-redirs 3 --max-time 12.5 --connect-timeout 4 --retry 2 https://a.test")
+    #expect(t.insecure)
+    #expect(t.followRedirects)
+    #expect(t.maxRedirects == 3)
+    #expect(t.deadline == 12.5)
+    #expect(t.timeout == 4)
+    #expect(t.retry == RetryPolicy(max: 2))
+    #expect(
+      curlError("curl -m soon https://a.test")?.message
+        == #"-m needs a number of seconds above 0, found "soon""#)
+  }
+
+  /// Browsers' copies never carry -L, and the browser did follow: reqbench keeps following.
+  @Test func withoutLocationRedirectsAreStillFollowed() throws {
+    let t = try curl("curl https://a.test")
+    #expect(t.followRedirects)
+    #expect(t.maxRedirects == 10)
+  }
+
+  // MARK: - Options
+
+  @Test func outputOnlyOptionsAreIgnored() throws {
+    let t = try curl(
+      "curl -s -S -v -i -f -N -# -O --silent --show-error --verbose --include --fail --no-progress-meter "
+        + "-o out.json --output x -w '%{http_code}' -D - --trace-ascii t.txt --compressed -g --http2 https://a.test"
+    )
+    #expect(t == RequestTemplate(name: "get-a.test", url: "https://a.test"))
+  }
+
+  @Test func shortOptionsCombineAndTakeAttachedValues() throws {
+    let t = try curl("curl -sSLk -XPOST -H'X-A: 1' -dkey=value -uuser:pw https://a.test")
+    #expect(t.method == .POST)
+    #expect(t.insecure)
+    #expect(headers(t) == ["X-A: 1"])
+    #expect(t.body == .form(JSONObject([("key", "value")])))
+    #expect(t.auth == .basic(user: "user", password: "pw"))
+    // A value-taking letter in the middle takes the next word.
+    #expect(try curl("curl -sX PUT https://a.test").method == .PUT)
+  }
+
+  @Test func theURLOptionAndDoubleDash() throws {
+    #expect(try curl("curl --url https://a.test/x").url == "https://a.test/x")
+    #expect(try curl("curl -s -- https://a.test/y").url == "https://a.test/y")
+  }
+
+  @Test func anUnsupportedOptionIsAnErrorNamingItAndWhereItIs() {
+    let error = curlError("curl https://api.test/x \\\n  -H 'a: b' \\\n  --frobnicate")
+    #expect(
+      error?.description
+        == "paste.sh:3:3: --frobnicate is not a curl option reqbench can import; remove it to import the rest"
+    )
+    #expect(curlError("curl -sSZ https://a.test")?.location == SourceLocation(line: 1, column: 9))
+    #expect(
+      curlError("curl -x http://proxy:3128 https://a.test")?.message.hasPrefix("-x (a proxy")
+        == true)
+    #expect(
+      curlError("curl --request=POST https://a.test")?.message
+        == "curl takes an option's value as the next word: write --request 'POST'")
+    #expect(curlError("curl https://a.test -H")?.message == "-H needs a value")
+  }
+
+  // MARK: - Commands
+
+  @Test func severalCommandsAreSeveralRequests() throws {
+    let imported = try CurlImporter.parse(
+      """
+      # list, then create
+      curl https://a.test/items
+      curl https://a.test/items \\
+        -d name=x
+      $ curl -X DELETE https://a.test/items/1; curl https://a.test/items/2
+      """, file: "paste.sh")
+    #expect(
+      imported.templates.map(\.name) == [
+        "get-items", "post-items", "delete-items-1", "get-items-2",
+      ])
+    #expect(
+      imported.requests.map(\.location) == [
+        .init(line: 2, column: 1), .init(line: 3, column: 1), .init(line: 5, column: 3),
+        .init(line: 5, column: 42),
+      ])
+  }
+
+  @Test func commandErrors() {
+    #expect(
+      curlError("")?.message
+        == "there is no curl command here; paste a command that starts with curl")
+    #expect(
+      curlError("wget https://a.test")?.description
+        == #"paste.sh:1:1: expected a curl command, found "wget"; every command must start with curl"#
+    )
+    #expect(curlError("curl -s")?.message == "this curl command has no URL")
+    #expect(
+      curlError("curl https://a.test https://b.test")?.location
+        == SourceLocation(line: 1, column: 21))
+    #expect(
+      curlError("curl 'https://a.test/{{$guid}}'")?.message.hasPrefix(
+        "this request would not load in a workspace: url: ") == true)
+  }
+
+  // MARK: - Real copies
+
+  @Test func chromeCopyAsCurl() throws {
+    let t = try curl(
+      #"""
+      curl 'https://api.example.com/v1/orders?status=open&page=2' \
+        -H 'accept: application/json, text/plain, */*' \
+        -H 'accept-language: en-US,en;q=0.9,fr;q=0.8' \
+        -H 'authorization: Bearer eyJhbGciOiJIUzI1NiJ9.e30.sig' \
+        -H 'content-type: application/json' \
+        -b '_ga=GA1.1.123; session=s%3Aabc' \
+        -H 'origin: https://app.example.com' \
+        -H 'priority: u=1, i' \
+        -H 'referer: https://app.example.com/orders' \
+        -H 'sec-ch-ua: "Chromium";v="124", "Google Chrome";v="124", "Not-A.Brand";v="99"' \
+        -H 'sec-ch-ua-mobile: ?0' \
+        -H 'sec-ch-ua-platform: "Linux"' \
+        -H 'sec-fetch-dest: empty' \
+        -H 'sec-fetch-mode: cors' \
+        -H 'sec-fetch-site: same-site' \
+        -H 'user-agent: Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36' \
+        --data-raw $'{"note":"O\'Brien\'s order","lines":["a\\nb"],"emoji":"\\ud83d\\ude00","qty":2}' \
+        --compressed
+      """#)
+    #expect(t.name == "post-v1-orders")
+    #expect(t.method == .POST)
+    #expect(t.url == "https://api.example.com/v1/orders")
+    #expect(t.query == JSONObject([("status", "open"), ("page", "2")]))
+    #expect(
+      headers(t) == [
+        "accept: application/json, text/plain, */*",
+        "accept-language: en-US,en;q=0.9,fr;q=0.8",
+        "authorization: Bearer eyJhbGciOiJIUzI1NiJ9.e30.sig",
+        "origin: https://app.example.com",
+        "priority: u=1, i",
+        "referer: https://app.example.com/orders",
+        #"sec-ch-ua: "Chromium";v="124", "Google Chrome";v="124", "Not-A.Brand";v="99""#,
+        "sec-ch-ua-mobile: ?0",
+        #"sec-ch-ua-platform: "Linux""#,
+        "sec-fetch-dest: empty",
+        "sec-fetch-mode: cors",
+        "sec-fetch-site: same-site",
+        "user-agent: Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36",
+        "Cookie: _ga=GA1.1.123; session=s%3Aabc",
+      ])
+    #expect(
+      t.body
+        == .json(["note": "O'Brien's order", "lines": ["a\nb"], "emoji": "😀", "qty": 2]))
+  }
+
+  @Test func firefoxCopyAsCurl() throws {
+    let t = try curl(
+      "curl 'https://api.example.com/v1/login' -X POST -H 'User-Agent: Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0' -H 'Accept: */*' -H 'Accept-Language: en-US,en;q=0.5' -H 'Accept-Encoding: gzip, deflate, br' -H 'Content-Type: application/x-www-form-urlencoded' -H 'Origin: https://app.example.com' -H 'Connection: keep-alive' -H 'Referer: https://app.example.com/login' -H 'Cookie: csrftoken=abc123' -H 'Sec-Fetch-Dest: empty' -H 'Sec-Fetch-Mode: cors' -H 'Sec-Fetch-Site: same-origin' -H 'TE: trailers' --data-raw 'username=ada%40example.com&password=p%26ss+word&remember=on'"
+    )
+    #expect(t.name == "post-v1-login")
+    #expect(t.method == .POST)
+    #expect(
+      t.body
+        == .form(
+          JSONObject([
+            ("username", "ada@example.com"), ("password", "p&ss word"), ("remember", "on"),
+          ])))
+    #expect(
+      headers(t) == [
+        "User-Agent: Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0",
+        "Accept: */*", "Accept-Language: en-US,en;q=0.5", "Origin: https://app.example.com",
+        "Connection: keep-alive", "Referer: https://app.example.com/login",
+        "Cookie: csrftoken=abc123", "Sec-Fetch-Dest: empty", "Sec-Fetch-Mode: cors",
+        "Sec-Fetch-Site: same-origin", "TE: trailers",
+      ])
+  }
+
+  @Test func apiDocsWithContinuationsAndEnvironmentVariables() throws {
+    let imported = try CurlImporter.parse(
+      #"""
+      # Create a charge
+      curl https://api.payments.test/v1/charges \
+        -u "$PAYMENTS_KEY:" \
+        -d amount=2000 \
+        -d currency=usd \
+        -d "description=Charge for ada@example.com"
+
+      # Fetch it
+      curl https://api.payments.test/v1/charges/ch_1 \
+        -H "Authorization: Bearer ${PAYMENTS_KEY}"
+      """#, file: "docs.sh")
+    #expect(imported.requests.count == 2)
+    let create = imported.templates[0]
+    #expect(create.name == "post-v1-charges")
+    #expect(create.auth == .basic(user: "{{PAYMENTS_KEY}}", password: ""))
+    #expect(
+      create.body
+        == .form(
+          JSONObject([
+            ("amount", "2000"), ("currency", "usd"), ("description", "Charge for ada@example.com"),
+          ])))
+    let fetch = imported.templates[1]
+    #expect(fetch.name == "get-v1-charges-ch_1")
+    #expect(headers(fetch) == ["Authorization: Bearer {{PAYMENTS_KEY}}"])
+  }
+
+  @Test func githubDocsStyle() throws {
+    let t = try curl(
+      #"""
+      curl -L \
+        -X POST \
+        -H "Accept: application/vnd.github+json" \
+        -H "Authorization: Bearer <YOUR-TOKEN>" \
+        -H "X-GitHub-Api-Version: 2022-11-28" \
+        https://api.github.com/repos/OWNER/REPO/issues \
+        -d '{"title":"Found a bug","body":"I'\''m having a problem with this."}'
+      """#)
+    #expect(t.name == "post-OWNER-REPO-issues")
+    // No Content-Type: curl sends its form type, so does the import (the body is not a form).
+    #expect(
+      t.body
+        == .text(
+          #"{"title":"Found a bug","body":"I'm having a problem with this."}"#,
+          contentType: "application/x-www-form-urlencoded"))
+    #expect(t.headers.count == 3)
+  }
+}

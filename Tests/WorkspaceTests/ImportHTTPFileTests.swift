@@ -1,0 +1,189 @@
+import RequestEngine
+import Testing
+import Workspace
+
+private func http(_ text: String) throws -> ImportedRequests {
+  try HTTPFileImporter.parse(text, file: "api.http")
+}
+
+private func httpError(_ text: String, sourceLocation: Testing.SourceLocation = #_sourceLocation)
+  -> ImportError?
+{
+  do {
+    _ = try HTTPFileImporter.parse(text, file: "api.http")
+    Issue.record("expected the import to fail", sourceLocation: sourceLocation)
+    return nil
+  } catch {
+    return error
+  }
+}
+
+@Suite(".http import")
+struct ImportHTTPFileTests {
+  let file = """
+    # The users API
+    @host = https://api.test
+    @api = {{host}}/v1
+    @token = t0k3n
+
+    ### get-user
+    GET {{api}}/users/{{id}}?verbose=1 HTTP/1.1
+    Accept: application/json
+    Authorization: Bearer {{token}}
+
+    ### Create a user
+    # @name users/create
+    POST {{api}}/users
+    Content-Type: application/json
+    // a comment between headers
+    X-Trace: 1
+
+    {
+      "name": "Ada",
+      "tags": ["a", "b"]
+    }
+
+    ###
+    // @name search
+    # @no-redirect
+    # @timeout 5
+    https://api.test/search
+        ?q=caf%C3%A9
+        &page=2
+
+    ### login
+    POST https://api.test/login
+    Content-Type: application/x-www-form-urlencoded
+
+    user=ada
+    &pass=p%26ss
+
+    ### note
+    PUT https://api.test/notes/1
+    Content-Type: text/markdown
+
+    # Title
+
+    Some *text*.
+
+    <> 2024-05-01T120000.200.json
+    """
+
+  @Test func severalRequestsWithNamesHeadersAndBodies() throws {
+    let imported = try http(file)
+    #expect(
+      imported.templates.map(\.name) == ["get-user", "users/create", "search", "login", "note"])
+    #expect(imported.requests.map(\.location?.line) == [7, 13, 27, 32, 39])
+
+    let get = imported.templates[0]
+    #expect(get.method == .GET)
+    #expect(get.url == "{{api}}/users/{{id}}")
+    #expect(get.query == JSONObject([("verbose", "1")]))
+    #expect(get.headers == ["Accept": "application/json", "Authorization": "Bearer {{token}}"])
+    #expect(get.body == nil)
+
+    let create = imported.templates[1]
+    #expect(create.method == .POST)
+    #expect(create.headers == ["X-Trace": "1"])
+    #expect(create.body == .json(["name": "Ada", "tags": ["a", "b"]]))
+
+    let search = imported.templates[2]
+    #expect(search.method == .GET)
+    #expect(search.url == "https://api.test/search")
+    #expect(search.query == JSONObject([("q", "café"), ("page", "2")]))
+    #expect(!search.followRedirects)
+    #expect(search.timeout == 5)
+
+    let login = imported.templates[3]
+    #expect(login.body == .form(JSONObject([("user", "ada"), ("pass", "p&ss")])))
+    #expect(login.headers.isEmpty)
+
+    let note = imported.templates[4]
+    #expect(note.body == .text("# Title\n\nSome *text*.", contentType: "text/markdown"))
+  }
+
+  @Test func fileVariablesBecomeVariablesWithEarlierOnesFilledIn() throws {
+    let imported = try http(file)
+    #expect(
+      imported.variables == [
+        Variable(name: "host", value: "https://api.test"),
+        Variable(name: "api", value: "https://api.test/v1"),
+        Variable(name: "token", value: "t0k3n"),
+      ])
+  }
+
+  @Test func withoutANameTheMethodAndPathNameTheRequest() throws {
+    let imported = try http(
+      "GET https://api.test/orders/7\n\n###\nDELETE https://api.test/orders/7\n")
+    #expect(imported.templates.map(\.name) == ["get-orders-7", "delete-orders-7"])
+  }
+
+  @Test func theClientsBasicAuthSpellingBecomesAuth() throws {
+    let imported = try http(
+      """
+      GET https://a.test/1
+      Authorization: Basic {{user}} {{pass}}
+
+      ###
+      GET https://a.test/2
+      Authorization: Basic ada:pa ss
+
+      ###
+      GET https://a.test/3
+      Authorization: Basic YWRhOnBhc3M=
+      """)
+    #expect(imported.templates[0].auth == .basic(user: "{{user}}", password: "{{pass}}"))
+    #expect(imported.templates[0].headers.isEmpty)
+    #expect(imported.templates[1].auth == .basic(user: "ada", password: "pa ss"))
+    #expect(imported.templates[2].auth == nil)
+    #expect(imported.templates[2].headers == ["Authorization": "Basic YWRhOnBhc3M="])
+  }
+
+  @Test func aBodyWithoutContentTypeIsText() throws {
+    let t = try #require(try http("POST https://a.test\n\nhello\nworld\n\n\n").templates.first)
+    #expect(t.body == .text("hello\nworld", contentType: nil))
+  }
+
+  @Test func crlfLinesAreRead() throws {
+    let t = try #require(
+      try http("POST https://a.test\r\nContent-Type: application/json\r\n\r\n{\"a\": 1}\r\n")
+        .templates.first)
+    #expect(t.body == .json(["a": 1]))
+  }
+
+  @Test func malformedFilesAreReportedWithLineAndColumn() {
+    #expect(
+      httpError("GET https://a.test\nAccept application/json\n")?.description
+        == "api.http:2:1: expected a header \"Name: value\" or a blank line before the body")
+    #expect(
+      httpError("### x\n  FETCH https://a.test\n")?.description
+        == "api.http:2:3: the method \"FETCH\" is not supported; use one of GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS"
+    )
+    #expect(httpError("GET https://a.test/a b\n")?.location == SourceLocation(line: 1, column: 22))
+    let noBlankLine = httpError("POST https://a.test\n{\"a\": 1}\n")
+    #expect(noBlankLine?.location == SourceLocation(line: 2, column: 1))
+    #expect(
+      noBlankLine?.message.hasSuffix("leave a blank line between the headers and the body") == true)
+    #expect(
+      httpError("@ bad name = 1\nGET https://a.test")?.location
+        == SourceLocation(line: 1, column: 1))
+    #expect(
+      httpError("@novalue\nGET https://a.test")?.message
+        == "expected a variable definition \"@name = value\"")
+    #expect(httpError("# nothing here\n")?.message.hasPrefix("there is no request here") == true)
+    #expect(
+      httpError("GET https://a.test/{{$guid}}")?.location == SourceLocation(line: 1, column: 1))
+  }
+
+  @Test func fileBodiesAndScriptsAreNotSupported() {
+    let fileBody = httpError(
+      "POST https://a.test\nContent-Type: application/json\n\n< ./body.json\n")
+    #expect(
+      fileBody?.description
+        == "api.http:4:1: bodies read from a file (< FILE) are not supported yet; paste the body instead"
+    )
+    let script = httpError(
+      "GET https://a.test\n\n> {%\n  client.global.set('t', response.body.token);\n%}\n")
+    #expect(script?.location == SourceLocation(line: 3, column: 1))
+  }
+}

@@ -1,0 +1,245 @@
+import RequestEngine
+import Testing
+import Workspace
+
+private func postman(_ text: String) throws -> ImportedRequests {
+  try PostmanImporter.parse(Array(text.utf8), file: "collection.json")
+}
+
+private func postmanError(_ text: String, sourceLocation: Testing.SourceLocation = #_sourceLocation)
+  -> ImportError?
+{
+  do {
+    _ = try PostmanImporter.parse(Array(text.utf8), file: "collection.json")
+    Issue.record("expected the import to fail", sourceLocation: sourceLocation)
+    return nil
+  } catch {
+    return error
+  }
+}
+
+/// A collection of one request whose body is `body`, the body starting on line 6.
+private func oneRequest(body: String, method: String = "POST") -> String {
+  """
+  {
+    "info": {"name": "x", "schema": "https://schema.getpostman.com/json/collection/v2.1.0/collection.json"},
+    "item": [
+      {"name": "Upload", "request": {
+        "method": "\(method)", "url": "https://a.test/upload",
+        "body": \(body)
+      }}
+    ]
+  }
+  """
+}
+
+@Suite("Postman import")
+struct ImportPostmanTests {
+  let collection = #"""
+    {
+      "info": {
+        "_postman_id": "5f1c2d3e-0000-4000-8000-000000000000",
+        "name": "Shop API",
+        "schema": "https://schema.getpostman.com/json/collection/v2.1.0/collection.json"
+      },
+      "auth": {"type": "bearer", "bearer": [{"key": "token", "value": "{{token}}", "type": "string"}]},
+      "item": [
+        {
+          "name": "Users",
+          "item": [
+            {
+              "name": "Get user",
+              "request": {
+                "method": "GET",
+                "header": [
+                  {"key": "Accept", "value": "application/json"},
+                  {"key": "X-Debug", "value": "1", "disabled": true}
+                ],
+                "url": {
+                  "raw": "{{baseUrl}}/users/:id?verbose=1&fields=name",
+                  "host": ["{{baseUrl}}"],
+                  "path": ["users", ":id"],
+                  "query": [
+                    {"key": "verbose", "value": "1"},
+                    {"key": "fields", "value": "name"},
+                    {"key": "debug", "value": "true", "disabled": true}
+                  ],
+                  "variable": [{"key": "id", "value": "42"}]
+                }
+              },
+              "response": []
+            },
+            {
+              "name": "Admin",
+              "auth": {"type": "basic", "basic": [
+                {"key": "password", "value": "s3cret", "type": "string"},
+                {"key": "username", "value": "admin", "type": "string"}
+              ]},
+              "item": [
+                {
+                  "name": "Create user",
+                  "event": [{"listen": "test", "script": {
+                    "exec": ["pm.test(\"created\", () => pm.response.to.have.status(201));"],
+                    "type": "text/javascript"}}],
+                  "request": {
+                    "method": "POST",
+                    "header": [{"key": "Content-Type", "value": "application/json"}],
+                    "body": {"mode": "raw", "raw": "{\n  \"name\": \"Ada\",\n  \"admin\": false\n}",
+                             "options": {"raw": {"language": "json"}}},
+                    "url": {"raw": "{{baseUrl}}/users", "host": ["{{baseUrl}}"], "path": ["users"]}
+                  }
+                }
+              ]
+            }
+          ]
+        },
+        {
+          "name": "Login",
+          "request": {
+            "auth": {"type": "noauth"},
+            "method": "POST",
+            "header": [],
+            "body": {"mode": "urlencoded", "urlencoded": [
+              {"key": "user", "value": "ada", "type": "text"},
+              {"key": "pass", "value": "p&ss word", "type": "text"},
+              {"key": "otp", "value": "", "type": "text", "disabled": true}
+            ]},
+            "url": "https://shop.test/login"
+          }
+        },
+        {
+          "name": "Note",
+          "request": {
+            "method": "PUT",
+            "header": [{"key": "Content-Type", "value": "text/markdown"}],
+            "body": {"mode": "raw", "raw": "# Hello"},
+            "url": {"protocol": "https", "host": ["shop", "test"], "port": "8443", "path": ["notes", "1"]}
+          }
+        },
+        {
+          "name": "Search",
+          "request": {
+            "method": "POST",
+            "auth": {"type": "apikey", "apikey": [{"key": "key", "value": "X-Key"}]},
+            "body": {"mode": "graphql", "graphql": {"query": "query { products { id } }", "variables": "{\"first\": 10}"}},
+            "url": "{{baseUrl}}/graphql"
+          }
+        }
+      ],
+      "variable": [
+        {"key": "baseUrl", "value": "https://shop.test/api"},
+        {"key": "token", "value": "abc"},
+        {"key": "old", "value": "x", "disabled": true}
+      ]
+    }
+    """#
+
+  @Test func foldersBecomeNamePrefixes() throws {
+    let imported = try postman(collection)
+    #expect(
+      imported.templates.map(\.name) == [
+        "Users/Get user", "Users/Admin/Create user", "Login", "Note", "Search",
+      ])
+    #expect(imported.requests.first?.location == SourceLocation(line: 12, column: 9))
+  }
+
+  @Test func urlObjectsQueryListsAndPathVariables() throws {
+    let get = try postman(collection).templates[0]
+    #expect(get.method == .GET)
+    #expect(get.url == "{{baseUrl}}/users/42")
+    #expect(get.query == JSONObject([("verbose", "1"), ("fields", "name")]))
+    #expect(get.headers == ["Accept": "application/json"])
+    let note = try postman(collection).templates[3]
+    #expect(note.url == "https://shop.test:8443/notes/1")
+  }
+
+  @Test func everyBodyMode() throws {
+    let templates = try postman(collection).templates
+    // raw JSON: the restated Content-Type goes.
+    #expect(templates[1].body == .json(["name": "Ada", "admin": false]))
+    #expect(templates[1].headers.isEmpty)
+    // urlencoded, disabled fields skipped.
+    #expect(templates[2].body == .form(JSONObject([("user", "ada"), ("pass", "p&ss word")])))
+    // raw text with its Content-Type.
+    #expect(templates[3].body == .text("# Hello", contentType: "text/markdown"))
+    #expect(templates[3].headers.isEmpty)
+    // GraphQL: the JSON Postman sends.
+    #expect(
+      templates[4].body
+        == .json(["query": "query { products { id } }", "variables": ["first": 10]]))
+  }
+
+  @Test func authIsInheritedFromFoldersAndTheCollection() throws {
+    let imported = try postman(collection)
+    let auth = imported.templates.map(\.auth)
+    #expect(auth[0] == .bearer("{{token}}"))
+    #expect(auth[1] == .basic(user: "admin", password: "s3cret"))
+    #expect(auth[2] == nil)
+    #expect(auth[3] == .bearer("{{token}}"))
+    #expect(auth[4] == nil)
+  }
+
+  @Test func variablesAndWarnings() throws {
+    let imported = try postman(collection)
+    #expect(
+      imported.variables == [
+        Variable(name: "baseUrl", value: "https://shop.test/api"),
+        Variable(name: "token", value: "abc"),
+      ])
+    #expect(
+      imported.warnings == [
+        #"request "Search": auth type "apikey" is not supported; imported without auth"#,
+        "collection.json: 1 item has pre-request or test scripts; scripts are not imported",
+      ])
+  }
+
+  @Test func formDataIsAnErrorNamingTheRequest() {
+    let error = postmanError(
+      oneRequest(
+        body: #"{"mode": "formdata", "formdata": [{"key": "f", "type": "file", "src": "a.png"}]}"#))
+    #expect(error?.location == SourceLocation(line: 6, column: 24))
+    #expect(
+      error?.message.hasPrefix(
+        #"request "Upload": form-data (multipart) bodies are not supported yet"#) == true)
+    #expect(
+      postmanError(oneRequest(body: #"{"mode": "file", "file": {"src": "a.bin"}}"#))?.message
+        .contains("file bodies") == true)
+  }
+
+  @Test func rawBodiesByLanguage() throws {
+    let json = try postman(
+      oneRequest(
+        body: #"{"mode": "raw", "raw": "[1, 2]", "options": {"raw": {"language": "json"}}}"#))
+    #expect(json.templates.first?.body == .json([1, 2]))
+    let notJSON = try postman(
+      oneRequest(
+        body: #"{"mode": "raw", "raw": "{{payload}}", "options": {"raw": {"language": "json"}}}"#))
+    #expect(notJSON.templates.first?.body == .text("{{payload}}", contentType: "application/json"))
+    let xml = try postman(
+      oneRequest(body: #"{"mode": "raw", "raw": "<a/>", "options": {"raw": {"language": "xml"}}}"#))
+    #expect(xml.templates.first?.body == .text("<a/>", contentType: "application/xml"))
+  }
+
+  @Test func malformedCollectionsAreReportedWithLineAndColumn() {
+    #expect(
+      postmanError("{\n  \"info\": {\"name\": \"x\"},\n  \"item\": [\n}")?.description
+        == "collection.json:4:1: a Postman collection is JSON, and this is not: unexpected character '}'; expected a value"
+    )
+    #expect(postmanError(#"{"item": []}"#)?.location == SourceLocation(line: 1, column: 1))
+    let v1 = postmanError(
+      """
+      {
+        "info": {"name": "x",
+                 "schema": "https://schema.getpostman.com/json/collection/v1.0.0/collection.json"},
+        "item": []
+      }
+      """)
+    #expect(v1?.location == SourceLocation(line: 3, column: 22))
+    #expect(v1?.message.contains("export it again as Collection v2.1") == true)
+    let method = postmanError(oneRequest(body: "null", method: "PROPFIND"))
+    #expect(method?.location == SourceLocation(line: 5, column: 17))
+    #expect(
+      method?.message.hasPrefix(#"request "Upload": the method "PROPFIND" is not supported"#)
+        == true)
+  }
+}
