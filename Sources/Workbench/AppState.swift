@@ -59,6 +59,8 @@ public struct ViewerState: Sendable {
   public var filtered: BodyDocument?
   /// The document of the exchange's body, built when first shown.
   public var document: BodyDocument?
+  /// An earlier response from history shown instead of the live exchange.
+  public var history: HistoryView?
 }
 
 /// A one-line text field being edited: the editor's fields and the prompts.

@@ -15,6 +15,8 @@ public enum Msg: Sendable {
   case bodyWritten(path: String, error: String?)
   /// A jq filter's output lines, or its error.
   case filtered(expression: String, result: Result<String, FilterError>)
+  /// An earlier response from history (nil: no entry at that position), or why it could not be read.
+  case historyShown(HistoryView?, error: String?)
 }
 
 public struct FilterError: Error, Sendable, Equatable {
@@ -34,5 +36,7 @@ public enum Command: Sendable, Equatable {
   case writeBody(ExchangeID, path: String)
   /// Runs a jq expression over a body in the background.
   case filter(expression: String, ExchangeID)
+  /// Reads the history entry of request `name` at `position` (0 the newest) and its body.
+  case showHistory(name: String, position: Int)
   case quit
 }

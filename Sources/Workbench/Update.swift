@@ -56,6 +56,23 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
       state.message = StatusMessage("jq: \(error.message)", isError: true)
     }
     return []
+  case .historyShown(let view, let error):
+    if let error {
+      state.message = StatusMessage("history: \(error)", isError: true)
+    } else if let view {
+      state.viewer.history = view
+      state.viewer.scroll = 0
+      state.viewer.filter = nil
+      state.viewer.filtered = nil
+      state.viewer.matchLine = nil
+      let response = view.result.response
+      state.viewer.document = response.map { BodyDocument(bytes: (try? $0.body.bytes()) ?? [], mediaType: $0.mediaType) }
+      state.message = StatusMessage("history \(view.position + 1)/\(view.count): [ older · ] newer · Esc back")
+    } else {
+      state.message = StatusMessage(
+        state.viewer.history == nil ? "no history for this request yet" : "no older response in history")
+    }
+    return []
   }
 }
 
@@ -117,7 +134,8 @@ extension AppState {
 
   /// Shows an exchange in the viewer, building its body document once it has one.
   mutating func show(_ id: ExchangeID) {
-    let changed = viewer.exchange != id
+    let changed = viewer.exchange != id || viewer.history != nil
+    viewer.history = nil
     viewer.exchange = id
     if changed {
       viewer.scroll = 0
@@ -395,7 +413,21 @@ extension AppState {
         viewer.filter = nil
         viewer.filtered = nil
         viewer.scroll = 0
+      } else if viewer.history != nil {
+        leaveHistory()
       }
+    case .char("["):
+      guard let name = viewer.history?.entry.name ?? shownExchange?.name ?? selectedRequest?.name else {
+        return []
+      }
+      return [.showHistory(name: name, position: viewer.history.map { $0.position + 1 } ?? 0)]
+    case .char("]"):
+      guard let history = viewer.history else { return [] }
+      if history.position == 0 {
+        leaveHistory()
+        return []
+      }
+      return [.showHistory(name: history.entry.name, position: history.position - 1)]
     case .char("w"):
       guard let row = shownExchange, row.result?.response != nil else {
         message = StatusMessage("no response body to write yet", isError: true)
@@ -405,11 +437,24 @@ extension AppState {
       let name = row.name.replacingOccurrences(of: "/", with: "-")
       prompt = Prompt(purpose: .writeBody, label: "write body to", input: LineEdit("\(name).\(ext)"))
     case .char("s"), .char("r"):
+      if let history = viewer.history {
+        return resend(named: history.entry.name)
+      }
       return resend(shownExchange)
     default:
       break
     }
     return []
+  }
+
+  private mutating func leaveHistory() {
+    viewer.history = nil
+    viewer.document = nil
+    if let id = viewer.exchange {
+      viewer.exchange = nil
+      show(id)
+    }
+    message = StatusMessage("back to the live response")
   }
 
   private mutating func findNext(forward: Bool) {
@@ -462,8 +507,12 @@ extension AppState {
   /// Sends the request of an exchange again (as it is in the workspace now).
   private mutating func resend(_ row: ExchangeRow?) -> [Command] {
     guard let row else { return [] }
-    guard let template = workspace.request(named: row.name) else {
-      message = StatusMessage("\(row.name) is no longer in the workspace", isError: true)
+    return resend(named: row.name)
+  }
+
+  private mutating func resend(named name: String) -> [Command] {
+    guard let template = workspace.request(named: name) else {
+      message = StatusMessage("\(name) is no longer in the workspace", isError: true)
       return []
     }
     do {

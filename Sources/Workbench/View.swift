@@ -163,8 +163,18 @@ struct Painter {
   // MARK: Response
 
   func response(_ buffer: inout ScreenBuffer) {
-    let row = state.shownExchange
-    frame(&buffer, .response, suffix: row.map { " · \($0.name)" } ?? "")
+    var row = state.shownExchange
+    if let history = state.viewer.history {
+      // An earlier response: drawn like a finished exchange.
+      row = ExchangeRow(
+        id: history.result.id, name: history.entry.name, method: history.entry.method, url: history.entry.url,
+        state: history.entry.state, status: history.entry.status, result: history.result)
+    }
+    var suffix = row.map { " · \($0.name)" } ?? ""
+    if let history = state.viewer.history {
+      suffix += " · history \(history.position + 1)/\(history.count) · " + Painter.dateText(history.entry.date)
+    }
+    frame(&buffer, .response, suffix: suffix)
     let area = inner(.response)
     guard let row else {
       buffer.put("send a request (Enter) or pick one in the queue", x: area.x + 1, y: area.y, style: theme.dim)
@@ -208,6 +218,15 @@ struct Painter {
     case .headers: headers(&buffer, content, response)
     case .timing: timing(&buffer, content, row)
     }
+  }
+
+  /// `2026-11-30 10:13:20` in UTC: history dates (the view has no clock or time zone to ask).
+  static func dateText(_ date: Date) -> String {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = TimeZone(identifier: "UTC") ?? .current
+    let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+    func two(_ n: Int?) -> String { String(n ?? 0).leftPadded(2) }
+    return "\(c.year ?? 0)-\(two(c.month))-\(two(c.day)) \(two(c.hour)):\(two(c.minute)):\(two(c.second)) UTC"
   }
 
   func progressText(_ row: ExchangeRow) -> String {
@@ -421,7 +440,7 @@ struct Painter {
     switch state.focus {
     case .requests: return "Enter send · / filter · c cancel · E body · Tab pane · ? help · q quit"
     case .editor: return "e edit field · E body in $EDITOR · s send · Ctrl-S save · ? help"
-    case .response: return "/ search · n/N next · | jq · w write · W wrap · ←/→ tabs · ? help"
+    case .response: return "/ search · n/N next · | jq · w write · W wrap · ←/→ tabs · [ ] history · ? help"
     case .queue: return "c cancel · r re-send · C cancel all · Enter view · ? help"
     }
   }
@@ -440,6 +459,7 @@ struct Painter {
     ("|", "filter the JSON body with jq (Esc clears)"),
     ("w  W", "write the body to a file / wrap long lines"),
     ("← →  h l", "response tabs: body, headers, timing"),
+    ("[  ]", "older / newer responses of the request from history (Esc: back)"),
     ("Ctrl-S", "save the workspace"),
     ("mouse", "click selects and focuses, the wheel scrolls"),
     ("q", "quit (asks while transfers run)"),

@@ -36,15 +36,19 @@ public struct FileError: Error, Sendable, Equatable, CustomStringConvertible {
 /// ```
 /// The target keeps its permissions (a new file gets 0666 minus the umask) unless `permissions`
 /// is given, e.g. `0o600` for secrets. A symbolic link is followed: the file it names is replaced.
+/// `durable: false` skips the two fsyncs: the rename is still atomic for readers and survives the
+/// process being killed, but a power loss may lose the file (used for history, a log whose damaged
+/// or missing entries are ignored; never for workspaces or secrets).
 public enum AtomicFile {
-  public static func write(_ data: Data, to url: URL, permissions: mode_t? = nil) throws(FileError)
-  {
-    try write([UInt8](data), to: url, permissions: permissions)
+  public static func write(
+    _ data: Data, to url: URL, permissions: mode_t? = nil, durable: Bool = true
+  ) throws(FileError) {
+    try write([UInt8](data), to: url, permissions: permissions, durable: durable)
   }
 
-  public static func write(_ bytes: [UInt8], to url: URL, permissions: mode_t? = nil)
-    throws(FileError)
-  {
+  public static func write(
+    _ bytes: [UInt8], to url: URL, permissions: mode_t? = nil, durable: Bool = true
+  ) throws(FileError) {
     let shownPath = url.relativePath
     func failure(_ what: String, _ code: Int32 = errno) -> FileError {
       let reason = FileAccess.describe(code)
@@ -86,7 +90,7 @@ public enum AtomicFile {
       }
       offset += count
     }
-    if fsync(fd) != 0 {
+    if durable && fsync(fd) != 0 {
       let error = failure("cannot flush the temporary file to disk")
       close(fd)
       throw error
@@ -94,6 +98,7 @@ public enum AtomicFile {
     if close(fd) != 0 { throw failure("cannot close the temporary file") }
     if rename(temporary, target) != 0 { throw failure("cannot replace the file") }
     written = true
+    guard durable else { return }
 
     // Make the rename itself durable. Some file systems cannot fsync a directory (EINVAL).
     let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)

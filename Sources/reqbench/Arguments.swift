@@ -23,11 +23,13 @@ struct RunOptions: Equatable {
   var json = false
   var concurrency: Int?
   var stateDirectory: String?
+  /// Record finished exchanges in the workspace's history (`--no-history` turns it off).
+  var history = true
 
   static func == (a: RunOptions, b: RunOptions) -> Bool {
     a.workspace == b.workspace && a.targets == b.targets && a.all == b.all
       && a.environment == b.environment && a.json == b.json && a.concurrency == b.concurrency
-      && a.stateDirectory == b.stateDirectory
+      && a.stateDirectory == b.stateDirectory && a.history == b.history
       && a.variables.map { "\($0.0)=\($0.1)" } == b.variables.map { "\($0.0)=\($0.1)" }
   }
 }
@@ -60,12 +62,12 @@ enum Arguments {
       reqbench [WORKSPACE] [--env NAME] [--var KEY=VALUE]... [--state-dir DIR]
       reqbench --demo
       reqbench run WORKSPACE TARGET... [--env NAME] [--var KEY=VALUE]... [--json] [--concurrency N]
-                   [--state-dir DIR]
+                   [--state-dir DIR] [--no-history]
       reqbench run WORKSPACE --all [options]
       reqbench history WORKSPACE [TARGET] [--state-dir DIR] [--json] [--limit N]
       reqbench secrets set|ls|rm WORKSPACE [NAME]
       reqbench import curl|http|postman FILE|- --into WORKSPACE [--name NAME]
-      reqbench export curl|http WORKSPACE TARGET [--env NAME] [--var K=V]... [--reveal-secrets]
+      reqbench export curl|http WORKSPACE TARGET... [--env NAME] [--var K=V]... [--reveal-secrets]
       reqbench demo-server [--port N]
       reqbench screenshot SCENARIO|all [--out PATH.svg | --dir DIR] [--size WxH]
       reqbench --help | --version
@@ -84,6 +86,7 @@ enum Arguments {
       --state-dir DIR
                    where history (and later the cache) lives; default .reqbench/NAME/ beside
                    the workspace file NAME.json
+      --no-history don't record the exchanges in the workspace's history
     history        lists the recorded exchanges, newest first
     secrets        the secrets file beside the workspace ({{secret.NAME}}); values from stdin
     import         adds requests from curl commands, .http files or Postman collections
@@ -175,6 +178,7 @@ enum Arguments {
       switch name {
       case "--": onlyPositional = true
       case "--all": options.all = true
+      case "--no-history": options.history = false
       case "--json": options.json = true
       case "--env": options.environment = try value(for: name, inline: inline, rest: &rest)
       case "--state-dir": options.stateDirectory = try value(for: name, inline: inline, rest: &rest)

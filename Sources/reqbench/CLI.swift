@@ -111,7 +111,10 @@ enum CLI {
       configuration: Agent.Configuration(
         maxConcurrent: workspace.agent.maxConcurrent, maxPerHost: workspace.agent.maxPerHost))
     let state = AppState(workspace: workspace, workspaceFile: path, sources: sources)
-    return TUIRuntime(state: state, workspaceURL: url, agent: agent, backend: backend).run()
+    let history = HistoryStore(
+      folder: StateFolder.history(
+        in: StateFolder.url(forWorkspace: url, override: options.stateDirectory.map { URL(fileURLWithPath: $0) })))
+    return TUIRuntime(state: state, workspaceURL: url, agent: agent, history: history, backend: backend).run()
   }
 
   /// `workspaces/demo.json` in the current folder or beside the binary's package.

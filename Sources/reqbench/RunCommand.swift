@@ -63,6 +63,16 @@ struct RunCommand {
       reporter = LinesReporter(total: templates.count, live: Terminal.stderrIsTTY)
     }
 
+    // Every finished exchange goes to the workspace's history, written on a background queue.
+    let history: HistoryStore? =
+      options.history
+      ? HistoryStore(
+        folder: StateFolder.history(
+          in: StateFolder.url(
+            forWorkspace: workspaceURL, override: options.stateDirectory.map { URL(fileURLWithPath: $0) })))
+      : nil
+    let historyWarning = LockedFlag()
+
     let events = EventQueue()
     let wantsProgress = reporter.wantsProgress
     agent.subscribe { event in
@@ -100,6 +110,12 @@ struct RunCommand {
         let name = templates[index].name
         if case .finished(let exchange) = event {
           let result = RunResult(name: name, exchange: exchange)
+          history?.recordInBackground(exchange, name: name) { error in
+            if !historyWarning.isSet {
+              historyWarning.set()
+              Terminal.error("reqbench: warning: history not recorded: \(error.description)")
+            }
+          }
           results[index] = result
           finishedCount += 1
           reporter.finished(result)
@@ -109,6 +125,7 @@ struct RunCommand {
       }
     }
 
+    history?.waitForBackgroundRecords()
     let ordered = results.compactMap { $0 }
     reporter.summary(ordered)
     Output.standard.flush()

@@ -16,6 +16,7 @@ final class TUIRuntime {
   private var state: AppState
   private let workspaceURL: URL
   private let agent: Agent
+  private let history: HistoryStore
   private let backend: CursesBackend
   private var buffer: ScreenBuffer
   private var dirty = true
@@ -26,10 +27,11 @@ final class TUIRuntime {
   private static let frameInterval = 1.0 / 30
   private static let tickInterval = 0.25
 
-  init(state: AppState, workspaceURL: URL, agent: Agent, backend: CursesBackend) {
+  init(state: AppState, workspaceURL: URL, agent: Agent, history: HistoryStore, backend: CursesBackend) {
     self.state = state
     self.workspaceURL = workspaceURL
     self.agent = agent
+    self.history = history
     self.backend = backend
     let (width, height) = backend.size
     self.state.width = width
@@ -40,7 +42,15 @@ final class TUIRuntime {
 
   func run() -> Int32 {
     let inbox = self.inbox
-    agent.subscribe { inbox.post(.agent($0)) }
+    let history = self.history
+    agent.subscribe { event in
+      inbox.post(.agent(event))
+      if case .finished(let result) = event {
+        history.recordInBackground(result, name: result.request.name) { error in
+          inbox.post(.historyShown(nil, error: "not recorded: \(error.description)"))
+        }
+      }
+    }
     let signals = [SIGTERM, SIGHUP].map { sig -> DispatchSourceSignal in
       signal(sig, SIG_IGN)
       let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
@@ -97,6 +107,7 @@ final class TUIRuntime {
       if dirty && after - lastFrame >= TUIRuntime.frameInterval { render() }
     }
     agent.shutdown()
+    history.waitForBackgroundRecords()
     backend.stop()
     return ExitStatus.success
   }
@@ -146,6 +157,22 @@ final class TUIRuntime {
           inbox.post(.bodyWritten(path: url.path, error: nil))
         } catch {
           inbox.post(.bodyWritten(path: url.path, error: "\(error)"))
+        }
+      }
+    case .showHistory(let name, let position):
+      let history = self.history
+      background.async {
+        let entries = history.entries(for: name)
+        guard entries.indices.contains(position) else {
+          inbox.post(.historyShown(nil, error: nil))
+          return
+        }
+        let entry = entries[position]
+        do {
+          let body = entry.bodyKept ? try history.body(of: entry) : []
+          inbox.post(.historyShown(HistoryView(entry: entry, body: body, position: position, count: entries.count), error: nil))
+        } catch {
+          inbox.post(.historyShown(nil, error: "\(error)"))
         }
       }
     case .filter(let expression, let id):

@@ -246,3 +246,41 @@ extension AppState {
   }
   var layoutForTest: Layout { Layout(width: width, height: height) }
 }
+
+@Suite("update: history in the viewer")
+struct HistoryViewerTests {
+  /// A history entry as the runtime gives it: recorded by a real store in a temporary folder.
+  func entryView(position: Int, count: Int, body: String) throws -> HistoryView {
+    let request = Request(name: "users/list", url: "http://127.0.0.1:8080/users")
+    let events = Scenario.exchange(id: 9, request: request, body: body, duration: 0.01)
+    guard case .agent(.finished(let result)) = events[3] else { throw CancellationError() }
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rb-hv-" + UUID().uuidString)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let store = HistoryStore(folder: folder)
+    try store.record(result, name: "users/list")
+    let entry = try #require(store.entries(for: "users/list").first)
+    return HistoryView(entry: entry, body: try store.body(of: entry), position: position, count: count)
+  }
+
+  @Test func bracketsStepThroughHistoryAndEscapeReturns() throws {
+    var state = try demoState()
+    send(&state, .key(.enter))
+    let request = Request(name: "users/list", url: "http://127.0.0.1:8080/users")
+    for msg in exchangeEvents(id: 1, request: request, body: #"{"live": true}"#) { send(&state, msg) }
+    _ = keys(&state, "3")
+    #expect(keys(&state, "[") == [.showHistory(name: "users/list", position: 0)])
+    send(&state, .historyShown(try entryView(position: 0, count: 2, body: #"{"old": 1}"#), error: nil))
+    #expect(state.viewer.history?.position == 0)
+    #expect(state.viewer.document?.line(1).contains("\"old\"") == true)
+    #expect(keys(&state, "[") == [.showHistory(name: "users/list", position: 1)])
+    send(&state, .historyShown(nil, error: nil))
+    #expect(state.message?.text == "no older response in history")
+    #expect(keys(&state, "]") == [])  // position 0: back to live
+    #expect(state.viewer.history == nil)
+    #expect(state.viewer.document?.line(1).contains("\"live\"") == true)
+    _ = keys(&state, "[")
+    send(&state, .historyShown(try entryView(position: 0, count: 2, body: "{}"), error: nil))
+    send(&state, .key(.escape))
+    #expect(state.viewer.history == nil)
+  }
+}

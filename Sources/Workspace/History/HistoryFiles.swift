@@ -79,9 +79,9 @@ enum HistoryFiles {
   /// Copies the file at `source` to `target` the way `AtomicFile.write` writes: a temporary file
   /// beside the target, written in 1 MB chunks (the source is never loaded whole), fsynced, then
   /// renamed over the target, then the folder fsynced.
-  static func copyAtomically(from source: String, to target: URL, permissions: mode_t)
-    throws(FileError)
-  {
+  static func copyAtomically(
+    from source: String, to target: URL, permissions: mode_t, durable: Bool = true
+  ) throws(FileError) {
     let targetPath = target.path
     let directory = FileAccess.directory(of: targetPath)
     let name = target.lastPathComponent
@@ -124,11 +124,14 @@ enum HistoryFiles {
         offset += written
       }
     }
-    if fsync(output) != 0 { throw failure(targetPath, "cannot flush the temporary file to disk") }
+    if durable && fsync(output) != 0 {
+      throw failure(targetPath, "cannot flush the temporary file to disk")
+    }
     closed = true
     if close(output) != 0 { throw failure(targetPath, "cannot close the temporary file") }
     if rename(temporary, targetPath) != 0 { throw failure(targetPath, "cannot replace the file") }
     renamed = true
+    guard durable else { return }
     let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     if directoryFD >= 0 {
       fsync(directoryFD)

@@ -39,9 +39,10 @@ import RequestEngine
 /// masked in the response headers, the effective URL and the error message too. Response bodies
 /// are stored as received.
 ///
-/// Every file is written atomically (a temporary `.NAME.tmp-…` file, fsync, rename), the body
-/// file before the entry file that refers to it, so a crash at any moment leaves whole entries
-/// only. The first use scans the folder once into an in-memory index (kept up to date by
+/// Every file is written atomically (a temporary `.NAME.tmp-…` file, then a rename), the body
+/// file before the entry file that refers to it, so killing the process at any moment leaves
+/// whole entries only. History is a log: it skips fsync (`durable: false`), so a power loss may
+/// lose the last entries or leave damaged ones, which are ignored like any other. The first use scans the folder once into an in-memory index (kept up to date by
 /// `record`): entry files that cannot be read, are truncated or lack their body file are ignored
 /// and removed, and so are temporary files and body files without an entry once they are an
 /// hour old (younger ones may belong to a write in progress in another process). Entries written
@@ -183,15 +184,16 @@ public final class HistoryStore: @unchecked Sendable {
     if let spilled = prepared.spilledBody {
       try HistoryFiles.copyAtomically(
         from: spilled.path, to: URL(fileURLWithPath: entry.bodyPath),
-        permissions: HistoryFiles.fileMode)
+        permissions: HistoryFiles.fileMode, durable: false)
     } else if let separateBody = prepared.separateBody {
       try AtomicFile.write(
-        separateBody, to: URL(fileURLWithPath: entry.bodyPath), permissions: HistoryFiles.fileMode)
+        separateBody, to: URL(fileURLWithPath: entry.bodyPath), permissions: HistoryFiles.fileMode,
+        durable: false)
     }
     do {
       try AtomicFile.write(
         prepared.entryFile, to: URL(fileURLWithPath: entry.entryPath),
-        permissions: HistoryFiles.fileMode)
+        permissions: HistoryFiles.fileMode, durable: false)
     } catch {
       if entry.location.responseBody == .file { HistoryFiles.remove(entry.bodyPath) }
       throw error
