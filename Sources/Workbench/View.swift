@@ -100,9 +100,11 @@ struct Painter {
       return
     }
     // The resolved request (variables filled in, secrets masked) above the fields.
+    var resolved: Request?
     switch state.preparedSelection() {
     case .success(let request)?:
       let redacted = request.redacted()
+      resolved = redacted
       var x = area.x + 1
       x += buffer.put("→ ", x: x, y: area.y, style: theme.dim)
       x += buffer.put(redacted.method.rawValue + " ", x: x, y: area.y, style: theme.method(redacted.method))
@@ -135,13 +137,37 @@ struct Painter {
       } else if field.kind == .method, let method = HTTPMethod(rawValue: value) {
         buffer.put(value, x: x, y: y, style: theme.method(method))
       } else {
-        buffer.put(value.replacingOccurrences(of: "\n", with: "⏎"), x: x, y: y, maxWidth: area.x + area.width - x)
+        x += buffer.put(value.replacingOccurrences(of: "\n", with: "⏎"), x: x, y: y, maxWidth: area.x + area.width - x)
+        // A template's value as it will be sent, beside it.
+        if value.contains("{{"), let shown = resolvedValue(of: field, in: template, resolved), x + 4 < area.x + area.width {
+          buffer.put("  → " + shown, x: x, y: y, style: theme.dim, maxWidth: area.x + area.width - x)
+        }
       }
       if isSelected {
         buffer.setStyle(Rect(x: area.x, y: y, width: area.width, height: 1)) { style in
           if state.focus == .editor { style.reverse = true } else { style.underline = true }
         }
       }
+    }
+  }
+
+  /// What a header, query parameter or auth field holds once variables are filled in (secrets
+  /// masked), taken from the prepared request.
+  func resolvedValue(of field: EditorField, in template: RequestTemplate, _ request: Request?) -> String? {
+    guard let request else { return nil }
+    switch field.kind {
+    case .header(let i):
+      guard template.headers.fields.indices.contains(i) else { return nil }
+      return request.headers[template.headers.fields[i].name]
+    case .auth:
+      return request.headers["Authorization"]
+    case .query(let i):
+      guard template.query.members.indices.contains(i) else { return nil }
+      let query = URLResolver.split(request.url).query ?? ""
+      let prefix = QueryEncoder.encodeComponent(template.query.members[i].key) + "="
+      return query.split(separator: "&").first { $0.hasPrefix(prefix) }.map(String.init)
+    default:
+      return nil
     }
   }
 
@@ -449,17 +475,17 @@ struct Painter {
     ("Tab / Shift-Tab, 1–4", "move between panes"),
     ("↑ ↓ j k, PgUp PgDn, g G", "move, page, first, last"),
     ("Enter or s", "send the selected request"),
-    ("c", "cancel the selected exchange (in the list: the request's running ones)"),
+    ("c", "cancel the selected exchange (in the list: its running ones)"),
     ("C", "cancel everything"),
     ("r", "re-send a failed or cancelled request"),
-    ("e", "edit the focused field (Enter keeps, Esc cancels; empty removes)"),
+    ("e", "edit the field (Enter keeps, Esc cancels, empty removes)"),
     ("E", "edit the body in $EDITOR"),
     ("/", "filter requests / search the response"),
     ("n  N", "next / previous match"),
     ("|", "filter the JSON body with jq (Esc clears)"),
     ("w  W", "write the body to a file / wrap long lines"),
     ("← →  h l", "response tabs: body, headers, timing"),
-    ("[  ]", "older / newer responses of the request from history (Esc: back)"),
+    ("[  ]", "older / newer responses from history (Esc: back)"),
     ("Ctrl-S", "save the workspace"),
     ("mouse", "click selects and focuses, the wheel scrolls"),
     ("q", "quit (asks while transfers run)"),

@@ -12,6 +12,7 @@ enum Invocation: Equatable {
   case history([String])
   case secrets([String])
   case screenshot([String])
+  case benchmarkRender([String])
 }
 
 struct RunOptions: Equatable {
@@ -110,6 +111,7 @@ enum Arguments {
     case "history": return .history(Array(args.dropFirst()))
     case "secrets": return .secrets(Array(args.dropFirst()))
     case "screenshot": return .screenshot(Array(args.dropFirst()))
+    case "benchmark-render": return .benchmarkRender(Array(args.dropFirst()))
     default:
       if first.hasPrefix("-") || first.hasSuffix(".json") { return .tui(try parseTUI(args)) }
       throw UsageError(message: "unknown command \"\(first)\"; try `reqbench WORKSPACE.json`, `reqbench run WORKSPACE TARGET` or `reqbench --help`")

@@ -44,6 +44,8 @@ enum CLI {
       return SecretsCommand.run(args)
     case .screenshot(let args):
       return ScreenshotCommand.run(args)
+    case .benchmarkRender(let args):
+      return BenchmarkCommand.run(args)
     }
   }
 

@@ -85,7 +85,10 @@ struct AgentSchedulingTests {
     let agent = Agent(configuration: .init(maxConcurrent: 1))
     defer { agent.shutdown() }
     let recorder = EventRecorder(agent)
-    agent.send(Request(name: "blocker", url: try fixture("/delay/0.3")))
+    let blocker = agent.send(Request(name: "blocker", url: try fixture("/delay/0.3")))
+    // The blocker must be running before the rest are queued (sent in one go, the high one would
+    // rightly start before it).
+    #expect(recorder.wait { $0.contains { if case .started(blocker, _) = $0 { true } else { false } } })
     for i in 0..<50 { agent.send(Request(name: "low-\(i)", url: try fixture("/get"), priority: .low)) }
     let high = agent.send(Request(name: "high", url: try fixture("/get"), priority: .high))
     agent.send(Request(name: "normal", url: try fixture("/get")))

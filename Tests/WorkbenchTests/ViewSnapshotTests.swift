@@ -47,6 +47,19 @@ struct ViewSnapshotTests {
     try assertSnapshot(state, "editing-160x45")
   }
 
+  @Test func resolvedValuesBesideTemplatesWithSecretsMasked() throws {
+    var state = try demoState(width: 120, height: 30)
+    let me = try #require(state.visibleRequests.firstIndex { $0.name == "auth/me" })
+    state.workspace.requests[me].auth = .bearer("{{secret.token}}")
+    state.workspace.requests[me].headers["X-Key"] = "{{secret.token}}"
+    for _ in 0..<me { send(&state, .key(.down)) }
+    var buffer = ScreenBuffer(width: 120, height: 30)
+    view(state, into: &buffer)
+    #expect(!buffer.text.contains("s3cr3t"))
+    #expect(buffer.text.contains("X-Key: {{secret.token}}  → ••••"))
+    try assertSnapshot(state, "secrets-120x30")
+  }
+
   @Test func quitConfirmation() throws {
     var state = try session(width: 80, height: 24)
     _ = keys(&state, "q")

@@ -36,8 +36,9 @@ import RequestEngine
 /// only each file's first line: bodies are read when asked for, with `body(of:)`.
 ///
 /// Secrets: the request is stored as `request.redacted()`, and the request's secret values are
-/// masked in the response headers, the effective URL and the error message too. Response bodies
-/// are stored as received.
+/// masked in the response headers, the effective URL, the error message and response bodies held
+/// in memory too (up to the agent's 16 MB limit; a larger body, spilled to a file, is copied as
+/// received).
 ///
 /// Every file is written atomically (a temporary `.NAME.tmp-…` file, then a rename), the body
 /// file before the entry file that refers to it, so killing the process at any moment leaves
@@ -263,7 +264,12 @@ public final class HistoryStore: @unchecked Sendable {
         case .file(let file):
           storage = .file
           spilled = file
-        case .memory(let bytes):
+        case .memory(var bytes):
+          // A server may echo a secret back (an echo endpoint, an error page quoting the
+          // request): history keeps the body with the request's secrets masked.
+          for secret in result.request.secrets where !secret.isEmpty {
+            bytes = Self.masking(Array(secret.utf8), in: bytes)
+          }
           if bytes.count > limits.inlineBodyLimit {
             storage = .file
             separateBody = bytes

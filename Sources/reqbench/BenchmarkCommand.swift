@@ -1,0 +1,169 @@
+import Foundation
+import RequestEngine
+import TerminalUI
+import Workbench
+import Workspace
+
+/// `reqbench benchmark-render [--rows N] [--size WxH] [--frames N] [--workspace FILE] [--show]`: a hidden
+/// developer command for `Benchmarks/tui`. It fills the queue of the demo workspace's state with
+/// N finished exchanges plus a few running ones, then times what the TUI does for every frame:
+/// `view(state, into: &buffer)` and `buffer.changes(since: previous)`. Each frame first scrolls
+/// the queue by one row (which also shows that exchange's response) and moves a running
+/// download on, so no frame is a repeat of the last. Prints the median and p95 per frame in ms;
+/// the last line (`median_ms=… p95_ms=…`) is for scripts. `--show` also prints the last frame's
+/// text to stderr, to see what was drawn.
+enum BenchmarkCommand {
+  static let usage =
+    "reqbench benchmark-render [--rows N] [--size WxH] [--frames N] [--workspace FILE] [--show]"
+
+  /// Running downloads at the top of the queue (progress bars, speed and ETA to draw).
+  static let running = 16
+  /// Frames drawn before timing starts (caches, first document builds, page faults).
+  static let warmup = 20
+
+  static func run(_ args: [String]) -> Int32 {
+    var rows = 1000
+    var width = 200
+    var height = 60
+    var frames = 500
+    var show = false
+    var workspacePath = CLI.demoWorkspacePath() ?? "workspaces/demo.json"
+    var rest = args[...]
+    while let arg = rest.popFirst() {
+      switch arg {
+      case "--rows", "--frames":
+        guard let text = rest.popFirst(), let n = Int(text), n >= 1, n <= 1_000_000 else {
+          Terminal.error("reqbench: \(arg) needs a number from 1 to 1000000\n\(usage)")
+          return ExitStatus.usage
+        }
+        if arg == "--rows" { rows = n } else { frames = n }
+      case "--size":
+        let parts = (rest.popFirst() ?? "").split(separator: "x").compactMap { Int($0) }
+        guard parts.count == 2, parts[0] >= Layout.minimumWidth, parts[1] >= Layout.minimumHeight else {
+          Terminal.error(
+            "reqbench: --size needs WIDTHxHEIGHT of at least \(Layout.minimumWidth)x\(Layout.minimumHeight), e.g. 200x60")
+          return ExitStatus.usage
+        }
+        (width, height) = (parts[0], parts[1])
+      case "--workspace":
+        guard let path = rest.popFirst() else {
+          Terminal.error("reqbench: --workspace needs a file\n\(usage)")
+          return ExitStatus.usage
+        }
+        workspacePath = path
+      case "--show": show = true
+      case "-h", "--help":
+        Output.standard.line(usage)
+        return ExitStatus.success
+      default:
+        Terminal.error("reqbench: benchmark-render: unknown argument \"\(arg)\"\n\(usage)")
+        return ExitStatus.usage
+      }
+    }
+    let workspace: Workspace
+    do {
+      workspace = try Workspace.load(from: URL(fileURLWithPath: workspacePath))
+    } catch {
+      Terminal.error(error.description)
+      return ExitStatus.usage
+    }
+
+    var state = makeState(workspace: workspace, file: workspacePath, rows: rows, width: width, height: height)
+    var buffer = ScreenBuffer(width: width, height: height)
+    var previous: ScreenBuffer?
+    var samples: [Double] = []
+    var updates: [Double] = []
+    samples.reserveCapacity(frames)
+    updates.reserveCapacity(frames)
+    var changedRuns = 0
+    var clock = Scenario.epoch.addingTimeInterval(10)
+    for frame in 0..<(warmup + frames) {
+      // What changed since the last frame: one row down the queue (back to the top at the end)
+      // and a running download a little further, with the clock for its speed and ETA.
+      let u0 = nanoseconds()
+      let key: Key = state.queueSelection + 1 >= state.exchanges.count ? .char("g") : .char("j")
+      _ = update(&state, .key(key))
+      let id = ExchangeID(rawValue: UInt64(rows + 1 + frame % running))
+      let downloaded = Int64(1 + frame / running) * 65_536 % 52_428_800
+      _ = update(&state, .agent(.progress(id, TransferProgress(downloaded: downloaded, downloadTotal: 52_428_800))))
+      clock = clock.addingTimeInterval(1.0 / 30)
+      _ = update(&state, .tick(clock))
+      let t0 = nanoseconds()
+      view(state, into: &buffer)
+      let runs = buffer.changes(since: previous)
+      previous = buffer
+      let t1 = nanoseconds()
+      if frame >= warmup {
+        samples.append(Double(t1 - t0) / 1e6)
+        updates.append(Double(t0 - u0) / 1e6)
+        changedRuns += runs.count
+      }
+    }
+
+    if show { Terminal.error(buffer.text) }
+    let median = percentile(samples, 0.5)
+    let p95 = percentile(samples, 0.95)
+    let out = Output.standard
+    out.line(
+      "benchmark-render: \(width)x\(height), \(state.exchanges.count) queue rows (\(rows) finished, \(running) running), "
+        + "\(frames) frames after \(warmup) warm-up")
+    out.line(
+      "view + changes per frame: median \(ms(median)) ms, p95 \(ms(p95)) ms, max \(ms(samples.max() ?? 0)) ms; "
+        + "\(changedRuns / max(1, samples.count)) changed runs per frame")
+    out.line("update (scroll + progress + tick, not in the figures above): median \(ms(percentile(updates, 0.5))) ms")
+    out.line("median_ms=\(ms(median)) p95_ms=\(ms(p95))")
+    out.flush()
+    return ExitStatus.success
+  }
+
+  /// The demo workspace's state at the given size with `rows` finished exchanges (every tenth a
+  /// 404, every 25th a larger body) and `running` downloads in progress, focus on the queue.
+  static func makeState(workspace: Workspace, file: String, rows: Int, width: Int, height: Int) -> AppState {
+    let sources = VariableSources(
+      overrides: ["host": "http://127.0.0.1:8080"], processEnvironment: [:], secrets: SecretsFile())
+    var state = AppState(workspace: workspace, workspaceFile: file, sources: sources, width: width, height: height)
+    let base = "http://127.0.0.1:8080"
+    for i in 0..<rows {
+      let name = String(format: "folder-%02d/req-%04d", i % 20, i)
+      let request = Request(name: name, url: base + "/r/\(i)?page=\(i % 7)")
+      let items = i % 25 == 0 ? 400 : 8
+      let body =
+        "["
+        + (0..<items).map { #"{"id": \#(i * 1000 + $0), "name": "item \#($0)", "tags": ["a", "b"], "ok": true}"# }
+        .joined(separator: ", ") + "]"
+      let failed = i % 10 == 9
+      let messages = Scenario.exchange(
+        id: UInt64(i + 1), request: request, status: failed ? 404 : 200, body: body,
+        state: failed ? .failed : .succeeded,
+        error: failed ? .status(404, accepted: Validation()) : nil, duration: 0.002 + Double(i % 50) / 1000)
+      for msg in messages { _ = update(&state, msg) }
+    }
+    for j in 0..<running {
+      let id = ExchangeID(rawValue: UInt64(rows + 1 + j))
+      let request = Request(name: "downloads/file-\(j)", url: base + "/files/big-\(j).bin")
+      _ = update(&state, .agent(.queued(id, request)))
+      _ = update(&state, .agent(.started(id, attempt: 1)))
+      _ = update(
+        &state, .agent(.progress(id, TransferProgress(downloaded: Int64(j) * 1_048_576, downloadTotal: 52_428_800))))
+    }
+    _ = update(&state, .tick(Scenario.epoch.addingTimeInterval(10)))
+    state.focus = .queue
+    return state
+  }
+
+  static func nanoseconds() -> UInt64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+  }
+
+  /// Nearest-rank percentile (p in 0...1) of the samples.
+  static func percentile(_ samples: [Double], _ p: Double) -> Double {
+    guard !samples.isEmpty else { return 0 }
+    let sorted = samples.sorted()
+    let rank = Int((p * Double(sorted.count)).rounded(.up)) - 1
+    return sorted[min(max(0, rank), sorted.count - 1)]
+  }
+
+  static func ms(_ value: Double) -> String { String(format: "%.3f", value) }
+}
