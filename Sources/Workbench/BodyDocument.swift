@@ -9,7 +9,9 @@ public final class BodyDocument: @unchecked Sendable {
   public enum Kind: Sendable, Equatable { case json, text, binary, empty }
 
   /// Bodies up to this size are pretty-printed when they are JSON.
-  public static let prettyLimit = 4 << 20
+  public static let prettyLimit = 1 << 20
+  /// The longest line shown (and searched); the rest of a longer line is summarised.
+  public static let maxLineBytes = 16 << 10
 
   public let kind: Kind
   private let bytes: [UInt8]
@@ -92,6 +94,13 @@ public final class BodyDocument: @unchecked Sendable {
       var end = i + 1 < lineStarts.count ? lineStarts[i + 1] : bytes.count
       if end > start, bytes[end - 1] == 0x0A { end -= 1 }
       if end > start, bytes[end - 1] == 0x0D { end -= 1 }
+      // A huge line (minified JSON of 50 MB) is cut, so a frame never costs more than this.
+      if end - start > BodyDocument.maxLineBytes {
+        var cut = start + BodyDocument.maxLineBytes
+        while cut > start, bytes[cut] & 0xC0 == 0x80 { cut -= 1 }  // not inside a UTF-8 sequence
+        return String(decoding: bytes[start..<cut], as: UTF8.self)
+          + " … (\(end - cut) more bytes on this line; | with jq . pretty-prints JSON)"
+      }
       return String(decoding: bytes[start..<max(start, end)], as: UTF8.self)
     }
   }

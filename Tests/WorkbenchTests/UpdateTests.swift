@@ -284,3 +284,35 @@ struct HistoryViewerTests {
     #expect(state.viewer.history == nil)
   }
 }
+
+@Suite("body documents")
+struct BodyDocumentTests {
+  @Test func largeBodiesAreIndexedOnlyAsFarAsNeeded() {
+    let line = String(repeating: "x", count: 99) + "\n"
+    let bytes = Array(String(repeating: line, count: 100_000).utf8)  // 10 MB, 100,000 lines
+    let document = BodyDocument(bytes: bytes, mediaType: "text/plain")
+    #expect(document.kind == .text)
+    let (count, exact) = document.lineCount(atLeast: 50)
+    #expect(!exact && count < 1000)
+    #expect(document.line(10) == String(repeating: "x", count: 99))
+    #expect(document.totalLineCount() == 100_000)
+  }
+
+  @Test func aHugeLineIsCut() {
+    let bytes = Array(("[" + String(repeating: "1,", count: 1_000_000) + "1]").utf8)  // 2 MB of JSON, one line
+    let document = BodyDocument(bytes: bytes, mediaType: "text/plain")
+    let line = document.line(0)
+    #expect(line.utf8.count < BodyDocument.maxLineBytes + 100)
+    #expect(line.hasSuffix("more bytes on this line; | with jq . pretty-prints JSON)"))
+  }
+
+  @Test func jsonIsPrettyPrintedAndBinaryIsHex() {
+    let json = BodyDocument(bytes: Array(#"{"a":[1,2]}"#.utf8), mediaType: "application/json")
+    #expect(json.kind == .json)
+    #expect(json.totalLineCount() == 3)  // {, "a": [1, 2], }
+    let binary = BodyDocument(bytes: [0, 1, 2, 0x41, 0xFF], mediaType: nil)
+    #expect(binary.kind == .binary)
+    #expect(binary.line(0).hasPrefix("00000000  00 01 02 41 ff"))
+    #expect(binary.line(0).hasSuffix("|...A.|"))
+  }
+}
