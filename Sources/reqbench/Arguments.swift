@@ -128,11 +128,7 @@ enum Arguments {
       case "--env": options.environment = try value(for: name, inline: inline, rest: &rest)
       case "--state-dir": options.stateDirectory = try value(for: name, inline: inline, rest: &rest)
       case "--var":
-        let pair = try value(for: name, inline: inline, rest: &rest)
-        guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else {
-          throw UsageError(message: "--var needs KEY=VALUE, got \"\(pair)\"")
-        }
-        options.variables.append((String(pair[..<eq]), String(pair[pair.index(after: eq)...])))
+        options.variables.append(try variable(try value(for: name, inline: inline, rest: &rest)))
       default:
         if arg.hasPrefix("-") { throw UsageError(message: "unknown option \"\(arg)\"; see `reqbench --help`") }
         guard options.workspace == nil else {
@@ -185,11 +181,7 @@ enum Arguments {
       case "--env": options.environment = try value(for: name, inline: inline, rest: &rest)
       case "--state-dir": options.stateDirectory = try value(for: name, inline: inline, rest: &rest)
       case "--var":
-        let pair = try value(for: name, inline: inline, rest: &rest)
-        guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else {
-          throw UsageError(message: "--var needs KEY=VALUE, got \"\(pair)\"")
-        }
-        options.variables.append((String(pair[..<eq]), String(pair[pair.index(after: eq)...])))
+        options.variables.append(try variable(try value(for: name, inline: inline, rest: &rest)))
       case "--concurrency":
         let text = try value(for: name, inline: inline, rest: &rest)
         guard let n = Int(text), n >= 1, n <= 1000 else {
@@ -225,5 +217,59 @@ enum Arguments {
     if let inline { return inline }
     guard let next = rest.popFirst() else { throw UsageError(message: "\(name) needs a value") }
     return next
+  }
+}
+
+/// The arguments of a subcommand: options (`--name value`, `--name=value`, flags) anywhere, the
+/// rest positional; `--` ends the options.
+struct ArgumentReader {
+  private var rest: ArraySlice<String>
+  private var inline: String?
+  private(set) var positional: [String] = []
+
+  init(_ args: [String]) { rest = args[...] }
+
+  /// The next option's name, collecting positional arguments on the way; nil at the end.
+  mutating func nextOption() throws(UsageError) -> String? {
+    if let inline {
+      throw UsageError(message: "an option takes no value here, found \"=\(inline)\"")
+    }
+    while let arg = rest.popFirst() {
+      if arg == "--" {
+        positional += rest
+        rest = []
+        return nil
+      }
+      guard arg.hasPrefix("-"), arg != "-" else {
+        positional.append(arg)
+        continue
+      }
+      if arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") {
+        inline = String(arg[arg.index(after: eq)...])
+        return String(arg[..<eq])
+      }
+      return arg
+    }
+    return nil
+  }
+
+  /// The value of the option just read.
+  mutating func value(for option: String) throws(UsageError) -> String {
+    if let value = inline {
+      inline = nil
+      return value
+    }
+    guard let value = rest.popFirst() else { throw UsageError(message: "\(option) needs a value") }
+    return value
+  }
+}
+
+extension Arguments {
+  /// `KEY=VALUE` of `--var`.
+  static func variable(_ pair: String) throws(UsageError) -> (String, String) {
+    guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else {
+      throw UsageError(message: "--var needs KEY=VALUE, got \"\(pair)\"")
+    }
+    return (String(pair[..<eq]), String(pair[pair.index(after: eq)...]))
   }
 }

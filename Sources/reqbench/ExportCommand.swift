@@ -28,7 +28,7 @@ enum ExportCommand {
   }
 
   static func parse(_ args: [String]) throws(UsageError) -> Options {
-    var reader = SubcommandArguments(args)
+    var reader = ArgumentReader(args)
     var environment: String?
     var variables: [(String, String)] = []
     var reveal = false
@@ -39,11 +39,7 @@ enum ExportCommand {
         environment = try reader.value(for: option)
         curlOnly = curlOnly ?? option
       case "--var":
-        let pair = try reader.value(for: option)
-        guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else {
-          throw UsageError(message: "--var needs KEY=VALUE, got \"\(pair)\"")
-        }
-        variables.append((String(pair[..<eq]), String(pair[pair.index(after: eq)...])))
+        variables.append(try Arguments.variable(try reader.value(for: option)))
         curlOnly = curlOnly ?? option
       case "--reveal-secrets":
         reveal = true
@@ -98,7 +94,7 @@ enum ExportCommand {
     var templates: [RequestTemplate] = []
     for name in options.targets {
       guard let template = workspace.request(named: name) else {
-        Terminal.error(unknownTarget(name, in: workspace, file: options.workspace))
+        Terminal.error(unknownTargetMessage(name, names: workspace.requests.map(\.name), file: options.workspace))
         return ExitStatus.usage
       }
       templates.append(template)
@@ -133,20 +129,4 @@ enum ExportCommand {
     return ExitStatus.success
   }
 
-  private static func unknownTarget(_ name: String, in workspace: Workspace, file: String) -> String
-  {
-    let names = workspace.requests.map(\.name)
-    var message = "reqbench: no request named \"\(name)\" in \(file)"
-    if let close = names.min(by: { editDistance($0, name) < editDistance($1, name) }),
-      editDistance(close, name) <= max(2, name.count / 3)
-    {
-      message += "; did you mean \"\(close)\"?"
-    } else if !names.isEmpty {
-      message +=
-        "; it has: " + names.prefix(20).joined(separator: ", ") + (names.count > 20 ? ", …" : "")
-    } else {
-      message += "; it has no requests"
-    }
-    return message
-  }
 }

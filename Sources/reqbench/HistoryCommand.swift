@@ -53,7 +53,7 @@ enum HistoryCommand {
       return ExitStatus.usage
     }
     if let target = options.target, workspace.request(named: target) == nil {
-      Terminal.error(unknownTarget(target, in: workspace, file: options.workspace))
+      Terminal.error(unknownTargetMessage(target, names: workspace.requests.map(\.name), file: options.workspace) + " (leave TARGET out to list the history of every request, removed ones too)")
       return ExitStatus.usage
     }
 
@@ -136,22 +136,6 @@ enum HistoryCommand {
     return options
   }
 
-  private static func unknownTarget(_ name: String, in workspace: Workspace, file: String) -> String
-  {
-    let names = workspace.requests.map(\.name)
-    var message = "reqbench: no request named \"\(name)\" in \(file)"
-    if let close = names.min(by: { editDistance($0, name) < editDistance($1, name) }),
-      editDistance(close, name) <= max(2, name.count / 3)
-    {
-      message += "; did you mean \"\(close)\"?"
-    } else if !names.isEmpty {
-      message +=
-        "; it has: " + names.prefix(20).joined(separator: ", ") + (names.count > 20 ? ", …" : "")
-    } else {
-      message += "; it has no requests"
-    }
-    return message + " (leave TARGET out to list the history of every request, removed ones too)"
-  }
 }
 
 /// How `reqbench history` shows entries: a table, or JSON objects.

@@ -23,7 +23,7 @@ enum ImportCommand {
   }
 
   static func parse(_ args: [String]) throws(UsageError) -> Options {
-    var reader = SubcommandArguments(args)
+    var reader = ArgumentReader(args)
     var into: String?
     var name: String?
     while let option = try reader.nextOption() {
@@ -128,49 +128,5 @@ enum ImportCommand {
     }
     for warning in report.warnings { Terminal.error("reqbench: warning: \(warning)") }
     return ExitStatus.success
-  }
-}
-
-/// The arguments of a subcommand: options (`--name value`, `--name=value`, flags) anywhere, the
-/// rest positional; `--` ends the options.
-struct SubcommandArguments {
-  private var rest: ArraySlice<String>
-  private var inline: String?
-  private(set) var positional: [String] = []
-
-  init(_ args: [String]) { rest = args[...] }
-
-  /// The next option's name, collecting positional arguments on the way; nil at the end.
-  mutating func nextOption() throws(UsageError) -> String? {
-    if let inline {
-      throw UsageError(message: "an option takes no value here, found \"=\(inline)\"")
-    }
-    while let arg = rest.popFirst() {
-      if arg == "--" {
-        positional += rest
-        rest = []
-        return nil
-      }
-      guard arg.hasPrefix("-"), arg != "-" else {
-        positional.append(arg)
-        continue
-      }
-      if arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") {
-        inline = String(arg[arg.index(after: eq)...])
-        return String(arg[..<eq])
-      }
-      return arg
-    }
-    return nil
-  }
-
-  /// The value of the option just read.
-  mutating func value(for option: String) throws(UsageError) -> String {
-    if let value = inline {
-      inline = nil
-      return value
-    }
-    guard let value = rest.popFirst() else { throw UsageError(message: "\(option) needs a value") }
-    return value
   }
 }

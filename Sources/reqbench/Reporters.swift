@@ -1,5 +1,6 @@
 import Foundation
 import RequestEngine
+import Workbench
 
 /// How `run` reports: body + status line (one target), one line per exchange (several), or JSON
 /// events (`--json`).
@@ -221,41 +222,7 @@ enum Format {
     return line
   }
 
-  static func statusText(_ status: Int?) -> String {
-    guard let status else { return "no status" }
-    let reason = reasons[status].map { " " + $0 } ?? ""
-    return "\(status)\(reason)"
-  }
-
-  static func bytes(_ count: Int) -> String {
-    if count < 1024 { return "\(count) B" }
-    if count < 1024 * 1024 { return decimal(Double(count) / 1024, places: 1) + " KB" }
-    if count < 1024 * 1024 * 1024 { return decimal(Double(count) / 1_048_576, places: 1) + " MB" }
-    return decimal(Double(count) / 1_073_741_824, places: 2) + " GB"
-  }
-
-  static func milliseconds(_ ms: Double) -> String {
-    ms < 1000 ? decimal(ms, places: 1) + " ms" : decimal(ms / 1000, places: 2) + " s"
-  }
-
-  /// `value` rounded to `places` decimals, without Foundation's slow `String(format:)`.
-  static func decimal(_ value: Double, places: Int) -> String {
-    var scale = 1
-    for _ in 0..<places { scale *= 10 }
-    let scaled = Int((abs(value) * Double(scale)).rounded())
-    let whole = scaled / scale
-    let fraction = String(scaled % scale).leftPad(places)
-    return (value < 0 && scaled != 0 ? "-" : "") + "\(whole)" + (places > 0 ? "." + fraction : "")
-  }
-
-  static let reasons: [Int: String] = [
-    100: "Continue", 200: "OK", 201: "Created", 202: "Accepted", 204: "No Content",
-    206: "Partial Content", 301: "Moved Permanently", 302: "Found", 303: "See Other",
-    304: "Not Modified", 307: "Temporary Redirect", 308: "Permanent Redirect", 400: "Bad Request",
-    401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed",
-    408: "Request Timeout", 409: "Conflict", 410: "Gone", 413: "Content Too Large",
-    415: "Unsupported Media Type", 416: "Range Not Satisfiable", 418: "I'm a teapot",
-    422: "Unprocessable Content", 429: "Too Many Requests", 500: "Internal Server Error",
-    501: "Not Implemented", 502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout",
-  ]
+  static func statusText(_ status: Int?) -> String { Formatting.status(status) }
+  static func bytes(_ count: Int) -> String { Formatting.bytes(count) }
+  static func milliseconds(_ ms: Double) -> String { Formatting.milliseconds(ms) }
 }

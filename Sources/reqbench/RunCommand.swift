@@ -31,7 +31,7 @@ struct RunCommand {
         {
           found.append(contentsOf: folder)  // a folder: every request in it, in file order
         } else {
-          Terminal.error(unknownTarget(name, in: workspace))
+          Terminal.error(unknownTargetMessage(name, names: workspace.requests.map(\.name), file: options.workspace))
           return ExitStatus.usage
         }
       }
@@ -134,20 +134,6 @@ struct RunCommand {
     return ordered.allSatisfy { $0.state == .succeeded } ? ExitStatus.success : ExitStatus.failure
   }
 
-  private func unknownTarget(_ name: String, in workspace: Workspace) -> String {
-    let names = workspace.requests.map(\.name)
-    var message = "reqbench: no request named \"\(name)\" in \(options.workspace)"
-    if let close = names.min(by: { editDistance($0, name) < editDistance($1, name) }),
-      editDistance(close, name) <= max(2, name.count / 3)
-    {
-      message += "; did you mean \"\(close)\"?"
-    } else if !names.isEmpty {
-      message += "; it has: " + names.prefix(20).joined(separator: ", ") + (names.count > 20 ? ", …" : "")
-    } else {
-      message += "; it has no requests"
-    }
-    return message
-  }
 }
 
 /// The outcome of one target, as every output format reports it.
@@ -225,6 +211,22 @@ final class LockedFlag: @unchecked Sendable {
   private var value = false
   func set() { lock.withLock { value = true } }
   var isSet: Bool { lock.withLock { value } }
+}
+
+/// `no request named "get-usr" in demo.json; did you mean "get-user"?`: the error for a target
+/// that is not in the workspace, with the closest name or the list of names.
+func unknownTargetMessage(_ name: String, names: [String], file: String) -> String {
+  var message = "reqbench: no request named \"\(name)\" in \(file)"
+  if let close = names.min(by: { editDistance($0, name) < editDistance($1, name) }),
+    editDistance(close, name) <= max(2, name.count / 3)
+  {
+    message += "; did you mean \"\(close)\"?"
+  } else if !names.isEmpty {
+    message += "; it has: " + names.prefix(20).joined(separator: ", ") + (names.count > 20 ? ", …" : "")
+  } else {
+    message += "; it has no requests"
+  }
+  return message
 }
 
 /// Levenshtein distance, for "did you mean" suggestions.
