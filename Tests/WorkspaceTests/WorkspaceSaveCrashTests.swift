@@ -1,0 +1,58 @@
+import Foundation
+import RequestEngine
+import Testing
+import Workspace
+
+/// A process saving a workspace over and over is killed with SIGKILL at random moments: the file
+/// left is always one whole version, old or new, never a mix. The child is this test binary
+/// running this test with `REQBENCH_SAVE_CRASH_CHILD` set.
+@Suite("Workspace save crash safety")
+struct WorkspaceSaveCrashTests {
+  static let childVariable = "REQBENCH_SAVE_CRASH_CHILD"
+
+  /// Two versions of the workspace, different in size so a torn write would show.
+  static func version(_ n: Int) -> Workspace {
+    var workspace = Workspace(name: "crash", baseURL: "http://127.0.0.1:1/")
+    for i in 0..<(n % 2 == 0 ? 40 : 400) {
+      workspace.requests.append(RequestTemplate(name: "v\(n % 2)-r\(i)", url: "/r/\(i)?filler=\(String(repeating: "x", count: 64))"))
+    }
+    return workspace
+  }
+
+  @Test func aSaveKilledAtAnyMomentLeavesOneWholeVersion() throws {
+    if let path = ProcessInfo.processInfo.environment[Self.childVariable] {
+      Self.saveUntilKilled(URL(fileURLWithPath: path))
+    }
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-save-crash-" + UUID().uuidString)
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let file = dir.appendingPathComponent("crash.json")
+    try Self.version(0).save(to: file)
+    let versions = [Self.version(0).requests.map(\.name), Self.version(1).requests.map(\.name)]
+    let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+
+    for round in 0..<20 {
+      let child = Process()
+      child.executableURL = binary
+      child.arguments = ["--testing-library", "swift-testing", "--filter", "WorkspaceSaveCrashTests"]
+      child.environment = ProcessInfo.processInfo.environment.merging([Self.childVariable: file.path]) { $1 }
+      child.standardOutput = FileHandle.nullDevice
+      child.standardError = FileHandle.nullDevice
+      try child.run()
+      usleep(UInt32(Int.random(in: 100_000...400_000)))
+      kill(child.processIdentifier, SIGKILL)
+      child.waitUntilExit()
+      #expect(child.terminationReason == .uncaughtSignal, "round \(round): the child was killed")
+      let loaded = try Workspace.load(from: file)
+      #expect(versions.contains(loaded.requests.map(\.name)), "round \(round): a torn workspace")
+    }
+  }
+
+  static func saveUntilKilled(_ file: URL) -> Never {
+    var n = 0
+    while true {
+      n += 1
+      try? version(n).save(to: file)
+    }
+  }
+}
