@@ -17,11 +17,13 @@ let package = Package(
     ),
     // The request engine: request model, URL and body building, the Agent (curl multi on one
     // engine thread), events, validators, retry. No UI.
-    .target(name: "RequestEngine", dependencies: ["CCurl", "CJQ"]),
+    .target(name: "RequestEngine", dependencies: ["CCurl", "CJQ", "Digest"]),
+    // SHA-256, shared by the engine (cache keys) and the fixture server (body digests).
+    .target(name: "Digest"),
     // The workspace file: parsing with positions, the model, templating, atomic saves.
     .target(name: "Workspace", dependencies: ["RequestEngine"]),
     // The embedded demo server, also the project's fixture server for byte-level faults.
-    .target(name: "DemoServer"),
+    .target(name: "DemoServer", dependencies: ["Digest"]),
     // C shim over libjq: one call that runs a jq program over a JSON text.
     .target(name: "CJQ", linkerSettings: [.linkedLibrary("jq")]),
     // C shim over ncursesw: accessors for its globals and macros.
@@ -36,7 +38,7 @@ let package = Package(
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     .testTarget(name: "RequestEngineTests", dependencies: ["RequestEngine", "TestSupport"]),
     .testTarget(name: "WorkspaceTests", dependencies: ["Workspace", "TestSupport"]),
-    .testTarget(name: "DemoServerTests", dependencies: ["DemoServer", "TestSupport"]),
+    .testTarget(name: "DemoServerTests", dependencies: ["DemoServer", "Digest", "TestSupport"]),
     .testTarget(name: "ReqbenchTests", dependencies: ["RequestEngine", "TestSupport"]),
     .target(name: "TerminalUI"),
     .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),

@@ -1,3 +1,4 @@
+import Digest
 /// Serves the requests of one connection, one after another (keep-alive, pipelining).
 final class ConnectionHandler {
   private let socket: ClientSocket

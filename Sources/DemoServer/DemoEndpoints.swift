@@ -1,3 +1,4 @@
+import Digest
 import Synchronization
 
 /// A user of the demo API.

@@ -1,3 +1,4 @@
+import Digest
 /// One request header line, name as received.
 struct HeaderField: Sendable {
   var name: String

@@ -1,3 +1,4 @@
+import Digest
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

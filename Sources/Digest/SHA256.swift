@@ -1,6 +1,11 @@
-/// SHA-256 (FIPS 180-4), incremental. Used for the echo's `bodySha256`; Foundation on Linux has no
-/// digest API and the package takes no outside dependencies.
-struct SHA256 {
+/// SHA-256 (FIPS 180-4), incremental: cache keys, the fixture's body digests, download checks.
+/// Foundation on Linux has no digest API and the package takes no outside dependencies.
+///
+/// ```swift
+/// SHA256.hex(Array("abc".utf8))  // "ba7816bf…"
+/// var digest = SHA256(); digest.update(chunk); let hex = digest.finalizeHex()
+/// ```
+public struct SHA256: Sendable {
   private var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
     0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19
   )
@@ -18,13 +23,13 @@ struct SHA256 {
     0x748f_82ee, 0x78a5_636f, 0x84c8_7814, 0x8cc7_0208, 0x90be_fffa, 0xa450_6ceb, 0xbef9_a3f7, 0xc671_78f2,
   ]
 
-  init() { pending.reserveCapacity(64) }
+  public init() { pending.reserveCapacity(64) }
 
-  mutating func update(_ bytes: [UInt8]) {
+  public mutating func update(_ bytes: [UInt8]) {
     bytes.withUnsafeBytes { update($0) }
   }
 
-  mutating func update(_ buffer: UnsafeRawBufferPointer) {
+  public mutating func update(_ buffer: UnsafeRawBufferPointer) {
     totalLength &+= UInt64(buffer.count)
     var index = 0
     if !pending.isEmpty {
@@ -47,7 +52,7 @@ struct SHA256 {
   }
 
   /// The digest; the value is finished afterwards (further updates are meaningless).
-  mutating func finalize() -> [UInt8] {
+  public mutating func finalize() -> [UInt8] {
     let bitLength = totalLength &* 8
     var tail = pending
     tail.append(0x80)
@@ -75,7 +80,7 @@ struct SHA256 {
     return out
   }
 
-  static func hex(_ bytes: [UInt8]) -> String {
+  public static func hex(_ bytes: [UInt8]) -> String {
     var hasher = SHA256()
     hasher.update(bytes)
     return hexString(hasher.finalize())
@@ -122,7 +127,8 @@ struct SHA256 {
   }
 }
 
-func hexString(_ bytes: [UInt8]) -> String {
+/// Lower-case hex of bytes: `[0xAB, 0x01]` → `"ab01"`.
+public func hexString(_ bytes: [UInt8]) -> String {
   let digits = Array("0123456789abcdef".utf8)
   var out: [UInt8] = []
   out.reserveCapacity(bytes.count * 2)
