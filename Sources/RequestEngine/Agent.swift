@@ -26,12 +26,15 @@ public final class Agent: Sendable {
     /// Minimum seconds between two progress events of one exchange.
     public var progressInterval: Double
     public var userAgent: String
+    /// The response cache requests with a `cache` policy use; nil turns caching off.
+    public var cache: ResponseCache?
 
     public init(
       maxConcurrent: Int = 8, maxPerHost: Int = 6,
       proxy: ProxySettings = .fromEnvironment(ProcessInfo.processInfo.environment),
       memoryBodyLimit: Int = 16 << 20, spillDirectory: String = NSTemporaryDirectory(),
-      progressInterval: Double = 0.05, userAgent: String = "reqbench/\(reqbenchVersion)"
+      progressInterval: Double = 0.05, userAgent: String = "reqbench/\(reqbenchVersion)",
+      cache: ResponseCache? = nil
     ) {
       self.maxConcurrent = max(1, maxConcurrent)
       self.maxPerHost = max(1, maxPerHost)
@@ -40,6 +43,7 @@ public final class Agent: Sendable {
       self.spillDirectory = spillDirectory.hasSuffix("/") ? String(spillDirectory.dropLast()) : spillDirectory
       self.progressInterval = progressInterval
       self.userAgent = userAgent
+      self.cache = cache
     }
   }
 

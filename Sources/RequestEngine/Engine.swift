@@ -1,4 +1,5 @@
 import CCurl
+import Digest
 import Foundation
 
 /// The engine thread: owns the curl multi handle and every easy handle, runs the queue.
@@ -55,6 +56,18 @@ private final class Record {
   var attempts = 0
   var transfer: Transfer?
   var retryDue: Double?
+  /// The identical requests that joined this one instead of going to the network (dedup).
+  var followers: [Record] = []
+  /// Set on a follower: the record whose transfer it waits for.
+  weak var primary: Record?
+  /// The key identical requests share; nil when this request is never merged.
+  var dedupKey: String?
+  /// What the cache lookup found when the request was sent.
+  var cacheLookup: ResponseCache.Lookup?
+  /// An expired entry being revalidated with a conditional request.
+  var revalidating: ResponseCache.Entry?
+  /// Ignore the cache for this send (networkOnly, or a re-send that bypasses it).
+  var cacheBypassed = false
 
   init(id: ExchangeID, request: Request, completion: Agent.Completion?, sequence: UInt64) {
     self.id = id
@@ -80,6 +93,8 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
   private var waitingRetry: [Record] = []
   private var running: [UnsafeMutableRawPointer: Record] = [:]
   private var perHost: [String: Int] = [:]
+  /// The exchange in flight for each dedup key.
+  private var inFlight: [String: Record] = [:]
   private var subscribers: [(token: UInt64, handler: @Sendable (AgentEvent) -> Void)] = []
   private var sequence: UInt64 = 0
   private var stopping = false
@@ -119,6 +134,8 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       let record = Record(id: id, request: request, completion: completion, sequence: sequence)
       records[id] = record
       emit(.queued(id, request))
+      if answerFromCache(record) { return }
+      if join(record) { return }
       enqueue(record)
     case .cancel(let id):
       if let record = records[id] { cancel(record) }
@@ -142,12 +159,126 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
   }
 
   private func cancel(_ record: Record) {
+    guard records[record.id] != nil else { return }
+    if let primary = record.primary {
+      // A waiter leaves; the transfer goes on for the others.
+      primary.followers.removeAll { $0 === record }
+      finish(record, state: .cancelled, response: nil, error: .cancelled, shareWithFollowers: false)
+      return
+    }
+    if !record.followers.isEmpty {
+      // Others wait for this transfer: the first of them takes it over, nothing is aborted.
+      let heir = record.followers.removeFirst()
+      heir.followers = record.followers
+      heir.primary = nil
+      for follower in heir.followers { follower.primary = heir }
+      record.followers = []
+      heir.transfer = record.transfer
+      heir.attempts = record.attempts
+      heir.retryDue = record.retryDue
+      heir.revalidating = record.revalidating
+      if let transfer = record.transfer { running[transfer.handle] = heir }
+      record.transfer = nil
+      if let index = queue.firstIndex(where: { $0 === record }) { queue[index] = heir }
+      if let index = waitingRetry.firstIndex(where: { $0 === record }) { waitingRetry[index] = heir }
+      if let key = record.dedupKey, inFlight[key] === record { inFlight[key] = heir }
+      finish(record, state: .cancelled, response: nil, error: .cancelled, shareWithFollowers: false)
+      return
+    }
     if let transfer = record.transfer {
       detach(record, transfer)
     }
     queue.removeAll { $0 === record }
     waitingRetry.removeAll { $0 === record }
     finish(record, state: .cancelled, response: nil, error: .cancelled)
+  }
+
+  // MARK: - Cache and de-duplication
+
+  /// Answers from the cache when the policy allows; returns whether the exchange is done.
+  private func answerFromCache(_ record: Record) -> Bool {
+    let request = record.request
+    guard let policy = request.cache, policy.isEnabled, let cache = configuration.cache else { return false }
+    if policy.mode == .networkOnly {
+      record.cacheBypassed = true
+      return false
+    }
+    let lookup = cache.lookup(request, policy: policy)
+    record.cacheLookup = lookup
+    let now = Date()
+    switch (policy.mode, lookup) {
+    case (.cacheElseNetwork, .fresh(let entry)):
+      deliverFromCache(record, entry, outcome: CacheOutcome(hit: true, reason: .fresh, ageSeconds: entry.age(at: now)))
+      return true
+    case (.cacheThenNetwork, .fresh(let entry)), (.cacheThenNetwork, .expired(let entry)):
+      let outcome = CacheOutcome(hit: true, reason: lookupReason(lookup), ageSeconds: entry.age(at: now))
+      emit(.delivered(cachedResult(record, entry, outcome: outcome, state: .running)))
+    default:
+      break
+    }
+    if policy.revalidate, case .expired(let entry) = lookup, entry.etag != nil || entry.lastModified != nil {
+      record.revalidating = entry
+    }
+    return false
+  }
+
+  private func lookupReason(_ lookup: ResponseCache.Lookup?) -> CacheOutcome.Reason {
+    switch lookup {
+    case .fresh?: .fresh
+    case .expired?: .expired
+    case .miss(let reason)?: reason
+    case nil: .disabled
+    }
+  }
+
+  private func cachedResult(_ record: Record, _ entry: ResponseCache.Entry, outcome: CacheOutcome, state: ExchangeState)
+    -> ExchangeResult
+  {
+    let response = Response(
+      status: entry.status, httpVersion: entry.httpVersion, headers: entry.headers, body: .memory(entry.body),
+      effectiveURL: record.request.url, redirectCount: 0, timing: Timing(), bytesSent: 0)
+    return ExchangeResult(
+      id: record.id, request: record.request, state: state, response: response, error: nil, attempts: 0,
+      queuedAt: record.queuedAt, startedAt: record.queuedAt, finishedAt: Date(), fromCache: true,
+      deduplicated: false, cache: outcome)
+  }
+
+  /// A cache hit: the stored status and headers, full events, `fromCache` set.
+  private func deliverFromCache(_ record: Record, _ entry: ResponseCache.Entry, outcome: CacheOutcome) {
+    emit(.started(record.id, attempt: 0))
+    emit(.headers(record.id, status: entry.status, headers: entry.headers))
+    let result = cachedResult(record, entry, outcome: outcome, state: .succeeded)
+    finish(record, state: .succeeded, response: result.response, error: nil, fromCache: true, cache: outcome)
+  }
+
+  /// Joins an identical idempotent request in flight; returns whether it did.
+  private func join(_ record: Record) -> Bool {
+    let request = record.request
+    guard request.dedup, [.GET, .HEAD, .OPTIONS].contains(request.method) else { return false }
+    var key = request.method.rawValue + " " + request.url
+    for field in request.headers.fields.sorted(by: { ($0.name.lowercased(), $0.value) < ($1.name.lowercased(), $1.value) }) {
+      key += "\n" + field.name.lowercased() + ": " + field.value
+    }
+    if !request.body.bytes.isEmpty { key += "\nbody " + SHA256.hex(request.body.bytes) }
+    record.dedupKey = key
+    guard let primary = inFlight[key], records[primary.id] != nil else {
+      inFlight[key] = record
+      return false
+    }
+    primary.followers.append(record)
+    record.primary = primary
+    if primary.transfer != nil {
+      record.startedAt = Date()
+      emit(.started(record.id, attempt: primary.attempts))
+    }
+    return true
+  }
+
+  /// Emits an event for a transfer's exchange and everyone waiting on it.
+  private func emitForGroup(_ transfer: Transfer, _ make: (ExchangeID) -> AgentEvent) {
+    guard let primary = running[transfer.handle] else { return }
+    emit(make(primary.id))
+    for follower in primary.followers { emit(make(follower.id)) }
   }
 
   // MARK: - Scheduling
@@ -179,25 +310,31 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
 
   private func start(_ record: Record) {
     let now = monotonicNow()
-    guard let transfer = Transfer(request: record.request, configuration: configuration, now: now) else {
+    var request = record.request
+    if let entry = record.revalidating {
+      if let etag = entry.etag { request.headers["If-None-Match"] = etag }
+      if let lastModified = entry.lastModified { request.headers["If-Modified-Since"] = lastModified }
+    }
+    guard let transfer = Transfer(request: request, configuration: configuration, now: now) else {
       finish(
         record, state: .failed, response: nil,
         error: ExchangeError(kind: .transport, message: "cannot create a curl handle (out of memory)"))
       return
     }
     record.attempts += 1
-    if record.startedAt == nil { record.startedAt = Date() }
     record.transfer = transfer
-    let id = record.id
-    transfer.onHeaders = { [unowned self] status, headers in
-      self.emit(.headers(id, status: status, headers: headers))
+    transfer.onHeaders = { [unowned self, unowned transfer] status, headers in
+      self.emitForGroup(transfer) { .headers($0, status: status, headers: headers) }
     }
-    transfer.onProgress = { [unowned self] progress in
-      self.emit(.progress(id, progress))
+    transfer.onProgress = { [unowned self, unowned transfer] progress in
+      self.emitForGroup(transfer) { .progress($0, progress) }
     }
     running[transfer.handle] = record
     perHost[record.hostKey, default: 0] += 1
-    emit(.started(id, attempt: record.attempts))
+    for member in [record] + record.followers {
+      if member.startedAt == nil { member.startedAt = Date() }
+      emit(.started(member.id, attempt: record.attempts))
+    }
     curl_multi_add_handle(multi, transfer.handle)
   }
 
@@ -295,6 +432,18 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
         error = .transport(failure, detail: errorDetail)
       }
     } else if let response {
+      if let entry = record.revalidating, response.status == 304, let policy = record.request.cache,
+        let cache = configuration.cache
+      {
+        // The server confirmed the expired entry: serve it, renewed.
+        let renewed = cache.renew(entry, with: response.headers, policy: policy)
+        var outcome = CacheOutcome(hit: true, reason: .expired, ageSeconds: entry.age(at: Date()), revalidated: true)
+        outcome.stored = true
+        var served = cachedResult(record, renewed, outcome: outcome, state: .succeeded).response
+        served?.timing = response.timing
+        finish(record, state: .succeeded, response: served, error: nil, fromCache: true, cache: outcome)
+        return
+      }
       error = ResponseValidator.validate(response, record.request.validation)
     } else {
       error = .transport(.connectionLost, detail: "the server sent no response")
@@ -307,24 +456,83 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
         let delay = policy.delay(beforeRetry: record.attempts - 1)
         record.retryDue = monotonicNow() + delay
         waitingRetry.append(record)
-        emit(.retrying(record.id, attempt: record.attempts + 1, delay: delay, reason: error))
+        for member in [record] + record.followers {
+          emit(.retrying(member.id, attempt: record.attempts + 1, delay: delay, reason: error))
+        }
         return
       }
-      finish(record, state: .failed, response: response, error: error)
+      if serveStale(record, after: error) { return }
+      finish(record, state: .failed, response: response, error: error, cache: networkOutcome(record, stored: false))
     } else {
-      finish(record, state: .succeeded, response: response, error: nil)
+      var stored = false
+      if let policy = record.request.cache, let cache = configuration.cache, let response {
+        stored = cache.store(response, for: record.request, policy: policy) != nil
+      }
+      finish(record, state: .succeeded, response: response, error: nil, cache: networkOutcome(record, stored: stored))
     }
   }
 
-  private func finish(_ record: Record, state: ExchangeState, response: Response?, error: ExchangeError?) {
+  /// The cache outcome of a response that came from the network.
+  private func networkOutcome(_ record: Record, stored: Bool) -> CacheOutcome? {
+    guard let policy = record.request.cache, policy.isEnabled, configuration.cache != nil else {
+      return record.request.cache == nil ? nil : CacheOutcome(hit: false, reason: .disabled)
+    }
+    let reason: CacheOutcome.Reason = record.cacheBypassed ? .bypassed : lookupReason(record.cacheLookup)
+    var age: Double?
+    switch record.cacheLookup {
+    case .fresh(let entry)?, .expired(let entry)?: age = entry.age(at: Date())
+    default: break
+    }
+    return CacheOutcome(hit: false, reason: reason, ageSeconds: age, stored: stored)
+  }
+
+  /// `staleIfError`: when the network fails, serves the entry the lookup found, marked stale.
+  /// Returns whether it did.
+  private func serveStale(_ record: Record, after error: ExchangeError) -> Bool {
+    guard record.request.cache?.mode == .staleIfError else { return false }
+    let entry: ResponseCache.Entry
+    switch record.cacheLookup {
+    case .fresh(let found)?, .expired(let found)?: entry = found
+    default: return false
+    }
+    let networkFailed = error.kind == .transport || (error.kind == .status && (error.status ?? 0) >= 500)
+    guard networkFailed else { return false }
+    let outcome = CacheOutcome(
+      hit: true, reason: lookupReason(record.cacheLookup), ageSeconds: entry.age(at: Date()), stale: true)
+    let result = cachedResult(record, entry, outcome: outcome, state: .succeeded)
+    finish(record, state: .succeeded, response: result.response, error: nil, fromCache: true, cache: outcome)
+    return true
+  }
+
+  /// Ends an exchange: exactly once. Waiters on its transfer (dedup) end with the same outcome,
+  /// each with its own terminal event, flagged `deduplicated`.
+  private func finish(
+    _ record: Record, state: ExchangeState, response: Response?, error: ExchangeError?,
+    fromCache: Bool = false, cache: CacheOutcome? = nil, shareWithFollowers: Bool = true
+  ) {
     guard records.removeValue(forKey: record.id) != nil else { return }  // already ended
+    if let key = record.dedupKey, inFlight[key] === record { inFlight[key] = nil }
     let result = ExchangeResult(
       id: record.id, request: record.request, state: state, response: response, error: error,
-      attempts: record.attempts, queuedAt: record.queuedAt, startedAt: record.startedAt,
-      finishedAt: Date(), fromCache: false, deduplicated: false)
+      attempts: record.primary?.attempts ?? record.attempts, queuedAt: record.queuedAt,
+      startedAt: record.startedAt, finishedAt: Date(), fromCache: fromCache,
+      deduplicated: record.primary != nil, cache: cache)
     publishCounts()
     emit(.finished(result))
     record.completion?(result)
+    guard shareWithFollowers else { return }
+    let followers = record.followers
+    record.followers = []
+    for follower in followers {
+      // The same response, judged by the waiter's own validators.
+      var ownState = state
+      var ownError = error
+      if let response, state != .cancelled, error?.kind != .transport {
+        ownError = ResponseValidator.validate(response, follower.request.validation)
+        ownState = ownError == nil ? .succeeded : .failed
+      }
+      finish(follower, state: ownState, response: response, error: ownError, fromCache: fromCache, cache: cache)
+    }
   }
 
   private func emit(_ event: AgentEvent) {

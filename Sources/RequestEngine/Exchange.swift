@@ -143,11 +143,13 @@ public struct ExchangeResult: Sendable {
   public var finishedAt: Date
   public var fromCache: Bool
   public var deduplicated: Bool
+  /// What the cache did for a request with a cache policy; nil without one.
+  public var cache: CacheOutcome?
 
   public init(
     id: ExchangeID, request: Request, state: ExchangeState, response: Response?, error: ExchangeError?,
     attempts: Int = 1, queuedAt: Date, startedAt: Date?, finishedAt: Date, fromCache: Bool = false,
-    deduplicated: Bool = false
+    deduplicated: Bool = false, cache: CacheOutcome? = nil
   ) {
     self.id = id
     self.request = request
@@ -160,6 +162,7 @@ public struct ExchangeResult: Sendable {
     self.finishedAt = finishedAt
     self.fromCache = fromCache
     self.deduplicated = deduplicated
+    self.cache = cache
   }
 
   /// Wall time from the first start to the end, in seconds (0 if never started).
@@ -191,6 +194,9 @@ public enum AgentEvent: Sendable {
   case headers(ExchangeID, status: Int, headers: HTTPHeaders)
   case progress(ExchangeID, TransferProgress)
   case retrying(ExchangeID, attempt: Int, delay: Double, reason: ExchangeError)
+  /// A response delivered before the end (`cacheThenNetwork`: the cached one, then `finished`
+  /// with the fresh one). Not terminal.
+  case delivered(ExchangeResult)
   case finished(ExchangeResult)
 
   public var exchangeID: ExchangeID {
@@ -198,7 +204,7 @@ public enum AgentEvent: Sendable {
     case .queued(let id, _), .started(let id, _), .headers(let id, _, _), .progress(let id, _),
       .retrying(let id, _, _, _):
       id
-    case .finished(let result): result.id
+    case .delivered(let result), .finished(let result): result.id
     }
   }
 }

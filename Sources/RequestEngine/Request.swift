@@ -104,6 +104,10 @@ public struct Request: Sendable, Equatable {
   public var insecure: Bool
   /// Exchanges sent with the same group can be cancelled together.
   public var group: String?
+  /// The response cache policy; nil for none.
+  public var cache: CachePolicy?
+  /// Join an identical idempotent request already in flight instead of sending another.
+  public var dedup: Bool
   /// Values that must never be shown, logged or stored (resolved `{{secret.NAME}}`s and what was
   /// derived from them, such as a Basic authorization header). See `redacted()`.
   public var secrets: [String]
@@ -122,6 +126,8 @@ public struct Request: Sendable, Equatable {
     maxRedirects: Int = 10,
     insecure: Bool = false,
     group: String? = nil,
+    cache: CachePolicy? = nil,
+    dedup: Bool = true,
     secrets: [String] = []
   ) {
     self.name = name
@@ -137,6 +143,8 @@ public struct Request: Sendable, Equatable {
     self.maxRedirects = maxRedirects
     self.insecure = insecure
     self.group = group
+    self.cache = cache
+    self.dedup = dedup
     self.secrets = secrets
   }
 

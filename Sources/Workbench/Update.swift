@@ -109,13 +109,26 @@ extension AppState {
         $0.retrying = true
         $0.state = .queued
       }
+    case .delivered(let result):
+      // An early response (the cached one of cacheThenNetwork): shown while the fresh one comes.
+      mutateRow(result.id) {
+        $0.status = result.response?.status
+        $0.result = result
+      }
+      if viewer.exchange == result.id {
+        viewer.document = nil
+        show(result.id)
+      }
     case .finished(let result):
       mutateRow(result.id) {
         $0.state = result.state
         $0.status = result.response?.status
         $0.result = result
       }
-      if viewer.exchange == result.id { show(result.id) }
+      if viewer.exchange == result.id {
+        viewer.document = nil
+        show(result.id)
+      }
     }
   }
 

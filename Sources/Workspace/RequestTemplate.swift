@@ -36,6 +36,10 @@ public struct RequestTemplate: Sendable, Equatable {
   public var insecure: Bool
   /// Resolve a relative URL against the workspace's `cdnURL` instead of its `baseURL`.
   public var useCDN: Bool
+  /// The response cache policy; `sensitive` is a template, filled in by `prepare`.
+  public var cache: CachePolicy?
+  /// Join an identical idempotent request in flight (`"dedup": false` turns it off).
+  public var dedup: Bool
 
   /// The JSON object this template was read from, unknown keys included; changes are written back
   /// into it so a save keeps everything the app does not know about.
@@ -59,7 +63,9 @@ public struct RequestTemplate: Sendable, Equatable {
     followRedirects: Bool = true,
     maxRedirects: Int = 10,
     insecure: Bool = false,
-    useCDN: Bool = false
+    useCDN: Bool = false,
+    cache: CachePolicy? = nil,
+    dedup: Bool = true
   ) {
     self.name = name
     self.method = method
@@ -77,6 +83,8 @@ public struct RequestTemplate: Sendable, Equatable {
     self.maxRedirects = maxRedirects
     self.insecure = insecure
     self.useCDN = useCDN
+    self.cache = cache
+    self.dedup = dedup
     // A new request is written with its name, method and URL first, the method always spelled out.
     self.source = JSONObject([
       (key: "name", value: .string(name)), (key: "method", value: .string(method.rawValue)),

@@ -134,6 +134,8 @@ extension Workspace {
     }
     var body = RequestBody.empty
     if let template = template.body { body = try scope.render(template) }
+    var cache = template.cache
+    if let sensitive = cache?.sensitive { cache?.sensitive = try scope.render(sensitive, in: "cache.sensitive") }
 
     return Request(
       name: template.name,
@@ -149,6 +151,8 @@ extension Workspace {
       maxRedirects: template.maxRedirects,
       insecure: template.insecure,
       group: nil,
+      cache: cache,
+      dedup: template.dedup,
       secrets: scope.secretForms())
   }
 

@@ -438,6 +438,10 @@ struct WorkspaceReader {
       if let value = present("useCDN"), let flag = r.bool(value, at("useCDN")) {
         request.useCDN = flag
       }
+      if let value = present("cache") { request.cache = r.cache(value, at("cache")) }
+      if let value = present("dedup"), let flag = r.bool(value, at("dedup")) {
+        request.dedup = flag
+      }
       if let value = present("retry") { request.retry = r.retry(value, at("retry")) }
       if let value = present("validate"), let validation = r.validation(value, at("validate")) {
         request.validation = validation
@@ -606,6 +610,48 @@ struct WorkspaceReader {
           }
         }
         policy.methods = methods
+      }
+    }
+    return ok ? policy : nil
+  }
+
+  /// `{"seconds": 300, "version": 2, "sensitive": "{{user}}", "ignore": ["ts"],
+  ///   "mode": "cacheElseNetwork", "revalidate": true, "vary": ["Accept-Language"]}`
+  mutating func cache(_ value: JSONValue, _ path: JSONPath) -> CachePolicy? {
+    guard let object = object(value, path) else { return nil }
+    var policy = CachePolicy(seconds: 0)
+    let ok = clean { r in
+      if object["seconds"] == nil {
+        r.fail(path, "missing \"seconds\": how long a response stays fresh (0 turns caching off)")
+      }
+      for member in object.members {
+        let at = path.appending(member.key)
+        switch member.key {
+        case "seconds":
+          if let seconds = r.number(member.value, at) {
+            if seconds >= 0, seconds.isFinite { policy.seconds = seconds } else { r.fail(at, "must be 0 or more") }
+          }
+        case "version": if let version = r.int(member.value, at) { policy.version = version }
+        case "sensitive": policy.sensitive = r.template(member.value, at)
+        case "ignore", "vary":
+          guard let items = r.array(member.value, at) else { continue }
+          var names: [String] = []
+          for (i, item) in items.enumerated() {
+            if let name = r.nonEmptyString(item, at.appending(i)) { names.append(name) }
+          }
+          if member.key == "ignore" { policy.ignore = names } else { policy.vary = names }
+        case "mode":
+          guard let text = r.string(member.value, at) else { continue }
+          if let mode = CachePolicy.Mode(rawValue: text) {
+            policy.mode = mode
+          } else {
+            r.fail(at, "unknown mode \(JSONSerializer.quote(text)); use one of "
+              + CachePolicy.Mode.allCases.map(\.rawValue).joined(separator: ", "))
+          }
+        case "revalidate": if let flag = r.bool(member.value, at) { policy.revalidate = flag }
+        default:
+          r.fail(at, "unknown cache setting; use seconds, version, sensitive, ignore, mode, revalidate, vary")
+        }
       }
     }
     return ok ? policy : nil

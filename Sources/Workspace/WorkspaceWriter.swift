@@ -126,6 +126,9 @@ extension RequestTemplate {
       "insecure", insecure, default: false, read: { $0.bool($1, $2) }, encode: { v, _ in .bool(v) })
     w.write(
       "useCDN", useCDN, default: false, read: { $0.bool($1, $2) }, encode: { v, _ in .bool(v) })
+    w.write("cache", cache, read: { $0.cache($1, $2) }, encode: { $0.json(merging: $1) })
+    w.write(
+      "dedup", dedup, default: true, read: { $0.bool($1, $2) }, encode: { v, _ in .bool(v) })
     w.write("retry", retry, read: { $0.retry($1, $2) }, encode: { $0.json(merging: $1) })
     w.write(
       "validate", validation, default: Validation(), read: { $0.validation($1, $2) },
@@ -205,6 +208,20 @@ extension RetryPolicy {
         .array(HTTPMethod.allCases.filter(methods.contains).map { .string($0.rawValue) })
       })
     return .object(w.object)
+  }
+}
+
+extension CachePolicy {
+  func json(merging old: JSONValue?) -> JSONValue {
+    if let old, WorkspaceReader.decode({ $0.cache(old, .root) }) == self { return old }
+    var object = JSONObject([("seconds", .number(seconds))])
+    if version != 0 { object["version"] = .number(version) }
+    if let sensitive { object["sensitive"] = .string(sensitive) }
+    if !ignore.isEmpty { object["ignore"] = .array(ignore.map { .string($0) }) }
+    if mode != .cacheElseNetwork { object["mode"] = .string(mode.rawValue) }
+    if revalidate { object["revalidate"] = .bool(true) }
+    if !vary.isEmpty { object["vary"] = .array(vary.map { .string($0) }) }
+    return .object(object)
   }
 }
 

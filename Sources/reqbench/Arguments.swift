@@ -13,6 +13,7 @@ enum Invocation: Equatable {
   case secrets([String])
   case screenshot([String])
   case benchmarkRender([String])
+  case cache([String])
 }
 
 struct RunOptions: Equatable {
@@ -67,6 +68,7 @@ enum Arguments {
       reqbench run WORKSPACE --all [options]
       reqbench history WORKSPACE [TARGET] [--state-dir DIR] [--json] [--limit N]
       reqbench secrets set|ls|rm WORKSPACE [NAME]
+      reqbench cache ls|clear WORKSPACE [TARGET] [--state-dir DIR]
       reqbench import curl|http|postman FILE|- --into WORKSPACE [--name NAME]
       reqbench export curl|http WORKSPACE TARGET... [--env NAME] [--var K=V]... [--reveal-secrets]
       reqbench demo-server [--port N]
@@ -90,6 +92,7 @@ enum Arguments {
       --no-history don't record the exchanges in the workspace's history
     history        lists the recorded exchanges, newest first
     secrets        the secrets file beside the workspace ({{secret.NAME}}); values from stdin
+    cache          lists or clears the workspace's response cache
     import         adds requests from curl commands, .http files or Postman collections
     export         prints a request as a curl command or .http text
     demo-server    runs the embedded demo server on 127.0.0.1 (default port 8080; 0 picks a free one)
@@ -111,6 +114,7 @@ enum Arguments {
     case "history": return .history(Array(args.dropFirst()))
     case "secrets": return .secrets(Array(args.dropFirst()))
     case "screenshot": return .screenshot(Array(args.dropFirst()))
+    case "cache": return .cache(Array(args.dropFirst()))
     case "benchmark-render": return .benchmarkRender(Array(args.dropFirst()))
     default:
       if first.hasPrefix("-") || first.hasSuffix(".json") { return .tui(try parseTUI(args)) }

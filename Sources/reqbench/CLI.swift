@@ -44,6 +44,8 @@ enum CLI {
       return SecretsCommand.run(args)
     case .screenshot(let args):
       return ScreenshotCommand.run(args)
+    case .cache(let args):
+      return CacheCommand.run(args)
     case .benchmarkRender(let args):
       return BenchmarkCommand.run(args)
     }
@@ -109,13 +111,14 @@ enum CLI {
     let sources = VariableSources(
       overrides: Dictionary(variables, uniquingKeysWith: { _, last in last }),
       environment: options.environment, secrets: secrets)
+    let stateFolder = StateFolder.url(
+      forWorkspace: url, override: options.stateDirectory.map { URL(fileURLWithPath: $0) })
     let agent = Agent(
       configuration: Agent.Configuration(
-        maxConcurrent: workspace.agent.maxConcurrent, maxPerHost: workspace.agent.maxPerHost))
+        maxConcurrent: workspace.agent.maxConcurrent, maxPerHost: workspace.agent.maxPerHost,
+        cache: ResponseCache(folder: StateFolder.cache(in: stateFolder))))
     let state = AppState(workspace: workspace, workspaceFile: path, sources: sources)
-    let history = HistoryStore(
-      folder: StateFolder.history(
-        in: StateFolder.url(forWorkspace: url, override: options.stateDirectory.map { URL(fileURLWithPath: $0) })))
+    let history = HistoryStore(folder: StateFolder.history(in: stateFolder))
     return TUIRuntime(state: state, workspaceURL: url, agent: agent, history: history, backend: backend).run()
   }
 

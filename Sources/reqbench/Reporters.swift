@@ -135,6 +135,11 @@ struct JSONReporter: Reporter {
         ("attempt", .number(attempt)), ("delayMs", .number(delay * 1000)),
         ("reason", .string(reason.message)),
       ])
+    case .delivered(let result):
+      // cacheThenNetwork: the cached delivery is a `finished` event of its own; the fresh one
+      // follows and is the one the summary holds.
+      finished(RunResult(name: name, exchange: result))
+      return
     case .headers, .finished:
       return
     }
@@ -183,7 +188,20 @@ enum Format {
       ("attempts", .number(result.exchange?.attempts ?? 0)),
       ("url", result.url.map { .string($0) } ?? .null),
       ("error", error),
+    ] + cacheMember(result.exchange?.cache))
+  }
+
+  /// `"cache": {"hit": true, "reason": "fresh", "ageSeconds": 42.0, …}` for requests with a policy.
+  static func cacheMember(_ cache: CacheOutcome?) -> [(key: String, value: JSONValue)] {
+    guard let cache else { return [] }
+    var object = JSONObject([
+      ("hit", .bool(cache.hit)), ("reason", .string(cache.reason.rawValue)),
+      ("ageSeconds", cache.ageSeconds.map { .number(($0 * 10).rounded() / 10) } ?? .null),
     ])
+    if cache.stale { object["stale"] = .bool(true) }
+    if cache.revalidated { object["revalidated"] = .bool(true) }
+    if cache.stored { object["stored"] = .bool(true) }
+    return [("cache", .object(object))]
   }
 
   /// `get-user: 200 OK, 412 B in 3.1 ms` or `broken: failed: status 500 is outside 200-299 (21 B in 2.0 ms)`.

@@ -38,8 +38,11 @@ struct RunCommand {
       templates = found
     }
 
+    let stateFolder = StateFolder.url(
+      forWorkspace: workspaceURL, override: options.stateDirectory.map { URL(fileURLWithPath: $0) })
     var configuration = Agent.Configuration(
-      maxConcurrent: workspace.agent.maxConcurrent, maxPerHost: workspace.agent.maxPerHost)
+      maxConcurrent: workspace.agent.maxConcurrent, maxPerHost: workspace.agent.maxPerHost,
+      cache: ResponseCache(folder: StateFolder.cache(in: stateFolder)))
     if let n = options.concurrency {
       configuration.maxConcurrent = n
       configuration.maxPerHost = n
@@ -64,13 +67,7 @@ struct RunCommand {
     }
 
     // Every finished exchange goes to the workspace's history, written on a background queue.
-    let history: HistoryStore? =
-      options.history
-      ? HistoryStore(
-        folder: StateFolder.history(
-          in: StateFolder.url(
-            forWorkspace: workspaceURL, override: options.stateDirectory.map { URL(fileURLWithPath: $0) })))
-      : nil
+    let history: HistoryStore? = options.history ? HistoryStore(folder: StateFolder.history(in: stateFolder)) : nil
     let historyWarning = LockedFlag()
 
     let events = EventQueue()

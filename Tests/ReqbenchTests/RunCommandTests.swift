@@ -102,7 +102,7 @@ struct RunCommandTests {
 
   @Test func allRunsEveryRequestAndConcurrencyLimits() throws {
     let key = uniqueKey()
-    let requests = (0..<6).map { #"{"name": "r\#($0)", "url": "/delay/0.3?key=\#(key)"}"# }.joined(separator: ",")
+    let requests = (0..<6).map { #"{"name": "r\#($0)", "url": "/delay/0.3?key=\#(key)", "dedup": false}"# }.joined(separator: ",")
     let ws = try workspace(requests)
     let result = try run(["run", ws, "--all", "--concurrency", "2", "--json"])
     #expect(result.status == 0)

@@ -13,7 +13,7 @@ struct AgentSchedulingTests {
     let url = try fixture("/bytes/2048")
     var ids: [ExchangeID] = []
     for i in 0..<1000 {
-      let id = agent.send(Request(url: url))
+      let id = agent.send(Request(url: url, dedup: false))
       ids.append(id)
       if i % 4 != 0 {
         usleep(UInt32.random(in: 0...2000))
@@ -40,7 +40,7 @@ struct AgentSchedulingTests {
     defer { agent.shutdown() }
     let recorder = EventRecorder(agent)
     let key = uniqueKey()
-    for _ in 0..<200 { agent.send(Request(url: try fixture("/delay/10?key=\(key)"))) }
+    for _ in 0..<200 { agent.send(Request(url: try fixture("/delay/10?key=\(key)"), dedup: false)) }
     #expect(recorder.wait(timeout: 10) { events in events.filter { if case .started = $0 { true } else { false } }.count == 200 })
     let start = Date()
     agent.cancelAll()
@@ -71,7 +71,7 @@ struct AgentSchedulingTests {
     defer { agent.shutdown() }
     let recorder = EventRecorder(agent)
     for i in 0..<4 {
-      agent.send(Request(url: try fixture("/delay/0.5"), group: i % 2 == 0 ? "a" : "b"))
+      agent.send(Request(url: try fixture("/delay/0.5"), group: i % 2 == 0 ? "a" : "b", dedup: false))
     }
     agent.cancel(group: "a")
     #expect(recorder.waitForFinished(count: 4))
@@ -89,9 +89,9 @@ struct AgentSchedulingTests {
     // The blocker must be running before the rest are queued (sent in one go, the high one would
     // rightly start before it).
     #expect(recorder.wait { $0.contains { if case .started(blocker, _) = $0 { true } else { false } } })
-    for i in 0..<50 { agent.send(Request(name: "low-\(i)", url: try fixture("/get"), priority: .low)) }
-    let high = agent.send(Request(name: "high", url: try fixture("/get"), priority: .high))
-    agent.send(Request(name: "normal", url: try fixture("/get")))
+    for i in 0..<50 { agent.send(Request(name: "low-\(i)", url: try fixture("/get"), priority: .low, dedup: false)) }
+    let high = agent.send(Request(name: "high", url: try fixture("/get"), priority: .high, dedup: false))
+    agent.send(Request(name: "normal", url: try fixture("/get"), dedup: false))
     #expect(recorder.waitForFinished(count: 53, timeout: 20))
     let order = recorder.started()
     #expect(order.count == 53)
@@ -107,7 +107,7 @@ struct AgentSchedulingTests {
     defer { agent.shutdown() }
     let recorder = EventRecorder(agent)
     let key = uniqueKey()
-    for _ in 0..<8 { agent.send(Request(url: try fixture("/delay/0.3?key=\(key)"))) }
+    for _ in 0..<8 { agent.send(Request(url: try fixture("/delay/0.3?key=\(key)"), dedup: false)) }
     let other = agent.send(Request(url: try httpbin("/get")))
     #expect(recorder.waitForFinished(count: 9, timeout: 20))
     let stats = try fixtureJSON("/stats?key=\(key)")
@@ -123,7 +123,7 @@ struct AgentSchedulingTests {
     defer { agent.shutdown() }
     let recorder = EventRecorder(agent)
     let key = uniqueKey()
-    for _ in 0..<9 { agent.send(Request(url: try fixture("/delay/0.2?key=\(key)"))) }
+    for _ in 0..<9 { agent.send(Request(url: try fixture("/delay/0.2?key=\(key)"), dedup: false)) }
     #expect(recorder.waitForFinished(count: 9, timeout: 20))
     #expect(try fixtureJSON("/stats?key=\(key)")["maxInFlight"]?.intValue == 3)
   }
@@ -209,7 +209,7 @@ struct AgentSchedulingTests {
     let recorder = EventRecorder(agent)
     var ids = Set<ExchangeID>()
     for i in 0..<500 {
-      ids.insert(agent.send(Request(name: "r\(i)", url: try nginx("/1k.bin"))))
+      ids.insert(agent.send(Request(name: "r\(i)", url: try nginx("/1k.bin"), dedup: false)))
     }
     #expect(recorder.waitForFinished(count: 500, timeout: 30))
     #expect(ids.count == 500)

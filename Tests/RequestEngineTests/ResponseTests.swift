@@ -121,6 +121,7 @@ struct ResponseTests {
       case .headers: "headers"
       case .progress: "progress"
       case .retrying: "retrying"
+      case .delivered: "delivered"
       case .finished: "finished"
       }
     }

@@ -28,4 +28,9 @@ public struct StateFolder {
   public static func history(in stateFolder: URL) -> URL {
     stateFolder.appendingPathComponent("history", isDirectory: true)
   }
+
+  /// `STATE/cache`: the response cache.
+  public static func cache(in stateFolder: URL) -> URL {
+    stateFolder.appendingPathComponent("cache", isDirectory: true)
+  }
 }

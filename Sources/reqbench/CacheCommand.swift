@@ -1,0 +1,62 @@
+import Foundation
+import RequestEngine
+import Workbench
+import Workspace
+
+/// `reqbench cache ls|clear WORKSPACE [TARGET] [--state-dir DIR]`: the workspace's response cache.
+enum CacheCommand {
+  static let usage = "reqbench cache ls|clear WORKSPACE [TARGET] [--state-dir DIR]"
+
+  static func run(_ args: [String]) -> Int32 {
+    var reader = ArgumentReader(args)
+    var stateDirectory: String?
+    do throws(UsageError) {
+      while let option = try reader.nextOption() {
+        switch option {
+        case "--state-dir": stateDirectory = try reader.value(for: option)
+        default: throw UsageError(message: "cache: unknown option \"\(option)\"; \(usage)")
+        }
+      }
+    } catch {
+      Terminal.error("reqbench: \(error.message)")
+      return ExitStatus.usage
+    }
+    let positional = reader.positional
+    guard positional.count >= 2, positional.count <= 3, ["ls", "clear"].contains(positional[0]) else {
+      Terminal.error("reqbench: \(usage)")
+      return ExitStatus.usage
+    }
+    let workspaceURL = URL(fileURLWithPath: positional[1])
+    let workspace: Workspace
+    do {
+      workspace = try Workspace.load(from: workspaceURL)
+    } catch {
+      Terminal.error(error.description)
+      return ExitStatus.usage
+    }
+    let target = positional.count == 3 ? positional[2] : nil
+    if let target, workspace.request(named: target) == nil {
+      Terminal.error(unknownTargetMessage(target, names: workspace.requests.map(\.name), file: positional[1]))
+      return ExitStatus.usage
+    }
+    let folder = StateFolder.cache(
+      in: StateFolder.url(forWorkspace: workspaceURL, override: stateDirectory.map { URL(fileURLWithPath: $0) }))
+    let cache = ResponseCache(folder: folder)
+    if positional[0] == "clear" {
+      let removed = cache.clear(name: target)
+      Terminal.error("removed \(removed) cached response\(removed == 1 ? "" : "s")")
+      return ExitStatus.success
+    }
+    let now = Date()
+    let entries = cache.list().filter { target == nil || $0.name == target }
+    if entries.isEmpty { Terminal.error("no cached responses in \(folder.relativePath)") }
+    for entry in entries {
+      let age = Formatting.milliseconds(now.timeIntervalSince(entry.createdAt) * 1000)
+      let left = entry.expiresAt.timeIntervalSince(now)
+      let freshness = left > 0 ? "fresh for " + Formatting.milliseconds(left * 1000) : "expired"
+      Output.standard.line(
+        "\(entry.name)  \(entry.status)  \(Formatting.bytes(entry.bytes))  \(age) old  \(freshness)  \(entry.url)")
+    }
+    return ExitStatus.success
+  }
+}
