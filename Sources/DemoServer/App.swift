@@ -4,6 +4,8 @@
 /// - any request: `?expect=ignore` never sends `100 Continue`; `?expect=reject` answers 417;
 /// - `/flaky?...&retry_after=S` adds `Retry-After: S` to the failures;
 /// - `/cookies` echoes the Cookie header, `/cookies/delete?name` expires cookies;
+/// - `/cache?key=&etag=&lm=&max_age=&no_store=1&vary=` counts hits and answers conditional
+///   requests with 304, for the response cache's tests;
 /// - the echo JSON also has `httpVersion`, and `bodyTruncated: true` when the body was larger than
 ///   the 16 MiB kept in memory (`bodyLength` and `bodySha256` always cover the whole body);
 /// - `/bytes`: `Last-Modified` moves one day per content version (so If-Range with the old date
@@ -39,6 +41,7 @@ final class App: Sendable {
     case "basic-auth" where rest.count == 2: return basicAuth(request, user: rest[0], password: rest[1])
     case "bearer" where rest.isEmpty: return bearer(request)
     case "flaky" where rest.isEmpty: return flaky(request, context)
+    case "cache" where rest.isEmpty: return cache(request, context)
     case "hits" where rest.isEmpty: return hits(request)
     case "log" where rest.isEmpty: return log(request)
     case "stats" where rest.isEmpty: return stats(request)

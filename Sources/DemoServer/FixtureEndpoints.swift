@@ -138,6 +138,35 @@ extension App {
     return response
   }
 
+  /// `/cache?key=K&etag=E&lm=DATE&max_age=S&no_store=1&vary=NAME`: a JSON body counting the hits
+  /// of K, with the validators and Cache-Control asked for; a matching `If-None-Match` or
+  /// `If-Modified-Since` gets `304 Not Modified`. For the response cache's tests.
+  func cache(_ request: Request, _ context: Context) -> Response {
+    var headers: [(String, String)] = []
+    let etag = request.queryValue("etag").map { "\"\($0)\"" }
+    let lastModified = request.queryValue("lm")
+    if let etag { headers.append(("ETag", etag)) }
+    if let lastModified { headers.append(("Last-Modified", lastModified)) }
+    if request.queryValue("no_store") == "1" {
+      headers.append(("Cache-Control", "no-store"))
+    } else if let maxAge = request.queryValue("max_age") {
+      headers.append(("Cache-Control", "max-age=\(maxAge)"))
+    }
+    if let vary = request.queryValue("vary") { headers.append(("Vary", vary)) }
+    let notModified =
+      (etag != nil && request.header("If-None-Match") == etag)
+      || (etag == nil && lastModified != nil && request.header("If-Modified-Since") == lastModified)
+    if notModified { return Response(status: 304, headers: headers, body: .none) }
+    var response = Response.json(
+      200,
+      .obj([
+        "hit": .int(context.hit), "key": .string(request.queryValue("key") ?? ""),
+        "vary": .string(request.queryValue("vary").flatMap { request.header($0) } ?? ""),
+      ]))
+    response.headers.append(contentsOf: headers)
+    return response
+  }
+
   func hits(_ request: Request) -> Response {
     guard let key = request.queryValue("key") else { return .error(400, "missing key") }
     return .json(200, .obj(["key": .string(key), "hits": .int(tracker.stats(key).hits)]))

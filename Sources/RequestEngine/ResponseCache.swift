@@ -215,7 +215,13 @@ public final class ResponseCache: @unchecked Sendable {
         ("bodyBytes", .number(entry.body.count)), ("bodySha256", .string(SHA256.hex(entry.body))),
       ])
       try CacheFile.write(Array((JSONSerializer.compact(.object(metadata)) + "\n").utf8), to: metadataURL(entry.key))
-      if let old, old != entry.generation { unlink(bodyURL(entry.key, old).path) }
+      if let old {
+        if old != entry.generation { unlink(bodyURL(entry.key, old).path) }
+      } else {
+        // The previous metadata was unreadable (damaged, or a write killed half-way): remove
+        // whatever bodies of this key are left, except the new one.
+        removeBodies(of: entry.key, except: entry.generation)
+      }
       trackStored(entry.key, bytes: entry.body.count)
       return true
     } catch {
@@ -260,15 +266,19 @@ public final class ResponseCache: @unchecked Sendable {
   private func remove(_ key: String) {
     if let generation = read(key, remember: false)?.generation { unlink(bodyURL(key, generation).path) }
     unlink(metadataURL(key).path)
-    // Bodies of any generation (a write killed half-way leaves one behind).
-    for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-    where name.hasPrefix(key + ".") && name.hasSuffix(".body") {
-      unlink(folder.appendingPathComponent(name).path)
-    }
+    removeBodies(of: key, except: nil)
     lock.withLock {
       if let entry = memory.removeValue(forKey: key) { memoryBytes -= entry.body.count }
       memoryOrder.removeAll { $0 == key }
       index?[key] = nil
+    }
+  }
+
+  /// Bodies of any generation of `key` (a write killed half-way leaves one behind).
+  private func removeBodies(of key: String, except keep: String?) {
+    for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+    where name.hasPrefix(key + ".") && name.hasSuffix(".body") && name != keep.map({ "\(key).\($0).body" }) {
+      unlink(folder.appendingPathComponent(name).path)
     }
   }
 

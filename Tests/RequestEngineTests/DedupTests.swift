@@ -1,0 +1,106 @@
+import Foundation
+import RequestEngine
+import TestSupport
+import Testing
+
+/// engine-acceptance.md: "Deduplication (XP semantics, made safe)".
+@Suite("De-duplication", .serialized)
+struct DedupTests {
+  // DD-1: five identical GETs: one request on the wire, five results, byte-identical bodies.
+  @Test func identicalGETsShareOneTransfer() throws {
+    let agent = Agent()
+    let recorder = EventRecorder(agent)
+    let key = uniqueKey()
+    let url = try fixture("/delay/0.3?key=\(key)")
+    let ids = (0..<5).map { _ in agent.send(Request(url: url)) }
+    #expect(recorder.waitForFinished(count: 5))
+    #expect(try hits(key) == 1)
+    let results = recorder.finished
+    #expect(Set(results.map(\.id)) == Set(ids))
+    #expect(results.allSatisfy { $0.state == .succeeded })
+    #expect(Set(results.map { $0.text }).count == 1)
+    #expect(results.filter(\.deduplicated).count == 4)
+  }
+
+  @Test func cancellingOneWaiterKeepsTheTransferForTheOthers() throws {
+    let agent = Agent()
+    let recorder = EventRecorder(agent)
+    let key = uniqueKey()
+    let url = try fixture("/delay/0.5?key=\(key)")
+    let ids = (0..<3).map { _ in agent.send(Request(url: url)) }
+    usleep(100_000)
+    agent.cancel(ids[0])  // the one whose transfer it is
+    agent.cancel(ids[2])
+    #expect(recorder.waitForFinished(count: 3))
+    let byID = Dictionary(uniqueKeysWithValues: recorder.finished.map { ($0.id, $0) })
+    #expect(byID[ids[0]]?.state == .cancelled)
+    #expect(byID[ids[2]]?.state == .cancelled)
+    #expect(byID[ids[1]]?.state == .succeeded)
+    #expect(try hits(key) == 1)
+    let log = try #require(try fixtureJSON("/log?key=\(key)").arrayValue)
+    #expect(log.first?["completed"] == true)
+  }
+
+  @Test func cancellingEveryWaiterAbortsOnTheWire() throws {
+    let agent = Agent()
+    let recorder = EventRecorder(agent)
+    let key = uniqueKey()
+    let url = try fixture("/delay/2?key=\(key)")
+    let ids = (0..<3).map { _ in agent.send(Request(url: url)) }
+    usleep(200_000)
+    for id in ids { agent.cancel(id) }
+    #expect(recorder.waitForFinished(count: 3, timeout: 1))
+    #expect(recorder.finished.allSatisfy { $0.state == .cancelled })
+    usleep(300_000)
+    let log = try #require(try fixtureJSON("/log?key=\(key)").arrayValue)
+    #expect(log.count == 1)
+    #expect(log.first?["completed"] == false)
+  }
+
+  // DD-2: a failure reaches every waiter once.
+  @Test func aFailureReachesEveryWaiter() throws {
+    let agent = Agent()
+    let recorder = EventRecorder(agent)
+    let key = uniqueKey()
+    for _ in 0..<3 { agent.send(Request(url: try fixture("/delay/0.2?key=\(key)"), validation: Validation(status: [201...201]))) }
+    #expect(recorder.waitForFinished(count: 3))
+    #expect(recorder.finished.allSatisfy { $0.state == .failed && $0.error?.kind == .status })
+    #expect(try hits(key) == 1)
+  }
+
+  // DD-3: POST is never merged; dedup can be turned off.
+  @Test func postsAndOptedOutRequestsAreNotMerged() throws {
+    let agent = Agent()
+    let recorder = EventRecorder(agent)
+    let key = uniqueKey()
+    for _ in 0..<3 { agent.send(Request(method: .POST, url: try fixture("/delay/0.2?key=\(key)"))) }
+    for _ in 0..<2 { agent.send(Request(url: try fixture("/delay/0.2?key=\(key)-off"), dedup: false)) }
+    #expect(recorder.waitForFinished(count: 5))
+    #expect(try hits(key) == 3)
+    #expect(try hits(key + "-off") == 2)
+  }
+
+  @Test func eachWaiterIsJudgedByItsOwnValidators() throws {
+    let agent = Agent()
+    let recorder = EventRecorder(agent)
+    let url = try fixture("/delay/0.2?key=\(uniqueKey())")
+    let plain = agent.send(Request(url: url))
+    let strict = agent.send(Request(url: url, validation: Validation(json: try JSONShape(["method": "number"]))))
+    #expect(recorder.waitForFinished(count: 2))
+    let byID = Dictionary(uniqueKeysWithValues: recorder.finished.map { ($0.id, $0) })
+    #expect(byID[plain]?.state == .succeeded)
+    #expect(byID[strict]?.state == .failed)
+    #expect(byID[strict]?.error?.message == "$.method: expected number, got string")
+  }
+
+  @Test func differentHeadersAreDifferentRequests() throws {
+    let agent = Agent()
+    let recorder = EventRecorder(agent)
+    let key = uniqueKey()
+    let url = try fixture("/delay/0.2?key=\(key)")
+    agent.send(Request(url: url, headers: ["Accept-Language": "en"]))
+    agent.send(Request(url: url, headers: ["Accept-Language": "fr"]))
+    #expect(recorder.waitForFinished(count: 2))
+    #expect(try hits(key) == 2)
+  }
+}
