@@ -35,7 +35,7 @@ let package = Package(
       dependencies: ["RequestEngine", "Workspace", "DemoServer", "Workbench", "TerminalUI", "CNcurses"]
     ),
     // Test helpers: where the real servers are, and helpers to reach them.
-    .target(name: "TestSupport", path: "Tests/TestSupport"),
+    .target(name: "TestSupport", dependencies: ["RequestEngine"], path: "Tests/TestSupport"),
     .testTarget(name: "RequestEngineTests", dependencies: ["RequestEngine", "TestSupport"]),
     .testTarget(name: "WorkspaceTests", dependencies: ["Workspace", "TestSupport"]),
     .testTarget(name: "DemoServerTests", dependencies: ["DemoServer", "Digest", "TestSupport"]),

@@ -32,6 +32,15 @@ public struct ExchangeRow: Sendable {
   public var result: ExchangeResult?
 
   public var bytes: Int { result?.response?.body.count ?? Int(progress.downloaded) }
+
+  /// `cache` for a response served from the cache, `dedup` for one shared with an identical
+  /// request in flight.
+  public var badges: [String] {
+    var badges: [String] = []
+    if result?.fromCache == true { badges.append(result?.cache?.stale == true ? "stale" : "cache") }
+    if result?.deduplicated == true { badges.append("dedup") }
+    return badges
+  }
 }
 
 /// What the response viewer shows and how.

@@ -8,7 +8,7 @@ public struct EditorField: Sendable, Equatable {
     case method, url
     case query(Int), addQuery
     case header(Int), addHeader
-    case body, auth, timeout, deadline, priority, status, json
+    case body, auth, timeout, deadline, priority, status, json, cache, dedup
   }
 
   public var kind: Kind
@@ -48,7 +48,19 @@ extension RequestTemplate {
     fields.append(EditorField(kind: .status, label: "Status", value: validation.statusDescription))
     fields.append(
       EditorField(kind: .json, label: "JSON shape", value: validation.json.map(Self.shapeText) ?? ""))
+    fields.append(EditorField(kind: .cache, label: "Cache", value: cache.map(Self.cacheText) ?? ""))
+    fields.append(EditorField(kind: .dedup, label: "Dedup", value: dedup ? "on" : "off"))
     return fields
+  }
+
+  /// `300 s cacheThenNetwork revalidate v2`: seconds, then the mode and flags that differ from
+  /// the defaults.
+  static func cacheText(_ policy: CachePolicy) -> String {
+    var parts = [seconds(policy.seconds) + " s"]
+    if policy.mode != .cacheElseNetwork { parts.append(policy.mode.rawValue) }
+    if policy.revalidate { parts.append("revalidate") }
+    if policy.version != 0 { parts.append("v\(policy.version)") }
+    return parts.joined(separator: " ")
   }
 
   var bodySummary: String {
@@ -186,6 +198,40 @@ extension RequestTemplate {
       }
       guard !ranges.isEmpty else { throw EditError(message: "write statuses as 200-299 or 200-299, 418") }
       copy.validation.status = ranges
+    case .cache:
+      if trimmed.isEmpty {
+        copy.cache = nil
+      } else {
+        var words = trimmed.split(separator: " ").map(String.init)
+        guard let first = words.first, let seconds = Double(first), seconds >= 0 else {
+          throw EditError(message: "write the cache as SECONDS [mode] [revalidate] [vN], e.g. 300 s cacheThenNetwork")
+        }
+        words.removeFirst()
+        var policy = copy.cache ?? CachePolicy(seconds: seconds)
+        policy.seconds = seconds
+        policy.mode = .cacheElseNetwork
+        policy.revalidate = false
+        for word in words where word != "s" {
+          if let mode = CachePolicy.Mode(rawValue: word) {
+            policy.mode = mode
+          } else if word == "revalidate" {
+            policy.revalidate = true
+          } else if word.hasPrefix("v"), let version = Int(word.dropFirst()) {
+            policy.version = version
+          } else {
+            throw EditError(
+              message: "\"\(word)\" is not a cache mode; use "
+                + CachePolicy.Mode.allCases.map(\.rawValue).joined(separator: ", ") + ", revalidate or vN")
+          }
+        }
+        copy.cache = policy
+      }
+    case .dedup:
+      switch trimmed.lowercased() {
+      case "on", "true", "yes": copy.dedup = true
+      case "off", "false", "no": copy.dedup = false
+      default: throw EditError(message: "dedup is on or off")
+      }
     case .json:
       if trimmed.isEmpty {
         copy.validation.json = nil

@@ -24,6 +24,16 @@ public enum Formatting {
     return (value < 0 && scaled != 0 ? "-" : "") + "\(whole)" + (places > 0 ? "." + fraction : "")
   }
 
+  /// `42 s`, `3 min`, `2 h`, `5 d`.
+  public static func age(_ seconds: Double) -> String {
+    switch seconds {
+    case ..<60: return "\(Int(seconds)) s"
+    case ..<3600: return "\(Int(seconds / 60)) min"
+    case ..<86_400: return "\(Int(seconds / 3600)) h"
+    default: return "\(Int(seconds / 86_400)) d"
+    }
+  }
+
   /// `200 OK`.
   public static func status(_ code: Int?) -> String {
     guard let code else { return "no status" }

@@ -265,6 +265,8 @@ extension AppState {
     switch key {
     case .enter, .char("s"), .char("r"):
       return sendSelected()
+    case .char("S"):
+      return sendSelected(ignoringCache: true)
     case .char("c"):
       guard let name = selectedRequest?.name else { return [] }
       let running = exchanges.filter { $0.name == name && !$0.state.isTerminal }
@@ -302,15 +304,20 @@ extension AppState {
     editorField = min(editorField, max(0, (selectedRequest?.editorFields.count ?? 1) - 1))
   }
 
-  mutating func sendSelected() -> [Command] {
+  mutating func sendSelected(ignoringCache: Bool = false) -> [Command] {
     guard let prepared = preparedSelection() else {
       message = StatusMessage("no request selected; add requests to \(workspaceFile)", isError: true)
       return []
     }
     switch prepared {
-    case .success(let request):
+    case .success(var request):
       following = request.name
-      message = StatusMessage("sent \(request.name)")
+      if ignoringCache, request.cache != nil {
+        request.cache?.mode = .networkOnly  // the network, and the cached response refreshed
+        message = StatusMessage("sent \(request.name), ignoring the cache")
+      } else {
+        message = StatusMessage("sent \(request.name)")
+      }
       return [.send(request)]
     case .failure(let error):
       message = StatusMessage(error.description, isError: true)
@@ -337,6 +344,8 @@ extension AppState {
       return []
     }
     switch key {
+    case .char("S"):
+      return sendSelected(ignoringCache: true)
     case .char("e"), .enter:
       guard fields.indices.contains(editorField) else { return [] }
       let field = fields[editorField]

@@ -220,6 +220,9 @@ struct Painter {
         x += buffer.put(
           "  \(Formatting.bytes(response.body.count))  \(Formatting.milliseconds(duration))  \(response.httpVersion)",
           x: x, y: area.y, style: theme.dim)
+        if let cache = row.result?.cache, row.result?.fromCache == true {
+          x += buffer.put("  " + Painter.cacheText(cache), x: x, y: area.y, style: theme.badge)
+        }
       }
       if let error = row.result?.error {
         x += buffer.put((response == nil ? "" : "  ") + glyph(row.state) + " " + error.message, x: x, y: area.y,
@@ -244,6 +247,15 @@ struct Painter {
     case .headers: headers(&buffer, content, response)
     case .timing: timing(&buffer, content, row)
     }
+  }
+
+  /// `from cache, 42 s old` (`stale`, `revalidated` when so).
+  static func cacheText(_ cache: CacheOutcome) -> String {
+    var text = "from cache"
+    if let age = cache.ageSeconds { text += ", " + Formatting.age(age) + " old" }
+    if cache.stale { text += ", stale (the network failed)" }
+    if cache.revalidated { text += ", revalidated" }
+    return text
   }
 
   /// `2026-11-30 10:13:20` in UTC: history dates (the view has no clock or time zone to ask).
@@ -403,6 +415,11 @@ struct Painter {
       var x = c.name
       x += buffer.put(TextWidth.pad(row.method.rawValue, to: 7), x: x, y: y, style: theme.method(row.method))
       x += buffer.put(row.name, x: x, y: y, maxWidth: max(1, c.size - x - 1))
+      // Badges: served from the cache, merged with an identical request in flight.
+      for badge in row.badges where x + TextWidth.of(badge) + 3 < c.size {
+        x += 1
+        x += buffer.put(" " + badge + " ", x: x, y: y, style: theme.badge)
+      }
       if let error = row.result?.error, row.state == .failed, x + 2 < c.size - 1 {
         buffer.put(error.message, x: x + 2, y: y, style: theme.dim, maxWidth: c.size - x - 3)
       }
@@ -464,7 +481,7 @@ struct Painter {
   var hintText: String {
     if state.editing != nil { return "Enter keeps · Esc cancels" }
     switch state.focus {
-    case .requests: return "Enter send · / filter · c cancel · E body · Tab pane · ? help · q quit"
+    case .requests: return "Enter send · S no cache · / filter · c cancel · E body · ? help · q quit"
     case .editor: return "e edit field · E body in $EDITOR · s send · Ctrl-S save · ? help"
     case .response: return "/ search · n/N next · | jq · w write · W wrap · ←/→ tabs · [ ] history · ? help"
     case .queue: return "c cancel · r re-send · C cancel all · Enter view · ? help"
@@ -475,6 +492,7 @@ struct Painter {
     ("Tab / Shift-Tab, 1–4", "move between panes"),
     ("↑ ↓ j k, PgUp PgDn, g G", "move, page, first, last"),
     ("Enter or s", "send the selected request"),
+    ("S", "send it ignoring the cache (and refresh the cached response)"),
     ("c", "cancel the selected exchange (in the list: its running ones)"),
     ("C", "cancel everything"),
     ("r", "re-send a failed or cancelled request"),

@@ -213,3 +213,69 @@ struct RunCommandTests {
     #expect(summary["cancelled"]?.intValue == 2)
   }
 }
+
+@Suite("reqbench run: cache")
+struct RunCacheTests {
+  func workspace(_ requests: String) throws -> String {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-" + uniqueKey())
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    let path = dir.appendingPathComponent("c.json").path
+    try """
+      {"version": 1, "baseURL": "\(try TestServer.fixture.baseURL)", "requests": [\(requests)]}
+      """.write(toFile: path, atomically: true, encoding: .utf8)
+    return path
+  }
+
+  func summary(_ result: ProcessResult) throws -> JSONValue {
+    try JSONParser.parse(String(try #require(result.stdout.split(separator: "\n").last)))
+  }
+
+  @Test func aSecondRunIsServedFromTheStateFolderCache() throws {
+    let key = uniqueKey()
+    let ws = try workspace(#"{"name": "c", "url": "/cache?key=\#(key)", "cache": {"seconds": 60}}"#)
+    let first = try summary(try runProcess(try reqbenchBinary, ["run", ws, "c", "--json"]))
+    let firstResult = first["results"]?.arrayValue?.first
+    #expect(firstResult?["fromCache"] == false)
+    #expect(firstResult?["cache"]?["hit"] == false)
+    #expect(firstResult?["cache"]?["reason"] == "absent")
+    let second = try summary(try runProcess(try reqbenchBinary, ["run", ws, "c", "--json"]))
+    let result = second["results"]?.arrayValue?.first
+    #expect(result?["fromCache"] == true)
+    #expect(result?["cache"]?["hit"] == true)
+    #expect(result?["cache"]?["reason"] == "fresh")
+    #expect(result?["cache"]?["ageSeconds"]?.doubleValue != nil)
+    #expect(try hits(key) == 1)
+    let folder = URL(fileURLWithPath: ws).deletingLastPathComponent().appendingPathComponent(".reqbench/c/cache")
+    #expect(FileManager.default.fileExists(atPath: folder.path))
+
+    let list = try runProcess(try reqbenchBinary, ["cache", "ls", ws])
+    #expect(list.stdout.hasPrefix("c  200  "))
+    let clear = try runProcess(try reqbenchBinary, ["cache", "clear", ws, "c"])
+    #expect(clear.stderr.contains("removed 1 cached response"))
+    let third = try summary(try runProcess(try reqbenchBinary, ["run", ws, "c", "--json"]))
+    #expect(third["results"]?.arrayValue?.first?["fromCache"] == false)
+  }
+
+  @Test func cacheThenNetworkEmitsAFinishedEventPerDelivery() throws {
+    let key = uniqueKey()
+    let ws = try workspace(
+      #"{"name": "c", "url": "/cache?key=\#(key)", "cache": {"seconds": 60, "mode": "cacheThenNetwork"}}"#)
+    _ = try runProcess(try reqbenchBinary, ["run", ws, "c", "--json"])
+    let result = try runProcess(try reqbenchBinary, ["run", ws, "c", "--json"])
+    let finished = try result.stdout.split(separator: "\n").map { try JSONParser.parse(String($0)) }
+      .filter { $0["event"] == "finished" }
+    #expect(finished.map { $0["fromCache"] } == [true, false])
+    #expect(try summary(result)["results"]?.arrayValue?.first?["fromCache"] == false)
+    #expect(try hits(key) == 2)
+  }
+
+  @Test func cacheUsageErrors() throws {
+    let ws = try workspace(#"{"name": "c", "url": "/x"}"#)
+    #expect(try runProcess(try reqbenchBinary, ["cache", "ls", ws, "nope"]).status == 2)
+    #expect(try runProcess(try reqbenchBinary, ["cache", "frob", ws]).status == 2)
+    let bad = try workspace(#"{"name": "c", "url": "/x", "cache": {"seconds": 60, "mode": "sometimes"}}"#)
+    let result = try runProcess(try reqbenchBinary, ["run", bad, "c"])
+    #expect(result.status == 2)
+    #expect(result.stderr.contains("unknown mode \"sometimes\""))
+  }
+}

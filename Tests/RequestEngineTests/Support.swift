@@ -54,19 +54,6 @@ func fixture(_ path: String) throws -> String { try TestServer.fixture.url(path)
 func httpbin(_ path: String) throws -> String { try TestServer.httpbin.url(path) }
 func nginx(_ path: String) throws -> String { try TestServer.nginx.url(path) }
 
-/// GETs a fixture JSON endpoint (hits, stats, log) through a plain agent.
-func fixtureJSON(_ path: String) throws -> JSONValue {
-  let agent = Agent()
-  defer { agent.shutdown() }
-  let result = agent.sendAndWait(Request(url: try fixture(path)))
-  let body = try #require(result.response?.body).bytes()
-  return try JSONParser.parse(body)
-}
-
-func hits(_ key: String) throws -> Int {
-  try #require(try fixtureJSON("/hits?key=\(key)")["hits"]?.intValue)
-}
-
 extension ExchangeResult {
   /// The body parsed as JSON (fails the test when it is not).
   func json() throws -> JSONValue {

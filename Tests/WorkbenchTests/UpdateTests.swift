@@ -1,5 +1,6 @@
 import Foundation
 import RequestEngine
+import TerminalUI
 import Testing
 import Workbench
 import Workspace
@@ -314,5 +315,50 @@ struct BodyDocumentTests {
     #expect(binary.kind == .binary)
     #expect(binary.line(0).hasPrefix("00000000  00 01 02 41 ff"))
     #expect(binary.line(0).hasSuffix("|...A.|"))
+  }
+}
+
+@Suite("update: cache and dedup")
+struct CacheViewTests {
+  @Test func capitalSSendsIgnoringTheCache() throws {
+    var state = try demoState()
+    let cached = try #require(state.visibleRequests.firstIndex { $0.name == "users/list-cached" })
+    for _ in 0..<cached { send(&state, .key(.down)) }
+    guard case .send(let request)? = keys(&state, "S").first else {
+      Issue.record("expected a send")
+      return
+    }
+    #expect(request.cache?.mode == .networkOnly)
+    #expect(state.message?.text == "sent users/list-cached, ignoring the cache")
+    guard case .send(let normal)? = keys(&state, "s").first else { return }
+    #expect(normal.cache?.mode == .cacheThenNetwork)
+  }
+
+  @Test func badgesAndTheCacheLine() throws {
+    var state = try demoState(width: 160, height: 45)
+    let request = Request(name: "users/list", url: "http://127.0.0.1:8080/users", cache: CachePolicy(seconds: 60))
+    send(&state, .key(.enter))
+    var events = Scenario.exchange(id: 1, request: request, body: "[]", duration: 0.001)
+    if case .agent(.finished(var result)) = events[3] {
+      result.fromCache = true
+      result.cache = CacheOutcome(hit: true, reason: .fresh, ageSeconds: 42)
+      events[3] = .agent(.finished(result))
+    }
+    for msg in events { send(&state, msg) }
+    #expect(state.exchanges[0].badges == ["cache"])
+    try assertSnapshot(state, "cache-160x45")
+    var buffer = ScreenBuffer(width: 160, height: 45)
+    view(state, into: &buffer)
+    #expect(buffer.text.contains("from cache, 42 s old"))
+  }
+
+  @Test func cacheFieldEditsInPlace() throws {
+    var template = RequestTemplate(name: "r", url: "/x")
+    template = try template.applying("300 cacheThenNetwork revalidate v2", to: .cache)
+    #expect(template.cache == CachePolicy(seconds: 300, version: 2, mode: .cacheThenNetwork, revalidate: true))
+    #expect(template.editorFields.first { $0.kind == .cache }?.value == "300 s cacheThenNetwork revalidate v2")
+    #expect(try template.applying("", to: .cache).cache == nil)
+    #expect(throws: EditError.self) { try template.applying("300 sometimes", to: .cache) }
+    #expect(try template.applying("off", to: .dedup).dedup == false)
   }
 }
