@@ -67,6 +67,7 @@ public final class ResponseCache: @unchecked Sendable {
   private var memoryBytes = 0
   private let memoryLimit: Int
   private var index: [String: (bytes: Int, used: Date)]?
+  private var folderExists = false
 
   public init(
     folder: URL, sizeLimit: Int = 256 << 20, memoryLimit: Int = 32 << 20,
@@ -199,8 +200,12 @@ public final class ResponseCache: @unchecked Sendable {
 
   private func write(_ entry: Entry, inputs: String) -> Bool {
     do {
-      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-      let old = read(entry.key, remember: false)?.generation
+      if !folderExists {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        folderExists = true
+      }
+      let hadMetadata = exists(entry.key)
+      let old = hadMetadata ? read(entry.key, remember: false)?.generation : nil
       try CacheFile.write(entry.body, to: bodyURL(entry.key, entry.generation))
       let metadata = JSONObject([
         ("format", 1), ("key", .string(entry.key)), ("name", .string(entry.name)),
@@ -217,7 +222,7 @@ public final class ResponseCache: @unchecked Sendable {
       try CacheFile.write(Array((JSONSerializer.compact(.object(metadata)) + "\n").utf8), to: metadataURL(entry.key))
       if let old {
         if old != entry.generation { unlink(bodyURL(entry.key, old).path) }
-      } else {
+      } else if hadMetadata {
         // The previous metadata was unreadable (damaged, or a write killed half-way): remove
         // whatever bodies of this key are left, except the new one.
         removeBodies(of: entry.key, except: entry.generation)
@@ -339,15 +344,28 @@ public final class ResponseCache: @unchecked Sendable {
 
 /// Cache files: atomic by rename, without fsync (a cache is always rebuildable).
 enum CacheFile {
+  struct WriteError: Error {}
+
   static func write(_ bytes: [UInt8], to url: URL) throws {
-    let temporary = url.deletingLastPathComponent()
-      .appendingPathComponent(".\(url.lastPathComponent).tmp-\(String(UInt64.random(in: .min ... .max), radix: 16))")
-    guard FileManager.default.createFile(atPath: temporary.path, contents: Data(bytes)) else {
-      throw CocoaError(.fileWriteUnknown)
+    let temporary = url.deletingLastPathComponent().path
+      + "/.\(url.lastPathComponent).tmp-\(String(UInt64.random(in: .min ... .max), radix: 16))"
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    guard fd >= 0 else { throw WriteError() }
+    var offset = 0
+    while offset < bytes.count {
+      let written = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+      if written < 0 {
+        if errno == EINTR { continue }
+        close(fd)
+        unlink(temporary)
+        throw WriteError()
+      }
+      offset += written
     }
-    if rename(temporary.path, url.path) != 0 {
-      unlink(temporary.path)
-      throw CocoaError(.fileWriteUnknown)
+    close(fd)
+    if rename(temporary, url.path) != 0 {
+      unlink(temporary)
+      throw WriteError()
     }
   }
 }

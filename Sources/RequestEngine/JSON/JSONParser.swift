@@ -45,6 +45,9 @@ public struct JSONParser {
   private var index = 0
   private var line = 1
   private var lineStart = 0
+  private var columnLineStart = -1
+  private var columnIndex = 0
+  private var column = 1
   private let recordLocations: Bool
   private var locations: [JSONPath: SourceLocation] = [:]
   private let maxDepth = 512
@@ -114,12 +117,12 @@ public struct JSONParser {
         if peek == UInt8(ascii: "}") { throw error("trailing comma before '}'") }
         throw error("unexpected \(describeCurrent()); expected a key in double quotes")
       }
-      let keyLocation = currentLocation
+      let keyStart = index
       let key = try parseString()
       if object[key] != nil {
-        throw JSONSyntaxError(
-          message: "duplicate key \(JSONSerializer.quote(key))", location: keyLocation,
-          offset: index)
+        // Locations cost a scan of the line, so they are worked out only for an error.
+        index = keyStart
+        throw error("duplicate key \(JSONSerializer.quote(key))")
       }
       skipWhitespace()
       guard peek == UInt8(ascii: ":") else {
@@ -286,17 +289,23 @@ public struct JSONParser {
     }
   }
 
-  /// Columns count characters (UTF-8 continuation bytes are not counted).
+  /// Columns count characters (UTF-8 continuation bytes are not counted). Counted on from the
+  /// last location asked for on the same line, so a long one-line file stays linear.
   private var currentLocation: SourceLocation {
-    let upto = min(index, bytes.count)
-    var column = 1
-    var i = lineStart
-    while i < upto {
-      if bytes[i] & 0xC0 != 0x80 { column += 1 }
-      i += 1
+    mutating get {
+      let upto = min(index, bytes.count)
+      if columnLineStart != lineStart || columnIndex > upto {
+        columnLineStart = lineStart
+        columnIndex = lineStart
+        column = 1
+      }
+      while columnIndex < upto {
+        if bytes[columnIndex] & 0xC0 != 0x80 { column += 1 }
+        columnIndex += 1
+      }
+      // Strings may contain no raw newlines, so lineStart stays correct inside values.
+      return SourceLocation(line: line, column: column)
     }
-    // Strings may contain no raw newlines, so lineStart stays correct inside values.
-    return SourceLocation(line: line, column: column)
   }
 
   private func describeByte(_ byte: UInt8) -> String {
@@ -310,7 +319,7 @@ public struct JSONParser {
     return "byte \(describeByte(byte))"
   }
 
-  private func error(_ message: String) -> JSONSyntaxError {
+  private mutating func error(_ message: String) -> JSONSyntaxError {
     JSONSyntaxError(message: message, location: currentLocation, offset: index)
   }
 }
