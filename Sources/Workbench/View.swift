@@ -21,7 +21,7 @@ public func view(_ state: AppState, into buffer: inout ScreenBuffer) {
     }
     return
   }
-  var painter = Painter(state: state, theme: theme, layout: layout)
+  let painter = Painter(state: state, theme: theme, layout: layout)
   painter.requests(&buffer)
   painter.editor(&buffer)
   painter.response(&buffer)

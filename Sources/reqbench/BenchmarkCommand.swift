@@ -91,6 +91,7 @@ enum BenchmarkCommand {
       let t0 = nanoseconds()
       view(state, into: &buffer)
       let runs = buffer.changes(since: previous)
+      // As the curses backend keeps its last frame: the next `view` pays for the copy-on-write.
       previous = buffer
       let t1 = nanoseconds()
       if frame >= warmup {
