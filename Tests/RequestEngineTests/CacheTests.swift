@@ -151,10 +151,17 @@ struct CacheTests {
     let agent = agent()
     let recorder = EventRecorder(agent)
     let key = uniqueKey()
-    let second = ResultBoxForTest()
+    let second = LockedBox<ExchangeResult?>(nil)
+    let done = DispatchSemaphore(value: 0)
     let req = try request("/cache?key=\(key)", CachePolicy(seconds: 60))
-    agent.send(req) { _ in agent.send(req) { second.put($0) } }
-    let result = second.wait()
+    agent.send(req) { _ in
+      agent.send(req) { result in
+        second.set(result)
+        done.signal()
+      }
+    }
+    done.wait()
+    let result = try #require(second.get())
     #expect(result.fromCache)
     let kinds = recorder.all.filter { $0.exchangeID == result.id }.map { "\($0)".prefix(while: { $0 != "(" }) }
     #expect(kinds == ["queued", "started", "headers", "finished"])
@@ -228,23 +235,5 @@ struct CacheTests {
     #expect(cache.clear(name: "a") == 1)
     #expect(cache.list().map(\.name) == ["b"])
     #expect(cache.clear() == 1)
-  }
-}
-
-/// A one-shot slot a test thread waits on.
-final class ResultBoxForTest: @unchecked Sendable {
-  private let condition = NSCondition()
-  private var value: ExchangeResult?
-  func put(_ result: ExchangeResult) {
-    condition.lock()
-    value = result
-    condition.signal()
-    condition.unlock()
-  }
-  func wait() -> ExchangeResult {
-    condition.lock()
-    defer { condition.unlock() }
-    while value == nil { condition.wait() }
-    return value!
   }
 }
