@@ -104,6 +104,9 @@ public struct Request: Sendable, Equatable {
   public var insecure: Bool
   /// Exchanges sent with the same group can be cancelled together.
   public var group: String?
+  /// Labels that travel with the request into its events and result, for whoever sent it
+  /// (batches and chains put their name and the step there). The engine ignores them.
+  public var tags: [String: String] = [:]
   /// The response cache policy; nil for none.
   public var cache: CachePolicy?
   /// Join an identical idempotent request already in flight instead of sending another.

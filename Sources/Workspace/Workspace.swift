@@ -35,6 +35,10 @@ public struct Workspace: Sendable, Equatable {
   public var environments: [Environment]
   /// In file order; names are unique.
   public var requests: [RequestTemplate]
+  /// Batches and chains (`batches`, `chains`); their names are unique among requests too.
+  /// (Read only: a save writes them back as they were in the file.)
+  public var batches: [Batch] = []
+  public var chains: [Chain] = []
 
   /// The JSON object the workspace was read from (see `json`).
   var source: JSONObject

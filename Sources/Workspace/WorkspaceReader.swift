@@ -270,8 +270,130 @@ struct WorkspaceReader {
       if let value = present("requests"), let requests = r.requests(value, at("requests")) {
         workspace.requests = requests
       }
+      if let value = present("chains"), let chains = r.chains(value, at("chains"), workspace.requests) {
+        workspace.chains = chains
+      }
+      if let value = present("batches"),
+        let batches = r.batches(value, at("batches"), workspace.requests, workspace.chains)
+      {
+        workspace.batches = batches
+      }
     }
     return ok ? workspace : nil
+  }
+
+  // MARK: - Batches and chains
+
+  /// A name not taken by a request or an earlier batch or chain.
+  private mutating func flowName(_ object: JSONObject, _ path: JSONPath, taken: Set<String>) -> String? {
+    guard let value = object["name"] else {
+      fail(path, "missing \"name\"")
+      return nil
+    }
+    guard let name = nonEmptyString(value, path.appending("name")) else { return nil }
+    if taken.contains(name) {
+      fail(path.appending("name"), "\(JSONSerializer.quote(name)) is already the name of a request, batch or chain")
+      return nil
+    }
+    return name
+  }
+
+  mutating func chains(_ value: JSONValue, _ path: JSONPath, _ requests: [RequestTemplate]) -> [Chain]? {
+    guard let items = array(value, path) else { return nil }
+    let requestNames = Set(requests.map(\.name))
+    var taken = requestNames
+    var chains: [Chain] = []
+    let ok = clean { r in
+      for (i, item) in items.enumerated() {
+        let at = path.appending(i)
+        guard let object = r.object(item, at), let name = r.flowName(object, at, taken: taken) else { continue }
+        taken.insert(name)
+        guard let stepsValue = object["steps"] else {
+          r.fail(at, "missing \"steps\": the requests of the chain, in order")
+          continue
+        }
+        guard let stepItems = r.array(stepsValue, at.appending("steps")) else { continue }
+        var steps: [ChainStep] = []
+        for (k, stepValue) in stepItems.enumerated() {
+          let stepPath = at.appending("steps").appending(k)
+          guard let step = r.object(stepValue, stepPath) else { continue }
+          guard let requestValue = step["request"], let request = r.nonEmptyString(requestValue, stepPath.appending("request")) else {
+            if step["request"] == nil { r.fail(stepPath, "missing \"request\": the name of a request") }
+            continue
+          }
+          if !requestNames.contains(request) {
+            r.fail(stepPath.appending("request"), "no request named \(JSONSerializer.quote(request))")
+          }
+          var captures: [(String, Capture)] = []
+          if let captureValue = step["capture"], let capture = r.object(captureValue, stepPath.appending("capture")) {
+            for member in capture.members {
+              if let text = r.nonEmptyString(member.value, stepPath.appending("capture").appending(member.key)) {
+                captures.append((member.key, Capture(text)))
+              }
+            }
+          }
+          var vars: [(String, String)] = []
+          if let varsValue = step["vars"], let object = r.object(varsValue, stepPath.appending("vars")) {
+            for member in object.members {
+              if let text = r.variableValue(member.value, stepPath.appending("vars").appending(member.key)),
+                r.checkTemplate(text, stepPath.appending("vars").appending(member.key))
+              {
+                vars.append((member.key, text))
+              }
+            }
+          }
+          for key in step.keys where !["request", "capture", "vars"].contains(key) {
+            r.fail(stepPath.appending(key), "unknown step setting; a step has request, capture and vars")
+          }
+          steps.append(ChainStep(request: request, capture: captures, vars: vars))
+        }
+        chains.append(Chain(name: name, steps: steps))
+      }
+    }
+    return ok ? chains : nil
+  }
+
+  mutating func batches(
+    _ value: JSONValue, _ path: JSONPath, _ requests: [RequestTemplate], _ chains: [Chain]
+  ) -> [Batch]? {
+    guard let items = array(value, path) else { return nil }
+    let members = Set(requests.map(\.name)).union(chains.map(\.name))
+    var taken = members
+    var batches: [Batch] = []
+    let ok = clean { r in
+      for (i, item) in items.enumerated() {
+        let at = path.appending(i)
+        guard let object = r.object(item, at), let name = r.flowName(object, at, taken: taken) else { continue }
+        taken.insert(name)
+        var batch = Batch(name: name, members: [])
+        if let value = object["members"], let list = r.array(value, at.appending("members")) {
+          for (k, item) in list.enumerated() {
+            guard let member = r.nonEmptyString(item, at.appending("members").appending(k)) else { continue }
+            if members.contains(member) {
+              batch.members.append(member)
+            } else {
+              r.fail(
+                at.appending("members").appending(k),
+                "no request or chain named \(JSONSerializer.quote(member)) (batches hold requests and chains)")
+            }
+          }
+        } else if object["members"] == nil {
+          r.fail(at, "missing \"members\": the requests and chains to send together")
+        }
+        if let value = object["policy"], let text = r.string(value, at.appending("policy")) {
+          if let policy = Batch.Policy(rawValue: text) {
+            batch.policy = policy
+          } else {
+            r.fail(at.appending("policy"), "unknown policy \(JSONSerializer.quote(text)); use failFast or allSettled")
+          }
+        }
+        if let value = object["concurrency"], let n = r.int(value, at.appending("concurrency"), atLeast: 1) {
+          batch.concurrency = n
+        }
+        batches.append(batch)
+      }
+    }
+    return ok ? batches : nil
   }
 
   mutating func defaults(_ value: JSONValue, _ path: JSONPath) -> RequestDefaults? {

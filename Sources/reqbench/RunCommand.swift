@@ -24,6 +24,10 @@ struct RunCommand {
     } else {
       var found: [RequestTemplate] = []
       for name in options.targets {
+        if workspace.batch(named: name) != nil || workspace.chain(named: name) != nil {
+          // Batches and chains run through the flow runner (with any requests named beside them).
+          return FlowCommand(options: options, workspace: workspace, workspaceURL: workspaceURL, secrets: secrets).execute()
+        }
         if let template = workspace.request(named: name) {
           found.append(template)
         } else if name.hasSuffix("/"), case let folder = workspace.requests.filter({ $0.name.hasPrefix(name) }),
@@ -31,7 +35,7 @@ struct RunCommand {
         {
           found.append(contentsOf: folder)  // a folder: every request in it, in file order
         } else {
-          Terminal.error(unknownTargetMessage(name, names: workspace.requests.map(\.name), file: options.workspace))
+          Terminal.error(unknownTargetMessage(name, names: workspace.targetNames, file: options.workspace))
           return ExitStatus.usage
         }
       }
@@ -50,9 +54,9 @@ struct RunCommand {
     let agent = Agent(configuration: configuration)
     defer { agent.shutdown() }
 
-    let interrupted = LockedFlag()
+    let interrupted = Locked(false)
     let interruptSource = Signals.onInterrupt {
-      interrupted.set()
+      interrupted.set(true)
       agent.cancelAll()
     }
     defer { interruptSource.cancel() }
@@ -68,9 +72,9 @@ struct RunCommand {
 
     // Every finished exchange goes to the workspace's history, written on a background queue.
     let history: HistoryStore? = options.history ? HistoryStore(folder: StateFolder.history(in: stateFolder)) : nil
-    let historyWarning = LockedFlag()
+    let historyWarning = Locked(false)
 
-    let events = EventQueue()
+    let events = BlockingQueue<AgentEvent>()
     let wantsProgress = reporter.wantsProgress
     agent.subscribe { event in
       switch event {
@@ -108,8 +112,8 @@ struct RunCommand {
         if case .finished(let exchange) = event {
           let result = RunResult(name: name, exchange: exchange)
           history?.recordInBackground(exchange, name: name) { error in
-            if !historyWarning.isSet {
-              historyWarning.set()
+            if !historyWarning.get() {
+              historyWarning.set(true)
               Terminal.error("reqbench: warning: history not recorded: \(error.description)")
             }
           }
@@ -126,7 +130,7 @@ struct RunCommand {
     let ordered = results.compactMap { $0 }
     reporter.summary(ordered)
     Output.standard.flush()
-    if interrupted.isSet { return ExitStatus.interrupted }
+    if interrupted.get() { return ExitStatus.interrupted }
     if ordered.contains(where: { $0.error?.kind == "usage" }) { return ExitStatus.usage }
     return ordered.allSatisfy { $0.state == .succeeded } ? ExitStatus.success : ExitStatus.failure
   }
@@ -172,42 +176,6 @@ struct RunError {
   var kind: String
   var message: String
   var path: String?
-}
-
-/// A blocking queue of agent events, filled on the engine thread, drained by the main thread in
-/// batches (one wake-up per batch, not per event).
-final class EventQueue: @unchecked Sendable {
-  private let condition = NSCondition()
-  private var events: [AgentEvent] = []
-  private var waiting = false
-
-  func push(_ event: AgentEvent) {
-    condition.lock()
-    events.append(event)
-    if waiting { condition.signal() }
-    condition.unlock()
-  }
-
-  /// Every event queued so far, waiting for at least one.
-  func popAll() -> [AgentEvent] {
-    condition.lock()
-    defer { condition.unlock() }
-    while events.isEmpty {
-      waiting = true
-      condition.wait()
-      waiting = false
-    }
-    let taken = events
-    events.removeAll(keepingCapacity: true)
-    return taken
-  }
-}
-
-final class LockedFlag: @unchecked Sendable {
-  private let lock = NSLock()
-  private var value = false
-  func set() { lock.withLock { value = true } }
-  var isSet: Bool { lock.withLock { value } }
 }
 
 /// `no request named "get-usr" in demo.json; did you mean "get-user"?`: the error for a target

@@ -1,0 +1,422 @@
+import Foundation
+import RequestEngine
+
+/// How one target (a request, a batch or a chain) ended; batches nest their members, chains their
+/// steps.
+public struct FlowOutcome: Sendable {
+  public enum Kind: String, Sendable { case request, batch, chain }
+
+  public var kind: Kind
+  public var name: String
+  /// `.succeeded`, `.failed` or `.cancelled`.
+  public var state: ExchangeState
+  /// The exchange of a request (or a chain step).
+  public var exchange: ExchangeResult?
+  /// Why a flow failed where the exchange does not say it: a capture that found nothing, a failed
+  /// member, a request that could not be built.
+  public var message: String?
+  /// `capture`, `member`, `step`, `usage`, or the exchange's error kind.
+  public var errorKind: String?
+  public var members: [FlowOutcome] = []
+  public var steps: [FlowOutcome] = []
+  /// A chain: every value captured; a step: the values it captured.
+  public var captured: [(name: String, value: String)] = []
+  /// A chain step: its 1-based index.
+  public var step: Int?
+
+  public init(kind: Kind, name: String, state: ExchangeState) {
+    self.kind = kind
+    self.name = name
+    self.state = state
+  }
+}
+
+/// What a flow reports while it runs.
+public enum FlowEvent: Sendable {
+  /// A chain moved to step `index` (1-based) of `count`.
+  case step(chain: String, index: Int, count: Int, request: String)
+  /// A chain step captured values.
+  case captured(chain: String, index: Int, values: [(name: String, value: String)])
+  /// A batch member ended: `done` of `total`.
+  case member(batch: String, done: Int, total: Int, outcome: FlowOutcome)
+  case finished(FlowOutcome)
+}
+
+/// Runs batches (YTKBatchRequest, XPNetworking's all-settled batches) and chains
+/// (YTKChainRequest) through an agent. Thread-safe: the agent's completions arrive on its engine
+/// thread; `start` and `cancel` may be called from any thread.
+///
+/// Exchanges a flow sends carry tags: `batch`, `chain`, `step` (1-based), `steps`, and `flow`
+/// (the run's id, also the request's `group`, so the agent can cancel the whole flow at once).
+public final class FlowRunner: @unchecked Sendable {
+  public typealias EventHandler = @Sendable (FlowEvent) -> Void
+
+  private let agent: Agent
+  private let workspace: Workspace
+  private let sources: VariableSources
+  private let lock = NSLock()
+  private var nextID = 0
+
+  public init(agent: Agent, workspace: Workspace, sources: VariableSources) {
+    self.agent = agent
+    self.workspace = workspace
+    self.sources = sources
+  }
+
+  /// A flow being run; `cancel` stops it: everything still running is cancelled, nothing more
+  /// starts.
+  public final class Run: @unchecked Sendable {
+    fileprivate let lock = NSLock()
+    fileprivate var cancelled = false
+    fileprivate var exchanges: Set<ExchangeID> = []
+    fileprivate var children: [Run] = []
+    fileprivate let agent: Agent
+    public let id: String
+
+    fileprivate init(id: String, agent: Agent) {
+      self.id = id
+      self.agent = agent
+    }
+
+    public func cancel() {
+      let (ids, children): (Set<ExchangeID>, [Run]) = lock.withLock {
+        cancelled = true
+        return (exchanges, self.children)
+      }
+      for id in ids { agent.cancel(id) }
+      for child in children { child.cancel() }
+    }
+
+    /// A run for a batch member, cancelled with this one.
+    fileprivate func child() -> Run {
+      let child = Run(id: id, agent: agent)
+      let cancelled = lock.withLock {
+        children.append(child)
+        return self.cancelled
+      }
+      if cancelled { child.cancel() }
+      return child
+    }
+
+    public var isCancelled: Bool { lock.withLock { cancelled } }
+
+    fileprivate func track(_ id: ExchangeID) -> Bool {
+      lock.withLock {
+        exchanges.insert(id)
+        return !cancelled
+      }
+    }
+
+    fileprivate func untrack(_ id: ExchangeID) { lock.withLock { _ = exchanges.remove(id) } }
+  }
+
+  /// Starts a request, batch or chain by name; `completion` gets its outcome once.
+  /// A chain can start at `fromStep` (1-based) with values captured before (resume).
+  @discardableResult
+  public func start(
+    _ name: String, fromStep: Int = 1, captured: [(String, String)] = [],
+    events: @escaping EventHandler = { _ in }, completion: @escaping @Sendable (FlowOutcome) -> Void
+  ) -> Run {
+    let id = lock.withLock {
+      nextID += 1
+      return "flow-\(nextID)"
+    }
+    let run = Run(id: id, agent: agent)
+    let finish: @Sendable (FlowOutcome) -> Void = { outcome in
+      events(.finished(outcome))
+      completion(outcome)
+    }
+    if let batch = workspace.batch(named: name) {
+      runBatch(batch, run, events, finish)
+    } else if let chain = workspace.chain(named: name) {
+      runChain(chain, from: fromStep, captured: captured, tags: [:], run, events, finish)
+    } else {
+      runRequest(name, captured: captured, tags: [:], run) { result in
+        finish(result)
+      }
+    }
+    return run
+  }
+
+  // MARK: - Requests
+
+  private func runRequest(
+    _ name: String, captured: [(String, String)], tags: [String: String], _ run: Run,
+    _ done: @escaping @Sendable (FlowOutcome) -> Void
+  ) {
+    var outcome = FlowOutcome(kind: .request, name: name, state: .failed)
+    guard !run.isCancelled else {
+      outcome.state = .cancelled
+      outcome.message = "cancelled"
+      outcome.errorKind = "cancelled"
+      return done(outcome)
+    }
+    guard let template = workspace.request(named: name) else {
+      outcome.message = "no request named \(JSONSerializer.quote(name))"
+      outcome.errorKind = "usage"
+      return done(outcome)
+    }
+    var sources = self.sources
+    for (key, value) in captured { sources.captured[key] = value }
+    var request: Request
+    do {
+      request = try workspace.prepare(template, sources: sources)
+    } catch {
+      outcome.message = error.description
+      outcome.errorKind = "usage"
+      return done(outcome)
+    }
+    request.tags = tags.merging(["flow": run.id]) { $1 }
+    request.group = run.id
+    let id = agent.send(request) { result in
+      run.untrack(result.id)
+      var outcome = FlowOutcome(kind: .request, name: name, state: result.state)
+      outcome.exchange = result
+      outcome.errorKind = result.error?.kind.rawValue
+      outcome.message = result.error?.message
+      done(outcome)
+    }
+    if !run.track(id) { agent.cancel(id) }  // cancelled while it was being sent
+  }
+
+  // MARK: - Chains
+
+  private func runChain(
+    _ chain: Chain, from first: Int, captured initial: [(String, String)], tags: [String: String],
+    _ run: Run, _ events: @escaping EventHandler, _ done: @escaping @Sendable (FlowOutcome) -> Void
+  ) {
+    let state = ChainState(chain: chain, captured: initial)
+    if chain.steps.isEmpty {
+      // An empty chain has nothing to do: it succeeds at once (pinned for CH-5).
+      var outcome = FlowOutcome(kind: .chain, name: chain.name, state: .succeeded)
+      outcome.captured = initial.map { (name: $0.0, value: $0.1) }
+      return done(outcome)
+    }
+    runStep(max(1, first), state, tags, run, events, done)
+  }
+
+  private final class ChainState: @unchecked Sendable {
+    let chain: Chain
+    var captured: [(String, String)]
+    var steps: [FlowOutcome] = []
+    init(chain: Chain, captured: [(String, String)]) {
+      self.chain = chain
+      self.captured = captured
+    }
+  }
+
+  private func runStep(
+    _ index: Int, _ state: ChainState, _ tags: [String: String], _ run: Run,
+    _ events: @escaping EventHandler, _ done: @escaping @Sendable (FlowOutcome) -> Void
+  ) {
+    let chain = state.chain
+    guard index <= chain.steps.count else {
+      var outcome = FlowOutcome(kind: .chain, name: chain.name, state: .succeeded)
+      outcome.steps = state.steps
+      outcome.captured = state.captured.map { (name: $0.0, value: $0.1) }
+      return done(outcome)
+    }
+    let step = chain.steps[index - 1]
+    events(.step(chain: chain.name, index: index, count: chain.steps.count, request: step.request))
+    // The step's own variables, filled in with what was captured so far; they win over captures.
+    var values = state.captured
+    for variable in step.vars {
+      let rendered = (try? Template(variable.value).render { name throws(PrepareError) -> String in
+        if let value = values.last(where: { $0.0 == name })?.1 ?? sources.overrides[name] { return value }
+        throw PrepareError(code: .undefinedVariable(name), request: step.request, message: "undefined variable {{\(name)}}")
+      }) ?? variable.value
+      values.append((variable.name, rendered))
+    }
+    var stepTags = tags
+    stepTags["chain"] = chain.name
+    stepTags["step"] = String(index)
+    stepTags["steps"] = String(chain.steps.count)
+    runRequest(step.request, captured: values, tags: stepTags, run) { [self] result in
+      var outcome = result
+      outcome.step = index
+      var failed = result.state != .succeeded
+      if !failed, let exchange = result.exchange {
+        switch FlowRunner.capture(step.capture, from: exchange) {
+        case .success(let captured):
+          outcome.captured = captured.map { (name: $0.0, value: $0.1) }
+          if !captured.isEmpty {
+            events(.captured(chain: chain.name, index: index, values: outcome.captured))
+          }
+          state.captured += captured
+        case .failure(let message):
+          outcome.state = .failed
+          outcome.message = message.message
+          outcome.errorKind = "capture"
+          failed = true
+        }
+      }
+      state.steps.append(outcome)
+      if failed {
+        // A failed step stops the chain; later steps are never sent.
+        var chainOutcome = FlowOutcome(kind: .chain, name: chain.name, state: outcome.state == .cancelled ? .cancelled : .failed)
+        chainOutcome.steps = state.steps
+        chainOutcome.captured = state.captured.map { (name: $0.0, value: $0.1) }
+        chainOutcome.step = index
+        chainOutcome.message = "step \(index) (\(step.request)) \(outcome.state == .cancelled ? "was cancelled" : "failed"): \(outcome.message ?? "")"
+        chainOutcome.errorKind = outcome.state == .cancelled ? "cancelled" : "step"
+        return done(chainOutcome)
+      }
+      runStep(index + 1, state, tags, run, events, done)
+    }
+  }
+
+  /// The values a step captures from its response, or why one found nothing.
+  public static func capture(_ captures: [(name: String, source: Capture)], from exchange: ExchangeResult)
+    -> Result<[(String, String)], CaptureFailure>
+  {
+    var values: [(String, String)] = []
+    for capture in captures {
+      switch capture.source {
+      case .status:
+        guard let status = exchange.response?.status else {
+          return .failure(CaptureFailure(message: "capture \(capture.name): there is no status"))
+        }
+        values.append((capture.name, String(status)))
+      case .header(let name):
+        guard let value = exchange.response?.headers[name] else {
+          return .failure(CaptureFailure(message: "capture \(capture.name): the response has no header \(name)"))
+        }
+        values.append((capture.name, value))
+      case .jq(let expression):
+        let body = (try? exchange.response?.body.bytes()) ?? []
+        let shown = String(decoding: body.prefix(300), as: UTF8.self) + (body.count > 300 ? "…" : "")
+        do {
+          let output = try JQ.run(expression, input: body, pretty: false)
+          let first = output.split(separator: "\n").first.map(String.init) ?? ""
+          guard !first.isEmpty, first != "null" else {
+            return .failure(CaptureFailure(message: "capture \(capture.name): \(expression) found nothing in the body: \(shown)"))
+          }
+          // A string is taken without its quotes; anything else as its JSON text.
+          if first.hasPrefix("\""), case .string(let text)? = try? JSONParser.parse(first) {
+            values.append((capture.name, text))
+          } else {
+            values.append((capture.name, first))
+          }
+        } catch {
+          return .failure(CaptureFailure(message: "capture \(capture.name): \(expression): \(error.message); the body: \(shown)"))
+        }
+      }
+    }
+    return .success(values)
+  }
+
+  public struct CaptureFailure: Error, Sendable, Equatable {
+    public var message: String
+  }
+
+  // MARK: - Batches
+
+  private final class BatchState: @unchecked Sendable {
+    let lock = NSLock()
+    var next = 0
+    var running = 0
+    var outcomes: [FlowOutcome?]
+    var firstFailure: String?
+    var finished = false
+    var members: [Run] = []
+    init(count: Int) { outcomes = Array(repeating: nil, count: count) }
+  }
+
+  private func runBatch(
+    _ batch: Batch, _ run: Run, _ events: @escaping EventHandler, _ done: @escaping @Sendable (FlowOutcome) -> Void
+  ) {
+    let state = BatchState(count: batch.members.count)
+    if batch.members.isEmpty {
+      return done(FlowOutcome(kind: .batch, name: batch.name, state: .succeeded))
+    }
+    startMembers(batch, state, run, events, done)
+  }
+
+  /// Starts members while the batch's concurrency allows.
+  private func startMembers(
+    _ batch: Batch, _ state: BatchState, _ run: Run, _ events: @escaping EventHandler,
+    _ done: @escaping @Sendable (FlowOutcome) -> Void
+  ) {
+    while true {
+      let index: Int? = state.lock.withLock {
+        guard state.running < batch.concurrency, state.next < batch.members.count, state.firstFailure == nil || batch.policy == .allSettled else {
+          return nil
+        }
+        state.next += 1
+        state.running += 1
+        return state.next - 1
+      }
+      guard let index else { break }
+      let member = batch.members[index]
+      let tags = ["batch": batch.name]
+      let memberDone: @Sendable (FlowOutcome) -> Void = { [self] outcome in
+        memberFinished(batch, index, outcome, state, run, events, done)
+      }
+      let memberRun = run.child()
+      state.lock.withLock { state.members.append(memberRun) }
+      if let chain = workspace.chain(named: member) {
+        runChain(chain, from: 1, captured: [], tags: tags, memberRun, events, memberDone)
+      } else {
+        runRequest(member, captured: [], tags: tags, memberRun, memberDone)
+      }
+    }
+  }
+
+  private func memberFinished(
+    _ batch: Batch, _ index: Int, _ outcome: FlowOutcome, _ state: BatchState, _ run: Run,
+    _ events: @escaping EventHandler, _ done: @escaping @Sendable (FlowOutcome) -> Void
+  ) {
+    let (cancelOthers, doneCount) = state.lock.withLock { () -> (Bool, Int) in
+      state.outcomes[index] = outcome
+      state.running -= 1
+      var cancel = false
+      if outcome.state == .failed && state.firstFailure == nil {
+        state.firstFailure = batch.members[index]
+        cancel = batch.policy == .failFast
+      }
+      return (cancel, state.outcomes.compactMap { $0 }.count)
+    }
+    events(.member(batch: batch.name, done: doneCount, total: batch.members.count, outcome: outcome))
+    if cancelOthers {
+      // Fail fast: the others are cancelled on the wire at once; nothing more starts.
+      for member in state.lock.withLock({ state.members }) { member.cancel() }
+    } else if run.isCancelled {
+      for member in state.lock.withLock({ state.members }) { member.cancel() }
+    }
+    // Members that never started end cancelled.
+    let finish: Bool = state.lock.withLock {
+      if state.firstFailure != nil && batch.policy == .failFast || run.isCancelled {
+        while state.next < batch.members.count {
+          var skipped = FlowOutcome(kind: .request, name: batch.members[state.next], state: .cancelled)
+          skipped.message = "not started"
+          skipped.errorKind = "cancelled"
+          state.outcomes[state.next] = skipped
+          state.next += 1
+        }
+      }
+      guard !state.finished, state.outcomes.allSatisfy({ $0 != nil }) else { return false }
+      state.finished = true
+      return true
+    }
+    if finish {
+      let outcomes = state.lock.withLock { state.outcomes.compactMap { $0 } }
+      var result = FlowOutcome(kind: .batch, name: batch.name, state: .succeeded)
+      result.members = outcomes
+      if let failed = state.lock.withLock({ state.firstFailure }) {
+        result.state = .failed
+        result.errorKind = "member"
+        let message = outcomes.first { $0.name == failed && $0.state == .failed }?.message ?? "failed"
+        result.message = batch.policy == .failFast
+          ? "\(failed) failed: \(message)"
+          : "\(outcomes.filter { $0.state == .failed }.count) of \(outcomes.count) failed, first \(failed): \(message)"
+      } else if outcomes.contains(where: { $0.state == .cancelled }) {
+        result.state = .cancelled
+        result.errorKind = "cancelled"
+        result.message = "cancelled"
+      }
+      done(result)
+    } else {
+      startMembers(batch, state, run, events, done)
+    }
+  }
+}

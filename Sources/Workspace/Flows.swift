@@ -1,0 +1,100 @@
+import RequestEngine
+
+/// A batch (YTKBatchRequest / XPBatchRequest): members sent together under the batch's own
+/// concurrency limit. Members are requests or chains.
+///
+/// ```json
+/// {"name": "smoke", "members": ["users/get", "users/list", "login-flow"],
+///  "policy": "failFast", "concurrency": 4}
+/// ```
+public struct Batch: Sendable, Equatable {
+  public enum Policy: String, Sendable, CaseIterable {
+    /// The first failure cancels the others on the wire at once (YTK).
+    case failFast
+    /// Every member runs to its end (XP).
+    case allSettled
+  }
+
+  public var name: String
+  public var members: [String]
+  public var policy: Policy
+  public var concurrency: Int
+
+  public init(name: String, members: [String], policy: Policy = .failFast, concurrency: Int = 4) {
+    self.name = name
+    self.members = members
+    self.policy = policy
+    self.concurrency = concurrency
+  }
+}
+
+/// A chain (YTKChainRequest): steps sent strictly one after another; values captured from one
+/// step's response are variables for the later steps.
+///
+/// ```json
+/// {"name": "login-flow", "steps": [
+///   {"request": "auth/login", "capture": {"token": ".token", "etag": "header:ETag", "code": "status"}},
+///   {"request": "users/get", "vars": {"id": "{{uid}}"}}]}
+/// ```
+public struct Chain: Sendable, Equatable {
+  public var name: String
+  public var steps: [ChainStep]
+
+  public init(name: String, steps: [ChainStep]) {
+    self.name = name
+    self.steps = steps
+  }
+}
+
+public struct ChainStep: Sendable, Equatable {
+  public var request: String
+  /// Variable name → what to take from the response, in the order written.
+  public var capture: [(name: String, source: Capture)]
+  /// Variables for this step only (templates, filled in with the values captured so far).
+  public var vars: [(name: String, value: String)]
+
+  public init(request: String, capture: [(String, Capture)] = [], vars: [(String, String)] = []) {
+    self.request = request
+    self.capture = capture.map { (name: $0.0, source: $0.1) }
+    self.vars = vars.map { (name: $0.0, value: $0.1) }
+  }
+
+  public static func == (a: ChainStep, b: ChainStep) -> Bool {
+    a.request == b.request && a.capture.map(\.name) == b.capture.map(\.name)
+      && a.capture.map(\.source) == b.capture.map(\.source) && a.vars.map(\.name) == b.vars.map(\.name)
+      && a.vars.map(\.value) == b.vars.map(\.value)
+  }
+}
+
+/// Where a captured value comes from: `.user.id` (jq over the JSON body), `header:ETag`, `status`.
+public enum Capture: Sendable, Equatable {
+  case jq(String)
+  case header(String)
+  case status
+
+  public init(_ text: String) {
+    if text == "status" {
+      self = .status
+    } else if text.lowercased().hasPrefix("header:") {
+      self = .header(String(text.dropFirst(7)).trimmingCharacters(in: .whitespaces))
+    } else {
+      self = .jq(text)
+    }
+  }
+
+  public var text: String {
+    switch self {
+    case .jq(let expression): expression
+    case .header(let name): "header:" + name
+    case .status: "status"
+    }
+  }
+}
+
+extension Workspace {
+  /// Everything `run` can take: requests, batches and chains.
+  public var targetNames: [String] { requests.map(\.name) + batches.map(\.name) + chains.map(\.name) }
+
+  public func batch(named name: String) -> Batch? { batches.first { $0.name == name } }
+  public func chain(named name: String) -> Chain? { chains.first { $0.name == name } }
+}

@@ -1,0 +1,38 @@
+import Foundation
+
+/// A blocking queue between threads, drained in batches.
+final class BlockingQueue<Element>: @unchecked Sendable {
+  private let condition = NSCondition()
+  private var items: [Element] = []
+  private var waiting = false
+
+  func push(_ item: Element) {
+    condition.lock()
+    items.append(item)
+    if waiting { condition.signal() }
+    condition.unlock()
+  }
+
+  func popAll() -> [Element] {
+    condition.lock()
+    defer { condition.unlock() }
+    while items.isEmpty {
+      waiting = true
+      condition.wait()
+      waiting = false
+    }
+    let taken = items
+    items.removeAll(keepingCapacity: true)
+    return taken
+  }
+}
+
+/// A value shared between threads under a lock.
+final class Locked<Value>: @unchecked Sendable {
+  private let lock = NSLock()
+  private var value: Value
+  init(_ value: Value) { self.value = value }
+  func get() -> Value { lock.withLock { value } }
+  func set(_ newValue: Value) { lock.withLock { value = newValue } }
+  func mutate<R>(_ body: (inout Value) -> R) -> R { lock.withLock { body(&value) } }
+}

@@ -1,0 +1,236 @@
+import Foundation
+import RequestEngine
+import Workbench
+import Workspace
+
+/// `reqbench run` with batches and chains among the targets: each target runs through the
+/// `FlowRunner`; the output nests members and steps.
+struct FlowCommand {
+  var options: RunOptions
+  var workspace: Workspace
+  var workspaceURL: URL
+  var secrets: SecretsFile
+
+  /// What the main thread waits for: the agent's events, the flows' events, the outcomes.
+  enum Message {
+    case agent(AgentEvent)
+    case flow(FlowEvent)
+    case done(Int, FlowOutcome)
+  }
+
+  func execute() -> Int32 {
+    for name in options.targets where !workspace.targetNames.contains(name) {
+      Terminal.error(unknownTargetMessage(name, names: workspace.targetNames, file: options.workspace))
+      return ExitStatus.usage
+    }
+    let stateFolder = StateFolder.url(
+      forWorkspace: workspaceURL, override: options.stateDirectory.map { URL(fileURLWithPath: $0) })
+    var configuration = Agent.Configuration(
+      maxConcurrent: workspace.agent.maxConcurrent, maxPerHost: workspace.agent.maxPerHost,
+      cache: ResponseCache(folder: StateFolder.cache(in: stateFolder)))
+    if let n = options.concurrency {
+      configuration.maxConcurrent = n
+      configuration.maxPerHost = n
+    }
+    let agent = Agent(configuration: configuration)
+    defer { agent.shutdown() }
+    let history = options.history ? HistoryStore(folder: StateFolder.history(in: stateFolder)) : nil
+    let sources = VariableSources(
+      overrides: Dictionary(options.variables, uniquingKeysWith: { _, last in last }),
+      environment: options.environment, secrets: secrets)
+    let runner = FlowRunner(agent: agent, workspace: workspace, sources: sources)
+
+    let queue = BlockingQueue<Message>()
+    agent.subscribe { event in
+      switch event {
+      case .headers: break
+      case .progress: if options.json { queue.push(.agent(event)) }
+      default: queue.push(.agent(event))
+      }
+    }
+    let interrupted = Locked(false)
+    let runs = Locked<[FlowRunner.Run]>([])
+    let interruptSource = Signals.onInterrupt {
+      interrupted.set(true)
+      for run in runs.get() { run.cancel() }
+      agent.cancelAll()
+    }
+    defer { interruptSource.cancel() }
+
+    for (index, name) in options.targets.enumerated() {
+      let run = runner.start(name, events: { queue.push(.flow($0)) }) { queue.push(.done(index, $0)) }
+      runs.mutate { $0.append(run) }
+    }
+
+    var outcomes = [FlowOutcome?](repeating: nil, count: options.targets.count)
+    var remaining = options.targets.count
+    while remaining > 0 {
+      for message in queue.popAll() {
+        switch message {
+        case .agent(let event):
+          if case .finished(let result) = event {
+            history?.recordInBackground(result, name: result.request.name)
+          }
+          report(event)
+        case .flow(let event):
+          report(event)
+        case .done(let index, let outcome):
+          outcomes[index] = outcome
+          remaining -= 1
+        }
+      }
+    }
+    history?.waitForBackgroundRecords()
+    let results = outcomes.compactMap { $0 }
+    if options.json {
+      let summary = JSONObject([
+        ("event", "summary"),
+        ("succeeded", .number(results.filter { $0.state == .succeeded }.count)),
+        ("failed", .number(results.filter { $0.state == .failed }.count)),
+        ("cancelled", .number(results.filter { $0.state == .cancelled }.count)),
+        ("results", .array(results.map { .object(FlowFormat.json($0)) })),
+      ])
+      Output.standard.line(JSONSerializer.compact(.object(summary)))
+    } else {
+      for outcome in results where outcome.kind != .request {
+        Output.standard.line(FlowFormat.line(outcome))
+      }
+      let ok = results.filter { $0.state == .succeeded }.count
+      Terminal.error("\(ok) succeeded, \(results.filter { $0.state == .failed }.count) failed, \(results.filter { $0.state == .cancelled }.count) cancelled")
+    }
+    Output.standard.flush()
+    if interrupted.get() { return ExitStatus.interrupted }
+    if results.contains(where: { $0.errorKind == "usage" || $0.steps.contains { $0.errorKind == "usage" } }) {
+      return ExitStatus.usage
+    }
+    return results.allSatisfy { $0.state == .succeeded } ? ExitStatus.success : ExitStatus.failure
+  }
+
+  /// One line per ended exchange (prefixed with its batch and chain), or JSON events.
+  private func report(_ event: AgentEvent) {
+    if options.json {
+      var object: JSONObject
+      switch event {
+      case .queued(let id, let request):
+        object = JSONObject([("event", "queued"), ("name", .string(request.name)), ("id", .number(Int(id.rawValue)))])
+        FlowFormat.addTags(request.tags, to: &object)
+      case .started(let id, let attempt):
+        object = JSONObject([("event", "started"), ("id", .number(Int(id.rawValue))), ("attempt", .number(attempt))])
+      case .progress(let id, let p):
+        object = JSONObject([("event", "progress"), ("id", .number(Int(id.rawValue))), ("downloaded", .number(Int(p.downloaded)))])
+      case .retrying(let id, let attempt, _, let reason):
+        object = JSONObject([("event", "retrying"), ("id", .number(Int(id.rawValue))), ("attempt", .number(attempt)), ("reason", .string(reason.message))])
+      case .delivered(let result), .finished(let result):
+        object = JSONObject([("event", "finished")] + Format.json(RunResult(name: result.request.name, exchange: result)).members.map { ($0.key, $0.value) })
+        object["id"] = .number(Int(result.id.rawValue))
+        FlowFormat.addTags(result.request.tags, to: &object)
+      case .headers:
+        return
+      }
+      Output.standard.line(JSONSerializer.compact(.object(object)))
+      Output.standard.flush()
+    } else if case .finished(let result) = event {
+      let prefix = FlowFormat.prefix(result.request.tags)
+      Output.standard.line(Format.line(RunResult(name: prefix + result.request.name, exchange: result)))
+      Output.standard.flush()
+    }
+  }
+
+  private func report(_ event: FlowEvent) {
+    guard options.json else {
+      if case .captured(let chain, let index, let values) = event {
+        let shown = values.map { "\($0.name)=\(FlowFormat.short($0.value))" }.joined(separator: " ")
+        Output.standard.line("  \(chain) step \(index) captured \(shown)")
+      }
+      return
+    }
+    var object: JSONObject
+    switch event {
+    case .step(let chain, let index, let count, let request):
+      object = JSONObject([("event", "step"), ("chain", .string(chain)), ("step", .number(index)), ("of", .number(count)), ("request", .string(request))])
+    case .captured(let chain, let index, let values):
+      object = JSONObject([("event", "captured"), ("chain", .string(chain)), ("step", .number(index)),
+        ("values", .object(JSONObject(values.map { (key: $0.name, value: .string($0.value)) })))])
+    case .member(let batch, let done, let total, let outcome):
+      object = JSONObject([("event", "member"), ("batch", .string(batch)), ("done", .number(done)), ("of", .number(total)),
+        ("name", .string(outcome.name)), ("state", .string(outcome.state.rawValue))])
+    case .finished(let outcome):
+      guard outcome.kind != .request else { return }
+      object = JSONObject([("event", "flow")] + FlowFormat.json(outcome).members.map { ($0.key, $0.value) })
+    }
+    Output.standard.line(JSONSerializer.compact(.object(object)))
+    Output.standard.flush()
+  }
+}
+
+/// How flow outcomes are written: nested JSON, and a line per batch or chain.
+enum FlowFormat {
+  static func json(_ outcome: FlowOutcome) -> JSONObject {
+    var object: JSONObject
+    if outcome.kind == .request, let exchange = outcome.exchange {
+      object = Format.json(RunResult(name: outcome.name, exchange: exchange))
+    } else {
+      object = JSONObject([("name", .string(outcome.name)), ("state", .string(outcome.state.rawValue))])
+    }
+    object["kind"] = .string(outcome.kind.rawValue)
+    if let step = outcome.step, outcome.kind == .request { object["step"] = .number(step) }
+    if outcome.exchange == nil || outcome.errorKind == "capture" {
+      object["error"] =
+        outcome.message.map {
+          .object(JSONObject([("kind", .string(outcome.errorKind ?? "usage")), ("message", .string($0))]))
+        } ?? .null
+    } else if outcome.kind != .request, let message = outcome.message {
+      object["error"] = .object(JSONObject([("kind", .string(outcome.errorKind ?? "member")), ("message", .string(message))]))
+    }
+    if !outcome.captured.isEmpty {
+      object["captured"] = .object(JSONObject(outcome.captured.map { (key: $0.name, value: .string($0.value)) }))
+    }
+    if outcome.kind == .batch {
+      object["members"] = .array(outcome.members.map { .object(json($0)) })
+      object["succeeded"] = .number(outcome.members.filter { $0.state == .succeeded }.count)
+      object["failed"] = .number(outcome.members.filter { $0.state == .failed }.count)
+      object["cancelled"] = .number(outcome.members.filter { $0.state == .cancelled }.count)
+    }
+    if outcome.kind == .chain {
+      object["steps"] = .array(outcome.steps.map { .object(json($0)) })
+      if let step = outcome.step { object["failedStep"] = .number(step) }
+    }
+    return object
+  }
+
+  /// `✓ batch smoke  3/3 succeeded` or `✗ chain login-flow  step 2 (users/me) failed: …`.
+  static func line(_ outcome: FlowOutcome) -> String {
+    let mark = outcome.state == .succeeded ? "✓" : (outcome.state == .cancelled ? "⊘" : "✗")
+    var line = "\(mark) \(outcome.kind.rawValue) \(outcome.name)"
+    switch outcome.kind {
+    case .batch:
+      let ok = outcome.members.filter { $0.state == .succeeded }.count
+      line += "  \(ok)/\(outcome.members.count) succeeded"
+    case .chain:
+      line += "  \(outcome.steps.filter { $0.state == .succeeded }.count)/\(outcome.steps.count) steps"
+    case .request:
+      break
+    }
+    if outcome.state != .succeeded, let message = outcome.message { line += "  " + message }
+    return line
+  }
+
+  static func prefix(_ tags: [String: String]) -> String {
+    var parts: [String] = []
+    if let batch = tags["batch"] { parts.append(batch) }
+    if let chain = tags["chain"] {
+      parts.append(chain + (tags["step"].map { " \($0)/\(tags["steps"] ?? "?")" } ?? ""))
+    }
+    return parts.isEmpty ? "" : parts.joined(separator: " › ") + " › "
+  }
+
+  static func addTags(_ tags: [String: String], to object: inout JSONObject) {
+    if let batch = tags["batch"] { object["batch"] = .string(batch) }
+    if let chain = tags["chain"] { object["chain"] = .string(chain) }
+    if let step = tags["step"].flatMap(Int.init) { object["step"] = .number(step) }
+  }
+
+  static func short(_ value: String) -> String {
+    value.count > 24 ? String(value.prefix(21)) + "…" : value
+  }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import RequestEngine
+import TestSupport
+import Testing
+import Workspace
+
+/// engine-acceptance.md "Batch" and "Chain", against the fixture server.
+@Suite("Batches and chains", .serialized)
+struct FlowRunnerTests {
+  let key = uniqueKey()
+
+  func flows(_ extra: String = "") throws -> Workspace {
+    try workspace(
+      """
+      {"version": 1, "baseURL": "\(try TestServer.fixture.baseURL)",
+       "requests": [
+         {"name": "login", "method": "POST", "url": "/auth/login?key=\(key)-1",
+          "body": {"json": {"user": "ada", "password": "lovelace"}}},
+         {"name": "me", "url": "/me?key=\(key)-2", "auth": {"bearer": "{{token}}"}},
+         {"name": "user", "url": "/users/{{id}}?key=\(key)-3"},
+         {"name": "slow", "url": "/delay/3?key=\(key)-slow", "dedup": false},
+         {"name": "broken", "url": "/status/500?key=\(key)-broken", "dedup": false},
+         {"name": "broken2", "url": "/status/503?key=\(key)-broken", "dedup": false},
+         {"name": "ok", "url": "/get?key=\(key)-ok", "dedup": false}
+       ],
+       "chains": [
+         {"name": "login-flow", "steps": [
+           {"request": "login", "capture": {"token": ".token", "uid": ".user.id", "code": "status", "type": "header:Content-Type"}},
+           {"request": "me"},
+           {"request": "user", "vars": {"id": "{{uid}}"}}]},
+         {"name": "bad-capture", "steps": [
+           {"request": "login", "capture": {"token": ".nope"}},
+           {"request": "me"}]},
+         {"name": "empty", "steps": []}
+       ],
+       "batches": [
+         {"name": "fast", "members": ["slow", "slow", "slow", "broken"], "policy": "failFast", "concurrency": 8},
+         {"name": "settled", "members": ["ok", "broken", "login-flow", "ok"], "policy": "allSettled"},
+         {"name": "twice", "members": ["broken", "broken2"], "policy": "failFast"},
+         {"name": "none", "members": []}\(extra)
+       ]}
+      """)
+  }
+
+  func run(_ name: String, in workspace: Workspace, agent: Agent = Agent(), fromStep: Int = 1, captured: [(String, String)] = []) -> (FlowOutcome, [FlowEvent]) {
+    let runner = FlowRunner(agent: agent, workspace: workspace, sources: VariableSources(processEnvironment: [:]))
+    let done = DispatchSemaphore(value: 0)
+    let box = LockedBox<(FlowOutcome?, [FlowEvent])>((nil, []))
+    runner.start(name, fromStep: fromStep, captured: captured, events: { event in box.mutate { $0.1.append(event) } }) { outcome in
+      box.mutate { $0.0 = outcome }
+      done.signal()
+    }
+    done.wait()
+    let (outcome, events) = box.get()
+    return (outcome ?? FlowOutcome(kind: .request, name: name, state: .failed), events)
+  }
+
+  // CH-1: steps strictly one after another, values flowing into the next requests.
+  @Test func aChainCapturesAndRunsStrictlyInOrder() throws {
+    let (outcome, events) = run("login-flow", in: try flows())
+    #expect(outcome.state == .succeeded, "\(outcome.message ?? "")")
+    #expect(outcome.steps.map(\.state) == [.succeeded, .succeeded, .succeeded])
+    let captured = Dictionary(uniqueKeysWithValues: outcome.captured.map { ($0.name, $0.value) })
+    #expect(captured["uid"] == "1")
+    #expect(captured["code"] == "200")
+    #expect(captured["type"]?.hasPrefix("application/json") == true)
+    #expect((captured["token"]?.count ?? 0) > 8)
+    #expect(outcome.steps[2].exchange?.request.url.contains("/users/1?") == true)
+    #expect(events.filter { if case .step = $0 { true } else { false } }.count == 3)
+    // The fixture saw each step start after the previous one had ended.
+    let logs = try (1...3).map { try #require(try fixtureJSON("/log?key=\(key)-\($0)").arrayValue?.first) }
+    for i in 1..<3 {
+      let previousEnd = try #require(logs[i - 1]["end"]?.doubleValue)
+      let start = try #require(logs[i]["start"]?.doubleValue)
+      #expect(start >= previousEnd)
+    }
+  }
+
+  // CH-2 and a failed capture: the chain stops, later steps are never sent.
+  @Test func aFailedCaptureStopsTheChainAndShowsTheBody() throws {
+    let (outcome, _) = run("bad-capture", in: try flows())
+    #expect(outcome.state == .failed)
+    #expect(outcome.step == 1)
+    let message = try #require(outcome.steps.first?.message)
+    #expect(message.contains("capture token: .nope found nothing in the body: {"))
+    #expect(message.contains("\"token\""))
+    #expect(try hits("\(key)-2") == 0)
+  }
+
+  // CH-5 (pinned): an empty chain succeeds at once.
+  @Test func anEmptyChainSucceeds() throws {
+    #expect(run("empty", in: try flows()).0.state == .succeeded)
+  }
+
+  // Resume: from the failed step, with the values captured so far.
+  @Test func aChainResumesFromAStep() throws {
+    let (outcome, _) = run("login-flow", in: try flows(), fromStep: 3, captured: [("uid", "2"), ("token", "x")])
+    #expect(outcome.state == .succeeded)
+    #expect(outcome.steps.count == 1)
+    #expect(outcome.steps[0].step == 3)
+    #expect(outcome.steps[0].exchange?.request.url.contains("/users/2?") == true)
+    #expect(try hits("\(key)-1") == 0)
+  }
+
+  // B-2: fail fast: the first failure cancels the others on the wire at once.
+  @Test func failFastCancelsSiblingsOnTheWire() throws {
+    let start = Date()
+    let (outcome, _) = run("fast", in: try flows())
+    #expect(Date().timeIntervalSince(start) < 1)
+    #expect(outcome.state == .failed)
+    #expect(outcome.message?.hasPrefix("broken failed: status 500") == true)
+    #expect(outcome.members.filter { $0.state == .cancelled }.count == 3)
+    usleep(200_000)
+    let log = try #require(try fixtureJSON("/log?key=\(key)-slow").arrayValue)
+    #expect(log.count == 3)
+    #expect(log.allSatisfy { $0["completed"] == false })
+  }
+
+  // B-3: two members failing together give one batch failure.
+  @Test func twoFailuresGiveOneBatchFailure() throws {
+    let (outcome, events) = run("twice", in: try flows())
+    #expect(outcome.state == .failed)
+    #expect(events.filter { if case .finished = $0 { true } else { false } }.count == 1)
+    #expect(outcome.message?.contains("failed") == true)
+  }
+
+  // B-8: all settled: every member runs to its end; members may be chains.
+  @Test func allSettledRunsEveryMember() throws {
+    let (outcome, events) = run("settled", in: try flows())
+    #expect(outcome.state == .failed)
+    #expect(outcome.members.map(\.state) == [.succeeded, .failed, .succeeded, .succeeded])
+    #expect(outcome.members[2].kind == .chain)
+    #expect(outcome.message?.hasPrefix("1 of 4 failed, first broken") == true)
+    let progress = events.compactMap { if case .member(_, let done, let total, _) = $0 { "\(done)/\(total)" } else { nil } }
+    #expect(progress == ["1/4", "2/4", "3/4", "4/4"])
+  }
+
+  // B-5: an empty batch completes at once.
+  @Test func anEmptyBatchSucceeds() throws {
+    #expect(run("none", in: try flows()).0.state == .succeeded)
+  }
+
+  // B-6 / CH-4: cancelling a batch cancels what runs and starts nothing more.
+  @Test func cancellingABatch() throws {
+    let workspace = try flows()
+    let runner = FlowRunner(agent: Agent(), workspace: workspace, sources: VariableSources(processEnvironment: [:]))
+    let done = DispatchSemaphore(value: 0)
+    let box = LockedBox<FlowOutcome?>(nil)
+    let run = runner.start("fast") { box.set($0); done.signal() }
+    usleep(150_000)
+    run.cancel()
+    #expect(done.wait(timeout: .now() + 1) == .success)
+    let outcome = try #require(box.get())
+    #expect(outcome.members.allSatisfy { $0.state == .cancelled || $0.state == .failed })
+  }
+
+  @Test func badReferencesAreLoadErrors() throws {
+    let error = loadError(
+      #"{"version": 1, "requests": [{"name": "a", "url": "http://h.test/"}], "chains": [{"name": "c", "steps": [{"request": "nope"}]}], "batches": [{"name": "a", "members": ["c", "zzz"]}]}"#)
+    let text = error?.description ?? ""
+    #expect(text.contains("chains[0].steps[0].request: no request named \"nope\""))
+    #expect(text.contains("batches[0].name: \"a\" is already the name of a request, batch or chain"))
+  }
+}
