@@ -33,6 +33,12 @@ public struct ExchangeRow: Sendable {
 
   public var bytes: Int { result?.response?.body.count ?? Int(progress.downloaded) }
 
+  /// The batch and chain step it belongs to: `smoke › login-flow 2/3`.
+  public var context: String?
+
+  /// `smoke › login-flow 2/3 › users/me`, or just the name.
+  public var label: String { context.map { $0 + " › " + name } ?? name }
+
   /// `cache` for a response served from the cache, `dedup` for one shared with an identical
   /// request in flight.
   public var badges: [String] {
@@ -40,6 +46,34 @@ public struct ExchangeRow: Sendable {
     if result?.fromCache == true { badges.append(result?.cache?.stale == true ? "stale" : "cache") }
     if result?.deduplicated == true { badges.append("dedup") }
     return badges
+  }
+}
+
+/// A batch or chain run, as the queue shows it.
+public struct FlowRow: Sendable {
+  public var run: String
+  public var name: String
+  public var kind: FlowOutcome.Kind
+  /// `.running` until the flow ends.
+  public var state: ExchangeState = .running
+  /// Batches: members ended and in all.
+  public var done = 0
+  public var total = 0
+  public var succeeded = 0
+  public var failed = 0
+  public var cancelled = 0
+  /// Chains: the step running (1-based), the number of steps, each ended step's state.
+  public var step = 0
+  public var steps = 0
+  public var stepStates: [ExchangeState] = []
+  /// Chains: the values captured, per step.
+  public var captured: [(step: Int, name: String, value: String)] = []
+  public var outcome: FlowOutcome?
+
+  public init(run: String, name: String, kind: FlowOutcome.Kind) {
+    self.run = run
+    self.name = name
+    self.kind = kind
   }
 }
 
@@ -161,6 +195,8 @@ public struct AppState: Sendable {
 
   // Queue pane (newest first)
   public var exchanges: [ExchangeRow] = []
+  /// Batch and chain runs, newest first, drawn above the exchanges.
+  public var flows: [FlowRow] = []
   public var queueSelection = 0
   public var queueScroll = 0
 
@@ -188,5 +224,7 @@ public struct AppState: Sendable {
   public var runningCount: Int { exchanges.filter { $0.state == .running }.count }
   public var queuedCount: Int { exchanges.filter { $0.state == .queued }.count }
   public var failedCount: Int { exchanges.filter { $0.state == .failed }.count }
-  public var isBusy: Bool { exchanges.contains { !$0.state.isTerminal } }
+  public var isBusy: Bool {
+    exchanges.contains { !$0.state.isTerminal } || flows.contains { !$0.state.isTerminal }
+  }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import RequestEngine
+import Workspace
 
 /// Everything that can happen to the UI: input, the agent's events, and the results of commands.
 public enum Msg: Sendable {
@@ -17,6 +18,9 @@ public enum Msg: Sendable {
   case filtered(expression: String, result: Result<String, FilterError>)
   /// An earlier response from history (nil: no entry at that position), or why it could not be read.
   case historyShown(HistoryView?, error: String?)
+  /// A batch or chain run started (`run` is its id).
+  case flowStarted(run: String, name: String, kind: FlowOutcome.Kind)
+  case flow(run: String, FlowEvent)
 }
 
 public struct FilterError: Error, Sendable, Equatable {
@@ -38,5 +42,8 @@ public enum Command: Sendable, Equatable {
   case filter(expression: String, ExchangeID)
   /// Reads the history entry of request `name` at `position` (0 the newest) and its body.
   case showHistory(name: String, position: Int)
+  /// Runs a batch or chain; a chain may resume at a step with the values captured before.
+  case runFlow(name: String, fromStep: Int, captured: [String: String])
+  case cancelFlow(run: String)
   case quit
 }

@@ -5,6 +5,9 @@ import Workspace
 public enum ListRow: Sendable, Equatable {
   case folder(path: String, depth: Int)
   case request(name: String, depth: Int)
+  /// The heading above batches and chains.
+  case flowsHeading
+  case flow(name: String, kind: FlowOutcome.Kind)
 }
 
 extension AppState {
@@ -31,7 +34,30 @@ extension AppState {
       openFolders = folders
       rows.append(.request(name: request.name, depth: folders.count))
     }
+    let flows = visibleFlows
+    if !flows.isEmpty {
+      rows.append(.flowsHeading)
+      rows += flows.map { .flow(name: $0.name, kind: $0.kind) }
+    }
     return rows
+  }
+
+  /// Batches and chains that match the filter, batches first; selectable after the requests.
+  public var visibleFlows: [(name: String, kind: FlowOutcome.Kind)] {
+    let filter = requestFilter.lowercased()
+    let all = workspace.batches.map { (name: $0.name, kind: FlowOutcome.Kind.batch) }
+      + workspace.chains.map { (name: $0.name, kind: FlowOutcome.Kind.chain) }
+    return all.filter { filter.isEmpty || $0.name.lowercased().contains(filter) }
+  }
+
+  /// Requests, then batches and chains: what the selection moves over.
+  public var selectableCount: Int { visibleRequests.count + visibleFlows.count }
+
+  /// The selected batch or chain, when the selection is past the requests.
+  public var selectedFlow: (name: String, kind: FlowOutcome.Kind)? {
+    let index = requestSelection - visibleRequests.count
+    let flows = visibleFlows
+    return flows.indices.contains(index) ? flows[index] : nil
   }
 
   public var selectedRequest: RequestTemplate? {

@@ -21,6 +21,7 @@ public struct Theme: Sendable {
   var key: Style { fg(.yellow, bold: true) }
   var folder: Style { fg(.blue, bold: true) }
   var unsaved: Style { fg(.yellow, bold: true) }
+  var flow: Style { fg(.magenta, bold: true) }
   var badge: Style { colors ? Style(foreground: .black, background: .cyan) : Style(reverse: true) }
 
   func method(_ method: HTTPMethod) -> Style {

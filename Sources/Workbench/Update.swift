@@ -56,6 +56,12 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
       state.message = StatusMessage("jq: \(error.message)", isError: true)
     }
     return []
+  case .flowStarted(let run, let name, let kind):
+    state.flows.insert(FlowRow(run: run, name: name, kind: kind), at: 0)
+    return []
+  case .flow(let run, let event):
+    state.apply(event, run: run)
+    return []
   case .historyShown(let view, let error):
     if let error {
       state.message = StatusMessage("history: \(error)", isError: true)
@@ -82,8 +88,14 @@ extension AppState {
   mutating func apply(_ event: AgentEvent) {
     switch event {
     case .queued(let id, let request):
-      let row = ExchangeRow(
+      var row = ExchangeRow(
         id: id, name: request.name, method: request.method, url: request.redacted().url, state: .queued)
+      var context: [String] = []
+      if let batch = request.tags["batch"] { context.append(batch) }
+      if let chain = request.tags["chain"] {
+        context.append(chain + (request.tags["step"].map { " \($0)/\(request.tags["steps"] ?? "?")" } ?? ""))
+      }
+      row.context = context.isEmpty ? nil : context.joined(separator: " › ")
       exchanges.insert(row, at: 0)
       if following == request.name {
         following = nil
@@ -129,6 +141,53 @@ extension AppState {
         viewer.document = nil
         show(result.id)
       }
+    }
+  }
+
+  mutating func apply(_ event: FlowEvent, run: String) {
+    guard let index = flows.firstIndex(where: { $0.run == run }) else { return }
+    switch event {
+    case .step(let chain, let step, let count, _):
+      // A chain inside a batch reports its steps too; the row follows only its own chain.
+      guard flows[index].kind == .chain, chain == flows[index].name else { return }
+      flows[index].step = step
+      flows[index].steps = count
+    case .captured(let chain, let step, let values):
+      guard chain == flows[index].name else { return }
+      flows[index].captured += values.map { (step: step, name: $0.name, value: $0.value) }
+    case .member(let batch, let done, let total, let outcome):
+      guard batch == flows[index].name else { return }
+      flows[index].done = done
+      flows[index].total = total
+      switch outcome.state {
+      case .succeeded: flows[index].succeeded += 1
+      case .cancelled: flows[index].cancelled += 1
+      default: flows[index].failed += 1
+      }
+    case .finished(let outcome):
+      guard outcome.name == flows[index].name, outcome.kind == flows[index].kind else {
+        // A chain step ended: its state, for the chain row.
+        if outcome.kind == .request, outcome.step != nil, flows[index].kind == .chain {
+          flows[index].stepStates.append(outcome.state)
+        }
+        return
+      }
+      flows[index].state = outcome.state
+      flows[index].outcome = outcome
+      if outcome.kind == .batch {
+        flows[index].total = outcome.members.count
+        flows[index].done = outcome.members.count
+      }
+      if outcome.kind == .chain {
+        flows[index].stepStates = outcome.steps.map(\.state)
+        flows[index].captured = outcome.steps.flatMap { step in
+          step.captured.map { (step: step.step ?? 0, name: $0.name, value: $0.value) }
+        }
+      }
+      message = StatusMessage(
+        "\(outcome.kind.rawValue) \(outcome.name) \(outcome.state.rawValue)"
+          + (outcome.state == .succeeded ? "" : ": " + (outcome.message ?? "")),
+        isError: outcome.state == .failed)
     }
   }
 
@@ -257,10 +316,13 @@ extension AppState {
   // MARK: Requests pane
 
   private mutating func handleRequestsKey(_ key: Key) -> [Command] {
-    let count = visibleRequests.count
+    let count = selectableCount
     if let index = move(key, requestSelection, count: count, page: layout.contentHeight(of: .requests)) {
       selectRequest(index)
       return []
+    }
+    if let flow = selectedFlow {
+      return handleFlowKey(key, flow.name)
     }
     switch key {
     case .enter, .char("s"), .char("r"):
@@ -291,13 +353,47 @@ extension AppState {
     }
   }
 
+  /// Keys on a selected batch or chain: Enter runs it, `c` cancels its runs, `r` resumes a chain
+  /// that failed or was cancelled (from the failed step, with the values captured so far).
+  private mutating func handleFlowKey(_ key: Key, _ name: String) -> [Command] {
+    switch key {
+    case .enter, .char("s"):
+      message = StatusMessage("running \(name)")
+      return [.runFlow(name: name, fromStep: 1, captured: [:])]
+    case .char("c"):
+      let running = flows.filter { $0.name == name && !$0.state.isTerminal }
+      if running.isEmpty { message = StatusMessage("\(name) is not running") }
+      return running.map { .cancelFlow(run: $0.run) }
+    case .char("r"):
+      guard let last = flows.first(where: { $0.name == name }), let outcome = last.outcome,
+        outcome.kind == .chain, outcome.state != .succeeded, let step = outcome.step
+      else {
+        message = StatusMessage("r resumes a chain that failed or was cancelled; Enter runs \(name) again")
+        return []
+      }
+      var captured: [String: String] = [:]
+      for value in outcome.captured { captured[value.name] = value.value }
+      message = StatusMessage("resuming \(name) at step \(step)")
+      return [.runFlow(name: name, fromStep: step, captured: captured)]
+    case .char("/"):
+      prompt = Prompt(purpose: .filterRequests, label: "filter requests", input: LineEdit(requestFilter))
+      return []
+    default:
+      return []
+    }
+  }
+
   mutating func selectRequest(_ index: Int) {
     requestSelection = index
     let height = layout.contentHeight(of: .requests)
-    // Keep the selected request's row (folders add rows above it) in view.
+    // Keep the selected row (folders add rows above it) in view.
+    let selectedFlowName = selectedFlow?.name
     let row = listRows.firstIndex { row in
-      if case .request(let name, _) = row { return name == selectedRequest?.name }
-      return false
+      switch row {
+      case .request(let name, _): return name == selectedRequest?.name
+      case .flow(let name, _): return name == selectedFlowName
+      default: return false
+      }
     } ?? 0
     if row < requestScroll { requestScroll = row }
     if row >= requestScroll + height { requestScroll = row - height + 1 }
@@ -604,7 +700,7 @@ extension AppState {
       switch pane {
       case .response: viewer.scroll = max(0, viewer.scroll + delta)
       case .requests:
-        selectRequest(min(max(0, requestSelection + delta), max(0, visibleRequests.count - 1)))
+        selectRequest(min(max(0, requestSelection + delta), max(0, selectableCount - 1)))
       case .queue:
         if !exchanges.isEmpty {
           queueSelection = min(max(0, queueSelection + delta), exchanges.count - 1)
@@ -624,6 +720,10 @@ extension AppState {
           let position = visibleRequests.firstIndex(where: { $0.name == name })
         {
           selectRequest(position)
+        } else if rows.indices.contains(index), case .flow(let name, _) = rows[index],
+          let position = visibleFlows.firstIndex(where: { $0.name == name })
+        {
+          selectRequest(visibleRequests.count + position)
         }
       case .queue:
         let index = queueScroll + row - 1  // a header line
@@ -644,7 +744,7 @@ extension AppState {
   var layout: Layout { Layout(width: width, height: height) }
 
   mutating func clampSelections() {
-    requestSelection = min(requestSelection, max(0, visibleRequests.count - 1))
+    requestSelection = min(requestSelection, max(0, selectableCount - 1))
     queueSelection = min(queueSelection, max(0, exchanges.count - 1))
   }
 }

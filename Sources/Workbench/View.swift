@@ -80,12 +80,24 @@ struct Painter {
         let leaf = String(name.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
         buffer.put(leaf, x: x, y: y, maxWidth: area.x + area.width - x)
         if name == selected {
-          let row = Rect(x: area.x, y: y, width: area.width, height: 1)
-          buffer.setStyle(row) { style in
-            if state.focus == .requests { style.reverse = true } else { style.underline = true }
-          }
+          highlight(&buffer, Rect(x: area.x, y: y, width: area.width, height: 1), focused: state.focus == .requests)
+        }
+      case .flowsHeading:
+        buffer.put("▾ batches and chains", x: area.x, y: y, style: theme.folder, maxWidth: area.width)
+      case .flow(let name, let kind):
+        var x = area.x + 2
+        x += buffer.put(" " + TextWidth.pad(kind == .batch ? "BATCH" : "CHAIN", to: 7), x: x, y: y, style: theme.flow)
+        buffer.put(name, x: x, y: y, maxWidth: area.x + area.width - x)
+        if name == state.selectedFlow?.name {
+          highlight(&buffer, Rect(x: area.x, y: y, width: area.width, height: 1), focused: state.focus == .requests)
         }
       }
+    }
+  }
+
+  func highlight(_ buffer: inout ScreenBuffer, _ row: Rect, focused: Bool) {
+    buffer.setStyle(row) { style in
+      if focused { style.reverse = true } else { style.underline = true }
     }
   }
 
@@ -93,8 +105,15 @@ struct Painter {
 
   func editor(_ buffer: inout ScreenBuffer) {
     let unsaved = state.selectedRequest.map { state.unsaved.contains($0.name) } ?? false
-    frame(&buffer, .editor, suffix: state.selectedRequest.map { " · \($0.name)\(unsaved ? " ●" : "")" } ?? "")
+    frame(
+      &buffer, .editor,
+      suffix: state.selectedFlow.map { " · \($0.name)" }
+        ?? state.selectedRequest.map { " · \($0.name)\(unsaved ? " ●" : "")" } ?? "")
     let area = inner(.editor)
+    if let flow = state.selectedFlow {
+      flowDefinition(&buffer, area, flow.name)
+      return
+    }
     guard let template = state.selectedRequest else {
       buffer.put("select a request on the left", x: area.x + 1, y: area.y, style: theme.dim)
       return
@@ -151,6 +170,65 @@ struct Painter {
     }
   }
 
+  /// The latest run of the selected batch or chain: members with their states, or each step with
+  /// its status and the values it captured.
+  func flowRun(_ buffer: inout ScreenBuffer, _ name: String) {
+    frame(&buffer, .response, suffix: " · \(name)")
+    let area = inner(.response)
+    guard let run = state.flows.first(where: { $0.name == name }) else {
+      buffer.put("not run yet: Enter runs \(name)", x: area.x + 1, y: area.y, style: theme.dim)
+      return
+    }
+    var lines: [(String, Style)] = []
+    let summary = run.state.isTerminal ? run.state.rawValue : "running"
+    lines.append(("\(glyph(run.state)) \(run.kind.rawValue) \(name) \(summary)" + (run.outcome?.message.map { ": " + $0 } ?? ""), theme.state(run.state)))
+    if let outcome = run.outcome {
+      for member in outcome.kind == .batch ? outcome.members : outcome.steps {
+        var text = "  \(glyph(member.state)) "
+        if let step = member.step { text += "\(step). " }
+        text += member.name
+        if let status = member.exchange?.response?.status { text += "  \(status)" }
+        if member.kind == .chain { text += "  (chain, \(member.steps.count) steps)" }
+        if member.state != .succeeded, let message = member.message { text += "  " + message }
+        lines.append((text, theme.state(member.state)))
+        for value in member.captured {
+          lines.append(("      \(value.name) = \(value.value)", theme.dim))
+        }
+      }
+    } else {
+      for value in run.captured { lines.append(("  step \(value.step): \(value.name) = \(value.value)", theme.dim)) }
+    }
+    for (i, line) in lines.prefix(area.height).enumerated() {
+      buffer.put(line.0, x: area.x + 1, y: area.y + i, style: line.1, maxWidth: area.width - 1)
+    }
+  }
+
+  /// A batch's members or a chain's steps (with their captures) in the editor pane.
+  func flowDefinition(_ buffer: inout ScreenBuffer, _ area: Rect, _ name: String) {
+    var lines: [(String, Style)] = []
+    if let batch = state.workspace.batch(named: name) {
+      lines.append(("batch · \(batch.policy.rawValue) · \(batch.concurrency) at a time · Enter runs it, c cancels", theme.dim))
+      for member in batch.members {
+        let kind = state.workspace.chain(named: member) != nil ? "chain" : "request"
+        lines.append(("  \(member)  (\(kind))", .plain))
+      }
+      if batch.members.isEmpty { lines.append(("  no members: it succeeds at once", theme.dim)) }
+    } else if let chain = state.workspace.chain(named: name) {
+      lines.append(("chain · Enter runs it, c cancels, r resumes from the failed step", theme.dim))
+      for (i, step) in chain.steps.enumerated() {
+        var text = "  \(i + 1). \(step.request)"
+        if !step.vars.isEmpty { text += "  vars " + step.vars.map { "\($0.name)=\($0.value)" }.joined(separator: " ") }
+        if !step.capture.isEmpty {
+          text += "  capture " + step.capture.map { "\($0.name) ← \($0.source.text)" }.joined(separator: ", ")
+        }
+        lines.append((text, .plain))
+      }
+    }
+    for (i, line) in lines.prefix(area.height).enumerated() {
+      buffer.put(line.0, x: area.x + 1, y: area.y + i, style: line.1, maxWidth: area.width - 1)
+    }
+  }
+
   /// What a header, query parameter or auth field holds once variables are filled in (secrets
   /// masked), taken from the prepared request.
   func resolvedValue(of field: EditorField, in template: RequestTemplate, _ request: Request?) -> String? {
@@ -189,6 +267,10 @@ struct Painter {
   // MARK: Response
 
   func response(_ buffer: inout ScreenBuffer) {
+    if let flow = state.selectedFlow, state.focus == .requests || state.focus == .editor {
+      flowRun(&buffer, flow.name)
+      return
+    }
     var row = state.shownExchange
     if let history = state.viewer.history {
       // An earlier response: drawn like a finished exchange.
@@ -395,7 +477,14 @@ struct Painter {
 
   func queue(_ buffer: inout ScreenBuffer) {
     frame(&buffer, .queue, suffix: state.exchanges.isEmpty ? "" : " · \(state.exchanges.count)")
-    let area = inner(.queue)
+    var area = inner(.queue)
+    // Batch and chain runs first (the newest few), then the exchanges.
+    let flowLines = min(state.flows.count, max(0, area.height / 3))
+    for (i, flow) in state.flows.prefix(flowLines).enumerated() {
+      flowRow(&buffer, flow, y: area.y + i, x: area.x, width: area.width)
+    }
+    area.y += flowLines
+    area.height -= flowLines
     let c = QueueColumns(area)
     buffer.put("  STATE", x: c.state, y: area.y, style: theme.dim)
     buffer.put("STATUS", x: c.status, y: area.y, style: theme.dim)
@@ -414,7 +503,7 @@ struct Painter {
       buffer.put(row.status.map(String.init) ?? "-", x: c.status, y: y, style: theme.status(row.status))
       var x = c.name
       x += buffer.put(TextWidth.pad(row.method.rawValue, to: 7), x: x, y: y, style: theme.method(row.method))
-      x += buffer.put(row.name, x: x, y: y, maxWidth: max(1, c.size - x - 1))
+      x += buffer.put(row.label, x: x, y: y, maxWidth: max(1, c.size - x - 1))
       // Badges: served from the cache, merged with an identical request in flight.
       for badge in row.badges where x + TextWidth.of(badge) + 3 < c.size {
         x += 1
@@ -437,6 +526,46 @@ struct Painter {
           if state.focus == .queue { style.reverse = true } else { style.underline = true }
         }
       }
+    }
+  }
+
+  /// `⧉ smoke  batch  [████····] 2/3  ✓2 ✗0 ⊘0` or `⛓ login-flow  chain  step 2/3  ✓ ▶ ·`.
+  func flowRow(_ buffer: inout ScreenBuffer, _ flow: FlowRow, y: Int, x: Int, width: Int) {
+    var cx = x
+    cx += buffer.put(glyph(flow.state) + " " + TextWidth.pad(flow.state.rawValue, to: 11), x: cx, y: y, style: theme.state(flow.state))
+    cx += 1
+    cx += buffer.put((flow.kind == .batch ? "⧉ " : "⛓ ") + flow.name + "  ", x: cx, y: y, style: theme.flow, maxWidth: max(1, width / 3))
+    switch flow.kind {
+    case .batch:
+      let total = max(flow.total, state.workspace.batch(named: flow.name)?.members.count ?? 0)
+      let barWidth = 16
+      let filled = total == 0 ? barWidth : barWidth * flow.done / total
+      cx += buffer.put("[" + String(repeating: "█", count: filled) + String(repeating: "·", count: barWidth - filled) + "] ", x: cx, y: y, style: theme.state(flow.state))
+      cx += buffer.put("\(flow.done)/\(total)  ✓\(flow.succeeded) ✗\(flow.failed) ⊘\(flow.cancelled)", x: cx, y: y)
+    case .chain:
+      let count = max(flow.steps, state.workspace.chain(named: flow.name)?.steps.count ?? 0)
+      cx += buffer.put("step \(max(flow.step, flow.stepStates.count))/\(count)  ", x: cx, y: y)
+      for i in 1...max(1, count) where count > 0 {
+        let stepState: ExchangeState
+        if i <= flow.stepStates.count {
+          stepState = flow.stepStates[i - 1]
+        } else if i < flow.step {
+          stepState = .succeeded
+        } else if i == flow.step && !flow.state.isTerminal {
+          stepState = .running
+        } else {
+          stepState = .queued
+        }
+        cx += buffer.put(glyph(stepState) + " ", x: cx, y: y, style: theme.state(stepState))
+      }
+      if let captured = flow.captured.last {
+        buffer.put("  \(flow.captured.count) captured, last \(captured.name)", x: cx, y: y, style: theme.dim, maxWidth: x + width - cx)
+      }
+    case .request:
+      break
+    }
+    if flow.state == .failed, let message = flow.outcome?.message, cx + 4 < x + width {
+      buffer.put("  " + message, x: cx, y: y, style: theme.dim, maxWidth: x + width - cx)
     }
   }
 

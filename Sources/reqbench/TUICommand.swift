@@ -18,6 +18,8 @@ final class TUIRuntime {
   private let agent: Agent
   private let history: HistoryStore
   private let backend: CursesBackend
+  private var flowRuns: [String: FlowRunner.Run] = [:]
+  private var flowCount = 0
   private var buffer: ScreenBuffer
   private var dirty = true
   private var lastFrame = 0.0
@@ -159,6 +161,18 @@ final class TUIRuntime {
           inbox.post(.bodyWritten(path: url.path, error: "\(error)"))
         }
       }
+    case .runFlow(let name, let fromStep, let captured):
+      flowCount += 1
+      let token = "ui-\(flowCount)"
+      let kind: FlowOutcome.Kind = state.workspace.batch(named: name) != nil ? .batch : .chain
+      apply(.flowStarted(run: token, name: name, kind: kind))
+      // The workspace as it is now (edits included), so a run uses the requests as shown.
+      let runner = FlowRunner(agent: agent, workspace: state.workspace, sources: state.sources)
+      flowRuns[token] = runner.start(
+        name, fromStep: fromStep, captured: captured.map { ($0.key, $0.value) },
+        events: { inbox.post(.flow(run: token, $0)) }, completion: { _ in })
+    case .cancelFlow(let run):
+      flowRuns[run]?.cancel()
     case .showHistory(let name, let position):
       let history = self.history
       background.async {

@@ -24,7 +24,7 @@ struct UpdateTests {
     _ = keys(&state, "jj")
     #expect(state.requestSelection == 2)
     _ = keys(&state, "G")
-    #expect(state.requestSelection == state.visibleRequests.count - 1)
+    #expect(state.requestSelection == state.selectableCount - 1)  // the last chain
     _ = keys(&state, "g")
     #expect(state.selectedRequest?.name == first)
     send(&state, .key(.up))
@@ -360,5 +360,52 @@ struct CacheViewTests {
     #expect(try template.applying("", to: .cache).cache == nil)
     #expect(throws: EditError.self) { try template.applying("300 sometimes", to: .cache) }
     #expect(try template.applying("off", to: .dedup).dedup == false)
+  }
+}
+
+@Suite("update: batches and chains")
+struct FlowViewTests {
+  @Test func flowsAreListedAndEnterRunsThem() throws {
+    var state = try demoState()
+    #expect(state.listRows.contains(.flow(name: "smoke", kind: .batch)))
+    #expect(state.listRows.contains(.flow(name: "login-flow", kind: .chain)))
+    _ = keys(&state, "G")
+    #expect(state.selectedFlow?.name == "login-flow")
+    #expect(send(&state, .key(.enter)) == [.runFlow(name: "login-flow", fromStep: 1, captured: [:])])
+  }
+
+  @Test func aChainRowFollowsItsStepsAndResumes() throws {
+    var state = try demoState()
+    _ = keys(&state, "G")
+    send(&state, .flowStarted(run: "r1", name: "login-flow", kind: .chain))
+    send(&state, .flow(run: "r1", .step(chain: "login-flow", index: 1, count: 3, request: "auth/login")))
+    send(&state, .flow(run: "r1", .captured(chain: "login-flow", index: 1, values: [(name: "uid", value: "1")])))
+    send(&state, .flow(run: "r1", .step(chain: "login-flow", index: 2, count: 3, request: "auth/me")))
+    #expect(state.flows[0].step == 2)
+    #expect(state.flows[0].captured.map(\.name) == ["uid"])
+    #expect(state.isBusy)
+    #expect(keys(&state, "c") == [.cancelFlow(run: "r1")])
+    var failed = FlowOutcome(kind: .chain, name: "login-flow", state: .failed)
+    failed.step = 2
+    failed.message = "step 2 (auth/me) failed: status 401 is outside 200-299"
+    failed.captured = [(name: "uid", value: "1"), (name: "token", value: "t")]
+    send(&state, .flow(run: "r1", .finished(failed)))
+    #expect(state.flows[0].state == .failed)
+    #expect(state.message?.isError == true)
+    #expect(keys(&state, "r") == [.runFlow(name: "login-flow", fromStep: 2, captured: ["uid": "1", "token": "t"])])
+    try assertSnapshot(state, "chain-160x45")
+  }
+
+  @Test func aBatchRowCountsItsMembers() throws {
+    var state = try demoState()
+    send(&state, .flowStarted(run: "b1", name: "smoke", kind: .batch))
+    let ok = FlowOutcome(kind: .request, name: "users/list", state: .succeeded)
+    let bad = FlowOutcome(kind: .request, name: "users/get", state: .failed)
+    send(&state, .flow(run: "b1", .member(batch: "smoke", done: 1, total: 4, outcome: ok)))
+    send(&state, .flow(run: "b1", .member(batch: "smoke", done: 2, total: 4, outcome: bad)))
+    #expect(state.flows[0].done == 2 && state.flows[0].succeeded == 1 && state.flows[0].failed == 1)
+    var buffer = ScreenBuffer(width: 160, height: 45)
+    view(state, into: &buffer)
+    #expect(buffer.text.contains("⧉ smoke  [████████········] 2/4  ✓1 ✗1 ⊘0"))
   }
 }
