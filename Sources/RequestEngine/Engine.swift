@@ -93,6 +93,8 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
   private var waitingRetry: [Record] = []
   private var running: [UnsafeMutableRawPointer: Record] = [:]
   private var perHost: [String: Int] = [:]
+  /// Running transfers per `GroupLimit` name.
+  private var perGroup: [String: Int] = [:]
   /// The exchange in flight for each dedup key.
   private var inFlight: [String: Record] = [:]
   private var subscribers: [(token: UInt64, handler: @Sendable (AgentEvent) -> Void)] = []
@@ -303,6 +305,10 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
         index += 1
         continue
       }
+      if let limit = record.request.limit, perGroup[limit.name, default: 0] >= limit.max {
+        index += 1
+        continue
+      }
       queue.remove(at: index)
       start(record)
     }
@@ -331,6 +337,10 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     }
     running[transfer.handle] = record
     perHost[record.hostKey, default: 0] += 1
+    if let limit = record.request.limit {
+      perGroup[limit.name, default: 0] += 1
+      transfer.groupName = limit.name
+    }
     for member in [record] + record.followers {
       if member.startedAt == nil { member.startedAt = Date() }
       emit(.started(member.id, attempt: record.attempts))
@@ -344,6 +354,10 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     running[transfer.handle] = nil
     perHost[record.hostKey, default: 1] -= 1
     if perHost[record.hostKey] == 0 { perHost[record.hostKey] = nil }
+    if let group = transfer.groupName {
+      perGroup[group, default: 1] -= 1
+      if perGroup[group] == 0 { perGroup[group] = nil }
+    }
     record.transfer = nil
   }
 

@@ -104,6 +104,9 @@ public struct Request: Sendable, Equatable {
   public var insecure: Bool
   /// Exchanges sent with the same group can be cancelled together.
   public var group: String?
+  /// A limit shared by the requests of a group (a batch's own concurrency): at most `max` of
+  /// those with this `name` run at once, within the agent's own limits.
+  public var limit: GroupLimit?
   /// Labels that travel with the request into its events and result, for whoever sent it
   /// (batches and chains put their name and the step there). The engine ignores them.
   public var tags: [String: String] = [:]
@@ -163,6 +166,16 @@ public struct Request: Sendable, Equatable {
       copy.body.bytes = Array(redaction.apply(text).utf8)
     }
     return copy
+  }
+}
+
+/// At most `max` requests with this `name` run at once.
+public struct GroupLimit: Sendable, Equatable, Hashable {
+  public var name: String
+  public var max: Int
+  public init(name: String, max: Int) {
+    self.name = name
+    self.max = max
   }
 }
 

@@ -22,6 +22,8 @@ final class Transfer {
   let idleTimeout: Double
   let followRedirects: Bool
   var timedOutIdle = false
+  /// The `GroupLimit` this transfer counts against while it runs.
+  var groupName: String?
 
   /// Called from callbacks for events the agent forwards.
   var onHeaders: ((Int, HTTPHeaders) -> Void)?

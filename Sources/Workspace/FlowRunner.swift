@@ -56,11 +56,14 @@ public final class FlowRunner: @unchecked Sendable {
   private let sources: VariableSources
   private let lock = NSLock()
   private var nextID = 0
+  /// Requests by name (a batch may name a thousand of them).
+  private let templates: [String: RequestTemplate]
 
   public init(agent: Agent, workspace: Workspace, sources: VariableSources) {
     self.agent = agent
     self.workspace = workspace
     self.sources = sources
+    self.templates = Dictionary(workspace.requests.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
   }
 
   /// A flow being run; `cancel` stops it: everything still running is cancelled, nothing more
@@ -141,8 +144,8 @@ public final class FlowRunner: @unchecked Sendable {
   // MARK: - Requests
 
   private func runRequest(
-    _ name: String, captured: [(String, String)], tags: [String: String], _ run: Run,
-    _ done: @escaping @Sendable (FlowOutcome) -> Void
+    _ name: String, captured: [(String, String)], tags: [String: String], limit: GroupLimit? = nil,
+    _ run: Run, _ done: @escaping @Sendable (FlowOutcome) -> Void
   ) {
     var outcome = FlowOutcome(kind: .request, name: name, state: .failed)
     guard !run.isCancelled else {
@@ -151,7 +154,7 @@ public final class FlowRunner: @unchecked Sendable {
       outcome.errorKind = "cancelled"
       return done(outcome)
     }
-    guard let template = workspace.request(named: name) else {
+    guard let template = templates[name] else {
       outcome.message = "no request named \(JSONSerializer.quote(name))"
       outcome.errorKind = "usage"
       return done(outcome)
@@ -168,6 +171,7 @@ public final class FlowRunner: @unchecked Sendable {
     }
     request.tags = tags.merging(["flow": run.id]) { $1 }
     request.group = run.id
+    request.limit = limit
     let id = agent.send(request) { result in
       run.untrack(result.id)
       var outcome = FlowOutcome(kind: .request, name: name, state: result.state)
@@ -183,6 +187,7 @@ public final class FlowRunner: @unchecked Sendable {
 
   private func runChain(
     _ chain: Chain, from first: Int, captured initial: [(String, String)], tags: [String: String],
+    limit: GroupLimit? = nil,
     _ run: Run, _ events: @escaping EventHandler, _ done: @escaping @Sendable (FlowOutcome) -> Void
   ) {
     let state = ChainState(chain: chain, captured: initial)
@@ -192,7 +197,7 @@ public final class FlowRunner: @unchecked Sendable {
       outcome.captured = initial.map { (name: $0.0, value: $0.1) }
       return done(outcome)
     }
-    runStep(max(1, first), state, tags, run, events, done)
+    runStep(max(1, first), state, tags, limit, run, events, done)
   }
 
   private final class ChainState: @unchecked Sendable {
@@ -206,7 +211,7 @@ public final class FlowRunner: @unchecked Sendable {
   }
 
   private func runStep(
-    _ index: Int, _ state: ChainState, _ tags: [String: String], _ run: Run,
+    _ index: Int, _ state: ChainState, _ tags: [String: String], _ limit: GroupLimit?, _ run: Run,
     _ events: @escaping EventHandler, _ done: @escaping @Sendable (FlowOutcome) -> Void
   ) {
     let chain = state.chain
@@ -231,7 +236,7 @@ public final class FlowRunner: @unchecked Sendable {
     stepTags["chain"] = chain.name
     stepTags["step"] = String(index)
     stepTags["steps"] = String(chain.steps.count)
-    runRequest(step.request, captured: values, tags: stepTags, run) { [self] result in
+    runRequest(step.request, captured: values, tags: stepTags, limit: limit, run) { [self] result in
       var outcome = result
       outcome.step = index
       var failed = result.state != .succeeded
@@ -261,7 +266,7 @@ public final class FlowRunner: @unchecked Sendable {
         chainOutcome.errorKind = outcome.state == .cancelled ? "cancelled" : "step"
         return done(chainOutcome)
       }
-      runStep(index + 1, state, tags, run, events, done)
+      runStep(index + 1, state, tags, limit, run, events, done)
     }
   }
 
@@ -314,7 +319,8 @@ public final class FlowRunner: @unchecked Sendable {
   private final class BatchState: @unchecked Sendable {
     let lock = NSLock()
     var next = 0
-    var running = 0
+    /// Members with an outcome (ended, or cancelled before they started).
+    var ended = 0
     var outcomes: [FlowOutcome?]
     var firstFailure: String?
     var finished = false
@@ -332,32 +338,31 @@ public final class FlowRunner: @unchecked Sendable {
     startMembers(batch, state, run, events, done)
   }
 
-  /// Starts members while the batch's concurrency allows.
+  /// Starts every member at once; the agent keeps at most `concurrency` of their transfers
+  /// running (a `GroupLimit` named after the run), so a member starts the moment another ends
+  /// without a round trip through the runner.
   private func startMembers(
     _ batch: Batch, _ state: BatchState, _ run: Run, _ events: @escaping EventHandler,
     _ done: @escaping @Sendable (FlowOutcome) -> Void
   ) {
-    while true {
-      let index: Int? = state.lock.withLock {
-        guard state.running < batch.concurrency, state.next < batch.members.count, state.firstFailure == nil || batch.policy == .allSettled else {
-          return nil
-        }
-        state.next += 1
-        state.running += 1
-        return state.next - 1
+    let limit = GroupLimit(name: run.id + "/" + batch.name, max: batch.concurrency)
+    let tags = ["batch": batch.name]
+    for (index, member) in batch.members.enumerated() {
+      let started: Bool = state.lock.withLock {
+        guard state.firstFailure == nil || batch.policy == .allSettled else { return false }
+        state.next = index + 1
+        return true
       }
-      guard let index else { break }
-      let member = batch.members[index]
-      let tags = ["batch": batch.name]
+      guard started else { break }
+      let memberRun = run.child()
+      state.lock.withLock { state.members.append(memberRun) }
       let memberDone: @Sendable (FlowOutcome) -> Void = { [self] outcome in
         memberFinished(batch, index, outcome, state, run, events, done)
       }
-      let memberRun = run.child()
-      state.lock.withLock { state.members.append(memberRun) }
       if let chain = workspace.chain(named: member) {
-        runChain(chain, from: 1, captured: [], tags: tags, memberRun, events, memberDone)
+        runChain(chain, from: 1, captured: [], tags: tags, limit: limit, memberRun, events, memberDone)
       } else {
-        runRequest(member, captured: [], tags: tags, memberRun, memberDone)
+        runRequest(member, captured: [], tags: tags, limit: limit, memberRun, memberDone)
       }
     }
   }
@@ -368,13 +373,13 @@ public final class FlowRunner: @unchecked Sendable {
   ) {
     let (cancelOthers, doneCount) = state.lock.withLock { () -> (Bool, Int) in
       state.outcomes[index] = outcome
-      state.running -= 1
+      state.ended += 1
       var cancel = false
       if outcome.state == .failed && state.firstFailure == nil {
         state.firstFailure = batch.members[index]
         cancel = batch.policy == .failFast
       }
-      return (cancel, state.outcomes.compactMap { $0 }.count)
+      return (cancel, state.ended)
     }
     events(.member(batch: batch.name, done: doneCount, total: batch.members.count, outcome: outcome))
     if cancelOthers {
@@ -391,32 +396,30 @@ public final class FlowRunner: @unchecked Sendable {
           skipped.message = "not started"
           skipped.errorKind = "cancelled"
           state.outcomes[state.next] = skipped
+          state.ended += 1
           state.next += 1
         }
       }
-      guard !state.finished, state.outcomes.allSatisfy({ $0 != nil }) else { return false }
+      guard !state.finished, state.ended == batch.members.count else { return false }
       state.finished = true
       return true
     }
-    if finish {
-      let outcomes = state.lock.withLock { state.outcomes.compactMap { $0 } }
-      var result = FlowOutcome(kind: .batch, name: batch.name, state: .succeeded)
-      result.members = outcomes
-      if let failed = state.lock.withLock({ state.firstFailure }) {
-        result.state = .failed
-        result.errorKind = "member"
-        let message = outcomes.first { $0.name == failed && $0.state == .failed }?.message ?? "failed"
-        result.message = batch.policy == .failFast
-          ? "\(failed) failed: \(message)"
-          : "\(outcomes.filter { $0.state == .failed }.count) of \(outcomes.count) failed, first \(failed): \(message)"
-      } else if outcomes.contains(where: { $0.state == .cancelled }) {
-        result.state = .cancelled
-        result.errorKind = "cancelled"
-        result.message = "cancelled"
-      }
-      done(result)
-    } else {
-      startMembers(batch, state, run, events, done)
+    guard finish else { return }
+    let outcomes = state.lock.withLock { state.outcomes.compactMap { $0 } }
+    var result = FlowOutcome(kind: .batch, name: batch.name, state: .succeeded)
+    result.members = outcomes
+    if let failed = state.lock.withLock({ state.firstFailure }) {
+      result.state = .failed
+      result.errorKind = "member"
+      let message = outcomes.first { $0.name == failed && $0.state == .failed }?.message ?? "failed"
+      result.message = batch.policy == .failFast
+        ? "\(failed) failed: \(message)"
+        : "\(outcomes.filter { $0.state == .failed }.count) of \(outcomes.count) failed, first \(failed): \(message)"
+    } else if outcomes.contains(where: { $0.state == .cancelled }) {
+      result.state = .cancelled
+      result.errorKind = "cancelled"
+      result.message = "cancelled"
     }
+    done(result)
   }
 }

@@ -41,11 +41,12 @@ struct FlowCommand {
     let runner = FlowRunner(agent: agent, workspace: workspace, sources: sources)
 
     let queue = BlockingQueue<Message>()
+    let json = options.json
     agent.subscribe { event in
       switch event {
+      case .finished: queue.push(.agent(event))
       case .headers: break
-      case .progress: if options.json { queue.push(.agent(event)) }
-      default: queue.push(.agent(event))
+      default: if json { queue.push(.agent(event)) }  // lines need only the ends
       }
     }
     let interrupted = Locked(false)
@@ -58,7 +59,13 @@ struct FlowCommand {
     defer { interruptSource.cancel() }
 
     for (index, name) in options.targets.enumerated() {
-      let run = runner.start(name, events: { queue.push(.flow($0)) }) { queue.push(.done(index, $0)) }
+      let run = runner.start(
+        name,
+        events: { event in
+          // Lines show only captures; JSON shows every flow event.
+          if json { queue.push(.flow(event)) } else if case .captured = event { queue.push(.flow(event)) }
+        }
+      ) { queue.push(.done(index, $0)) }
       runs.mutate { $0.append(run) }
     }
 

@@ -160,3 +160,21 @@ struct TUITests {
     #expect(result.stderr.contains("the TUI needs a terminal; use `reqbench run"))
   }
 }
+
+@Suite("TUI end to end: batches and chains", .serialized)
+struct TUIFlowTests {
+  @Test func runAChainAndSeeItsSteps() throws {
+    let session = try TmuxSession([try reqbenchBinary.path, "--demo"])
+    try session.waitFor("batches and chains")
+    try session.send("G")  // the last item: the login-flow chain
+    try session.waitFor("2 Editor · login-flow")
+    try session.send("Enter")
+    let screen = try session.waitFor("chain login-flow succeeded")
+    #expect(screen.contains("⛓ login-flow"))
+    #expect(screen.contains("step 3/3"))
+    #expect(screen.contains("uid = 1"))
+    #expect(screen.contains("login-flow 3/3 › users/get"))
+    try session.send("q")
+    try session.waitFor("[exited 0]")
+  }
+}

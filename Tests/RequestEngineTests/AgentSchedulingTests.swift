@@ -218,3 +218,23 @@ struct AgentSchedulingTests {
     #expect(agent.activeCounts == (0, 0))
   }
 }
+
+@Suite("Agent: group limits")
+struct GroupLimitTests {
+  @Test func aGroupLimitCapsItsRequestsOnly() throws {
+    let agent = Agent(configuration: .init(maxConcurrent: 8, maxPerHost: 8))
+    defer { agent.shutdown() }
+    let recorder = EventRecorder(agent)
+    let key = uniqueKey()
+    let limit = GroupLimit(name: "batch", max: 2)
+    for _ in 0..<6 {
+      var request = Request(url: try fixture("/delay/0.2?key=\(key)"), dedup: false)
+      request.limit = limit
+      agent.send(request)
+    }
+    for _ in 0..<3 { agent.send(Request(url: try fixture("/delay/0.2?key=\(key)-free"), dedup: false)) }
+    #expect(recorder.waitForFinished(count: 9, timeout: 10))
+    #expect(try fixtureJSON("/stats?key=\(key)")["maxInFlight"]?.intValue == 2)
+    #expect(try fixtureJSON("/stats?key=\(key)-free")["maxInFlight"]?.intValue == 3)
+  }
+}
