@@ -193,6 +193,8 @@ enum FlowFormat {
       object["captured"] = .object(JSONObject(outcome.captured.map { (key: $0.name, value: .string($0.value)) }))
     }
     if outcome.kind == .batch {
+      // B-4: a batch is from the cache when every member was.
+      object["fromCache"] = .bool(!outcome.members.isEmpty && outcome.members.allSatisfy { $0.exchange?.fromCache == true })
       object["members"] = .array(outcome.members.map { .object(json($0)) })
       object["succeeded"] = .number(outcome.members.filter { $0.state == .succeeded }.count)
       object["failed"] = .number(outcome.members.filter { $0.state == .failed }.count)

@@ -114,6 +114,12 @@ struct FlowRunnerTests {
     let log = try #require(try fixtureJSON("/log?key=\(key)-slow").arrayValue)
     #expect(log.count == 3)
     #expect(log.allSatisfy { $0["completed"] == false })
+    // On the wire within 100 ms of the failure: the fixture saw the connections close.
+    let failedAt = try #require(try fixtureJSON("/log?key=\(key)-broken").arrayValue?.first?["end"]?.doubleValue)
+    let closedAt = log.compactMap { $0["end"]?.doubleValue }
+    #expect(closedAt.count == 3)
+    print("fail-fast: siblings closed \(closedAt.map { $0 - failedAt }) ms after the failure")
+    #expect(closedAt.allSatisfy { $0 - failedAt < 100 })
   }
 
   // B-3: two members failing together give one batch failure.
