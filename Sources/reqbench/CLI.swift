@@ -122,6 +122,29 @@ enum CLI {
     return TUIRuntime(state: state, workspaceURL: url, agent: agent, history: history, backend: backend).run()
   }
 
+  /// Loads a workspace file, or prints why it cannot be (`FILE:LINE:COLUMN: …`) and returns nil.
+  static func loadWorkspace(_ path: String) -> Workspace? {
+    do {
+      return try Workspace.load(from: URL(fileURLWithPath: path))
+    } catch {
+      Terminal.error(error.description)
+      return nil
+    }
+  }
+
+  /// The agent of a command run on a workspace: its limits (or `--concurrency N` for both), the
+  /// response cache in its state folder.
+  static func makeAgent(for workspace: Workspace, stateFolder: URL, concurrency: Int?) -> Agent {
+    var configuration = Agent.Configuration(
+      maxConcurrent: workspace.agent.maxConcurrent, maxPerHost: workspace.agent.maxPerHost,
+      cache: ResponseCache(folder: StateFolder.cache(in: stateFolder)))
+    if let n = concurrency {
+      configuration.maxConcurrent = n
+      configuration.maxPerHost = n
+    }
+    return Agent(configuration: configuration)
+  }
+
   /// `workspaces/demo.json` in the current folder or beside the binary's package.
   static func demoWorkspacePath() -> String? {
     var candidates = ["workspaces/demo.json"]

@@ -84,13 +84,7 @@ enum ExportCommand {
       return ExitStatus.usage
     }
     let workspaceURL = URL(fileURLWithPath: options.workspace)
-    let workspace: Workspace
-    do {
-      workspace = try Workspace.load(from: workspaceURL)
-    } catch {
-      Terminal.error(error.description)
-      return ExitStatus.usage
-    }
+    guard let workspace = CLI.loadWorkspace(options.workspace) else { return ExitStatus.usage }
     var templates: [RequestTemplate] = []
     for name in options.targets {
       guard let template = workspace.request(named: name) else {

@@ -25,14 +25,7 @@ struct FlowCommand {
     }
     let stateFolder = StateFolder.url(
       forWorkspace: workspaceURL, override: options.stateDirectory.map { URL(fileURLWithPath: $0) })
-    var configuration = Agent.Configuration(
-      maxConcurrent: workspace.agent.maxConcurrent, maxPerHost: workspace.agent.maxPerHost,
-      cache: ResponseCache(folder: StateFolder.cache(in: stateFolder)))
-    if let n = options.concurrency {
-      configuration.maxConcurrent = n
-      configuration.maxPerHost = n
-    }
-    let agent = Agent(configuration: configuration)
+    let agent = CLI.makeAgent(for: workspace, stateFolder: stateFolder, concurrency: options.concurrency)
     defer { agent.shutdown() }
     let history = options.history ? HistoryStore(folder: StateFolder.history(in: stateFolder)) : nil
     let sources = VariableSources(

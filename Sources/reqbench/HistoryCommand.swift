@@ -45,13 +45,7 @@ enum HistoryCommand {
     }
 
     let workspaceURL = URL(fileURLWithPath: options.workspace)
-    let workspace: Workspace
-    do {
-      workspace = try Workspace.load(from: workspaceURL)
-    } catch {
-      Terminal.error(error.description)
-      return ExitStatus.usage
-    }
+    guard let workspace = CLI.loadWorkspace(options.workspace) else { return ExitStatus.usage }
     if let target = options.target, workspace.request(named: target) == nil {
       Terminal.error(unknownTargetMessage(target, names: workspace.requests.map(\.name), file: options.workspace) + " (leave TARGET out to list the history of every request, removed ones too)")
       return ExitStatus.usage
