@@ -21,7 +21,10 @@ struct FlowRunnerTests {
          {"name": "slow", "url": "/delay/3?key=\(key)-slow", "dedup": false},
          {"name": "broken", "url": "/status/500?key=\(key)-broken", "dedup": false},
          {"name": "broken2", "url": "/status/503?key=\(key)-broken", "dedup": false},
-         {"name": "ok", "url": "/get?key=\(key)-ok", "dedup": false}
+         {"name": "ok", "url": "/get?key=\(key)-ok", "dedup": false},
+         {"name": "cached", "url": "/cache?key=\(key)-cached", "cache": {"seconds": 60}},
+         {"name": "wait", "url": "/delay/2?key=\(key)-wait", "dedup": false},
+         {"name": "unbuildable", "url": "/x/{{nowhere}}"}
        ],
        "chains": [
          {"name": "login-flow", "steps": [
@@ -31,13 +34,16 @@ struct FlowRunnerTests {
          {"name": "bad-capture", "steps": [
            {"request": "login", "capture": {"token": ".nope"}},
            {"request": "me"}]},
-         {"name": "empty", "steps": []}
+         {"name": "empty", "steps": []},
+         {"name": "slow-chain", "steps": [{"request": "ok"}, {"request": "wait"}, {"request": "ok"}]},
+         {"name": "cached-chain", "steps": [{"request": "cached"}, {"request": "ok"}]}
        ],
        "batches": [
          {"name": "fast", "members": ["slow", "slow", "slow", "broken"], "policy": "failFast", "concurrency": 8},
          {"name": "settled", "members": ["ok", "broken", "login-flow", "ok"], "policy": "allSettled"},
          {"name": "twice", "members": ["broken", "broken2"], "policy": "failFast"},
-         {"name": "none", "members": []}\(extra)
+         {"name": "none", "members": []},
+         {"name": "unbuilt", "members": ["slow", "unbuildable"], "policy": "failFast"}\(extra)
        ]}
       """)
   }
@@ -158,6 +164,44 @@ struct FlowRunnerTests {
     #expect(done.wait(timeout: .now() + 1) == .success)
     let outcome = try #require(box.get())
     #expect(outcome.members.allSatisfy { $0.state == .cancelled || $0.state == .failed })
+  }
+
+  // CH-4: cancelling during step 2 cancels it and starts nothing more.
+  @Test func cancellingAChainDuringAStep() throws {
+    let runner = FlowRunner(agent: Agent(), workspace: try flows(), sources: VariableSources(processEnvironment: [:]))
+    let done = DispatchSemaphore(value: 0)
+    let box = LockedBox<FlowOutcome?>(nil)
+    let run = runner.start("slow-chain") { box.set($0); done.signal() }
+    usleep(400_000)  // step 2 (2 s) is running
+    run.cancel()
+    #expect(done.wait(timeout: .now() + 1) == .success)
+    let outcome = try #require(box.get())
+    #expect(outcome.state == .cancelled)
+    #expect(outcome.steps.map(\.state) == [.succeeded, .cancelled])
+    usleep(200_000)
+    #expect(try hits("\(key)-ok") == 1)  // step 3 never went out
+  }
+
+  // CH-7: a step served from the cache advances the chain normally.
+  @Test func aCachedStepAdvancesTheChain() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rb-flow-cache-" + UUID().uuidString)
+    let agent = Agent(configuration: .init(cache: ResponseCache(folder: folder)))
+    let workspace = try flows()
+    _ = run("cached-chain", in: workspace, agent: agent)
+    let (outcome, _) = run("cached-chain", in: workspace, agent: agent)
+    #expect(outcome.state == .succeeded)
+    #expect(outcome.steps.first?.exchange?.fromCache == true)
+    #expect(try hits("\(key)-cached") == 1)
+  }
+
+  // B-9: a member that cannot be built fails a fail-fast batch; what started is cancelled.
+  @Test func anUnbuildableMemberFailsTheBatch() throws {
+    let start = Date()
+    let (outcome, _) = run("unbuilt", in: try flows())
+    #expect(Date().timeIntervalSince(start) < 1)
+    #expect(outcome.state == .failed)
+    #expect(outcome.message?.contains("undefined variable {{nowhere}}") == true)
+    #expect(outcome.members.first?.state == .cancelled)
   }
 
   @Test func badReferencesAreLoadErrors() throws {
