@@ -77,8 +77,9 @@ enum Arguments {
 
     reqbench       opens the TUI on WORKSPACE (default workspaces/demo.json); ? shows its keys
 
-    run            sends the named requests of WORKSPACE through the agent and reports them.
-                   One target: the body goes to stdout and a status line to stderr.
+    run            sends the named requests, batches and chains of WORKSPACE through the agent
+                   and reports them. One request: the body goes to stdout and a status line to
+                   stderr.
                    Several: one line per exchange as it finishes.
       --all        every request of the workspace, in file order
       --env NAME   select the environment NAME of the workspace
@@ -87,7 +88,7 @@ enum Arguments {
       --concurrency N
                    at most N transfers at once, overall and per host
       --state-dir DIR
-                   where history (and later the cache) lives; default .reqbench/NAME/ beside
+                   where history and the cache live; default .reqbench/NAME/ beside
                    the workspace file NAME.json
       --no-history don't record the exchanges in the workspace's history
     history        lists the recorded exchanges, newest first
@@ -95,6 +96,7 @@ enum Arguments {
     cache          lists or clears the workspace's response cache
     import         adds requests from curl commands, .http files or Postman collections
     export         prints a request as a curl command or .http text
+    screenshot     renders scripted TUI scenarios to SVG and text (the README's pictures)
     demo-server    runs the embedded demo server on 127.0.0.1 (default port 8080; 0 picks a free one)
     --demo         starts the demo server on a free port and opens the demo workspace against it
 
