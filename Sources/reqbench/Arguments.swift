@@ -27,11 +27,14 @@ struct RunOptions: Equatable {
   var stateDirectory: String?
   /// Record finished exchanges in the workspace's history (`--no-history` turns it off).
   var history = true
+  /// Start chains at this step (1-based): resume one that failed, with `--var` for what the
+  /// earlier steps captured.
+  var fromStep: Int?
 
   static func == (a: RunOptions, b: RunOptions) -> Bool {
     a.workspace == b.workspace && a.targets == b.targets && a.all == b.all
       && a.environment == b.environment && a.json == b.json && a.concurrency == b.concurrency
-      && a.stateDirectory == b.stateDirectory && a.history == b.history
+      && a.stateDirectory == b.stateDirectory && a.history == b.history && a.fromStep == b.fromStep
       && a.variables.map { "\($0.0)=\($0.1)" } == b.variables.map { "\($0.0)=\($0.1)" }
   }
 }
@@ -64,7 +67,7 @@ enum Arguments {
       reqbench [WORKSPACE] [--env NAME] [--var KEY=VALUE]... [--state-dir DIR]
       reqbench --demo
       reqbench run WORKSPACE TARGET... [--env NAME] [--var KEY=VALUE]... [--json] [--concurrency N]
-                   [--state-dir DIR] [--no-history]
+                   [--state-dir DIR] [--no-history] [--from-step N]
       reqbench run WORKSPACE --all [options]
       reqbench history WORKSPACE [TARGET] [--state-dir DIR] [--json] [--limit N]
       reqbench secrets set|ls|rm WORKSPACE [NAME]
@@ -91,6 +94,9 @@ enum Arguments {
                    where history and the cache live; default .reqbench/NAME/ beside
                    the workspace file NAME.json
       --no-history don't record the exchanges in the workspace's history
+      --from-step N
+                   start chains at step N (resume one; give what earlier steps captured
+                   with --var)
     history        lists the recorded exchanges, newest first
     secrets        the secrets file beside the workspace ({{secret.NAME}}); values from stdin
     cache          lists or clears the workspace's response cache
@@ -183,6 +189,12 @@ enum Arguments {
       case "--": onlyPositional = true
       case "--all": options.all = true
       case "--no-history": options.history = false
+      case "--from-step":
+        let text = try value(for: name, inline: inline, rest: &rest)
+        guard let n = Int(text), n >= 1 else {
+          throw UsageError(message: "--from-step needs a step number from 1, got \"\(text)\"")
+        }
+        options.fromStep = n
       case "--json": options.json = true
       case "--env": options.environment = try value(for: name, inline: inline, rest: &rest)
       case "--state-dir": options.stateDirectory = try value(for: name, inline: inline, rest: &rest)

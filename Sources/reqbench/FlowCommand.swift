@@ -23,6 +23,18 @@ struct FlowCommand {
       Terminal.error(unknownTargetMessage(name, names: workspace.targetNames, file: options.workspace))
       return ExitStatus.usage
     }
+    if let step = options.fromStep {
+      for name in options.targets {
+        guard let chain = workspace.chain(named: name) else {
+          Terminal.error("reqbench: --from-step applies to chains; \(name) is not one")
+          return ExitStatus.usage
+        }
+        guard step <= chain.steps.count else {
+          Terminal.error("reqbench: \(name) has \(chain.steps.count) steps; --from-step \(step) is past the end")
+          return ExitStatus.usage
+        }
+      }
+    }
     let stateFolder = StateFolder.url(
       forWorkspace: workspaceURL, override: options.stateDirectory.map { URL(fileURLWithPath: $0) })
     let agent = CLI.makeAgent(for: workspace, stateFolder: stateFolder, concurrency: options.concurrency)
@@ -53,7 +65,7 @@ struct FlowCommand {
 
     for (index, name) in options.targets.enumerated() {
       let run = runner.start(
-        name,
+        name, fromStep: options.fromStep ?? 1,
         events: { event in
           // Lines show only captures; JSON shows every flow event.
           if json { queue.push(.flow(event)) } else if case .captured = event { queue.push(.flow(event)) }

@@ -18,6 +18,12 @@ struct RunCommand {
       return ExitStatus.usage
     }
 
+    if options.fromStep != nil && !options.all
+      && !options.targets.contains(where: { workspace.chain(named: $0) != nil })
+    {
+      Terminal.error("reqbench: --from-step applies to chains; name a chain")
+      return ExitStatus.usage
+    }
     let templates: [RequestTemplate]
     if options.all {
       templates = workspace.requests

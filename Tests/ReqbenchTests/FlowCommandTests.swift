@@ -55,6 +55,21 @@ struct FlowCommandTests {
     #expect(result.stderr.contains("0 succeeded, 1 failed, 0 cancelled"))
   }
 
+  @Test func resumeAChainFromAStep() throws {
+    let ws = try workspace()
+    let result = try runProcess(try reqbenchBinary, ["run", ws, "login-flow", "--from-step", "3", "--var", "uid=2", "--json"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let summary = try JSONParser.parse(String(try #require(result.stdout.split(separator: "\n").last)))
+    let steps = try #require(summary["results"]?.arrayValue?.first?["steps"]?.arrayValue)
+    #expect(steps.map { $0["step"]?.intValue } == [3])
+    #expect(steps.first?["url"]?.stringValue?.hasSuffix("/users/2") == true)
+    let past = try runProcess(try reqbenchBinary, ["run", ws, "login-flow", "--from-step", "9"])
+    #expect(past.status == 2)
+    #expect(past.stderr.contains("has 3 steps"))
+    let notAChain = try runProcess(try reqbenchBinary, ["run", ws, "broken", "--from-step", "2"])
+    #expect(notAChain.status == 2)
+  }
+
   @Test func unknownFlowTargetsSuggest() throws {
     let result = try runProcess(try reqbenchBinary, ["run", try workspace(), "login-flw"])
     #expect(result.status == 2)
