@@ -10,6 +10,7 @@ final class TmuxSession {
   /// Runs `command` in a shell that reports its exit status on screen afterwards
   /// (`[exited 0]`), so tests can see how the program ended and that the terminal was restored.
   init(_ command: [String], width: Int = 160, height: Int = 45, environment: [String: String] = [:]) throws {
+    let environment = environment.merging(["LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"]) { mine, _ in mine }
     let env = environment.map { "\($0.key)=\(shellQuote($0.value))" }.joined(separator: " ")
     let line = (env.isEmpty ? "" : "env \(env) ") + command.map(shellQuote).joined(separator: " ")
     try tmux([
@@ -20,9 +21,13 @@ final class TmuxSession {
 
   deinit { _ = try? tmux(["kill-session", "-t", name]) }
 
+  /// tmux with UTF-8 forced (`-u`) and a UTF-8 locale, whatever the environment says: the TUI's
+  /// glyphs must come back from `capture-pane` as they were drawn.
   @discardableResult
   func tmux(_ args: [String]) throws -> String {
-    let result = try runProcess(URL(fileURLWithPath: "/usr/bin/tmux"), args)
+    let result = try runProcess(
+      URL(fileURLWithPath: "/usr/bin/tmux"), ["-u"] + args,
+      environment: ["LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"])
     return result.stdout
   }
 
