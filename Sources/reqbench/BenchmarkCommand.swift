@@ -60,13 +60,7 @@ enum BenchmarkCommand {
         return ExitStatus.usage
       }
     }
-    let workspace: Workspace
-    do {
-      workspace = try Workspace.load(from: URL(fileURLWithPath: workspacePath))
-    } catch {
-      Terminal.error(error.description)
-      return ExitStatus.usage
-    }
+    guard let workspace = CLI.loadWorkspace(workspacePath) else { return ExitStatus.usage }
 
     var state = makeState(workspace: workspace, file: workspacePath, rows: rows, width: width, height: height)
     var buffer = ScreenBuffer(width: width, height: height)

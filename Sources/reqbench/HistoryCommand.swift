@@ -77,35 +77,17 @@ enum HistoryCommand {
   /// The options, or nil for `--help`.
   static func parse(_ args: [String]) throws(UsageError) -> HistoryOptions? {
     var options = HistoryOptions(workspace: "")
-    var positional: [String] = []
-    var rest = args[...]
-    var onlyPositional = false
-    while let arg = rest.popFirst() {
-      if onlyPositional || !arg.hasPrefix("-") || arg == "-" {
-        positional.append(arg)
-        continue
-      }
-      var name = arg
-      var inline: String?
-      if arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") {
-        name = String(arg[..<eq])
-        inline = String(arg[arg.index(after: eq)...])
-      }
-      func value() throws(UsageError) -> String {
-        if let inline { return inline }
-        guard let next = rest.popFirst() else { throw UsageError(message: "\(name) needs a value") }
-        return next
-      }
-      switch name {
-      case "--": onlyPositional = true
+    var reader = ArgumentReader(args)
+    while let option = try reader.nextOption() {
+      switch option {
       case "-h", "--help": return nil
       case "--json": options.json = true
       case "--state-dir":
-        let directory = try value()
+        let directory = try reader.value(for: option)
         guard !directory.isEmpty else { throw UsageError(message: "--state-dir needs a folder") }
         options.stateDirectory = directory
       case "--limit":
-        let text = try value()
+        let text = try reader.value(for: option)
         guard let n = Int(text), n >= 1 else {
           throw UsageError(message: "--limit needs a number of 1 or more, got \"\(text)\"")
         }
@@ -113,9 +95,10 @@ enum HistoryCommand {
       default:
         throw UsageError(
           message:
-            "history: unknown option \"\(arg)\"; it takes --state-dir DIR, --json and --limit N")
+            "history: unknown option \"\(option)\"; it takes --state-dir DIR, --json and --limit N")
       }
     }
+    let positional = reader.positional
     guard let workspace = positional.first else {
       throw UsageError(
         message: "history needs a workspace file: reqbench history WORKSPACE [TARGET]")

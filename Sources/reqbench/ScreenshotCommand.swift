@@ -57,13 +57,7 @@ enum ScreenshotCommand {
       Terminal.error("reqbench: name one scenario with --out, or several (or all) with --dir\n\(usage)")
       return ExitStatus.usage
     }
-    let workspace: Workspace
-    do {
-      workspace = try Workspace.load(from: URL(fileURLWithPath: workspacePath))
-    } catch {
-      Terminal.error(error.description)
-      return ExitStatus.usage
-    }
+    guard let workspace = CLI.loadWorkspace(workspacePath) else { return ExitStatus.usage }
     for scenario in scenarios {
       let state = scenario.state(workspace: workspace, file: "workspaces/demo.json", width: width, height: height)
       var buffer = ScreenBuffer(width: width, height: height)
