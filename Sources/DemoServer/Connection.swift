@@ -98,7 +98,9 @@ final class ConnectionHandler {
     let context = Context(socket: socket, hit: tracking?.hit ?? 0, hasKey: tracking != nil)
     let response = app.handle(request, context)
     let wantsKeepAlive = Self.wantsKeepAlive(request)
-    let outcome = write(response, for: request, keepAlive: wantsKeepAlive)
+    let outcome = write(response, for: request, keepAlive: wantsKeepAlive) {
+      if let tracking { app.tracker.leave(tracking.token) }
+    }
     finish(outcome.completed)
     if outcome.completed && outcome.keepAlive { return true }
     if outcome.completed { socket.lingeringClose() } else { socket.drop() }
@@ -148,7 +150,11 @@ final class ConnectionHandler {
   }
 
   /// Frames and writes a response. `completed` when every byte went out as framed.
-  private func write(_ response: Response, for request: Request, keepAlive requested: Bool) -> Outcome {
+  /// `beforeLastSend` runs just before the bytes that complete the response are sent.
+  private func write(
+    _ response: Response, for request: Request, keepAlive requested: Bool,
+    beforeLastSend: () -> Void = {}
+  ) -> Outcome {
     if response.dropConnection {
       socket.drop()
       return Outcome(completed: false, keepAlive: false)
@@ -197,9 +203,11 @@ final class ConnectionHandler {
       var out = Array(head.utf8)
       if inlineBody.count <= 64 * 1024 {
         out += inlineBody
+        if streamWriter == nil { beforeLastSend() }
         try socket.send(out)
       } else {
         try socket.send(out)
+        beforeLastSend()
         try socket.send(inlineBody)
       }
       if let streamWriter {
@@ -209,6 +217,7 @@ final class ConnectionHandler {
         if let streamLength, stream.written != streamLength {
           return Outcome(completed: false, keepAlive: false)
         }
+        beforeLastSend()
         if chunked { try socket.send(Array("0\r\n\r\n".utf8)) }
       }
       return Outcome(completed: true, keepAlive: keepAlive)

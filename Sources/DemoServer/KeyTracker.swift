@@ -18,9 +18,15 @@ final class KeyTracker: Sendable {
   }
 
   /// Handed out by `begin`, given back to `end`.
-  struct Token: Sendable {
+  /// One counted request; `left` is set once it no longer counts as in flight.
+  final class Token: @unchecked Sendable {  // used by its connection's thread only
     let key: String
     let logIndex: Int?
+    fileprivate(set) var left = false
+    init(key: String, logIndex: Int?) {
+      self.key = key
+      self.logIndex = logIndex
+    }
   }
 
   private struct KeyState {
@@ -53,12 +59,27 @@ final class KeyTracker: Sendable {
     }
   }
 
-  /// The response was fully written (`completed`) or the connection ended without it.
-  func end(_ token: Token, completed: Bool) {
-    let end = epochMilliseconds()
+  /// The response's last bytes are about to be sent: from here a client may see the response
+  /// complete and send its next request, so this one stops counting as in flight now (otherwise
+  /// `maxInFlight` could count a strictly sequential client twice).
+  func leave(_ token: Token) {
+    guard !token.left else { return }
+    token.left = true
     keys.withLock { keys in
       guard var state = keys[token.key] else { return }
       state.stats.inFlight = max(0, state.stats.inFlight - 1)
+      keys[token.key] = state
+    }
+  }
+
+  /// The response was fully written (`completed`) or the connection ended without it.
+  func end(_ token: Token, completed: Bool) {
+    let end = epochMilliseconds()
+    let wasLeft = token.left
+    token.left = true
+    keys.withLock { keys in
+      guard var state = keys[token.key] else { return }
+      if !wasLeft { state.stats.inFlight = max(0, state.stats.inFlight - 1) }
       if let index = token.logIndex, index < state.log.count {
         state.log[index].end = end
         state.log[index].completed = completed
