@@ -187,6 +187,17 @@ extension App {
       sendLimit = Int((Double(length) * Double(percent) / 100).rounded(.down))
       dropAfter = true
     }
+    // close_every=N: every response longer than N bytes drops after N of them, so a client that
+    // resumes gets N more bytes per attempt and finally the rest.
+    if let text = request.queryValue("close_every") {
+      guard let limit = parseNonNegativeInt(Substring(text)), limit > 0 else {
+        return .error(400, "close_every must be > 0")
+      }
+      if length > limit {
+        sendLimit = limit
+        dropAfter = true
+      }
+    }
     let chunked = ["1", "true", "yes"].contains(request.queryValue("chunked") ?? "")
     var rate: Double? = nil
     if allowRate, let text = request.queryValue("rate") {

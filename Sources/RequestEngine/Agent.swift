@@ -28,13 +28,16 @@ public final class Agent: Sendable {
     public var userAgent: String
     /// The response cache requests with a `cache` policy use; nil turns caching off.
     public var cache: ResponseCache?
+    /// Where downloads keep their partial data and resume state (default: a folder in
+    /// `spillDirectory`, which a reboot may clear).
+    public var downloads: DownloadStore
 
     public init(
       maxConcurrent: Int = 8, maxPerHost: Int = 6,
       proxy: ProxySettings = .fromEnvironment(ProcessInfo.processInfo.environment),
       memoryBodyLimit: Int = 16 << 20, spillDirectory: String = NSTemporaryDirectory(),
       progressInterval: Double = 0.05, userAgent: String = "reqbench/\(reqbenchVersion)",
-      cache: ResponseCache? = nil
+      cache: ResponseCache? = nil, downloads: DownloadStore? = nil
     ) {
       self.maxConcurrent = max(1, maxConcurrent)
       self.maxPerHost = max(1, maxPerHost)
@@ -44,6 +47,7 @@ public final class Agent: Sendable {
       self.progressInterval = progressInterval
       self.userAgent = userAgent
       self.cache = cache
+      self.downloads = downloads ?? DownloadStore(directory: self.spillDirectory + "/reqbench-downloads")
     }
   }
 
@@ -57,6 +61,8 @@ public final class Agent: Sendable {
     case subscribe(UInt64, @Sendable (AgentEvent) -> Void)
     case unsubscribe(UInt64)
     case shutdown
+    /// A download's file was checked and moved into place (or not), off the engine thread.
+    case downloadFinalized(FinalizeJob, Result<Int64, DownloadFinalizer.Failure>)
   }
 
   public let configuration: Configuration

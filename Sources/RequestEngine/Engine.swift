@@ -13,6 +13,10 @@ final class EngineThread: @unchecked Sendable {
   private let engine: Engine
   private let finished = DispatchSemaphore(value: 0)
   private var thread: Thread?
+  /// Guards `multi` against a wake-up after `join` cleaned it up (a download finalizer may
+  /// report after the agent shut down).
+  private let aliveLock = NSLock()
+  private var isAlive = true
 
   init(configuration: Agent.Configuration, inbox: Inbox) {
     // curl_multi_init only fails when out of memory.
@@ -20,6 +24,7 @@ final class EngineThread: @unchecked Sendable {
     self.multi = multi
     rb_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(configuration.maxConcurrent * 2, 16))
     self.engine = Engine(multi: multi, configuration: configuration, inbox: inbox)
+    engine.wake = { [weak self] in self?.wake() }
   }
 
   func start() {
@@ -35,12 +40,19 @@ final class EngineThread: @unchecked Sendable {
     thread.start()
   }
 
-  func wake() { curl_multi_wakeup(multi) }
+  func wake() {
+    aliveLock.withLock {
+      if isAlive { curl_multi_wakeup(multi) }
+    }
+  }
 
   func join() {
     if Thread.current.name == "reqbench.engine" { return }  // shutdown from an event handler
     finished.wait()
-    curl_multi_cleanup(multi)
+    aliveLock.withLock {
+      isAlive = false
+      curl_multi_cleanup(multi)
+    }
   }
 }
 
@@ -68,6 +80,18 @@ private final class Record {
   var revalidating: ResponseCache.Entry?
   /// Ignore the cache for this send (networkOnly, or a re-send that bypasses it).
   var cacheBypassed = false
+  /// Download: the next attempt drops the partial data and starts from 0, for this reason.
+  var freshStart: RestartReason?
+  /// Download: restarts forced by a wrong answer to a Range request.
+  var forcedRestarts = 0
+  /// Download: the offset the first attempt continued from, and the last reason any attempt
+  /// started over from 0.
+  var resumedFrom: Int64?
+  var restartReason: RestartReason?
+  /// Download: every byte arrived; the file is being checked and moved into place.
+  var finalizing: FinalizeJob?
+  var finalResponse: Response?
+  var finalWriter: DownloadWriter?
 
   init(id: ExchangeID, request: Request, completion: Agent.Completion?, sequence: UInt64) {
     self.id = id
@@ -100,6 +124,10 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
   private var subscribers: [(token: UInt64, handler: @Sendable (AgentEvent) -> Void)] = []
   private var sequence: UInt64 = 0
   private var stopping = false
+  /// Downloads being finalized off the engine thread, by job.
+  private var finalizers: [ObjectIdentifier: Record] = [:]
+  /// Wakes the engine from another thread (set by the engine thread's owner).
+  var wake: @Sendable () -> Void = {}
 
   init(multi: UnsafeMutableRawPointer, configuration: Agent.Configuration, inbox: Inbox) {
     self.multi = multi
@@ -153,6 +181,8 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       subscribers.removeAll { $0.token == token }
     case .shutdown:
       stopping = true
+    case .downloadFinalized(let job, let result):
+      downloadFinalized(job, result)
     }
   }
 
@@ -162,6 +192,15 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
 
   private func cancel(_ record: Record) {
     guard records[record.id] != nil else { return }
+    if let job = record.finalizing, record.followers.isEmpty {
+      // Every byte is on disk: the cancel wins unless the file already moved into place.
+      guard job.cancel() else { return }
+      finalizers[ObjectIdentifier(job)] = nil
+      finish(
+        record, state: .cancelled, response: nil, error: .cancelled,
+        download: record.finalWriter.map { downloadOutcome(record, $0, resumable: true) })
+      return
+    }
     if let primary = record.primary {
       // A waiter leaves; the transfer goes on for the others.
       primary.followers.removeAll { $0 === record }
@@ -179,6 +218,14 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       heir.attempts = record.attempts
       heir.retryDue = record.retryDue
       heir.revalidating = record.revalidating
+      heir.freshStart = record.freshStart
+      heir.forcedRestarts = record.forcedRestarts
+      heir.resumedFrom = record.resumedFrom
+      heir.restartReason = record.restartReason
+      heir.finalizing = record.finalizing
+      heir.finalResponse = record.finalResponse
+      heir.finalWriter = record.finalWriter
+      if let job = record.finalizing { finalizers[ObjectIdentifier(job)] = heir }
       if let transfer = record.transfer { running[transfer.handle] = heir }
       record.transfer = nil
       if let index = queue.firstIndex(where: { $0 === record }) { queue[index] = heir }
@@ -187,12 +234,21 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       finish(record, state: .cancelled, response: nil, error: .cancelled, shareWithFollowers: false)
       return
     }
+    var download: DownloadOutcome?
     if let transfer = record.transfer {
+      if let writer = transfer.download {
+        // Keep the partial data, synced, before the cancel is reported: a restart resumes.
+        writer.closeKeeping()
+        download = downloadOutcome(record, writer, resumable: true)
+      }
       detach(record, transfer)
     }
     queue.removeAll { $0 === record }
     waitingRetry.removeAll { $0 === record }
-    finish(record, state: .cancelled, response: nil, error: .cancelled)
+    if download == nil, let target = record.request.download {
+      download = pendingOutcome(record, target)
+    }
+    finish(record, state: .cancelled, response: nil, error: .cancelled, download: download)
   }
 
   // MARK: - Cache and de-duplication
@@ -200,7 +256,8 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
   /// Answers from the cache when the policy allows; returns whether the exchange is done.
   private func answerFromCache(_ record: Record) -> Bool {
     let request = record.request
-    guard let policy = request.cache, policy.isEnabled, let cache = configuration.cache else { return false }
+    guard request.download == nil, let policy = request.cache, policy.isEnabled, let cache = configuration.cache
+    else { return false }
     if policy.mode == .networkOnly {
       record.cacheBypassed = true
       return false
@@ -256,8 +313,12 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
   /// Joins an identical idempotent request in flight; returns whether it did.
   private func join(_ record: Record) -> Bool {
     let request = record.request
-    guard request.dedup, [.GET, .HEAD, .OPTIONS].contains(request.method) else { return false }
+    // Two downloads into one target must never interleave: they always join.
+    guard request.dedup || request.download != nil, [.GET, .HEAD, .OPTIONS].contains(request.method) else {
+      return false
+    }
     var key = request.method.rawValue + " " + request.url
+    if let target = request.download { key += "\ndownload " + target.path }
     for field in request.headers.fields.sorted(by: { ($0.name.lowercased(), $0.value) < ($1.name.lowercased(), $1.value) }) {
       key += "\n" + field.name.lowercased() + ": " + field.value
     }
@@ -321,10 +382,22 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       if let etag = entry.etag { request.headers["If-None-Match"] = etag }
       if let lastModified = entry.lastModified { request.headers["If-Modified-Since"] = lastModified }
     }
-    guard let transfer = Transfer(request: request, configuration: configuration, now: now) else {
-      finish(
-        record, state: .failed, response: nil,
-        error: ExchangeError(kind: .transport, message: "cannot create a curl handle (out of memory)"))
+    var writer: DownloadWriter?
+    if let target = request.download {
+      do {
+        writer = try DownloadWriter(request: request, target: target, store: configuration.downloads, fresh: record.freshStart)
+      } catch {
+        finish(record, state: .failed, response: nil, error: .transport(.cannotWriteFile, detail: "\(error)"))
+        return
+      }
+      record.freshStart = nil
+    }
+    let transfer: Transfer
+    do {
+      transfer = try Transfer(request: request, configuration: configuration, now: now, download: writer)
+    } catch {
+      writer?.closeKeeping()
+      finish(record, state: .failed, response: nil, error: ExchangeError(kind: .usage, message: error.message))
       return
     }
     record.attempts += 1
@@ -419,6 +492,10 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
   }
 
   private func complete(_ record: Record, _ transfer: Transfer, curlCode: CURLcode) {
+    if let writer = transfer.download {
+      completeDownload(record, transfer, writer, curlCode: curlCode)
+      return
+    }
     let info = transfer.info()
     let headers = transfer.responseHeaders
     let body = transfer.finishBody()
@@ -464,17 +541,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     }
 
     if let error {
-      if let policy = record.request.retry,
-        policy.shouldRetry(method: record.request.method, error: error, retriesSoFar: record.attempts - 1)
-      {
-        let delay = policy.delay(beforeRetry: record.attempts - 1)
-        record.retryDue = monotonicNow() + delay
-        waitingRetry.append(record)
-        for member in [record] + record.followers {
-          emit(.retrying(member.id, attempt: record.attempts + 1, delay: delay, reason: error))
-        }
-        return
-      }
+      if scheduleRetry(record, after: error) { return }
       if serveStale(record, after: error) { return }
       finish(record, state: .failed, response: response, error: error, cache: networkOutcome(record, stored: false))
     } else {
@@ -483,6 +550,170 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
         stored = cache.store(response, for: record.request, policy: policy) != nil
       }
       finish(record, state: .succeeded, response: response, error: nil, cache: networkOutcome(record, stored: stored))
+    }
+  }
+
+  /// Schedules another attempt when the request's retry policy allows; returns whether it did.
+  private func scheduleRetry(_ record: Record, after error: ExchangeError) -> Bool {
+    guard let policy = record.request.retry,
+      policy.shouldRetry(method: record.request.method, error: error, retriesSoFar: record.attempts - 1)
+    else { return false }
+    let delay = policy.delay(beforeRetry: record.attempts - 1)
+    record.retryDue = monotonicNow() + delay
+    waitingRetry.append(record)
+    for member in [record] + record.followers {
+      emit(.retrying(member.id, attempt: record.attempts + 1, delay: delay, reason: error))
+    }
+    return true
+  }
+
+  // MARK: - Downloads
+
+  /// A download attempt ended: restart from 0 on a wrong range answer, keep the partial data on a
+  /// failure (retrying when the policy says), or check and move the file into place off the
+  /// engine thread.
+  private func completeDownload(_ record: Record, _ transfer: Transfer, _ writer: DownloadWriter, curlCode: CURLcode) {
+    let info = transfer.info()
+    let headers = transfer.responseHeaders
+    let body = transfer.finishBody()
+    detach(record, transfer)
+    noteAttempt(record, writer)
+    let status = info.status > 0 ? info.status : transfer.statusLine
+    let response: Response? =
+      status > 0
+      ? Response(
+        status: status, httpVersion: info.version, headers: headers, body: body, effectiveURL: info.effectiveURL,
+        redirectCount: info.redirects, timing: info.timing, bytesSent: info.sent)
+      : nil
+
+    if case .restart(let reason)? = writer.decision {
+      writer.closeDiscarding()
+      record.restartReason = reason
+      guard record.forcedRestarts >= 2 else {
+        record.forcedRestarts += 1
+        record.freshStart = reason
+        start(record)
+        return
+      }
+      let error = ExchangeError(
+        kind: .transport, message: "the server keeps answering the download's Range requests wrongly (\(reason.rawValue))")
+      finish(record, state: .failed, response: response, error: error, download: downloadOutcome(record, writer, resumable: false))
+      return
+    }
+
+    var error: ExchangeError?
+    if transfer.timedOutIdle {
+      error = .transport(.timedOut, detail: "no data for \(formatSeconds(transfer.idleTimeout))")
+    } else if let writeError = writer.error ?? transfer.bodyError {
+      error = .transport(.cannotWriteFile, detail: writeError)
+    } else if curlCode != CURLE_OK {
+      error = .transport(TransportFailure(curlCode: Int(curlCode.rawValue), message: transfer.errorMessage), detail: transfer.errorMessage)
+    } else if let response, case .failure? = writer.decision {
+      // Whatever the status validator accepts, a download needs the resource itself.
+      error = ExchangeError(
+        kind: .status, message: "status \(response.status): nothing was downloaded", status: response.status)
+    } else if response == nil || writer.decision == nil {
+      error = .transport(.connectionLost, detail: "the server sent no response")
+    }
+
+    guard let error else {
+      // Every byte is here: sync, check and move it into place without blocking the engine.
+      writer.closeForFinalizing()
+      let job = FinalizeJob()
+      record.finalizing = job
+      var served = response
+      served?.body = .empty
+      record.finalResponse = served
+      record.finalWriter = writer
+      finalizers[ObjectIdentifier(job)] = record
+      let part = writer.store.partPath(writer.key)
+      let sidecar = writer.store.sidecarPath(writer.key)
+      let target = writer.target
+      let expected = writer.sidecar.totalLength
+      let inbox = self.inbox
+      let wake = self.wake
+      DispatchQueue.global(qos: .utility).async {
+        let result = Result { () throws(DownloadFinalizer.Failure) -> Int64 in
+          try DownloadFinalizer.finalize(
+            part: part, target: target, expectedLength: expected, sidecar: sidecar, claim: job.claim)
+        }
+        if inbox.post(.downloadFinalized(job, result)) { wake() }
+      }
+      return
+    }
+    // An HTTP error such as 404 leaves nothing worth resuming; a transient one (408, 429, 5xx)
+    // and any transport failure keep the partial data.
+    let transient = error.kind != .status || [408, 429].contains(status) || status >= 500
+    if transient { writer.closeKeeping() } else { writer.closeDiscarding() }
+    if transient, scheduleRetry(record, after: error) { return }
+    finish(
+      record, state: .failed, response: response, error: error,
+      download: downloadOutcome(record, writer, resumable: transient && writer.bytesOnDisk > 0))
+  }
+
+  /// Remembers where the first attempt resumed from and why any attempt started over.
+  private func noteAttempt(_ record: Record, _ writer: DownloadWriter) {
+    let outcome = writer.outcome(resumable: false, complete: false)
+    if record.resumedFrom == nil { record.resumedFrom = outcome.resumedFrom }
+    if let reason = outcome.restartReason { record.restartReason = reason }
+  }
+
+  private func downloadOutcome(_ record: Record, _ writer: DownloadWriter, resumable: Bool, complete: Bool = false)
+    -> DownloadOutcome
+  {
+    var outcome = writer.outcome(resumable: resumable, complete: complete)
+    if let resumedFrom = record.resumedFrom { outcome.resumedFrom = resumedFrom }
+    if let reason = record.restartReason { outcome.restartReason = reason }
+    return outcome
+  }
+
+  /// The state of a download cancelled before or between attempts: what is on disk.
+  private func pendingOutcome(_ record: Record, _ target: DownloadTarget) -> DownloadOutcome {
+    let store = configuration.downloads
+    let key = DownloadStore.key(method: record.request.method, url: record.request.url, target: target.path)
+    if case .found(let sidecar, let bytes) = store.load(
+      key, method: record.request.method, url: record.request.url, target: target.path)
+    {
+      return DownloadOutcome(
+        file: target.path, bytes: bytes, totalBytes: sidecar.totalLength, resumedFrom: record.resumedFrom ?? 0,
+        restartReason: record.restartReason, resumable: bytes > 0, complete: false)
+    }
+    return DownloadOutcome(
+      file: target.path, bytes: 0, totalBytes: nil, resumedFrom: 0, restartReason: record.restartReason,
+      resumable: false, complete: false)
+  }
+
+  private func downloadFinalized(_ job: FinalizeJob, _ result: Result<Int64, DownloadFinalizer.Failure>) {
+    guard let record = finalizers.removeValue(forKey: ObjectIdentifier(job)), let writer = record.finalWriter else {
+      return
+    }
+    record.finalizing = nil
+    switch result {
+    case .success(let size):
+      var outcome = downloadOutcome(record, writer, resumable: false, complete: true)
+      outcome.bytes = size
+      outcome.totalBytes = size
+      finish(record, state: .succeeded, response: record.finalResponse, error: nil, download: outcome)
+    case .failure(let failure):
+      var error: ExchangeError
+      var resumable = true
+      switch failure {
+      case .length(let expected, let found):
+        error = .transport(.connectionLost, detail: "the download has \(found) of \(expected) bytes")
+      case .checksum(let expected, let found):
+        error = ExchangeError(
+          kind: .validation, message: "the download's sha256 is \(found), expected \(expected); the data was discarded")
+        writer.closeDiscarding()
+        resumable = false
+      case .io(let message):
+        error = .transport(.cannotWriteFile, detail: message)
+      case .cancelled:
+        error = .cancelled
+      }
+      let state: ExchangeState = error.kind == .cancelled ? .cancelled : .failed
+      finish(
+        record, state: state, response: record.finalResponse, error: error,
+        download: downloadOutcome(record, writer, resumable: resumable))
     }
   }
 
@@ -522,7 +753,8 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
   /// each with its own terminal event, flagged `deduplicated`.
   private func finish(
     _ record: Record, state: ExchangeState, response: Response?, error: ExchangeError?,
-    fromCache: Bool = false, cache: CacheOutcome? = nil, shareWithFollowers: Bool = true
+    fromCache: Bool = false, cache: CacheOutcome? = nil, download: DownloadOutcome? = nil,
+    shareWithFollowers: Bool = true
   ) {
     guard records.removeValue(forKey: record.id) != nil else { return }  // already ended
     if let key = record.dedupKey, inFlight[key] === record { inFlight[key] = nil }
@@ -530,7 +762,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       id: record.id, request: record.request, state: state, response: response, error: error,
       attempts: record.primary?.attempts ?? record.attempts, queuedAt: record.queuedAt,
       startedAt: record.startedAt, finishedAt: Date(), fromCache: fromCache,
-      deduplicated: record.primary != nil, cache: cache)
+      deduplicated: record.primary != nil, cache: cache, download: download)
     publishCounts()
     emit(.finished(result))
     record.completion?(result)
@@ -545,7 +777,13 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
         ownError = ResponseValidator.validate(response, follower.request.validation)
         ownState = ownError == nil ? .succeeded : .failed
       }
-      finish(follower, state: ownState, response: response, error: ownError, fromCache: fromCache, cache: cache)
+      if record.request.download != nil {
+        ownState = state
+        ownError = error
+      }
+      finish(
+        follower, state: ownState, response: response, error: ownError, fromCache: fromCache, cache: cache,
+        download: download)
     }
   }
 

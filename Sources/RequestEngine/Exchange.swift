@@ -145,11 +145,13 @@ public struct ExchangeResult: Sendable {
   public var deduplicated: Bool
   /// What the cache did for a request with a cache policy; nil without one.
   public var cache: CacheOutcome?
+  /// What a download did with its file; nil for other requests.
+  public var download: DownloadOutcome?
 
   public init(
     id: ExchangeID, request: Request, state: ExchangeState, response: Response?, error: ExchangeError?,
     attempts: Int = 1, queuedAt: Date, startedAt: Date?, finishedAt: Date, fromCache: Bool = false,
-    deduplicated: Bool = false, cache: CacheOutcome? = nil
+    deduplicated: Bool = false, cache: CacheOutcome? = nil, download: DownloadOutcome? = nil
   ) {
     self.id = id
     self.request = request
@@ -163,6 +165,7 @@ public struct ExchangeResult: Sendable {
     self.fromCache = fromCache
     self.deduplicated = deduplicated
     self.cache = cache
+    self.download = download
   }
 
   /// Wall time from the first start to the end, in seconds (0 if never started).

@@ -38,11 +38,16 @@ public enum Priority: Int, Sendable, CaseIterable, Comparable, Hashable {
 }
 
 /// What a request sends as its body: bytes with a content type (JSON, form and text bodies are
-/// serialized by `RequestBody.json`, `.form` and `.text` into bytes up front).
+/// serialized by `RequestBody.json`, `.form` and `.text` into bytes up front), or a stream read
+/// from disk while it is sent (`.file`, `.multipart`), never held in memory.
 public struct RequestBody: Sendable, Equatable, Hashable {
+  /// The body when it is in memory; empty for a streamed body.
   public var bytes: [UInt8]
-  /// Sent as `Content-Type` unless the request's headers set one.
+  /// Sent as `Content-Type` unless the request's headers set one. Multipart bodies get curl's
+  /// `multipart/form-data; boundary=…`.
   public var contentType: String?
+  /// Set for a body streamed from disk.
+  public var stream: BodyStream?
 
   public init(bytes: [UInt8], contentType: String?) {
     self.bytes = bytes
@@ -51,7 +56,21 @@ public struct RequestBody: Sendable, Equatable, Hashable {
 
   public static let empty = RequestBody(bytes: [], contentType: nil)
 
-  public var isEmpty: Bool { bytes.isEmpty && contentType == nil }
+  public var isEmpty: Bool { bytes.isEmpty && contentType == nil && stream == nil }
+
+  /// A file's bytes, streamed (`application/octet-stream` unless a content type is given).
+  public static func file(_ path: String, contentType: String? = nil) -> RequestBody {
+    var body = RequestBody(bytes: [], contentType: contentType ?? "application/octet-stream")
+    body.stream = .file(path: path)
+    return body
+  }
+
+  /// `multipart/form-data` with fields and streamed file parts, in order.
+  public static func multipart(_ parts: [MultipartPart]) -> RequestBody {
+    var body = RequestBody(bytes: [], contentType: nil)
+    body.stream = .multipart(parts)
+    return body
+  }
 
   /// A compact JSON body, `Content-Type: application/json`.
   public static func json(_ value: JSONValue) -> RequestBody {
@@ -69,6 +88,44 @@ public struct RequestBody: Sendable, Equatable, Hashable {
   /// A text body; `text/plain; charset=utf-8` unless a content type is given.
   public static func text(_ text: String, contentType: String? = nil) -> RequestBody {
     RequestBody(bytes: Array(text.utf8), contentType: contentType ?? "text/plain; charset=utf-8")
+  }
+}
+
+/// A body read from disk while it is sent.
+public enum BodyStream: Sendable, Equatable, Hashable {
+  /// The bytes of the file at `path`.
+  case file(path: String)
+  /// `multipart/form-data` (curl_mime): fields and files in order.
+  case multipart([MultipartPart])
+
+  /// The files this body reads.
+  public var files: [String] {
+    switch self {
+    case .file(let path): [path]
+    case .multipart(let parts): parts.compactMap(\.file)
+    }
+  }
+}
+
+/// One part of a multipart body: a text field, or a file streamed from disk.
+public struct MultipartPart: Sendable, Equatable, Hashable {
+  public var name: String
+  /// A text field's value.
+  public var value: String?
+  /// A file part's path.
+  public var file: String?
+  /// The file name the server sees (default: the file's own name).
+  public var filename: String?
+  public var contentType: String?
+
+  public static func field(_ name: String, _ value: String, contentType: String? = nil) -> MultipartPart {
+    MultipartPart(name: name, value: value, file: nil, filename: nil, contentType: contentType)
+  }
+
+  public static func file(_ name: String, path: String, filename: String? = nil, contentType: String? = nil)
+    -> MultipartPart
+  {
+    MultipartPart(name: name, value: nil, file: path, filename: filename, contentType: contentType)
   }
 }
 
@@ -117,6 +174,9 @@ public struct Request: Sendable, Equatable {
   /// Values that must never be shown, logged or stored (resolved `{{secret.NAME}}`s and what was
   /// derived from them, such as a Basic authorization header). See `redacted()`.
   public var secrets: [String]
+  /// Stream the body to this file, resumably, instead of into memory. Downloads are never cached
+  /// and always join an identical download in flight.
+  public var download: DownloadTarget?
 
   public init(
     name: String = "",
@@ -134,7 +194,8 @@ public struct Request: Sendable, Equatable {
     group: String? = nil,
     cache: CachePolicy? = nil,
     dedup: Bool = true,
-    secrets: [String] = []
+    secrets: [String] = [],
+    download: DownloadTarget? = nil
   ) {
     self.name = name
     self.method = method
@@ -152,6 +213,7 @@ public struct Request: Sendable, Equatable {
     self.cache = cache
     self.dedup = dedup
     self.secrets = secrets
+    self.download = download
   }
 
   /// This request with every secret in its URL, headers and body replaced by `••••`: what history,
@@ -164,6 +226,13 @@ public struct Request: Sendable, Equatable {
     copy.headers = HTTPHeaders(headers.fields.map { ($0.name, redaction.apply($0.value)) })
     if let text = String(validating: body.bytes, as: UTF8.self) {
       copy.body.bytes = Array(redaction.apply(text).utf8)
+    }
+    if case .multipart(let parts) = body.stream {
+      copy.body.stream = .multipart(parts.map { part in
+        var masked = part
+        masked.value = part.value.map(redaction.apply)
+        return masked
+      })
     }
     return copy
   }

@@ -18,32 +18,47 @@ final class Transfer {
   var lastActivity: Double
   var lastProgressEmit: Double = 0
   var progress = TransferProgress()
+  /// Bytes of a resumed download already on disk before this transfer.
+  private var progressOffset: Int64 = 0
   let startedAt: Double
   let idleTimeout: Double
   let followRedirects: Bool
   var timedOutIdle = false
   /// The `GroupLimit` this transfer counts against while it runs.
   var groupName: String?
+  /// Where a download's body goes (nil: into `sink`).
+  let download: DownloadWriter?
+  private var mime: OpaquePointer?
+  private var uploadFile: UnsafeMutablePointer<FILE>?
 
   /// Called from callbacks for events the agent forwards.
   var onHeaders: ((Int, HTTPHeaders) -> Void)?
   var onProgress: ((TransferProgress) -> Void)?
   let progressInterval: Double
 
-  init?(request: Request, configuration: Agent.Configuration, now: Double) {
-    guard let handle = curl_easy_init() else { return nil }
+  struct SetupError: Error {
+    let message: String
+  }
+
+  init(request: Request, configuration: Agent.Configuration, now: Double, download: DownloadWriter? = nil)
+    throws(SetupError)
+  {
+    guard let handle = curl_easy_init() else { throw SetupError(message: "cannot create a curl handle (out of memory)") }
     self.handle = handle
+    self.download = download
     self.sink = BodySink(memoryLimit: configuration.memoryBodyLimit, directory: configuration.spillDirectory)
     self.lastActivity = now
     self.startedAt = now
     self.idleTimeout = request.timeouts.idle
     self.followRedirects = request.followRedirects
     self.progressInterval = configuration.progressInterval
-    configure(request, configuration)
+    try configure(request, configuration)
   }
 
   deinit {
     curl_easy_cleanup(handle)
+    if let mime { curl_mime_free(mime) }
+    if let uploadFile { fclose(uploadFile) }
     if let headerList { curl_slist_free_all(headerList) }
     bodyBuffer?.deallocate()
     for s in cStrings { free(s) }
@@ -67,7 +82,7 @@ final class Transfer {
     rb_easy_setopt_pointer(handle, option, copy)
   }
 
-  private func configure(_ request: Request, _ configuration: Agent.Configuration) {
+  private func configure(_ request: Request, _ configuration: Agent.Configuration) throws(SetupError) {
     set(CURLOPT_URL, request.url)
     set(CURLOPT_NOSIGNAL, 1)
     errorBuffer.initialize(to: 0)
@@ -83,19 +98,10 @@ final class Transfer {
 
     // Method and body.
     let body = request.body
-    switch request.method {
-    case .GET:
-      set(CURLOPT_HTTPGET, 1)
-    case .HEAD:
-      set(CURLOPT_NOBODY, 1)
-    case .POST:
-      set(CURLOPT_POST, 1)
-      attachBody(body.bytes)
-    case .PUT, .PATCH, .DELETE, .OPTIONS:
-      set(CURLOPT_CUSTOMREQUEST, request.method.rawValue)
-      if !body.bytes.isEmpty || request.method == .PUT || request.method == .PATCH {
-        attachBody(body.bytes)
-      }
+    if let stream = body.stream {
+      try attachStream(stream, method: request.method)
+    } else {
+      attachMethodAndBytes(request.method, body)
     }
 
     // Headers: the request's own, the body's content type unless set, no `Expect: 100-continue`.
@@ -106,15 +112,26 @@ final class Transfer {
     if !request.headers.contains("Content-Type") {
       if let type = body.contentType {
         lines.append("Content-Type: \(type)")
-      } else if request.method == .POST || !body.bytes.isEmpty {
+      } else if body.stream == nil && (request.method == .POST || !body.bytes.isEmpty) {
         lines.append("Content-Type:")  // curl would add x-www-form-urlencoded
       }
     }
     if !request.headers.contains("Expect") { lines.append("Expect:") }
+    if let download {
+      // Offsets must refer to stored bytes: no Accept-Encoding, and continue from what is on disk.
+      if download.requestedOffset > 0 {
+        set(CURLOPT_RANGE, "\(download.requestedOffset)-")
+        if let ifRange = download.ifRange, !request.headers.contains("If-Range") {
+          lines.append("If-Range: \(ifRange)")
+        }
+      }
+      set(CURLOPT_BUFFERSIZE, 256 << 10)
+    } else if !request.headers.contains("Accept-Encoding") {
+      set(CURLOPT_ACCEPT_ENCODING, "")
+    }
     for line in lines { headerList = curl_slist_append(headerList, line) }
     rb_easy_setopt_pointer(handle, CURLOPT_HTTPHEADER, headerList)
     if !request.headers.contains("User-Agent") { set(CURLOPT_USERAGENT, configuration.userAgent) }
-    if !request.headers.contains("Accept-Encoding") { set(CURLOPT_ACCEPT_ENCODING, "") }
 
     // Redirects, timeouts, TLS, HTTP version, proxy.
     set(CURLOPT_FOLLOWLOCATION, request.followRedirects ? 1 : 0)
@@ -134,6 +151,24 @@ final class Transfer {
     if let noProxy = configuration.proxy.noProxy { set(CURLOPT_NOPROXY, noProxy) }
   }
 
+  private func attachMethodAndBytes(_ method: HTTPMethod, _ body: RequestBody) {
+    switch method {
+    case .GET:
+      set(CURLOPT_HTTPGET, 1)
+    case .HEAD:
+      set(CURLOPT_NOBODY, 1)
+    case .POST:
+      set(CURLOPT_POST, 1)
+      attachBody(body.bytes)
+    case .PUT, .PATCH, .DELETE, .OPTIONS:
+      set(CURLOPT_CUSTOMREQUEST, method.rawValue)
+      if !body.bytes.isEmpty || method == .PUT || method == .PATCH {
+        attachBody(body.bytes)
+      }
+    }
+
+  }
+
   private func attachBody(_ bytes: [UInt8]) {
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
     bytes.withUnsafeBytes { source in
@@ -147,10 +182,59 @@ final class Transfer {
     progress.uploadTotal = Int64(bytes.count)
   }
 
+  /// A body streamed from disk: a file through curl's default read function (fread on the
+  /// FILE*), multipart through curl_mime. Either way memory stays flat whatever the size.
+  private func attachStream(_ stream: BodyStream, method: HTTPMethod) throws(SetupError) {
+    for path in stream.files where access(path, R_OK) != 0 {
+      throw SetupError(message: "cannot read \(path): \(String(cString: strerror(errno)))")
+    }
+    switch stream {
+    case .file(let path):
+      guard let file = fopen(path, "rb") else {
+        throw SetupError(message: "cannot read \(path): \(String(cString: strerror(errno)))")
+      }
+      uploadFile = file
+      var info = stat()
+      fstat(fileno(file), &info)
+      set(CURLOPT_UPLOAD, 1)
+      rb_easy_setopt_off(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(info.st_size))
+      rb_easy_setopt_pointer(handle, CURLOPT_READDATA, file)
+      progress.uploadTotal = Int64(info.st_size)
+      if method != .PUT { set(CURLOPT_CUSTOMREQUEST, method.rawValue) }
+    case .multipart(let parts):
+      guard let mime = curl_mime_init(handle) else { throw SetupError(message: "cannot build a multipart body") }
+      self.mime = mime
+      for part in parts {
+        guard let mimePart = curl_mime_addpart(mime) else { throw SetupError(message: "cannot build a multipart body") }
+        curl_mime_name(mimePart, part.name)
+        if let file = part.file {
+          curl_mime_filedata(mimePart, file)
+        } else {
+          let value = Array((part.value ?? "").utf8)
+          value.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { curl_mime_data(mimePart, $0.baseAddress, $0.count) }
+          }
+        }
+        if let filename = part.filename { curl_mime_filename(mimePart, filename) }
+        if let type = part.contentType { curl_mime_type(mimePart, type) }
+      }
+      rb_easy_setopt_pointer(handle, CURLOPT_MIMEPOST, UnsafeRawPointer(mime))
+      if method != .POST { set(CURLOPT_CUSTOMREQUEST, method.rawValue) }
+    }
+  }
+
   // MARK: - Callbacks (engine thread, inside curl_multi_perform)
 
   fileprivate func receiveBody(_ pointer: UnsafeRawBufferPointer) -> Bool {
     lastActivity = monotonicNow()
+    if let download {
+      switch download.decision {
+      case .write?: return download.append(pointer)
+      case .restart?: return false  // stop: the engine sends again from byte 0
+      case .alreadyComplete?: return true  // the 416's own body is of no interest
+      case .failure?, nil: break  // an error body: kept in memory like any response
+      }
+    }
     return sink.append(pointer)
   }
 
@@ -177,6 +261,13 @@ final class Transfer {
         followRedirects && (300..<400).contains(statusLine) && responseHeaders.contains("Location")
       if !isInterim && !willFollow && !headersComplete {
         headersComplete = true
+        if let download {
+          download.begin(status: statusLine, headers: responseHeaders)
+          if case .write(let offset, let total, _)? = download.decision {
+            progressOffset = offset
+            progress.downloadTotal = total
+          }
+        }
         onHeaders?(statusLine, responseHeaders)
       }
     } else if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
@@ -197,8 +288,9 @@ final class Transfer {
     if dlNow != progress.downloaded || ulNow != progress.uploaded {
       lastActivity = monotonicNow()
     }
-    progress.downloaded = dlNow
-    progress.downloadTotal = dlTotal > 0 ? dlTotal : nil
+    // A resumed download counts from the bytes already on disk, of the full length.
+    progress.downloaded = progressOffset + dlNow
+    progress.downloadTotal = dlTotal > 0 ? progressOffset + dlTotal : nil
     progress.uploaded = ulNow
     if ulTotal > 0 { progress.uploadTotal = ulTotal }
     let now = monotonicNow()

@@ -1,0 +1,605 @@
+import Digest
+import Foundation
+
+/// Where a download's body goes: a file that appears only when the download is complete and
+/// checked. The body streams to a partial file in the agent's download state folder meanwhile.
+public struct DownloadTarget: Sendable, Equatable, Hashable {
+  /// The final file (absolute). An existing file there is replaced atomically on success and
+  /// left untouched by a failure.
+  public var path: String
+  /// Lower-case hex SHA-256 the finished file must have.
+  public var sha256: String?
+  /// Resume even when the server gave no validator (no strong ETag, no Last-Modified), trusting
+  /// that the resource did not change. Off: such a partial file restarts from 0 (`noValidator`).
+  public var trustLength: Bool
+
+  public init(path: String, sha256: String? = nil, trustLength: Bool = false) {
+    self.path = path
+    self.sha256 = sha256?.lowercased()
+    self.trustLength = trustLength
+  }
+}
+
+/// Why a download that had partial data started again from byte 0.
+public enum RestartReason: String, Sendable, Equatable {
+  /// The server ignored `Range` and sent the whole resource (200).
+  case rangeNotSupported
+  /// The resource changed since the partial data was fetched (`If-Range` failed, or it shrank).
+  case resourceChanged
+  /// A 206 whose `Content-Range` did not start at the bytes on disk.
+  case badContentRange
+  /// The server gave no validator to resume against safely.
+  case noValidator
+  /// The saved resume state was unreadable.
+  case invalidState
+}
+
+/// What a download exchange did with the file.
+public struct DownloadOutcome: Sendable, Equatable {
+  /// The target path.
+  public var file: String
+  /// Bytes on disk: the whole file after a success, the partial data kept otherwise.
+  public var bytes: Int64
+  /// The resource's full length, when the server said.
+  public var totalBytes: Int64?
+  /// The offset this exchange continued from (0: from the start).
+  public var resumedFrom: Int64
+  public var restartReason: RestartReason?
+  /// Partial data and validators are kept: sending the request again continues from `bytes`.
+  public var resumable: Bool
+  /// The target file is complete and in place.
+  public var complete: Bool
+
+  public init(
+    file: String, bytes: Int64, totalBytes: Int64?, resumedFrom: Int64, restartReason: RestartReason?,
+    resumable: Bool, complete: Bool
+  ) {
+    self.file = file
+    self.bytes = bytes
+    self.totalBytes = totalBytes
+    self.resumedFrom = resumedFrom
+    self.restartReason = restartReason
+    self.resumable = resumable
+    self.complete = complete
+  }
+
+  /// How much of the resource is on disk, 0–100, when its length is known.
+  public var percent: Double? {
+    guard let totalBytes, totalBytes > 0 else { return nil }
+    return min(100, Double(bytes) * 100 / Double(totalBytes))
+  }
+}
+
+/// What to do with a download response, decided from its status and headers alone
+/// (ENGINE.md, "Resumable download on libcurl").
+enum DownloadDecision: Equatable {
+  /// Write the body at `offset`; `offset == 0` truncates what was on disk.
+  case write(offset: Int64, total: Int64?, restartReason: RestartReason?)
+  /// 416 and the whole resource is already on disk.
+  case alreadyComplete(total: Int64)
+  /// Drop this response and send again from byte 0.
+  case restart(RestartReason)
+  /// An HTTP error (or an unfollowed redirect): the body is an error body; the file is untouched.
+  case failure
+
+  /// - Parameters:
+  ///   - offset: the bytes on disk a `Range: bytes=offset-` asked to continue from; 0 when the
+  ///     request carried no Range.
+  ///   - stored: the validators the partial data was fetched with.
+  static func decide(status: Int, headers: HTTPHeaders, offset: Int64, stored: Validators) -> DownloadDecision {
+    let contentLength = headers["Content-Length"].flatMap { Int64($0) }
+    if offset == 0 {
+      return (200..<300).contains(status) ? .write(offset: 0, total: contentLength, restartReason: nil) : .failure
+    }
+    switch status {
+    case 206:
+      guard let range = ContentRange(headers["Content-Range"]), let start = range.start, start == offset else {
+        return .restart(.badContentRange)
+      }
+      return .write(offset: offset, total: range.length, restartReason: nil)
+    case 416:
+      guard let length = ContentRange(headers["Content-Range"])?.length else { return .restart(.badContentRange) }
+      if length == offset { return .alreadyComplete(total: length) }
+      return .restart(length < offset ? .resourceChanged : .badContentRange)
+    case 200..<300:
+      let changed = stored.differs(from: Validators(headers: headers))
+      return .write(offset: 0, total: contentLength, restartReason: changed ? .resourceChanged : .rangeNotSupported)
+    default:
+      return .failure
+    }
+  }
+}
+
+/// A resource's validators, as far as resuming cares.
+struct Validators: Equatable, Codable {
+  var etag: String?
+  var lastModified: String?
+
+  init(etag: String? = nil, lastModified: String? = nil) {
+    self.etag = etag
+    self.lastModified = lastModified
+  }
+
+  init(headers: HTTPHeaders) {
+    self.init(etag: headers["ETag"], lastModified: headers["Last-Modified"])
+  }
+
+  /// What `If-Range` carries: a strong ETag, else the Last-Modified date (a weak ETag cannot be
+  /// used for ranges, RFC 9110 §13.1.5); nil when neither is usable.
+  var ifRange: String? {
+    if let etag, !etag.hasPrefix("W/") { return etag }
+    return lastModified
+  }
+
+  /// Whether a new response's validators show a different resource.
+  func differs(from other: Validators) -> Bool {
+    if let etag, let newTag = other.etag { return etag != newTag }
+    if let lastModified, let newDate = other.lastModified { return lastModified != newDate }
+    return false
+  }
+}
+
+/// `Content-Range: bytes S-E/L`, `bytes */L` or `bytes S-E/*`.
+struct ContentRange: Equatable {
+  var start: Int64?
+  var end: Int64?
+  var length: Int64?
+
+  init?(_ value: String?) {
+    guard let value else { return nil }
+    let trimmed = value.trimmingWhitespace()
+    guard trimmed.lowercased().hasPrefix("bytes ") else { return nil }
+    let spec = String(trimmed.dropFirst(6)).trimmingWhitespace()
+    let halves = spec.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+    guard halves.count == 2 else { return nil }
+    if halves[1] != "*" {
+      guard let length = Int64(halves[1]) else { return nil }
+      self.length = length
+    }
+    if halves[0] != "*" {
+      let bounds = halves[0].split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+      guard bounds.count == 2, let start = Int64(bounds[0]), let end = Int64(bounds[1]), start <= end else {
+        return nil
+      }
+      self.start = start
+      self.end = end
+    } else if length == nil {
+      return nil
+    }
+  }
+}
+
+/// A download that has not finished: what `DownloadStore.pending()` lists, e.g. for a UI that
+/// offers to resume after a restart.
+public struct PendingDownload: Sendable, Equatable {
+  /// The request's name when it was sent.
+  public var label: String
+  public var method: String
+  public var url: String
+  public var target: String
+  /// Bytes in the partial file right now.
+  public var bytesOnDisk: Int64
+  public var totalBytes: Int64?
+  public var updated: Date
+
+  public var percent: Double? {
+    guard let totalBytes, totalBytes > 0 else { return nil }
+    return min(100, Double(bytesOnDisk) * 100 / Double(totalBytes))
+  }
+}
+
+/// Resume state on disk: for each unfinished download a partial file `KEY.part` and a sidecar
+/// `KEY.json` (method, URL, target, validators, length), keyed by sha256(method, URL, target) so
+/// two downloads never share state and a restart of the app finds it again. Unreadable or stale
+/// state is ignored and removed: the download restarts from 0, nothing crashes.
+public final class DownloadStore: Sendable {
+  public let directory: String
+  /// State untouched for this long is garbage (30 days).
+  public let maxAge: Double
+
+  public init(directory: String, maxAge: Double = 30 * 24 * 3600) {
+    self.directory = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
+    self.maxAge = maxAge
+  }
+
+  struct Sidecar: Codable, Equatable {
+    var version = 1
+    var label: String
+    var method: String
+    var url: String
+    var target: String
+    var validators: Validators
+    var totalLength: Int64?
+    /// Bytes known to be synced to disk at the last save (the partial file may hold more).
+    var syncedBytes: Int64
+    var updated: Double
+  }
+
+  enum Loaded {
+    case absent
+    case invalid
+    case found(Sidecar, bytesOnDisk: Int64)
+  }
+
+  static func key(method: HTTPMethod, url: String, target: String) -> String {
+    SHA256.hex(Array("\(method.rawValue)\n\(url)\n\(target)".utf8))
+  }
+
+  func partPath(_ key: String) -> String { "\(directory)/\(key).part" }
+  func sidecarPath(_ key: String) -> String { "\(directory)/\(key).json" }
+
+  func ensureDirectory() throws {
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+  }
+
+  func load(_ key: String, method: HTTPMethod, url: String, target: String) -> Loaded {
+    guard let data = FileManager.default.contents(atPath: sidecarPath(key)) else {
+      // Partial data without its sidecar cannot be trusted.
+      if FileManager.default.fileExists(atPath: partPath(key)) {
+        unlink(partPath(key))
+        return .invalid
+      }
+      return .absent
+    }
+    guard let sidecar = try? JSONDecoder().decode(Sidecar.self, from: data), sidecar.version == 1,
+      sidecar.method == method.rawValue, sidecar.url == url, sidecar.target == target,
+      Date().timeIntervalSince1970 - sidecar.updated < maxAge
+    else {
+      remove(key)
+      return .invalid
+    }
+    var info = stat()
+    guard stat(partPath(key), &info) == 0 else {
+      remove(key)
+      return .invalid
+    }
+    return .found(sidecar, bytesOnDisk: Int64(info.st_size))
+  }
+
+  /// Writes the sidecar atomically (rename; the partial file's data is synced by the caller).
+  func save(_ sidecar: Sidecar, key: String) throws {
+    let data = try JSONEncoder().encode(sidecar)
+    try CacheFile.write(Array(data), to: URL(fileURLWithPath: sidecarPath(key)))
+  }
+
+  func remove(_ key: String) {
+    unlink(sidecarPath(key))
+    unlink(partPath(key))
+  }
+
+  /// The unfinished downloads on disk, most recently updated first. Removes stale and unreadable
+  /// state on the way.
+  public func pending() -> [PendingDownload] {
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+    var found: [PendingDownload] = []
+    let now = Date().timeIntervalSince1970
+    for name in names where name.hasSuffix(".json") {
+      let key = String(name.dropLast(5))
+      guard let data = FileManager.default.contents(atPath: sidecarPath(key)),
+        let sidecar = try? JSONDecoder().decode(Sidecar.self, from: data), sidecar.version == 1,
+        now - sidecar.updated < maxAge
+      else {
+        remove(key)
+        continue
+      }
+      var info = stat()
+      guard stat(partPath(key), &info) == 0 else {
+        remove(key)
+        continue
+      }
+      found.append(
+        PendingDownload(
+          label: sidecar.label, method: sidecar.method, url: sidecar.url, target: sidecar.target,
+          bytesOnDisk: Int64(info.st_size), totalBytes: sidecar.totalLength,
+          updated: Date(timeIntervalSince1970: sidecar.updated)))
+    }
+    // Partial files whose sidecar is gone are garbage.
+    for name in names where name.hasSuffix(".part") {
+      let key = String(name.dropLast(5))
+      if !FileManager.default.fileExists(atPath: sidecarPath(key)) { unlink(partPath(key)) }
+    }
+    return found.sorted { $0.updated > $1.updated }
+  }
+}
+
+/// The partial file of one download attempt: written on the engine thread from curl's write
+/// callback, synced and its state saved every few MB or seconds, so a `kill -9` loses at most
+/// what the OS had not written and a restart resumes from the bytes actually on disk.
+final class DownloadWriter {
+  let store: DownloadStore
+  let key: String
+  let target: DownloadTarget
+  private(set) var sidecar: DownloadStore.Sidecar
+  /// The offset a Range asked for (0 without one).
+  let requestedOffset: Int64
+  /// Set when the partial data on disk was dropped before sending.
+  let preRestartReason: RestartReason?
+  private var fd: Int32 = -1
+  private(set) var bytesOnDisk: Int64
+  private(set) var decision: DownloadDecision?
+  private(set) var error: String?
+  private var unsyncedBytes: Int64 = 0
+  private var lastSync = monotonicNow()
+
+  static let syncEveryBytes: Int64 = 16 << 20
+  static let syncEverySeconds = 2.0
+
+  /// Opens (or starts) the partial file of `request`'s download. `fresh` drops partial data.
+  init(request: Request, target: DownloadTarget, store: DownloadStore, fresh: RestartReason?) throws {
+    self.store = store
+    self.target = target
+    key = DownloadStore.key(method: request.method, url: request.url, target: target.path)
+    try store.ensureDirectory()
+    var reason = fresh
+    var existing: DownloadStore.Sidecar?
+    var onDisk: Int64 = 0
+    if fresh != nil {
+      store.remove(key)
+    } else {
+      switch store.load(key, method: request.method, url: request.url, target: target.path) {
+      case .absent: break
+      case .invalid: reason = .invalidState
+      case .found(let sidecar, let bytes):
+        if bytes > 0 && sidecar.validators.ifRange == nil && !target.trustLength {
+          store.remove(key)
+          reason = .noValidator
+        } else {
+          existing = sidecar
+          onDisk = bytes
+        }
+      }
+    }
+    sidecar =
+      existing
+      ?? DownloadStore.Sidecar(
+        label: request.name, method: request.method.rawValue, url: request.url, target: target.path,
+        validators: Validators(), totalLength: nil, syncedBytes: 0, updated: Date().timeIntervalSince1970)
+    sidecar.label = request.name
+    requestedOffset = onDisk
+    bytesOnDisk = onDisk
+    preRestartReason = reason
+    fd = open(store.partPath(key), O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+    guard fd >= 0 else {
+      throw DownloadFailure("cannot open \(store.partPath(key)): \(String(cString: strerror(errno)))")
+    }
+    if ftruncate(fd, off_t(onDisk)) != 0 || lseek(fd, off_t(onDisk), SEEK_SET) < 0 {
+      throw DownloadFailure("cannot prepare \(store.partPath(key)): \(String(cString: strerror(errno)))")
+    }
+    try store.save(sidecar, key: key)
+  }
+
+  deinit { if fd >= 0 { close(fd) } }
+
+  /// The `If-Range` value for a resume; nil when this attempt starts from 0.
+  var ifRange: String? {
+    guard requestedOffset > 0 else { return nil }
+    return sidecar.validators.ifRange
+  }
+
+  /// Decides from the final response's head; returns the decision (also kept).
+  @discardableResult
+  func begin(status: Int, headers: HTTPHeaders) -> DownloadDecision {
+    let decision = DownloadDecision.decide(
+      status: status, headers: headers, offset: requestedOffset, stored: sidecar.validators)
+    self.decision = decision
+    switch decision {
+    case .write(let offset, let total, _):
+      if offset == 0 && bytesOnDisk > 0 {
+        if ftruncate(fd, 0) != 0 || lseek(fd, 0, SEEK_SET) < 0 {
+          error = "cannot truncate \(store.partPath(key)): \(String(cString: strerror(errno)))"
+        }
+        bytesOnDisk = 0
+      }
+      if offset == 0 { sidecar.validators = Validators(headers: headers) }
+      sidecar.totalLength = total
+      sidecar.syncedBytes = bytesOnDisk
+      saveSidecar()
+    case .alreadyComplete(let total):
+      sidecar.totalLength = total
+    case .restart, .failure:
+      break
+    }
+    return decision
+  }
+
+  /// Whether the body bytes of this response belong in the file.
+  var writesBody: Bool {
+    if case .write = decision { return true }
+    return false
+  }
+
+  /// Appends body bytes; false stops the transfer (a write error).
+  func append(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    guard error == nil else { return false }
+    var offset = 0
+    while offset < bytes.count {
+      let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+      if written < 0 {
+        if errno == EINTR { continue }
+        error = "cannot write \(store.partPath(key)): \(String(cString: strerror(errno)))"
+        return false
+      }
+      offset += written
+    }
+    bytesOnDisk += Int64(bytes.count)
+    unsyncedBytes += Int64(bytes.count)
+    if unsyncedBytes >= Self.syncEveryBytes || monotonicNow() - lastSync >= Self.syncEverySeconds {
+      sync()
+    }
+    return true
+  }
+
+  /// Syncs the data written so far and records its length in the sidecar.
+  func sync() {
+    guard fd >= 0 else { return }
+    fdatasync(fd)
+    unsyncedBytes = 0
+    lastSync = monotonicNow()
+    sidecar.syncedBytes = bytesOnDisk
+    saveSidecar()
+  }
+
+  private func saveSidecar() {
+    sidecar.updated = Date().timeIntervalSince1970
+    try? store.save(sidecar, key: key)
+  }
+
+  /// Ends the attempt keeping the partial data for a resume.
+  func closeKeeping() {
+    guard fd >= 0 else { return }
+    sync()
+    close(fd)
+    fd = -1
+  }
+
+  /// Ends the attempt and forgets everything (an HTTP error such as 404: nothing to resume).
+  func closeDiscarding() {
+    if fd >= 0 { close(fd) }
+    fd = -1
+    store.remove(key)
+  }
+
+  /// Closes the file for finalizing (the finalizer syncs it).
+  func closeForFinalizing() {
+    if fd >= 0 { close(fd) }
+    fd = -1
+  }
+
+  func outcome(resumable: Bool, complete: Bool) -> DownloadOutcome {
+    var resumedFrom: Int64 = 0
+    var restart = preRestartReason
+    switch decision {
+    case .write(let offset, _, let reason)?:
+      resumedFrom = offset
+      if reason != nil { restart = reason }
+    case .alreadyComplete(let total)?: resumedFrom = total
+    case .restart(let reason)?: restart = reason
+    default: resumedFrom = 0
+    }
+    return DownloadOutcome(
+      file: target.path, bytes: bytesOnDisk, totalBytes: sidecar.totalLength, resumedFrom: resumedFrom,
+      restartReason: restart, resumable: resumable, complete: complete)
+  }
+}
+
+/// A download's finalization, which a cancel may overtake until the file moves.
+final class FinalizeJob: @unchecked Sendable {
+  private let lock = NSLock()
+  private var state = State.pending
+  private enum State { case pending, cancelled, claimed }
+
+  /// Returns whether the cancel won (the file will not move).
+  func cancel() -> Bool {
+    lock.withLock {
+      if state == .pending { state = .cancelled }
+      return state == .cancelled
+    }
+  }
+
+  /// Returns whether the file may move (no cancel came first).
+  func claim() -> Bool {
+    lock.withLock {
+      if state == .pending { state = .claimed }
+      return state == .claimed
+    }
+  }
+}
+
+struct DownloadFailure: Error, CustomStringConvertible {
+  let description: String
+  init(_ description: String) { self.description = description }
+}
+
+/// Moves a complete partial file onto its target: sync, check length and checksum, rename
+/// (copy then rename across file systems), sync the folder. Runs off the engine thread.
+enum DownloadFinalizer {
+  enum Failure: Error, Sendable {
+    case length(expected: Int64, found: Int64)
+    case checksum(expected: String, found: String)
+    case io(String)
+    /// Cancelled before the file was moved into place: the complete data stays resumable.
+    case cancelled
+  }
+
+  /// - Parameters:
+  ///   - claim: asked just before the file moves; false (a cancel came first) stops there.
+  ///   - sidecar: the resume state, removed once the file is in place.
+  static func finalize(
+    part: String, target: DownloadTarget, expectedLength: Int64?, sidecar: String, claim: () -> Bool
+  ) throws(Failure) -> Int64 {
+    let fd = open(part, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { throw .io("cannot open \(part): \(String(cString: strerror(errno)))") }
+    defer { close(fd) }
+    var info = stat()
+    fstat(fd, &info)
+    let size = Int64(info.st_size)
+    if let expectedLength, expectedLength != size { throw .length(expected: expectedLength, found: size) }
+    if let expected = target.sha256 {
+      var digest = SHA256()
+      let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+      defer { chunk.deallocate() }
+      while true {
+        let count = read(fd, chunk.baseAddress, chunk.count)
+        if count < 0 && errno == EINTR { continue }
+        guard count > 0 else { break }
+        digest.update(UnsafeRawBufferPointer(rebasing: chunk[0..<count]))
+      }
+      let found = hexString(digest.finalize())
+      if found != expected { throw .checksum(expected: expected, found: found) }
+    }
+    fsync(fd)
+    guard claim() else { throw .cancelled }
+    let folder = (target.path as NSString).deletingLastPathComponent
+    do {
+      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    } catch {
+      throw .io("cannot create \(folder): \(error.localizedDescription)")
+    }
+    if rename(part, target.path) != 0 {
+      guard errno == EXDEV else {
+        throw .io("cannot move the download to \(target.path): \(String(cString: strerror(errno)))")
+      }
+      try copyAcross(fd: fd, to: target.path, folder: folder)
+      unlink(part)
+    }
+    unlink(sidecar)
+    let dir = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    if dir >= 0 {
+      fsync(dir)
+      close(dir)
+    }
+    return size
+  }
+
+  /// The state folder is on another file system: copy beside the target, then rename.
+  private static func copyAcross(fd: Int32, to target: String, folder: String) throws(Failure) {
+    let temporary = folder + "/.\((target as NSString).lastPathComponent).reqbench-\(UInt32.random(in: 0 ... .max))"
+    let out = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+    guard out >= 0 else { throw .io("cannot create \(temporary): \(String(cString: strerror(errno)))") }
+    lseek(fd, 0, SEEK_SET)
+    let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+    defer { chunk.deallocate() }
+    while true {
+      let count = read(fd, chunk.baseAddress, chunk.count)
+      if count < 0 && errno == EINTR { continue }
+      guard count > 0 else { break }
+      var offset = 0
+      while offset < count {
+        let written = write(out, chunk.baseAddress! + offset, count - offset)
+        if written < 0 {
+          if errno == EINTR { continue }
+          close(out)
+          unlink(temporary)
+          throw .io("cannot write \(temporary): \(String(cString: strerror(errno)))")
+        }
+        offset += written
+      }
+    }
+    fsync(out)
+    close(out)
+    if rename(temporary, target) != 0 {
+      unlink(temporary)
+      throw .io("cannot move the download to \(target): \(String(cString: strerror(errno)))")
+    }
+  }
+}
