@@ -8,7 +8,7 @@ public struct EditorField: Sendable, Equatable {
     case method, url
     case query(Int), addQuery
     case header(Int), addHeader
-    case body, auth, timeout, deadline, priority, status, json, cache, dedup
+    case body, auth, timeout, deadline, priority, status, json, cache, dedup, download
   }
 
   public var kind: Kind
@@ -50,7 +50,47 @@ extension RequestTemplate {
       EditorField(kind: .json, label: "JSON shape", value: validation.json.map(Self.shapeText) ?? ""))
     fields.append(EditorField(kind: .cache, label: "Cache", value: cache.map(Self.cacheText) ?? ""))
     fields.append(EditorField(kind: .dedup, label: "Dedup", value: dedup ? "on" : "off"))
+    fields.append(EditorField(kind: .download, label: "Download", value: download.map(Self.downloadText) ?? ""))
     return fields
+  }
+
+  /// `downloads/big.bin sha256=… trust`: the target, then the checks that are set.
+  static func downloadText(_ download: DownloadTemplate) -> String {
+    var parts = [download.to]
+    if let sha256 = download.sha256 { parts.append("sha256=" + sha256) }
+    if download.trustLength { parts.append("trust") }
+    return parts.joined(separator: " ")
+  }
+
+  /// A multipart part as `-F` writes it: `name=value` or `name=@path;type=…;filename=…`.
+  static func partText(_ field: MultipartField) -> String {
+    var text = field.name + "=" + (field.file.map { "@" + $0 } ?? field.value ?? "")
+    if let type = field.type { text += ";type=" + type }
+    if let filename = field.filename { text += ";filename=" + filename }
+    return text
+  }
+
+  /// Reads `partText` back.
+  static func part(from line: Substring) throws(EditError) -> MultipartField {
+    guard let eq = line.firstIndex(of: "="), eq != line.startIndex else {
+      throw EditError(message: "multipart lines are name=value or name=@path;type=…; \"\(line)\" has no =")
+    }
+    let name = String(line[..<eq])
+    let rest = line[line.index(after: eq)...]
+    guard rest.hasPrefix("@") else { return MultipartField(name: name, value: String(rest)) }
+    var pieces = rest.dropFirst().split(separator: ";", omittingEmptySubsequences: false)
+    var field = MultipartField(name: name, file: String(pieces.removeFirst()))
+    for piece in pieces {
+      if piece.hasPrefix("type=") {
+        field.type = String(piece.dropFirst(5))
+      } else if piece.hasPrefix("filename=") {
+        field.filename = String(piece.dropFirst(9))
+      } else {
+        throw EditError(message: "\"\(piece)\" is not a part setting; use type=… or filename=…")
+      }
+    }
+    if let problem = WorkspacePaths.problem(with: field.file ?? "") { throw EditError(message: problem) }
+    return field
   }
 
   /// `300 s cacheThenNetwork revalidate v2`: seconds, then the mode and flags that differ from
@@ -69,6 +109,8 @@ extension RequestTemplate {
     case .json(let value): return "json " + JSONSerializer.compact(value)
     case .form(let fields): return "form " + JSONSerializer.compact(.object(fields))
     case .text(let text, let type): return "text" + (type.map { " (\($0))" } ?? "") + " " + text
+    case .file(let path, let type): return "file " + path + (type.map { " (\($0))" } ?? "")
+    case .multipart(let fields): return "multipart " + fields.map(Self.partText).joined(separator: ", ")
     }
   }
 
@@ -226,6 +268,26 @@ extension RequestTemplate {
         }
         copy.cache = policy
       }
+    case .download:
+      if trimmed.isEmpty {
+        copy.download = nil
+      } else {
+        var words = trimmed.split(separator: " ").map(String.init)
+        let to = words.removeFirst()
+        if let problem = WorkspacePaths.problem(with: to) { throw EditError(message: problem) }
+        _ = try template(to)
+        var download = DownloadTemplate(to: to)
+        for word in words {
+          if word.hasPrefix("sha256="), word.count == 71, word.dropFirst(7).allSatisfy(\.isHexDigit) {
+            download.sha256 = word.dropFirst(7).lowercased()
+          } else if word == "trust" {
+            download.trustLength = true
+          } else {
+            throw EditError(message: "write the download as PATH [sha256=64 hex digits] [trust]")
+          }
+        }
+        copy.download = download
+      }
     case .dedup:
       switch trimmed.lowercased() {
       case "on", "true", "yes": copy.dedup = true
@@ -264,6 +326,8 @@ extension RequestTemplate {
     case .form(let fields):
       return (fields.members.map { "\($0.key)=\($0.value.stringValue ?? JSONSerializer.compact($0.value))" }.joined(separator: "\n") + "\n", "txt")
     case .text(let text, _): return (text, "txt")
+    case .file(let path, _): return (path + "\n", "txt")
+    case .multipart(let fields): return (fields.map(Self.partText).joined(separator: "\n") + "\n", "txt")
     }
   }
 
@@ -284,6 +348,17 @@ extension RequestTemplate {
       copy.body = .form(JSONObject(fields))
     case .text(_, let type):
       copy.body = trimmed.isEmpty ? nil : .text(text, contentType: type)
+    case .file(_, let type):
+      if trimmed.isEmpty {
+        copy.body = nil
+      } else {
+        if let problem = WorkspacePaths.problem(with: trimmed) { throw EditError(message: problem) }
+        copy.body = .file(trimmed, contentType: type)
+      }
+    case .multipart:
+      var fields: [MultipartField] = []
+      for line in trimmed.split(separator: "\n") where !line.isEmpty { fields.append(try Self.part(from: line)) }
+      copy.body = fields.isEmpty ? nil : .multipart(fields)
     case .json, nil:
       if trimmed.isEmpty {
         copy.body = nil

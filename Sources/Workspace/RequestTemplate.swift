@@ -40,6 +40,8 @@ public struct RequestTemplate: Sendable, Equatable {
   public var cache: CachePolicy?
   /// Join an identical idempotent request in flight (`"dedup": false` turns it off).
   public var dedup: Bool
+  /// Save the body to a file, resumably, instead of showing it.
+  public var download: DownloadTemplate?
 
   /// The JSON object this template was read from, unknown keys included; changes are written back
   /// into it so a save keeps everything the app does not know about.
@@ -104,6 +106,12 @@ public enum BodyTemplate: Sendable, Equatable {
   /// `{"text": "…", "contentType": "…"}`: `text/plain; charset=utf-8` unless a content type is
   /// given.
   case text(String, contentType: String?)
+  /// `{"multipart": [{"name": "note", "value": "hello"}, {"name": "file", "file": "data/a.png",
+  /// "type": "image/png"}]}`: `multipart/form-data`, parts in order, files streamed from disk.
+  case multipart([MultipartField])
+  /// `{"file": "data/blob.bin", "contentType": "…"}`: the file's bytes, streamed from disk;
+  /// `application/octet-stream` unless a content type is given.
+  case file(String, contentType: String?)
 
   /// The key that names the kind in the file.
   public var kind: String {
@@ -111,10 +119,48 @@ public enum BodyTemplate: Sendable, Equatable {
     case .json: "json"
     case .form: "form"
     case .text: "text"
+    case .multipart: "multipart"
+    case .file: "file"
     }
   }
 
-  static let kinds = ["json", "form", "text"]
+  static let kinds = ["json", "form", "text", "multipart", "file"]
+}
+
+/// One part of a multipart body: `value` (a text field) or `file` (a path relative to the
+/// workspace's folder), with an optional `type` and `filename`. Every string may hold
+/// `{{variables}}`.
+public struct MultipartField: Sendable, Equatable {
+  public var name: String
+  public var value: String?
+  public var file: String?
+  public var type: String?
+  public var filename: String?
+
+  public init(name: String, value: String? = nil, file: String? = nil, type: String? = nil, filename: String? = nil) {
+    self.name = name
+    self.value = value
+    self.file = file
+    self.type = type
+    self.filename = filename
+  }
+}
+
+/// `"download": {"to": "downloads/big.bin", "sha256": "…", "trustLength": false}`: the body goes
+/// to a file, resumably. `to` is relative to the workspace's folder (`{{variables}}` allowed); a
+/// folder (an existing one, or a path ending in `/`) gets the URL's last path component.
+public struct DownloadTemplate: Sendable, Equatable {
+  public var to: String
+  /// Lower-case hex SHA-256 the finished file must have.
+  public var sha256: String?
+  /// Resume even without validators from the server.
+  public var trustLength: Bool
+
+  public init(to: String, sha256: String? = nil, trustLength: Bool = false) {
+    self.to = to
+    self.sha256 = sha256
+    self.trustLength = trustLength
+  }
 }
 
 /// How a request authenticates.

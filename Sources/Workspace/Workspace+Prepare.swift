@@ -133,7 +133,18 @@ extension Workspace {
       if scope.usedSecrets.count > before { scope.usedSecrets.append(value) }
     }
     var body = RequestBody.empty
-    if let template = template.body { body = try scope.render(template) }
+    if let template = template.body { body = try scope.render(template, folder: folder) }
+    var download: DownloadTarget?
+    if let spec = template.download {
+      let to = try scope.render(spec.to, in: "download.to")
+      do {
+        download = DownloadTarget(
+          path: try WorkspacePaths.downloadTarget(to, in: folder, url: url), sha256: spec.sha256,
+          trustLength: spec.trustLength)
+      } catch {
+        throw PrepareError(code: .invalidPath, request: template.name, message: "download.to: \(error.message)")
+      }
+    }
     var cache = template.cache
     if let sensitive = cache?.sensitive { cache?.sensitive = try scope.render(sensitive, in: "cache.sensitive") }
 
@@ -153,7 +164,8 @@ extension Workspace {
       group: nil,
       cache: cache,
       dedup: template.dedup,
-      secrets: scope.secretForms())
+      secrets: scope.secretForms(),
+      download: download)
   }
 
   /// The environment named `name`, else the workspace's default one; nil when neither is set.
@@ -267,8 +279,32 @@ private final class VariableScope {
     }
   }
 
-  func render(_ body: BodyTemplate) throws(PrepareError) -> RequestBody {
+  func render(_ body: BodyTemplate, folder: URL?) throws(PrepareError) -> RequestBody {
+    func path(_ text: String, in place: String) throws(PrepareError) -> String {
+      let rendered = try render(text, in: place)
+      do {
+        return try WorkspacePaths.resolve(rendered, in: folder)
+      } catch {
+        throw PrepareError(code: .invalidPath, request: request, message: "\(place): \(error.message)")
+      }
+    }
     switch body {
+    case .file(let file, let contentType):
+      return .file(try path(file, in: "body.file"), contentType: contentType)
+    case .multipart(let fields):
+      var parts: [MultipartPart] = []
+      for (i, field) in fields.enumerated() {
+        let place = "body.multipart[\(i)]"
+        let name = try render(field.name, in: place)
+        let type = try field.type.map { text throws(PrepareError) in try render(text, in: place) }
+        if let file = field.file {
+          let filename = try field.filename.map { text throws(PrepareError) in try render(text, in: place) }
+          parts.append(.file(name, path: try path(file, in: place), filename: filename, contentType: type))
+        } else {
+          parts.append(.field(name, try render(field.value ?? "", in: place), contentType: type))
+        }
+      }
+      return .multipart(parts)
     case .json(let value):
       return .json(try render(value, in: "body"))
     case .form(let fields):

@@ -39,6 +39,9 @@ public struct Workspace: Sendable, Equatable {
   /// (Read only: a save writes them back as they were in the file.)
   public var batches: [Batch] = []
   public var chains: [Chain] = []
+  /// The folder of the file it was loaded from: upload sources and download targets are
+  /// relative to it (the current directory when nil).
+  public var folder: URL?
 
   /// The JSON object the workspace was read from (see `json`).
   var source: JSONObject
@@ -75,7 +78,9 @@ public struct Workspace: Sendable, Equatable {
         kind: .unreadable, file: file,
         problems: [.init(location: nil, message: "cannot read the workspace: \(error.reason)")])
     }
-    return try parse(bytes, file: file)
+    var workspace = try parse(bytes, file: file)
+    workspace.folder = url.absoluteURL.deletingLastPathComponent().standardizedFileURL
+    return workspace
   }
 
   /// Reads a workspace from the file's bytes; `file` names it in errors, and its base name (without

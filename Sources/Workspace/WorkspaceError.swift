@@ -75,6 +75,8 @@ public struct PrepareError: Error, Sendable, Equatable, CustomStringConvertible 
     case invalidURL
     /// A `{{` without its `}}`, or a placeholder that names no variable.
     case invalidTemplate
+    /// A file path (upload source, download target) outside the workspace's folder.
+    case invalidPath
   }
 
   public var code: Code

@@ -561,6 +561,7 @@ struct WorkspaceReader {
         request.useCDN = flag
       }
       if let value = present("cache") { request.cache = r.cache(value, at("cache")) }
+      if let value = present("download") { request.download = r.download(value, at("download")) }
       if let value = present("dedup"), let flag = r.bool(value, at("dedup")) {
         request.dedup = flag
       }
@@ -613,17 +614,17 @@ struct WorkspaceReader {
       } else if let other = object.keys.first(where: { $0 != "contentType" }) {
         fail(
           path.appending(other),
-          "unknown body kind \(JSONSerializer.quote(other)); use \"json\", \"form\" or \"text\"")
+          "unknown body kind \(JSONSerializer.quote(other)); use \"json\", \"form\", \"text\", \"multipart\" or \"file\"")
       } else {
         fail(path, "the body has no kind; use " + WorkspaceReader.bodyKinds)
       }
       return nil
     }
     let contentTypePath = path.appending("contentType")
-    if kind != "text", object["contentType"] != nil {
+    if kind != "text", kind != "file", object["contentType"] != nil {
       fail(
         contentTypePath,
-        "\"contentType\" applies to text bodies; "
+        "\"contentType\" applies to text and file bodies; "
           + "for a \(kind) body set a Content-Type header instead"
       )
       return nil
@@ -646,6 +647,16 @@ struct WorkspaceReader {
         }
       }
       return ok ? .form(fields) : nil
+    case "multipart":
+      return multipart(content, at).map { .multipart($0) }
+    case "file":
+      guard let file = relativePath(content, at) else { return nil }
+      var contentType: String?
+      if let value = object["contentType"], value != .null {
+        guard let type = nonEmptyString(value, contentTypePath) else { return nil }
+        contentType = type
+      }
+      return .file(file, contentType: contentType)
     default:
       guard let text = template(content, at) else { return nil }
       var contentType: String?
@@ -655,6 +666,78 @@ struct WorkspaceReader {
       }
       return .text(text, contentType: contentType)
     }
+  }
+
+  mutating func multipart(_ value: JSONValue, _ path: JSONPath) -> [MultipartField]? {
+    guard let items = array(value, path) else { return nil }
+    var fields: [MultipartField] = []
+    let ok = clean { r in
+      for (i, item) in items.enumerated() {
+        let at = path.appending(i)
+        guard let object = r.object(item, at) else { continue }
+        var field = MultipartField(name: "")
+        if let name = object["name"] {
+          if let text = r.nonEmptyString(name, at.appending("name")) { field.name = text }
+        } else {
+          r.fail(at, "missing \"name\": the form field this part fills")
+        }
+        let sources = ["value", "file"].filter { object[$0] != nil }
+        if sources.count != 1 {
+          r.fail(at, "a part has either \"value\" (text) or \"file\" (a path), not \(sources.isEmpty ? "neither" : "both")")
+        }
+        for member in object.members {
+          let memberPath = at.appending(member.key)
+          switch member.key {
+          case "name": break
+          case "value": field.value = r.template(member.value, memberPath)
+          case "file": field.file = r.relativePath(member.value, memberPath)
+          case "type": field.type = r.nonEmptyString(member.value, memberPath)
+          case "filename": field.filename = r.nonEmptyString(member.value, memberPath)
+          default: r.fail(memberPath, "unknown part setting; use name, value, file, type, filename")
+          }
+        }
+        fields.append(field)
+      }
+    }
+    return ok ? fields : nil
+  }
+
+  /// A path relative to the workspace's folder, as written (`{{variables}}` allowed): absolute
+  /// paths and `..` are refused, so a workspace from elsewhere cannot reach outside its folder.
+  mutating func relativePath(_ value: JSONValue, _ path: JSONPath) -> String? {
+    guard let text = template(value, path) else { return nil }
+    if let problem = WorkspacePaths.problem(with: text) {
+      fail(path, problem)
+      return nil
+    }
+    return text
+  }
+
+  mutating func download(_ value: JSONValue, _ path: JSONPath) -> DownloadTemplate? {
+    guard let object = object(value, path) else { return nil }
+    var download = DownloadTemplate(to: "")
+    let ok = clean { r in
+      if object["to"] == nil {
+        r.fail(path, "missing \"to\": the file (or folder) the download goes to, relative to the workspace")
+      }
+      for member in object.members {
+        let at = path.appending(member.key)
+        switch member.key {
+        case "to": if let to = r.relativePath(member.value, at) { download.to = to }
+        case "sha256":
+          guard let text = r.string(member.value, at) else { continue }
+          let hex = text.lowercased()
+          if hex.count == 64, hex.allSatisfy({ $0.isHexDigit }) {
+            download.sha256 = hex
+          } else {
+            r.fail(at, "a sha256 is 64 hexadecimal digits")
+          }
+        case "trustLength": if let flag = r.bool(member.value, at) { download.trustLength = flag }
+        default: r.fail(at, "unknown download setting; use to, sha256, trustLength")
+        }
+      }
+    }
+    return ok ? download : nil
   }
 
   mutating func auth(_ value: JSONValue, _ path: JSONPath) -> Auth? {
@@ -695,7 +778,7 @@ struct WorkspaceReader {
     return .basic(user: user, password: password)
   }
 
-  static let bodyKinds = "{\"json\": …}, {\"form\": {…}} or {\"text\": \"…\"}"
+  static let bodyKinds = "{\"json\": …}, {\"form\": {…}}, {\"text\": \"…\"}, {\"multipart\": […]} or {\"file\": \"path\"}"
   static let authKinds =
     "{\"basic\": {\"user\": …, \"password\": …}} or {\"bearer\": \"token\"}"
 

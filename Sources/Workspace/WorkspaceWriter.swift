@@ -127,6 +127,7 @@ extension RequestTemplate {
     w.write(
       "useCDN", useCDN, default: false, read: { $0.bool($1, $2) }, encode: { v, _ in .bool(v) })
     w.write("cache", cache, read: { $0.cache($1, $2) }, encode: { $0.json(merging: $1) })
+    w.write("download", download, read: { $0.download($1, $2) }, encode: { $0.json(merging: $1) })
     w.write(
       "dedup", dedup, default: true, read: { $0.bool($1, $2) }, encode: { v, _ in .bool(v) })
     w.write("retry", retry, read: { $0.retry($1, $2) }, encode: { $0.json(merging: $1) })
@@ -151,7 +152,31 @@ extension BodyTemplate {
     case .text(let text, let contentType):
       object["text"] = .string(text)
       object["contentType"] = contentType.map { .string($0) }
+    case .file(let path, let contentType):
+      object["file"] = .string(path)
+      object["contentType"] = contentType.map { .string($0) }
+    case .multipart(let fields):
+      object["multipart"] = .array(
+        fields.map { field in
+          var part = JSONObject([(key: "name", value: .string(field.name))])
+          if let value = field.value { part["value"] = .string(value) }
+          if let file = field.file { part["file"] = .string(file) }
+          if let type = field.type { part["type"] = .string(type) }
+          if let filename = field.filename { part["filename"] = .string(filename) }
+          return .object(part)
+        })
+      object["contentType"] = nil
     }
+    return .object(object)
+  }
+}
+
+extension DownloadTemplate {
+  func json(merging old: JSONValue?) -> JSONValue {
+    var object = old?.objectValue ?? JSONObject()
+    object["to"] = .string(to)
+    object["sha256"] = sha256.map { .string($0) }
+    object["trustLength"] = trustLength ? .bool(true) : (object["trustLength"] == nil ? nil : .bool(false))
     return .object(object)
   }
 }

@@ -47,7 +47,7 @@ public enum CurlExporter {
         "-H " + quote(field.value.isEmpty ? "\(field.name):" : "\(field.name): \(field.value)"))
     }
     let body = request.body
-    if !request.headers.contains("Content-Type") {
+    if !request.headers.contains("Content-Type"), body.stream == nil || body.contentType != nil {
       if let type = body.contentType {
         options.append("-H " + quote("Content-Type: \(type)"))
       } else if request.method == .POST || !body.bytes.isEmpty {
@@ -61,7 +61,22 @@ public enum CurlExporter {
     case .DELETE, .OPTIONS: sendsBody = !body.bytes.isEmpty
     }
     var pipe = ""
-    if sendsBody {
+    switch body.stream {
+    case .file(let path)?:
+      options.append("--data-binary " + quote("@" + path))
+    case .multipart(let parts)?:
+      for part in parts {
+        // `-F` reads `@file` and `<file`: a text value starting with those goes as --form-string.
+        var value = part.file.map { "@" + $0 } ?? part.value ?? ""
+        if let filename = part.filename { value += ";filename=" + filename }
+        if let type = part.contentType { value += ";type=" + type }
+        let literal = part.file == nil && (value.hasPrefix("@") || value.hasPrefix("<"))
+        options.append((literal ? "--form-string " : "-F ") + quote(part.name + "=" + value))
+      }
+    case nil:
+      break
+    }
+    if sendsBody, body.stream == nil {
       if let text = String(validating: body.bytes, as: UTF8.self), isPrintable(text) {
         options.append((text.hasPrefix("@") ? "--data-raw " : "--data-binary ") + quote(text))
       } else {
@@ -69,7 +84,12 @@ public enum CurlExporter {
         options.append("--data-binary @-")
       }
     }
-    if !request.headers.contains("Accept-Encoding") { options.append("--compressed") }
+    if let download = request.download {
+      // curl's own resume: continue a partial file at the target.
+      options.append("-o " + quote(download.path) + " -C -")
+    } else if !request.headers.contains("Accept-Encoding") {
+      options.append("--compressed")
+    }
     if request.followRedirects { options.append("-L --max-redirs \(request.maxRedirects)") }
     if request.insecure { options.append("-k") }
     if let deadline = request.timeouts.deadline {

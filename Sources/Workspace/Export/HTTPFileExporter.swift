@@ -1,3 +1,4 @@
+import Foundation
 import RequestEngine
 
 /// Writes request templates as an `.http` file (JetBrains HTTP Client, VS Code REST Client),
@@ -73,6 +74,8 @@ public enum HTTPFileExporter {
         case .json: lines.append("Content-Type: application/json")
         case .form: lines.append("Content-Type: \(RequestDraft.formType)")
         case .text(_, let type): if let type { lines.append("Content-Type: \(type)") }
+        case .file(_, let type): lines.append("Content-Type: \(type ?? "application/octet-stream")")
+        case .multipart: lines.append("Content-Type: multipart/form-data; boundary=\(multipartBoundary)")
         }
       }
       lines.append("")
@@ -85,10 +88,29 @@ public enum HTTPFileExporter {
               + PlaceholderEncoding.encode(formText(member.value))
           }.joined(separator: "&"))
       case .text(let text, _): lines.append(text)
+      // `< path` reads a file (REST Client, JetBrains); paths are relative to the workspace.
+      case .file(let path, _): lines.append("< " + path)
+      case .multipart(let fields):
+        for field in fields {
+          lines.append("--" + multipartBoundary)
+          var disposition = "Content-Disposition: form-data; name=\"\(field.name)\""
+          if let file = field.file {
+            disposition += "; filename=\"\(field.filename ?? (file as NSString).lastPathComponent)\""
+          }
+          lines.append(disposition)
+          if let type = field.type { lines.append("Content-Type: \(type)") }
+          lines.append("")
+          lines.append(field.file.map { "< " + $0 } ?? field.value ?? "")
+        }
+        lines.append("--" + multipartBoundary + "--")
       }
     }
     return lines.joined(separator: "\n") + "\n"
   }
+
+  /// The boundary written into exported multipart bodies.
+  static let multipartBoundary = "reqbench-boundary"
+
 
   /// `key=value` pieces as reqbench sends them, placeholders kept in string values.
   static func queryPairs(_ key: String, _ value: JSONValue) -> [String] {
@@ -131,8 +153,12 @@ public enum HTTPFileExporter {
     case .json(let value): collect(value)
     case .form(let fields): collect(.object(fields))
     case .text(let text, _): texts.append(text)
+    case .file(let path, _): texts.append(path)
+    case .multipart(let fields):
+      for field in fields { texts += [field.name, field.value, field.file, field.type, field.filename].compactMap { $0 } }
     case nil: break
     }
+    if let download = template.download { texts.append(download.to) }
     switch template.auth {
     case .basic(let user, let password): texts += [user, password]
     case .bearer(let token): texts.append(token)
