@@ -206,6 +206,7 @@ public final class DownloadStore: Sendable {
     var version = 1
     var label: String
     var method: String
+    /// Secrets masked (`Request.redacted()`): for showing, not for matching.
     var url: String
     var target: String
     var validators: Validators
@@ -241,8 +242,9 @@ public final class DownloadStore: Sendable {
       }
       return .absent
     }
+    // The key is a digest of the full URL; the sidecar keeps it with secrets masked.
     guard let sidecar = try? JSONDecoder().decode(Sidecar.self, from: data), sidecar.version == 1,
-      sidecar.method == method.rawValue, sidecar.url == url, sidecar.target == target,
+      sidecar.method == method.rawValue, sidecar.target == target,
       Date().timeIntervalSince1970 - sidecar.updated < maxAge
     else {
       remove(key)
@@ -352,7 +354,7 @@ final class DownloadWriter {
     sidecar =
       existing
       ?? DownloadStore.Sidecar(
-        label: request.name, method: request.method.rawValue, url: request.url, target: target.path,
+        label: request.name, method: request.method.rawValue, url: request.redacted().url, target: target.path,
         validators: Validators(), totalLength: nil, syncedBytes: 0, updated: Date().timeIntervalSince1970)
     sidecar.label = request.name
     requestedOffset = onDisk

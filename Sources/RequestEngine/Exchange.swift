@@ -174,12 +174,36 @@ public struct ExchangeResult: Sendable {
   }
 }
 
-/// Bytes moved so far; totals are nil when the size is unknown.
+/// Bytes moved so far; totals are nil when the size is unknown. A resumed download counts from
+/// the bytes already on disk, of the full length.
 public struct TransferProgress: Sendable, Equatable {
   public var downloaded: Int64
   public var downloadTotal: Int64?
   public var uploaded: Int64
   public var uploadTotal: Int64?
+  /// Bytes per second of the current attempt, in the direction that is moving (the upload until
+  /// it is sent, then the download); nil until it can be measured.
+  public var bytesPerSecond: Double?
+
+  /// Whether the request body is still going out.
+  public var isUploading: Bool {
+    guard let uploadTotal, uploadTotal > 0 else { return false }
+    return uploaded < uploadTotal
+  }
+
+  /// How far the moving direction is, 0–1; nil when its total is unknown.
+  public var fraction: Double? {
+    let (done, total) = isUploading ? (uploaded, uploadTotal) : (downloaded, downloadTotal)
+    guard let total, total > 0 else { return nil }
+    return min(1, Double(done) / Double(total))
+  }
+
+  /// Seconds left at the current speed; nil when the total or the speed is unknown.
+  public var secondsLeft: Double? {
+    let (done, total) = isUploading ? (uploaded, uploadTotal) : (downloaded, downloadTotal)
+    guard let total, let speed = bytesPerSecond, speed > 0, total >= done else { return nil }
+    return Double(total - done) / speed
+  }
 
   public init(downloaded: Int64 = 0, downloadTotal: Int64? = nil, uploaded: Int64 = 0, uploadTotal: Int64? = nil) {
     self.downloaded = downloaded

@@ -285,7 +285,7 @@ final class Transfer {
   }
 
   fileprivate func updateProgress(dlTotal: Int64, dlNow: Int64, ulTotal: Int64, ulNow: Int64) {
-    if dlNow != progress.downloaded || ulNow != progress.uploaded {
+    if progressOffset + dlNow != progress.downloaded || ulNow != progress.uploaded {
       lastActivity = monotonicNow()
     }
     // A resumed download counts from the bytes already on disk, of the full length.
@@ -294,6 +294,11 @@ final class Transfer {
     progress.uploaded = ulNow
     if ulTotal > 0 { progress.uploadTotal = ulTotal }
     let now = monotonicNow()
+    let elapsed = now - startedAt
+    if elapsed >= 0.2 {
+      let moving = ulTotal > 0 && ulNow < ulTotal ? ulNow : (dlNow > 0 ? dlNow : ulNow)
+      progress.bytesPerSecond = Double(moving) / elapsed
+    }
     if now - lastProgressEmit >= progressInterval, dlNow > 0 || ulNow > 0 {
       lastProgressEmit = now
       onProgress?(progress)

@@ -31,7 +31,10 @@ public struct ExchangeRow: Sendable {
   public var startedAt: Date?
   public var result: ExchangeResult?
 
-  public var bytes: Int { result?.response?.body.count ?? Int(progress.downloaded) }
+  public var bytes: Int {
+    if let download = result?.download { return Int(download.bytes) }
+    return result?.response?.body.count ?? Int(progress.downloaded)
+  }
 
   /// The batch and chain step it belongs to: `smoke › login-flow 2/3`.
   public var context: String?
@@ -45,6 +48,9 @@ public struct ExchangeRow: Sendable {
     var badges: [String] = []
     if result?.fromCache == true { badges.append(result?.cache?.stale == true ? "stale" : "cache") }
     if result?.deduplicated == true { badges.append("dedup") }
+    if let download = result?.download, download.resumable, state != .succeeded {
+      badges.append("resumable" + (download.percent.map { " \(Int($0))%" } ?? ""))
+    }
     return badges
   }
 }

@@ -625,7 +625,33 @@ extension AppState {
   /// Sends the request of an exchange again (as it is in the workspace now).
   private mutating func resend(_ row: ExchangeRow?) -> [Command] {
     guard let row else { return [] }
-    return resend(named: row.name)
+    let commands = resend(named: row.name)
+    if !commands.isEmpty, let download = row.result?.download, download.resumable {
+      message = StatusMessage(
+        "resuming \(row.name) from \(Formatting.bytes(Int(download.bytes)))"
+          + (download.percent.map { " (\(Int($0))%)" } ?? ""))
+    }
+    return commands
+  }
+
+  /// Downloads an earlier session left unfinished (the agent's resume state): listed in the
+  /// queue as cancelled and resumable, oldest last; `r` resumes one. Only those whose request is
+  /// still in the workspace.
+  public mutating func restorePendingDownloads(_ pending: [PendingDownload]) {
+    for (i, download) in pending.enumerated() where workspace.request(named: download.label) != nil {
+      // Ids from the top of the range: the agent counts up from 1.
+      let id = ExchangeID(rawValue: UInt64.max - UInt64(i))
+      let method = HTTPMethod(rawValue: download.method) ?? .GET
+      let outcome = DownloadOutcome(
+        file: download.target, bytes: download.bytesOnDisk, totalBytes: download.totalBytes, resumedFrom: 0,
+        restartReason: nil, resumable: true, complete: false)
+      var row = ExchangeRow(id: id, name: download.label, method: method, url: download.url, state: .cancelled)
+      row.result = ExchangeResult(
+        id: id, request: Request(name: download.label, method: method, url: download.url), state: .cancelled,
+        response: nil, error: ExchangeError(kind: .cancelled, message: "interrupted in an earlier session"),
+        attempts: 0, queuedAt: download.updated, startedAt: nil, finishedAt: download.updated, download: outcome)
+      exchanges.append(row)
+    }
   }
 
   private mutating func resend(named name: String) -> [Command] {

@@ -351,25 +351,70 @@ struct Painter {
 
   func progressText(_ row: ExchangeRow) -> String {
     let p = row.progress
-    var text = Formatting.bytes(Int(p.downloaded))
-    if let total = p.downloadTotal, total > 0 {
-      text += " of " + Formatting.bytes(Int(total))
+    var text: String
+    if p.isUploading, let total = p.uploadTotal {
+      text = "⇡ " + Formatting.bytes(Int(p.uploaded)) + " of " + Formatting.bytes(Int(total))
+    } else {
+      text = Formatting.bytes(Int(p.downloaded))
+      if let total = p.downloadTotal, total > 0 { text += " of " + Formatting.bytes(Int(total)) }
     }
     if let started = row.startedAt, let now = state.now {
-      let elapsed = now.timeIntervalSince(started)
-      text += "  " + Formatting.milliseconds(elapsed * 1000)
-      if elapsed > 0.5, p.downloaded > 0 {
-        let speed = Double(p.downloaded) / elapsed
-        text += "  " + Formatting.bytes(Int(speed)) + "/s"
-        if let total = p.downloadTotal, total > p.downloaded, speed > 0 {
-          text += "  ETA " + Formatting.milliseconds(Double(total - p.downloaded) / speed * 1000)
-        }
-      }
+      text += "  " + Formatting.milliseconds(now.timeIntervalSince(started) * 1000)
     }
+    return text + Self.speedText(p)
+  }
+
+  /// `  52.0 MB/s  ETA 11 s` once the speed is known.
+  static func speedText(_ p: TransferProgress) -> String {
+    guard let speed = p.bytesPerSecond, speed > 0 else { return "" }
+    var text = "  " + Formatting.bytes(Int(speed)) + "/s"
+    if let left = p.secondsLeft, left > 0 { text += "  ETA " + Formatting.milliseconds(left * 1000) }
     return text
   }
 
+  /// What a download did with its file, for the viewer: where it went, how much, whether it can
+  /// be resumed and why it started over.
+  static func downloadLines(_ download: DownloadOutcome, state: ExchangeState) -> [String] {
+    var lines: [String] = []
+    let size = Formatting.bytes(Int(download.bytes))
+    if download.complete {
+      lines.append("saved to \(download.file) (\(size))")
+    } else if download.resumable {
+      let of = download.totalBytes.map { " of " + Formatting.bytes(Int($0)) } ?? ""
+      let percent = download.percent.map { " (\(Int($0))%)" } ?? ""
+      lines.append("\(size)\(of)\(percent) kept for \(download.file): press r to resume")
+    } else {
+      lines.append("nothing saved to \(download.file)")
+    }
+    if download.resumedFrom > 0 { lines.append("resumed from byte \(download.resumedFrom)") }
+    if let reason = download.restartReason {
+      lines.append("started over from 0: " + Self.restartText(reason))
+    }
+    return lines
+  }
+
+  static func restartText(_ reason: RestartReason) -> String {
+    switch reason {
+    case .rangeNotSupported: "the server ignored Range (rangeNotSupported)"
+    case .resourceChanged: "the file changed on the server (resourceChanged)"
+    case .badContentRange: "the server sent another range than asked (badContentRange)"
+    case .noValidator: "the server gave no ETag or Last-Modified to resume against (noValidator)"
+    case .invalidState: "the saved resume state was unreadable (invalidState)"
+    }
+  }
+
   func body(_ buffer: inout ScreenBuffer, _ area: Rect, _ row: ExchangeRow) {
+    var area = area
+    if let download = row.result?.download {
+      for line in Self.downloadLines(download, state: row.state) where area.height > 0 {
+        buffer.put(line, x: area.x, y: area.y, style: download.complete ? theme.title : theme.dim, maxWidth: area.width)
+        area.y += 1
+        area.height -= 1
+      }
+      if row.result?.response?.body.count ?? 0 == 0 { return }
+      area.y += 1
+      area.height -= 1
+    }
     guard let document = state.viewer.filtered ?? state.viewer.document else {
       let text = row.state.isTerminal ? "no response" : "waiting for the response…"
       buffer.put(text, x: area.x, y: area.y, style: theme.dim)
@@ -570,16 +615,20 @@ struct Painter {
   }
 
   func progressBar(_ row: ExchangeRow, width: Int) -> String {
-    let inner = max(1, width - 2)
-    guard let total = row.progress.downloadTotal, total > 0 else {
-      let moved = row.progress.downloaded > 0 ? "⇣ " + Formatting.bytes(Int(row.progress.downloaded)) : "waiting"
-      return "[" + TextWidth.pad(moved, to: inner) + "]"
+    let p = row.progress
+    let speed = Self.speedText(p)
+    // The bar leaves room for the speed and ETA when the column is wide enough.
+    let barSpace = width - speed.count >= 14 ? width - speed.count : width
+    let inner = max(1, barSpace - 2)
+    guard let fraction = p.fraction else {
+      let moved = p.downloaded > 0 ? "⇣ " + Formatting.bytes(Int(p.downloaded)) : (p.uploaded > 0 ? "⇡ " + Formatting.bytes(Int(p.uploaded)) : "waiting")
+      return "[" + TextWidth.pad(moved, to: inner) + "]" + (barSpace < width ? speed : "")
     }
-    let fraction = min(1, Double(row.progress.downloaded) / Double(total))
-    let percent = " \(Int(fraction * 100))%"
+    let percent = (p.isUploading ? " ⇡" : " ") + "\(Int(fraction * 100))%"
     let barWidth = max(1, inner - percent.count)
     let filled = Int((Double(barWidth) * fraction).rounded())
     return "[" + String(repeating: "█", count: filled) + String(repeating: "·", count: barWidth - filled) + "]" + percent
+      + (barSpace < width ? speed : "")
   }
 
   // MARK: Status bar and overlays

@@ -113,11 +113,9 @@ enum CLI {
       environment: options.environment, secrets: secrets)
     let stateFolder = StateFolder.url(
       forWorkspace: url, override: options.stateDirectory.map { URL(fileURLWithPath: $0) })
-    let agent = Agent(
-      configuration: Agent.Configuration(
-        maxConcurrent: workspace.agent.maxConcurrent, maxPerHost: workspace.agent.maxPerHost,
-        cache: ResponseCache(folder: StateFolder.cache(in: stateFolder))))
-    let state = AppState(workspace: workspace, workspaceFile: path, sources: sources)
+    let agent = makeAgent(for: workspace, stateFolder: stateFolder, concurrency: nil)
+    var state = AppState(workspace: workspace, workspaceFile: path, sources: sources)
+    state.restorePendingDownloads(agent.configuration.downloads.pending())
     let history = HistoryStore(folder: StateFolder.history(in: stateFolder))
     return TUIRuntime(state: state, workspaceURL: url, agent: agent, history: history, backend: backend).run()
   }
@@ -137,7 +135,8 @@ enum CLI {
   static func makeAgent(for workspace: Workspace, stateFolder: URL, concurrency: Int?) -> Agent {
     var configuration = Agent.Configuration(
       maxConcurrent: workspace.agent.maxConcurrent, maxPerHost: workspace.agent.maxPerHost,
-      cache: ResponseCache(folder: StateFolder.cache(in: stateFolder)))
+      cache: ResponseCache(folder: StateFolder.cache(in: stateFolder)),
+      downloads: DownloadStore(directory: StateFolder.downloads(in: stateFolder).path))
     if let n = concurrency {
       configuration.maxConcurrent = n
       configuration.maxPerHost = n

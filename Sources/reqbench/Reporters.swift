@@ -12,12 +12,28 @@ protocol Reporter {
   func summary(_ results: [RunResult])
 }
 
-/// One target: the body to stdout (escaped when stdout is a terminal), a status line to stderr.
-struct SingleReporter: Reporter {
-  var wantsProgress: Bool { false }
-  func event(_ event: AgentEvent, name: String) {}
+/// One target: the body to stdout (escaped when stdout is a terminal), a status line to stderr;
+/// on a terminal, a live progress line (bytes, speed, ETA) while a transfer with a body runs.
+final class SingleReporter: Reporter {
+  let live: Bool
+  private var lastDraw = 0.0
+  private var drawn = false
+
+  init(live: Bool) { self.live = live }
+
+  var wantsProgress: Bool { live }
+
+  func event(_ event: AgentEvent, name: String) {
+    guard case .progress(_, let p) = event else { return }
+    let now = Date().timeIntervalSince1970
+    guard now - lastDraw >= 0.1 else { return }
+    lastDraw = now
+    drawn = true
+    Terminal.writeError("\r\u{1b}[K" + Format.progressLine(name: name, p))
+  }
 
   func finished(_ result: RunResult) {
+    if drawn { Terminal.writeError("\r\u{1b}[K") }
     if let body = result.exchange?.response?.body { writeBody(body) }
     Terminal.error(Format.statusLine(result))
   }
@@ -170,6 +186,22 @@ struct JSONReporter: Reporter {
 }
 
 enum Format {
+  /// `files/big  43%  430.0 MB of 1.0 GB  52.0 MB/s  ETA 11.00 s` (uploads with ⇡).
+  static func progressLine(name: String, _ p: TransferProgress) -> String {
+    var line = name
+    if let fraction = p.fraction { line += "  \(Int(fraction * 100))%" }
+    if p.isUploading, let total = p.uploadTotal {
+      line += "  ⇡ \(bytes(Int(p.uploaded))) of \(bytes(Int(total)))"
+    } else {
+      line += "  \(bytes(Int(p.downloaded)))" + (p.downloadTotal.map { " of " + bytes(Int($0)) } ?? "")
+    }
+    if let speed = p.bytesPerSecond, speed > 0 {
+      line += "  \(bytes(Int(speed)))/s"
+      if let left = p.secondsLeft { line += "  ETA \(milliseconds(left * 1000))" }
+    }
+    return line
+  }
+
   static func json(_ result: RunResult) -> JSONObject {
     var error: JSONValue = .null
     if let e = result.error {
@@ -188,7 +220,20 @@ enum Format {
       ("attempts", .number(result.exchange?.attempts ?? 0)),
       ("url", result.url.map { .string($0) } ?? .null),
       ("error", error),
-    ] + cacheMember(result.exchange?.cache))
+    ] + cacheMember(result.exchange?.cache) + downloadMembers(result.exchange?.download))
+  }
+
+  /// `"file"`, `"resumedFrom"`, `"restartReason"`, `"resumable"` and `"totalBytes"` for downloads
+  /// (`"bytes"` is then the bytes on disk).
+  static func downloadMembers(_ download: DownloadOutcome?) -> [(key: String, value: JSONValue)] {
+    guard let download else { return [] }
+    return [
+      ("file", .string(download.file)),
+      ("resumedFrom", .number(Int(download.resumedFrom))),
+      ("restartReason", download.restartReason.map { .string($0.rawValue) } ?? .null),
+      ("resumable", .bool(download.resumable)),
+      ("totalBytes", download.totalBytes.map { .number(Int($0)) } ?? .null),
+    ]
   }
 
   /// `"cache": {"hit": true, "reason": "fresh", "ageSeconds": 42.0, …}` for requests with a policy.
@@ -207,6 +252,7 @@ enum Format {
   /// `get-user: 200 OK, 412 B in 3.1 ms` or `broken: failed: status 500 is outside 200-299 (21 B in 2.0 ms)`.
   static func statusLine(_ result: RunResult) -> String {
     let size = "\(bytes(result.bytes)) in \(milliseconds(result.durationMs))"
+    if let download = result.exchange?.download { return downloadLine(result, download) }
     switch result.state {
     case .succeeded:
       return "\(result.name): \(statusText(result.status)), \(size)"
@@ -219,6 +265,32 @@ enum Format {
       }
       return "\(result.name): failed: \(message)" + (result.url.map { " (\($0))" } ?? "")
     }
+  }
+
+  /// `files/big: 200 OK, saved 1.0 GB to downloads/big.bin in 3.2 s, resumed from 400.0 MB`, or
+  /// `files/big: cancelled at 43% (430.0 MB of 1.0 GB kept); run it again to resume`.
+  static func downloadLine(_ result: RunResult, _ download: DownloadOutcome) -> String {
+    let file = relativePath(download.file)
+    var extras: [String] = []
+    if download.resumedFrom > 0 { extras.append("resumed from \(bytes(Int(download.resumedFrom)))") }
+    if let reason = download.restartReason { extras.append("started over: \(reason.rawValue)") }
+    let tail = extras.isEmpty ? "" : ", " + extras.joined(separator: ", ")
+    if result.state == .succeeded {
+      return "\(result.name): \(statusText(result.status)), saved \(bytes(result.bytes)) to \(file) in \(milliseconds(result.durationMs))\(tail)"
+    }
+    var line = "\(result.name): " + (result.state == .cancelled ? "cancelled" : "failed: " + (result.error?.message ?? "failed"))
+    if download.resumable {
+      let of = download.totalBytes.map { " of " + bytes(Int($0)) } ?? ""
+      line += download.percent.map { " at \(Int($0))%" } ?? ""
+      line += " (\(bytes(Int(download.bytes)))\(of) kept); run it again to resume"
+    }
+    return line + tail
+  }
+
+  /// `path` relative to the current folder when it is inside it.
+  static func relativePath(_ path: String) -> String {
+    let here = FileManager.default.currentDirectoryPath + "/"
+    return path.hasPrefix(here) ? String(path.dropFirst(here.count)) : path
   }
 
   /// `✓ 200  get-user   412 B   3.1 ms` for the several-targets listing.

@@ -64,7 +64,7 @@ struct RunCommand {
     if options.json {
       reporter = JSONReporter()
     } else if templates.count == 1 {
-      reporter = SingleReporter()
+      reporter = SingleReporter(live: Terminal.stderrIsTTY)
     } else {
       reporter = LinesReporter(total: templates.count, live: Terminal.stderrIsTTY)
     }
@@ -164,7 +164,7 @@ struct RunResult {
   init(name: String, exchange: ExchangeResult) {
     self.init(
       name: name, state: exchange.state, status: exchange.response?.status,
-      bytes: exchange.response?.body.count ?? 0, durationMs: (exchange.duration * 10_000).rounded() / 10,
+      bytes: exchange.download.map { Int($0.bytes) } ?? exchange.response?.body.count ?? 0, durationMs: (exchange.duration * 10_000).rounded() / 10,
       url: exchange.request.redacted().url,
       error: exchange.error.map { RunError(kind: $0.kind.rawValue, message: $0.message, path: $0.path) },
       exchange: exchange)

@@ -69,9 +69,12 @@ public struct ProcessResult: Sendable {
   public var stderr: String
 }
 
+///
+/// A child still running after `timeout` seconds is killed (SIGKILL) and the call fails: a hung
+/// child must fail its test, never hang the suite.
 public func runProcess(
   _ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
-  stdin: String? = nil, currentDirectory: URL? = nil
+  stdin: String? = nil, currentDirectory: URL? = nil, timeout: Double = 120
 ) throws -> ProcessResult {
   let process = Process()
   process.executableURL = executable
@@ -97,12 +100,28 @@ public func runProcess(
     errData.set(err.fileHandleForReading.readDataToEndOfFile())
     group.leave()
   }
+  let timedOut = LockedBox(false)
+  let watchdog = DispatchWorkItem {
+    timedOut.set(true)
+    kill(process.processIdentifier, SIGKILL)
+  }
+  DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
   let outData = out.fileHandleForReading.readDataToEndOfFile()
   group.wait()
   process.waitUntilExit()
+  watchdog.cancel()
+  if timedOut.get() {
+    throw ProcessTimedOut(command: ([executable.path] + arguments).joined(separator: " "), seconds: timeout)
+  }
   return ProcessResult(
     status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
     stderr: String(decoding: errData.get(), as: UTF8.self))
+}
+
+public struct ProcessTimedOut: Error, CustomStringConvertible {
+  public let command: String
+  public let seconds: Double
+  public var description: String { "`\(command)` was still running after \(Int(seconds)) s and was killed" }
 }
 
 /// A value shared between threads under a lock.

@@ -50,7 +50,7 @@ import Workspace
         demo.json:6:5: requests[1]: missing "url"; write an absolute URL or a path relative to "baseURL"
         demo.json:7:14: requests[2].name: another request is already named "a" (requests[0]); names must be unique
         demo.json:7:43: requests[2].timeout: expected a number, found string
-        demo.json:8:48: requests[3].body.jsn: unknown body kind "jsn"; use "json", "form" or "text"
+        demo.json:8:48: requests[3].body.jsn: unknown body kind "jsn"; use "json", "form", "text", "multipart" or "file"
         demo.json:8:81: requests[3].validate.json.id: unknown type "nubmer"; use one of string, number, bool, object, array, null, any
         """)
     #expect(error.location == RequestEngine.SourceLocation(line: 3, column: 30))

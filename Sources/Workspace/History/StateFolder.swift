@@ -33,4 +33,9 @@ public struct StateFolder {
   public static func cache(in stateFolder: URL) -> URL {
     stateFolder.appendingPathComponent("cache", isDirectory: true)
   }
+
+  /// `STATE/downloads`: partial downloads and their resume state.
+  public static func downloads(in stateFolder: URL) -> URL {
+    stateFolder.appendingPathComponent("downloads", isDirectory: true)
+  }
 }
