@@ -182,6 +182,18 @@ public struct PendingDownload: Sendable, Equatable {
   public var totalBytes: Int64?
   public var updated: Date
 
+  public init(
+    label: String, method: String, url: String, target: String, bytesOnDisk: Int64, totalBytes: Int64?, updated: Date
+  ) {
+    self.label = label
+    self.method = method
+    self.url = url
+    self.target = target
+    self.bytesOnDisk = bytesOnDisk
+    self.totalBytes = totalBytes
+    self.updated = updated
+  }
+
   public var percent: Double? {
     guard let totalBytes, totalBytes > 0 else { return nil }
     return min(100, Double(bytesOnDisk) * 100 / Double(totalBytes))

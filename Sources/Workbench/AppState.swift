@@ -33,6 +33,7 @@ public struct ExchangeRow: Sendable {
 
   public var bytes: Int {
     if let download = result?.download { return Int(download.bytes) }
+    if result == nil, progress.isUploading { return Int(progress.uploaded) }
     return result?.response?.body.count ?? Int(progress.downloaded)
   }
 

@@ -18,6 +18,9 @@ public enum Scenario: String, CaseIterable, Sendable {
   case editing
   /// The keys overlay.
   case help
+  /// Downloads and uploads: one running with speed and ETA, an upload going out, one left from
+  /// an earlier session (resumable), one resumed and finished, shown in the viewer.
+  case downloads
 
   public static let epoch = Date(timeIntervalSince1970: 1_790_000_000)
 
@@ -43,8 +46,56 @@ public enum Scenario: String, CaseIterable, Sendable {
       for c in "?debug=1" { Scenario.send(&state, .key(.char(c))) }
     case .help:
       Scenario.send(&state, .key(.char("?")))
+    case .downloads:
+      Scenario.playDownloads(&state)
     }
     return state
+  }
+
+  static func playDownloads(_ state: inout AppState) {
+    let base = "http://127.0.0.1:8080"
+    let folder = "/home/ada/api/workspaces"
+    state.restorePendingDownloads([
+      PendingDownload(
+        label: "files/big", method: "GET", url: base + "/bytes/52428800?seed=demo&rate=8000000",
+        target: folder + "/downloads/big.bin", bytesOnDisk: 22_544_384, totalBytes: 52_428_800,
+        updated: epoch.addingTimeInterval(-3600))
+    ])
+    let big = Request(
+      name: "files/big", url: base + "/bytes/52428800?seed=demo&rate=8000000",
+      download: DownloadTarget(path: folder + "/downloads/big.bin"))
+    // The earlier session's download, resumed and finished.
+    let done = ExchangeID(rawValue: 1)
+    send(&state, .agent(.queued(done, big)), .agent(.started(done, attempt: 1)))
+    var headers = HTTPHeaders()
+    headers["Content-Range"] = "bytes 22544384-52428799/52428800"
+    headers["ETag"] = "\"3200000-0-0\""
+    let response = Response(
+      status: 206, httpVersion: "HTTP/1.1", headers: headers, body: .empty, effectiveURL: big.url,
+      timing: Timing(dns: 0.0001, connect: 0.0003, firstByte: 0.004, total: 3.74))
+    let finished = ExchangeResult(
+      id: done, request: big, state: .succeeded, response: response, error: nil, queuedAt: epoch, startedAt: epoch,
+      finishedAt: epoch.addingTimeInterval(3.74),
+      download: DownloadOutcome(
+        file: folder + "/downloads/big.bin", bytes: 52_428_800, totalBytes: 52_428_800, resumedFrom: 22_544_384,
+        restartReason: nil, resumable: false, complete: true))
+    send(&state, .agent(.headers(done, status: 206, headers: headers)), .agent(.finished(finished)))
+    // A download and an upload on the wire.
+    let again = ExchangeID(rawValue: 2)
+    send(&state, .agent(.queued(again, big)), .agent(.started(again, attempt: 1)))
+    var progress = TransferProgress(downloaded: 31_457_280, downloadTotal: 52_428_800)
+    progress.bytesPerSecond = 8_000_000
+    send(&state, .agent(.progress(again, progress)))
+    let upload = Request(
+      name: "files/upload", method: .POST, url: base + "/upload",
+      body: .multipart([.field("note", "hello"), .file("photo", path: folder + "/data/photo.png")]))
+    let up = ExchangeID(rawValue: 3)
+    send(&state, .agent(.queued(up, upload)), .agent(.started(up, attempt: 1)))
+    var sent = TransferProgress(uploaded: 1_887_437, uploadTotal: 3_145_728)
+    sent.bytesPerSecond = 2_500_000
+    send(&state, .agent(.progress(up, sent)), .tick(epoch.addingTimeInterval(3)))
+    // Show the finished one.
+    send(&state, .key(.char("4")), .key(.char("g")), .key(.char("j")), .key(.char("j")))
   }
 
   static func send(_ state: inout AppState, _ messages: Msg...) {

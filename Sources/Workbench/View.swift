@@ -300,7 +300,7 @@ struct Painter {
         x += buffer.put(Formatting.status(response.status), x: x, y: area.y, style: theme.status(response.status))
         let duration = (row.result?.duration ?? 0) * 1000
         x += buffer.put(
-          "  \(Formatting.bytes(response.body.count))  \(Formatting.milliseconds(duration))  \(response.httpVersion)",
+          "  \(Formatting.bytes(row.bytes))  \(Formatting.milliseconds(duration))  \(response.httpVersion)",
           x: x, y: area.y, style: theme.dim)
         if let cache = row.result?.cache, row.result?.fromCache == true {
           x += buffer.put("  " + Painter.cacheText(cache), x: x, y: area.y, style: theme.badge)
@@ -386,7 +386,9 @@ struct Painter {
     } else {
       lines.append("nothing saved to \(download.file)")
     }
-    if download.resumedFrom > 0 { lines.append("resumed from byte \(download.resumedFrom)") }
+    if download.resumedFrom > 0 {
+      lines.append("resumed from \(Formatting.bytes(Int(download.resumedFrom))) (byte \(download.resumedFrom)) already on disk")
+    }
     if let reason = download.restartReason {
       lines.append("started over from 0: " + Self.restartText(reason))
     }
@@ -510,7 +512,8 @@ struct Painter {
     let state: Int, status: Int, name: Int, size: Int, time: Int, progress: Int, progressWidth: Int, end: Int
     init(_ area: Rect) {
       end = area.x + area.width
-      progressWidth = min(26, max(10, area.width / 5))
+      // Wide enough on a wide screen for the bar, the speed and the ETA.
+      progressWidth = min(46, max(10, area.width * 3 / 10))
       state = area.x
       status = state + 14
       name = status + 7
@@ -559,7 +562,7 @@ struct Painter {
       }
       let size = row.state == .queued ? "" : Formatting.bytes(row.bytes)
       buffer.put(TextWidth.pad(size, to: 9, alignRight: true), x: c.size, y: y)
-      let duration = row.result.map { Formatting.milliseconds($0.duration * 1000) }
+      let duration = row.result.flatMap { $0.startedAt == nil ? nil : Formatting.milliseconds($0.duration * 1000) }
         ?? row.startedAt.flatMap { start in state.now.map { Formatting.milliseconds(max(0, $0.timeIntervalSince(start)) * 1000) } }
         ?? ""
       buffer.put(TextWidth.pad(duration, to: 10, alignRight: true), x: c.time, y: y)

@@ -93,6 +93,10 @@ struct ViewSnapshotTests {
     try assertSnapshot(state, "escapes-100x30")
   }
 
+  @Test func downloadsAndUploads() throws {
+    try assertSnapshot(try scenario(.downloads, width: 160, height: 45), "downloads-160x45")
+  }
+
   @Test func binaryBodiesAreAHexDump() throws {
     var state = try demoState(width: 120, height: 30)
     send(&state, .key(.enter))
