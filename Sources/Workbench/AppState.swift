@@ -30,6 +30,8 @@ public struct ExchangeRow: Sendable {
   public var progress = TransferProgress()
   public var startedAt: Date?
   public var result: ExchangeResult?
+  /// Where a download's body goes.
+  public var downloadTarget: String?
 
   public var bytes: Int {
     if let download = result?.download { return Int(download.bytes) }

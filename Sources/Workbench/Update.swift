@@ -96,6 +96,7 @@ extension AppState {
         context.append(chain + (request.tags["step"].map { " \($0)/\(request.tags["steps"] ?? "?")" } ?? ""))
       }
       row.context = context.isEmpty ? nil : context.joined(separator: " › ")
+      row.downloadTarget = request.download?.path
       exchanges.insert(row, at: 0)
       if following == request.name {
         following = nil

@@ -418,7 +418,9 @@ struct Painter {
       area.height -= 1
     }
     guard let document = state.viewer.filtered ?? state.viewer.document else {
-      let text = row.state.isTerminal ? "no response" : "waiting for the response…"
+      let text =
+        row.state.isTerminal
+        ? "no response" : row.downloadTarget.map { "downloading to " + $0 } ?? "waiting for the response…"
       buffer.put(text, x: area.x, y: area.y, style: theme.dim)
       return
     }

@@ -183,3 +183,51 @@ struct TUIFlowTests {
     try session.waitFor("[exited 0]")
   }
 }
+
+@Suite("TUI end to end: downloads (tmux)", .serialized)
+struct TUIDownloadTests {
+  /// A workspace with one slow download from the fixture, in a fresh folder.
+  func workspace() throws -> (file: String, folder: String) {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-tui-dl-" + uniqueKey())
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    let file = dir.appendingPathComponent("dl.json").path
+    try """
+      {"version": 1, "baseURL": "\(try TestServer.fixture.baseURL)", "requests": [
+        {"name": "big", "url": "/bytes/6000000?seed=tui&rate=2000000", "download": {"to": "out/big.bin"}}
+      ]}
+      """.write(toFile: file, atomically: true, encoding: .utf8)
+    return (file, dir.path)
+  }
+
+  @Test func cancelQuitReopenAndResume() throws {
+    let ws = try workspace()
+    var session: TmuxSession? = try TmuxSession([try reqbenchBinary.path, ws.file])
+    try session?.waitFor("1 Requests")
+    try session?.send("Enter")
+    try session?.waitFor("▶ running")
+    try session?.waitFor("/s  ETA ")  // the queue shows speed and ETA
+    try session?.send("4")
+    try session?.send("c")
+    var screen = try session?.waitFor("⊘ cancelled") ?? ""
+    #expect(screen.contains("resumable"))
+    #expect(screen.contains("press r to resume"))
+    try session?.send("q")
+    try session?.waitFor("[exited 0]")
+    session = nil
+
+    // A new session finds the partial download and offers to resume it.
+    let reopened = try TmuxSession([try reqbenchBinary.path, ws.file])
+    try reopened.waitFor("resumable")
+    try reopened.send("4")
+    try reopened.send("g")
+    screen = try reopened.waitFor("interrupted in an earlier session")
+    #expect(screen.contains("press r to resume"))
+    try reopened.send("r")
+    try reopened.waitFor("resuming big from")
+    screen = try reopened.waitFor("✓ succeeded", timeout: 15)
+    #expect(screen.contains("saved to " + ws.folder + "/out/big.bin"))
+    #expect(screen.contains("resumed from"))
+    let size = (try? FileManager.default.attributesOfItem(atPath: ws.folder + "/out/big.bin")[.size] as? Int) ?? 0
+    #expect(size == 6_000_000)
+  }
+}
