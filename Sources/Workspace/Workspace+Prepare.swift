@@ -136,6 +136,11 @@ extension Workspace {
     if let template = template.body { body = try scope.render(template, folder: folder) }
     var download: DownloadTarget?
     if let spec = template.download {
+      guard template.method == .GET else {
+        throw PrepareError(
+          code: .invalidPath, request: template.name,
+          message: "a download needs GET, not \(template.method.rawValue); change the method or remove \"download\"")
+      }
       let to = try scope.render(spec.to, in: "download.to")
       do {
         download = DownloadTarget(

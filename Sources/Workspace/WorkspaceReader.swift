@@ -561,7 +561,12 @@ struct WorkspaceReader {
         request.useCDN = flag
       }
       if let value = present("cache") { request.cache = r.cache(value, at("cache")) }
-      if let value = present("download") { request.download = r.download(value, at("download")) }
+      if let value = present("download") {
+        request.download = r.download(value, at("download"))
+        if request.method != .GET {
+          r.fail(at("download"), "a download needs GET (a resume asks for a Range, which only GET honours)")
+        }
+      }
       if let value = present("dedup"), let flag = r.bool(value, at("dedup")) {
         request.dedup = flag
       }
