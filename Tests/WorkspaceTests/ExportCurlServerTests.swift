@@ -132,6 +132,72 @@ struct ExportCurlServerTests {
         == response.headers["Content-Length"])
   }
 
+  // MARK: - Files: multipart parts and file bodies
+
+  /// A multipart upload with text and file parts, and a PUT of a file: the files are real, in a
+  /// workspace folder, and the exported command runs there. httpbin echoes multipart text parts in
+  /// "form", file parts in "files", and a raw body in "data".
+  @Test func multipartAndFileBodiesFromTheWorkspaceFolder() throws {
+    let dir = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    try FileManager.default.createDirectory(
+      at: dir.appendingPathComponent("files"), withIntermediateDirectories: true)
+    let report = "report line 1\nsemi; colon, comma \"quoted\" 'single'\n"
+    try report.write(to: dir.appendingPathComponent("files/report.txt"), atomically: true, encoding: .utf8)
+    let blob = "PUT body é\n$HOME `date` \\ %s\n"
+    try blob.write(to: dir.appendingPathComponent("files/blob.txt"), atomically: true, encoding: .utf8)
+    let base = try TestServer.httpbin.baseURL
+    let file = dir.appendingPathComponent("uploads.json")
+    try #"""
+      {"version": 1, "name": "uploads", "baseURL": "\#(base)/",
+       "requests": [
+        {"name": "upload", "method": "POST", "url": "anything/upload",
+         "headers": {"User-Agent": "reqbench-export-test"},
+         "body": {"multipart": [
+           {"name": "note", "value": "héllo; world"},
+           {"name": "at", "value": "@not-a-file"},
+           {"name": "typed", "value": " <x; \"y\" ", "type": "text/plain"},
+           {"name": "doc", "file": "files/report.txt", "type": "text/plain"},
+           {"name": "renamed", "file": "files/report.txt", "filename": "other; name.txt"}
+         ]}},
+        {"name": "put-file", "method": "PUT", "url": "anything/blob",
+         "headers": {"User-Agent": "reqbench-export-test"},
+         "body": {"file": "files/blob.txt", "contentType": "text/plain; charset=utf-8"}}
+      ]}
+      """#.write(to: file, atomically: true, encoding: .utf8)
+    let workspace = try Workspace.load(from: file)
+
+    for name in ["upload", "put-file"] {
+      let request = try workspace.prepare(requestNamed: name)
+      let agent = Agent()
+      defer { agent.shutdown() }
+      let result = agent.sendAndWait(request)
+      let response = try #require(result.response, "reqbench: \(String(describing: result.error))")
+      #expect(response.status == 200)
+      let sent = try JSONParser.parse(try response.body.bytes())
+      let command = CurlExporter.command(for: request)
+      let run = try sh("cd \(CurlExporter.quote(dir.path)) && " + command)
+      #expect(run.status == 0, "curl failed: \(run.stderr)\n\(command)")
+      #expect(!run.stderr.lowercased().contains("warning"), "curl warned: \(run.stderr)\n\(command)")
+      let curl = try JSONParser.parse(run.stdout)
+      for key in ["method", "url", "args", "form", "files", "data", "json"] {
+        #expect(sent[key] == curl[key], "\(name): \(key) differs\n\(command)")
+      }
+      if name == "upload" {
+        #expect(curl["form"]?["note"] == "héllo; world")
+        #expect(curl["form"]?["at"] == "@not-a-file")
+        #expect(curl["form"]?["typed"] == #" <x; "y" "#)
+        #expect(curl["files"]?["doc"] == .string(report))
+        #expect(curl["files"]?["renamed"] == .string(report))
+        #expect(curl["headers"]?["Content-Type"]?.stringValue?.hasPrefix("multipart/form-data; boundary=") == true)
+      } else {
+        #expect(curl["method"] == "PUT")
+        #expect(curl["data"] == .string(blob))
+        #expect(sent["headers"]?["Content-Type"] == curl["headers"]?["Content-Type"])
+      }
+    }
+  }
+
   // MARK: - The binary, end to end
 
   @Test func importFromStdinThenExportAndRunTheCommand() throws {

@@ -63,6 +63,57 @@ struct ExportCurlTests {
         .contains("--data"))
   }
 
+  @Test func multipartPartsSendExactlyTheirValues() {
+    let request = Request(
+      method: .POST, url: "http://a.test/upload",
+      body: .multipart([
+        .field("note", "hello world"),
+        .field("at", "@etc/passwd"),
+        .field("semi", "a;b"),
+        .field("padded", " x "),
+        .field("plain", "v", contentType: "text/plain"),
+        .field("typed", #"<x;"y"\"#, contentType: "text/plain; charset=utf-8"),
+        .file("photo", path: "/w/img/a.png"),
+        .file("f", path: "/w/a;b.png", filename: "x,y.png", contentType: "image/png"),
+      ]))
+    let command = CurlExporter.command(for: request)
+    #expect(
+      command == #"""
+        curl 'http://a.test/upload' \
+          -F 'note=hello world' \
+          --form-string 'at=@etc/passwd' \
+          --form-string 'semi=a;b' \
+          --form-string 'padded= x ' \
+          -F 'plain=v;type=text/plain' \
+          -F 'typed="<x;\"y\"\\";type=text/plain; charset=utf-8' \
+          -F 'photo=@/w/img/a.png' \
+          -F 'f=@"/w/a;b.png";filename="x,y.png";type=image/png' \
+          --compressed \
+          -L --max-redirs 10
+        """#)
+  }
+
+  @Test func fileBodiesAndDownloads() {
+    let put = CurlExporter.command(
+      for: Request(method: .PUT, url: "http://a.test/blob", body: .file("/w/blob.bin")))
+    #expect(
+      put == """
+        curl -X PUT 'http://a.test/blob' \\
+          -H 'Content-Type: application/octet-stream' \\
+          --data-binary '@/w/blob.bin' \\
+          --compressed \\
+          -L --max-redirs 10
+        """)
+    // The engine sends a streamed body even with GET: -X keeps curl from switching to POST.
+    #expect(
+      CurlExporter.command(for: Request(url: "http://a.test/q", body: .file("/w/q.json", contentType: "application/json")))
+        .hasPrefix("curl -X GET 'http://a.test/q'"))
+    let download = CurlExporter.command(
+      for: Request(url: "http://a.test/big.iso", download: DownloadTarget(path: "/w/downloads/big.iso")))
+    #expect(download.contains("-o '/w/downloads/big.iso' -C -"))
+    #expect(!download.contains("--compressed"))
+  }
+
   @Test func aBodyStartingWithAtIsNotReadAsAFile() {
     let command = CurlExporter.command(
       for: Request(method: .POST, url: "http://a.test", body: .text("@etc/passwd")))

@@ -47,6 +47,76 @@ struct ExportHTTPFileTests {
     }
   }
 
+  @Test func fileMultipartAndDownloadsRoundTrip() throws {
+    var fetch = RequestTemplate(name: "fetch", url: "https://api.test/files/{{file}}")
+    fetch.download = DownloadTemplate(to: "downloads/")
+    var upload = RequestTemplate(
+      name: "upload", method: .POST, url: "https://api.test/upload",
+      body: .multipart([
+        MultipartField(name: "note", value: "hello\nsecond; line"),
+        MultipartField(name: "typed", value: "{\"a\": 1}", type: "application/json"),
+        MultipartField(name: "photo", file: "img/a.png", type: "image/png"),
+        MultipartField(name: #"doc "1""#, file: "docs/a.txt", filename: "report final.txt"),
+        MultipartField(name: "empty", value: ""),
+      ]))
+    upload.download = DownloadTemplate(to: "out/{{name}}.json")
+    let templates = [
+      upload,
+      RequestTemplate(
+        name: "put-file", method: .PUT, url: "https://api.test/blob",
+        body: .file("data/a.zip", contentType: "application/zip")),
+      RequestTemplate(
+        name: "post-file", method: .POST, url: "https://api.test/blob",
+        body: .file("data/blob.bin", contentType: nil)),
+      fetch,
+    ]
+    let text = HTTPFileExporter.text(for: templates)
+    #expect(
+      text.hasPrefix(
+        #"""
+        ### upload
+        POST https://api.test/upload
+        Content-Type: multipart/form-data; boundary=reqbench-boundary
+
+        --reqbench-boundary
+        Content-Disposition: form-data; name="note"
+
+        hello
+        second; line
+        --reqbench-boundary
+        Content-Disposition: form-data; name="typed"
+        Content-Type: application/json
+
+        {"a": 1}
+        --reqbench-boundary
+        Content-Disposition: form-data; name="photo"; filename="a.png"
+        Content-Type: image/png
+
+        < img/a.png
+        --reqbench-boundary
+        Content-Disposition: form-data; name="doc \"1\""; filename="report final.txt"
+
+        < docs/a.txt
+        --reqbench-boundary
+        Content-Disposition: form-data; name="empty"
+
+
+        --reqbench-boundary--
+
+        >>! out/{{name}}.json
+
+        ### put-file
+        PUT https://api.test/blob
+        Content-Type: application/zip
+
+        < data/a.zip
+
+        """#))
+    #expect(text.hasSuffix("GET https://api.test/files/{{file}}\n\n>>! downloads/\n"))
+    let imported = try HTTPFileImporter.parse(text, file: "export.http")
+    #expect(imported.templates == templates)
+  }
+
   @Test func theText() {
     let variables = [
       Variable(name: "host", value: "https://api.test"), Variable(name: "unused", value: "x"),

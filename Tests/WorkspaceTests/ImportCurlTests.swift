@@ -184,20 +184,22 @@ struct ImportCurlTests {
 
   @Test func dataOptionsReadFilesTheWayCurlDoes() throws {
     let contents = ["body.txt": "a=1\r\n&b=2\n", "raw.bin": "line1\nline2\n"]
-    // -d @file drops carriage returns and newlines; --data-binary keeps every byte.
+    // Among several data options, -d @file drops carriage returns and newlines; --data-binary
+    // keeps every byte.
     #expect(
-      try curl("curl https://a.test -d @body.txt", files: contents).body
-        == .form(JSONObject([("a", "1"), ("b", "2")])))
+      try curl("curl https://a.test -d @body.txt -d c=3", files: contents).body
+        == .form(JSONObject([("a", "1"), ("b", "2"), ("c", "3")])))
     #expect(
       try curl(
-        "curl https://a.test -H 'Content-Type: text/plain' --data-binary @raw.bin", files: contents
+        "curl https://a.test -H 'Content-Type: text/plain' --data-binary @raw.bin --data-binary x",
+        files: contents
       ).body
-        == .text("line1\nline2\n", contentType: "text/plain"))
+        == .text("line1\nline2\n&x", contentType: "text/plain"))
     // --data-raw never reads a file.
     #expect(
       try curl("curl https://a.test --data-raw @raw.bin", files: contents).body
         == .text("@raw.bin", contentType: "application/x-www-form-urlencoded"))
-    let missing = curlError("curl https://a.test \\\n  -d @nope.json")
+    let missing = curlError("curl https://a.test \\\n  -d @nope.json -d a=1")
     #expect(
       missing?.description
         == "paste.sh:2:6: -d @nope.json: cannot read the file: No such file or directory")
@@ -228,13 +230,141 @@ struct ImportCurlTests {
     #expect(t.query == JSONObject([("lang", "en"), ("q", "swift"), ("tag", "a b")]))
   }
 
-  @Test func multipartIsNotSupportedYet() {
-    let error = curlError("curl https://a.test/upload -F 'file=@a.png'")
-    #expect(error?.location == SourceLocation(line: 1, column: 28))
-    #expect(error?.message.hasPrefix("-F (multipart) is not supported yet") == true)
+  // MARK: - Multipart, file bodies, downloads
+
+  @Test func formOptionsBecomeAMultipartBodyInOrder() throws {
+    let t = try curl(
+      #"""
+      curl https://a.test/upload -H 'Content-Type: multipart/form-data' \
+        -F 'note=hello world ' -F 'photo=@img/a.png;type=image/png' \
+        -F 'doc=@"docs/a;b.txt";filename="r,1.txt"' --form-string 'raw=@not-a-file;type=x' \
+        -F 'msg=<msg.txt;type=text/markdown' -F 'q="a;b \"c\"";type=text/plain; charset=utf-8' \
+        --form "f2=@$DIR/x.bin"
+      """#, files: ["msg.txt": "# hi\n"])
+    #expect(t.method == .POST)
+    #expect(t.name == "post-upload")
+    // The engine writes its own multipart Content-Type, with its boundary.
+    #expect(t.headers.isEmpty)
     #expect(
-      curlError("curl https://a.test --form a=b")?.message.hasPrefix(
-        "--form (multipart) is not supported yet") == true)
+      t.body
+        == .multipart([
+          MultipartField(name: "note", value: "hello world"),
+          MultipartField(name: "photo", file: "img/a.png", type: "image/png"),
+          MultipartField(name: "doc", file: "docs/a;b.txt", filename: "r,1.txt"),
+          MultipartField(name: "raw", value: "@not-a-file;type=x"),
+          // `<file`: a text field whose value curl reads from the file, read at import.
+          MultipartField(name: "msg", value: "# hi\n", type: "text/markdown"),
+          MultipartField(name: "q", value: #"a;b "c""#, type: "text/plain; charset=utf-8"),
+          MultipartField(name: "f2", file: "{{DIR}}/x.bin"),
+        ]))
+    #expect(try curl("curl -X PUT https://a.test -F a=b").method == .PUT)
+  }
+
+  @Test func formErrorsNameTheOptionAndSayWhatToDo() {
+    let absolute = curlError("curl https://a.test/upload -F 'file=@/tmp/a.png'")
+    #expect(absolute?.location == SourceLocation(line: 1, column: 31))
+    #expect(
+      absolute?.message
+        == #"-F "file=@/tmp/a.png": "/tmp/a.png" is absolute; paths are relative to the workspace's folder; "#
+        + "copy the file into the workspace's folder and write its path relative to that folder")
+    #expect(
+      curlError("curl https://a.test -F 'f=@../a.png'")?.message.contains(
+        #""../a.png" leaves the workspace's folder"#) == true)
+    #expect(
+      curlError("curl https://a.test -F 'f=@~/a.png'")?.message.contains("is absolute") == true)
+    #expect(
+      curlError("curl https://a.test -F 'a=x;y'")?.message
+        == #"-F "a=x;y": curl would drop ";y" (it reads ;type= and ;filename=); to send a ';' in a "#
+        + "value, write the value in double quotes, or use --form-string")
+    #expect(
+      curlError("curl https://a.test -F 'f=@a.png,b.png'")?.message.hasSuffix(
+        "several files in one -F are not supported; write one -F per file") == true)
+    #expect(
+      curlError("curl https://a.test -F novalue")?.message.hasPrefix("-F needs name=value") == true)
+    #expect(curlError("curl https://a.test -F 'f=@-'")?.message.contains("standard input") == true)
+    #expect(
+      curlError("curl https://a.test -F 'h=x;headers=X-A: 1'")?.message.hasSuffix(
+        "headers= is not supported; remove it to import the rest") == true)
+    #expect(
+      curlError("curl https://a.test -F 'm=<nope.txt'")?.message.hasSuffix(
+        "cannot read the file: No such file or directory") == true)
+    let twoBodies = curlError("curl https://a.test -d a=1 -F 'f=@a.png'")
+    #expect(twoBodies?.location == SourceLocation(line: 1, column: 28))
+    #expect(
+      twoBodies?.message == "-F and -d both set the body, and a request has one; keep one of them")
+    #expect(curlError("curl -G https://a.test -F a=b")?.message.hasPrefix("-G moves data") == true)
+  }
+
+  @Test func oneFileDataOptionOrAnUploadIsAFileBody() throws {
+    // curl's form type, unless a Content-Type header says otherwise (the header goes).
+    let binary = try curl("curl https://a.test/blobs --data-binary @data/blob.bin")
+    #expect(binary.method == .POST)
+    #expect(binary.body == .file("data/blob.bin", contentType: "application/x-www-form-urlencoded"))
+    let json = try curl("curl https://a.test -H 'Content-Type: application/json' -d @body.json")
+    #expect(json.body == .file("body.json", contentType: "application/json"))
+    #expect(json.headers.isEmpty)
+    // -T: PUT, octet-stream, and a URL ending in / gets the file's name.
+    let upload = try curl("curl -T 'isos/my disk.iso' https://a.test/up/")
+    #expect(upload.method == .PUT)
+    #expect(upload.url == "https://a.test/up/my%20disk.iso")
+    #expect(upload.body == .file("isos/my disk.iso", contentType: nil))
+    let post = try curl(
+      "curl -X POST --upload-file x.bin -H 'Content-Type: image/png' https://a.test/x")
+    #expect(post.method == .POST)
+    #expect(post.body == .file("x.bin", contentType: "image/png"))
+
+    #expect(
+      curlError("curl https://a.test --data-binary @/etc/passwd")?.description
+        == #"paste.sh:1:35: --data-binary @/etc/passwd: "/etc/passwd" is absolute; paths are relative "#
+        + "to the workspace's folder; copy the file into the workspace's folder and write its path "
+        + "relative to that folder")
+    #expect(
+      curlError("curl https://a.test -T /tmp/x.bin")?.message.hasPrefix(
+        #"-T /tmp/x.bin: "/tmp/x.bin" is absolute"#) == true)
+    #expect(curlError("curl https://a.test -T -")?.message.contains("standard input") == true)
+    #expect(
+      curlError("curl https://a.test -T a.bin -d x=1")?.message
+        == "-d and -T both set the body, and a request has one; keep one of them")
+  }
+
+  @Test func outputOptionsBecomeADownload() throws {
+    #expect(
+      try curl("curl -o out/users.json https://a.test/users").download
+        == DownloadTemplate(to: "out/users.json"))
+    #expect(
+      try curl("curl -C - --output big.iso https://a.test/big.iso").download
+        == DownloadTemplate(to: "big.iso"))
+    // -O: named after the URL, in downloads/.
+    #expect(
+      try curl("curl -O https://a.test/files/big.iso").download
+        == DownloadTemplate(to: "downloads/"))
+    #expect(
+      try curl("curl -sLO https://a.test/files/big.iso").download
+        == DownloadTemplate(to: "downloads/"))
+    // Standard output and /dev/null keep nothing.
+    #expect(try curl("curl -o - https://a.test").download == nil)
+    #expect(try curl("curl -o /dev/null -w '%{http_code}' https://a.test").download == nil)
+
+    let absolute = curlError("curl https://a.test -o /tmp/out.json")
+    #expect(absolute?.location == SourceLocation(line: 1, column: 24))
+    #expect(
+      absolute?.message
+        == #"-o /tmp/out.json: "/tmp/out.json" is absolute; paths are relative to the workspace's "#
+        + "folder; write a path inside the workspace's folder, such as downloads/file.bin")
+    #expect(
+      curlError("curl https://a.test -o x -C 100")?.message
+        == "-C 100: reqbench resumes a download from the bytes on disk by itself; write -C - or "
+        + "leave it out")
+  }
+
+  @Test func importedStreamsSurviveASaveAndLoad() throws {
+    let t = try curl(
+      "curl https://a.test/u -F 'a=b;type=text/plain' -F 'f=@x/y.png;filename=z.png' -o out/r.json")
+    var ws = Workspace(name: "w")
+    _ = try ws.addImported(ImportedRequests(requests: [ImportedRequest(template: t, location: nil)]))
+    let loaded = try #require(try workspace(text(ws.encoded())).requests.first)
+    #expect(loaded.body == t.body)
+    #expect(loaded.download == t.download)
   }
 
   @Test func aGetWithABodyIsImportedWithAWarning() throws {
@@ -283,8 +413,8 @@ struct ImportCurlTests {
 
   @Test func outputOnlyOptionsAreIgnored() throws {
     let t = try curl(
-      "curl -s -S -v -i -f -N -# -O --silent --show-error --verbose --include --fail --no-progress-meter "
-        + "-o out.json --output x -w '%{http_code}' -D - --trace-ascii t.txt --compressed -g --http2 https://a.test"
+      "curl -s -S -v -i -f -N -# --silent --show-error --verbose --include --fail --no-progress-meter "
+        + "-o - -w '%{http_code}' -D - --trace-ascii t.txt --compressed -g --http2 https://a.test"
     )
     #expect(t == RequestTemplate(name: "get-a.test", url: "https://a.test"))
   }

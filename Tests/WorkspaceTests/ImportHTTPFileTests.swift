@@ -175,13 +175,98 @@ struct ImportHTTPFileTests {
       httpError("GET https://a.test/{{$guid}}")?.location == SourceLocation(line: 1, column: 1))
   }
 
-  @Test func fileBodiesAndScriptsAreNotSupported() {
-    let fileBody = httpError(
-      "POST https://a.test\nContent-Type: application/json\n\n< ./body.json\n")
+  @Test func fileBodiesMultipartBodiesAndDownloads() throws {
+    let imported = try http(
+      #"""
+      ### upload
+      POST https://a.test/upload
+      Content-Type: multipart/form-data; boundary="XyZ"
+
+      --XyZ
+      Content-Disposition: form-data; name="note"
+
+      hello
+      second line
+      --XyZ
+      Content-Disposition: form-data; name="photo"; filename="me.png"
+      Content-Type: image/png
+
+      < ./img/a.png
+      --XyZ
+      Content-Disposition: form-data; name="doc \"1\""; filename="a.txt"
+
+      < docs/a.txt
+      --XyZ--
+
+      ### put-file
+      PUT https://a.test/blob
+      Content-Type: application/zip
+
+      < ./data/a.zip
+
+      ### octets
+      POST https://a.test/blob
+      Content-Type: application/octet-stream
+
+      < blob.bin
+
+      ### fetch
+      GET https://a.test/files/big.bin
+
+      >>! downloads/big.bin
+      """#)
+    let t = imported.templates
+    #expect(t.map(\.name) == ["upload", "put-file", "octets", "fetch"])
+    // The multipart Content-Type goes: reqbench sends its own boundary.
+    #expect(t[0].headers.isEmpty)
     #expect(
-      fileBody?.description
-        == "api.http:4:1: bodies read from a file (< FILE) are not supported yet; paste the body instead"
-    )
+      t[0].body
+        == .multipart([
+          MultipartField(name: "note", value: "hello\nsecond line"),
+          MultipartField(name: "photo", file: "./img/a.png", type: "image/png", filename: "me.png"),
+          // The file's own name is what is sent anyway.
+          MultipartField(name: #"doc "1""#, file: "docs/a.txt"),
+        ]))
+    #expect(t[1].body == .file("./data/a.zip", contentType: "application/zip"))
+    #expect(t[1].headers.isEmpty)
+    #expect(t[2].body == .file("blob.bin", contentType: nil))
+    #expect(t[3].download == DownloadTemplate(to: "downloads/big.bin"))
+    #expect(t[3].body == nil)
+  }
+
+  @Test func fileAndMultipartErrors() {
+    let absolute = httpError("POST https://a.test\nContent-Type: application/json\n\n< /etc/body.json\n")
+    #expect(
+      absolute?.description
+        == #"api.http:4:1: "/etc/body.json" is absolute; paths are relative to the workspace's folder; "#
+        + "copy the file into the workspace's folder and write its path relative to that folder")
+    #expect(
+      httpError("POST https://a.test\n\n< ../body.json\n")?.message.contains("leaves the workspace's folder")
+        == true)
+    #expect(
+      httpError("POST https://a.test\n\n<@ ./body.json\n")?.message.hasPrefix("<@ (a file with") == true)
+    #expect(
+      httpError("POST https://a.test\n\n< a.json\nmore\n")?.location
+        == SourceLocation(line: 4, column: 1))
+    #expect(
+      httpError("GET https://a.test\n\n>> /tmp/out.json\n")?.message.hasSuffix(
+        "write a path inside the workspace's folder, such as downloads/file.bin") == true)
+    let noBoundary = httpError(
+      "POST https://a.test\nContent-Type: multipart/form-data\n\n--x\nContent-Disposition: form-data; name=\"a\"\n\nb\n--x--\n")
+    #expect(noBoundary?.message.hasPrefix("a multipart/form-data body needs a boundary") == true)
+    let noName = httpError(
+      "POST https://a.test\nContent-Type: multipart/form-data; boundary=x\n\n--x\nContent-Type: text/plain\n\nb\n--x--\n")
+    #expect(noName?.location == SourceLocation(line: 4, column: 1))
+    #expect(noName?.message.hasPrefix("this part has no name") == true)
+    let preamble = httpError(
+      "POST https://a.test\nContent-Type: multipart/form-data; boundary=x\n\nname=a\n")
+    #expect(preamble?.message == "expected --x, the line that starts a part")
+    let absolutePart = httpError(
+      "POST https://a.test\nContent-Type: multipart/form-data; boundary=x\n\n--x\nContent-Disposition: form-data; name=\"f\"\n\n< /a.png\n--x--\n")
+    #expect(absolutePart?.location == SourceLocation(line: 7, column: 1))
+  }
+
+  @Test func scriptsAreNotSupported() {
     let script = httpError(
       "GET https://a.test\n\n> {%\n  client.global.set('t', response.body.token);\n%}\n")
     #expect(script?.location == SourceLocation(line: 3, column: 1))

@@ -193,17 +193,58 @@ struct ImportPostmanTests {
       ])
   }
 
-  @Test func formDataIsAnErrorNamingTheRequest() {
-    let error = postmanError(
+  @Test func formDataBecomesAMultipartBody() throws {
+    let t = try #require(
+      try postman(
+        oneRequest(
+          body: #"""
+            {"mode": "formdata", "formdata": [
+              {"key": "note", "value": "hello {{who}}", "type": "text"},
+              {"key": "off", "value": "x", "type": "text", "disabled": true},
+              {"key": "meta", "value": "{\"a\": 1}", "type": "text", "contentType": "application/json"},
+              {"key": "photo", "type": "file", "src": "img/a.png", "contentType": "image/png"},
+              {"key": "many", "type": "file", "src": ["a.txt", "docs/b.txt"]},
+              {"key": "plain", "value": 3}
+            ]}
+            """#)
+      ).templates.first)
+    #expect(
+      t.body
+        == .multipart([
+          MultipartField(name: "note", value: "hello {{who}}"),
+          MultipartField(name: "meta", value: #"{"a": 1}"#, type: "application/json"),
+          MultipartField(name: "photo", file: "img/a.png", type: "image/png"),
+          MultipartField(name: "many", file: "a.txt"),
+          MultipartField(name: "many", file: "docs/b.txt"),
+          MultipartField(name: "plain", value: "3"),
+        ]))
+    let file = try postman(oneRequest(body: #"{"mode": "file", "file": {"src": "data/a.bin"}}"#, method: "PUT"))
+    #expect(file.templates.first?.body == .file("data/a.bin", contentType: nil))
+  }
+
+  @Test func formDataAndFileErrorsNameTheRequest() {
+    // Postman writes the absolute path of the file it was given.
+    let absolute = postmanError(
       oneRequest(
-        body: #"{"mode": "formdata", "formdata": [{"key": "f", "type": "file", "src": "a.png"}]}"#))
-    #expect(error?.location == SourceLocation(line: 6, column: 24))
+        body: #"{"mode": "formdata", "formdata": [{"key": "f", "type": "file", "src": "/Users/ada/a.png"}]}"#))
+    #expect(absolute?.location == SourceLocation(line: 6, column: 85))
     #expect(
-      error?.message.hasPrefix(
-        #"request "Upload": form-data (multipart) bodies are not supported yet"#) == true)
+      absolute?.message
+        == #"request "Upload": "/Users/ada/a.png" is absolute; paths are relative to the workspace's "#
+        + "folder; copy the file into the workspace's folder and write its path relative to that folder")
     #expect(
-      postmanError(oneRequest(body: #"{"mode": "file", "file": {"src": "a.bin"}}"#))?.message
-        .contains("file bodies") == true)
+      postmanError(
+        oneRequest(body: #"{"mode": "formdata", "formdata": [{"key": "f", "type": "file", "src": null}]}"#)
+      )?.message == #"request "Upload": the form-data file "f" has no file chosen ("src"); choose one in Postman, or remove the entry"#)
+    #expect(
+      postmanError(oneRequest(body: #"{"mode": "file", "file": {"src": "C:\\x\\a.bin"}}"#))?.message
+        .contains("is absolute") == true)
+    #expect(
+      postmanError(oneRequest(body: #"{"mode": "file", "file": {"src": "../a.bin"}}"#))?.message
+        .contains("leaves the workspace's folder") == true)
+    #expect(
+      postmanError(oneRequest(body: #"{"mode": "file", "file": {}}"#))?.message.contains(
+        "no file chosen") == true)
   }
 
   @Test func rawBodiesByLanguage() throws {

@@ -21,6 +21,11 @@ import RequestEngine
 ///   starts with `@`, which curl would read as a file name); bytes that are not printable UTF-8 (a
 ///   NUL, invalid UTF-8, control characters other than tab and newline) are piped in with
 ///   `printf '\ooo…' | curl … --data-binary @-`, which any POSIX `sh` runs;
+/// - a file body as `--data-binary @path` (with `-X` for any method but POST, GET included, as
+///   the engine sends it), a multipart body as one `-F` per part in order (see `formOption`);
+///   paths are the prepared request's, absolute, so the command runs from any folder;
+/// - a download as `-o path -C -` (curl's own resume of a partial file) instead of
+///   `--compressed`, since the saved bytes must be the resource's own;
 /// - every header as written, then the body's `Content-Type` unless a header sets it (an empty
 ///   `Content-Type:` when reqbench would send none, so curl adds no form type of its own);
 /// - `--compressed` (reqbench asks for every coding and decodes), `-L --max-redirs N` when it
@@ -35,7 +40,9 @@ public enum CurlExporter {
     let request = revealSecrets ? request : request.redacted()
     var first = "curl"
     switch request.method {
-    case .GET, .POST: break
+    case .POST: break
+    // A streamed body on a GET still goes (the engine sends it): -X keeps curl from POSTing.
+    case .GET: if request.body.stream != nil { first += " -X GET" }
     case .HEAD: first += " --head"
     default: first += " -X " + request.method.rawValue
     }
@@ -65,14 +72,7 @@ public enum CurlExporter {
     case .file(let path)?:
       options.append("--data-binary " + quote("@" + path))
     case .multipart(let parts)?:
-      for part in parts {
-        // `-F` reads `@file` and `<file`: a text value starting with those goes as --form-string.
-        var value = part.file.map { "@" + $0 } ?? part.value ?? ""
-        if let filename = part.filename { value += ";filename=" + filename }
-        if let type = part.contentType { value += ";type=" + type }
-        let literal = part.file == nil && (value.hasPrefix("@") || value.hasPrefix("<"))
-        options.append((literal ? "--form-string " : "-F ") + quote(part.name + "=" + value))
-      }
+      for part in parts { options.append(formOption(part)) }
     case nil:
       break
     }
@@ -100,6 +100,54 @@ public enum CurlExporter {
     }
     if request.url.contains(where: { "[]{}".contains($0) }) { options.append("--globoff") }
     return ([pipe + first] + options.map { "  " + $0 }).joined(separator: " \\\n")
+  }
+
+  /// One multipart part as a curl option that sends exactly it:
+  /// - a file part: `-F 'name=@path;filename=…;type=…'`, the path and file name in double quotes
+  ///   when they hold `;`, `,`, a quote or blanks at either end (curl's `-F` syntax);
+  /// - a text part: `-F 'name=value;type=…'` when the value means nothing to `-F`; else
+  ///   `--form-string 'name=value'`, which sends any value as it is but takes no `;type=` or
+  ///   `;filename=`; else (such a value with a type) `-F 'name="value";type=…'`, the value in
+  ///   double quotes, which `-F` reads as text. A value means something to `-F` when it starts with
+  ///   `@` (a file), `<` (a file's text), `(` (nested parts) or `"`, holds `;` (parameters), or
+  ///   starts or ends with blanks (dropped).
+  /// A name cannot hold `=` here: curl's name ends at the first one.
+  static func formOption(_ part: MultipartPart) -> String {
+    var spec: String
+    if let file = part.file {
+      spec = "@" + formWord(file, ends: ";,")
+    } else {
+      let value = part.value ?? ""
+      let special = value.first.map { "@<(".contains($0) } ?? false
+      if !special, !needsFormQuotes(value, ends: ";") {
+        spec = value
+      } else if part.filename == nil, part.contentType == nil {
+        return "--form-string " + quote(part.name + "=" + value)
+      } else {
+        spec = formQuoted(value)
+      }
+    }
+    let ends = part.file == nil ? ";" : ";,"
+    if let filename = part.filename { spec += ";filename=" + formWord(filename, ends: ends) }
+    if let type = part.contentType { spec += ";type=" + type }
+    return "-F " + quote(part.name + "=" + spec)
+  }
+
+  /// `text` as a word of `-F`'s syntax: as it is, or in double quotes when it would not read back.
+  static func formWord(_ text: String, ends: String) -> String {
+    needsFormQuotes(text, ends: ends) ? formQuoted(text) : text
+  }
+
+  static func needsFormQuotes(_ text: String, ends: String) -> Bool {
+    let blanks: Set<Character> = [" ", "\t", "\n", "\r"]
+    return text.contains(where: { ends.contains($0) }) || text.hasPrefix("\"")
+      || text.first.map(blanks.contains) == true || text.last.map(blanks.contains) == true
+  }
+
+  /// `"text"`, a quote or backslash inside escaped with a backslash, as `-F` reads it.
+  static func formQuoted(_ text: String) -> String {
+    "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+      + "\""
   }
 
   /// `word` as one single-quoted shell word, a quote inside written `'\''`: `sh` hands it to curl

@@ -27,8 +27,16 @@ import RequestEngine
 ///   read back as `auth`); bearer auth as its `Authorization: Bearer …` header, which reads back as
 ///   a header.
 /// - `followRedirects: false` is `# @no-redirect`, a timeout other than 30 s `# @timeout N`.
+/// - A file body is a `< path` line (`Content-Type: application/octet-stream` unless it has a
+///   type); a multipart body is `multipart/form-data; boundary=reqbench-boundary`, each part with
+///   its `Content-Disposition` (the file's own name as `filename` unless one is set), its
+///   `Content-Type` when it has one, and a `< path` line or the value's text. Paths stay relative
+///   to the workspace's folder, as the clients read them relative to the `.http` file.
+/// - A download is `>>! path` after the body (the clients' "save the response, overwriting").
 /// What the format cannot carry is left out: the deadline, priority, retry, validation, `insecure`,
-/// and a query written inside `url` merges with `query` when read back.
+/// a download's `sha256` and `trustLength`, and a query written inside `url` merges with `query`
+/// when read back. A text part whose value is one `< path` line, or holds a line that is the
+/// boundary, reads back as something else.
 public enum HTTPFileExporter {
   public static func text(for templates: [RequestTemplate], variables: [Variable] = []) -> String {
     var out = ""
@@ -93,9 +101,9 @@ public enum HTTPFileExporter {
       case .multipart(let fields):
         for field in fields {
           lines.append("--" + multipartBoundary)
-          var disposition = "Content-Disposition: form-data; name=\"\(field.name)\""
-          if let file = field.file {
-            disposition += "; filename=\"\(field.filename ?? (file as NSString).lastPathComponent)\""
+          var disposition = "Content-Disposition: form-data; name=\(quoted(field.name))"
+          if let filename = field.filename ?? field.file.map({ ($0 as NSString).lastPathComponent }) {
+            disposition += "; filename=\(quoted(filename))"
           }
           lines.append(disposition)
           if let type = field.type { lines.append("Content-Type: \(type)") }
@@ -105,7 +113,17 @@ public enum HTTPFileExporter {
         lines.append("--" + multipartBoundary + "--")
       }
     }
+    if let download = template.download {
+      lines.append("")
+      lines.append(">>! " + download.to)
+    }
     return lines.joined(separator: "\n") + "\n"
+  }
+
+  /// A `Content-Disposition` parameter value in double quotes, `"` and `\` escaped.
+  static func quoted(_ text: String) -> String {
+    "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+      + "\""
   }
 
   /// The boundary written into exported multipart bodies.

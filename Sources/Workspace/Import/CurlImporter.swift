@@ -12,11 +12,38 @@ import RequestEngine
 /// imported.requests[0].template.query  // {"page": "2"}
 /// ```
 /// The options read (see `options`): `-X`, `-H`, `-d`/`--data`, `--data-raw`, `--data-binary`,
-/// `--data-ascii`, `--data-urlencode` (all its forms), `--json`, `-u`, `--oauth2-bearer`, `-G`,
-/// `-A`, `-e`, `-b`, `-k`, `-L`, `--max-redirs`, `--compressed`, `--url`, `-I`, `-m`/`--max-time`
-/// (the deadline), `--connect-timeout` (the idle timeout), `--retry`, and options that only shape
-/// curl's own output, which are ignored (`-s`, `-S`, `-v`, `-i`, `-o FILE`, `-w FMT`, …). Any other
-/// option is an error naming it and its place, never silently dropped.
+/// `--data-ascii`, `--data-urlencode` (all its forms), `--json`, `-F`/`--form`, `--form-string`,
+/// `-T`/`--upload-file`, `-o`/`--output`, `-O`/`--remote-name`, `-C`/`--continue-at`, `-u`,
+/// `--oauth2-bearer`, `-G`, `-A`, `-e`, `-b`, `-k`, `-L`, `--max-redirs`, `--compressed`, `--url`,
+/// `-I`, `-m`/`--max-time` (the deadline), `--connect-timeout` (the idle timeout), `--retry`, and
+/// options that only shape curl's own output, which are ignored (`-s`, `-S`, `-v`, `-i`, `-w FMT`,
+/// …). Any other option is an error naming it and its place, never silently dropped.
+///
+/// Files, uploads and downloads. The paths a command names become paths relative to the
+/// workspace's folder, where the files must be; an absolute path, `~` or `..` is an error naming
+/// the option, saying to copy the file into the workspace's folder (`WorkspacePaths.problem`).
+/// - `-F name=value` and `--form-string name=value` are text parts, `-F name=@path` file parts, in
+///   order, with `;type=…` and `;filename=…` as curl reads them (a value in double quotes may hold
+///   `;`): a `{"multipart": […]}` body, POST unless `-X` says otherwise. `-F name=<path` (a text
+///   field whose value curl reads from a file) is read at import into the part's `value`, as
+///   `-d @path` pieces are; it must be UTF-8 text. Several files in one `-F` (`@a,b`), nested
+///   parts (`=(`), `;headers=` and `;encoder=` are errors, and so is a parameter curl would drop
+///   (`-F 'a=x;y'` sends `x`): quote the value or use `--form-string`.
+/// - `--data-binary @path`, `-d @path` and `--data-ascii @path` as the only data option (no
+///   `-G`) become a `{"file": path}` body, streamed from disk when sent, with curl's form content
+///   type unless a `Content-Type` header says otherwise. reqbench sends the file as it is, where
+///   `-d` would drop its newlines. `@path` pieces among several data options are read at import
+///   and joined with `&`, as before.
+/// - `-T path` / `--upload-file path` is a file body too, PUT unless `-X` says otherwise,
+///   `application/octet-stream` unless a `Content-Type` header is given; a URL ending in `/` gets
+///   the file's name, as curl does.
+/// - `-o path` / `--output path` is `"download": {"to": path}` (`-o -` and `-o /dev/null`, which
+///   keep nothing, are ignored); `-O` / `--remote-name` is `{"to": "downloads/"}`: a folder, so the
+///   file is named after the URL's last path segment as curl names it, in `downloads/` rather than
+///   next to the workspace file. `-C -` is accepted and changes nothing: reqbench always resumes a
+///   download from the bytes on disk.
+/// - Only one of data options, `-F` and `-T` may set the body (curl refuses more), and `-G` goes
+///   with data options only.
 ///
 /// Decisions:
 /// - Without `-L` curl does not follow redirects, but a pasted command keeps reqbench's default of
@@ -70,7 +97,8 @@ public enum CurlImporter {
 
   /// What a curl option does once read.
   enum Option: Equatable {
-    case request, header, json, form, user, oauth2Bearer, get, userAgent, referer, cookie
+    case request, header, json, form, formString, upload, output, remoteName, continueAt
+    case user, oauth2Bearer, get, userAgent, referer, cookie
     case insecure, location, maxRedirects, compressed, url, head, maxTime, connectTimeout, retry
     /// `-d`, `--data-raw`, `--data-binary`, …
     case data(DataKind)
@@ -81,8 +109,9 @@ public enum CurlImporter {
 
     var takesValue: Bool {
       switch self {
-      case .request, .header, .data, .json, .form, .user, .oauth2Bearer, .userAgent, .referer,
-        .cookie, .maxRedirects, .url, .maxTime, .connectTimeout, .retry, .ignoredWithValue:
+      case .request, .header, .data, .json, .form, .formString, .upload, .output, .continueAt,
+        .user, .oauth2Bearer, .userAgent, .referer, .cookie, .maxRedirects, .url, .maxTime,
+        .connectTimeout, .retry, .ignoredWithValue:
         true
       default: false
       }
@@ -96,7 +125,9 @@ public enum CurlImporter {
     "--request": .request, "--header": .header, "--data": .data(.plain),
     "--data-ascii": .data(.ascii), "--data-raw": .data(.raw), "--data-binary": .data(.binary),
     "--data-urlencode": .data(.urlencode), "--json": .json, "--form": .form,
-    "--form-string": .form, "--user": .user, "--oauth2-bearer": .oauth2Bearer, "--get": .get,
+    "--form-string": .formString, "--upload-file": .upload, "--output": .output,
+    "--remote-name": .remoteName, "--continue-at": .continueAt, "--user": .user,
+    "--oauth2-bearer": .oauth2Bearer, "--get": .get,
     "--user-agent": .userAgent, "--referer": .referer, "--cookie": .cookie,
     "--insecure": .insecure, "--location": .location, "--location-trusted": .location,
     "--max-redirs": .maxRedirects, "--compressed": .compressed, "--url": .url, "--head": .head,
@@ -105,13 +136,12 @@ public enum CurlImporter {
     // Output only.
     "--silent": .ignored, "--show-error": .ignored, "--verbose": .ignored, "--include": .ignored,
     "--no-buffer": .ignored, "--progress-bar": .ignored, "--no-progress-meter": .ignored,
-    "--fail": .ignored, "--fail-with-body": .ignored, "--remote-name": .ignored,
+    "--fail": .ignored, "--fail-with-body": .ignored,
     "--create-dirs": .ignored, "--trace-time": .ignored,
-    "--output": .ignoredWithValue, "--write-out": .ignoredWithValue,
+    "--write-out": .ignoredWithValue,
     "--dump-header": .ignoredWithValue, "--trace": .ignoredWithValue,
     "--trace-ascii": .ignoredWithValue, "--stderr": .ignoredWithValue,
     // Known, not importable.
-    "--upload-file": .unsupported("uploading a file"),
     "--cookie-jar": .unsupported("a cookie jar"),
     "--proxy": .unsupported("a proxy (reqbench reads HTTP_PROXY / HTTPS_PROXY)"),
     "--digest": .unsupported("digest authentication"),
@@ -128,9 +158,8 @@ public enum CurlImporter {
     "A": .userAgent, "e": .referer, "b": .cookie, "k": .insecure, "L": .location, "I": .head,
     "m": .maxTime, "g": .ignored,
     "s": .ignored, "S": .ignored, "v": .ignored, "i": .ignored, "N": .ignored, "#": .ignored,
-    "f": .ignored, "O": .ignored,
-    "o": .ignoredWithValue, "w": .ignoredWithValue, "D": .ignoredWithValue,
-    "T": .unsupported("uploading a file"), "c": .unsupported("a cookie jar"),
+    "f": .ignored, "O": .remoteName, "o": .output, "T": .upload, "C": .continueAt,
+    "w": .ignoredWithValue, "D": .ignoredWithValue, "c": .unsupported("a cookie jar"),
     "x": .unsupported("a proxy (reqbench reads HTTP_PROXY / HTTPS_PROXY)"),
     "E": .unsupported("client certificates"), "K": .unsupported("reading options from a file"),
   ]
@@ -147,7 +176,13 @@ public enum CurlImporter {
     var get = false
     var urls: [ShellWord] = []
     var headers: [(name: String, value: String)] = []
-    var data: [(text: String, json: Bool)] = []
+    var data: [DataPiece] = []
+    /// `-F` and `--form-string` parts, in order.
+    var parts: [MultipartField] = []
+    /// `-T path`.
+    var upload: String?
+    /// The first option that set the body, of each kind (data, form, upload): curl takes one.
+    var bodyOptions: [(kind: BodyKind, flag: String)] = []
     var sawJSONOption = false
     var cookies: [String] = []
     var userAgent: String?
@@ -254,15 +289,52 @@ public enum CurlImporter {
       case .header:
         try header(text, at: valueLocation, flag: flag)
       case .data(let kind):
-        data.append((try dataText(kind, text, flag: flag, at: valueLocation), false))
+        try noteBody(.data, flag: flag, at: location)
+        if text.hasPrefix("@"), kind == .plain || kind == .ascii || kind == .binary {
+          let path = String(text.dropFirst())
+          if path == "-" { _ = try fileText(text, flag: flag, at: valueLocation) }  // the stdin error
+          // Read at the end, unless it is the whole body (a file body).
+          data.append(.file(path: path, kind: kind, flag: flag, location: valueLocation))
+        } else {
+          data.append(.text(try dataText(kind, text, flag: flag, at: valueLocation), json: false))
+        }
       case .json:
+        try noteBody(.data, flag: flag, at: location)
         sawJSONOption = true
         let piece = text.hasPrefix("@") ? try fileText(text, flag: flag, at: valueLocation) : text
-        data.append((piece, true))
-      case .form:
-        throw error(
-          "\(flag) (multipart) is not supported yet; send the fields as -d 'name=value' if the "
-            + "server accepts a urlencoded form", at: location)
+        data.append(.text(piece, json: true))
+      case .form, .formString:
+        try noteBody(.form, flag: flag, at: location)
+        parts.append(try formPart(text, literal: option == .formString, flag: flag, at: valueLocation))
+      case .upload:
+        try noteBody(.upload, flag: flag, at: location)
+        if text == "-" || text == "." {
+          throw error(
+            "\(flag) \(text) uploads standard input, which an import cannot; save it to a file and "
+              + "write \(flag) FILE", at: valueLocation)
+        }
+        if let problem = RequestDraft.pathProblem(text) {
+          throw error("\(flag) \(text): \(problem)", at: valueLocation)
+        }
+        upload = text
+      case .output:
+        // Standard output, or nowhere: nothing to keep.
+        if text == "-" || text == "/dev/null" {
+          draft.download = nil
+          break
+        }
+        if let problem = RequestDraft.pathProblem(text, download: true) {
+          throw error("\(flag) \(text): \(problem)", at: valueLocation)
+        }
+        draft.download = DownloadTemplate(to: text)
+      case .remoteName:
+        draft.download = DownloadTemplate(to: CurlImporter.remoteNameFolder)
+      case .continueAt:
+        guard text == "-" else {
+          throw error(
+            "\(flag) \(text): reqbench resumes a download from the bytes on disk by itself; "
+              + "write \(flag) - or leave it out", at: valueLocation)
+        }
       case .user:
         guard let colon = text.firstIndex(of: ":") else {
           throw error(
@@ -342,6 +414,76 @@ public enum CurlImporter {
       headers.append((name, text[text.index(after: colon)...].trimmingSpaces()))
     }
 
+    /// Notes that `flag` sets the body; a second kind of body (`-F` after `-d`…) is an error, as
+    /// it is for curl.
+    mutating func noteBody(_ kind: BodyKind, flag: String, at location: SourceLocation)
+      throws(ImportError)
+    {
+      if let other = bodyOptions.first(where: { $0.kind != kind }) {
+        throw error(
+          "\(flag) and \(other.flag) both set the body, and a request has one; keep one of them",
+          at: location)
+      }
+      if !bodyOptions.contains(where: { $0.kind == kind }) { bodyOptions.append((kind, flag)) }
+    }
+
+    /// One `-F` (or, `literal`, `--form-string`) value, read as curl reads it: `name=value`,
+    /// `name=@path` (a file part) or `name=<path` (a text part read from a file), each with
+    /// `;type=…` and `;filename=…`.
+    func formPart(_ text: String, literal: Bool, flag: String, at location: SourceLocation)
+      throws(ImportError) -> MultipartField
+    {
+      guard let eq = text.firstIndex(of: "=") else {
+        throw error(
+          "\(flag) needs name=value or name=@file, found \(JSONSerializer.quote(text))", at: location)
+      }
+      let name = String(text[..<eq])
+      guard !name.isEmpty else {
+        throw error(
+          "\(flag) \(JSONSerializer.quote(text)) has no field name; write name=value", at: location)
+      }
+      let content = text[text.index(after: eq)...]
+      if literal { return MultipartField(name: name, value: String(content)) }
+      func fail(_ message: String) -> ImportError {
+        error("\(flag) \(JSONSerializer.quote(text)): \(message)", at: location)
+      }
+      if content.hasPrefix("(") {
+        throw fail("nested multipart parts are not supported; write one -F per field")
+      }
+      let isFile = content.hasPrefix("@")
+      let isRead = content.hasPrefix("<")
+      let spec: FormSpec
+      do {
+        spec = try FormSpec(isFile || isRead ? content.dropFirst() : content, files: isFile)
+      } catch {
+        throw fail(error.message)
+      }
+      if isFile || isRead, spec.word == "-" {
+        throw fail(
+          "a part read from standard input cannot be imported; save it to a file and name the file")
+      }
+      if isFile {
+        if let problem = RequestDraft.pathProblem(spec.word) { throw fail(problem) }
+        return MultipartField(name: name, file: spec.word, type: spec.type, filename: spec.filename)
+      }
+      if isRead {
+        if spec.filename != nil {
+          throw fail("filename= does not go with <file (a text field); write name=@file to send a file")
+        }
+        let bytes: [UInt8]
+        do {
+          bytes = try readFile(spec.word)
+        } catch {
+          throw fail("cannot read the file: \(error.reason)")
+        }
+        guard let value = String(validating: bytes, as: UTF8.self) else {
+          throw fail("the file is not UTF-8 text; send it as a file part with name=@\(spec.word)")
+        }
+        return MultipartField(name: name, value: value, type: spec.type)
+      }
+      return MultipartField(name: name, value: spec.word, type: spec.type, filename: spec.filename)
+    }
+
     /// The text one data option adds to the body.
     func dataText(_ kind: DataKind, _ text: String, flag: String, at location: SourceLocation)
       throws(ImportError) -> String
@@ -413,20 +555,50 @@ public enum CurlImporter {
         url = "http://" + url  // what curl assumes
       }
 
+      if get, let other = bodyOptions.first(where: { $0.kind != .data }) {
+        throw error(
+          "-G moves data options into the query; it does not go with \(other.flag)",
+          at: command.location)
+      }
+      // One `@path` data option is the whole body: a file body, sent as it is.
+      var bodyFile: String?
+      if data.count == 1, !get, case .file(let path, _, let flag, let location) = data[0] {
+        if let problem = RequestDraft.pathProblem(path) {
+          throw error("\(flag) @\(path): \(problem)", at: location)
+        }
+        bodyFile = path
+        data = []
+      }
       // Several data options join with `&` (`--json` pieces are concatenated as they are).
       var body: String?
+      let allJSON = data.allSatisfy { if case .text(_, json: true) = $0 { true } else { false } }
       for piece in data {
-        if let text = body {
-          body = text + (data.allSatisfy(\.json) ? "" : "&") + piece.text
+        let text: String
+        switch piece {
+        case .text(let value, _): text = value
+        case .file(let path, let kind, let flag, let location):
+          text = try dataText(kind, "@" + path, flag: flag, at: location)
+        }
+        if let joined = body {
+          body = joined + (allJSON ? "" : "&") + text
         } else {
-          body = piece.text
+          body = text
         }
       }
       if get, let text = body {
         url = URLResolver.appendQuery(text, to: url)
         body = nil
       }
-      draft.method = method ?? (head ? .HEAD : body != nil ? .POST : .GET)
+      if let upload {
+        // curl appends the file's name to a URL that ends in `/`.
+        var split = URLResolver.split(url)
+        if split.path.hasSuffix("/"), let name = upload.split(separator: "/").last {
+          split.path += PlaceholderEncoding.encode(String(name))
+          url = URLResolver.join(split)
+        }
+      }
+      let hasBody = body != nil || bodyFile != nil || !parts.isEmpty
+      draft.method = method ?? (head ? .HEAD : upload != nil ? .PUT : hasBody ? .POST : .GET)
       draft.setURL(url)
 
       for field in headers where !RequestDraft.isLeftOut(header: field.name) {
@@ -444,6 +616,14 @@ public enum CurlImporter {
         draft.setBody(
           body, defaultContentType: sawJSONOption ? "application/json" : RequestDraft.formType,
           json: sawJSONOption)
+      } else if let bodyFile {
+        draft.setFileBody(bodyFile, defaultContentType: RequestDraft.formType)
+      } else if let upload {
+        draft.setFileBody(upload, defaultContentType: nil)
+      } else if !parts.isEmpty {
+        draft.setMultipart(parts)
+      }
+      if draft.body != nil {
         if draft.method == .GET || draft.method == .HEAD {
           warnings.append(
             "the \(draft.method.rawValue) request at \(file):\(command.location) has a body, "
@@ -456,6 +636,117 @@ public enum CurlImporter {
         throw error("this request would not load in a workspace: \(problem)", at: command.location)
       }
       return template
+    }
+  }
+
+  /// Where `-O` saves: a folder, so the file takes the URL's last path segment, as with curl.
+  static let remoteNameFolder = "downloads/"
+
+  /// A piece of the body from one data option: text, or the file an `@path` option names (read
+  /// only when the body is more than that one file).
+  enum DataPiece {
+    case text(String, json: Bool)
+    case file(path: String, kind: DataKind, flag: String, location: SourceLocation)
+  }
+
+  /// What sets the body: data options (`-d`, `--json`…), `-F`, or `-T`.
+  enum BodyKind: Equatable { case data, form, upload }
+
+  /// The content of one `-F` value after `name=` (and after the `@` or `<`), split as curl's
+  /// `get_param_part` splits it: a word (in double quotes when it holds `;`, with `\"` and `\\`
+  /// inside), then `;type=…` (its own `;` parameters included) and `;filename=…`. File parts also
+  /// end at `,` (curl's list of several files).
+  struct FormSpec {
+    var word = ""
+    var type: String?
+    var filename: String?
+
+    struct Problem: Error { let message: String }
+
+    init(_ text: Substring, files: Bool) throws(Problem) {
+      let ends: Set<Character> = files ? [";", ","] : [";"]
+      var rest = text.drop(while: FormSpec.isSpace)
+      word = FormSpec.word(&rest, ends: ends)
+      // Where the type starts while its `;` parameters may follow.
+      var typeStart: Substring.Index?
+      while let separator = rest.first, separator == ";" {
+        rest = rest.dropFirst().drop(while: FormSpec.isSpace)
+        if type == nil, rest.hasPrefix("type=") {
+          let start = rest.dropFirst(5).drop(while: FormSpec.isSpace)
+          rest = start.drop(while: { !ends.contains($0) })
+          let media = FormSpec.trimmed(start[..<rest.startIndex])
+          guard let slash = media.firstIndex(of: "/"), slash > media.startIndex,
+            media.index(after: slash) < media.endIndex
+          else {
+            throw Problem(message: "type= needs a media type such as text/plain")
+          }
+          type = media
+          typeStart = start.startIndex
+        } else if rest.hasPrefix("filename=") {
+          typeStart = nil
+          rest = rest.dropFirst(9).drop(while: FormSpec.isSpace)
+          filename = FormSpec.word(&rest, ends: ends)
+        } else if rest.hasPrefix("headers=") || rest.hasPrefix("encoder=") {
+          throw Problem(message: "\(rest.prefix(7))= is not supported; remove it to import the rest")
+        } else if let typeStart {
+          // `;type=text/plain; charset=utf-8`: parameters of the media type, kept as written.
+          let segment = rest.prefix(while: { !ends.contains($0) })
+          type = FormSpec.trimmed(text[typeStart..<segment.endIndex])
+          rest = rest[segment.endIndex...]
+        } else {
+          let segment = rest.prefix(while: { !ends.contains($0) })
+          rest = rest[segment.endIndex...]
+          if !FormSpec.trimmed(segment).isEmpty {
+            throw Problem(
+              message: "curl would drop \(JSONSerializer.quote(";" + String(segment))) (it reads "
+                + ";type= and ;filename=); to send a ';' in a value, write the value in double "
+                + "quotes, or use --form-string")
+          }
+        }
+      }
+      if files, rest.first == "," {
+        throw Problem(message: "several files in one -F are not supported; write one -F per file")
+      }
+    }
+
+    /// A word up to one of `ends`: in double quotes (`\"` and `\\` escaped) as it is, else with
+    /// trailing blanks dropped.
+    static func word(_ rest: inout Substring, ends: Set<Character>) -> String {
+      if rest.first == "\"" {
+        var out = ""
+        var i = rest.index(after: rest.startIndex)
+        while i < rest.endIndex {
+          let character = rest[i]
+          let next = rest.index(after: i)
+          if character == "\\", next < rest.endIndex, rest[next] == "\\" || rest[next] == "\"" {
+            out.append(rest[next])
+            i = rest.index(after: next)
+            continue
+          }
+          if character == "\"" {
+            // Anything between the closing quote and the next separator is skipped, as curl does.
+            rest = rest[next...].drop(while: { !ends.contains($0) })
+            return out
+          }
+          out.append(character)
+          i = next
+        }
+        // No closing quote: read as unquoted.
+      }
+      let word = rest.prefix(while: { !ends.contains($0) })
+      rest = rest[word.endIndex...]
+      return trimmed(word, leading: false)
+    }
+
+    static func isSpace(_ character: Character) -> Bool {
+      character == " " || character == "\t" || character == "\n" || character == "\r"
+    }
+
+    static func trimmed(_ text: Substring, leading: Bool = true) -> String {
+      var text = text
+      if leading { text = text.drop(while: isSpace) }
+      while let last = text.last, isSpace(last) { text = text.dropLast() }
+      return String(text)
     }
   }
 

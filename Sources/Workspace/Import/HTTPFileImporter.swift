@@ -28,8 +28,17 @@ import RequestEngine
 /// - `# @no-redirect` sets `followRedirects` false, `# @timeout N` the idle timeout in seconds.
 /// - `Authorization: Basic user password` (or `user:password`), the clients' unencoded spelling,
 ///   becomes `auth.basic`; an encoded `Basic dXNlcjpwYXNz` stays a header.
-/// - `< ./file` bodies and `> {% … %}` response scripts are errors; `<> ./previous.json` response
-///   references are skipped.
+/// - A body that is one `< path` line is a `{"file": path}` body (its type from `Content-Type`).
+/// - A `multipart/form-data; boundary=X` body becomes a `{"multipart": […]}` body: each part's
+///   `Content-Disposition: form-data; name="…"; filename="…"` names it, its `Content-Type` is the
+///   part's `type`, and its content is a `< path` line (a file part) or the text of the value.
+///   The multipart `Content-Type` header goes: reqbench writes its own, with its own boundary.
+///   A file part's `filename` is kept only when it is not the file's own name.
+/// - `>> path` and `>>! path` (save the response to a file) become `"download": {"to": path}`.
+/// - Paths are relative to the workspace's folder, where the files must be: an absolute path, `~`
+///   or `..` is an error saying to copy the file into the folder (`WorkspacePaths.problem`).
+/// - `<@ ./file` (a file with variables filled in) and `> {% … %}` response scripts are errors;
+///   `<> ./previous.json` response references are skipped.
 public enum HTTPFileImporter {
   public static func parse(_ text: String, file: String) throws(ImportError) -> ImportedRequests {
     var lines: [Line] = []
@@ -148,22 +157,33 @@ public enum HTTPFileImporter {
       var body: [Line] = []
       for line in lines {
         let text = line.text.trimmingSpaces()
-        if text.hasPrefix("<>") || text.hasPrefix(">>") { continue }  // response references
+        if text.hasPrefix("<>") { continue }  // response references
+        if text.hasPrefix(">>") {
+          // `>> path` / `>>! path`: save the response.
+          let path = text.dropFirst(text.hasPrefix(">>!") ? 3 : 2).trimmingSpaces()
+          if let problem = RequestDraft.pathProblem(path, download: true) {
+            throw error(problem, line: line.number, column: Reader.indent(line.text))
+          }
+          draft.download = DownloadTemplate(to: path)
+          continue
+        }
         if text.hasPrefix("> {%") || (text.hasPrefix("> ") && text.hasSuffix(".js")) {
           throw error(
             "response handler scripts are not supported; remove them to import the request",
-            line: line.number, column: Reader.indent(line.text))
-        }
-        if body.allSatisfy({ $0.text.trimmingSpaces().isEmpty }), text.hasPrefix("< ") {
-          throw error(
-            "bodies read from a file (< FILE) are not supported yet; paste the body instead",
             line: line.number, column: Reader.indent(line.text))
         }
         body.append(line)
       }
       while let first = body.first, first.text.trimmingSpaces().isEmpty { body.removeFirst() }
       while let last = body.last, last.text.trimmingSpaces().isEmpty { body.removeLast() }
-      if !body.isEmpty {
+      let contentType = draft.headers["Content-Type"]
+      if !body.isEmpty, let contentType,
+        RequestDraft.mediaType(contentType) == "multipart/form-data"
+      {
+        draft.setMultipart(try multipart(body, contentType: contentType))
+      } else if !body.isEmpty, let path = try fileReference(body) {
+        draft.setFileBody(path, defaultContentType: nil)
+      } else if !body.isEmpty {
         let isForm =
           draft.headers["Content-Type"].map(RequestDraft.mediaType) == RequestDraft.formType
         // A form may put each field on its own line (`&b=2`).
@@ -184,6 +204,158 @@ public enum HTTPFileImporter {
         )
       }
       imported.requests.append(ImportedRequest(template: template, location: start))
+    }
+
+    /// The path of a `< path` line when `lines` (a body, or a part's content) is that line alone;
+    /// nil when they are text.
+    func fileReference(_ lines: [Line]) throws(ImportError) -> String? {
+      let filled = lines.filter { !$0.text.trimmingSpaces().isEmpty }
+      guard let first = filled.first else { return nil }
+      let text = first.text.trimmingSpaces()
+      guard text.hasPrefix("<") else { return nil }
+      func fail(_ message: String, _ line: Line) -> ImportError {
+        error(message, line: line.number, column: Reader.indent(line.text))
+      }
+      if text.hasPrefix("<@") {
+        throw fail(
+          "<@ (a file with {{variables}} filled in) is not supported; use < FILE to send the file "
+            + "as it is", first)
+      }
+      guard text.hasPrefix("< ") else { return nil }
+      if filled.count > 1 {
+        throw fail(
+          "a body read from a file (< FILE) is that file alone; remove the lines after it",
+          filled[1])
+      }
+      let path = text.dropFirst(2).trimmingSpaces()
+      if let problem = RequestDraft.pathProblem(path) { throw fail(problem, first) }
+      return path
+    }
+
+    /// The parts of a `multipart/form-data` body: `--BOUNDARY` lines between parts, `--BOUNDARY--`
+    /// after the last; each part's headers, a blank line, then its content.
+    func multipart(_ lines: [Line], contentType: String) throws(ImportError) -> [MultipartField] {
+      let first = lines[0]
+      guard let boundary = Reader.parameters(contentType)["boundary"], !boundary.isEmpty else {
+        throw error(
+          "a multipart/form-data body needs a boundary: Content-Type: multipart/form-data; "
+            + "boundary=BOUNDARY", line: first.number)
+      }
+      var fields: [MultipartField] = []
+      // The part being read: its first line, its headers, its content once past the blank line.
+      var part: (start: Line, headers: [(String, String)], content: [Line]?)?
+      var closed = false
+      for line in lines {
+        let text = line.text.trimmingSpaces()
+        if text == "--" + boundary || text == "--" + boundary + "--" {
+          if let part { fields.append(try field(part.start, part.headers, part.content ?? [])) }
+          part = text == "--" + boundary ? (line, [], nil) : nil
+          closed = part == nil
+          if closed { break }
+          continue
+        }
+        guard var current = part else {
+          if text.isEmpty { continue }
+          throw error(
+            "expected --\(boundary), the line that starts a part", line: line.number,
+            column: Reader.indent(line.text))
+        }
+        if current.content != nil {
+          current.content?.append(line)
+        } else if text.isEmpty {
+          current.content = []
+        } else {
+          guard let colon = text.firstIndex(of: ":") else {
+            throw error(
+              "expected a part header \"Name: value\" or a blank line before the part's content",
+              line: line.number, column: Reader.indent(line.text))
+          }
+          current.headers.append(
+            (text[..<colon].trimmingSpaces(), text[text.index(after: colon)...].trimmingSpaces()))
+        }
+        part = current
+      }
+      if !closed, let part {
+        fields.append(try field(part.start, part.headers, part.content ?? []))
+      }
+      return fields
+    }
+
+    /// One multipart part: `Content-Disposition: form-data; name="…"[; filename="…"]`, an optional
+    /// `Content-Type`, and a `< path` line or text.
+    func field(_ start: Line, _ headers: [(String, String)], _ content: [Line]) throws(ImportError)
+      -> MultipartField
+    {
+      func fail(_ message: String) -> ImportError {
+        error(message, line: start.number, column: Reader.indent(start.text))
+      }
+      var field = MultipartField(name: "")
+      var disposition: [String: String]?
+      for (name, value) in headers {
+        switch name.lowercased() {
+        case "content-disposition":
+          guard value.lowercased().hasPrefix("form-data") else {
+            throw fail("a part's Content-Disposition must be form-data; name=\"…\"")
+          }
+          disposition = Reader.parameters(value)
+        case "content-type": field.type = value
+        default:
+          throw fail(
+            "the part header \(JSONSerializer.quote(name)) is not supported; a part has "
+              + "Content-Disposition and Content-Type")
+        }
+      }
+      guard let name = disposition?["name"], !name.isEmpty else {
+        throw fail("this part has no name: write Content-Disposition: form-data; name=\"field\"")
+      }
+      field.name = name
+      let filename = disposition?["filename"]
+      if let path = try fileReference(content) {
+        field.file = path
+        // The file's own name is what reqbench sends anyway.
+        if let filename, filename != path.split(separator: "/").last.map(String.init) {
+          field.filename = filename
+        }
+      } else {
+        field.value = content.map(\.text).joined(separator: "\n")
+        field.filename = filename
+      }
+      return field
+    }
+
+    /// The `;` parameters of a header value (`form-data; name="a"`, `multipart/form-data;
+    /// boundary=x`), by lower-case name; quoted values unescaped (`\"`, `\\`).
+    static func parameters(_ value: String) -> [String: String] {
+      var out: [String: String] = [:]
+      var rest = value.drop(while: { $0 != ";" })
+      while rest.first == ";" {
+        rest = rest.dropFirst().drop(while: { $0 == " " || $0 == "\t" })
+        let key = rest.prefix(while: { $0 != "=" && $0 != ";" })
+        rest = rest[key.endIndex...]
+        guard rest.first == "=" else { continue }
+        rest = rest.dropFirst()
+        var text = ""
+        if rest.first == "\"" {
+          rest = rest.dropFirst()
+          while let character = rest.first {
+            rest = rest.dropFirst()
+            if character == "\"" { break }
+            if character == "\\", let next = rest.first {
+              text.append(next)
+              rest = rest.dropFirst()
+            } else {
+              text.append(character)
+            }
+          }
+          rest = rest.drop(while: { $0 != ";" })
+        } else {
+          let token = rest.prefix(while: { $0 != ";" })
+          text = token.trimmingSpaces()
+          rest = rest[token.endIndex...]
+        }
+        out[key.trimmingSpaces().lowercased()] = text
+      }
+      return out
     }
 
     /// `# @name NAME`, `# @no-redirect`, `# @timeout 5`; other comments are skipped.

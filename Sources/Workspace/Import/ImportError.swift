@@ -4,9 +4,9 @@ import RequestEngine
 /// wrong and where.
 ///
 /// ```text
-/// requests.sh:3:5: -F (multipart) is not supported yet; send the form as -d 'a=b' or import the rest without it
+/// requests.sh:3:8: -F "f=@/tmp/a.png": "/tmp/a.png" is absolute; paths are relative to the workspace's folder; copy the file into the workspace's folder and write its path relative to that folder
 /// api.http:12:1: expected a header "Name: value" or a blank line before the body
-/// collection.json:40:17: request "users/upload": form-data (multipart) bodies are not supported yet
+/// collection.json:40:17: request "users/upload": the form-data file "f" has no file chosen ("src"); choose one in Postman, or remove the entry
 /// ```
 public struct ImportError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The input as the user named it (`<stdin>` for `-`).

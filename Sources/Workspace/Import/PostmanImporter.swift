@@ -12,8 +12,12 @@ import RequestEngine
 ///   values, or become `{{id}}`).
 /// - `header` entries marked `disabled` are skipped.
 /// - Bodies: `raw` (JSON when `options.raw.language` is `json` or the Content-Type is JSON, and it
-///   parses; otherwise text), `urlencoded` (a form), `graphql` (the JSON Postman sends). `formdata`
-///   and `file` bodies are errors naming the request: multipart is not supported yet.
+///   parses; otherwise text), `urlencoded` (a form), `graphql` (the JSON Postman sends),
+///   `formdata` (a `{"multipart": […]}` body: `text` entries are values, `file` entries files from
+///   their `src`, one part per file when `src` lists several; `contentType` is the part's type;
+///   disabled entries skipped) and `file` (a `{"file": src}` body, its type from `Content-Type`).
+///   File paths are relative to the workspace's folder, where the files must be: Postman's
+///   absolute paths are errors naming the request and saying to copy the file into the folder.
 /// - `auth`: `basic` and `bearer`, inherited from the folder or collection when the request has
 ///   none; other kinds are imported without auth, with a warning.
 /// - The collection's `variable` list becomes workspace variables; Postman's `{{var}}` is
@@ -411,12 +415,54 @@ public enum PostmanImporter {
           draft.headers["Content-Type"] = nil
         }
       case "formdata":
-        throw fail(
-          "form-data (multipart) bodies are not supported yet; use an x-www-form-urlencoded or raw "
-            + "body, or remove this request", path.appending("mode"))
+        guard let items = value["formdata"]?.arrayValue else {
+          throw fail("a formdata body needs a \"formdata\" list", path)
+        }
+        var fields: [MultipartField] = []
+        for (i, item) in items.enumerated() where item["disabled"]?.boolValue != true {
+          let at = path.appending("formdata").appending(i)
+          let key = Reader.text(item["key"])
+          guard !key.isEmpty else { throw fail("this form-data entry has no \"key\"", at) }
+          let type = item["contentType"].map { Reader.text($0).trimmingSpaces() }
+            .flatMap { $0.isEmpty ? nil : $0 }
+          guard item["type"]?.stringValue == "file" else {
+            fields.append(MultipartField(name: key, value: Reader.text(item["value"]), type: type))
+            continue
+          }
+          var sources: [(String, JSONPath)] = []
+          switch item["src"] {
+          case .string(let src): sources = [(src, at.appending("src"))]
+          case .array(let list):
+            sources = list.enumerated().map { (Reader.text($1), at.appending("src").appending($0)) }
+          default: break
+          }
+          sources.removeAll { $0.0.isEmpty }
+          guard !sources.isEmpty else {
+            throw fail(
+              "the form-data file \(JSONSerializer.quote(key)) has no file chosen (\"src\"); choose "
+                + "one in Postman, or remove the entry", at)
+          }
+          for (src, srcPath) in sources {
+            if let problem = RequestDraft.pathProblem(src) { throw fail(problem, srcPath) }
+            fields.append(MultipartField(name: key, file: src, type: type))
+          }
+        }
+        draft.setMultipart(fields)
       case "file":
-        throw fail(
-          "file bodies are not supported yet; paste the body as raw", path.appending("mode"))
+        let file = value["file"]
+        if let src = file?["src"]?.stringValue, !src.isEmpty {
+          if let problem = RequestDraft.pathProblem(src) {
+            throw fail(problem, path.appending("file").appending("src"))
+          }
+          draft.setFileBody(src, defaultContentType: nil)
+        } else if let content = file?["content"]?.stringValue, !content.isEmpty {
+          // An older export kept the file's text inline.
+          draft.setBody(content, defaultContentType: nil)
+        } else {
+          throw fail(
+            "the file body has no file chosen (\"src\"); choose one in Postman, or remove the body",
+            path.appending("file"))
+        }
       default:
         throw fail("unknown body mode \(JSONSerializer.quote(mode))", path.appending("mode"))
       }

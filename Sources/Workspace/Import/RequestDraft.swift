@@ -17,6 +17,7 @@ struct RequestDraft {
   var maxRedirects: Int?
   var insecure = false
   var retry: RetryPolicy?
+  var download: DownloadTemplate?
 
   /// Takes the URL apart: the query goes to `query` when it decodes cleanly (see
   /// `QueryDecoder.object`), else it stays in the URL as written; a fragment is dropped (it is never
@@ -111,6 +112,47 @@ struct RequestDraft {
 
   static let formType = "application/x-www-form-urlencoded"
 
+  /// Sets a `{"file": path}` body. Its content type is the `Content-Type` header (which goes),
+  /// else `defaultContentType`; `application/octet-stream`, what a file body sends anyway, is left
+  /// out. An empty `Content-Type` (which removes the header) stays a header.
+  mutating func setFileBody(_ path: String, defaultContentType: String?) {
+    var type = defaultContentType
+    if let header = headers["Content-Type"], !header.trimmingSpaces().isEmpty {
+      type = header.trimmingSpaces()
+      headers["Content-Type"] = nil
+    }
+    if let given = type, RequestDraft.restates(given, "application/octet-stream") { type = nil }
+    body = .file(path, contentType: type)
+  }
+
+  /// Sets a `{"multipart": […]}` body. A `Content-Type: multipart/form-data` header goes: the
+  /// engine writes its own, with the boundary it uses.
+  mutating func setMultipart(_ fields: [MultipartField]) {
+    body = .multipart(fields)
+    if let header = headers["Content-Type"], RequestDraft.mediaType(header) == "multipart/form-data" {
+      headers["Content-Type"] = nil
+    }
+  }
+
+  /// What is wrong with `path` as a file an upload reads (or, with `download`, a download
+  /// writes), and what to do about it; nil when it is fine. Such paths are relative to the
+  /// workspace's folder and stay inside it (`WorkspacePaths.problem`).
+  /// A Windows drive path (`C:\Users\…`, which Postman writes) counts as absolute too.
+  static func pathProblem(_ path: String, download: Bool = false) -> String? {
+    var problem = WorkspacePaths.problem(with: path)
+    let characters = Array(path.prefix(3))
+    if problem == nil, characters.count == 3, characters[0].isASCII, characters[0].isLetter,
+      characters[1] == ":", characters[2] == "\\" || characters[2] == "/"
+    {
+      problem = "\(JSONSerializer.quote(path)) is absolute; paths are relative to the workspace's folder"
+    }
+    guard let problem else { return nil }
+    return problem
+      + (download
+        ? "; write a path inside the workspace's folder, such as downloads/file.bin"
+        : "; copy the file into the workspace's folder and write its path relative to that folder")
+  }
+
   /// `application/json` of `Application/JSON; charset=utf-8`.
   static func mediaType(_ contentType: String) -> String {
     let head = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)
@@ -123,11 +165,13 @@ struct RequestDraft {
   }
 
   func template(name: String) -> RequestTemplate {
-    RequestTemplate(
+    var template = RequestTemplate(
       name: name, method: method, url: url, query: query, headers: headers, body: body, auth: auth,
       timeout: timeout ?? RequestTemplate.defaultTimeout, deadline: deadline,
       retry: retry, followRedirects: followRedirects, maxRedirects: maxRedirects ?? 10,
       insecure: insecure)
+    template.download = download
+    return template
   }
 
   /// A name for a request the input does not name: the method and the last path segments,
