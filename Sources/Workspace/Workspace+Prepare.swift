@@ -302,11 +302,13 @@ private final class VariableScope {
         let place = "body.multipart[\(i)]"
         let name = try render(field.name, in: place)
         let type = try field.type.map { text throws(PrepareError) in try render(text, in: place) }
+        let filename = try field.filename.map { text throws(PrepareError) in try render(text, in: place) }
         if let file = field.file {
-          let filename = try field.filename.map { text throws(PrepareError) in try render(text, in: place) }
           parts.append(.file(name, path: try path(file, in: place), filename: filename, contentType: type))
         } else {
-          parts.append(.field(name, try render(field.value ?? "", in: place), contentType: type))
+          var part = MultipartPart.field(name, try render(field.value ?? "", in: place), contentType: type)
+          part.filename = filename  // a text part sent as a file (curl's -F 'n=v;filename=f')
+          parts.append(part)
         }
       }
       return .multipart(parts)

@@ -59,7 +59,6 @@ struct ExportHTTPFileTests {
         MultipartField(name: #"doc "1""#, file: "docs/a.txt", filename: "report final.txt"),
         MultipartField(name: "empty", value: ""),
       ]))
-    upload.download = DownloadTemplate(to: "out/{{name}}.json")
     let templates = [
       upload,
       RequestTemplate(
@@ -102,8 +101,6 @@ struct ExportHTTPFileTests {
 
 
         --reqbench-boundary--
-
-        >>! out/{{name}}.json
 
         ### put-file
         PUT https://api.test/blob

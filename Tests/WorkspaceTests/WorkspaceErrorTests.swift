@@ -123,10 +123,10 @@ import Workspace
         "3:36: requests[1].body: a body has one kind, found json and form; keep one of them",
         "4:51: requests[2].body.form.x: expected a string, number or boolean, found null",
         #"4:78: requests[2].auth.digest: unknown auth kind "digest"; use {"basic": {"user": …, "password": …}} or {"bearer": "token"}"#,
-        #"5:64: requests[3].body.contentType: "contentType" applies to text bodies; for a json body set a Content-Type header instead"#,
+        #"5:64: requests[3].body.contentType: "contentType" applies to text and file bodies; for a json body set a Content-Type header instead"#,
         #"5:88: requests[3].auth.basic: missing "password""#,
         #"6:22: requests[4].url: "{{" has no closing "}}"; write a variable as {{name}}"#,
-        #"6:43: requests[4].body: the body has no kind; use {"json": …}, {"form": {…}} or {"text": "…"}"#,
+        #"6:43: requests[4].body: the body has no kind; use {"json": …}, {"form": {…}}, {"text": "…"}, {"multipart": […]} or {"file": "path"}"#,
       ])
   }
 

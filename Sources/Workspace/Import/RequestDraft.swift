@@ -170,7 +170,9 @@ struct RequestDraft {
       timeout: timeout ?? RequestTemplate.defaultTimeout, deadline: deadline,
       retry: retry, followRedirects: followRedirects, maxRedirects: maxRedirects ?? 10,
       insecure: insecure)
-    template.download = download
+    // reqbench resumes only GET downloads (a resume is a Range request): the response of any other
+    // method is kept like any response (viewer, history, `w` writes it to a file).
+    template.download = method == .GET ? download : nil
     return template
   }
 
