@@ -10,7 +10,13 @@
 ///   the 16 MiB kept in memory (`bodyLength` and `bodySha256` always cover the whole body);
 /// - `/bytes`: `Last-Modified` moves one day per content version (so If-Range with the old date
 ///   fails after `change_after`), and `range=wrong` sends the bytes from offset 0 labelled
-///   `Content-Range: bytes 0-(len-1)/n` (a consistent but wrong answer to the requested range).
+///   `Content-Range: bytes 0-(len-1)/n` (a consistent but wrong answer to the requested range);
+/// - `/upload[?rate=B]` (any method) reports what arrived: lengths, the body's SHA-256 and, for
+///   `multipart/form-data`, each part (name, filename, type, size, SHA-256, short text values),
+///   parsed as the body streams in without keeping it; `rate` reads the body at about B bytes a
+///   second (for upload progress and cancelling);
+/// - `/log` entries also say how many body bytes were `received` and whether the body read was
+///   `aborted` (the client closed the connection mid-body).
 final class App: Sendable {
   let tracker = KeyTracker()
   let users = UserStore()
@@ -53,6 +59,7 @@ final class App: Sendable {
     case "text" where rest.isEmpty: return text(request)
     case "escape" where rest.isEmpty: return Response.text(200, Content.escape)
     case "cookies": return cookies(request, rest)
+    case "upload" where rest.isEmpty: return upload(request)
     // Demo endpoints
     case "users": return usersEndpoint(request, rest)
     case "auth" where rest == ["login"]: return login(request)

@@ -76,7 +76,12 @@ final class ConnectionHandler {
       }
     }
 
-    var collector = BodyCollector(limit: Self.maxRetainedBody)
+    // The body: kept, parsed and paced as the endpoint asks (see `App.bodyPlan`).
+    let plan = app.bodyPlan(for: request)
+    var collector = BodyCollector(limit: plan.retainLimit)
+    collector.multipart = plan.multipart
+    socket.throttleBodyReads(plan.rate)
+    defer { socket.throttleBodyReads(nil) }
     do {
       switch framing {
       case .none: break
@@ -84,16 +89,21 @@ final class ConnectionHandler {
       case .chunked: try socket.readChunked(into: &collector)
       }
     } catch .malformed(let message) {
+      if let tracking { app.tracker.bodyRead(tracking.token, received: collector.length, aborted: false) }
       finish(refuse(400, message))
       return false
     } catch {
+      // The client went away (or went quiet) mid-body: log how far the upload got.
+      if let tracking { app.tracker.bodyRead(tracking.token, received: collector.length, aborted: true) }
       finish(false)
       return false
     }
+    if let tracking { app.tracker.bodyRead(tracking.token, received: collector.length, aborted: false) }
     request.body = collector.retained
     request.bodyLength = collector.length
     request.bodySha256 = hexString(collector.hasher.finalize())
     request.bodyTruncated = collector.truncated
+    request.multipart = collector.multipart?.finish()
 
     let context = Context(socket: socket, hit: tracking?.hit ?? 0, hasKey: tracking != nil)
     let response = app.handle(request, context)

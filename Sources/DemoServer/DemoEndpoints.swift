@@ -113,6 +113,7 @@ extension App {
       ("GET", "/files/big.bin?size=N", "a large download with Range and ETag (default 50 MB)"),
       ("GET", "/files/small.json", "a small JSON file"),
       ("ANY", "/anything", "echoes the request"),
+      ("ANY", "/upload?rate=B", "reports an upload: length, SHA-256, multipart parts; rate=B reads B bytes/s"),
     ]
     return .json(
       200,

@@ -182,6 +182,8 @@ extension App {
         "start": .double(entry.start),
         "end": entry.end.map { .double($0) } ?? .null,
         "completed": .bool(entry.completed),
+        "received": entry.received.map { .int($0) } ?? .null,
+        "aborted": .bool(entry.aborted),
       ])
     }
     return .json(200, .array(entries))
@@ -193,6 +195,49 @@ extension App {
     return .json(
       200,
       .obj(["hits": .int(stats.hits), "inFlight": .int(stats.inFlight), "maxInFlight": .int(stats.maxInFlight)]))
+  }
+
+  /// How a request's body is read, decided once its head is in. Every endpoint but `/upload` keeps
+  /// up to 16 MiB of it in memory; `/upload` keeps none, parses `multipart/form-data` as it
+  /// arrives and reads at `?rate=` bytes a second when asked.
+  func bodyPlan(for request: Request) -> BodyPlan {
+    guard request.pathSegments == ["upload"] else { return BodyPlan() }
+    return BodyPlan(
+      retainLimit: 0, multipart: MultipartParser(contentType: request.header("Content-Type")),
+      rate: Self.uploadRate(request))
+  }
+
+  /// `?rate=B` of `/upload`: a finite number of bytes a second above 0; nil when absent or invalid.
+  private static func uploadRate(_ request: Request) -> Double? {
+    guard let text = request.queryValue("rate"), let value = Double(text), value.isFinite, value > 0 else {
+      return nil
+    }
+    return value
+  }
+
+  /// `/upload[?rate=B]`, any method: what arrived. `contentLength` is the declared length (null
+  /// when chunked or absent), `bodyLength` what was read, `sha256` the whole body's digest; `parts`
+  /// lists a `multipart/form-data` body's parts (null for other bodies), `error` says why the
+  /// multipart body was malformed (null when it was not).
+  func upload(_ request: Request) -> Response {
+    if request.queryValue("rate") != nil, Self.uploadRate(request) == nil { return .error(400, "rate must be > 0") }
+    var contentLength: JSON = .null
+    if request.headerValues("Transfer-Encoding").isEmpty, let declared = request.header("Content-Length"),
+      let first = declared.split(separator: ",").first, let n = parseNonNegativeInt(Substring(first.trimmingSpaces))
+    {
+      contentLength = .int(n)
+    }
+    return .json(
+      200,
+      .obj([
+        "method": .string(request.method),
+        "contentType": request.header("Content-Type").map { .string($0) } ?? .null,
+        "contentLength": contentLength,
+        "bodyLength": .int(request.bodyLength),
+        "sha256": .string(request.bodySha256),
+        "parts": request.multipart.map { .array($0.parts.map(\.json)) } ?? .null,
+        "error": request.multipart?.error.map { .string($0) } ?? .null,
+      ]))
   }
 
   func text(_ request: Request) -> Response {
@@ -240,6 +285,16 @@ extension App {
   private static func isCookieSafe(_ text: String) -> Bool {
     text.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7f && $0 != ";" && $0 != "," && $0 != "\"" && $0 != "\\" }
   }
+}
+
+/// How the connection reads a request's body (see `App.bodyPlan`).
+struct BodyPlan {
+  /// Body bytes kept in memory for the handler; the rest is only counted and hashed.
+  var retainLimit = ConnectionHandler.maxRetainedBody
+  /// Parses the body as `multipart/form-data` while it is read.
+  var multipart: MultipartParser? = nil
+  /// Reads the body at about this many bytes a second.
+  var rate: Double? = nil
 }
 
 /// Fixed bodies.

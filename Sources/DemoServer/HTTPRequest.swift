@@ -21,6 +21,8 @@ struct Request {
   var bodyLength = 0
   var bodySha256 = SHA256.hex([])
   var bodyTruncated = false
+  /// The parts of a `multipart/form-data` body, when it was parsed as it arrived (`/upload`).
+  var multipart: MultipartSummary?
 
   var isHead: Bool { method == "HEAD" }
   var version: String { "HTTP/1.\(minorVersion)" }

@@ -8,7 +8,13 @@ final class KeyTracker: Sendable {
     var headers: JSON
     var start: Double
     var end: Double?
+    /// The response went out in full.
     var completed: Bool
+    /// Body bytes read; nil while the body is still being read (or the request never got there).
+    var received: Int?
+    /// The body read failed: the client closed (or reset) the connection mid-body, or stopped
+    /// sending for the socket's timeout. `received` says how far it got.
+    var aborted: Bool
   }
 
   struct Stats: Sendable {
@@ -51,11 +57,24 @@ final class KeyTracker: Sendable {
       if state.log.count < Self.maxLogEntries {
         index = state.log.count
         state.log.append(
-          LogEntry(method: method, target: target, headers: headers, start: start, end: nil, completed: false))
+          LogEntry(
+            method: method, target: target, headers: headers, start: start, end: nil, completed: false,
+            received: nil, aborted: false))
       }
       let hit = state.stats.hits
       keys[key] = state
       return (hit, Token(key: key, logIndex: index))
+    }
+  }
+
+  /// The body has been read (`received` bytes), or its read failed (`aborted`) after `received`.
+  func bodyRead(_ token: Token, received: Int, aborted: Bool) {
+    guard let index = token.logIndex else { return }
+    keys.withLock { keys in
+      guard var state = keys[token.key], index < state.log.count else { return }
+      state.log[index].received = received
+      state.log[index].aborted = aborted
+      keys[token.key] = state
     }
   }
 

@@ -17,12 +17,14 @@ enum IOError: Error, Equatable {
   case malformed(String)
 }
 
-/// The body of a request as it is read: counted and hashed in full, kept in memory up to `limit`.
+/// The body of a request as it is read: counted and hashed in full, kept in memory up to `limit`,
+/// and fed to `multipart` (when set) as it arrives.
 struct BodyCollector {
   var retained: [UInt8] = []
   var length = 0
   var truncated = false
   var hasher = SHA256()
+  var multipart: MultipartParser?
   let limit: Int
 
   init(limit: Int) { self.limit = limit }
@@ -31,6 +33,7 @@ struct BodyCollector {
     guard buffer.count > 0 else { return }
     length += buffer.count
     hasher.update(buffer)
+    multipart?.feed(buffer)
     let room = limit - retained.count
     if room >= buffer.count {
       retained.append(contentsOf: buffer)
@@ -52,6 +55,8 @@ final class ClientSocket {
   private var start = 0
   private var scratch: [UInt8]
   private(set) var dropped = false
+  /// Set while a body is read slowly (`/upload?rate=`): the rate, when it began, bytes taken since.
+  private var throttle: (rate: Double, began: Double, taken: Int)?
 
   init(fd: Int32, isStopping: @escaping () -> Bool) {
     self.fd = fd
@@ -86,8 +91,43 @@ final class ClientSocket {
       buffer.removeFirst(start)
       start = 0
     }
-    let n = try receive(max: scratch.count)
+    let n = try receive(max: throttle.map { Self.throttledSlice($0.rate) } ?? scratch.count)
     buffer.append(contentsOf: scratch[0..<n])
+  }
+
+  // MARK: Throttled reading
+
+  /// Reads request bodies at about `rate` bytes a second from now on (nil: as fast as they come).
+  /// The socket is read in slices about 20 times a second with sleeps in between, so unread bytes
+  /// pile up and TCP backpressure slows the client's sending. The receive buffer is shrunk to about
+  /// a quarter second of data so this side's kernel does not absorb much of the upload (this lasts
+  /// for the rest of the connection). The client's own send buffer still does: on Linux it grows to
+  /// `net.ipv4.tcp_wmem`'s maximum (4 MiB by default), so a client's upload progress runs up to that
+  /// far ahead of what was read here, and bytes it wrote before closing still arrive (at this rate).
+  func throttleBodyReads(_ rate: Double?) {
+    guard let rate, rate.isFinite, rate > 0 else {
+      throttle = nil
+      return
+    }
+    throttle = (rate, monotonicSeconds(), 0)
+    var size = Int32(Swift.min(Double(1 << 20), Swift.max(16 * 1024, rate / 4)))
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+  }
+
+  /// Bytes taken per step at `rate` bytes a second: about 20 steps a second.
+  private static func throttledSlice(_ rate: Double) -> Int {
+    Int(Swift.min(64 * 1024, Swift.max(1, rate / 20)))
+  }
+
+  /// Waits until the throttle (if any) lets more body bytes in; returns how many of `wanted` may be
+  /// taken now. Throws `.closed` when the server stops; once the peer has hung up it no longer waits
+  /// (what it sent is read at once, then the read fails).
+  private func paced(_ wanted: Int) throws(IOError) -> Int {
+    guard let throttle else { return wanted }
+    let due = throttle.began + Double(throttle.taken) / throttle.rate
+    let wait = due - monotonicSeconds()
+    if wait > 0, !sleep(wait), isStopping() || dropped { throw .closed }
+    return Swift.min(wanted, Self.throttledSlice(throttle.rate))
   }
 
   var hasBufferedBytes: Bool { start < buffer.count }
@@ -134,23 +174,26 @@ final class ClientSocket {
     }
   }
 
-  /// Reads exactly `count` body bytes into `collector`.
+  /// Reads exactly `count` body bytes into `collector` (at the throttle's pace when there is one).
   func readBody(count: Int, into collector: inout BodyCollector) throws(IOError) {
     var remaining = count
-    if start < buffer.count, remaining > 0 {
-      let take = Swift.min(remaining, buffer.count - start)
-      buffer.withUnsafeBytes { raw in
-        collector.append(UnsafeRawBufferPointer(rebasing: raw[start..<(start + take)]))
-      }
-      start += take
-      remaining -= take
-    }
     while remaining > 0 {
-      let n = try receive(max: remaining)
-      scratch.withUnsafeBytes { raw in
-        collector.append(UnsafeRawBufferPointer(rebasing: raw[0..<n]))
+      let step = try paced(remaining)
+      let n: Int
+      if start < buffer.count {
+        n = Swift.min(step, buffer.count - start)
+        buffer.withUnsafeBytes { raw in
+          collector.append(UnsafeRawBufferPointer(rebasing: raw[start..<(start + n)]))
+        }
+        start += n
+      } else {
+        n = try receive(max: step)
+        scratch.withUnsafeBytes { raw in
+          collector.append(UnsafeRawBufferPointer(rebasing: raw[0..<n]))
+        }
       }
       remaining -= n
+      throttle?.taken += n
     }
   }
 
