@@ -1,0 +1,174 @@
+import Digest
+import Foundation
+import RequestEngine
+import TestSupport
+import Testing
+
+/// engine-acceptance.md: "Multipart and upload", against the fixture's `/upload` (which parses
+/// multipart bodies as they stream and hashes every part) and httpbin.
+@Suite("Streamed uploads", .serialized)
+struct UploadTests {
+  final class Files {
+    let folder: String
+    init() {
+      folder = NSTemporaryDirectory() + "reqbench-up-" + uniqueKey()
+      try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(atPath: folder) }
+
+    /// A file of `size` deterministic pseudo-random bytes; returns its path and sha256.
+    func make(_ name: String, size: Int) throws -> (path: String, sha256: String) {
+      var generator = SplitMix(seed: UInt64(size))
+      let bytes = (0..<size).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+      let path = folder + "/" + name
+      try Data(bytes).write(to: URL(fileURLWithPath: path))
+      return (path, SHA256.hex(bytes))
+    }
+  }
+
+  struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+      state &+= 0x9E37_79B9_7F4A_7C15
+      var z = state
+      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+      return z ^ (z >> 31)
+    }
+  }
+
+  func answer(_ result: ExchangeResult) throws -> JSONValue {
+    #expect(result.state == .succeeded, "\(result.error?.message ?? "")")
+    return try result.json()
+  }
+
+  // UP-1: fields and a streamed file part, in order, with the right digest, type and length.
+  @Test func multipartPartsArriveInOrder() throws {
+    let files = Files()
+    let image = try files.make("x.jpg", size: 3_000_000)
+    let request = Request(
+      method: .POST, url: try fixture("/upload"),
+      body: .multipart([.field("a", "1"), .file("image", path: image.path, contentType: "image/jpeg")]))
+    let json = try answer(Agent().sendAndWait(request))
+    #expect(json["method"] == "POST")
+    #expect(json["contentType"]?.stringValue?.hasPrefix("multipart/form-data; boundary=") == true)
+    #expect(json["contentLength"] == json["bodyLength"])
+    #expect(json["error"] == .null)
+    let parts = try #require(json["parts"]?.arrayValue)
+    #expect(parts.map { $0["name"]?.stringValue } == ["a", "image"])
+    #expect(parts[0]["value"] == "1")
+    #expect(parts[1]["filename"] == "x.jpg")
+    #expect(parts[1]["type"] == "image/jpeg")
+    #expect(parts[1]["size"]?.intValue == 3_000_000)
+    #expect(parts[1]["sha256"]?.stringValue == image.sha256)
+  }
+
+  // UP-2: PUT (and PATCH, DELETE) send a multipart body like POST does.
+  @Test(arguments: [HTTPMethod.PUT, .PATCH, .DELETE])
+  func otherMethodsCarryMultipartToo(method: HTTPMethod) throws {
+    let files = Files()
+    let doc = try files.make("doc.bin", size: 10_000)
+    let request = Request(
+      method: method, url: try fixture("/upload"),
+      body: .multipart([.field("note", "hi"), .file("doc", path: doc.path, filename: "renamed.bin")]))
+    let json = try answer(Agent().sendAndWait(request))
+    #expect(json["method"]?.stringValue == method.rawValue)
+    let parts = try #require(json["parts"]?.arrayValue)
+    #expect(parts.map { $0["name"]?.stringValue } == ["note", "doc"])
+    #expect(parts[1]["filename"] == "renamed.bin")
+    #expect(parts[1]["sha256"]?.stringValue == doc.sha256)
+  }
+
+  // A file body streams the file's bytes, with its length and a default content type.
+  @Test(arguments: [HTTPMethod.PUT, .POST])
+  func aFileBodyIsTheFilesBytes(method: HTTPMethod) throws {
+    let files = Files()
+    let blob = try files.make("blob.bin", size: 2_500_000)
+    let request = Request(method: method, url: try fixture("/upload"), body: .file(blob.path))
+    let json = try answer(Agent().sendAndWait(request))
+    #expect(json["method"]?.stringValue == method.rawValue)
+    #expect(json["bodyLength"]?.intValue == 2_500_000)
+    #expect(json["contentLength"]?.intValue == 2_500_000)
+    #expect(json["sha256"]?.stringValue == blob.sha256)
+    #expect(json["contentType"] == "application/octet-stream")
+    #expect(json["parts"] == .null)
+  }
+
+  // httpbin agrees: form fields and files of a multipart body, the data of a file body.
+  @Test func httpbinSeesTheFormAndTheFile() throws {
+    let files = Files()
+    let text = files.folder + "/note.txt"
+    try Data("hello, httpbin".utf8).write(to: URL(fileURLWithPath: text))
+    let multipart = try Agent().sendAndWait(
+      Request(
+        method: .POST, url: try httpbin("/anything"),
+        body: .multipart([.field("who", "ada"), .file("note", path: text, contentType: "text/plain")]))
+    ).json()
+    #expect(multipart["form"]?["who"] == "ada")
+    #expect(multipart["files"]?["note"] == "hello, httpbin")
+    let raw = try Agent().sendAndWait(
+      Request(method: .PUT, url: try httpbin("/anything"), body: .file(text, contentType: "text/plain"))
+    ).json()
+    #expect(raw["data"] == "hello, httpbin")
+    #expect(raw["headers"]?["Content-Type"] == "text/plain")
+  }
+
+  // UP-3: a throttled upload reports monotonic progress up to its length, with a speed.
+  @Test func uploadProgressIsMonotonicToTheTotal() throws {
+    let files = Files()
+    let blob = try files.make("slow.bin", size: 8_000_000)
+    let agent = Agent(configuration: Agent.Configuration(progressInterval: 0.05))
+    let recorder = EventRecorder(agent)
+    let result = agent.sendAndWait(
+      Request(method: .PUT, url: try fixture("/upload?rate=4000000"), body: .file(blob.path)))
+    #expect(result.state == .succeeded, "\(result.error?.message ?? "")")
+    let progress = recorder.all.compactMap { if case .progress(_, let p) = $0 { p } else { nil } }
+    #expect(progress.count >= 10, "\(progress.count) progress events")
+    #expect(zip(progress, progress.dropFirst()).allSatisfy { $0.uploaded <= $1.uploaded })
+    #expect(progress.allSatisfy { $0.uploadTotal == 8_000_000 })
+    #expect(progress.last?.uploaded == 8_000_000)
+    #expect(progress.contains { ($0.bytesPerSecond ?? 0) > 0 })
+    #expect(try result.json()["sha256"]?.stringValue == blob.sha256)
+  }
+
+  // UP-5: cancelling half way aborts on the wire: the server sees the body cut short.
+  @Test func cancellingAnUploadAbortsOnTheWire() throws {
+    let files = Files()
+    let blob = try files.make("big.bin", size: 12_000_000)
+    let key = uniqueKey()
+    let agent = Agent(configuration: Agent.Configuration(progressInterval: 0.02))
+    let recorder = EventRecorder(agent)
+    let id = agent.send(Request(method: .PUT, url: try fixture("/upload?rate=4000000&key=\(key)"), body: .file(blob.path)))
+    #expect(recorder.wait(timeout: 15) { events in
+      events.contains { if case .progress(id, let p) = $0 { p.uploaded >= 6_000_000 } else { false } }
+    })
+    agent.cancel(id)
+    #expect(recorder.waitForFinished(count: 1))
+    #expect(recorder.finished.first?.state == .cancelled)
+    #expect(recorder.finished.count == 1)
+    // The server reads what the kernel had buffered, then sees the connection end.
+    var entry: JSONValue?
+    let deadline = Date().addingTimeInterval(10)
+    while Date() < deadline {
+      entry = try fixtureJSON("/log?key=\(key)").arrayValue?.first
+      if entry?["received"] != .null && entry?["received"] != nil { break }
+      usleep(100_000)
+    }
+    #expect(entry?["aborted"] == true)
+    #expect(entry?["completed"] == false)
+    #expect((entry?["received"]?.intValue ?? .max) < 12_000_000)
+  }
+
+  // A missing file fails before anything is sent, naming the file.
+  @Test func aMissingFileIsAUsageErrorAndNothingIsSent() throws {
+    let key = uniqueKey()
+    for body in [RequestBody.file("/nonexistent/blob.bin"), .multipart([.file("f", path: "/nonexistent/blob.bin")])] {
+      let result = Agent().sendAndWait(Request(method: .POST, url: try fixture("/upload?key=\(key)"), body: body))
+      #expect(result.state == .failed)
+      #expect(result.error?.kind == .usage)
+      #expect(result.error?.message == "cannot read /nonexistent/blob.bin: No such file or directory")
+    }
+    #expect(try hits(key) == 0)
+  }
+}
