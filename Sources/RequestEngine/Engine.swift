@@ -616,9 +616,13 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       error = .transport(.connectionLost, detail: "the server sent no response")
     }
 
-    guard let error else {
-      // Every byte is here: sync, check and move it into place without blocking the engine.
+    if error == nil {
+      // Every byte is here: write out what is buffered, then check and move the file into place
+      // without blocking the engine.
       writer.closeForFinalizing()
+      if let writeError = writer.error { error = .transport(.cannotWriteFile, detail: writeError) }
+    }
+    guard let error else {
       let job = FinalizeJob()
       record.finalizing = job
       var served = response

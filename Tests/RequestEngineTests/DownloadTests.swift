@@ -181,7 +181,7 @@ struct DownloadTests {
     try scratch.store.save(
       DownloadStore.Sidecar(
         label: "dl", method: "GET", url: url, target: target, validators: Validators(headers: headers),
-        totalLength: total, syncedBytes: Int64(bytes.count), updated: Date().timeIntervalSince1970),
+        totalLength: total, recordedBytes: Int64(bytes.count), updated: Date().timeIntervalSince1970),
       key: key)
   }
 
