@@ -240,6 +240,63 @@ rb_register_server() {
   RB_SERVER_PIDS+=("$2")
 }
 
+# rb_run_with_watchdog SECONDS CMD...: runs CMD; if it is still running after SECONDS, prints
+# every process under it and the thread backtraces of the test binaries (gdb, when installed),
+# kills it and returns 124. A hung test then fails the run with the evidence, instead of eating
+# CI's whole time budget in silence.
+rb_run_with_watchdog() {
+  local limit=$1 pid waited=0 status=0
+  shift
+  "$@" &
+  pid=$!
+  while rb_pid_alive "$pid"; do
+    if [ "$waited" -ge "$limit" ]; then
+      rb_log "still running after $limit s: $*; what is running under it:"
+      rb_dump_processes "$pid"
+      rb_kill_tree "$pid"
+      wait "$pid" 2>/dev/null || true
+      return 124
+    fi
+    sleep 1
+    waited=$((waited + 1))
+  done
+  wait "$pid" || status=$?
+  return "$status"
+}
+
+# The pids of every process under PID (children first).
+rb_descendants() {
+  local child
+  for child in $(ps -o pid= --ppid "$1" 2>/dev/null); do
+    rb_descendants "$child"
+    echo "$child"
+  done
+}
+
+rb_dump_processes() {
+  local pid descendants
+  descendants=$(rb_descendants "$1")
+  # shellcheck disable=SC2086
+  ps -o pid,ppid,etime,time,args -p "$1" $descendants >&2 2>/dev/null || true
+  for pid in $descendants; do
+    case $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) in
+      *PackageTests* | *xctest* | *swiftpm-testing-helper*)
+        if command -v gdb >/dev/null 2>&1; then
+          rb_log "threads of $pid:"
+          timeout 120 gdb -p "$pid" -batch -ex "thread apply all bt" 2>&1 | grep -E '^(Thread|#)' | head -n 600 >&2 || true
+        else
+          rb_log "gdb is not installed: no backtraces of $pid"
+        fi
+        ;;
+    esac
+  done
+}
+
+rb_kill_tree() {
+  local pid
+  for pid in $(rb_descendants "$1") "$1"; do kill -KILL "$pid" 2>/dev/null || true; done
+}
+
 # start_servers [nginx] [httpbin] [fixture]: default all three.
 start_servers() {
   local names=("$@") name
