@@ -35,7 +35,8 @@ let package = Package(
       dependencies: ["RequestEngine", "Workspace", "DemoServer", "Workbench", "TerminalUI", "CNcurses"]
     ),
     // Test helpers: where the real servers are, and helpers to reach them.
-    .target(name: "TestSupport", dependencies: ["RequestEngine"], path: "Tests/TestSupport"),
+    .target(name: "TestSupport", dependencies: ["RequestEngine", "CSpawn"], path: "Tests/TestSupport"),
+    .target(name: "CSpawn", path: "Tests/CSpawn"),
     .testTarget(name: "RequestEngineTests", dependencies: ["RequestEngine", "TestSupport"]),
     .testTarget(name: "WorkspaceTests", dependencies: ["Workspace", "TestSupport"]),
     .testTarget(name: "DemoServerTests", dependencies: ["DemoServer", "Digest", "TestSupport"]),

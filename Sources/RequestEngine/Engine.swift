@@ -13,15 +13,15 @@ final class EngineThread: @unchecked Sendable {
   private let engine: Engine
   private let finished = DispatchSemaphore(value: 0)
   private var thread: Thread?
-  /// Guards `multi` against a wake-up after `join` cleaned it up (a download finalizer may
-  /// report after the agent shut down).
-  private let aliveLock = NSLock()
-  private var isAlive = true
+  /// Guards `multi` against a wake-up after it was cleaned up (a download finalizer may report
+  /// after the agent shut down).
+  private let life: EngineLife
 
   init(configuration: Agent.Configuration, inbox: Inbox) {
     // curl_multi_init only fails when out of memory.
     guard let multi = curl_multi_init() else { preconditionFailure("curl_multi_init failed: out of memory") }
     self.multi = multi
+    self.life = EngineLife(multi: multi)
     rb_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(configuration.maxConcurrent * 2, 16))
     self.engine = Engine(multi: multi, configuration: configuration, inbox: inbox)
     engine.wake = { [weak self] in self?.wake() }
@@ -30,8 +30,11 @@ final class EngineThread: @unchecked Sendable {
   func start() {
     let engine = self.engine
     let finished = self.finished
+    let life = self.life
     let thread = Thread {
+      life.started()
       engine.run()
+      if life.isDetached { life.cleanUp() }
       finished.signal()
     }
     thread.name = "reqbench.engine"
@@ -40,17 +43,52 @@ final class EngineThread: @unchecked Sendable {
     thread.start()
   }
 
+  func wake() { life.wake() }
+
+  func join() {
+    // Shutdown from the engine thread itself (an event handler, or a completion that held the
+    // last reference to the agent): it cannot wait for itself; it cleans up when its loop ends.
+    if life.isEngineThread {
+      life.detach()
+      return
+    }
+    finished.wait()
+    life.cleanUp()
+  }
+}
+
+/// The engine thread's identity and the multi handle's life, shared by the thread and its owner.
+/// A wake-up after the clean-up (a download finalizer reporting late) is a no-op.
+private final class EngineLife: @unchecked Sendable {
+  private let multi: UnsafeMutableRawPointer
+  private let lock = NSLock()
+  /// The engine's pthread. (Not `Thread.name`: on Linux a thread started by `Thread` does not
+  /// carry the name set before `start()`; inside it reads the dispatch queue's name.)
+  private var thread: pthread_t?
+  private var alive = true
+  private var detached = false
+
+  init(multi: UnsafeMutableRawPointer) { self.multi = multi }
+
+  func started() { lock.withLock { thread = pthread_self() } }
+
+  var isEngineThread: Bool {
+    lock.withLock { thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+  }
+
+  func detach() { lock.withLock { detached = true } }
+  var isDetached: Bool { lock.withLock { detached } }
+
   func wake() {
-    aliveLock.withLock {
-      if isAlive { curl_multi_wakeup(multi) }
+    lock.withLock {
+      if alive { curl_multi_wakeup(multi) }
     }
   }
 
-  func join() {
-    if Thread.current.name == "reqbench.engine" { return }  // shutdown from an event handler
-    finished.wait()
-    aliveLock.withLock {
-      isAlive = false
+  func cleanUp() {
+    lock.withLock {
+      guard alive else { return }
+      alive = false
       curl_multi_cleanup(multi)
     }
   }

@@ -21,12 +21,16 @@ final class TmuxSession {
 
   deinit { _ = try? tmux(["kill-session", "-t", name]) }
 
+  /// A tmux server of this test process's own (`-L`): the first session starts it, as in CI, and
+  /// a developer's own server can neither be disturbed nor hide a problem with starting one.
+  static let socket = "reqbench-tests-\(getpid())"
+
   /// tmux with UTF-8 forced (`-u`) and a UTF-8 locale, whatever the environment says: the TUI's
   /// glyphs must come back from `capture-pane` as they were drawn.
   @discardableResult
   func tmux(_ args: [String]) throws -> String {
     let result = try runProcess(
-      URL(fileURLWithPath: "/usr/bin/tmux"), ["-u"] + args,
+      URL(fileURLWithPath: "/usr/bin/tmux"), ["-u", "-L", Self.socket] + args,
       environment: ["LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"])
     return result.stdout
   }

@@ -62,68 +62,6 @@ public struct BinaryMissing: Error, CustomStringConvertible {
   public var description: String { "the reqbench binary was not found next to the tests; run `swift build` first or set REQBENCH_BIN" }
 }
 
-/// Runs a program to completion and returns its exit status, stdout and stderr.
-public struct ProcessResult: Sendable {
-  public var status: Int32
-  public var stdout: String
-  public var stderr: String
-}
-
-///
-/// A child still running after `timeout` seconds is killed (SIGKILL) and the call fails: a hung
-/// child must fail its test, never hang the suite.
-public func runProcess(
-  _ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
-  stdin: String? = nil, currentDirectory: URL? = nil, timeout: Double = 120
-) throws -> ProcessResult {
-  let process = Process()
-  process.executableURL = executable
-  process.arguments = arguments
-  if let environment {
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-  }
-  if let currentDirectory { process.currentDirectoryURL = currentDirectory }
-  let out = Pipe()
-  let err = Pipe()
-  process.standardOutput = out
-  process.standardError = err
-  let input = Pipe()
-  process.standardInput = input
-  try process.run()
-  if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-  try? input.fileHandleForWriting.close()
-  // Read both pipes concurrently so a full pipe never blocks the child.
-  let errData = LockedBox(Data())
-  let group = DispatchGroup()
-  group.enter()
-  DispatchQueue.global().async {
-    errData.set(err.fileHandleForReading.readDataToEndOfFile())
-    group.leave()
-  }
-  let timedOut = LockedBox(false)
-  let watchdog = DispatchWorkItem {
-    timedOut.set(true)
-    kill(process.processIdentifier, SIGKILL)
-  }
-  DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
-  let outData = out.fileHandleForReading.readDataToEndOfFile()
-  group.wait()
-  process.waitUntilExit()
-  watchdog.cancel()
-  if timedOut.get() {
-    throw ProcessTimedOut(command: ([executable.path] + arguments).joined(separator: " "), seconds: timeout)
-  }
-  return ProcessResult(
-    status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-    stderr: String(decoding: errData.get(), as: UTF8.self))
-}
-
-public struct ProcessTimedOut: Error, CustomStringConvertible {
-  public let command: String
-  public let seconds: Double
-  public var description: String { "`\(command)` was still running after \(Int(seconds)) s and was killed" }
-}
-
 /// A value shared between threads under a lock.
 public final class LockedBox<Value>: @unchecked Sendable {
   private var value: Value

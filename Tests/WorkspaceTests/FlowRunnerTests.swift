@@ -65,7 +65,7 @@ struct FlowRunnerTests {
   @Test func aChainCapturesAndRunsStrictlyInOrder() throws {
     let (outcome, events) = run("login-flow", in: try flows())
     #expect(outcome.state == .succeeded, "\(outcome.message ?? "")")
-    #expect(outcome.steps.map(\.state) == [.succeeded, .succeeded, .succeeded])
+    try #require(outcome.steps.map(\.state) == [.succeeded, .succeeded, .succeeded])
     let captured = Dictionary(uniqueKeysWithValues: outcome.captured.map { ($0.name, $0.value) })
     #expect(captured["uid"] == "1")
     #expect(captured["code"] == "200")

@@ -35,8 +35,17 @@ struct HistoryCrashTests {
       child.standardOutput = FileHandle.nullDevice
       child.standardError = FileHandle.nullDevice
       try child.run()
-      // The first round waits for some history to exist; later ones kill at random moments.
-      usleep(UInt32(round == 0 ? 1_500_000 : Int.random(in: 150_000...900_000)))
+      // The first round waits for some history to exist (a loaded machine starts the child
+      // slowly); later ones kill at random moments.
+      if round == 0 {
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline && !historyFiles(folder).contains(where: { $0.hasSuffix(".entry") }) {
+          usleep(50_000)
+        }
+        usleep(200_000)
+      } else {
+        usleep(UInt32(Int.random(in: 150_000...900_000)))
+      }
       kill(child.processIdentifier, SIGKILL)
       child.waitUntilExit()
       #expect(child.terminationReason == .uncaughtSignal, "round \(round): the child was killed")
