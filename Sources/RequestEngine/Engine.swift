@@ -275,7 +275,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     var download: DownloadOutcome?
     if let transfer = record.transfer {
       if let writer = transfer.download {
-        // Keep the partial data, synced, before the cancel is reported: a restart resumes.
+        // Write out and record the partial data before the cancel is reported: a restart resumes.
         writer.closeKeeping()
         download = downloadOutcome(record, writer, resumable: true)
       }
