@@ -26,6 +26,7 @@ public enum CacheKey {
         lines.append("bytes " + SHA256.hex(request.body.bytes))
       }
     }
+    if let stream = request.body.stream { lines.append("stream " + stream.fingerprint) }
     for name in policy.vary.map({ $0.lowercased() }).sorted() {
       lines.append("vary \(name): \(request.headers[name] ?? "")")
     }

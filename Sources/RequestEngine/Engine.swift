@@ -361,6 +361,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       key += "\n" + field.name.lowercased() + ": " + field.value
     }
     if !request.body.bytes.isEmpty { key += "\nbody " + SHA256.hex(request.body.bytes) }
+    if let stream = request.body.stream { key += "\nstream " + stream.fingerprint }
     record.dedupKey = key
     guard let primary = inFlight[key], records[primary.id] != nil else {
       inFlight[key] = record

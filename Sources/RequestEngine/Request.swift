@@ -105,6 +105,25 @@ public enum BodyStream: Sendable, Equatable, Hashable {
     case .multipart(let parts): parts.compactMap(\.file)
     }
   }
+
+  /// What identifies the body for the cache and de-duplication keys without reading the files:
+  /// the parts, and each file's path, size and modification time.
+  public var fingerprint: String {
+    func file(_ path: String) -> String {
+      var info = stat()
+      guard stat(path, &info) == 0 else { return path + " missing" }
+      return "\(path) \(info.st_size) \(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
+    }
+    switch self {
+    case .file(let path):
+      return "file " + file(path)
+    case .multipart(let parts):
+      return parts.map { part in
+        [part.name, part.value.map { "value " + $0 }, part.file.map { "file " + file($0) }, part.filename, part.contentType]
+          .map { $0 ?? "-" }.joined(separator: " | ")
+      }.joined(separator: "\n")
+    }
+  }
 }
 
 /// One part of a multipart body: a text field, or a file streamed from disk.

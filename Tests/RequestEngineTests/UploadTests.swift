@@ -160,6 +160,23 @@ struct UploadTests {
     #expect((entry?["received"]?.intValue ?? .max) < 12_000_000)
   }
 
+  // Streamed bodies key the cache (and de-duplication) by their files, never as "no body".
+  @Test func streamedBodiesHaveKeysOfTheirOwn() throws {
+    let files = Files()
+    let a = try files.make("a.bin", size: 10)
+    let b = try files.make("b.bin", size: 11)
+    let policy = CachePolicy(seconds: 60)
+    func key(_ body: RequestBody) -> String {
+      CacheKey.key(for: Request(method: .POST, url: "http://127.0.0.1:9/u", body: body), policy: policy)
+    }
+    let keys = [
+      key(.empty), key(.file(a.path)), key(.file(b.path)), key(.multipart([.file("f", path: a.path)])),
+      key(.multipart([.file("g", path: a.path)])), key(.multipart([.field("f", "1")])),
+    ]
+    #expect(Set(keys).count == keys.count)
+    #expect(key(.file(a.path)) == key(.file(a.path)))
+  }
+
   // A missing file fails before anything is sent, naming the file.
   @Test func aMissingFileIsAUsageErrorAndNothingIsSent() throws {
     let key = uniqueKey()
