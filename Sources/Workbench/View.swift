@@ -667,7 +667,7 @@ struct Painter {
     case .requests: return "Enter send · S no cache · / filter · c cancel · E body · ? help · q quit"
     case .editor: return "e edit field · E body in $EDITOR · s send · Ctrl-S save · ? help"
     case .response: return "/ search · n/N next · | jq · w write · W wrap · ←/→ tabs · [ ] history · ? help"
-    case .queue: return "c cancel · r re-send · C cancel all · Enter view · ? help"
+    case .queue: return "c cancel · r re-send / resume · C cancel all · Enter view · ? help"
     }
   }
 
@@ -678,7 +678,7 @@ struct Painter {
     ("S", "send it ignoring the cache (and refresh the cached response)"),
     ("c", "cancel the selected exchange (in the list: its running ones)"),
     ("C", "cancel everything"),
-    ("r", "re-send a failed or cancelled request"),
+    ("r", "re-send a failed or cancelled request; resume a download"),
     ("e", "edit the field (Enter keeps, Esc cancels, empty removes)"),
     ("E", "edit the body in $EDITOR"),
     ("/", "filter requests / search the response"),
