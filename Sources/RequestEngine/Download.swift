@@ -350,18 +350,16 @@ final class DownloadWriter {
     self.target = target
     key = DownloadStore.key(method: request.method, url: request.url, target: target.path)
     try store.ensureDirectory()
+    // Partial data to continue from, or why it is dropped.
     var reason = fresh
     var existing: DownloadStore.Sidecar?
     var onDisk: Int64 = 0
-    if fresh != nil {
-      store.remove(key)
-    } else {
+    if fresh == nil {
       switch store.load(key, method: request.method, url: request.url, target: target.path) {
       case .absent: break
       case .invalid: reason = .invalidState
       case .found(let sidecar, let bytes):
         if bytes > 0 && sidecar.validators.ifRange == nil && !target.trustLength {
-          store.remove(key)
           reason = .noValidator
         } else {
           existing = sidecar
@@ -369,6 +367,31 @@ final class DownloadWriter {
         }
       }
     }
+    let descriptor = open(store.partPath(key), O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+    guard descriptor >= 0 else {
+      throw DownloadFailure("cannot open \(store.partPath(key)): \(String(cString: strerror(errno)))")
+    }
+    func fail(_ message: String) -> DownloadFailure {
+      close(descriptor)
+      return DownloadFailure(message)
+    }
+    // One writer per partial file, across processes too (the TUI and `run` in another terminal):
+    // the lock goes with the descriptor.
+    guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+      throw fail("another reqbench is downloading to \(target.path) right now; wait for it or cancel it there")
+    }
+    if existing == nil {
+      // Start from 0. (No ftruncate of a file that is already empty: ext4 takes
+      // truncate-then-write for a file being replaced and flushes it on close, which costs a fast
+      // download half its speed.)
+      var info = stat()
+      if fstat(descriptor, &info) == 0, info.st_size > 0, ftruncate(descriptor, 0) != 0 {
+        throw fail("cannot truncate \(store.partPath(key)): \(String(cString: strerror(errno)))")
+      }
+    } else if lseek(descriptor, off_t(onDisk), SEEK_SET) < 0 {
+      throw fail("cannot prepare \(store.partPath(key)): \(String(cString: strerror(errno)))")
+    }
+    fd = descriptor
     sidecar =
       existing
       ?? DownloadStore.Sidecar(
@@ -379,17 +402,7 @@ final class DownloadWriter {
     bytesOnDisk = onDisk
     writtenOffset = onDisk
     preRestartReason = reason
-    fd = open(store.partPath(key), O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
-    guard fd >= 0 else {
-      throw DownloadFailure("cannot open \(store.partPath(key)): \(String(cString: strerror(errno)))")
-    }
-    // onDisk is the file's length: continue at its end. (No ftruncate when nothing changes:
-    // ext4 takes truncate-then-write for a file being replaced and flushes it on close, which
-    // costs a fast download half its speed.)
-    if lseek(fd, off_t(onDisk), SEEK_SET) < 0 {
-      throw DownloadFailure("cannot prepare \(store.partPath(key)): \(String(cString: strerror(errno)))")
-    }
-    try store.save(sidecar, key: key)
+    try store.save(sidecar, key: key)  // after init: deinit closes the descriptor on a throw
   }
 
   deinit {

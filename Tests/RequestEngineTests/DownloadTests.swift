@@ -274,6 +274,25 @@ struct DownloadTests {
     #expect(try digest(ofFile: scratch.target("b.bin")) == (try expectedDigest(try fixture("/bytes/2000000?seed=b"))))
   }
 
+  // Two agents (say the TUI and `run` in another terminal) never write one partial file at once.
+  @Test func anotherAgentDownloadingTheSameTargetIsRefused() throws {
+    let scratch = Scratch()
+    let url = try fixture("/bytes/3000000?seed=lock&rate=3000000")
+    let first = scratch.agent()
+    let recorder = EventRecorder(first)
+    let id = first.send(download(url, to: scratch.target()))
+    #expect(recorder.wait { $0.contains { if case .progress(id, _) = $0 { true } else { false } } })
+    let second = scratch.agent().sendAndWait(download(url, to: scratch.target()))
+    #expect(second.state == .failed)
+    #expect(second.error?.message.contains("another reqbench is downloading to") == true, "\(second.error?.message ?? "")")
+    first.cancel(id)
+    #expect(recorder.waitForFinished(count: 1))
+    // Once the first lets go, the second resumes what it left.
+    let again = scratch.agent().sendAndWait(download(url, to: scratch.target()))
+    #expect(again.state == .succeeded)
+    #expect((again.download?.resumedFrom ?? 0) > 0)
+  }
+
   // DL-9 and DL-11: an existing target survives a failed download; a 404 leaves no file, keeps
   // its error body and no resume state.
   @Test func failuresNeverTouchTheTarget() throws {
