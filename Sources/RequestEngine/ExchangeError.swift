@@ -5,6 +5,8 @@ public enum TransportFailure: Sendable, Equatable, Hashable {
   case timedOut
   case tlsHandshakeFailed
   case certificateNotTrusted
+  /// The server's public key is not the pinned one (nothing was sent).
+  case publicKeyNotPinned
   case connectionLost
   case tooManyRedirects
   case cannotWriteFile
@@ -17,6 +19,7 @@ public enum TransportFailure: Sendable, Equatable, Hashable {
     case 28: self = .timedOut
     case 35: self = .tlsHandshakeFailed
     case 60: self = .certificateNotTrusted
+    case 90: self = .publicKeyNotPinned
     case 18, 52, 55, 56: self = .connectionLost
     case 47: self = .tooManyRedirects
     case 23: self = .cannotWriteFile
@@ -31,6 +34,7 @@ public enum TransportFailure: Sendable, Equatable, Hashable {
     case .timedOut: "timed out"
     case .tlsHandshakeFailed: "TLS handshake failed"
     case .certificateNotTrusted: "certificate not trusted"
+    case .publicKeyNotPinned: "the server's public key does not match the pinned key"
     case .connectionLost: "connection lost"
     case .tooManyRedirects: "too many redirects"
     case .cannotWriteFile: "cannot write file"
@@ -41,7 +45,7 @@ public enum TransportFailure: Sendable, Equatable, Hashable {
   public var isRetryable: Bool {
     switch self {
     case .cannotResolveHost, .cannotConnect, .timedOut, .tlsHandshakeFailed, .connectionLost: true
-    case .certificateNotTrusted, .tooManyRedirects, .cannotWriteFile, .other: false
+    case .certificateNotTrusted, .publicKeyNotPinned, .tooManyRedirects, .cannotWriteFile, .other: false
     }
   }
 }

@@ -196,6 +196,11 @@ public struct Request: Sendable, Equatable {
   /// Stream the body to this file, resumably, instead of into memory. Downloads are never cached
   /// and always join an identical download in flight.
   public var download: DownloadTarget?
+  /// HTTP Digest credentials (RFC 7616): curl answers the server's challenge. (Basic and bearer
+  /// auth are plain headers.)
+  public var digest: DigestCredentials?
+  /// Certificate checks beyond the system's: a CA bundle, a pinned public key.
+  public var tls: TLSSettings?
 
   public init(
     name: String = "",
@@ -214,7 +219,9 @@ public struct Request: Sendable, Equatable {
     cache: CachePolicy? = nil,
     dedup: Bool = true,
     secrets: [String] = [],
-    download: DownloadTarget? = nil
+    download: DownloadTarget? = nil,
+    digest: DigestCredentials? = nil,
+    tls: TLSSettings? = nil
   ) {
     self.name = name
     self.method = method
@@ -233,6 +240,8 @@ public struct Request: Sendable, Equatable {
     self.dedup = dedup
     self.secrets = secrets
     self.download = download
+    self.digest = digest
+    self.tls = tls
   }
 
   /// This request with every secret in its URL, headers and body replaced by `••••`: what history,
@@ -246,6 +255,7 @@ public struct Request: Sendable, Equatable {
     if let text = String(validating: body.bytes, as: UTF8.self) {
       copy.body.bytes = Array(redaction.apply(text).utf8)
     }
+    copy.digest?.password = redaction.apply(digest?.password ?? "")
     if case .multipart(let parts) = body.stream {
       copy.body.stream = .multipart(parts.map { part in
         var masked = part
@@ -254,6 +264,29 @@ public struct Request: Sendable, Equatable {
       })
     }
     return copy
+  }
+}
+
+/// A user name and password for HTTP Digest authentication.
+public struct DigestCredentials: Sendable, Equatable, Hashable {
+  public var user: String
+  public var password: String
+  public init(user: String, password: String) {
+    self.user = user
+    self.password = password
+  }
+}
+
+/// How the server's certificate is checked besides the system's trust store.
+public struct TLSSettings: Sendable, Equatable, Hashable {
+  /// A PEM file of CA certificates to trust (instead of the system's).
+  public var caFile: String?
+  /// The server's public key must match: `sha256//BASE64` (several joined by `;`), checked
+  /// before any request byte is sent (CURLOPT_PINNEDPUBLICKEY).
+  public var pinnedPublicKey: String?
+  public init(caFile: String? = nil, pinnedPublicKey: String? = nil) {
+    self.caFile = caFile
+    self.pinnedPublicKey = pinnedPublicKey
   }
 }
 

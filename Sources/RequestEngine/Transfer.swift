@@ -142,6 +142,13 @@ final class Transfer {
       set(CURLOPT_SSL_VERIFYPEER, 0)
       set(CURLOPT_SSL_VERIFYHOST, 0)
     }
+    if let caFile = request.tls?.caFile { set(CURLOPT_CAINFO, caFile) }
+    if let pin = request.tls?.pinnedPublicKey { set(CURLOPT_PINNEDPUBLICKEY, pin) }
+    if let digest = request.digest {
+      set(CURLOPT_HTTPAUTH, rb_auth_digest)
+      set(CURLOPT_USERNAME, digest.user)
+      set(CURLOPT_PASSWORD, digest.password)
+    }
     set(CURLOPT_HTTP_VERSION, rb_http_version_2tls)
     if let proxy = configuration.proxy.proxy(for: request.url) {
       set(CURLOPT_PROXY, proxy)

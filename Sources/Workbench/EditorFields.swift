@@ -8,7 +8,7 @@ public struct EditorField: Sendable, Equatable {
     case method, url
     case query(Int), addQuery
     case header(Int), addHeader
-    case body, auth, timeout, deadline, priority, status, json, cache, dedup, download
+    case body, auth, timeout, deadline, priority, status, json, cache, dedup, download, tls
   }
 
   public var kind: Kind
@@ -51,6 +51,7 @@ extension RequestTemplate {
     fields.append(EditorField(kind: .cache, label: "Cache", value: cache.map(Self.cacheText) ?? ""))
     fields.append(EditorField(kind: .dedup, label: "Dedup", value: dedup ? "on" : "off"))
     fields.append(EditorField(kind: .download, label: "Download", value: download.map(Self.downloadText) ?? ""))
+    fields.append(EditorField(kind: .tls, label: "TLS", value: tls.map(Self.tlsText) ?? ""))
     return fields
   }
 
@@ -60,6 +61,11 @@ extension RequestTemplate {
     if let sha256 = download.sha256 { parts.append("sha256=" + sha256) }
     if download.trustLength { parts.append("trust") }
     return parts.joined(separator: " ")
+  }
+
+  /// `ca=certs/ca.pem pin=sha256//…`: the settings that are set.
+  static func tlsText(_ tls: TLSSettings) -> String {
+    [tls.caFile.map { "ca=" + $0 }, tls.pinnedPublicKey.map { "pin=" + $0 }].compactMap { $0 }.joined(separator: " ")
   }
 
   /// A multipart part as `-F` writes it: `name=value` or `name=@path;type=…;filename=…`.
@@ -119,6 +125,7 @@ extension RequestTemplate {
     case nil: return ""
     case .basic(let user, let password): return "basic \(user):\(password)"
     case .bearer(let token): return "bearer \(token)"
+    case .digest(let user, let password): return "digest \(user):\(password)"
     }
   }
 
@@ -201,12 +208,16 @@ extension RequestTemplate {
         copy.auth = nil
       } else if trimmed.hasPrefix("bearer ") {
         copy.auth = .bearer(String(trimmed.dropFirst(7)).trimmingCharacters(in: .whitespaces))
-      } else if trimmed.hasPrefix("basic "), let colon = trimmed.dropFirst(6).firstIndex(of: ":") {
-        copy.auth = .basic(
-          user: String(trimmed[trimmed.index(trimmed.startIndex, offsetBy: 6)..<colon]),
-          password: String(trimmed[trimmed.index(after: colon)...]))
+      } else if trimmed.hasPrefix("basic ") || trimmed.hasPrefix("digest "),
+        let colon = trimmed.firstIndex(of: ":")
+      {
+        let space = trimmed.firstIndex(of: " ") ?? trimmed.startIndex
+        let user = String(trimmed[trimmed.index(after: space)..<colon])
+        let password = String(trimmed[trimmed.index(after: colon)...])
+        copy.auth = trimmed.hasPrefix("basic ") ? .basic(user: user, password: password) : .digest(user: user, password: password)
       } else {
-        throw EditError(message: "write auth as \"bearer TOKEN\" or \"basic USER:PASSWORD\" ({{secret.NAME}} works)")
+        throw EditError(
+          message: "write auth as \"bearer TOKEN\", \"basic USER:PASSWORD\" or \"digest USER:PASSWORD\" ({{secret.NAME}} works)")
       }
     case .timeout:
       guard let seconds = Double(trimmed), seconds > 0 else {
@@ -288,6 +299,18 @@ extension RequestTemplate {
         }
         copy.download = download
       }
+    case .tls:
+      var tls = TLSSettings()
+      for word in trimmed.split(separator: " ") {
+        if word.hasPrefix("ca="), word.count > 3 {
+          tls.caFile = String(word.dropFirst(3))
+        } else if word.hasPrefix("pin=sha256//"), word.count > 12 {
+          tls.pinnedPublicKey = String(word.dropFirst(4))
+        } else {
+          throw EditError(message: "write TLS settings as ca=PATH pin=sha256//BASE64 (either, or empty for none)")
+        }
+      }
+      copy.tls = tls == TLSSettings() ? nil : tls
     case .dedup:
       switch trimmed.lowercased() {
       case "on", "true", "yes": copy.dedup = true

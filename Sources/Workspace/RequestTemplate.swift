@@ -42,6 +42,9 @@ public struct RequestTemplate: Sendable, Equatable {
   public var dedup: Bool
   /// Save the body to a file, resumably, instead of showing it.
   public var download: DownloadTemplate?
+  /// `"tls": {"ca": "certs/ca.pem", "pin": "sha256//…"}`: trust this CA bundle (a path relative
+  /// to the workspace's folder, or absolute), require this public key.
+  public var tls: TLSSettings?
 
   /// The JSON object this template was read from, unknown keys included; changes are written back
   /// into it so a save keeps everything the app does not know about.
@@ -169,8 +172,20 @@ public enum Auth: Sendable, Equatable {
   case basic(user: String, password: String)
   /// `{"bearer": "token"}`, sent as `Authorization: Bearer token`.
   case bearer(String)
+  /// `{"digest": {"user": "…", "password": "…"}}`: HTTP Digest (RFC 7616), curl answers the
+  /// server's challenge.
+  case digest(user: String, password: String)
 
-  static let kinds = ["basic", "bearer"]
+  static let kinds = ["basic", "bearer", "digest"]
+
+  /// The key that names the kind in the file.
+  public var kind: String {
+    switch self {
+    case .basic: "basic"
+    case .bearer: "bearer"
+    case .digest: "digest"
+    }
+  }
 }
 
 /// The workspace's `defaults`: `{"headers": {…}, "query": {…}}`, added to requests whose URL is

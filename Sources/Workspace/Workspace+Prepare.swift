@@ -125,7 +125,10 @@ extension Workspace {
           field.value, in: "default header \(JSONSerializer.quote(field.name))")
       }
     }
-    if let auth = template.auth, headers["Authorization"] == nil {
+    var digest: DigestCredentials?
+    if case .digest(let user, let password) = template.auth {
+      digest = DigestCredentials(user: try scope.render(user, in: "auth"), password: try scope.render(password, in: "auth"))
+    } else if let auth = template.auth, headers["Authorization"] == nil {
       let before = scope.usedSecrets.count
       let value = try scope.authorization(auth)
       headers["Authorization"] = value
@@ -170,7 +173,18 @@ extension Workspace {
       cache: cache,
       dedup: template.dedup,
       secrets: scope.secretForms(),
-      download: download)
+      download: download,
+      digest: digest,
+      tls: template.tls.map { tls in
+        var resolved = tls
+        // A CA bundle is only read, never sent: absolute paths are fine, relative ones are the
+        // workspace folder's.
+        resolved.caFile = tls.caFile.map { path in
+          path.hasPrefix("/") ? path : (folder ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+            .appendingPathComponent(path).standardizedFileURL.path
+        }
+        return resolved
+      })
   }
 
   /// The environment named `name`, else the workspace's default one; nil when neither is set.
@@ -339,6 +353,8 @@ private final class VariableScope {
       return "Basic " + Data(credentials.utf8).base64EncodedString()
     case .bearer(let token):
       return "Bearer " + (try render(token, in: "auth"))
+    case .digest:
+      preconditionFailure("digest credentials go to curl, not into a header")
     }
   }
 }

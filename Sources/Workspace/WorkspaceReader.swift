@@ -561,6 +561,7 @@ struct WorkspaceReader {
         request.useCDN = flag
       }
       if let value = present("cache") { request.cache = r.cache(value, at("cache")) }
+      if let value = present("tls") { request.tls = r.tls(value, at("tls")) }
       if let value = present("download") {
         request.download = r.download(value, at("download"))
         if request.method != .GET {
@@ -750,7 +751,7 @@ struct WorkspaceReader {
     let kinds = Auth.kinds.filter { object[$0] != nil }
     guard kinds.count == 1, let kind = kinds.first, let content = object[kind] else {
       if kinds.count > 1 {
-        fail(path, "auth has one kind, found basic and bearer; keep one of them")
+        fail(path, "auth has one kind, found \(kinds.joined(separator: " and ")); keep one of them")
       } else if let other = object.keys.first {
         fail(
           path.appending(other),
@@ -764,6 +765,14 @@ struct WorkspaceReader {
     if kind == "bearer" {
       return template(content, at).map { .bearer($0) }
     }
+    if kind == "digest" {
+      return credentials(content, at).map { .digest(user: $0.user, password: $0.password) }
+    }
+    return credentials(content, at).map { .basic(user: $0.user, password: $0.password) }
+  }
+
+  /// `{"user": "…", "password": "…"}` of basic and digest auth.
+  mutating func credentials(_ content: JSONValue, _ at: JSONPath) -> (user: String, password: String)? {
     guard let basic = self.object(content, at) else { return nil }
     var user: String?
     var password: String?
@@ -780,12 +789,35 @@ struct WorkspaceReader {
       }
     }
     guard ok, let user, let password else { return nil }
-    return .basic(user: user, password: password)
+    return (user, password)
+  }
+
+  mutating func tls(_ value: JSONValue, _ path: JSONPath) -> TLSSettings? {
+    guard let object = object(value, path) else { return nil }
+    var settings = TLSSettings()
+    let ok = clean { r in
+      for member in object.members {
+        let at = path.appending(member.key)
+        switch member.key {
+        case "ca": settings.caFile = r.nonEmptyString(member.value, at)
+        case "pin":
+          guard let pin = r.nonEmptyString(member.value, at) else { continue }
+          if pin.split(separator: ";").allSatisfy({ $0.hasPrefix("sha256//") && $0.count > 8 }) {
+            settings.pinnedPublicKey = pin
+          } else {
+            r.fail(at, "a pin is sha256//BASE64 (several joined by ;), e.g. from "
+              + "`openssl x509 -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64`")
+          }
+        default: r.fail(at, "unknown tls setting; use ca, pin")
+        }
+      }
+    }
+    return ok ? settings : nil
   }
 
   static let bodyKinds = "{\"json\": …}, {\"form\": {…}}, {\"text\": \"…\"}, {\"multipart\": […]} or {\"file\": \"path\"}"
   static let authKinds =
-    "{\"basic\": {\"user\": …, \"password\": …}} or {\"bearer\": \"token\"}"
+    "{\"basic\": {\"user\": …, \"password\": …}}, {\"digest\": {\"user\": …, \"password\": …}} or {\"bearer\": \"token\"}"
 
   mutating func retry(_ value: JSONValue, _ path: JSONPath) -> RetryPolicy? {
     guard let object = object(value, path) else { return nil }

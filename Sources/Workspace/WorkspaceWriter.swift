@@ -129,6 +129,14 @@ extension RequestTemplate {
     w.write("cache", cache, read: { $0.cache($1, $2) }, encode: { $0.json(merging: $1) })
     w.write("download", download, read: { $0.download($1, $2) }, encode: { $0.json(merging: $1) })
     w.write(
+      "tls", tls, read: { $0.tls($1, $2) },
+      encode: { tls, old in
+        var object = old?.objectValue ?? JSONObject()
+        object["ca"] = tls.caFile.map { .string($0) }
+        object["pin"] = tls.pinnedPublicKey.map { .string($0) }
+        return .object(object)
+      })
+    w.write(
       "dedup", dedup, default: true, read: { $0.bool($1, $2) }, encode: { v, _ in .bool(v) })
     w.write("retry", retry, read: { $0.retry($1, $2) }, encode: { $0.json(merging: $1) })
     w.write(
@@ -185,15 +193,16 @@ extension Auth {
   func json(merging old: JSONValue?) -> JSONValue {
     var object = old?.objectValue ?? JSONObject()
     switch self {
-    case .basic(let user, let password):
-      object["bearer"] = nil
-      var basic = ObjectWriter(object["basic"])
-      basic.write("user", user, read: { $0.template($1, $2) }, encode: { v, _ in .string(v) })
-      basic.write(
+    case .basic(let user, let password), .digest(let user, let password):
+      let kind = kind
+      for other in Auth.kinds where other != kind { object[other] = nil }
+      var credentials = ObjectWriter(object[kind])
+      credentials.write("user", user, read: { $0.template($1, $2) }, encode: { v, _ in .string(v) })
+      credentials.write(
         "password", password, read: { $0.template($1, $2) }, encode: { v, _ in .string(v) })
-      object["basic"] = .object(basic.object)
+      object[kind] = .object(credentials.object)
     case .bearer(let token):
-      object["basic"] = nil
+      for other in Auth.kinds where other != "bearer" { object[other] = nil }
       object["bearer"] = .string(token)
     }
     return .object(object)

@@ -465,3 +465,18 @@ struct DownloadViewTests {
     #expect(throws: EditError.self) { try template.applyingBody("f=@../secret") }
   }
 }
+
+@Suite("editor: digest auth and TLS")
+struct DigestAndTLSEditorTests {
+  @Test func theEditorReadsAndWritesThem() throws {
+    var template = RequestTemplate(name: "r", url: "/x")
+    template = try template.applying("digest ada:{{secret.pw}}", to: .auth)
+    #expect(template.auth == .digest(user: "ada", password: "{{secret.pw}}"))
+    #expect(template.editorFields.first { $0.kind == .auth }?.value == "digest ada:{{secret.pw}}")
+    template = try template.applying("ca=certs/ca.pem pin=sha256//abc=", to: .tls)
+    #expect(template.tls == TLSSettings(caFile: "certs/ca.pem", pinnedPublicKey: "sha256//abc="))
+    #expect(template.editorFields.first { $0.kind == .tls }?.value == "ca=certs/ca.pem pin=sha256//abc=")
+    #expect(try template.applying("", to: .tls).tls == nil)
+    #expect(throws: EditError.self) { try template.applying("pin=md5//x", to: .tls) }
+  }
+}

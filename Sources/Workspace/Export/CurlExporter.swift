@@ -92,6 +92,9 @@ public enum CurlExporter {
     }
     if request.followRedirects { options.append("-L --max-redirs \(request.maxRedirects)") }
     if request.insecure { options.append("-k") }
+    if let digest = request.digest { options.append("--digest -u " + quote(digest.user + ":" + digest.password)) }
+    if let caFile = request.tls?.caFile { options.append("--cacert " + quote(caFile)) }
+    if let pin = request.tls?.pinnedPublicKey { options.append("--pinnedpubkey " + quote(pin)) }
     if let deadline = request.timeouts.deadline {
       options.append("--max-time " + seconds(deadline))
     }

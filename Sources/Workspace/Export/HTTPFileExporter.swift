@@ -74,6 +74,9 @@ public enum HTTPFileExporter {
             + (user.contains(" ") ? "\(user):\(password)" : "\(user) \(password)"))
       case .bearer(let token):
         lines.append("Authorization: Bearer \(token)")
+      case .digest(let user, let password):
+        // JetBrains' HTTP Client answers the challenge for `Digest user password`.
+        lines.append("Authorization: Digest \(user) \(password)")
       }
     }
     if let body = template.body {
@@ -178,7 +181,7 @@ public enum HTTPFileExporter {
     }
     if let download = template.download { texts.append(download.to) }
     switch template.auth {
-    case .basic(let user, let password): texts += [user, password]
+    case .basic(let user, let password), .digest(let user, let password): texts += [user, password]
     case .bearer(let token): texts.append(token)
     case nil: break
     }

@@ -100,6 +100,7 @@ public enum CurlImporter {
     case request, header, json, form, formString, upload, output, remoteName, continueAt
     case user, oauth2Bearer, get, userAgent, referer, cookie
     case insecure, location, maxRedirects, compressed, url, head, maxTime, connectTimeout, retry
+    case digest, cacert, pinnedPublicKey
     /// `-d`, `--data-raw`, `--data-binary`, …
     case data(DataKind)
     /// Shapes curl's output only (or is what reqbench does anyway): read and ignored.
@@ -111,7 +112,7 @@ public enum CurlImporter {
       switch self {
       case .request, .header, .data, .json, .form, .formString, .upload, .output, .continueAt,
         .user, .oauth2Bearer, .userAgent, .referer, .cookie, .maxRedirects, .url, .maxTime,
-        .connectTimeout, .retry, .ignoredWithValue:
+        .connectTimeout, .retry, .ignoredWithValue, .cacert, .pinnedPublicKey:
         true
       default: false
       }
@@ -144,11 +145,10 @@ public enum CurlImporter {
     // Known, not importable.
     "--cookie-jar": .unsupported("a cookie jar"),
     "--proxy": .unsupported("a proxy (reqbench reads HTTP_PROXY / HTTPS_PROXY)"),
-    "--digest": .unsupported("digest authentication"),
+    "--digest": .digest, "--pinnedpubkey": .pinnedPublicKey, "--cacert": .cacert,
     "--ntlm": .unsupported("NTLM authentication"),
     "--negotiate": .unsupported("Negotiate authentication"),
     "--cert": .unsupported("client certificates"),
-    "--cacert": .unsupported("a CA certificate file"),
     "--config": .unsupported("reading options from a file"),
   ]
 
@@ -357,6 +357,16 @@ public enum CurlImporter {
         }
         cookies.append(text)
       case .insecure: draft.insecure = true
+      case .digest: draft.digest = true
+      case .cacert:
+        draft.tls = TLSSettings(caFile: text, pinnedPublicKey: draft.tls?.pinnedPublicKey)
+      case .pinnedPublicKey:
+        guard text.split(separator: ";").allSatisfy({ $0.hasPrefix("sha256//") }) else {
+          throw error(
+            "\(flag) \(JSONSerializer.quote(text)): reqbench pins sha256//BASE64 hashes of the public key, "
+              + "not key files; compute one with openssl (see the README)", at: valueLocation)
+        }
+        draft.tls = TLSSettings(caFile: draft.tls?.caFile, pinnedPublicKey: text)
       case .location: draft.followRedirects = true
       case .maxRedirects:
         guard let count = Int(text), count >= 0 else {

@@ -460,11 +460,21 @@ public enum HTTPFileImporter {
       return tokens[1].text
     }
 
-    /// `Basic user password` or `Basic user:password`, the unencoded spelling of the HTTP clients;
-    /// nil for an encoded `Basic dXNlcjpwYXNz` and other schemes.
+    /// `Basic user password` or `Basic user:password`, the unencoded spelling of the HTTP clients,
+    /// and `Digest user password`; nil for an encoded `Basic dXNlcjpwYXNz`, a computed
+    /// `Digest username="…", …` and other schemes (they stay headers).
     static func basicAuth(_ value: String) -> Auth? {
-      guard value.lowercased().hasPrefix("basic ") else { return nil }
-      let credentials = value.dropFirst(6).trimmingSpaces()
+      let digest = value.lowercased().hasPrefix("digest ")
+      guard value.lowercased().hasPrefix("basic ") || digest else { return nil }
+      if digest && value.contains("=\"") { return nil }
+      // `Digest user password` (JetBrains): curl answers the challenge.
+      guard let basic = credentials(String(value.dropFirst(digest ? 7 : 6))) else { return nil }
+      guard digest, case .basic(let user, let password) = basic else { return basic }
+      return .digest(user: user, password: password)
+    }
+
+    private static func credentials(_ value: String) -> Auth? {
+      let credentials = value.trimmingSpaces()
       let firstWord = credentials.prefix(while: { $0 != " " })
       if !firstWord.contains(":"), let space = credentials.firstIndex(of: " ") {
         return .basic(

@@ -156,6 +156,9 @@ public enum PostmanImporter {
         )
       case "bearer":
         return .auth(.bearer(field("bearer", "token") ?? ""))
+      case "digest":
+        return .auth(
+          .digest(user: field("digest", "username") ?? "", password: field("digest", "password") ?? ""))
       default:
         return .unsupported(type)
       }

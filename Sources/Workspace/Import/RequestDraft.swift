@@ -11,6 +11,9 @@ struct RequestDraft {
   var headers = HTTPHeaders()
   var body: BodyTemplate?
   var auth: Auth?
+  /// `--digest`: the user and password answer a Digest challenge.
+  var digest = false
+  var tls: TLSSettings?
   var timeout: Double?
   var deadline: Double?
   var followRedirects = true
@@ -173,6 +176,8 @@ struct RequestDraft {
     // reqbench resumes only GET downloads (a resume is a Range request): the response of any other
     // method is kept like any response (viewer, history, `w` writes it to a file).
     template.download = method == .GET ? download : nil
+    if digest, case .basic(let user, let password)? = auth { template.auth = .digest(user: user, password: password) }
+    template.tls = tls
     return template
   }
 
