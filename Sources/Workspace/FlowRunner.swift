@@ -219,6 +219,16 @@ public final class FlowRunner: @unchecked Sendable {
       var outcome = FlowOutcome(kind: .chain, name: chain.name, state: .succeeded)
       outcome.steps = state.steps
       outcome.captured = state.captured.map { (name: $0.0, value: $0.1) }
+      // Continue-on-failure: the chain ran to its end and fails when a step did.
+      let failures = state.steps.filter { $0.state != .succeeded }
+      if let first = failures.first {
+        outcome.state = .failed
+        outcome.step = first.step
+        outcome.errorKind = "step"
+        outcome.message =
+          "\(failures.count) of \(chain.steps.count) steps failed (the chain went on): "
+          + failures.map { "step \($0.step ?? 0) (\($0.name)): \($0.message ?? "")" }.joined(separator: "; ")
+      }
       return done(outcome)
     }
     let step = chain.steps[index - 1]
@@ -256,7 +266,7 @@ public final class FlowRunner: @unchecked Sendable {
         }
       }
       state.steps.append(outcome)
-      if failed {
+      if failed, outcome.state == .cancelled || chain.onFailure == .stop {
         // A failed step stops the chain; later steps are never sent.
         var chainOutcome = FlowOutcome(kind: .chain, name: chain.name, state: outcome.state == .cancelled ? .cancelled : .failed)
         chainOutcome.steps = state.steps

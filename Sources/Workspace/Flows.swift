@@ -39,10 +39,18 @@ public struct Batch: Sendable, Equatable {
 public struct Chain: Sendable, Equatable {
   public var name: String
   public var steps: [ChainStep]
+  /// What a failed step does: stop the chain (YTK, the default) or let the later steps run
+  /// (XP's continue-on-failure; the chain still fails, listing the failed steps).
+  public var onFailure: OnFailure
 
-  public init(name: String, steps: [ChainStep]) {
+  public enum OnFailure: String, Sendable, Equatable, CaseIterable {
+    case stop, `continue`
+  }
+
+  public init(name: String, steps: [ChainStep], onFailure: OnFailure = .stop) {
     self.name = name
     self.steps = steps
+    self.onFailure = onFailure
   }
 }
 

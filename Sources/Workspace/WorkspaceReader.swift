@@ -347,7 +347,15 @@ struct WorkspaceReader {
           }
           steps.append(ChainStep(request: request, capture: captures, vars: vars))
         }
-        chains.append(Chain(name: name, steps: steps))
+        var onFailure = Chain.OnFailure.stop
+        if let value = object["onFailure"], let text = r.string(value, at.appending("onFailure")) {
+          if let policy = Chain.OnFailure(rawValue: text) {
+            onFailure = policy
+          } else {
+            r.fail(at.appending("onFailure"), "use \"stop\" (the default) or \"continue\"")
+          }
+        }
+        chains.append(Chain(name: name, steps: steps, onFailure: onFailure))
       }
     }
     return ok ? chains : nil

@@ -160,7 +160,7 @@ struct CacheTests {
         done.signal()
       }
     }
-    done.wait()
+    #expect(done.wait(timeout: .now() + 30) == .success, "the second send never finished")
     let result = try #require(second.get())
     #expect(result.fromCache)
     let kinds = recorder.all.filter { $0.exchangeID == result.id }.map { "\($0)".prefix(while: { $0 != "(" }) }

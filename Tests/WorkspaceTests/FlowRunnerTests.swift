@@ -36,7 +36,8 @@ struct FlowRunnerTests {
            {"request": "me"}]},
          {"name": "empty", "steps": []},
          {"name": "slow-chain", "steps": [{"request": "ok"}, {"request": "wait"}, {"request": "ok"}]},
-         {"name": "cached-chain", "steps": [{"request": "cached"}, {"request": "ok"}]}
+         {"name": "cached-chain", "steps": [{"request": "cached"}, {"request": "ok"}]},
+         {"name": "go-on", "onFailure": "continue", "steps": [{"request": "ok"}, {"request": "broken"}, {"request": "ok"}]}
        ],
        "batches": [
          {"name": "fast", "members": ["slow", "slow", "slow", "broken"], "policy": "failFast", "concurrency": 8},
@@ -56,9 +57,20 @@ struct FlowRunnerTests {
       box.mutate { $0.0 = outcome }
       done.signal()
     }
-    done.wait()
+    if done.wait(timeout: .now() + 60) == .timedOut { Issue.record("\(name) did not end within 60 s") }
     let (outcome, events) = box.get()
     return (outcome ?? FlowOutcome(kind: .request, name: name, state: .failed), events)
+  }
+
+  // CH-2, continue-on-failure (XP): the failed step does not stop the chain; the chain fails,
+  // naming the steps that did.
+  @Test func aChainThatGoesOnAfterAFailure() throws {
+    let (outcome, _) = run("go-on", in: try flows())
+    #expect(outcome.state == .failed)
+    #expect(outcome.steps.map(\.state) == [.succeeded, .failed, .succeeded])
+    #expect(outcome.step == 2)
+    #expect(outcome.message?.hasPrefix("1 of 3 steps failed (the chain went on): step 2 (broken): status 500") == true, "\(outcome.message ?? "")")
+    #expect(try hits("\(key)-ok") == 2)
   }
 
   // CH-1: steps strictly one after another, values flowing into the next requests.
