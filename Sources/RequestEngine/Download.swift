@@ -64,9 +64,11 @@ public struct DownloadOutcome: Sendable, Equatable {
   }
 
   /// How much of the resource is on disk, 0–100, when its length is known.
-  public var percent: Double? {
-    guard let totalBytes, totalBytes > 0 else { return nil }
-    return min(100, Double(bytes) * 100 / Double(totalBytes))
+  public var percent: Double? { Self.percent(bytes, of: totalBytes) }
+
+  static func percent(_ bytes: Int64, of total: Int64?) -> Double? {
+    guard let total, total > 0 else { return nil }
+    return min(100, Double(bytes) * 100 / Double(total))
   }
 }
 
@@ -194,10 +196,7 @@ public struct PendingDownload: Sendable, Equatable {
     self.updated = updated
   }
 
-  public var percent: Double? {
-    guard let totalBytes, totalBytes > 0 else { return nil }
-    return min(100, Double(bytesOnDisk) * 100 / Double(totalBytes))
-  }
+  public var percent: Double? { DownloadOutcome.percent(bytesOnDisk, of: totalBytes) }
 }
 
 /// Resume state on disk: for each unfinished download a partial file `KEY.part` and a sidecar

@@ -8,15 +8,7 @@ import Testing
 @Suite("reqbench run: downloads and uploads")
 struct DownloadCommandTests {
   /// A workspace in a fresh folder; returns the workspace file's path.
-  func workspace(_ requests: String) throws -> String {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-dl-" + uniqueKey())
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    let path = dir.appendingPathComponent("files.json").path
-    try """
-      {"version": 1, "baseURL": "\(try TestServer.fixture.baseURL)", "requests": [\(requests)]}
-      """.write(toFile: path, atomically: true, encoding: .utf8)
-    return path
-  }
+  func workspace(_ requests: String) throws -> String { try fixtureWorkspace(requests, file: "files.json") }
 
   func folder(of workspace: String) -> String { (workspace as NSString).deletingLastPathComponent }
 

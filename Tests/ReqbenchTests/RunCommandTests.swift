@@ -216,15 +216,7 @@ struct RunCommandTests {
 
 @Suite("reqbench run: cache")
 struct RunCacheTests {
-  func workspace(_ requests: String) throws -> String {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-" + uniqueKey())
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    let path = dir.appendingPathComponent("c.json").path
-    try """
-      {"version": 1, "baseURL": "\(try TestServer.fixture.baseURL)", "requests": [\(requests)]}
-      """.write(toFile: path, atomically: true, encoding: .utf8)
-    return path
-  }
+  func workspace(_ requests: String) throws -> String { try fixtureWorkspace(requests, file: "c.json") }
 
   func summary(_ result: ProcessResult) throws -> JSONValue {
     try JSONParser.parse(String(try #require(result.stdout.split(separator: "\n").last)))

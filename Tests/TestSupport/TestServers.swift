@@ -62,6 +62,18 @@ public struct BinaryMissing: Error, CustomStringConvertible {
   public var description: String { "the reqbench binary was not found next to the tests; run `swift build` first or set REQBENCH_BIN" }
 }
 
+/// Writes a workspace against the fixture server (`{"version": 1, "baseURL": FIXTURE, "requests":
+/// [REQUESTS]}`) into a fresh temporary folder; returns the file's path.
+public func fixtureWorkspace(_ requests: String, file: String = "w.json") throws -> String {
+  let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-" + uniqueKey())
+  try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+  let path = dir.appendingPathComponent(file).path
+  try """
+    {"version": 1, "baseURL": "\(try TestServer.fixture.baseURL)", "requests": [\(requests)]}
+    """.write(toFile: path, atomically: true, encoding: .utf8)
+  return path
+}
+
 /// A value shared between threads under a lock.
 public final class LockedBox<Value>: @unchecked Sendable {
   private var value: Value
