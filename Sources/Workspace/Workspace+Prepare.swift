@@ -126,14 +126,17 @@ extension Workspace {
       }
     }
     var digest: DigestCredentials?
-    if case .digest(let user, let password) = template.auth {
-      digest = DigestCredentials(user: try scope.render(user, in: "auth"), password: try scope.render(password, in: "auth"))
-    } else if let auth = template.auth, headers["Authorization"] == nil {
+    // A header auth yields to the template's own Authorization header (and is then not filled in).
+    if let auth = template.auth, headers["Authorization"] == nil || auth.kind == "digest" {
       let before = scope.usedSecrets.count
-      let value = try scope.authorization(auth)
-      headers["Authorization"] = value
-      // Basic credentials are base64-encoded: mask the whole header value.
-      if scope.usedSecrets.count > before { scope.usedSecrets.append(value) }
+      switch try scope.credentials(auth) {
+      case .header(let value):
+        headers["Authorization"] = value
+        // Basic credentials are base64-encoded: mask the whole header value.
+        if scope.usedSecrets.count > before { scope.usedSecrets.append(value) }
+      case .digest(let credentials):
+        digest = credentials
+      }
     }
     var body = RequestBody.empty
     if let template = template.body { body = try scope.render(template, folder: folder) }
@@ -346,15 +349,22 @@ private final class VariableScope {
     }
   }
 
-  func authorization(_ auth: Auth) throws(PrepareError) -> String {
+  enum Credentials {
+    /// Sent as the `Authorization` header.
+    case header(String)
+    /// Answered by curl when the server asks.
+    case digest(DigestCredentials)
+  }
+
+  func credentials(_ auth: Auth) throws(PrepareError) -> Credentials {
     switch auth {
     case .basic(let user, let password):
       let credentials = try render(user, in: "auth") + ":" + render(password, in: "auth")
-      return "Basic " + Data(credentials.utf8).base64EncodedString()
+      return .header("Basic " + Data(credentials.utf8).base64EncodedString())
     case .bearer(let token):
-      return "Bearer " + (try render(token, in: "auth"))
-    case .digest:
-      preconditionFailure("digest credentials go to curl, not into a header")
+      return .header("Bearer " + (try render(token, in: "auth")))
+    case .digest(let user, let password):
+      return .digest(DigestCredentials(user: try render(user, in: "auth"), password: try render(password, in: "auth")))
     }
   }
 }
