@@ -334,7 +334,7 @@ final class DownloadWriter {
   private(set) var error: String?
   private var unrecordedBytes: Int64 = 0
   /// Bytes appended but not yet written (see `append`), and the file offset they start at.
-  private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(DownloadWriter.alignment) * 16, alignment: 4096)
+  private let buffer: UnsafeMutableRawBufferPointer
   private var buffered = 0
   private var writtenOffset: Int64 = 0
   static let alignment: Int64 = 4 << 10
@@ -391,6 +391,7 @@ final class DownloadWriter {
       throw fail("cannot prepare \(store.partPath(key)): \(String(cString: strerror(errno)))")
     }
     fd = descriptor
+    buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(Self.alignment) * 16, alignment: 4096)
     sidecar =
       existing
       ?? DownloadStore.Sidecar(
