@@ -13,10 +13,19 @@ final class TmuxSession {
     let environment = environment.merging(["LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"]) { mine, _ in mine }
     let env = environment.map { "\($0.key)=\(shellQuote($0.value))" }.joined(separator: " ")
     let line = (env.isEmpty ? "" : "env \(env) ") + command.map(shellQuote).joined(separator: " ")
-    try tmux([
-      "new-session", "-d", "-s", name, "-x", "\(width)", "-y", "\(height)",
-      "sh -c \(shellQuote(line + "; echo \"[exited $?]\"; sleep 600"))",
-    ])
+    // The private server exits with its last session; a session started while it is going away
+    // can be lost with it. Start again until the session is there.
+    var problem = ""
+    for _ in 0..<20 {
+      let started = try run([
+        "new-session", "-d", "-s", name, "-x", "\(width)", "-y", "\(height)",
+        "sh -c \(shellQuote(line + "; echo \"[exited $?]\"; sleep 600"))",
+      ])
+      if try run(["has-session", "-t", name]).status == 0 { return }
+      problem = started.stderr
+      usleep(100_000)
+    }
+    Issue.record("tmux could not start the session: \(problem)")
   }
 
   deinit { _ = try? tmux(["kill-session", "-t", name]) }
@@ -28,11 +37,12 @@ final class TmuxSession {
   /// tmux with UTF-8 forced (`-u`) and a UTF-8 locale, whatever the environment says: the TUI's
   /// glyphs must come back from `capture-pane` as they were drawn.
   @discardableResult
-  func tmux(_ args: [String]) throws -> String {
-    let result = try runProcess(
+  func tmux(_ args: [String]) throws -> String { try run(args).stdout }
+
+  func run(_ args: [String]) throws -> ProcessResult {
+    try runProcess(
       URL(fileURLWithPath: "/usr/bin/tmux"), ["-u", "-L", Self.socket] + args,
       environment: ["LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"])
-    return result.stdout
   }
 
   func send(_ keys: String...) throws { try tmux(["send-keys", "-t", name] + keys) }
@@ -205,19 +215,19 @@ struct TUIDownloadTests {
 
   @Test func cancelQuitReopenAndResume() throws {
     let ws = try workspace()
-    var session: TmuxSession? = try TmuxSession([try reqbenchBinary.path, ws.file])
-    try session?.waitFor("1 Requests")
-    try session?.send("Enter")
-    try session?.waitFor("▶ running")
-    try session?.waitFor("/s  ETA ")  // the queue shows speed and ETA
-    try session?.send("4")
-    try session?.send("c")
-    var screen = try session?.waitFor("⊘ cancelled") ?? ""
+    let session = try TmuxSession([try reqbenchBinary.path, ws.file])
+    try session.waitFor("1 Requests")
+    try session.send("Enter")
+    try session.waitFor("▶ running")
+    try session.waitFor("/s  ETA ")  // the queue shows speed and ETA
+    try session.send("4")
+    try session.send("c")
+    var screen = try session.waitFor("⊘ cancelled")
     #expect(screen.contains("resumable"))
     #expect(screen.contains("press r to resume"))
-    try session?.send("q")
-    try session?.waitFor("[exited 0]")
-    session = nil
+    try session.send("q")
+    try session.waitFor("[exited 0]")
+    // (The finished session stays until the test ends: the private tmux server lives on.)
 
     // A new session finds the partial download and offers to resume it.
     let reopened = try TmuxSession([try reqbenchBinary.path, ws.file])
