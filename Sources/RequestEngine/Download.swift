@@ -443,12 +443,6 @@ final class DownloadWriter {
     return decision
   }
 
-  /// Whether the body bytes of this response belong in the file.
-  var writesBody: Bool {
-    if case .write = decision { return true }
-    return false
-  }
-
   /// Appends body bytes; false stops the transfer (a write error). Bytes are gathered in a small
   /// buffer (64 KiB, still in the CPU cache when the kernel copies it) and written in pieces
   /// that end on page boundaries of the file: curl hands them over in pieces of up to 16 KiB

@@ -374,7 +374,7 @@ struct Painter {
 
   /// What a download did with its file, for the viewer: where it went, how much, whether it can
   /// be resumed and why it started over.
-  static func downloadLines(_ download: DownloadOutcome, state: ExchangeState) -> [String] {
+  static func downloadLines(_ download: DownloadOutcome) -> [String] {
     var lines: [String] = []
     let size = Formatting.bytes(Int(download.bytes))
     if download.complete {
@@ -408,7 +408,7 @@ struct Painter {
   func body(_ buffer: inout ScreenBuffer, _ area: Rect, _ row: ExchangeRow) {
     var area = area
     if let download = row.result?.download {
-      for line in Self.downloadLines(download, state: row.state) where area.height > 0 {
+      for line in Self.downloadLines(download) where area.height > 0 {
         buffer.put(line, x: area.x, y: area.y, style: download.complete ? theme.title : theme.dim, maxWidth: area.width)
         area.y += 1
         area.height -= 1
