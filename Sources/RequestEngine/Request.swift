@@ -277,16 +277,25 @@ public struct DigestCredentials: Sendable, Equatable, Hashable {
   }
 }
 
-/// How the server's certificate is checked besides the system's trust store.
+/// How the server's certificate is checked besides the system's trust store, and the client's
+/// own certificate.
 public struct TLSSettings: Sendable, Equatable, Hashable {
   /// A PEM file of CA certificates to trust (instead of the system's).
   public var caFile: String?
   /// The server's public key must match: `sha256//BASE64` (several joined by `;`), checked
   /// before any request byte is sent (CURLOPT_PINNEDPUBLICKEY).
   public var pinnedPublicKey: String?
-  public init(caFile: String? = nil, pinnedPublicKey: String? = nil) {
+  /// A client certificate (PEM) for servers that ask for one (mutual TLS), and its key (PEM,
+  /// unencrypted; nil when the certificate file holds the key too).
+  public var clientCertificate: String?
+  public var clientKey: String?
+  public init(
+    caFile: String? = nil, pinnedPublicKey: String? = nil, clientCertificate: String? = nil, clientKey: String? = nil
+  ) {
     self.caFile = caFile
     self.pinnedPublicKey = pinnedPublicKey
+    self.clientCertificate = clientCertificate
+    self.clientKey = clientKey
   }
 }
 

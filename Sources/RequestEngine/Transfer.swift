@@ -144,6 +144,8 @@ final class Transfer {
     }
     if let caFile = request.tls?.caFile { set(CURLOPT_CAINFO, caFile) }
     if let pin = request.tls?.pinnedPublicKey { set(CURLOPT_PINNEDPUBLICKEY, pin) }
+    if let certificate = request.tls?.clientCertificate { set(CURLOPT_SSLCERT, certificate) }
+    if let key = request.tls?.clientKey { set(CURLOPT_SSLKEY, key) }
     if let digest = request.digest {
       set(CURLOPT_HTTPAUTH, rb_auth_digest)
       set(CURLOPT_USERNAME, digest.user)

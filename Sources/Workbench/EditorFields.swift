@@ -63,9 +63,12 @@ extension RequestTemplate {
     return parts.joined(separator: " ")
   }
 
-  /// `ca=certs/ca.pem pin=sha256//…`: the settings that are set.
+  /// `ca=certs/ca.pem pin=sha256//… cert=certs/me.pem key=certs/me.key`: the settings that are set.
   static func tlsText(_ tls: TLSSettings) -> String {
-    [tls.caFile.map { "ca=" + $0 }, tls.pinnedPublicKey.map { "pin=" + $0 }].compactMap { $0 }.joined(separator: " ")
+    [
+      tls.caFile.map { "ca=" + $0 }, tls.pinnedPublicKey.map { "pin=" + $0 },
+      tls.clientCertificate.map { "cert=" + $0 }, tls.clientKey.map { "key=" + $0 },
+    ].compactMap { $0 }.joined(separator: " ")
   }
 
   /// A multipart part as `-F` writes it: `name=value` or `name=@path;type=…;filename=…`.
@@ -306,8 +309,12 @@ extension RequestTemplate {
           tls.caFile = String(word.dropFirst(3))
         } else if word.hasPrefix("pin=sha256//"), word.count > 12 {
           tls.pinnedPublicKey = String(word.dropFirst(4))
+        } else if word.hasPrefix("cert="), word.count > 5 {
+          tls.clientCertificate = String(word.dropFirst(5))
+        } else if word.hasPrefix("key="), word.count > 4 {
+          tls.clientKey = String(word.dropFirst(4))
         } else {
-          throw EditError(message: "write TLS settings as ca=PATH pin=sha256//BASE64 (either, or empty for none)")
+          throw EditError(message: "write TLS settings as ca=PATH pin=sha256//BASE64 cert=PATH key=PATH (any of them, or empty for none)")
         }
       }
       copy.tls = tls == TLSSettings() ? nil : tls

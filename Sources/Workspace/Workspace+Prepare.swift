@@ -179,14 +179,17 @@ extension Workspace {
       download: download,
       digest: digest,
       tls: template.tls.map { tls in
-        var resolved = tls
-        // A CA bundle is only read, never sent: absolute paths are fine, relative ones are the
-        // workspace folder's.
-        resolved.caFile = tls.caFile.map { path in
-          path.hasPrefix("/") ? path : (folder ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
-            .appendingPathComponent(path).standardizedFileURL.path
+        // Certificates and keys are only read, never sent: absolute paths are fine, relative ones
+        // are the workspace folder's.
+        func resolve(_ path: String?) -> String? {
+          path.map { path in
+            path.hasPrefix("/") ? path : (folder ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+              .appendingPathComponent(path).standardizedFileURL.path
+          }
         }
-        return resolved
+        return TLSSettings(
+          caFile: resolve(tls.caFile), pinnedPublicKey: tls.pinnedPublicKey,
+          clientCertificate: resolve(tls.clientCertificate), clientKey: resolve(tls.clientKey))
       })
   }
 

@@ -808,6 +808,8 @@ struct WorkspaceReader {
         let at = path.appending(member.key)
         switch member.key {
         case "ca": settings.caFile = r.nonEmptyString(member.value, at)
+        case "cert": settings.clientCertificate = r.nonEmptyString(member.value, at)
+        case "key": settings.clientKey = r.nonEmptyString(member.value, at)
         case "pin":
           guard let pin = r.nonEmptyString(member.value, at) else { continue }
           if pin.split(separator: ";").allSatisfy({ $0.hasPrefix("sha256//") && $0.count > 8 }) {
@@ -816,7 +818,7 @@ struct WorkspaceReader {
             r.fail(at, "a pin is sha256//BASE64 (several joined by ;), e.g. from "
               + "`openssl x509 -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64`")
           }
-        default: r.fail(at, "unknown tls setting; use ca, pin")
+        default: r.fail(at, "unknown tls setting; use ca, pin, cert, key")
         }
       }
     }

@@ -134,6 +134,8 @@ extension RequestTemplate {
         var object = old?.objectValue ?? JSONObject()
         object["ca"] = tls.caFile.map { .string($0) }
         object["pin"] = tls.pinnedPublicKey.map { .string($0) }
+        object["cert"] = tls.clientCertificate.map { .string($0) }
+        object["key"] = tls.clientKey.map { .string($0) }
         return .object(object)
       })
     w.write(

@@ -63,4 +63,24 @@ struct AuthAndTLSTests {
     #expect(log.contains("pin=" + (URL(string: url)?.query?.dropFirst(4) ?? "")), "the good request is in nginx's log")
     #expect(!log.contains(marker))
   }
+
+  // TLS-2: client certificates (mutual TLS): nginx asks for one signed by its client CA.
+  @Test func aClientCertificateForMutualTLS() throws {
+    let environment = ProcessInfo.processInfo.environment
+    let url = try #require(environment["REQBENCH_NGINX_MTLS_URL"], "REQBENCH_NGINX_MTLS_URL is not set: run the tests with `bash .ci/test`") + "/1k.bin"
+    let certificate = try #require(environment["REQBENCH_CLIENT_CERT"])
+    let key = try #require(environment["REQBENCH_CLIENT_KEY"])
+    let ca = try caFile()
+    let with = Agent().sendAndWait(
+      Request(url: url, tls: TLSSettings(caFile: ca, clientCertificate: certificate, clientKey: key)))
+    #expect(with.state == .succeeded, "\(with.error?.message ?? "")")
+    #expect(with.response?.body.count == 1024)
+    let without = Agent().sendAndWait(Request(url: url, tls: TLSSettings(caFile: ca)))
+    #expect(without.response?.status == 400)
+    #expect(without.text.contains("No required SSL certificate was sent"))
+    let missing = Agent().sendAndWait(
+      Request(url: url, tls: TLSSettings(caFile: ca, clientCertificate: "/nonexistent/me.pem", clientKey: key)))
+    #expect(missing.state == .failed)
+    #expect(missing.error?.kind == .transport)
+  }
 }

@@ -477,6 +477,8 @@ struct DigestAndTLSEditorTests {
     #expect(template.tls == TLSSettings(caFile: "certs/ca.pem", pinnedPublicKey: "sha256//abc="))
     #expect(template.editorFields.first { $0.kind == .tls }?.value == "ca=certs/ca.pem pin=sha256//abc=")
     #expect(try template.applying("", to: .tls).tls == nil)
+    let mutual = try template.applying("cert=certs/me.pem key=certs/me.key", to: .tls)
+    #expect(mutual.tls == TLSSettings(clientCertificate: "certs/me.pem", clientKey: "certs/me.key"))
     #expect(throws: EditError.self) { try template.applying("pin=md5//x", to: .tls) }
   }
 }

@@ -95,6 +95,8 @@ public enum CurlExporter {
     if let digest = request.digest { options.append("--digest -u " + quote(digest.user + ":" + digest.password)) }
     if let caFile = request.tls?.caFile { options.append("--cacert " + quote(caFile)) }
     if let pin = request.tls?.pinnedPublicKey { options.append("--pinnedpubkey " + quote(pin)) }
+    if let certificate = request.tls?.clientCertificate { options.append("--cert " + quote(certificate)) }
+    if let key = request.tls?.clientKey { options.append("--key " + quote(key)) }
     if let deadline = request.timeouts.deadline {
       options.append("--max-time " + seconds(deadline))
     }

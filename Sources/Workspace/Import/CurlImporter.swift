@@ -100,7 +100,7 @@ public enum CurlImporter {
     case request, header, json, form, formString, upload, output, remoteName, continueAt
     case user, oauth2Bearer, get, userAgent, referer, cookie
     case insecure, location, maxRedirects, compressed, url, head, maxTime, connectTimeout, retry
-    case digest, cacert, pinnedPublicKey
+    case digest, cacert, pinnedPublicKey, cert, key
     /// `-d`, `--data-raw`, `--data-binary`, …
     case data(DataKind)
     /// Shapes curl's output only (or is what reqbench does anyway): read and ignored.
@@ -112,7 +112,7 @@ public enum CurlImporter {
       switch self {
       case .request, .header, .data, .json, .form, .formString, .upload, .output, .continueAt,
         .user, .oauth2Bearer, .userAgent, .referer, .cookie, .maxRedirects, .url, .maxTime,
-        .connectTimeout, .retry, .ignoredWithValue, .cacert, .pinnedPublicKey:
+        .connectTimeout, .retry, .ignoredWithValue, .cacert, .pinnedPublicKey, .cert, .key:
         true
       default: false
       }
@@ -148,7 +148,7 @@ public enum CurlImporter {
     "--digest": .digest, "--pinnedpubkey": .pinnedPublicKey, "--cacert": .cacert,
     "--ntlm": .unsupported("NTLM authentication"),
     "--negotiate": .unsupported("Negotiate authentication"),
-    "--cert": .unsupported("client certificates"),
+    "--cert": .cert, "--key": .key,
     "--config": .unsupported("reading options from a file"),
   ]
 
@@ -161,7 +161,7 @@ public enum CurlImporter {
     "f": .ignored, "O": .remoteName, "o": .output, "T": .upload, "C": .continueAt,
     "w": .ignoredWithValue, "D": .ignoredWithValue, "c": .unsupported("a cookie jar"),
     "x": .unsupported("a proxy (reqbench reads HTTP_PROXY / HTTPS_PROXY)"),
-    "E": .unsupported("client certificates"), "K": .unsupported("reading options from a file"),
+    "E": .cert, "K": .unsupported("reading options from a file"),
   ]
 
   /// Reads the options of one curl command.
@@ -359,14 +359,28 @@ public enum CurlImporter {
       case .insecure: draft.insecure = true
       case .digest: draft.digest = true
       case .cacert:
-        draft.tls = TLSSettings(caFile: text, pinnedPublicKey: draft.tls?.pinnedPublicKey)
+        draft.tls = draft.tls ?? TLSSettings()
+        draft.tls?.caFile = text
       case .pinnedPublicKey:
         guard text.split(separator: ";").allSatisfy({ $0.hasPrefix("sha256//") }) else {
           throw error(
             "\(flag) \(JSONSerializer.quote(text)): reqbench pins sha256//BASE64 hashes of the public key, "
               + "not key files; compute one with openssl (see the README)", at: valueLocation)
         }
-        draft.tls = TLSSettings(caFile: draft.tls?.caFile, pinnedPublicKey: text)
+        draft.tls = draft.tls ?? TLSSettings()
+        draft.tls?.pinnedPublicKey = text
+      case .cert:
+        // curl's `--cert file:password` form: reqbench reads unencrypted keys only.
+        guard !text.contains(":") else {
+          throw error(
+            "\(flag) \(JSONSerializer.quote(text)): a key password is not supported; decrypt the key "
+              + "(openssl pkey -in key.pem -out plain.pem) and give it with --key", at: valueLocation)
+        }
+        draft.tls = draft.tls ?? TLSSettings()
+        draft.tls?.clientCertificate = text
+      case .key:
+        draft.tls = draft.tls ?? TLSSettings()
+        draft.tls?.clientKey = text
       case .location: draft.followRedirects = true
       case .maxRedirects:
         guard let count = Int(text), count >= 0 else {
