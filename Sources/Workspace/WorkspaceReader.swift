@@ -664,22 +664,21 @@ struct WorkspaceReader {
     case "multipart":
       return multipart(content, at).map { .multipart($0) }
     case "file":
-      guard let file = relativePath(content, at) else { return nil }
-      var contentType: String?
-      if let value = object["contentType"], value != .null {
-        guard let type = nonEmptyString(value, contentTypePath) else { return nil }
-        contentType = type
-      }
+      guard let file = relativePath(content, at), let contentType = optionalContentType(object, contentTypePath)
+      else { return nil }
       return .file(file, contentType: contentType)
     default:
-      guard let text = template(content, at) else { return nil }
-      var contentType: String?
-      if let value = object["contentType"], value != .null {
-        guard let type = nonEmptyString(value, contentTypePath) else { return nil }
-        contentType = type
-      }
+      guard let text = template(content, at), let contentType = optionalContentType(object, contentTypePath)
+      else { return nil }
       return .text(text, contentType: contentType)
     }
+  }
+
+  /// A text or file body's `contentType`: `.some(nil)` when absent, nil when it is invalid.
+  private mutating func optionalContentType(_ object: JSONObject, _ path: JSONPath) -> String?? {
+    guard let value = object["contentType"], value != .null else { return .some(nil) }
+    guard let type = nonEmptyString(value, path) else { return nil }
+    return type
   }
 
   mutating func multipart(_ value: JSONValue, _ path: JSONPath) -> [MultipartField]? {
