@@ -138,7 +138,7 @@ extension App {
     return response
   }
 
-  /// `/cache?key=K&etag=E&lm=DATE&max_age=S&no_store=1&vary=NAME`: a JSON body counting the hits
+  /// `/cache?key=K&etag=E&lm=DATE&max_age=S&no_store=1&no_cache=1&vary=NAME`: a JSON body counting the hits
   /// of K, with the validators and Cache-Control asked for; a matching `If-None-Match` or
   /// `If-Modified-Since` gets `304 Not Modified`. For the response cache's tests.
   func cache(_ request: Request, _ context: Context) -> Response {
@@ -149,6 +149,8 @@ extension App {
     if let lastModified { headers.append(("Last-Modified", lastModified)) }
     if request.queryValue("no_store") == "1" {
       headers.append(("Cache-Control", "no-store"))
+    } else if request.queryValue("no_cache") == "1" {
+      headers.append(("Cache-Control", "no-cache"))
     } else if let maxAge = request.queryValue("max_age") {
       headers.append(("Cache-Control", "max-age=\(maxAge)"))
     }

@@ -3,7 +3,7 @@ import Digest
 
 /// The cache key of a request: sha256 of a canonical form (ENGINE.md's pinned choice):
 /// the method, the URL with its query sorted, a canonical body (JSON with sorted keys, form
-/// fields sorted), the policy's `vary` headers, all minus the fields listed in `ignore`.
+/// fields sorted), the policy's `vary` headers and namespace (a digest), all minus the fields listed in `ignore`.
 /// `{b:1,a:2}` and `{a:2,b:1}` give the same key; a different base URL or CDN gives another.
 public enum CacheKey {
   /// The canonical text the key digests (secrets still in: redact before storing or showing it).
@@ -30,6 +30,7 @@ public enum CacheKey {
     for name in policy.vary.map({ $0.lowercased() }).sorted() {
       lines.append("vary \(name): \(request.headers[name] ?? "")")
     }
+    if let namespace = policy.namespace { lines.append("namespace " + SHA256.hex(Array(namespace.utf8))) }
     return lines.joined(separator: "\n")
   }
 

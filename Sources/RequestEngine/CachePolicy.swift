@@ -15,6 +15,12 @@ public struct CachePolicy: Sendable, Equatable, Hashable {
     case cacheThenNetwork
     /// The network; when it fails, an expired entry, marked stale.
     case staleIfError
+    /// Any entry, fresh or expired (marked stale), without the network; the network only when
+    /// there is none (NSURLRequest's returnCacheDataElseLoad).
+    case anyCacheElseNetwork
+    /// Never the network: any entry, fresh or expired (marked stale), or a failure with kind
+    /// `notCached` (NSURLRequest's returnCacheDataDontLoad: offline mode).
+    case cacheOnly
   }
 
   /// How long an entry is fresh; 0 or less turns caching off.
@@ -30,10 +36,15 @@ public struct CachePolicy: Sendable, Equatable, Hashable {
   public var revalidate: Bool
   /// Request headers whose values are part of the key (as HTTP's `Vary`).
   public var vary: [String]
+  /// A partition of the cache (a user, a tenant): entries of one namespace are invisible to
+  /// another, and `ResponseCache.clear(namespace:)` removes only its own. Unlike `sensitive`,
+  /// switching namespaces keeps the other's entries. Stored as a digest only.
+  public var namespace: String?
 
   public init(
     seconds: Double, version: Int = 0, sensitive: String? = nil, ignore: [String] = [],
-    mode: Mode = .cacheElseNetwork, revalidate: Bool = false, vary: [String] = []
+    mode: Mode = .cacheElseNetwork, revalidate: Bool = false, vary: [String] = [],
+    namespace: String? = nil
   ) {
     self.seconds = seconds
     self.version = version
@@ -42,6 +53,7 @@ public struct CachePolicy: Sendable, Equatable, Hashable {
     self.mode = mode
     self.revalidate = revalidate
     self.vary = vary
+    self.namespace = namespace
   }
 
   public var isEnabled: Bool { seconds > 0 }
@@ -52,7 +64,10 @@ public struct CacheOutcome: Sendable, Equatable {
   public enum Reason: String, Sendable, Equatable {
     case fresh
     case expired, versionMismatch, sensitiveMismatch, appVersionMismatch, invalid, absent, disabled
-    /// `networkOnly` or a re-send that ignores the cache.
+    /// The entry was stored for other values of the request headers its response's `Vary` names.
+    case varyMismatch
+    /// `networkOnly`, a re-send that ignores the cache, or `cacheThenNetwork`'s refresh after
+    /// the cached delivery.
     case bypassed
   }
 

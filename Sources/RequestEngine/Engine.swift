@@ -118,6 +118,8 @@ private final class Record {
   var revalidating: ResponseCache.Entry?
   /// Ignore the cache for this send (networkOnly, or a re-send that bypasses it).
   var cacheBypassed = false
+  /// `cacheThenNetwork` delivered the cached response; the network's answer is the refresh.
+  var deliveredCached = false
   /// Download: the next attempt drops the partial data and starts from 0, for this reason.
   var freshStart: RestartReason?
   /// Download: restarts forced by a wrong answer to a Range request.
@@ -159,6 +161,8 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
   private var perGroup: [String: Int] = [:]
   /// The exchange in flight for each dedup key.
   private var inFlight: [String: Record] = [:]
+  /// When each throttled request was last accepted (monotonic seconds), by identity key.
+  private var lastAccepted: [String: (at: Double, window: Double)] = [:]
   private var subscribers: [(token: UInt64, handler: @Sendable (AgentEvent) -> Void)] = []
   private var sequence: UInt64 = 0
   private var stopping = false
@@ -202,6 +206,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       let record = Record(id: id, request: request, completion: completion, sequence: sequence)
       records[id] = record
       emit(.queued(id, request))
+      if throttled(record) { return }
       if answerFromCache(record) { return }
       if join(record) { return }
       enqueue(record)
@@ -304,12 +309,25 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     record.cacheLookup = lookup
     let now = Date()
     switch (policy.mode, lookup) {
-    case (.cacheElseNetwork, .fresh(let entry)):
+    case (.cacheElseNetwork, .fresh(let entry)), (.anyCacheElseNetwork, .fresh(let entry)),
+      (.cacheOnly, .fresh(let entry)):
       deliverFromCache(record, entry, outcome: CacheOutcome(hit: true, reason: .fresh, ageSeconds: entry.age(at: now)))
+      return true
+    case (.anyCacheElseNetwork, .expired(let entry)), (.cacheOnly, .expired(let entry)):
+      let outcome = CacheOutcome(hit: true, reason: .expired, ageSeconds: entry.age(at: now), stale: true)
+      deliverFromCache(record, entry, outcome: outcome)
+      return true
+    case (.cacheOnly, .miss(let reason)):
+      emit(.started(record.id, attempt: 0))
+      let error = ExchangeError(
+        kind: .notCached,
+        message: "not cached (\(reason.rawValue)): mode cacheOnly never uses the network; send it with another mode first")
+      finish(record, state: .failed, response: nil, error: error, cache: CacheOutcome(hit: false, reason: reason))
       return true
     case (.cacheThenNetwork, .fresh(let entry)), (.cacheThenNetwork, .expired(let entry)):
       let outcome = CacheOutcome(hit: true, reason: lookupReason(lookup), ageSeconds: entry.age(at: now))
       emit(.delivered(cachedResult(record, entry, outcome: outcome, state: .running)))
+      record.deliveredCached = true
     default:
       break
     }
@@ -348,13 +366,9 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     finish(record, state: .succeeded, response: result.response, error: nil, fromCache: true, cache: outcome)
   }
 
-  /// Joins an identical idempotent request in flight; returns whether it did.
-  private func join(_ record: Record) -> Bool {
-    let request = record.request
-    // Two downloads into one target must never interleave: they always join.
-    guard request.dedup || request.download != nil, [.GET, .HEAD, .OPTIONS].contains(request.method) else {
-      return false
-    }
+  /// What makes two sends the same request, for de-duplication and throttling: the method, the
+  /// URL, every header, the body (and a download's target).
+  private static func identityKey(_ request: Request) -> String {
     var key = request.method.rawValue + " " + request.url
     if let target = request.download { key += "\ndownload " + target.path }
     for field in request.headers.fields.sorted(by: { ($0.name.lowercased(), $0.value) < ($1.name.lowercased(), $1.value) }) {
@@ -362,6 +376,37 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     }
     if !request.body.bytes.isEmpty { key += "\nbody " + SHA256.hex(request.body.bytes) }
     if let stream = request.body.stream { key += "\nstream " + stream.fingerprint }
+    return key
+  }
+
+  /// The debounce window (DD-4): refuses a send of the same request within `throttle` seconds
+  /// of the last accepted one; returns whether it did.
+  private func throttled(_ record: Record) -> Bool {
+    guard let window = record.request.throttle, window > 0 else { return false }
+    let key = Engine.identityKey(record.request)
+    let now = monotonicNow()
+    if lastAccepted.count > 256 { lastAccepted = lastAccepted.filter { now - $0.value.at < $0.value.window } }
+    if let last = lastAccepted[key], now - last.at < window {
+      emit(.started(record.id, attempt: 0))
+      let error = ExchangeError(
+        kind: .throttled,
+        message: "throttled: the same request was sent \(formatSeconds(now - last.at)) ago (throttle \(formatSeconds(window))); "
+          + "try again in \(formatSeconds(window - (now - last.at)))")
+      finish(record, state: .failed, response: nil, error: error)
+      return true
+    }
+    lastAccepted[key] = (now, window)
+    return false
+  }
+
+  /// Joins an identical idempotent request in flight; returns whether it did.
+  private func join(_ record: Record) -> Bool {
+    let request = record.request
+    // Two downloads into one target must never interleave: they always join.
+    guard request.dedup || request.download != nil, [.GET, .HEAD, .OPTIONS].contains(request.method) else {
+      return false
+    }
+    let key = Engine.identityKey(request)
     record.dedupKey = key
     guard let primary = inFlight[key], records[primary.id] != nil else {
       inFlight[key] = record
@@ -566,7 +611,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
         let cache = configuration.cache
       {
         // The server confirmed the expired entry: serve it, renewed.
-        let renewed = cache.renew(entry, with: response.headers, policy: policy)
+        let renewed = cache.renew(entry, with: response.headers, for: record.request, policy: policy)
         var outcome = CacheOutcome(hit: true, reason: .expired, ageSeconds: entry.age(at: Date()), revalidated: true)
         outcome.stored = true
         var served = cachedResult(record, renewed, outcome: outcome, state: .succeeded).response
@@ -765,7 +810,8 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     guard let policy = record.request.cache, policy.isEnabled, configuration.cache != nil else {
       return record.request.cache == nil ? nil : CacheOutcome(hit: false, reason: .disabled)
     }
-    let reason: CacheOutcome.Reason = record.cacheBypassed ? .bypassed : lookupReason(record.cacheLookup)
+    let reason: CacheOutcome.Reason =
+      record.cacheBypassed || record.deliveredCached ? .bypassed : lookupReason(record.cacheLookup)
     var age: Double?
     switch record.cacheLookup {
     case .fresh(let entry)?, .expired(let entry)?: age = entry.age(at: Date())

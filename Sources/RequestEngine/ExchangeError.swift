@@ -63,6 +63,10 @@ public struct ExchangeError: Error, Sendable, Equatable, CustomStringConvertible
     case usage
     /// Cancelled by the user.
     case cancelled
+    /// `cacheOnly` found no entry it may serve.
+    case notCached
+    /// Refused by the request's debounce window (`throttle`).
+    case throttled
   }
 
   public var kind: Kind

@@ -190,6 +190,10 @@ public struct Request: Sendable, Equatable {
   public var cache: CachePolicy?
   /// Join an identical idempotent request already in flight instead of sending another.
   public var dedup: Bool
+  /// A debounce window in seconds (XPNetworking's uniqueTimeOut): a send of the same request
+  /// (method, URL, headers, body; any method) less than this long after an accepted one fails at
+  /// once with kind `throttled`, without the network. Nil or 0: off.
+  public var throttle: Double? = nil
   /// Values that must never be shown, logged or stored (resolved `{{secret.NAME}}`s and what was
   /// derived from them, such as a Basic authorization header). See `redacted()`.
   public var secrets: [String]

@@ -13,6 +13,19 @@ import Foundation
 /// reason `invalid` and is removed; it is never a crash. Cache files skip fsync: a cache can
 /// always be rebuilt.
 ///
+/// The server has its say too: `Cache-Control: no-store` (and `Vary: *`) responses are never
+/// stored, a `no-cache` response is stored but always revalidated (served only after a 304), and
+/// the request headers a response's `Vary` names must match for the entry to be served
+/// (`varyMismatch` otherwise). Freshness is the policy's `seconds` (YTK's cacheTimeInSeconds),
+/// not the server's `max-age`: there is one cache, the app-level one, and no second HTTP cache
+/// to consult.
+///
+/// Housekeeping: the first store of a process sweeps the folder in the background (entries
+/// expired for more than `sweepAfter`, and bodies and temporary files that no metadata names,
+/// left by a process killed mid-write); a hit read from disk renews its body file's
+/// modification time, which is what the size limit's least-recently-used order goes by across
+/// processes.
+///
 /// Thread-safe; the agent consults it on its engine thread.
 public final class ResponseCache: @unchecked Sendable {
   /// One stored response.
@@ -30,6 +43,12 @@ public final class ResponseCache: @unchecked Sendable {
     public var version: Int
     public var sensitiveDigest: String?
     public var appVersion: String
+    /// Digest of the policy's namespace, nil without one.
+    public var namespaceDigest: String?
+    /// The response said `Cache-Control: no-cache`: served only after the server confirms it.
+    public var mustRevalidate: Bool
+    /// The request header values the response's `Vary` named, as stored.
+    public var varyValues: [(name: String, value: String)]
     var generation: String
 
     public var etag: String? { headers["ETag"] }
@@ -54,6 +73,7 @@ public final class ResponseCache: @unchecked Sendable {
     public var bytes: Int
     public var createdAt: Date
     public var expiresAt: Date
+    public var namespaceDigest: String?
   }
 
   public let folder: URL
@@ -61,6 +81,10 @@ public final class ResponseCache: @unchecked Sendable {
   public let appVersion: String
   /// Entries expired for longer than this are swept (kept meanwhile for revalidation).
   public let sweepAfter: Double
+  /// Bodies and temporary files no metadata names are removed once this old (a younger one
+  /// may belong to a write in progress in another process).
+  public var strayAge: Double = 600
+  private var swept = false
   private let lock = NSLock()
   private var memory: [String: Entry] = [:]
   private var memoryOrder: [String] = []
@@ -87,14 +111,23 @@ public final class ResponseCache: @unchecked Sendable {
   public func lookup(_ request: Request, policy: CachePolicy, now: Date = Date()) -> Lookup {
     guard policy.isEnabled else { return .miss(.disabled) }
     let key = CacheKey.key(for: request, policy: policy)
-    guard let entry = read(key) else {
-      return .miss(exists(key) ? .invalid : .absent)
+    guard let entry = read(key) ?? read(key) else {
+      // Read twice: another process may have just replaced the entry under the first read.
+      guard exists(key) else { return .miss(.absent) }
+      remove(key)
+      return .miss(.invalid)
     }
     if entry.appVersion != appVersion { return .miss(.appVersionMismatch) }
     if entry.version != policy.version { return .miss(.versionMismatch) }
     if entry.sensitiveDigest != ResponseCache.digest(policy.sensitive) { return .miss(.sensitiveMismatch) }
+    for stored in entry.varyValues where request.headers[stored.name] ?? "" != stored.value {
+      return .miss(.varyMismatch)
+    }
+    markUsed(key, generation: entry.generation)
     // A creation date in the future (the clock was set back) is not trusted as fresh.
-    if entry.createdAt > now.addingTimeInterval(1) || now >= entry.expiresAt { return .expired(entry) }
+    if entry.mustRevalidate || entry.createdAt > now.addingTimeInterval(1) || now >= entry.expiresAt {
+      return .expired(entry)
+    }
     return .fresh(entry)
   }
 
@@ -108,43 +141,92 @@ public final class ResponseCache: @unchecked Sendable {
   ) -> Entry? {
     guard policy.isEnabled, !ResponseCache.forbidsStoring(response) else { return nil }
     guard let body = try? response.body.bytes() else { return nil }
-    let key = CacheKey.key(for: request, policy: policy)
     let redaction = Redaction(secrets: request.secrets)
     var headers = HTTPHeaders()
     for field in response.headers.fields { headers.add(field.name, redaction.apply(field.value)) }
     let entry = Entry(
-      key: key, name: request.name, status: response.status, httpVersion: response.httpVersion,
-      headers: headers, body: body, url: redaction.apply(request.url), createdAt: now,
-      expiresAt: now.addingTimeInterval(policy.seconds), version: policy.version,
-      sensitiveDigest: ResponseCache.digest(policy.sensitive), appVersion: appVersion,
-      generation: String(UInt64.random(in: .min ... .max), radix: 16))
+      key: "", name: request.name, status: response.status, httpVersion: response.httpVersion,
+      headers: headers, body: body, url: "", createdAt: now, expiresAt: now, version: 0,
+      sensitiveDigest: nil, appVersion: appVersion, namespaceDigest: nil,
+      mustRevalidate: false, varyValues: [], generation: "")
+    return save(entry, for: request, policy: policy, now: now)
+  }
+
+  /// Stores `entry`'s response (status, headers, body) as the entry of `request` under
+  /// `policy`: fresh from `now` for `policy.seconds`. YTK's `saveResponseDataToCacheFile`: a
+  /// response fetched one way becomes the cached answer of another request.
+  @discardableResult
+  public func save(_ entry: Entry, for request: Request, policy: CachePolicy, now: Date = Date()) -> Entry? {
+    guard policy.isEnabled else { return nil }
+    let redaction = Redaction(secrets: request.secrets)
+    var saved = entry
+    saved.key = CacheKey.key(for: request, policy: policy)
+    saved.name = request.name
+    saved.url = redaction.apply(request.url)
+    saved.createdAt = now
+    saved.expiresAt = now.addingTimeInterval(policy.seconds)
+    saved.version = policy.version
+    saved.sensitiveDigest = ResponseCache.digest(policy.sensitive)
+    saved.namespaceDigest = ResponseCache.digest(policy.namespace)
+    saved.appVersion = appVersion
+    saved.mustRevalidate = ResponseCache.cacheControl(entry.headers).contains("no-cache")
+    saved.varyValues = ResponseCache.varyNames(entry.headers).map { (name: $0, value: request.headers[$0] ?? "") }
+    saved.generation = String(UInt64.random(in: .min ... .max), radix: 16)
     let inputs = redaction.apply(CacheKey.inputs(for: request, policy: policy))
-    guard write(entry, inputs: inputs) else { return nil }
-    remember(entry)
-    return entry
+    guard write(saved, inputs: inputs) else { return nil }
+    remember(saved)
+    sweepOnce()
+    return saved
+  }
+
+  /// Makes `target` a hit holding the response cached for `source` (YTK
+  /// `testShareCacheUsingSavedData`). Nil when `source` has no valid entry.
+  @discardableResult
+  public func saveResponseData(
+    from source: Request, policy sourcePolicy: CachePolicy, into target: Request, policy targetPolicy: CachePolicy,
+    now: Date = Date()
+  ) -> Entry? {
+    switch lookup(source, policy: sourcePolicy, now: now) {
+    case .fresh(let entry), .expired(let entry): save(entry, for: target, policy: targetPolicy, now: now)
+    case .miss: nil
+    }
   }
 
   /// Renews an entry the server confirmed (304): fresh for another `policy.seconds`, with the
   /// 304's headers merged in.
   @discardableResult
-  public func renew(_ entry: Entry, with headers: HTTPHeaders, policy: CachePolicy, now: Date = Date()) -> Entry {
-    var renewed = entry
+  public func renew(
+    _ entry: Entry, with headers: HTTPHeaders, for request: Request, policy: CachePolicy, now: Date = Date()
+  ) -> Entry {
+    var merged = entry
     for field in headers.fields where !["content-length", "content-encoding", "transfer-encoding"].contains(field.name.lowercased()) {
-      renewed.headers[field.name] = field.value
+      merged.headers[field.name] = field.value
     }
-    renewed.createdAt = now
-    renewed.expiresAt = now.addingTimeInterval(policy.seconds)
-    renewed.generation = String(UInt64.random(in: .min ... .max), radix: 16)
-    if write(renewed, inputs: "") { remember(renewed) }
-    return renewed
+    return save(merged, for: request, policy: policy, now: now) ?? merged
   }
 
   static func forbidsStoring(_ response: Response) -> Bool {
-    response.headers.values("Cache-Control").joined(separator: ",").lowercased()
-      .split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == "no-store" }
+    cacheControl(response.headers).contains("no-store") || varyNames(response.headers).contains("*")
   }
 
-  static func digest(_ value: String?) -> String? {
+  /// The `Cache-Control` directives, lower-cased, without arguments.
+  static func cacheControl(_ headers: HTTPHeaders) -> Set<String> {
+    Set(
+      headers.values("Cache-Control").joined(separator: ",").lowercased().split(separator: ",").map {
+        String($0.split(separator: "=", maxSplits: 1).first ?? "").trimmingCharacters(in: .whitespaces)
+      })
+  }
+
+  /// The request header names a response's `Vary` lists, lower-cased (`*` included as is).
+  static func varyNames(_ headers: HTTPHeaders) -> [String] {
+    var seen = Set<String>()
+    return headers.values("Vary").joined(separator: ",").split(separator: ",")
+      .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+      .filter { !$0.isEmpty && seen.insert($0).inserted }
+  }
+
+  /// How sensitive values and namespaces are stored: sha256, hex.
+  public static func digest(_ value: String?) -> String? {
     value.map { SHA256.hex(Array($0.utf8)) }
   }
 
@@ -156,31 +238,63 @@ public final class ResponseCache: @unchecked Sendable {
       guard let entry = read(key, remember: false) else { return nil }
       return Listing(
         key: key, name: entry.name, url: entry.url, status: entry.status, bytes: entry.body.count,
-        createdAt: entry.createdAt, expiresAt: entry.expiresAt)
+        createdAt: entry.createdAt, expiresAt: entry.expiresAt, namespaceDigest: entry.namespaceDigest)
     }.sorted { $0.createdAt > $1.createdAt }
   }
 
-  /// Removes every entry, or those of one request name; returns how many.
+  /// Removes every entry, or those of one request name and/or one namespace; returns how many.
+  /// Without a filter, damaged entries go too.
   @discardableResult
-  public func clear(name: String? = nil) -> Int {
+  public func clear(name: String? = nil, namespace: String? = nil) -> Int {
     var removed = 0
     for key in keysOnDisk() {
-      if let name, read(key, remember: false)?.name != name { continue }
+      if name != nil || namespace != nil {
+        guard let entry = read(key, remember: false) else { continue }
+        if let name, entry.name != name { continue }
+        if let namespace, entry.namespaceDigest != ResponseCache.digest(namespace) { continue }
+      }
       remove(key)
       removed += 1
     }
     return removed
   }
 
-  /// Removes entries expired for longer than `sweepAfter` and stray files.
+  /// Removes entries expired for longer than `sweepAfter`, damaged entries, and bodies and
+  /// temporary files no metadata names, once they are `strayAge` old.
   public func sweep(now: Date = Date()) {
+    var named = Set<String>()
     for key in keysOnDisk() {
-      guard let entry = read(key, remember: false) else {
+      if let entry = read(key, remember: false) {
+        if now.timeIntervalSince(entry.expiresAt) > sweepAfter {
+          remove(key)
+        } else {
+          named.insert("\(key).\(entry.generation).body")
+        }
+      } else if age(of: metadataURL(key), now: now) > strayAge {
         remove(key)
-        continue
       }
-      if now.timeIntervalSince(entry.expiresAt) > sweepAfter { remove(key) }
     }
+    for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+    where (name.hasSuffix(".body") && !named.contains(name)) || (name.hasPrefix(".") && name.contains(".tmp-")) {
+      let url = folder.appendingPathComponent(name)
+      if age(of: url, now: now) > strayAge { unlink(url.path) }
+    }
+  }
+
+  /// Sweeps once per cache object, in the background, after its first store.
+  private func sweepOnce() {
+    let first = lock.withLock {
+      defer { swept = true }
+      return !swept
+    }
+    guard first else { return }
+    DispatchQueue.global(qos: .utility).async { self.sweep() }
+  }
+
+  private func age(of url: URL, now: Date) -> Double {
+    var info = stat()
+    guard stat(url.path, &info) == 0 else { return 0 }
+    return now.timeIntervalSince1970 - Double(info.st_mtim.tv_sec)
   }
 
   // MARK: - Files
@@ -211,6 +325,9 @@ public final class ResponseCache: @unchecked Sendable {
         ("format", 1), ("key", .string(entry.key)), ("name", .string(entry.name)),
         ("generation", .string(entry.generation)), ("version", .number(entry.version)),
         ("sensitive", entry.sensitiveDigest.map { .string($0) } ?? .null),
+        ("namespace", entry.namespaceDigest.map { .string($0) } ?? .null),
+        ("mustRevalidate", .bool(entry.mustRevalidate)),
+        ("vary", .array(entry.varyValues.map { .array([.string($0.name), .string($0.value)]) })),
         ("createdAt", .number(entry.createdAt.timeIntervalSince1970)),
         ("expiresAt", .number(entry.expiresAt.timeIntervalSince1970)),
         ("appVersion", .string(entry.appVersion)), ("status", .number(entry.status)),
@@ -252,20 +369,27 @@ public final class ResponseCache: @unchecked Sendable {
       return nil
     }
     var headers = HTTPHeaders()
-    for field in meta["headers"]?.arrayValue ?? [] {
-      if let pair = field.arrayValue, pair.count == 2, let name = pair[0].stringValue, let value = pair[1].stringValue {
-        headers.add(name, value)
-      }
-    }
+    for (name, value) in ResponseCache.pairs(meta["headers"]) { headers.add(name, value) }
     let entry = Entry(
       key: key, name: meta["name"]?.stringValue ?? "", status: status,
       httpVersion: meta["httpVersion"]?.stringValue ?? "HTTP/1.1", headers: headers, body: body,
       url: meta["url"]?.stringValue ?? "", createdAt: Date(timeIntervalSince1970: created),
       expiresAt: Date(timeIntervalSince1970: expires), version: meta["version"]?.intValue ?? 0,
       sensitiveDigest: meta["sensitive"]?.stringValue, appVersion: meta["appVersion"]?.stringValue ?? "",
-      generation: generation)
+      namespaceDigest: meta["namespace"]?.stringValue, mustRevalidate: meta["mustRevalidate"]?.boolValue ?? false,
+      varyValues: ResponseCache.pairs(meta["vary"]).map { (name: $0.0, value: $0.1) }, generation: generation)
     if remember { self.remember(entry) }
     return entry
+  }
+
+  /// `[["name", "value"], …]` from metadata.
+  private static func pairs(_ value: JSONValue?) -> [(String, String)] {
+    (value?.arrayValue ?? []).compactMap { field in
+      guard let pair = field.arrayValue, pair.count == 2, let name = pair[0].stringValue,
+        let value = pair[1].stringValue
+      else { return nil }
+      return (name, value)
+    }
   }
 
   private func remove(_ key: String) {
@@ -308,8 +432,14 @@ public final class ResponseCache: @unchecked Sendable {
     lock.withLock {
       memoryOrder.removeAll { $0 == key }
       memoryOrder.append(key)
-      index?[key]?.used = Date()
     }
+  }
+
+  /// A lookup found the entry: it is the most recently used, here and, through its body file's
+  /// modification time, for the next process that builds the index.
+  private func markUsed(_ key: String, generation: String) {
+    lock.withLock { index?[key]?.used = Date() }
+    utimensat(AT_FDCWD, bodyURL(key, generation).path, nil, 0)
   }
 
   /// Records a stored entry's size; evicts the least recently used entries over the limit.

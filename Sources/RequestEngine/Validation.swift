@@ -153,7 +153,7 @@ public struct RetryPolicy: Sendable, Equatable, Hashable {
     switch error.kind {
     case .transport: return error.transport?.isRetryable ?? false
     case .status: return error.status.map { statuses.contains($0) } ?? false
-    case .validation, .usage, .cancelled: return false
+    case .validation, .usage, .cancelled, .notCached, .throttled: return false
     }
   }
 }

@@ -40,6 +40,9 @@ public struct RequestTemplate: Sendable, Equatable {
   public var cache: CachePolicy?
   /// Join an identical idempotent request in flight (`"dedup": false` turns it off).
   public var dedup: Bool
+  /// `"throttle": 2`: a send of the same request within 2 s of the last one is refused
+  /// (`throttled`), a guard against double submits.
+  public var throttle: Double?
   /// Save the body to a file, resumably, instead of showing it.
   public var download: DownloadTemplate?
   /// `"tls": {"ca": "certs/ca.pem", "pin": "sha256//…"}`: trust this CA bundle (a path relative

@@ -158,8 +158,9 @@ extension Workspace {
     }
     var cache = template.cache
     if let sensitive = cache?.sensitive { cache?.sensitive = try scope.render(sensitive, in: "cache.sensitive") }
+    if let namespace = cache?.namespace { cache?.namespace = try scope.render(namespace, in: "cache.namespace") }
 
-    return Request(
+    var request = Request(
       name: template.name,
       method: template.method,
       url: url,
@@ -191,6 +192,8 @@ extension Workspace {
           caFile: resolve(tls.caFile), pinnedPublicKey: tls.pinnedPublicKey,
           clientCertificate: resolve(tls.clientCertificate), clientKey: resolve(tls.clientKey))
       })
+    request.throttle = template.throttle
+    return request
   }
 
   /// The environment named `name`, else the workspace's default one; nil when neither is set.

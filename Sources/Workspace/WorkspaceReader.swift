@@ -579,6 +579,13 @@ struct WorkspaceReader {
       if let value = present("dedup"), let flag = r.bool(value, at("dedup")) {
         request.dedup = flag
       }
+      if let value = present("throttle"), let seconds = r.number(value, at("throttle")) {
+        if seconds >= 0, seconds.isFinite {
+          request.throttle = seconds
+        } else {
+          r.fail(at("throttle"), "must be 0 or more seconds")
+        }
+      }
       if let value = present("retry") { request.retry = r.retry(value, at("retry")) }
       if let value = present("validate"), let validation = r.validation(value, at("validate")) {
         request.validation = validation
@@ -866,8 +873,8 @@ struct WorkspaceReader {
     return ok ? policy : nil
   }
 
-  /// `{"seconds": 300, "version": 2, "sensitive": "{{user}}", "ignore": ["ts"],
-  ///   "mode": "cacheElseNetwork", "revalidate": true, "vary": ["Accept-Language"]}`
+  /// `{"seconds": 300, "version": 2, "sensitive": "{{user}}", "namespace": "{{tenant}}",
+  ///   "ignore": ["ts"], "mode": "cacheElseNetwork", "revalidate": true, "vary": ["Accept-Language"]}`
   mutating func cache(_ value: JSONValue, _ path: JSONPath) -> CachePolicy? {
     guard let object = object(value, path) else { return nil }
     var policy = CachePolicy(seconds: 0)
@@ -884,6 +891,7 @@ struct WorkspaceReader {
           }
         case "version": if let version = r.int(member.value, at) { policy.version = version }
         case "sensitive": policy.sensitive = r.template(member.value, at)
+        case "namespace": policy.namespace = r.template(member.value, at)
         case "ignore", "vary":
           guard let items = r.array(member.value, at) else { continue }
           var names: [String] = []
@@ -901,7 +909,7 @@ struct WorkspaceReader {
           }
         case "revalidate": if let flag = r.bool(member.value, at) { policy.revalidate = flag }
         default:
-          r.fail(at, "unknown cache setting; use seconds, version, sensitive, ignore, mode, revalidate, vary")
+          r.fail(at, "unknown cache setting; use seconds, version, sensitive, namespace, ignore, mode, revalidate, vary")
         }
       }
     }

@@ -140,6 +140,7 @@ extension RequestTemplate {
       })
     w.write(
       "dedup", dedup, default: true, read: { $0.bool($1, $2) }, encode: { v, _ in .bool(v) })
+    w.write("throttle", throttle, read: { $0.number($1, $2) }, encode: { v, _ in .number(v) })
     w.write("retry", retry, read: { $0.retry($1, $2) }, encode: { $0.json(merging: $1) })
     w.write(
       "validate", validation, default: Validation(), read: { $0.validation($1, $2) },
@@ -253,6 +254,7 @@ extension CachePolicy {
     var object = JSONObject([("seconds", .number(seconds))])
     if version != 0 { object["version"] = .number(version) }
     if let sensitive { object["sensitive"] = .string(sensitive) }
+    if let namespace { object["namespace"] = .string(namespace) }
     if !ignore.isEmpty { object["ignore"] = .array(ignore.map { .string($0) }) }
     if mode != .cacheElseNetwork { object["mode"] = .string(mode.rawValue) }
     if revalidate { object["revalidate"] = .bool(true) }

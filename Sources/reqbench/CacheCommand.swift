@@ -3,17 +3,20 @@ import RequestEngine
 import Workbench
 import Workspace
 
-/// `reqbench cache ls|clear WORKSPACE [TARGET] [--state-dir DIR]`: the workspace's response cache.
+/// `reqbench cache ls|clear WORKSPACE [TARGET] [--namespace VALUE] [--state-dir DIR]`: the
+/// workspace's response cache, or one namespace of it (a request's `cache.namespace`, resolved).
 enum CacheCommand {
-  static let usage = "reqbench cache ls|clear WORKSPACE [TARGET] [--state-dir DIR]"
+  static let usage = "reqbench cache ls|clear WORKSPACE [TARGET] [--namespace VALUE] [--state-dir DIR]"
 
   static func run(_ args: [String]) -> Int32 {
     var reader = ArgumentReader(args)
     var stateDirectory: String?
+    var namespace: String?
     do throws(UsageError) {
       while let option = try reader.nextOption() {
         switch option {
         case "--state-dir": stateDirectory = try reader.value(for: option)
+        case "--namespace": namespace = try reader.value(for: option)
         default: throw UsageError(message: "cache: unknown option \"\(option)\"; \(usage)")
         }
       }
@@ -37,12 +40,14 @@ enum CacheCommand {
       in: StateFolder.url(forWorkspace: workspaceURL, override: stateDirectory.map { URL(fileURLWithPath: $0) }))
     let cache = ResponseCache(folder: folder)
     if positional[0] == "clear" {
-      let removed = cache.clear(name: target)
+      let removed = cache.clear(name: target, namespace: namespace)
       Terminal.error("removed \(removed) cached response\(removed == 1 ? "" : "s")")
       return ExitStatus.success
     }
     let now = Date()
-    let entries = cache.list().filter { target == nil || $0.name == target }
+    let entries = cache.list().filter {
+      (target == nil || $0.name == target) && (namespace == nil || $0.namespaceDigest == ResponseCache.digest(namespace))
+    }
     if entries.isEmpty { Terminal.error("no cached responses in \(folder.relativePath)") }
     for entry in entries {
       let age = Formatting.milliseconds(now.timeIntervalSince(entry.createdAt) * 1000)

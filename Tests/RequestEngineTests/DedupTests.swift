@@ -57,15 +57,44 @@ struct DedupTests {
     #expect(log.first?["completed"] == false)
   }
 
-  // DD-2: a failure reaches every waiter once.
-  @Test func aFailureReachesEveryWaiter() throws {
+  // DD-2: a failure reaches every waiter once: a status failure, and a connection lost mid-body.
+  @Test(arguments: ["/delay/0.2?key=KEY", "/bytes/200000?rate=400000&close_at=50&key=KEY"])
+  func aFailureReachesEveryWaiterOnce(path: String) throws {
     let agent = Agent()
     let recorder = EventRecorder(agent)
     let key = uniqueKey()
-    for _ in 0..<3 { agent.send(Request(url: try fixture("/delay/0.2?key=\(key)"), validation: Validation(status: [201...201]))) }
+    let url = try fixture(path.replacingOccurrences(of: "KEY", with: key))
+    for _ in 0..<3 { agent.send(Request(url: url, validation: Validation(status: [201...201]))) }
     #expect(recorder.waitForFinished(count: 3))
-    #expect(recorder.finished.allSatisfy { $0.state == .failed && $0.error?.kind == .status })
-    #expect(try hits(key) == 1)
+    usleep(300_000)  // time for a second, wrong, delivery to show
+    let finished = recorder.finished
+    #expect(finished.count == 3)
+    #expect(Set(finished.map(\.id)).count == 3)
+    let kind: ExchangeError.Kind = path.hasPrefix("/delay") ? .status : .transport
+    #expect(finished.allSatisfy { $0.state == .failed && $0.error?.kind == kind })
+    #expect(finished.filter(\.deduplicated).count == 2)
+    #expect(try hits(key) == 1, "no waiter re-sends after the shared failure")
+  }
+
+  // DD-4: an opt-in debounce window: the same request again within it is refused with
+  // `throttled` without the network (also a POST, the double submit it guards against); after
+  // the window it is sent.
+  @Test func aThrottleWindowRefusesRepeats() throws {
+    let agent = Agent()
+    let key = uniqueKey()
+    var post = Request(method: .POST, url: try fixture("/anything?key=\(key)"), body: .json(["a": 1]))
+    post.throttle = 0.5
+    #expect(agent.sendAndWait(post).state == .succeeded)
+    let again = agent.sendAndWait(post)
+    #expect(again.state == .failed && again.error?.kind == .throttled)
+    #expect(again.error?.message.contains("throttle 0.5 s") == true)
+    var other = post
+    other.body = .json(["a": 2])
+    #expect(agent.sendAndWait(other).state == .succeeded, "another body is another request")
+    #expect(try hits(key) == 2)
+    usleep(600_000)
+    #expect(agent.sendAndWait(post).state == .succeeded)
+    #expect(try hits(key) == 3)
   }
 
   // DD-3: POST is never merged; dedup can be turned off.

@@ -1,0 +1,240 @@
+import Foundation
+import RequestEngine
+import TestSupport
+import Testing
+
+/// engine-acceptance.md's cache cases beyond the basics (CacheTests): the server's own
+/// Cache-Control and Vary, the offline policies (HC-5), shared and namespaced entries (C-11,
+/// C-12), downloads (C-13), a clock set back (C-4), key sharing (C-3), and housekeeping: the
+/// size limit's least-recently-used order across processes, and the sweep.
+@Suite("Response cache: policies, namespaces, housekeeping", .serialized)
+struct CacheModesTests {
+  let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rb-cache-modes-" + UUID().uuidString)
+
+  func agent(_ cache: ResponseCache? = nil) -> Agent {
+    Agent(configuration: .init(cache: cache ?? ResponseCache(folder: folder)))
+  }
+
+  func request(_ path: String, _ policy: CachePolicy, name: String = "r") throws -> Request {
+    Request(name: name, url: try fixture(path), cache: policy, dedup: false)
+  }
+
+  // HC-2: the response's own `Vary` is honoured without being declared in the policy.
+  @Test func theServersVaryIsHonoured() throws {
+    let agent = agent()
+    let key = uniqueKey()
+    var en = try request("/cache?key=\(key)&vary=Accept-Language", CachePolicy(seconds: 60))
+    en.headers["Accept-Language"] = "en"
+    var fr = en
+    fr.headers["Accept-Language"] = "fr"
+    _ = agent.sendAndWait(en)
+    #expect(agent.sendAndWait(en).fromCache)
+    let other = agent.sendAndWait(fr)
+    #expect(!other.fromCache && other.cache?.reason == .varyMismatch)
+    #expect(try other.json()["vary"] == "fr")
+    #expect(try hits(key) == 2)
+  }
+
+  // HC-2: `no-cache` is stored but always revalidated; `no-store` never stored (CacheTests).
+  @Test func noCacheIsAlwaysRevalidated() throws {
+    let agent = agent()
+    let key = uniqueKey()
+    let policy = CachePolicy(seconds: 60, revalidate: true)
+    _ = agent.sendAndWait(try request("/cache?key=\(key)&etag=v1&no_cache=1", policy))
+    let second = agent.sendAndWait(try request("/cache?key=\(key)&etag=v1&no_cache=1", policy))
+    #expect(second.fromCache && second.cache?.revalidated == true)
+    #expect(try hits(key) == 2)
+    let plain = agent.sendAndWait(try request("/cache?key=\(key)&etag=v1&no_cache=1", CachePolicy(seconds: 60)))
+    #expect(!plain.fromCache && plain.cache?.reason == .expired)
+    #expect(try hits(key) == 3)
+  }
+
+  // HC-5: returnCacheDataElseLoad serves even an expired entry, marked stale.
+  @Test func anyCacheElseNetworkServesAnExpiredEntry() throws {
+    let agent = agent()
+    let key = uniqueKey()
+    let policy = CachePolicy(seconds: 0.2, mode: .anyCacheElseNetwork)
+    let first = agent.sendAndWait(try request("/cache?key=\(key)", policy))
+    #expect(!first.fromCache && first.cache?.reason == .absent)
+    usleep(300_000)
+    let stale = agent.sendAndWait(try request("/cache?key=\(key)", policy))
+    #expect(stale.state == .succeeded && stale.fromCache)
+    #expect(stale.cache?.stale == true && stale.cache?.reason == .expired)
+    #expect(try hits(key) == 1)
+  }
+
+  // HC-5: returnCacheDataDontLoad: offline; no entry is a `notCached` failure, never the network.
+  @Test func cacheOnlyNeverUsesTheNetwork() throws {
+    let agent = agent()
+    let key = uniqueKey()
+    let offline = CachePolicy(seconds: 0.2, mode: .cacheOnly)
+    let missing = agent.sendAndWait(try request("/cache?key=\(key)", offline))
+    #expect(missing.state == .failed && missing.error?.kind == .notCached)
+    #expect(missing.error?.message.contains("absent") == true)
+    #expect(missing.cache?.reason == .absent)
+    #expect(try hits(key) == 0)
+    _ = agent.sendAndWait(try request("/cache?key=\(key)", CachePolicy(seconds: 0.2)))
+    #expect(agent.sendAndWait(try request("/cache?key=\(key)", offline)).cache?.reason == .fresh)
+    usleep(300_000)
+    let expired = agent.sendAndWait(try request("/cache?key=\(key)", offline))
+    #expect(expired.state == .succeeded && expired.fromCache && expired.cache?.stale == true)
+    #expect(try hits(key) == 1)
+  }
+
+  // C-11: saveResponseData(from: A, into: B) makes B a hit holding A's body.
+  @Test func aSavedResponseMakesAnotherRequestAHit() throws {
+    let cache = ResponseCache(folder: folder)
+    let agent = agent(cache)
+    let key = uniqueKey()
+    let policy = CachePolicy(seconds: 60)
+    let a = try request("/cache?key=\(key)-a", policy, name: "a")
+    let b = try request("/cache?key=\(key)-b", policy, name: "b")
+    let fetched = agent.sendAndWait(a)
+    let saved = try #require(cache.saveResponseData(from: a, policy: policy, into: b, policy: policy))
+    #expect(saved.name == "b")
+    let hit = agent.sendAndWait(b)
+    #expect(hit.fromCache && hit.cache?.reason == .fresh)
+    #expect(try hit.json() == fetched.json())
+    #expect(try hits("\(key)-b") == 0)
+    #expect(cache.saveResponseData(from: try request("/cache?key=\(key)-none", policy), policy: policy, into: b, policy: policy) == nil)
+  }
+
+  // C-12: a namespace per user: X's entries are invisible to Y; clearing X leaves Y's.
+  @Test func namespacesKeepUsersApart() throws {
+    let cache = ResponseCache(folder: folder)
+    let agent = agent(cache)
+    let key = uniqueKey()
+    let x = CachePolicy(seconds: 60, namespace: "user-x")
+    let y = CachePolicy(seconds: 60, namespace: "user-y")
+    _ = agent.sendAndWait(try request("/cache?key=\(key)", x))
+    let other = agent.sendAndWait(try request("/cache?key=\(key)", y))
+    #expect(!other.fromCache && other.cache?.reason == .absent)
+    #expect(agent.sendAndWait(try request("/cache?key=\(key)", x)).fromCache)
+    #expect(agent.sendAndWait(try request("/cache?key=\(key)", y)).fromCache)
+    #expect(try hits(key) == 2)
+    #expect(cache.clear(namespace: "user-x") == 1)
+    #expect(!agent.sendAndWait(try request("/cache?key=\(key)", x)).fromCache)
+    #expect(agent.sendAndWait(try request("/cache?key=\(key)", y)).fromCache)
+    // The namespace is stored as a digest only.
+    for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where name.hasSuffix(".json") {
+      let text = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+      #expect(!text.contains("user-x") && !text.contains("user-y"))
+    }
+  }
+
+  // C-13: downloads never enter the cache, even with a policy.
+  @Test func downloadsAreNeverCached() throws {
+    let cache = ResponseCache(folder: folder)
+    let downloads = FileManager.default.temporaryDirectory.appendingPathComponent("rb-cache-dl-" + UUID().uuidString)
+    defer { try? FileManager.default.removeItem(at: downloads) }
+    let agent = Agent(configuration: .init(cache: cache, downloads: DownloadStore(directory: downloads.appendingPathComponent("state").path)))
+    let key = uniqueKey()
+    for round in 0..<2 {
+      var request = try request("/bytes/4096?key=\(key)", CachePolicy(seconds: 60))
+      request.download = DownloadTarget(path: downloads.appendingPathComponent("file-\(round)").path)
+      let result = agent.sendAndWait(request)
+      #expect(result.state == .succeeded && !result.fromCache)
+    }
+    #expect(try hits(key) == 2)
+    #expect(cache.list().isEmpty)
+  }
+
+  // C-4: an entry created "in the future" (the clock was set back 1 h) is not fresh.
+  @Test func aClockSetBackMakesTheEntryExpired() throws {
+    let cache = ResponseCache(folder: folder)
+    let req = try request("/cache?key=\(uniqueKey())", CachePolicy(seconds: 86_400))
+    _ = agent(cache).sendAndWait(req)
+    guard case .fresh = cache.lookup(req, policy: CachePolicy(seconds: 86_400)) else {
+      Issue.record("expected a fresh entry now")
+      return
+    }
+    guard case .expired = cache.lookup(req, policy: CachePolicy(seconds: 86_400), now: Date().addingTimeInterval(-3600)) else {
+      Issue.record("expected an expired entry an hour ago")
+      return
+    }
+  }
+
+  // C-3: requests that differ only in Authorization share a key unless it is declared vary or
+  // sensitive; an ignored form field is left out.
+  @Test func keysLeaveOutWhatDoesNotMatter() throws {
+    let policy = CachePolicy(seconds: 60, ignore: ["nonce"])
+    var a = Request(method: .POST, url: "http://a.test/x", body: .form([("q", "1"), ("nonce", "1")]), cache: policy)
+    a.headers["Authorization"] = "Bearer one"
+    var b = Request(method: .POST, url: "http://a.test/x", body: .form([("nonce", "2"), ("q", "1")]), cache: policy)
+    b.headers["Authorization"] = "Bearer two"
+    #expect(CacheKey.key(for: a, policy: policy) == CacheKey.key(for: b, policy: policy))
+    var varying = policy
+    varying.vary = ["Authorization"]
+    #expect(CacheKey.key(for: a, policy: varying) != CacheKey.key(for: b, policy: varying))
+    var c = b
+    c.body = .form([("q", "2")])
+    #expect(CacheKey.key(for: a, policy: policy) != CacheKey.key(for: c, policy: policy))
+  }
+
+  // The size limit evicts the least recently *used* entry, also across processes: a hit renews
+  // the body file's modification time, which a new cache object's index goes by.
+  @Test func theSizeLimitEvictsTheLeastRecentlyUsedAcrossProcesses() throws {
+    let key = uniqueKey()
+    let policy = CachePolicy(seconds: 60)
+    let a = try request("/bytes/3000?key=\(key)-a", policy, name: "a")
+    let b = try request("/bytes/3000?key=\(key)-b", policy, name: "b")
+    let c = try request("/bytes/3000?key=\(key)-c", policy, name: "c")
+    let first = agent(ResponseCache(folder: folder, sizeLimit: 7000))
+    _ = first.sendAndWait(a)
+    usleep(20_000)
+    _ = first.sendAndWait(b)
+    usleep(20_000)
+    // Another process uses a: b is now the least recently used.
+    #expect(agent(ResponseCache(folder: folder, sizeLimit: 7000)).sendAndWait(a).fromCache)
+    usleep(20_000)
+    let third = ResponseCache(folder: folder, sizeLimit: 7000)
+    _ = agent(third).sendAndWait(c)
+    #expect(Set(third.list().map(\.name)) == ["a", "c"])
+  }
+
+  // Entries long expired, bodies no metadata names and temporary files of killed writes are
+  // swept, in the background, after the first store of a process.
+  @Test func theFirstStoreSweepsTheFolder() throws {
+    let key = uniqueKey()
+    let old = try request("/cache?key=\(key)-old", CachePolicy(seconds: 0.1), name: "old")
+    _ = agent(ResponseCache(folder: folder, sweepAfter: 0)).sendAndWait(old)
+    let stray = folder.appendingPathComponent("0000.deadbeef.body")
+    let temporary = folder.appendingPathComponent(".0000.json.tmp-1234")
+    let young = folder.appendingPathComponent(".0001.json.tmp-5678")
+    for file in [stray, temporary, young] { try Data("x".utf8).write(to: file) }
+    let anHourAgo = Date().addingTimeInterval(-3600)
+    for file in [stray, temporary] {
+      try FileManager.default.setAttributes([.modificationDate: anHourAgo], ofItemAtPath: file.path)
+    }
+    usleep(200_000)
+    let cache = ResponseCache(folder: folder, sweepAfter: 0)
+    #expect(cache.list().map(\.name) == ["old"], "nothing is swept before a store")
+    _ = agent(cache).sendAndWait(try request("/cache?key=\(key)-new", CachePolicy(seconds: 60), name: "new"))
+    let swept = (0..<100).contains { _ in
+      usleep(20_000)
+      return cache.list().map(\.name) == ["new"] && !FileManager.default.fileExists(atPath: stray.path)
+    }
+    #expect(swept, "the expired entry and the stray body were swept")
+    #expect(!FileManager.default.fileExists(atPath: temporary.path))
+    #expect(FileManager.default.fileExists(atPath: young.path), "a young temporary file may be a write in progress")
+  }
+
+  // A damaged entry is removed at lookup (README: "a miss with reason invalid and is removed").
+  @Test func aDamagedEntryIsRemovedAtLookup() throws {
+    let cache = ResponseCache(folder: folder)
+    let req = try request("/cache?key=\(uniqueKey())", CachePolicy(seconds: 60))
+    _ = agent(cache).sendAndWait(req)
+    let metadata = try #require(try FileManager.default.contentsOfDirectory(atPath: folder.path).first { $0.hasSuffix(".json") })
+    try Data("{\"format\": 1, \"tru".utf8).write(to: folder.appendingPathComponent(metadata))
+    let fresh = ResponseCache(folder: folder)
+    guard case .miss(.invalid) = fresh.lookup(req, policy: CachePolicy(seconds: 60)) else {
+      Issue.record("expected an invalid miss")
+      return
+    }
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+    guard case .miss(.absent) = fresh.lookup(req, policy: CachePolicy(seconds: 60)) else {
+      Issue.record("expected the entry gone")
+      return
+    }
+  }
+}
