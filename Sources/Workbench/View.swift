@@ -303,7 +303,8 @@ struct Painter {
           "  \(Formatting.bytes(row.bytes))  \(Formatting.milliseconds(duration))  \(response.httpVersion)",
           x: x, y: area.y, style: theme.dim)
         if let cache = row.result?.cache, row.result?.fromCache == true {
-          x += buffer.put("  " + Painter.cacheText(cache), x: x, y: area.y, style: theme.badge)
+          x += buffer.put(
+            "  " + Painter.cacheText(cache, mode: row.result?.request.cache?.mode), x: x, y: area.y, style: theme.badge)
         }
       }
       if let error = row.result?.error {
@@ -332,10 +333,10 @@ struct Painter {
   }
 
   /// `from cache, 42 s old` (`stale`, `revalidated` when so).
-  static func cacheText(_ cache: CacheOutcome) -> String {
+  static func cacheText(_ cache: CacheOutcome, mode: CachePolicy.Mode?) -> String {
     var text = "from cache"
     if let age = cache.ageSeconds { text += ", " + Formatting.age(age) + " old" }
-    if cache.stale { text += ", stale (the network failed)" }
+    if cache.stale { text += mode == .staleIfError ? ", stale (the network failed)" : ", stale (served without the network)" }
     if cache.revalidated { text += ", revalidated" }
     return text
   }

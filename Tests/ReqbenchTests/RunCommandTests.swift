@@ -261,6 +261,42 @@ struct RunCacheTests {
     #expect(try hits(key) == 2)
   }
 
+  // Offline mode, namespaces from a variable, a throttle window and a negative TTL, end to end.
+  @Test func cacheOnlyNamespacesAndThrottleFromTheWorkspace() throws {
+    let key = uniqueKey()
+    let ws = try workspace(
+      #"{"name": "c", "url": "/cache?key=\#(key)", "cache": {"seconds": 60, "namespace": "{{user}}"}},"#
+        + #"{"name": "offline", "url": "/cache?key=\#(key)-off", "cache": {"seconds": 60, "mode": "cacheOnly"}},"#
+        + #"{"name": "twice", "method": "POST", "url": "/anything?key=\#(key)-post", "throttle": 30}"#)
+    let offline = try runProcess(try reqbenchBinary, ["run", ws, "offline", "--json"])
+    #expect(offline.status == 1)
+    let error = try summary(offline)["results"]?.arrayValue?.first?["error"]
+    #expect(error?["kind"] == "notCached")
+    #expect(error?["message"]?.stringValue?.contains("never uses the network") == true)
+    #expect(try hits("\(key)-off") == 0)
+
+    for user in ["ada", "bob", "ada"] {
+      _ = try runProcess(try reqbenchBinary, ["run", ws, "c", "--var", "user=\(user)"])
+    }
+    #expect(try hits(key) == 2, "ada's entry served ada's second run; bob had his own")
+    let listed = try runProcess(try reqbenchBinary, ["cache", "ls", ws, "--namespace", "bob"])
+    #expect(listed.stdout.split(separator: "\n").count == 1)
+    let cleared = try runProcess(try reqbenchBinary, ["cache", "clear", ws, "--namespace", "ada"])
+    #expect(cleared.stderr.contains("removed 1 cached response"))
+    #expect(try runProcess(try reqbenchBinary, ["cache", "ls", ws]).stdout.split(separator: "\n").count == 1)
+
+    // Two targets naming the same request in one run: the second is refused.
+    let twice = try runProcess(try reqbenchBinary, ["run", ws, "twice", "twice", "--json"])
+    let kinds = try summary(twice)["results"]?.arrayValue?.map { $0["error"]?["kind"] ?? .null }
+    #expect(kinds?.contains("throttled") == true)
+    #expect(try hits("\(key)-post") == 1)
+
+    let negative = try workspace(#"{"name": "c", "url": "/x", "cache": {"seconds": -1}}"#)
+    let refused = try runProcess(try reqbenchBinary, ["run", negative, "c"])
+    #expect(refused.status == 2)
+    #expect(refused.stderr.contains("cache.seconds") && refused.stderr.contains("must be 0 or more"))
+  }
+
   @Test func cacheUsageErrors() throws {
     let ws = try workspace(#"{"name": "c", "url": "/x"}"#)
     #expect(try runProcess(try reqbenchBinary, ["cache", "ls", ws, "nope"]).status == 2)

@@ -138,6 +138,12 @@ struct CacheTests {
     // The network fails now (another key, failing): the cached delivery, then the failure.
     let failing = agent.sendAndWait(try request("/flaky?key=\(key)-down&fail_first=9", policy))
     #expect(failing.state == .failed)
+    let early = recorder.all.compactMap { event -> ExchangeResult? in
+      if case .delivered(let r) = event, r.id == failing.id { return r }
+      return nil
+    }
+    #expect(early.count == 1 && early.first?.fromCache == true, "the cached delivery comes before the failure")
+    #expect(failing.cache?.reason == .bypassed, "the network's answer is cacheThenNetwork's refresh")
     usleep(400_000)
     var stale = policy
     stale.mode = .staleIfError
@@ -235,5 +241,61 @@ struct CacheTests {
     #expect(cache.clear(name: "a") == 1)
     #expect(cache.list().map(\.name) == ["b"])
     #expect(cache.clear() == 1)
+  }
+}
+
+/// C-10 for real: a process storing one entry over and over, two versions of different sizes,
+/// is killed with SIGKILL at random moments; the entry left is always one whole version, never
+/// new data under old metadata, never invalid. The child is this test binary running this test
+/// with `REQBENCH_CACHE_CRASH_CHILD` set.
+@Suite("Response cache crash safety")
+struct CacheCrashTests {
+  static let childVariable = "REQBENCH_CACHE_CRASH_CHILD"
+  static let request = Request(name: "crash", url: "http://127.0.0.1:1/crash", cache: policy)
+  static let policy = CachePolicy(seconds: 3600)
+
+  static func body(_ n: Int) -> [UInt8] { [UInt8](repeating: UInt8(ascii: n % 2 == 0 ? "a" : "b"), count: n % 2 == 0 ? 100_000 : 700_000) }
+
+  @Test func aStoreKilledAtAnyMomentLeavesOneWholeEntry() throws {
+    if let path = ProcessInfo.processInfo.environment[Self.childVariable] {
+      Self.storeUntilKilled(URL(fileURLWithPath: path))
+    }
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rb-cache-crash-" + UUID().uuidString)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    var seen = Set<UInt8>()
+    for round in 0..<20 {
+      let child = Process()
+      child.executableURL = binary
+      child.arguments = ["--testing-library", "swift-testing", "--filter", "CacheCrashTests"]
+      child.environment = ProcessInfo.processInfo.environment.merging([Self.childVariable: folder.path]) { $1 }
+      child.standardOutput = FileHandle.nullDevice
+      child.standardError = FileHandle.nullDevice
+      try child.run()
+      usleep(UInt32(Int.random(in: 150_000...400_000)))
+      kill(child.processIdentifier, SIGKILL)
+      child.waitUntilExit()
+      #expect(child.terminationReason == .uncaughtSignal, "round \(round): the child was killed")
+      switch ResponseCache(folder: folder).lookup(Self.request, policy: Self.policy) {
+      case .fresh(let entry):
+        #expect(entry.body == Self.body(0) || entry.body == Self.body(1), "round \(round): a torn body")
+        if let first = entry.body.first { seen.insert(first) }
+      case .expired:
+        Issue.record("round \(round): an hour-long entry expired")
+      case .miss(let reason):
+        // Only before the child's first store ever completed.
+        #expect(reason == .absent && seen.isEmpty, "round \(round): \(reason)")
+      }
+    }
+    #expect(!seen.isEmpty, "the child stored entries before it was killed")
+  }
+
+  static func storeUntilKilled(_ folder: URL) -> Never {
+    let cache = ResponseCache(folder: folder)
+    var n = 0
+    while true {
+      n += 1
+      cache.store(Response(status: 200, body: .memory(body(n))), for: request, policy: policy)
+    }
   }
 }

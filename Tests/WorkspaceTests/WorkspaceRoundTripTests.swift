@@ -217,4 +217,37 @@ import Workspace
     #expect(reread.environments == ws.environments)
     #expect(reread.environment == "prod")
   }
+
+  /// The issue's cache example, with a namespace, plus a throttle: read, then written back as is,
+  /// and written anew from the values.
+  @Test func cacheSettingsAndThrottleRoundTrip() throws {
+    let source = #"""
+      {"version": 1, "requests": [
+        {"name": "users/list", "method": "GET", "url": "/users", "query": {"page": "1", "ts": "{{env.NOW}}"},
+         "cache": {"seconds": 300, "version": 2, "sensitive": "{{user}}", "namespace": "{{tenant}}",
+                   "ignore": ["ts"], "mode": "cacheElseNetwork", "revalidate": true, "vary": ["Accept-Language"]},
+         "throttle": 1.5}
+      ]}
+      """#
+    var ws = try workspace(source)
+    let template = try #require(ws.request(named: "users/list"))
+    #expect(template.cache == CachePolicy(
+      seconds: 300, version: 2, sensitive: "{{user}}", ignore: ["ts"], mode: .cacheElseNetwork, revalidate: true,
+      vary: ["Accept-Language"], namespace: "{{tenant}}"))
+    #expect(template.throttle == 1.5)
+    #expect(try json(text(ws.encoded())) == (try json(source)))
+    var changed = template
+    changed.cache?.mode = .cacheOnly
+    changed.cache?.namespace = nil
+    changed.throttle = nil
+    try ws.update(changed, named: "users/list")
+    let reread = try Workspace.parse(ws.encoded(), file: "t.json")
+    #expect(reread.request(named: "users/list")?.cache == changed.cache)
+    #expect(reread.request(named: "users/list")?.throttle == nil)
+    for bad in [#""throttle": -1"#, #""cache": {"seconds": 5, "namespace": 3}"#] {
+      #expect(throws: WorkspaceError.self) {
+        try workspace(#"{"version": 1, "requests": [{"name": "a", "url": "/x", \#(bad)}]}"#)
+      }
+    }
+  }
 }
