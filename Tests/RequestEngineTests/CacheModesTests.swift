@@ -237,4 +237,33 @@ struct CacheModesTests {
       return
     }
   }
+
+  // The memory LRU in front of the disk: an entry in memory answers without reading its files;
+  // the least recently used leaves memory when the limit is reached.
+  @Test func theMemoryLRUKeepsTheRecentlyUsed() throws {
+    let key = uniqueKey()
+    let policy = CachePolicy(seconds: 60)
+    let cache = ResponseCache(folder: folder, memoryLimit: 16_000)
+    let agent = agent(cache)
+    let requests = try (0..<6).map { try request("/bytes/3000?key=\(key)-\($0)", policy, name: "r\($0)") }
+    _ = agent.sendAndWait(requests[0])
+    _ = agent.sendAndWait(requests[1])
+    for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
+      try FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+    }
+    guard case .fresh = cache.lookup(requests[0], policy: policy) else {
+      Issue.record("an entry in memory answers although its files are gone")
+      return
+    }
+    // r0 was used last; four more entries push r1, the least recently used, out (5 × 3000 B fit).
+    for request in requests[2...] { _ = agent.sendAndWait(request) }
+    guard case .fresh = cache.lookup(requests[0], policy: policy) else {
+      Issue.record("r0 was used recently and stays in memory")
+      return
+    }
+    guard case .miss(.absent) = cache.lookup(requests[1], policy: policy) else {
+      Issue.record("r1 left memory and its files are gone")
+      return
+    }
+  }
 }
