@@ -100,6 +100,7 @@ extension AppState {
       exchanges.insert(row, at: 0)
       if following == request.name {
         following = nil
+        queueFlowSelection = nil
         queueSelection = 0
         show(id)
       } else if exchanges.count > 1 {
@@ -775,7 +776,7 @@ extension AppState {
       case .queue:
         // The batch and chain section first, then a header line and the exchanges.
         let section = queueFlowLines
-        let window = queueFlowWindow
+        let window = Array(queueFlowWindow)
         if row < section, window.indices.contains(row) {
           selectQueueFlow(window[row])
         } else {

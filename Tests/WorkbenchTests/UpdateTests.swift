@@ -445,6 +445,20 @@ struct QueueFlowTests {
     #expect(state.viewer.exchange == ExchangeID(rawValue: 3))
   }
 
+  // A click on the batch row selects it; a click below the section's header line selects the
+  // exchange drawn there.
+  @Test func theMouseSelectsFlowRowsAndTheExchangesBelowThem() throws {
+    var state = try batchState()
+    let layout = Layout(width: state.width, height: state.height)
+    send(&state, .key(.up), .key(.enter))  // expanded: the batch row and its four members
+    send(&state, .mouse(MouseEvent(x: layout.queue.x + 5, y: layout.queue.y + 3, kind: .press)))
+    #expect(state.queueFlowSelection == .member(run: "b1", index: 1))
+    // The section's 5 lines, the header line, then the exchange.
+    send(&state, .mouse(MouseEvent(x: layout.queue.x + 5, y: layout.queue.y + 7, kind: .press)))
+    #expect(state.queueFlowSelection == nil)
+    #expect(state.viewer.exchange == ExchangeID(rawValue: 3))
+  }
+
   @Test func cOnABatchRowCancelsTheWholeBatch() throws {
     var state = try batchState()
     send(&state, .key(.up))
