@@ -71,11 +71,17 @@ public struct FlowRow: Sendable {
   public var succeeded = 0
   public var failed = 0
   public var cancelled = 0
-  /// Chains: the step running (1-based), the number of steps, each ended step's state.
+  /// Batches: each member's outcome once it ended, by its index in the batch's `members`.
+  public var members: [Int: FlowOutcome] = [:]
+  /// Chains: the step running (1-based), the number of steps.
   public var step = 0
   public var steps = 0
-  public var stepStates: [ExchangeState] = []
-  /// Chains: the values captured, per step.
+  /// Chains: each ended step's state, by its absolute (1-based) step number; a run resumed at
+  /// step k starts with the earlier steps' states of the run it resumes.
+  public var stepStates: [Int: ExchangeState] = [:]
+  /// Chains: the step this run started at (greater than 1 when it resumed an earlier run).
+  public var firstStep = 1
+  /// Chains: the values captured, per step (a resumed run keeps the earlier steps' values).
   public var captured: [(step: Int, name: String, value: String)] = []
   public var outcome: FlowOutcome?
 
@@ -83,6 +89,20 @@ public struct FlowRow: Sendable {
     self.run = run
     self.name = name
     self.kind = kind
+  }
+}
+
+/// A line of the queue's batch and chain section: a run's row, or (expanded) one of its batch
+/// members (0-based) or chain steps (1-based).
+public enum QueueFlowItem: Sendable, Hashable {
+  case flow(run: String)
+  case member(run: String, index: Int)
+  case step(run: String, index: Int)
+
+  public var run: String {
+    switch self {
+    case .flow(let run), .member(let run, _), .step(let run, _): run
+    }
   }
 }
 
@@ -109,6 +129,8 @@ public struct ViewerState: Sendable {
   /// The active jq filter and its output (shown instead of the body).
   public var filter: String?
   public var filtered: BodyDocument?
+  /// A batch or chain run picked in the queue (its id): shown instead of an exchange.
+  public var flow: String?
   /// The document of the exchange's body, built when first shown.
   public var document: BodyDocument?
   /// An earlier response from history shown instead of the live exchange.
@@ -208,6 +230,10 @@ public struct AppState: Sendable {
   public var flows: [FlowRow] = []
   public var queueSelection = 0
   public var queueScroll = 0
+  /// The selected line of the queue's batch and chain section; nil when an exchange is selected.
+  public var queueFlowSelection: QueueFlowItem?
+  /// Runs whose members (batches) or steps (chains) the queue lists under their row.
+  public var expandedFlows: Set<String> = []
 
   // Response pane
   public var viewer = ViewerState()

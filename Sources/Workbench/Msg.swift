@@ -18,8 +18,9 @@ public enum Msg: Sendable {
   case filtered(expression: String, result: Result<String, FilterError>)
   /// An earlier response from history (nil: no entry at that position), or why it could not be read.
   case historyShown(HistoryView?, error: String?)
-  /// A batch or chain run started (`run` is its id).
-  case flowStarted(run: String, name: String, kind: FlowOutcome.Kind)
+  /// A batch or chain run started (`run` is its id); a chain resumed at `fromStep` keeps the
+  /// earlier steps' states and captured values of the run it resumes.
+  case flowStarted(run: String, name: String, kind: FlowOutcome.Kind, fromStep: Int = 1)
   case flow(run: String, FlowEvent)
 }
 

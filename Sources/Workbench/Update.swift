@@ -56,8 +56,8 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
       state.message = StatusMessage("jq: \(error.message)", isError: true)
     }
     return []
-  case .flowStarted(let run, let name, let kind):
-    state.flows.insert(FlowRow(run: run, name: name, kind: kind), at: 0)
+  case .flowStarted(let run, let name, let kind, let fromStep):
+    state.startFlow(run: run, name: name, kind: kind, fromStep: fromStep)
     return []
   case .flow(let run, let event):
     state.apply(event, run: run)
@@ -100,6 +100,7 @@ extension AppState {
       exchanges.insert(row, at: 0)
       if following == request.name {
         following = nil
+        queueFlowSelection = nil
         queueSelection = 0
         show(id)
       } else if exchanges.count > 1 {
@@ -147,49 +148,67 @@ extension AppState {
 
   mutating func apply(_ event: FlowEvent, run: String) {
     guard let index = flows.firstIndex(where: { $0.run == run }) else { return }
+    let isChain = flows[index].kind == .chain
     switch event {
-    case .step(let chain, let step, let count, _):
+    case .step(let chain, let batch, let step, let count, _):
       // A chain inside a batch reports its steps too; the row follows only its own chain.
-      guard flows[index].kind == .chain, chain == flows[index].name else { return }
+      guard isChain, batch == nil, chain == flows[index].name else { return }
       flows[index].step = step
       flows[index].steps = count
-    case .captured(let chain, let step, let values):
-      guard chain == flows[index].name else { return }
+    case .captured(let chain, let batch, let step, let values):
+      guard isChain, batch == nil, chain == flows[index].name else { return }
       flows[index].captured += values.map { (step: step, name: $0.name, value: $0.value) }
-    case .member(let batch, let done, let total, let outcome):
-      guard batch == flows[index].name else { return }
+    case .stepFinished(let chain, let batch, let outcome):
+      // A failed step of a chain that goes on shows ✗ while the chain still runs.
+      guard isChain, batch == nil, chain == flows[index].name, let step = outcome.step else { return }
+      flows[index].stepStates[step] = outcome.state
+    case .member(let batch, let member, let done, let total, let outcome):
+      guard flows[index].kind == .batch, batch == flows[index].name else { return }
       flows[index].done = done
       flows[index].total = total
+      flows[index].members[member] = outcome
       switch outcome.state {
       case .succeeded: flows[index].succeeded += 1
       case .cancelled: flows[index].cancelled += 1
       default: flows[index].failed += 1
       }
     case .finished(let outcome):
-      guard outcome.name == flows[index].name, outcome.kind == flows[index].kind else {
-        // A chain step ended: its state, for the chain row.
-        if outcome.kind == .request, outcome.step != nil, flows[index].kind == .chain {
-          flows[index].stepStates.append(outcome.state)
-        }
-        return
-      }
+      guard outcome.name == flows[index].name, outcome.kind == flows[index].kind else { return }
       flows[index].state = outcome.state
       flows[index].outcome = outcome
       if outcome.kind == .batch {
         flows[index].total = outcome.members.count
         flows[index].done = outcome.members.count
+        for (member, result) in outcome.members.enumerated() { flows[index].members[member] = result }
       }
       if outcome.kind == .chain {
-        flows[index].stepStates = outcome.steps.map(\.state)
-        flows[index].captured = outcome.steps.flatMap { step in
-          step.captured.map { (step: step.step ?? 0, name: $0.name, value: $0.value) }
-        }
+        // Step numbers are absolute: a resumed run keeps what the steps before it captured.
+        let first = flows[index].firstStep
+        for step in outcome.steps { if let number = step.step { flows[index].stepStates[number] = step.state } }
+        flows[index].captured = flows[index].captured.filter { $0.step < first }
+          + outcome.steps.flatMap { step in
+            step.captured.map { (step: step.step ?? 0, name: $0.name, value: $0.value) }
+          }
       }
       message = StatusMessage(
         "\(outcome.kind.rawValue) \(outcome.name) \(outcome.state.rawValue)"
           + (outcome.state == .succeeded ? "" : ": " + (outcome.message ?? "")),
         isError: outcome.state == .failed)
     }
+  }
+
+  /// A new run's row, newest first; a chain resumed at `fromStep` starts with the earlier steps'
+  /// states and values from the latest run of that chain.
+  mutating func startFlow(run: String, name: String, kind: FlowOutcome.Kind, fromStep: Int) {
+    var row = FlowRow(run: run, name: name, kind: kind)
+    if kind == .chain, fromStep > 1 {
+      row.firstStep = fromStep
+      row.step = fromStep
+      let earlier = flows.first { $0.name == name && $0.kind == .chain }
+      for step in 1..<fromStep { row.stepStates[step] = earlier?.stepStates[step] ?? .succeeded }
+      row.captured = earlier?.captured.filter { $0.step < fromStep } ?? []
+    }
+    flows.insert(row, at: 0)
   }
 
   private mutating func mutateRow(_ id: ExchangeID, _ change: (inout ExchangeRow) -> Void) {
@@ -209,6 +228,7 @@ extension AppState {
   mutating func show(_ id: ExchangeID) {
     let changed = viewer.exchange != id || viewer.history != nil
     viewer.history = nil
+    viewer.flow = nil
     viewer.exchange = id
     if changed {
       viewer.scroll = 0
@@ -366,16 +386,7 @@ extension AppState {
       if running.isEmpty { message = StatusMessage("\(name) is not running") }
       return running.map { .cancelFlow(run: $0.run) }
     case .char("r"):
-      guard let last = flows.first(where: { $0.name == name }), let outcome = last.outcome,
-        outcome.kind == .chain, outcome.state != .succeeded, let step = outcome.step
-      else {
-        message = StatusMessage("r resumes a chain that failed or was cancelled; Enter runs \(name) again")
-        return []
-      }
-      var captured: [String: String] = [:]
-      for value in outcome.captured { captured[value.name] = value.value }
-      message = StatusMessage("resuming \(name) at step \(step)")
-      return [.runFlow(name: name, fromStep: step, captured: captured)]
+      return resume(flows.first(where: { $0.name == name }), name)
     case .char("/"):
       prompt = Prompt(purpose: .filterRequests, label: "filter requests", input: LineEdit(requestFilter))
       return []
@@ -596,14 +607,23 @@ extension AppState {
   // MARK: Queue pane
 
   private mutating func handleQueueKey(_ key: Key) -> [Command] {
-    if let index = move(key, queueSelection, count: exchanges.count, page: layout.contentHeight(of: .queue)) {
-      queueSelection = index
-      let height = layout.contentHeight(of: .queue)
+    // One list: the batch and chain section, then the exchanges.
+    let items = queueFlowItems
+    let current = queueFlowSelection.flatMap { items.firstIndex(of: $0) } ?? (items.count + queueSelection)
+    if let index = move(key, current, count: items.count + exchanges.count, page: layout.contentHeight(of: .queue)) {
+      if index < items.count {
+        selectQueueFlow(items[index])
+        return []
+      }
+      queueFlowSelection = nil
+      queueSelection = index - items.count
+      let height = queueExchangeLines
       if queueSelection < queueScroll { queueScroll = queueSelection }
       if queueSelection >= queueScroll + height { queueScroll = queueSelection - height + 1 }
-      show(exchanges[index].id)
+      show(exchanges[queueSelection].id)
       return []
     }
+    if let item = queueFlowSelection { return handleQueueFlowKey(key, item) }
     guard let row = selectedExchange else { return [] }
     switch key {
     case .char("c"):
@@ -730,6 +750,7 @@ extension AppState {
         selectRequest(min(max(0, requestSelection + delta), max(0, selectableCount - 1)))
       case .queue:
         if !exchanges.isEmpty {
+          queueFlowSelection = nil
           queueSelection = min(max(0, queueSelection + delta), exchanges.count - 1)
           show(exchanges[queueSelection].id)
         }
@@ -753,10 +774,18 @@ extension AppState {
           selectRequest(visibleRequests.count + position)
         }
       case .queue:
-        let index = queueScroll + row - 1  // a header line
-        if exchanges.indices.contains(index) {
-          queueSelection = index
-          show(exchanges[index].id)
+        // The batch and chain section first, then a header line and the exchanges.
+        let section = queueFlowLines
+        let window = Array(queueFlowWindow)
+        if row < section, window.indices.contains(row) {
+          selectQueueFlow(window[row])
+        } else {
+          let index = queueScroll + row - section - 1
+          if exchanges.indices.contains(index) {
+            queueFlowSelection = nil
+            queueSelection = index
+            show(exchanges[index].id)
+          }
         }
       case .editor:
         let index = editorScroll + row - 1  // the resolved URL line
@@ -773,5 +802,8 @@ extension AppState {
   mutating func clampSelections() {
     requestSelection = min(requestSelection, max(0, selectableCount - 1))
     queueSelection = min(queueSelection, max(0, exchanges.count - 1))
+    if let item = queueFlowSelection, !queueFlowItems.contains(item) {
+      queueFlowSelection = flows.contains { $0.run == item.run } ? .flow(run: item.run) : nil
+    }
   }
 }

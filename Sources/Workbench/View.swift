@@ -170,33 +170,48 @@ struct Painter {
     }
   }
 
-  /// The latest run of the selected batch or chain: members with their states, or each step with
-  /// its status and the values it captured.
-  func flowRun(_ buffer: inout ScreenBuffer, _ name: String) {
+  /// A run of a batch or chain (the latest one of the selected batch or chain, or the one picked
+  /// in the queue): members with their states, or each step with its status and the values it
+  /// captured (a resumed run keeps the earlier steps' values).
+  func flowRun(_ buffer: inout ScreenBuffer, _ name: String, _ run: FlowRow?) {
     frame(&buffer, .response, suffix: " · \(name)")
     let area = inner(.response)
-    guard let run = state.flows.first(where: { $0.name == name }) else {
+    guard let run else {
       buffer.put("not run yet: Enter runs \(name)", x: area.x + 1, y: area.y, style: theme.dim)
       return
     }
     var lines: [(String, Style)] = []
     let summary = run.state.isTerminal ? run.state.rawValue : "running"
     lines.append(("\(glyph(run.state)) \(run.kind.rawValue) \(name) \(summary)" + (run.outcome?.message.map { ": " + $0 } ?? ""), theme.state(run.state)))
-    if let outcome = run.outcome {
-      for member in outcome.kind == .batch ? outcome.members : outcome.steps {
-        var text = "  \(glyph(member.state)) "
-        if let step = member.step { text += "\(step). " }
-        text += member.name
-        if let status = member.exchange?.response?.status { text += "  \(status)" }
-        if member.kind == .chain { text += "  (chain, \(member.steps.count) steps)" }
-        if member.state != .succeeded, let message = member.message { text += "  " + message }
-        lines.append((text, theme.state(member.state)))
-        for value in member.captured {
+    switch run.kind {
+    case .batch:
+      let members = state.workspace.batch(named: name)?.members ?? []
+      for (index, member) in members.enumerated() {
+        let memberState = Painter.memberState(run, index)
+        let outcome = run.members[index]
+        var text = "  \(glyph(memberState)) \(member)"
+        if let status = outcome?.exchange?.response?.status { text += "  \(status)" }
+        if let outcome, outcome.kind == .chain { text += "  (chain, \(outcome.steps.count) steps)" }
+        if let outcome, outcome.state != .succeeded, let message = outcome.message { text += "  " + message }
+        lines.append((text, theme.state(memberState)))
+        for value in outcome?.captured ?? [] { lines.append(("      \(value.name) = \(value.value)", theme.dim)) }
+      }
+    case .chain:
+      let steps = state.workspace.chain(named: name)?.steps ?? []
+      for step in 1...max(1, max(run.steps, steps.count)) where !steps.isEmpty || run.steps > 0 {
+        let stepState = Painter.stepState(run, step)
+        let outcome = run.outcome?.steps.first { $0.step == step }
+        var text = "  \(glyph(stepState)) \(step). " + (steps.indices.contains(step - 1) ? steps[step - 1].request : "")
+        if let status = outcome?.exchange?.response?.status { text += "  \(status)" }
+        if step < run.firstStep { text += "  (earlier run)" }
+        if let outcome, outcome.state != .succeeded, let message = outcome.message { text += "  " + message }
+        lines.append((text, theme.state(stepState)))
+        for value in run.captured where value.step == step {
           lines.append(("      \(value.name) = \(value.value)", theme.dim))
         }
       }
-    } else {
-      for value in run.captured { lines.append(("  step \(value.step): \(value.name) = \(value.value)", theme.dim)) }
+    case .request:
+      break
     }
     for (i, line) in lines.prefix(area.height).enumerated() {
       buffer.put(line.0, x: area.x + 1, y: area.y + i, style: line.1, maxWidth: area.width - 1)
@@ -268,7 +283,11 @@ struct Painter {
 
   func response(_ buffer: inout ScreenBuffer) {
     if let flow = state.selectedFlow, state.focus == .requests || state.focus == .editor {
-      flowRun(&buffer, flow.name)
+      flowRun(&buffer, flow.name, state.flows.first { $0.name == flow.name })
+      return
+    }
+    if let run = state.viewer.flow, let flow = state.flowRow(run) {
+      flowRun(&buffer, flow.name, flow)
       return
     }
     var row = state.shownExchange
@@ -529,10 +548,22 @@ struct Painter {
   func queue(_ buffer: inout ScreenBuffer) {
     frame(&buffer, .queue, suffix: state.exchanges.isEmpty ? "" : " · \(state.exchanges.count)")
     var area = inner(.queue)
-    // Batch and chain runs first (the newest few), then the exchanges.
-    let flowLines = min(state.flows.count, max(0, area.height / 3))
-    for (i, flow) in state.flows.prefix(flowLines).enumerated() {
-      flowRow(&buffer, flow, y: area.y + i, x: area.x, width: area.width)
+    // Batch and chain runs first (the newest few, expanded ones with their members or steps),
+    // then the exchanges.
+    let flowLines = state.queueFlowLines
+    for (i, item) in state.queueFlowWindow.enumerated() {
+      guard let flow = state.flowRow(item.run) else { continue }
+      let y = area.y + i
+      switch item {
+      case .flow: flowRow(&buffer, flow, y: y, x: area.x, width: area.width)
+      case .member(_, let index): memberRow(&buffer, flow, index, y: y, x: area.x, width: area.width)
+      case .step(_, let index): stepRow(&buffer, flow, index, y: y, x: area.x, width: area.width)
+      }
+      if item == state.queueFlowSelection {
+        buffer.setStyle(Rect(x: area.x, y: y, width: area.width, height: 1)) { style in
+          if state.focus == .queue { style.reverse = true } else { style.underline = true }
+        }
+      }
     }
     area.y += flowLines
     area.height -= flowLines
@@ -572,7 +603,7 @@ struct Painter {
       if row.state == .running {
         buffer.put(progressBar(row, width: c.progressWidth - 1), x: c.progress + 1, y: y, style: theme.state(row.state))
       }
-      if line == state.queueSelection {
+      if line == state.queueSelection && state.queueFlowSelection == nil {
         buffer.setStyle(Rect(x: area.x, y: y, width: area.width, height: 1)) { style in
           if state.focus == .queue { style.reverse = true } else { style.underline = true }
         }
@@ -585,6 +616,7 @@ struct Painter {
     var cx = x
     cx += buffer.put(glyph(flow.state) + " " + TextWidth.pad(flow.state.rawValue, to: 11), x: cx, y: y, style: theme.state(flow.state))
     cx += 1
+    cx += buffer.put(state.expandedFlows.contains(flow.run) ? "▾ " : "▸ ", x: cx, y: y, style: theme.dim)
     cx += buffer.put((flow.kind == .batch ? "⧉ " : "⛓ ") + flow.name + "  ", x: cx, y: y, style: theme.flow, maxWidth: max(1, width / 3))
     switch flow.kind {
     case .batch:
@@ -595,18 +627,9 @@ struct Painter {
       cx += buffer.put("\(flow.done)/\(total)  ✓\(flow.succeeded) ✗\(flow.failed) ⊘\(flow.cancelled)", x: cx, y: y)
     case .chain:
       let count = max(flow.steps, state.workspace.chain(named: flow.name)?.steps.count ?? 0)
-      cx += buffer.put("step \(max(flow.step, flow.stepStates.count))/\(count)  ", x: cx, y: y)
+      cx += buffer.put("step \(max(flow.step, flow.stepStates.keys.max() ?? 0))/\(count)  ", x: cx, y: y)
       for i in 1...max(1, count) where count > 0 {
-        let stepState: ExchangeState
-        if i <= flow.stepStates.count {
-          stepState = flow.stepStates[i - 1]
-        } else if i < flow.step {
-          stepState = .succeeded
-        } else if i == flow.step && !flow.state.isTerminal {
-          stepState = .running
-        } else {
-          stepState = .queued
-        }
+        let stepState = Painter.stepState(flow, i)
         cx += buffer.put(glyph(stepState) + " ", x: cx, y: y, style: theme.state(stepState))
       }
       if let captured = flow.captured.last {
@@ -619,6 +642,58 @@ struct Painter {
       buffer.put("  " + message, x: cx, y: y, style: theme.dim, maxWidth: x + width - cx)
     }
   }
+
+  /// A chain step's state: ended, running, or waiting (`.queued`).
+  static func stepState(_ flow: FlowRow, _ step: Int) -> ExchangeState {
+    if let ended = flow.stepStates[step] { return ended }
+    // The chain only went past a step that ended.
+    if step < flow.step { return .succeeded }
+    return step == flow.step && !flow.state.isTerminal ? .running : .queued
+  }
+
+  /// A batch member's state: its outcome once it ended, else running while the batch runs.
+  static func memberState(_ flow: FlowRow, _ index: Int) -> ExchangeState {
+    flow.members[index]?.state ?? (flow.state.isTerminal ? .cancelled : .running)
+  }
+
+  /// An expanded batch's member: `    ✓ users/get  200  12.3 ms`.
+  func memberRow(_ buffer: inout ScreenBuffer, _ flow: FlowRow, _ index: Int, y: Int, x: Int, width: Int) {
+    let names = state.workspace.batch(named: flow.name)?.members ?? []
+    let name = names.indices.contains(index) ? names[index] : "member \(index + 1)"
+    let memberState = Painter.memberState(flow, index)
+    let outcome = flow.members[index]
+    var cx = x + 4
+    cx += buffer.put(glyph(memberState) + " " + TextWidth.pad(memberState.rawValue, to: 11), x: cx, y: y, style: theme.state(memberState))
+    cx += buffer.put(name, x: cx, y: y, style: state.workspace.chain(named: name) != nil ? theme.flow : .plain, maxWidth: max(1, width / 3))
+    var details: [String] = []
+    if let status = outcome?.exchange?.response?.status { details.append(String(status)) }
+    if let outcome, outcome.kind == .chain { details.append("\(outcome.steps.filter { $0.state == .succeeded }.count)/\(outcome.steps.count) steps") }
+    if let outcome, outcome.state != .succeeded, let message = outcome.message { details.append(message) }
+    if !details.isEmpty, cx + 4 < x + width {
+      buffer.put("  " + details.joined(separator: "  "), x: cx, y: y, style: theme.dim, maxWidth: x + width - cx)
+    }
+  }
+
+  /// An expanded chain's step: `    ✓ 1. auth/login  uid=1 token=…`.
+  func stepRow(_ buffer: inout ScreenBuffer, _ flow: FlowRow, _ step: Int, y: Int, x: Int, width: Int) {
+    let steps = state.workspace.chain(named: flow.name)?.steps ?? []
+    let request = steps.indices.contains(step - 1) ? steps[step - 1].request : "step \(step)"
+    let stepState = Painter.stepState(flow, step)
+    var cx = x + 4
+    cx += buffer.put(glyph(stepState) + " " + TextWidth.pad(stepState.rawValue, to: 11), x: cx, y: y, style: theme.state(stepState))
+    cx += buffer.put("\(step). \(request)", x: cx, y: y, maxWidth: max(1, width / 3))
+    var details = flow.captured.filter { $0.step == step }.map { "\($0.name)=\(Painter.short($0.value))" }
+    if let outcome = flow.outcome?.steps.first(where: { $0.step == step }), outcome.state != .succeeded,
+      let message = outcome.message
+    {
+      details.append(message)
+    }
+    if !details.isEmpty, cx + 4 < x + width {
+      buffer.put("  " + details.joined(separator: " "), x: cx, y: y, style: theme.dim, maxWidth: x + width - cx)
+    }
+  }
+
+  static func short(_ value: String) -> String { value.count > 24 ? String(value.prefix(21)) + "…" : value }
 
   func progressBar(_ row: ExchangeRow, width: Int) -> String {
     let p = row.progress
@@ -668,7 +743,9 @@ struct Painter {
     case .requests: return "Enter send · S no cache · / filter · c cancel · E body · ? help · q quit"
     case .editor: return "e edit field · E body in $EDITOR · s send · Ctrl-S save · ? help"
     case .response: return "/ search · n/N next · | jq · w write · W wrap · ←/→ tabs · [ ] history · ? help"
-    case .queue: return "c cancel · r re-send / resume · C cancel all · Enter view · ? help"
+    case .queue:
+      if state.queueFlowSelection != nil { return "c cancel the run · r resume a chain · Enter/→/← members and steps · ? help" }
+      return "c cancel · r re-send / resume · C cancel all · Enter view · ? help"
     }
   }
 
@@ -677,16 +754,16 @@ struct Painter {
     ("↑ ↓ j k, PgUp PgDn, g G", "move, page, first, last"),
     ("Enter or s", "send the selected request"),
     ("S", "send it ignoring the cache (and refresh the cached response)"),
-    ("c", "cancel the selected exchange (in the list: its running ones)"),
+    ("c", "cancel the selected exchange or run"),
     ("C", "cancel everything"),
-    ("r", "re-send a failed or cancelled request; resume a download"),
+    ("r", "re-send a failure; resume a download or chain"),
     ("e", "edit the field (Enter keeps, Esc cancels, empty removes)"),
     ("E", "edit the body in $EDITOR"),
     ("/", "filter requests / search the response"),
     ("n  N", "next / previous match"),
     ("|", "filter the JSON body with jq (Esc clears)"),
     ("w  W", "write the body to a file / wrap long lines"),
-    ("← →  h l", "response tabs: body, headers, timing"),
+    ("← →  h l", "response tabs; queue: show/hide members, steps"),
     ("[  ]", "older / newer responses from history (Esc: back)"),
     ("Ctrl-S", "save the workspace"),
     ("mouse", "click selects and focuses, the wheel scrolls"),

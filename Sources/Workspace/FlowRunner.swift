@@ -29,16 +29,31 @@ public struct FlowOutcome: Sendable {
     self.name = name
     self.state = state
   }
+
+  /// Served from the cache: a request whose response was a cache hit; a batch or chain whose
+  /// every member or step was (B-4); never an empty one.
+  public var fromCache: Bool {
+    switch kind {
+    case .request: exchange?.fromCache == true
+    case .batch: !members.isEmpty && members.allSatisfy(\.fromCache)
+    case .chain: !steps.isEmpty && steps.allSatisfy(\.fromCache)
+    }
+  }
 }
 
 /// What a flow reports while it runs.
+/// A chain's events carry the batch it runs in (nil on its own); step indices are absolute
+/// (a chain resumed at step 3 reports steps 3, 4, …).
 public enum FlowEvent: Sendable {
   /// A chain moved to step `index` (1-based) of `count`.
-  case step(chain: String, index: Int, count: Int, request: String)
+  case step(chain: String, batch: String?, index: Int, count: Int, request: String)
   /// A chain step captured values.
-  case captured(chain: String, index: Int, values: [(name: String, value: String)])
-  /// A batch member ended: `done` of `total`.
-  case member(batch: String, done: Int, total: Int, outcome: FlowOutcome)
+  case captured(chain: String, batch: String?, index: Int, values: [(name: String, value: String)])
+  /// A chain step ended (its outcome has `step` set), before the chain goes on or stops.
+  case stepFinished(chain: String, batch: String?, outcome: FlowOutcome)
+  /// A batch member (`index`, 0-based, in the batch's `members`) ended: `done` of `total`.
+  case member(batch: String, index: Int, done: Int, total: Int, outcome: FlowOutcome)
+  /// The flow that was started ended (once; never for a member or a step).
   case finished(FlowOutcome)
 }
 
@@ -143,8 +158,15 @@ public final class FlowRunner: @unchecked Sendable {
 
   // MARK: - Requests
 
+  /// A chain step's own `vars` and where they come from (for errors).
+  private struct StepVariables {
+    var values: [(name: String, value: String)]
+    var description: String
+  }
+
   private func runRequest(
-    _ name: String, captured: [(String, String)], tags: [String: String], limit: GroupLimit? = nil,
+    _ name: String, captured: [(String, String)], stepVariables: StepVariables? = nil,
+    tags: [String: String], limit: GroupLimit? = nil,
     _ run: Run, _ done: @escaping @Sendable (FlowOutcome) -> Void
   ) {
     var outcome = FlowOutcome(kind: .request, name: name, state: .failed)
@@ -161,6 +183,10 @@ public final class FlowRunner: @unchecked Sendable {
     }
     var sources = self.sources
     for (key, value) in captured { sources.captured[key] = value }
+    if let stepVariables {
+      sources.stepVariables = stepVariables.values
+      sources.stepDescription = stepVariables.description
+    }
     var request: Request
     do {
       request = try workspace.prepare(template, sources: sources)
@@ -232,21 +258,20 @@ public final class FlowRunner: @unchecked Sendable {
       return done(outcome)
     }
     let step = chain.steps[index - 1]
-    events(.step(chain: chain.name, index: index, count: chain.steps.count, request: step.request))
-    // The step's own variables, filled in with what was captured so far; they win over captures.
-    var values = state.captured
-    for variable in step.vars {
-      let rendered = (try? Template(variable.value).render { name throws(PrepareError) -> String in
-        if let value = values.last(where: { $0.0 == name })?.1 ?? sources.overrides[name] { return value }
-        throw PrepareError(code: .undefinedVariable(name), request: step.request, message: "undefined variable {{\(name)}}")
-      }) ?? variable.value
-      values.append((variable.name, rendered))
-    }
+    events(.step(chain: chain.name, batch: tags["batch"], index: index, count: chain.steps.count, request: step.request))
     var stepTags = tags
     stepTags["chain"] = chain.name
     stepTags["step"] = String(index)
     stepTags["steps"] = String(chain.steps.count)
-    runRequest(step.request, captured: values, tags: stepTags, limit: limit, run) { [self] result in
+    // The step's own variables are filled in when its request is prepared, from every source
+    // (captures, `--var`, the environment, `variables`, `env.`, `secret.`); an undefined one
+    // fails the step before anything is sent.
+    let variables = StepVariables(
+      values: step.vars,
+      description: "step \(index) (\(step.request)) of chain \(JSONSerializer.quote(chain.name))")
+    runRequest(
+      step.request, captured: state.captured, stepVariables: variables, tags: stepTags, limit: limit, run
+    ) { [self] result in
       var outcome = result
       outcome.step = index
       var failed = result.state != .succeeded
@@ -255,7 +280,7 @@ public final class FlowRunner: @unchecked Sendable {
         case .success(let captured):
           outcome.captured = captured.map { (name: $0.0, value: $0.1) }
           if !captured.isEmpty {
-            events(.captured(chain: chain.name, index: index, values: outcome.captured))
+            events(.captured(chain: chain.name, batch: tags["batch"], index: index, values: outcome.captured))
           }
           state.captured += captured
         case .failure(let message):
@@ -266,6 +291,7 @@ public final class FlowRunner: @unchecked Sendable {
         }
       }
       state.steps.append(outcome)
+      events(.stepFinished(chain: chain.name, batch: tags["batch"], outcome: outcome))
       if failed, outcome.state == .cancelled || chain.onFailure == .stop {
         // A failed step stops the chain; later steps are never sent.
         var chainOutcome = FlowOutcome(kind: .chain, name: chain.name, state: outcome.state == .cancelled ? .cancelled : .failed)
@@ -391,7 +417,7 @@ public final class FlowRunner: @unchecked Sendable {
       }
       return (cancel, state.ended)
     }
-    events(.member(batch: batch.name, done: doneCount, total: batch.members.count, outcome: outcome))
+    events(.member(batch: batch.name, index: index, done: doneCount, total: batch.members.count, outcome: outcome))
     if cancelOthers {
       // Fail fast: the others are cancelled on the wire at once; nothing more starts.
       for member in state.lock.withLock({ state.members }) { member.cancel() }

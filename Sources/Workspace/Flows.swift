@@ -58,7 +58,9 @@ public struct ChainStep: Sendable, Equatable {
   public var request: String
   /// Variable name → what to take from the response, in the order written.
   public var capture: [(name: String, source: Capture)]
-  /// Variables for this step only (templates, filled in with the values captured so far).
+  /// Variables for this step only: templates filled in from every source (the values captured so
+  /// far, `--var`, the environment, `variables`, `env.`, `secret.`); for this step they win over
+  /// all of them (see `VariableSources.stepVariables`).
   public var vars: [(name: String, value: String)]
 
   public init(request: String, capture: [(String, Capture)] = [], vars: [(String, String)] = []) {

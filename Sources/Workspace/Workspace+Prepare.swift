@@ -2,8 +2,9 @@ import Foundation
 import RequestEngine
 
 /// Where `{{variables}}` get their values, in this order:
-/// `overrides` (the command line's `--var`), `captured` (values captured by chain steps), the
-/// selected environment, the workspace's `variables`. `{{env.NAME}}` reads `processEnvironment`;
+/// `stepVariables` (a chain step's own `vars`, for that step's request only), `overrides` (the
+/// command line's `--var`), `captured` (values captured by chain steps), the selected environment,
+/// the workspace's `variables`. `{{env.NAME}}` reads `processEnvironment`;
 /// `{{secret.NAME}}` reads `REQBENCH_SECRET_NAME` from `processEnvironment`, else the secrets file.
 public struct VariableSources: Sendable {
   public var overrides: [String: String]
@@ -12,6 +13,13 @@ public struct VariableSources: Sendable {
   public var environment: String?
   public var processEnvironment: [String: String]
   public var secrets: SecretsFile
+  /// A chain step's own `vars`, in the order written: templates filled in from the other sources
+  /// (and the step variables before them) when the step's request is prepared. They are the most
+  /// specific values and win over every other source, `--var` included. Every one is filled in,
+  /// used or not: an undefined variable in one fails the step before anything is sent.
+  public var stepVariables: [(name: String, value: String)] = []
+  /// Where `stepVariables` come from, for errors: `step 3 (users/get) of chain "login-flow"`.
+  public var stepDescription = "the step"
 
   public init(
     overrides: [String: String] = [:], captured: [String: String] = [:], environment: String? = nil,
@@ -77,6 +85,7 @@ extension Workspace {
       request: template.name, sources: sources,
       environment: try selectEnvironment(sources.environment, for: template.name),
       variables: variables)
+    try scope.fillStepVariables()
 
     let reference = try scope.render(template.url, in: "url")
     let isRelative = URLResolver.split(reference).scheme == nil
@@ -227,7 +236,21 @@ private final class VariableScope {
     self.variables = variables
   }
 
+  /// The step variables filled in so far (see `fillStepVariables`).
+  private var stepValues: [String: String] = [:]
+
+  /// Fills in the step's own `vars`, in order; each may use the other sources and the step
+  /// variables before it (so `"id": "{{id}}"` reads the `id` the step would otherwise get).
+  func fillStepVariables() throws(PrepareError) {
+    for variable in sources.stepVariables {
+      let value = try render(
+        variable.value, in: "vars.\(variable.name) of \(sources.stepDescription)")
+      stepValues[variable.name] = value
+    }
+  }
+
   func value(of name: String, in place: String) throws(PrepareError) -> String {
+    if let value = stepValues[name] { return value }
     if let value = sources.overrides[name] ?? sources.captured[name] {
       if name.hasPrefix("secret.") { usedSecrets.append(value) }
       return value

@@ -74,6 +74,9 @@ struct FlowCommand {
       runs.mutate { $0.append(run) }
     }
 
+    // What each exchange is (its name and batch / chain / step tags), from its `queued` event:
+    // the later events carry only its id.
+    var exchanges: [ExchangeID: Request] = [:]
     var outcomes = [FlowOutcome?](repeating: nil, count: options.targets.count)
     var remaining = options.targets.count
     while remaining > 0 {
@@ -83,7 +86,7 @@ struct FlowCommand {
           if case .finished(let result) = event {
             history?.recordInBackground(result, name: result.request.name)
           }
-          report(event)
+          report(event, exchanges: &exchanges)
         case .flow(let event):
           report(event)
         case .done(let index, let outcome):
@@ -119,20 +122,36 @@ struct FlowCommand {
   }
 
   /// One line per ended exchange (prefixed with its batch and chain), or JSON events.
-  private func report(_ event: AgentEvent) {
+  /// `exchanges` holds the request of every exchange queued and not yet finished, so that events
+  /// carrying only an id are written with its name, batch, chain and step too.
+  private func report(_ event: AgentEvent, exchanges: inout [ExchangeID: Request]) {
     if options.json {
       var object: JSONObject
+      /// `{"event": …, "name": …, "id": …}` plus the exchange's batch, chain and step.
+      func named(_ event: String, _ id: ExchangeID) -> JSONObject {
+        var object = JSONObject([
+          ("event", .string(event)), ("name", exchanges[id].map { .string($0.name) } ?? .null),
+          ("id", .number(Int(id.rawValue))),
+        ])
+        FlowFormat.addTags(exchanges[id]?.tags ?? [:], to: &object)
+        return object
+      }
       switch event {
       case .queued(let id, let request):
-        object = JSONObject([("event", "queued"), ("name", .string(request.name)), ("id", .number(Int(id.rawValue)))])
-        FlowFormat.addTags(request.tags, to: &object)
+        exchanges[id] = request
+        object = named("queued", id)
       case .started(let id, let attempt):
-        object = JSONObject([("event", "started"), ("id", .number(Int(id.rawValue))), ("attempt", .number(attempt))])
+        object = named("started", id)
+        object["attempt"] = .number(attempt)
       case .progress(let id, let p):
-        object = JSONObject([("event", "progress"), ("id", .number(Int(id.rawValue))), ("downloaded", .number(Int(p.downloaded)))])
+        object = named("progress", id)
+        object["downloaded"] = .number(Int(p.downloaded))
       case .retrying(let id, let attempt, _, let reason):
-        object = JSONObject([("event", "retrying"), ("id", .number(Int(id.rawValue))), ("attempt", .number(attempt)), ("reason", .string(reason.message))])
+        object = named("retrying", id)
+        object["attempt"] = .number(attempt)
+        object["reason"] = .string(reason.message)
       case .delivered(let result), .finished(let result):
+        if case .finished = event { exchanges[result.id] = nil }
         object = JSONObject([("event", "finished")] + Format.json(RunResult(name: result.request.name, exchange: result)).members.map { ($0.key, $0.value) })
         object["id"] = .number(Int(result.id.rawValue))
         FlowFormat.addTags(result.request.tags, to: &object)
@@ -150,21 +169,32 @@ struct FlowCommand {
 
   private func report(_ event: FlowEvent) {
     guard options.json else {
-      if case .captured(let chain, let index, let values) = event {
+      if case .captured(let chain, let batch, let index, let values) = event {
         let shown = values.map { "\($0.name)=\(FlowFormat.short($0.value))" }.joined(separator: " ")
-        Output.standard.line("  \(chain) step \(index) captured \(shown)")
+        Output.standard.line("  \(batch.map { $0 + " › " } ?? "")\(chain) step \(index) captured \(shown)")
       }
       return
     }
     var object: JSONObject
+    /// `{"event": …}` with the batch a chain runs in, when it runs in one.
+    func flowObject(_ event: String, batch: String?, _ members: [(String, JSONValue)]) -> JSONObject {
+      var object = JSONObject([("event", .string(event))])
+      if let batch { object["batch"] = .string(batch) }
+      for (key, value) in members { object[key] = value }
+      return object
+    }
     switch event {
-    case .step(let chain, let index, let count, let request):
-      object = JSONObject([("event", "step"), ("chain", .string(chain)), ("step", .number(index)), ("of", .number(count)), ("request", .string(request))])
-    case .captured(let chain, let index, let values):
-      object = JSONObject([("event", "captured"), ("chain", .string(chain)), ("step", .number(index)),
+    case .step(let chain, let batch, let index, let count, let request):
+      object = flowObject("step", batch: batch, [("chain", .string(chain)), ("step", .number(index)), ("of", .number(count)), ("request", .string(request))])
+    case .captured(let chain, let batch, let index, let values):
+      object = flowObject("captured", batch: batch, [("chain", .string(chain)), ("step", .number(index)),
         ("values", .object(JSONObject(values.map { (key: $0.name, value: .string($0.value)) })))])
-    case .member(let batch, let done, let total, let outcome):
-      object = JSONObject([("event", "member"), ("batch", .string(batch)), ("done", .number(done)), ("of", .number(total)),
+    case .stepFinished(let chain, let batch, let outcome):
+      object = flowObject("stepFinished", batch: batch, [("chain", .string(chain)), ("step", outcome.step.map { .number($0) } ?? .null),
+        ("name", .string(outcome.name)), ("state", .string(outcome.state.rawValue))])
+      if outcome.state != .succeeded, let message = outcome.message { object["message"] = .string(message) }
+    case .member(let batch, let index, let done, let total, let outcome):
+      object = JSONObject([("event", "member"), ("batch", .string(batch)), ("index", .number(index)), ("done", .number(done)), ("of", .number(total)),
         ("name", .string(outcome.name)), ("state", .string(outcome.state.rawValue))])
     case .finished(let outcome):
       guard outcome.kind != .request else { return }
@@ -199,7 +229,7 @@ enum FlowFormat {
     }
     if outcome.kind == .batch {
       // B-4: a batch is from the cache when every member was.
-      object["fromCache"] = .bool(!outcome.members.isEmpty && outcome.members.allSatisfy { $0.exchange?.fromCache == true })
+      object["fromCache"] = .bool(outcome.fromCache)
       object["members"] = .array(outcome.members.map { .object(json($0)) })
       object["succeeded"] = .number(outcome.members.filter { $0.state == .succeeded }.count)
       object["failed"] = .number(outcome.members.filter { $0.state == .failed }.count)

@@ -117,6 +117,10 @@ final class TUIRuntime {
   private func apply(_ msg: Msg) {
     let commands = update(&state, msg)
     dirty = true
+    // A run that ended needs no handle any more (resuming a chain uses its outcome in the state).
+    if case .flow(let run, .finished) = msg, state.flows.first(where: { $0.run == run })?.state.isTerminal == true {
+      flowRuns[run] = nil
+    }
     for command in commands { perform(command) }
   }
 
@@ -165,7 +169,7 @@ final class TUIRuntime {
       flowCount += 1
       let token = "ui-\(flowCount)"
       let kind: FlowOutcome.Kind = state.workspace.batch(named: name) != nil ? .batch : .chain
-      apply(.flowStarted(run: token, name: name, kind: kind))
+      apply(.flowStarted(run: token, name: name, kind: kind, fromStep: fromStep))
       // The workspace as it is now (edits included), so a run uses the requests as shown.
       let runner = FlowRunner(agent: agent, workspace: state.workspace, sources: state.sources)
       flowRuns[token] = runner.start(

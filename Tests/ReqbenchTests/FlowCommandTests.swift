@@ -44,6 +44,39 @@ struct FlowCommandTests {
     #expect(chain["captured"]?["token"]?.stringValue?.isEmpty == false)
   }
 
+  // Every event of a batch's exchanges carries the batch's name (started and progress too, which
+  // the agent sends with only an id); a chain's step events inside it carry the batch as well.
+  @Test func aBatchInJSON() throws {
+    let result = try runProcess(try reqbenchBinary, ["run", try workspace(), "smoke", "--var", "id=2", "--json"])
+    #expect(result.status == 1, "\(result.stderr)")
+    let lines = try result.stdout.split(separator: "\n").map { try JSONParser.parse(String($0)) }
+    let exchangeEvents = lines.filter { ["queued", "started", "progress", "finished"].contains($0["event"]?.stringValue ?? "") }
+    let kinds = Set(exchangeEvents.compactMap { $0["event"]?.stringValue })
+    #expect(kinds.isSuperset(of: ["queued", "started", "finished"]))
+    for event in exchangeEvents {
+      #expect(event["batch"] == "smoke", "\(JSONSerializer.compact(event))")
+      #expect(event["name"]?.stringValue?.isEmpty == false, "\(JSONSerializer.compact(event))")
+    }
+    let started = lines.filter { $0["event"] == "started" }
+    #expect(started.count == 5)
+    #expect(started.filter { $0["chain"] == "login-flow" }.compactMap { $0["step"]?.intValue }.sorted() == [1, 2, 3])
+    #expect(Set(started.compactMap { $0["name"]?.stringValue }) == ["users/get", "auth/login", "users/me", "broken"])
+    let steps = lines.filter { $0["event"] == "step" }
+    #expect(steps.count == 3)
+    #expect(steps.allSatisfy { $0["batch"] == "smoke" && $0["chain"] == "login-flow" })
+    let ended = lines.filter { $0["event"] == "stepFinished" }
+    #expect(ended.map { $0["step"]?.intValue } == [1, 2, 3])
+    #expect(ended.allSatisfy { $0["batch"] == "smoke" && $0["state"] == "succeeded" })
+    let members = lines.filter { $0["event"] == "member" }
+    #expect(members.compactMap { $0["index"]?.intValue }.sorted() == [0, 1, 2])
+    #expect(members.map { $0["done"]?.intValue } == [1, 2, 3])
+    let summary = try #require(lines.last)
+    let batch = try #require(summary["results"]?.arrayValue?.first)
+    #expect(batch["kind"] == "batch")
+    #expect(batch["fromCache"] == false)
+    #expect(batch["succeeded"]?.intValue == 2 && batch["failed"]?.intValue == 1 && batch["cancelled"]?.intValue == 0)
+  }
+
   @Test func aBatchInLines() throws {
     let result = try runProcess(try reqbenchBinary, ["run", try workspace(), "smoke", "--var", "id=2"])
     #expect(result.status == 1)

@@ -198,6 +198,79 @@ struct TUIFlowTests {
   }
 }
 
+/// Batch and chain rows of the queue, against the fixture: `c` on a batch row cancels the batch,
+/// `r` on a failed chain row resumes it from the failed step.
+@Suite("TUI end to end: batch and chain rows in the queue", .serialized)
+struct TUIQueueFlowTests {
+  let key = uniqueKey()
+
+  func workspace() throws -> String {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-tui-flow-" + uniqueKey())
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    let file = dir.appendingPathComponent("flows.json").path
+    try """
+      {"version": 1, "baseURL": "\(try TestServer.fixture.baseURL)", "requests": [
+        {"name": "ok", "url": "/get?key=\(key)-ok", "dedup": false},
+        {"name": "slow", "url": "/delay/8?key=\(key)-slow", "dedup": false},
+        {"name": "first", "url": "/get?key=\(key)-first"},
+        {"name": "flaky", "url": "/flaky?fail_first=1&code=500&key=\(key)-flaky"},
+        {"name": "last", "url": "/get?key=\(key)-last"}
+       ],
+       "batches": [{"name": "slowpoke", "members": ["ok", "slow"], "policy": "allSettled"}],
+       "chains": [{"name": "breaks", "steps": [{"request": "first"}, {"request": "flaky"}, {"request": "last"}]}]}
+      """.write(toFile: file, atomically: true, encoding: .utf8)
+    return file
+  }
+
+  @Test func cancelABatchFromItsRow() throws {
+    let session = try TmuxSession([try reqbenchBinary.path, try workspace()])
+    try session.waitFor("batches and chains")
+    try session.send("G", "k")  // the batch, above the chain
+    try session.waitFor("2 Editor · slowpoke")
+    try session.send("Enter")
+    try session.waitFor("✓ succeeded   200    GET    slowpoke › ok")
+    try session.waitFor("▶ running     ▸ ⧉ slowpoke")
+    // The queue: its first line is the batch's row; the viewer shows the batch.
+    try session.send("4", "g")
+    try session.waitFor("3 Response · slowpoke")
+    // Expanded: a row per member.
+    try session.send("Right")
+    var screen = try session.waitFor("▾ ⧉ slowpoke")
+    #expect(screen.contains("    ✓ succeeded  ok"))
+    #expect(screen.contains("    ▶ running    slow"))
+    try session.send("c")
+    screen = try session.waitFor("⊘ cancelled   ▾ ⧉ slowpoke")
+    #expect(screen.contains("1/2  ✓1 ✗0 ⊘1") || screen.contains("2/2  ✓1 ✗0 ⊘1"))
+    #expect(screen.contains("    ⊘ cancelled  slow"))
+    #expect(screen.contains("batch slowpoke cancelled"))
+    #expect(try hits("\(key)-slow") == 1)
+    try session.send("q")
+    try session.waitFor("[exited 0]")
+  }
+
+  @Test func resumeAFailedChainFromItsRow() throws {
+    let session = try TmuxSession([try reqbenchBinary.path, try workspace()])
+    try session.waitFor("batches and chains")
+    try session.send("G")
+    try session.waitFor("2 Editor · breaks")
+    try session.send("Enter")
+    var screen = try session.waitFor("chain breaks failed")
+    #expect(screen.contains("step 2/3  ✓ ✗ …"))
+    try session.send("4", "g")
+    try session.waitFor("3 Response · breaks")
+    try session.send("r")
+    screen = try session.waitFor("chain breaks succeeded")
+    // The resumed run's row: step 1 from the earlier run, steps 2 and 3 now.
+    #expect(screen.contains("✓ succeeded   ▸ ⛓ breaks  step 3/3  ✓ ✓ ✓"))
+    #expect(screen.contains("✗ failed      ▸ ⛓ breaks  step 2/3  ✓ ✗ …"))
+    #expect(try hits("\(key)-first") == 1)  // not sent again
+    #expect(try hits("\(key)-flaky") == 2)
+    #expect(try hits("\(key)-last") == 1)
+    try session.send("q")
+    try session.waitFor("[exited 0]")
+  }
+}
+
 @Suite("TUI end to end: downloads (tmux)", .serialized)
 struct TUIDownloadTests {
   /// A workspace with one slow download from the fixture, in a fresh folder.

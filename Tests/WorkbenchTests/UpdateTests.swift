@@ -378,9 +378,9 @@ struct FlowViewTests {
     var state = try demoState()
     _ = keys(&state, "G")
     send(&state, .flowStarted(run: "r1", name: "login-flow", kind: .chain))
-    send(&state, .flow(run: "r1", .step(chain: "login-flow", index: 1, count: 3, request: "auth/login")))
-    send(&state, .flow(run: "r1", .captured(chain: "login-flow", index: 1, values: [(name: "uid", value: "1")])))
-    send(&state, .flow(run: "r1", .step(chain: "login-flow", index: 2, count: 3, request: "auth/me")))
+    send(&state, .flow(run: "r1", .step(chain: "login-flow", batch: nil, index: 1, count: 3, request: "auth/login")))
+    send(&state, .flow(run: "r1", .captured(chain: "login-flow", batch: nil, index: 1, values: [(name: "uid", value: "1")])))
+    send(&state, .flow(run: "r1", .step(chain: "login-flow", batch: nil, index: 2, count: 3, request: "auth/me")))
     #expect(state.flows[0].step == 2)
     #expect(state.flows[0].captured.map(\.name) == ["uid"])
     #expect(state.isBusy)
@@ -401,12 +401,160 @@ struct FlowViewTests {
     send(&state, .flowStarted(run: "b1", name: "smoke", kind: .batch))
     let ok = FlowOutcome(kind: .request, name: "users/list", state: .succeeded)
     let bad = FlowOutcome(kind: .request, name: "users/get", state: .failed)
-    send(&state, .flow(run: "b1", .member(batch: "smoke", done: 1, total: 4, outcome: ok)))
-    send(&state, .flow(run: "b1", .member(batch: "smoke", done: 2, total: 4, outcome: bad)))
+    send(&state, .flow(run: "b1", .member(batch: "smoke", index: 1, done: 1, total: 4, outcome: ok)))
+    send(&state, .flow(run: "b1", .member(batch: "smoke", index: 0, done: 2, total: 4, outcome: bad)))
     #expect(state.flows[0].done == 2 && state.flows[0].succeeded == 1 && state.flows[0].failed == 1)
     var buffer = ScreenBuffer(width: 160, height: 45)
     view(state, into: &buffer)
     #expect(buffer.text.contains("⧉ smoke  [████████········] 2/4  ✓1 ✗1 ⊘0"))
+  }
+}
+
+@Suite("update: batch and chain rows in the queue")
+struct QueueFlowTests {
+  /// A running batch `b1` (smoke) with one member ended, and one exchange in the queue; focus on
+  /// the queue with the exchange selected.
+  func batchState() throws -> AppState {
+    var state = try demoState()
+    send(&state, .flowStarted(run: "b1", name: "smoke", kind: .batch))
+    var ok = FlowOutcome(kind: .request, name: "users/get", state: .succeeded)
+    ok.message = nil
+    send(&state, .flow(run: "b1", .member(batch: "smoke", index: 1, done: 1, total: 4, outcome: ok)))
+    for msg in exchangeEvents(id: 3, request: Request(name: "users/list", url: "http://127.0.0.1:8080/users")) {
+      send(&state, msg)
+    }
+    _ = keys(&state, "4")
+    return state
+  }
+
+  @Test func aBatchRowIsSelectableAndShownInTheViewer() throws {
+    var state = try batchState()
+    #expect(state.queueFlowSelection == nil)
+    send(&state, .key(.up))
+    #expect(state.queueFlowSelection == .flow(run: "b1"))
+    #expect(state.viewer.flow == "b1")
+    var buffer = ScreenBuffer(width: 160, height: 45)
+    view(state, into: &buffer)
+    #expect(buffer.text.contains("▶ batch smoke running"))
+    #expect(buffer.text.contains("✓ users/get"))
+    // Down again: back to the exchange, shown in the viewer.
+    send(&state, .key(.down))
+    #expect(state.queueFlowSelection == nil)
+    #expect(state.queueSelection == 0)
+    #expect(state.viewer.flow == nil)
+    #expect(state.viewer.exchange == ExchangeID(rawValue: 3))
+  }
+
+  // A click on the batch row selects it; a click below the section's header line selects the
+  // exchange drawn there.
+  @Test func theMouseSelectsFlowRowsAndTheExchangesBelowThem() throws {
+    var state = try batchState()
+    let layout = Layout(width: state.width, height: state.height)
+    send(&state, .key(.up), .key(.enter))  // expanded: the batch row and its four members
+    send(&state, .mouse(MouseEvent(x: layout.queue.x + 5, y: layout.queue.y + 3, kind: .press)))
+    #expect(state.queueFlowSelection == .member(run: "b1", index: 1))
+    // The section's 5 lines, the header line, then the exchange.
+    send(&state, .mouse(MouseEvent(x: layout.queue.x + 5, y: layout.queue.y + 7, kind: .press)))
+    #expect(state.queueFlowSelection == nil)
+    #expect(state.viewer.exchange == ExchangeID(rawValue: 3))
+  }
+
+  @Test func cOnABatchRowCancelsTheWholeBatch() throws {
+    var state = try batchState()
+    send(&state, .key(.up))
+    #expect(keys(&state, "c") == [.cancelFlow(run: "b1")])
+    #expect(state.message?.text == "cancelling batch smoke")
+    var cancelled = FlowOutcome(kind: .batch, name: "smoke", state: .cancelled)
+    cancelled.members = [FlowOutcome(kind: .request, name: "users/list", state: .cancelled)]
+    send(&state, .flow(run: "b1", .finished(cancelled)))
+    #expect(keys(&state, "c") == [])
+    #expect(state.message?.text == "batch smoke already cancelled")
+    // r on a batch does nothing but say what it does.
+    #expect(keys(&state, "r") == [])
+  }
+
+  @Test func enterAndArrowsExpandABatchToItsMembers() throws {
+    var state = try batchState()
+    send(&state, .key(.up))
+    send(&state, .key(.enter))
+    #expect(state.expandedFlows == ["b1"])
+    #expect(state.queueFlowItems == [.flow(run: "b1")] + (0..<4).map { .member(run: "b1", index: $0) })
+    _ = keys(&state, "jj")
+    #expect(state.queueFlowSelection == .member(run: "b1", index: 1))
+    // ← on a member hides the members and selects the batch row; → shows them; space toggles.
+    send(&state, .key(.left))
+    #expect(state.expandedFlows.isEmpty)
+    #expect(state.queueFlowSelection == .flow(run: "b1"))
+    send(&state, .key(.right))
+    #expect(state.expandedFlows == ["b1"])
+    _ = keys(&state, " ")
+    #expect(state.expandedFlows.isEmpty)
+    _ = keys(&state, " ")
+    try assertSnapshot(state, "batch-expanded-160x45")
+  }
+
+  @Test func rOnAFailedChainRowResumesItAndTheRowKeepsEarlierSteps() throws {
+    var state = try demoState()
+    send(&state, .flowStarted(run: "r1", name: "login-flow", kind: .chain))
+    send(&state, .flow(run: "r1", .step(chain: "login-flow", batch: nil, index: 1, count: 3, request: "auth/login")))
+    send(&state, .flow(run: "r1", .captured(chain: "login-flow", batch: nil, index: 1, values: [(name: "uid", value: "1")])))
+    var first = FlowOutcome(kind: .request, name: "auth/login", state: .succeeded)
+    first.step = 1
+    first.captured = [(name: "uid", value: "1")]
+    send(&state, .flow(run: "r1", .stepFinished(chain: "login-flow", batch: nil, outcome: first)))
+    send(&state, .flow(run: "r1", .step(chain: "login-flow", batch: nil, index: 2, count: 3, request: "auth/me")))
+    var second = FlowOutcome(kind: .request, name: "auth/me", state: .failed)
+    second.step = 2
+    second.message = "status 401 is outside 200-299"
+    var failed = FlowOutcome(kind: .chain, name: "login-flow", state: .failed)
+    failed.step = 2
+    failed.steps = [first, second]
+    failed.captured = [(name: "uid", value: "1")]
+    failed.message = "step 2 (auth/me) failed: status 401 is outside 200-299"
+    send(&state, .flow(run: "r1", .finished(failed)))
+    _ = keys(&state, "4")
+    send(&state, .key(.up))
+    #expect(state.queueFlowSelection == .flow(run: "r1"))
+    #expect(keys(&state, "r") == [.runFlow(name: "login-flow", fromStep: 2, captured: ["uid": "1"])])
+    // The resumed run: steps are absolute, step 1 keeps its state and its captured value.
+    send(&state, .flowStarted(run: "r2", name: "login-flow", kind: .chain, fromStep: 2))
+    send(&state, .flow(run: "r2", .step(chain: "login-flow", batch: nil, index: 2, count: 3, request: "auth/me")))
+    #expect(state.flows[0].stepStates == [1: .succeeded])
+    #expect(state.flows[0].captured.map(\.name) == ["uid"])
+    send(&state, .key(.up))
+    #expect(state.queueFlowSelection == .flow(run: "r2"))
+    var buffer = ScreenBuffer(width: 160, height: 45)
+    view(state, into: &buffer)
+    #expect(buffer.text.contains("step 2/3  ✓ ▶ … "))
+    var me = FlowOutcome(kind: .request, name: "auth/me", state: .succeeded)
+    me.step = 2
+    var third = FlowOutcome(kind: .request, name: "users/get", state: .succeeded)
+    third.step = 3
+    var done = FlowOutcome(kind: .chain, name: "login-flow", state: .succeeded)
+    done.steps = [me, third]
+    done.captured = [(name: "uid", value: "1")]
+    send(&state, .flow(run: "r2", .finished(done)))
+    #expect(state.flows[0].stepStates == [1: .succeeded, 2: .succeeded, 3: .succeeded])
+    #expect(state.flows[0].captured.map(\.step) == [1])  // kept after the end too
+    send(&state, .key(.enter))
+    try assertSnapshot(state, "chain-resumed-160x45")
+  }
+
+  // A failed step of a chain that goes on shows ✗ while the chain still runs.
+  @Test func aFailedStepShowsWhileTheChainGoesOn() throws {
+    var state = try demoState()
+    send(&state, .flowStarted(run: "r1", name: "login-flow", kind: .chain))
+    send(&state, .flow(run: "r1", .step(chain: "login-flow", batch: nil, index: 1, count: 3, request: "auth/login")))
+    var first = FlowOutcome(kind: .request, name: "auth/login", state: .failed)
+    first.step = 1
+    send(&state, .flow(run: "r1", .stepFinished(chain: "login-flow", batch: nil, outcome: first)))
+    send(&state, .flow(run: "r1", .step(chain: "login-flow", batch: nil, index: 2, count: 3, request: "auth/me")))
+    // The same chain's step inside a batch does not touch this row.
+    send(&state, .flow(run: "r1", .stepFinished(chain: "login-flow", batch: "smoke", outcome: FlowOutcome(kind: .request, name: "x", state: .cancelled))))
+    #expect(state.flows[0].stepStates == [1: .failed])
+    var buffer = ScreenBuffer(width: 160, height: 45)
+    view(state, into: &buffer)
+    #expect(buffer.text.contains("step 2/3  ✗ ▶ … "))
   }
 }
 

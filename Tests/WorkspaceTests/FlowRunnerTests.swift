@@ -13,6 +13,8 @@ struct FlowRunnerTests {
     try workspace(
       """
       {"version": 1, "baseURL": "\(try TestServer.fixture.baseURL)",
+       "variables": {"myid": "5"}, "environment": "local",
+       "environments": {"local": {"myid": "7"}},
        "requests": [
          {"name": "login", "method": "POST", "url": "/auth/login?key=\(key)-1",
           "body": {"json": {"user": "ada", "password": "lovelace"}}},
@@ -24,7 +26,11 @@ struct FlowRunnerTests {
          {"name": "ok", "url": "/get?key=\(key)-ok", "dedup": false},
          {"name": "cached", "url": "/cache?key=\(key)-cached", "cache": {"seconds": 60}},
          {"name": "wait", "url": "/delay/2?key=\(key)-wait", "dedup": false},
-         {"name": "unbuildable", "url": "/x/{{nowhere}}"}
+         {"name": "unbuildable", "url": "/x/{{nowhere}}"},
+         {"name": "echo-id", "url": "/get?key=\(key)-id", "query": {"id": "{{id}}"}, "dedup": false},
+         {"name": "after", "url": "/get?key=\(key)-after", "dedup": false},
+         {"name": "cached2", "url": "/cache?key=\(key)-cached2", "cache": {"seconds": 60}},
+         {"name": "teapot", "url": "/status/418?key=\(key)-teapot", "validate": {"status": [418]}}
        ],
        "chains": [
          {"name": "login-flow", "steps": [
@@ -37,6 +43,12 @@ struct FlowRunnerTests {
          {"name": "empty", "steps": []},
          {"name": "slow-chain", "steps": [{"request": "ok"}, {"request": "wait"}, {"request": "ok"}]},
          {"name": "cached-chain", "steps": [{"request": "cached"}, {"request": "ok"}]},
+         {"name": "env-var", "steps": [{"request": "echo-id", "vars": {"id": "{{myid}}"}}]},
+         {"name": "undefined-var", "steps": [
+           {"request": "ok"}, {"request": "echo-id", "vars": {"id": "{{nowhere}}"}}, {"request": "ok"}]},
+         {"name": "stop-on-500", "steps": [{"request": "ok"}, {"request": "broken"}, {"request": "after"}]},
+         {"name": "no-header", "steps": [{"request": "ok", "capture": {"etag": "header:X-Nope"}}, {"request": "after"}]},
+         {"name": "teapot-status", "steps": [{"request": "teapot", "capture": {"code": "status"}}, {"request": "after"}]},
          {"name": "go-on", "onFailure": "continue", "steps": [{"request": "ok"}, {"request": "broken"}, {"request": "ok"}]}
        ],
        "batches": [
@@ -44,13 +56,21 @@ struct FlowRunnerTests {
          {"name": "settled", "members": ["ok", "broken", "login-flow", "ok"], "policy": "allSettled"},
          {"name": "twice", "members": ["broken", "broken2"], "policy": "failFast"},
          {"name": "none", "members": []},
+         {"name": "all-ok", "members": ["ok", "login", "ok"]},
+         {"name": "slow-batch", "members": ["slow", "slow", "slow", "slow", "slow"], "concurrency": 2},
+         {"name": "settled-cancel", "members": ["ok", "broken", "ok", "ok", "slow"], "policy": "allSettled", "concurrency": 8},
+         {"name": "all-cached", "members": ["cached", "cached2"]},
+         {"name": "half-cached", "members": ["cached", "ok"]},
          {"name": "unbuilt", "members": ["slow", "unbuildable"], "policy": "failFast"}\(extra)
        ]}
       """)
   }
 
-  func run(_ name: String, in workspace: Workspace, agent: Agent = Agent(), fromStep: Int = 1, captured: [(String, String)] = []) -> (FlowOutcome, [FlowEvent]) {
-    let runner = FlowRunner(agent: agent, workspace: workspace, sources: VariableSources(processEnvironment: [:]))
+  func run(
+    _ name: String, in workspace: Workspace, agent: Agent = Agent(), fromStep: Int = 1, captured: [(String, String)] = [],
+    sources: VariableSources = VariableSources(processEnvironment: [:])
+  ) -> (FlowOutcome, [FlowEvent]) {
+    let runner = FlowRunner(agent: agent, workspace: workspace, sources: sources)
     let done = DispatchSemaphore(value: 0)
     let box = LockedBox<(FlowOutcome?, [FlowEvent])>((nil, []))
     runner.start(name, fromStep: fromStep, captured: captured, events: { event in box.mutate { $0.1.append(event) } }) { outcome in
@@ -105,6 +125,38 @@ struct FlowRunnerTests {
     #expect(try hits("\(key)-2") == 0)
   }
 
+  // A step's `vars` are filled in from every source: here the selected environment.
+  @Test func aStepVarReadsTheEnvironment() throws {
+    let (outcome, _) = run("env-var", in: try flows())
+    #expect(outcome.state == .succeeded, "\(outcome.message ?? "")")
+    let url = try #require(outcome.steps.first?.exchange?.request.url)
+    #expect(url.contains("id=7"), "\(url)")
+  }
+
+  // A step's own `vars` are the most specific values: they win over `--var` for that step, and
+  // are filled in with `--var` like any template.
+  @Test func aStepVarWinsOverTheCommandLine() throws {
+    let flows = try flows()
+    let (outcome, _) = run("env-var", in: flows, sources: VariableSources(overrides: ["id": "1"], processEnvironment: [:]))
+    #expect(outcome.steps.first?.exchange?.request.url.contains("id=7") == true)
+    let (given, _) = run("env-var", in: flows, sources: VariableSources(overrides: ["myid": "9"], processEnvironment: [:]))
+    #expect(given.steps.first?.exchange?.request.url.contains("id=9") == true)
+  }
+
+  // An undefined variable in a step's `vars` fails the chain at that step, naming the variable,
+  // the step and the chain; nothing of it is sent and the later steps never run.
+  @Test func anUndefinedStepVarFailsTheChainBeforeSending() throws {
+    let (outcome, _) = run("undefined-var", in: try flows())
+    #expect(outcome.state == .failed)
+    #expect(outcome.step == 2)
+    let message = try #require(outcome.message)
+    #expect(message.contains("{{nowhere}}"), "\(message)")
+    #expect(message.contains("vars.id of step 2 (echo-id) of chain \"undefined-var\""), "\(message)")
+    #expect(outcome.steps.map(\.state) == [.succeeded, .failed])
+    #expect(try hits("\(key)-id") == 0)
+    #expect(try hits("\(key)-ok") == 1)
+  }
+
   // CH-5 (pinned): an empty chain succeeds at once.
   @Test func anEmptyChainSucceeds() throws {
     #expect(run("empty", in: try flows()).0.state == .succeeded)
@@ -140,12 +192,49 @@ struct FlowRunnerTests {
     #expect(closedAt.allSatisfy { $0 - failedAt < 100 })
   }
 
-  // B-3: two members failing together give one batch failure.
+  // B-3: two members failing together give one batch failure, naming the first failure
+  // delivered.
   @Test func twoFailuresGiveOneBatchFailure() throws {
-    let (outcome, events) = run("twice", in: try flows())
+    for _ in 0..<5 {
+      let (outcome, events) = run("twice", in: try flows())
+      #expect(outcome.state == .failed)
+      #expect(events.filter { if case .finished = $0 { true } else { false } }.count == 1)
+      let firstFailed = events.compactMap { event -> String? in
+        if case .member(_, _, _, _, let member) = event, member.state == .failed { member.name } else { nil }
+      }.first
+      let first = try #require(firstFailed)
+      #expect(outcome.message?.hasPrefix("\(first) failed: status 50") == true, "\(outcome.message ?? "")")
+      // The other one failed too (after) or was cancelled; either way one batch failure.
+      #expect(outcome.members.filter { $0.state == .failed }.first?.name == first)
+    }
+  }
+
+  // CH-2: a step failing on its status stops the chain; step 3 never reaches the fixture.
+  @Test func aChainStopsOnAStatusFailure() throws {
+    let (outcome, events) = run("stop-on-500", in: try flows())
     #expect(outcome.state == .failed)
-    #expect(events.filter { if case .finished = $0 { true } else { false } }.count == 1)
-    #expect(outcome.message?.contains("failed") == true)
+    #expect(outcome.step == 2)
+    #expect(outcome.steps.map(\.state) == [.succeeded, .failed])
+    #expect(outcome.message?.hasPrefix("step 2 (broken) failed: status 500") == true, "\(outcome.message ?? "")")
+    #expect(events.filter { if case .step = $0 { true } else { false } }.count == 2)
+    // Each step reports its end, the failed one too.
+    let ended = events.compactMap { if case .stepFinished(_, _, let step) = $0 { step.state } else { nil } }
+    #expect(ended == [.succeeded, .failed])
+    usleep(100_000)
+    #expect(try hits("\(key)-after") == 0)
+  }
+
+  // A `header:` capture that finds no such header fails the step and stops the chain; a
+  // `status` capture takes the status of any response the step accepts.
+  @Test func headerAndStatusCaptures() throws {
+    let (outcome, _) = run("no-header", in: try flows())
+    #expect(outcome.state == .failed)
+    #expect(outcome.steps.first?.errorKind == "capture")
+    #expect(outcome.steps.first?.message == "capture etag: the response has no header X-Nope")
+    #expect(try hits("\(key)-after") == 0)
+    let (teapot, _) = run("teapot-status", in: try flows())
+    #expect(teapot.state == .succeeded, "\(teapot.message ?? "")")
+    #expect(teapot.steps.first?.captured.map(\.value) == ["418"])
   }
 
   // B-8: all settled: every member runs to its end; members may be chains.
@@ -155,7 +244,7 @@ struct FlowRunnerTests {
     #expect(outcome.members.map(\.state) == [.succeeded, .failed, .succeeded, .succeeded])
     #expect(outcome.members[2].kind == .chain)
     #expect(outcome.message?.hasPrefix("1 of 4 failed, first broken") == true)
-    let progress = events.compactMap { if case .member(_, let done, let total, _) = $0 { "\(done)/\(total)" } else { nil } }
+    let progress = events.compactMap { if case .member(_, _, let done, let total, _) = $0 { "\(done)/\(total)" } else { nil } }
     #expect(progress == ["1/4", "2/4", "3/4", "4/4"])
   }
 
@@ -164,18 +253,78 @@ struct FlowRunnerTests {
     #expect(run("none", in: try flows()).0.state == .succeeded)
   }
 
-  // B-6 / CH-4: cancelling a batch cancels what runs and starts nothing more.
+  // B-6 / CH-4: cancelling a batch cancels what runs and starts nothing more. Five slow members,
+  // two at a time: the two running are closed on the wire, the three queued never go out.
   @Test func cancellingABatch() throws {
     let workspace = try flows()
     let runner = FlowRunner(agent: Agent(), workspace: workspace, sources: VariableSources(processEnvironment: [:]))
     let done = DispatchSemaphore(value: 0)
     let box = LockedBox<FlowOutcome?>(nil)
-    let run = runner.start("fast") { box.set($0); done.signal() }
-    usleep(150_000)
+    let run = runner.start("slow-batch") { box.set($0); done.signal() }
+    usleep(400_000)
     run.cancel()
     #expect(done.wait(timeout: .now() + 1) == .success)
     let outcome = try #require(box.get())
-    #expect(outcome.members.allSatisfy { $0.state == .cancelled || $0.state == .failed })
+    #expect(outcome.state == .cancelled)
+    #expect(outcome.members.count == 5)
+    #expect(outcome.members.allSatisfy { $0.state == .cancelled })
+    usleep(300_000)
+    let log = try #require(try fixtureJSON("/log?key=\(key)-slow").arrayValue)
+    #expect(log.count == 2)
+    #expect(log.allSatisfy { $0["completed"] == false })
+    #expect(try hits("\(key)-slow") == 2)
+  }
+
+  // B-1: only successes give one batch success, after the last member; every member keeps its
+  // response.
+  @Test func aBatchOfSuccesses() throws {
+    let (outcome, events) = run("all-ok", in: try flows())
+    #expect(outcome.state == .succeeded)
+    #expect(outcome.message == nil)
+    #expect(outcome.members.map(\.name) == ["ok", "login", "ok"])
+    for member in outcome.members {
+      #expect(member.exchange?.response?.status == 200)
+      #expect(try member.exchange?.response?.body.bytes().isEmpty == false)
+    }
+    #expect(outcome.members[1].exchange?.request.url.contains("/auth/login") == true)
+    let finished = events.indices.filter { if case .finished = events[$0] { true } else { false } }
+    #expect(finished == [events.count - 1])
+    let members = events.compactMap { if case .member(_, _, let done, _, _) = $0 { done } else { nil } }
+    #expect(members == [1, 2, 3])
+  }
+
+  // B-4: a batch is from the cache iff every member was a cache hit.
+  @Test func aBatchIsFromTheCacheWhenEveryMemberIs() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rb-flow-cache-" + UUID().uuidString)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let agent = Agent(configuration: .init(cache: ResponseCache(folder: folder)))
+    let workspace = try flows()
+    let first = run("all-cached", in: workspace, agent: agent).0
+    #expect(first.state == .succeeded)
+    #expect(first.fromCache == false)
+    let second = run("all-cached", in: workspace, agent: agent).0
+    #expect(second.members.map { $0.exchange?.fromCache } == [true, true])
+    #expect(second.fromCache == true)
+    let mixed = run("half-cached", in: workspace, agent: agent).0
+    #expect(mixed.members.map { $0.exchange?.fromCache } == [true, false])
+    #expect(mixed.fromCache == false)
+    #expect(FlowOutcome(kind: .batch, name: "none", state: .succeeded).fromCache == false)
+  }
+
+  // B-8 with a cancelled member: all settled lists succeeded, failed and cancelled members.
+  @Test func allSettledListsACancelledMember() throws {
+    let agent = Agent()
+    // The slow member is cancelled on its own as soon as it is queued.
+    agent.subscribe { event in
+      if case .queued(let id, let request) = event, request.name == "slow" { agent.cancel(id) }
+    }
+    let (outcome, _) = run("settled-cancel", in: try flows(), agent: agent)
+    #expect(outcome.state == .failed)
+    let states = outcome.members.map(\.state)
+    #expect(states.indices.filter { states[$0] == .succeeded } == [0, 2, 3])
+    #expect(states.indices.filter { states[$0] == .failed } == [1])
+    #expect(states.indices.filter { states[$0] == .cancelled } == [4])
+    #expect(outcome.message?.hasPrefix("1 of 5 failed, first broken") == true, "\(outcome.message ?? "")")
   }
 
   // CH-4: cancelling during step 2 cancels it and starts nothing more.
