@@ -93,13 +93,35 @@ struct UpdateTests {
     #expect(state.overlay == .confirmQuit)
   }
 
-  @Test func helpOverlayOpensAndAnyKeyCloses() throws {
+  @Test func helpOverlayOpensScrollsAndOtherKeysClose() throws {
     var state = try demoState()
     _ = keys(&state, "?")
     #expect(state.overlay == .help)
     #expect(keys(&state, "j") == [])
+    #expect(state.overlay == .help && state.helpScroll == 0)  // everything fits: nothing to scroll
+    #expect(keys(&state, "x") == [])
     #expect(state.overlay == nil)
-    #expect(state.requestSelection == 0)  // the key only closed the overlay
+    #expect(state.requestSelection == 0)  // the keys only scrolled and closed the overlay
+    send(&state, .key(.function(1)))
+    #expect(state.overlay == .help)
+  }
+
+  @Test func helpScrollsToEveryEntryOnASmallScreen() throws {
+    var state = try demoState(width: 70, height: 20)
+    _ = keys(&state, "?")
+    _ = keys(&state, "G")
+    let rows = 20 - 2 - 4
+    #expect(state.helpScroll == 21 - rows)
+    var buffer = ScreenBuffer(width: 70, height: 20)
+    view(state, into: &buffer)
+    #expect(buffer.text.contains("? F1"))  // the last entry
+    #expect(buffer.text.contains("Ctrl-C"))
+    #expect(buffer.text.contains("…"))  // long descriptions are ellipsized
+    try assertSnapshot(state, "help-end-70x20")
+    _ = keys(&state, "kkg")
+    #expect(state.helpScroll == 0)
+    send(&state, .key(.escape))
+    #expect(state.overlay == nil && state.helpScroll == 0)
   }
 
   @Test func slashFiltersRequestsAsYouType() throws {
@@ -229,7 +251,7 @@ struct UpdateTests {
     #expect(state.focus == .queue)
     #expect(state.viewer.exchange == ExchangeID(rawValue: 2))
     send(&state, .mouse(MouseEvent(x: layout.response.x + 5, y: layout.response.y + 5, kind: .wheelDown)))
-    #expect(state.viewer.scroll == 3)
+    #expect(state.viewer.scroll == 0)  // the body fits the pane: nothing to scroll
   }
 
   @Test func resizeRelayouts() throws {
