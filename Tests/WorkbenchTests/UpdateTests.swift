@@ -356,8 +356,8 @@ struct CacheViewTests {
     #expect(normal.cache?.mode == .cacheThenNetwork)
   }
 
-  @Test func badgesAndTheCacheLine() throws {
-    var state = try demoState(width: 160, height: 45)
+  @Test(arguments: [(160, 45), (80, 24)]) func badgesAndTheCacheLine(width: Int, height: Int) throws {
+    var state = try demoState(width: width, height: height)
     let request = Request(name: "users/list", url: "http://127.0.0.1:8080/users", cache: CachePolicy(seconds: 60))
     send(&state, .key(.enter))
     var events = Scenario.exchange(id: 1, request: request, body: "[]", duration: 0.001)
@@ -368,8 +368,8 @@ struct CacheViewTests {
     }
     for msg in events { send(&state, msg) }
     #expect(state.exchanges[0].badges == ["cache"])
-    try assertSnapshot(state, "cache-160x45")
-    var buffer = ScreenBuffer(width: 160, height: 45)
+    try assertSnapshot(state, "cache-\(width)x\(height)")
+    var buffer = ScreenBuffer(width: width, height: height)
     view(state, into: &buffer)
     #expect(buffer.text.contains("from cache, 42 s old"))
   }
