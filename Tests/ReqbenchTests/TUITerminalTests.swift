@@ -53,3 +53,118 @@ struct TUITerminalTests {
     try session.waitFor("[exited 0]")
   }
 }
+
+/// SGR colour parameters in `capture-pane -e` output: 30–37/40–47 are the eight basic colours,
+/// 90–97/100–107 the bright ones, 38/48 extended (`38;5;n`). 39/49 (default) are not colours.
+func colourCodes(_ screen: String) -> [String] {
+  var codes: [String] = []
+  var rest = screen[...]
+  while let start = rest.range(of: "\u{1b}[") {
+    rest = rest[start.upperBound...]
+    guard let end = rest.firstIndex(where: { $0.isLetter }) else { break }
+    if rest[end] == "m" {
+      let params = rest[..<end].split(separator: ";", omittingEmptySubsequences: false).map(String.init)
+      var i = 0
+      while i < params.count {
+        guard let n = Int(params[i]) else {
+          i += 1
+          continue
+        }
+        if n == 38 || n == 48 {
+          codes.append(params[i...].prefix(params.count > i + 1 && params[i + 1] == "2" ? 5 : 3).joined(separator: ";"))
+          i += params.count > i + 1 && params[i + 1] == "2" ? 5 : 3
+          continue
+        }
+        if (30...37).contains(n) || (40...47).contains(n) || (90...97).contains(n) || (100...107).contains(n) {
+          codes.append(String(n))
+        }
+        i += 1
+      }
+    }
+    rest = rest[rest.index(after: end)...]
+  }
+  return codes
+}
+
+extension TmuxSession {
+  /// The screen with its attributes as escape sequences.
+  func screenWithEscapes() throws -> String { try tmux(["capture-pane", "-p", "-e", "-t", name]) }
+}
+
+@Suite("TUI end to end: colours, the tty, screenshots", .serialized)
+struct TUIColourAndTTYTests {
+  @Test func noColorLeavesNoColours() throws {
+    let session = try TmuxSession(
+      [try reqbenchBinary.path, "--demo"], environment: ["NO_COLOR": "1", "TERM": "xterm-256color"])
+    try session.waitFor("users/")
+    try session.send("Enter")
+    try session.waitFor("✓ succeeded")
+    let screen = try session.screenWithEscapes()
+    #expect(colourCodes(screen) == [], "colours with NO_COLOR set")
+    #expect(screen.contains("\u{1b}["))  // attributes are still there (reverse, bold…)
+    try session.send("q")
+    try session.waitFor("[exited 0]")
+  }
+
+  @Test func eightColourTerminalsGetTheEightBasicColours() throws {
+    let basic = Set((30...37).map(String.init) + (40...47).map(String.init))
+    let eight = try TmuxSession([try reqbenchBinary.path, "--demo"], environment: ["TERM": "xterm"])
+    try eight.waitFor("users/")
+    try eight.send("Enter")
+    try eight.waitFor("✓ succeeded")
+    let raw = try eight.screenWithEscapes()
+    let codes = colourCodes(raw)
+    #expect(!codes.isEmpty, "no colours: \(raw.prefix(200).debugDescription)")
+    #expect(codes.allSatisfy(basic.contains), "not basic: \(Set(codes).subtracting(basic))")
+    try eight.send("q")
+    try eight.waitFor("[exited 0]")
+    // The same screen on a 256-colour terminal uses more (the bright grey of borders and hints).
+    let many = try TmuxSession([try reqbenchBinary.path, "--demo"], environment: ["TERM": "xterm-256color"])
+    try many.waitFor("users/")
+    #expect(!colourCodes(try many.screenWithEscapes()).allSatisfy(basic.contains))
+    try many.send("q")
+    try many.waitFor("[exited 0]")
+  }
+
+  @Test func ctrlCRestoresTheTerminalSettings() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-tty-" + uniqueKey())
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    let before = dir.appendingPathComponent("before").path
+    let after = dir.appendingPathComponent("after").path
+    let script = "stty -a > \(shellQuote(before)); \(shellQuote(try reqbenchBinary.path)) --demo; stty -a > \(shellQuote(after))"
+    let session = try TmuxSession(["sh", "-c", script])
+    try session.waitFor("1 Requests")
+    try session.send("C-c")
+    try session.waitFor("[exited 0]")
+    let saved = try String(contentsOfFile: before, encoding: .utf8)
+    let restored = try String(contentsOfFile: after, encoding: .utf8)
+    #expect(saved.contains("icanon") && saved.contains("echo"))
+    #expect(restored == saved)
+  }
+
+  @Test func theCommittedScreenshotsAreCurrent() throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent()
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-shots-" + uniqueKey())
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let result = try runProcess(
+      try reqbenchBinary, ["screenshot", "all", "--dir", dir.path, "--workspace", root.appendingPathComponent("workspaces/demo.json").path])
+    #expect(result.status == 0, "\(result.stderr)")
+    let made = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+    let committed = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("screenshots").path).sorted()
+    #expect(made == committed)
+    for name in made {
+      let new = try Data(contentsOf: dir.appendingPathComponent(name))
+      let old = try Data(contentsOf: root.appendingPathComponent("screenshots/" + name))
+      #expect(new == old, "screenshots/\(name) is out of date: .build/debug/reqbench screenshot all --dir screenshots")
+    }
+  }
+
+  @Test func screenshotHelpPrintsUsage() throws {
+    let result = try runProcess(try reqbenchBinary, ["screenshot", "--help"])
+    #expect(result.status == 0)
+    #expect(result.stdout.contains("reqbench screenshot SCENARIO|all"))
+    #expect(result.stdout.contains("--workspace FILE"))
+    #expect(!result.stderr.contains("unknown option"))
+  }
+}
