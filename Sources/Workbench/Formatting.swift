@@ -10,7 +10,7 @@ public enum Formatting {
   }
 
   /// libjq's report as one line for the status bar: `jq: error: syntax error, unexpected end of
-  /// file at line 1, column 3` — its first line only (not the program echoed back), one `jq:`
+  /// the expression at line 1` — its first line only (not the program echoed back), one `jq:`
   /// prefix, without the hint about shell quoting (there is no shell here).
   public static func jqError(_ raw: String) -> String {
     var line = raw.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
@@ -18,6 +18,7 @@ public enum Formatting {
     while line.hasPrefix("jq:") { line = String(line.dropFirst(3)).trimmingCharacters(in: .whitespaces) }
     line = line.replacingOccurrences(of: " (Unix shell quoting issues?)", with: "")
     line = line.replacingOccurrences(of: " at <top-level>, line ", with: " at line ")
+    line = line.replacingOccurrences(of: "unexpected $end", with: "unexpected end of the expression")
     if line.hasSuffix(":") { line.removeLast() }
     return "jq: " + (line.isEmpty ? "the expression failed" : line)
   }

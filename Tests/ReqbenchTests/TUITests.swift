@@ -162,7 +162,7 @@ struct TUITests {
     try session.send("Enter", "Enter")
     try session.waitFor("▶ running")
     try session.send("q")
-    try session.waitFor("Cancel them and quit? (y/n)")
+    try session.waitFor("1 transfer is still running. Cancel it and quit? (y/n)")
     try session.send("y")
     try session.waitFor("[exited 0]")
   }
