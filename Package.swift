@@ -40,7 +40,7 @@ let package = Package(
     .testTarget(name: "RequestEngineTests", dependencies: ["RequestEngine", "TestSupport"]),
     .testTarget(name: "WorkspaceTests", dependencies: ["Workspace", "TestSupport"]),
     .testTarget(name: "DemoServerTests", dependencies: ["DemoServer", "Digest", "TestSupport"]),
-    .testTarget(name: "ReqbenchTests", dependencies: ["RequestEngine", "TestSupport"]),
+    .testTarget(name: "ReqbenchTests", dependencies: ["RequestEngine", "TerminalUI", "TestSupport"]),
     .target(name: "TerminalUI"),
     .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
     .testTarget(

@@ -32,6 +32,8 @@ public struct ExchangeRow: Sendable {
   public var result: ExchangeResult?
   /// Where a download's body goes.
   public var downloadTarget: String?
+  /// A later exchange took over this download's file (resuming it): no longer resumable here.
+  public var superseded = false
 
   public var bytes: Int {
     if let download = result?.download { return Int(download.bytes) }
@@ -51,7 +53,7 @@ public struct ExchangeRow: Sendable {
     var badges: [String] = []
     if result?.fromCache == true { badges.append(result?.cache?.stale == true ? "stale" : "cache") }
     if result?.deduplicated == true { badges.append("dedup") }
-    if let download = result?.download, download.resumable, state != .succeeded {
+    if let download = result?.download, download.resumable, state != .succeeded, !superseded {
       badges.append("resumable" + (download.percent.map { " \(Int($0))%" } ?? ""))
     }
     return badges
@@ -186,8 +188,12 @@ public struct Prompt: Sendable, Equatable {
 }
 
 public enum Overlay: Sendable, Equatable {
+  /// The keys; `helpScroll` is its first line shown.
   case help
+  /// Transfers are running: cancel them and quit?
   case confirmQuit
+  /// Requests were edited and not saved: save, discard or stay?
+  case unsavedChanges
 }
 
 /// A message in the status bar; errors say what to do.
@@ -239,6 +245,9 @@ public struct AppState: Sendable {
   public var viewer = ViewerState()
 
   public var overlay: Overlay?
+  public var helpScroll = 0
+  /// Set while a save asked for by the unsaved-changes question runs: quit once it succeeded.
+  var quitAfterSave = false
   public var prompt: Prompt?
   public var message: StatusMessage?
   /// Set when a request is sent: the viewer follows its exchange once the agent queues it.

@@ -9,6 +9,20 @@ public enum Formatting {
     return decimal(Double(count) / 1_073_741_824, places: 2) + " GB"
   }
 
+  /// libjq's report as one line for the status bar: `jq: error: syntax error, unexpected end of
+  /// the expression at line 1` — its first line only (not the program echoed back), one `jq:`
+  /// prefix, without the hint about shell quoting (there is no shell here).
+  public static func jqError(_ raw: String) -> String {
+    var line = raw.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+    line = line.trimmingCharacters(in: .whitespaces)
+    while line.hasPrefix("jq:") { line = String(line.dropFirst(3)).trimmingCharacters(in: .whitespaces) }
+    line = line.replacingOccurrences(of: " (Unix shell quoting issues?)", with: "")
+    line = line.replacingOccurrences(of: " at <top-level>, line ", with: " at line ")
+    line = line.replacingOccurrences(of: "unexpected $end", with: "unexpected end of the expression")
+    if line.hasSuffix(":") { line.removeLast() }
+    return "jq: " + (line.isEmpty ? "the expression failed" : line)
+  }
+
   public static func milliseconds(_ ms: Double) -> String {
     ms < 1000 ? decimal(ms, places: 1) + " ms" : decimal(ms / 1000, places: 2) + " s"
   }

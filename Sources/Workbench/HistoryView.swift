@@ -11,9 +11,12 @@ public struct HistoryView: Sendable {
   /// 0 is the newest entry.
   public var position: Int
   public var count: Int
+  /// The request body as recorded (secrets masked), for sending it again.
+  public var requestBody: [UInt8]
 
-  public init(entry: HistoryEntry, body: [UInt8], position: Int, count: Int) {
+  public init(entry: HistoryEntry, body: [UInt8], requestBody: [UInt8] = [], position: Int, count: Int) {
     self.entry = entry
+    self.requestBody = requestBody
     self.position = position
     self.count = count
     let request = Request(name: entry.name, method: entry.method, url: entry.url, headers: entry.requestHeaders)

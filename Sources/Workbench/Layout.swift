@@ -30,7 +30,10 @@ public struct Layout: Sendable, Equatable {
     let queueHeight = max(5, body * 3 / 10)
     let top = max(0, body - queueHeight)
     let left = min(40, max(22, width * 22 / 100))
-    let editorHeight = max(6, top * 2 / 5)
+    var editorHeight = max(6, top * 2 / 5)
+    // A short terminal: the response keeps a summary, its tabs and two lines of body; the
+    // editor keeps the resolved URL and one field.
+    if top - editorHeight < 6 { editorHeight = max(4, top - 6) }
     requests = Rect(x: 0, y: 0, width: left, height: top)
     editor = Rect(x: left, y: 0, width: max(0, width - left), height: editorHeight)
     response = Rect(x: left, y: editorHeight, width: max(0, width - left), height: max(0, top - editorHeight))

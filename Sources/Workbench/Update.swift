@@ -31,16 +31,21 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
       } catch {
         state.message = StatusMessage(error.message, isError: true)
       }
+    } else if text == nil {
+      state.message = StatusMessage("body unchanged")
     }
     return []
   case .saved(let error):
+    let quitting = state.quitAfterSave
+    state.quitAfterSave = false
     if let error {
-      state.message = StatusMessage("not saved: \(error)", isError: true)
-    } else {
-      state.unsaved = []
-      state.message = StatusMessage("saved \(state.workspaceFile)")
+      state.message = StatusMessage(
+        "not saved: \(error)" + (quitting ? "; not quitting (q then d quits without saving)" : ""), isError: true)
+      return []
     }
-    return []
+    state.unsaved = []
+    state.message = StatusMessage("saved \(state.workspaceFile)")
+    return quitting ? [.quit] : []
   case .bodyWritten(let path, let error):
     state.message = error.map { StatusMessage("cannot write \(path): \($0)", isError: true) }
       ?? StatusMessage("body written to \(path)")
@@ -53,7 +58,7 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
       state.viewer.scroll = 0
       state.message = StatusMessage("jq \(expression) (Esc clears)")
     case .failure(let error):
-      state.message = StatusMessage("jq: \(error.message)", isError: true)
+      state.message = StatusMessage(Formatting.jqError(error.message), isError: true)
     }
     return []
   case .flowStarted(let run, let name, let kind, let fromStep):
@@ -66,6 +71,17 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
     if let error {
       state.message = StatusMessage("history: \(error)", isError: true)
     } else if let view {
+      // The first step back: the newest entry may be the response already shown (recorded when it
+      // ended); then the one before it.
+      if state.viewer.history == nil, view.position == 0, let live = state.shownExchange?.result,
+        view.entry.exchangeID == live.id, abs(view.entry.date.timeIntervalSince(live.finishedAt)) < 1
+      {
+        guard view.count > 1 else {
+          state.message = StatusMessage("no older response in history")
+          return []
+        }
+        return [.showHistory(name: view.entry.name, position: 1)]
+      }
       state.viewer.history = view
       state.viewer.scroll = 0
       state.viewer.filter = nil
@@ -97,6 +113,10 @@ extension AppState {
       }
       row.context = context.isEmpty ? nil : context.joined(separator: " › ")
       row.downloadTarget = request.download?.path
+      if let target = row.downloadTarget {
+        // This exchange carries on with the file: older rows of it are no longer resumable.
+        for i in exchanges.indices where exchanges[i].downloadTarget == target { exchanges[i].superseded = true }
+      }
       exchanges.insert(row, at: 0)
       if following == request.name {
         following = nil
@@ -136,7 +156,8 @@ extension AppState {
     case .finished(let result):
       mutateRow(result.id) {
         $0.state = result.state
-        $0.status = result.response?.status
+        // A cancelled exchange keeps the status its headers brought.
+        $0.status = result.response?.status ?? $0.status
         $0.result = result
       }
       if viewer.exchange == result.id {
@@ -250,6 +271,13 @@ extension AppState {
 
   mutating func handle(_ key: Key) -> [Command] {
     if let overlay { return handle(key, in: overlay) }
+    if layout.tooSmall {
+      // Nothing else is on the screen: keys that act unseen are ignored.
+      switch key {
+      case .char("q"), .ctrl("c"): return quit()
+      default: return []
+      }
+    }
     if prompt != nil { return handlePrompt(key) }
     if editing != nil { return handleEditing(key) }
     message = nil
@@ -292,9 +320,14 @@ extension AppState {
     }
   }
 
+  /// `q` and Ctrl-C: asks first while transfers run, then while edits are unsaved.
   private mutating func quit() -> [Command] {
     if isBusy {
       overlay = .confirmQuit
+      return []
+    }
+    if !unsaved.isEmpty {
+      overlay = .unsavedChanges
       return []
     }
     return [.quit]
@@ -303,16 +336,46 @@ extension AppState {
   private mutating func handle(_ key: Key, in overlay: Overlay) -> [Command] {
     switch overlay {
     case .help:
-      self.overlay = nil
+      let page = max(1, Painter.helpRows(height: height))
+      let last = max(0, Painter.helpLines.count - page)
+      switch key {
+      case .down, .char("j"): helpScroll = min(last, helpScroll + 1)
+      case .up, .char("k"): helpScroll = max(0, helpScroll - 1)
+      case .pageDown, .ctrl("d"), .char(" "): helpScroll = min(last, helpScroll + page)
+      case .pageUp, .ctrl("u"): helpScroll = max(0, helpScroll - page)
+      case .home, .char("g"): helpScroll = 0
+      case .end, .char("G"): helpScroll = last
+      default:
+        self.overlay = nil
+        helpScroll = 0
+      }
       return []
     case .confirmQuit:
       switch key {
-      case .char("y"), .char("Y"), .enter:
+      case .char("y"), .char("Y"), .enter, .ctrl("c"):
+        if !unsaved.isEmpty, key != .ctrl("c") {
+          self.overlay = .unsavedChanges
+          return [.cancelAll]
+        }
         self.overlay = nil
         return [.cancelAll, .quit]
       default:
         self.overlay = nil
         message = StatusMessage("not quitting; C cancels every transfer")
+        return []
+      }
+    case .unsavedChanges:
+      switch key {
+      case .char("s"), .char("S"), .char("y"), .char("Y"), .enter:
+        self.overlay = nil
+        quitAfterSave = true
+        return [.save]
+      case .char("d"), .char("D"), .ctrl("c"):
+        self.overlay = nil
+        return [.quit]
+      default:
+        self.overlay = nil
+        message = StatusMessage("not quitting; Ctrl-S saves the workspace")
         return []
       }
     }
@@ -512,10 +575,10 @@ extension AppState {
     let page = layout.contentHeight(of: .response)
     let document = viewer.filtered ?? viewer.document
     switch key {
-    case .down, .char("j"): viewer.scroll += 1
-    case .up, .char("k"): viewer.scroll = max(0, viewer.scroll - 1)
-    case .pageDown, .ctrl("d"), .char(" "): viewer.scroll += max(1, page - 1)
-    case .pageUp, .ctrl("u"): viewer.scroll = max(0, viewer.scroll - max(1, page - 1))
+    case .down, .char("j"): scrollViewer(by: 1)
+    case .up, .char("k"): scrollViewer(by: -1)
+    case .pageDown, .ctrl("d"), .char(" "): scrollViewer(by: max(1, page - 1))
+    case .pageUp, .ctrl("u"): scrollViewer(by: -max(1, page - 1))
     case .home, .char("g"): viewer.scroll = 0
     case .end, .char("G"):
       if viewer.tab == .body, let document { viewer.scroll = max(0, document.totalLineCount() - page) }
@@ -568,13 +631,37 @@ extension AppState {
       prompt = Prompt(purpose: .writeBody, label: "write body to", input: LineEdit("\(name).\(ext)"))
     case .char("s"), .char("r"):
       if let history = viewer.history {
-        return resend(named: history.entry.name)
+        return resend(history)
       }
       return resend(shownExchange)
     default:
       break
     }
     return []
+  }
+
+  /// Scrolls the viewer by `delta` lines, never past the end of what it shows. A lazy body is
+  /// indexed only as far as the new position needs: while its end is unknown the scroll stops at
+  /// the last line indexed, once known it stops where the last page shows the last line.
+  mutating func scrollViewer(by delta: Int) {
+    let page = layout.contentHeight(of: .response)
+    let target = max(0, viewer.scroll + delta)
+    let last: Int
+    switch viewer.tab {
+    case .body:
+      guard let document = viewer.filtered ?? viewer.document else {
+        viewer.scroll = 0
+        return
+      }
+      let (count, exact) = document.lineCount(atLeast: target + page)
+      last = exact ? count - page : count - 1
+    case .headers:
+      let response = viewer.history?.result.response ?? shownExchange?.result?.response
+      last = (response?.headers.fields.count ?? 0) - page
+    case .timing:
+      last = 0
+    }
+    viewer.scroll = min(target, max(0, last))
   }
 
   private mutating func leaveHistory() {
@@ -613,17 +700,13 @@ extension AppState {
     if let index = move(key, current, count: items.count + exchanges.count, page: layout.contentHeight(of: .queue)) {
       if index < items.count {
         selectQueueFlow(items[index])
-        return []
+      } else {
+        selectQueueRow(index - items.count)
       }
-      queueFlowSelection = nil
-      queueSelection = index - items.count
-      let height = queueExchangeLines
-      if queueSelection < queueScroll { queueScroll = queueSelection }
-      if queueSelection >= queueScroll + height { queueScroll = queueSelection - height + 1 }
-      show(exchanges[queueSelection].id)
       return []
     }
     if let item = queueFlowSelection { return handleQueueFlowKey(key, item) }
+    queueHint(key)
     guard let row = selectedExchange else { return [] }
     switch key {
     case .char("c"):
@@ -641,6 +724,24 @@ extension AppState {
     default:
       return []
     }
+  }
+
+  /// Keys of the other panes pressed in the queue: say where they work.
+  private mutating func queueHint(_ key: Key) {
+    if key == .char("/") {
+      message = StatusMessage("/ filters the request list (1) and searches the response (3); the queue has no filter")
+    }
+  }
+
+  /// Selects an exchange row, scrolls the queue to keep it in view and shows it in the viewer.
+  mutating func selectQueueRow(_ index: Int) {
+    guard exchanges.indices.contains(index) else { return }
+    queueFlowSelection = nil
+    queueSelection = index
+    let height = queueExchangeLines
+    if queueSelection < queueScroll { queueScroll = queueSelection }
+    if queueSelection >= queueScroll + height { queueScroll = queueSelection - height + 1 }
+    show(exchanges[index].id)
   }
 
   /// Sends the request of an exchange again (as it is in the workspace now).
@@ -667,12 +768,47 @@ extension AppState {
         file: download.target, bytes: download.bytesOnDisk, totalBytes: download.totalBytes, resumedFrom: 0,
         restartReason: nil, resumable: true, complete: false)
       var row = ExchangeRow(id: id, name: download.label, method: method, url: download.url, state: .cancelled)
+      row.downloadTarget = download.target
       row.result = ExchangeResult(
         id: id, request: Request(name: download.label, method: method, url: download.url), state: .cancelled,
         response: nil, error: ExchangeError(kind: .cancelled, message: "interrupted in an earlier session"),
         attempts: 0, queuedAt: download.updated, startedAt: nil, finishedAt: download.updated, download: outcome)
       exchanges.append(row)
     }
+  }
+
+  /// Sends a request from history again as it was recorded (method, URL, headers, body), with
+  /// the workspace request's other settings (timeouts, validation, TLS…) when it still exists.
+  /// A recording holds secrets masked (`••••`): then the workspace's request is sent instead.
+  private mutating func resend(_ history: HistoryView) -> [Command] {
+    let entry = history.entry
+    let mask = Redaction.mask
+    let masked =
+      entry.url.contains(mask) || entry.requestHeaders.fields.contains { $0.value.contains(mask) }
+      || String(decoding: history.requestBody, as: UTF8.self).contains(mask)
+    if masked {
+      let commands = resend(named: entry.name)
+      if !commands.isEmpty {
+        message = StatusMessage("the recorded request has masked secrets: sent \(entry.name) as the workspace has it")
+      }
+      return commands
+    }
+    var request: Request
+    if let template = workspace.request(named: entry.name), let prepared = try? workspace.prepare(template, sources: sources) {
+      request = prepared
+    } else {
+      request = Request(name: entry.name, url: entry.url)
+    }
+    request.method = entry.method
+    request.url = entry.url
+    request.headers = entry.requestHeaders
+    request.body =
+      history.requestBody.isEmpty && entry.requestContentType == nil
+      ? .empty : RequestBody(bytes: history.requestBody, contentType: entry.requestContentType)
+    request.download = nil
+    following = request.name
+    message = StatusMessage("sent \(entry.name) as recorded \(Painter.dateText(entry.date))")
+    return [.send(request)]
   }
 
   private mutating func resend(named name: String) -> [Command] {
@@ -739,23 +875,22 @@ extension AppState {
   // MARK: - Mouse
 
   mutating func handle(_ event: MouseEvent) -> [Command] {
-    guard overlay == nil, prompt == nil, editing == nil, let pane = layout.pane(at: event.x, event.y) else { return [] }
+    guard !layout.tooSmall, overlay == nil, prompt == nil, editing == nil, let pane = layout.pane(at: event.x, event.y) else { return [] }
     let rect = layout.rect(of: pane)
     switch event.kind {
     case .wheelUp, .wheelDown:
       let delta = event.kind == .wheelDown ? 3 : -3
       switch pane {
-      case .response: viewer.scroll = max(0, viewer.scroll + delta)
+      case .response: scrollViewer(by: delta)
       case .requests:
         selectRequest(min(max(0, requestSelection + delta), max(0, selectableCount - 1)))
       case .queue:
-        if !exchanges.isEmpty {
-          queueFlowSelection = nil
-          queueSelection = min(max(0, queueSelection + delta), exchanges.count - 1)
-          show(exchanges[queueSelection].id)
-        }
+        if !exchanges.isEmpty { selectQueueRow(min(max(0, queueSelection + delta), exchanges.count - 1)) }
       case .editor:
-        editorScroll = max(0, editorScroll + delta)
+        // The fields under the resolved URL line: the last one stays on screen.
+        let fields = selectedRequest?.editorFields.count ?? 0
+        let rows = max(1, layout.contentHeight(of: .editor) - 1)
+        editorScroll = min(max(0, editorScroll + delta), max(0, fields - rows))
       }
     case .press:
       focus = pane

@@ -30,6 +30,7 @@ public func view(_ state: AppState, into buffer: inout ScreenBuffer) {
   switch state.overlay {
   case .help: painter.help(&buffer)
   case .confirmQuit: painter.confirmQuit(&buffer)
+  case .unsavedChanges: painter.unsavedChanges(&buffer)
   case nil: break
   }
 }
@@ -317,7 +318,8 @@ struct Painter {
     default:
       if let response {
         x += buffer.put(Formatting.status(response.status), x: x, y: area.y, style: theme.status(response.status))
-        let duration = (row.result?.duration ?? 0) * 1000
+        // curl's total, as the timing tab shows it (the exchange's own duration without one).
+        let duration = (response.timing.total > 0 ? response.timing.total : row.result?.duration ?? 0) * 1000
         x += buffer.put(
           "  \(Formatting.bytes(row.bytes))  \(Formatting.milliseconds(duration))  \(response.httpVersion)",
           x: x, y: area.y, style: theme.dim)
@@ -428,7 +430,11 @@ struct Painter {
   func body(_ buffer: inout ScreenBuffer, _ area: Rect, _ row: ExchangeRow) {
     var area = area
     if let download = row.result?.download {
-      for line in Self.downloadLines(download) where area.height > 0 {
+      var lines = Self.downloadLines(download)
+      if row.superseded, download.resumable, !download.complete {
+        lines[0] = lines[0].replacingOccurrences(of: "press r to resume", with: "resumed by a newer exchange")
+      }
+      for line in lines where area.height > 0 {
         buffer.put(line, x: area.x, y: area.y, style: download.complete ? theme.title : theme.dim, maxWidth: area.width)
         area.y += 1
         area.height -= 1
@@ -502,10 +508,10 @@ struct Painter {
       return
     }
     let t = response.timing
-    let phases: [(String, Double, Double)] = [
-      ("DNS", 0, t.dns), ("connect", t.dns, t.connect), ("TLS", t.connect, max(t.connect, t.tls)),
-      ("wait (TTFB)", max(t.connect, t.tls), t.firstByte), ("download", t.firstByte, t.total),
-    ]
+    // No TLS phase over plain HTTP (curl reports 0 for it).
+    var phases: [(String, Double, Double)] = [("DNS", 0, t.dns), ("connect", t.dns, t.connect)]
+    if t.tls > 0 { phases.append(("TLS", t.connect, max(t.connect, t.tls))) }
+    phases += [("wait (TTFB)", max(t.connect, t.tls), t.firstByte), ("download", t.firstByte, t.total)]
     let barWidth = max(10, area.width - 32)
     var lines: [(String, String, Double, Double)] = phases.map { ($0.0, Formatting.milliseconds(($0.2 - $0.1) * 1000), $0.1, $0.2) }
     lines.append(("total", Formatting.milliseconds(t.total * 1000), 0, t.total))
@@ -518,10 +524,9 @@ struct Painter {
       let end = max(start + 1, Int(Double(barWidth) * line.3 / t.total))
       buffer.put(String(repeating: "█", count: max(0, min(end, barWidth) - start)), x: area.x + 24 + start, y: y, style: theme.fg(.cyan))
     }
-    let extra = [
-      "redirects \(response.redirectCount)", "sent \(Formatting.bytes(Int(response.bytesSent)))",
-      "attempts \(row.result?.attempts ?? 1)", response.effectiveURL,
-    ]
+    var extra = ["redirects \(response.redirectCount)"]
+    if response.bytesSent > 0 { extra.append("sent \(Formatting.bytes(Int(response.bytesSent)))") }
+    extra += ["attempts \(row.result?.attempts ?? 1)", response.effectiveURL]
     if lines.count + 1 < area.height {
       buffer.put(extra.joined(separator: " · "), x: area.x, y: area.y + lines.count + 1, style: theme.dim, maxWidth: area.width)
     }
@@ -529,19 +534,34 @@ struct Painter {
 
   // MARK: Queue
 
-  /// Column positions of the queue, shared by the header and the rows.
+  /// Column positions of the queue, shared by the header and the rows. The request name always
+  /// keeps at least `minimumName` columns: on a narrow screen the progress column shrinks and
+  /// then goes, then the time, then the size (0 width: not drawn).
   struct QueueColumns {
+    static let minimumName = 25  // the method and 18 columns of name
     let state: Int, status: Int, name: Int, size: Int, time: Int, progress: Int, progressWidth: Int, end: Int
+    let sizeWidth: Int, timeWidth: Int
     init(_ area: Rect) {
       end = area.x + area.width
-      // Wide enough on a wide screen for the bar, the speed and the ETA.
-      progressWidth = min(46, max(10, area.width * 3 / 10))
       state = area.x
       status = state + 14
       name = status + 7
+      let room = end - name - QueueColumns.minimumName
+      // Wide enough on a wide screen for the bar, the speed and the ETA.
+      var progressWidth = min(46, max(10, area.width * 3 / 10))
+      var timeWidth = 11
+      var sizeWidth = 10
+      if room < progressWidth + timeWidth + sizeWidth {
+        progressWidth = room - timeWidth - sizeWidth >= 10 ? room - timeWidth - sizeWidth : 0
+      }
+      if room < progressWidth + timeWidth + sizeWidth { timeWidth = 0 }
+      if room < progressWidth + timeWidth + sizeWidth { sizeWidth = 0 }
+      self.progressWidth = progressWidth
+      self.timeWidth = timeWidth
+      self.sizeWidth = sizeWidth
       progress = end - progressWidth
-      time = progress - 11
-      size = time - 10
+      time = progress - timeWidth
+      size = time - sizeWidth
     }
   }
 
@@ -571,9 +591,9 @@ struct Painter {
     buffer.put("  STATE", x: c.state, y: area.y, style: theme.dim)
     buffer.put("STATUS", x: c.status, y: area.y, style: theme.dim)
     buffer.put("REQUEST", x: c.name, y: area.y, style: theme.dim)
-    buffer.put(TextWidth.pad("SIZE", to: 9, alignRight: true), x: c.size, y: area.y, style: theme.dim)
-    buffer.put(TextWidth.pad("TIME", to: 10, alignRight: true), x: c.time, y: area.y, style: theme.dim)
-    buffer.put("PROGRESS", x: c.progress + 1, y: area.y, style: theme.dim)
+    if c.sizeWidth > 0 { buffer.put(TextWidth.pad("SIZE", to: 9, alignRight: true), x: c.size, y: area.y, style: theme.dim) }
+    if c.timeWidth > 0 { buffer.put(TextWidth.pad("TIME", to: 10, alignRight: true), x: c.time, y: area.y, style: theme.dim) }
+    if c.progressWidth > 0 { buffer.put("PROGRESS", x: c.progress + 1, y: area.y, style: theme.dim) }
     if state.exchanges.isEmpty {
       buffer.put("nothing sent yet: Enter sends the selected request", x: area.x + 2, y: area.y + 1, style: theme.dim)
       return
@@ -585,7 +605,7 @@ struct Painter {
       buffer.put(row.status.map(String.init) ?? "-", x: c.status, y: y, style: theme.status(row.status))
       var x = c.name
       x += buffer.put(TextWidth.pad(row.method.rawValue, to: 7), x: x, y: y, style: theme.method(row.method))
-      x += buffer.put(row.label, x: x, y: y, maxWidth: max(1, c.size - x - 1))
+      x += buffer.put(TextWidth.truncate(row.label, to: max(1, c.size - x - 1)), x: x, y: y, maxWidth: max(1, c.size - x - 1))
       // Badges: served from the cache, merged with an identical request in flight.
       for badge in row.badges where x + TextWidth.of(badge) + 3 < c.size {
         x += 1
@@ -595,12 +615,12 @@ struct Painter {
         buffer.put(error.message, x: x + 2, y: y, style: theme.dim, maxWidth: c.size - x - 3)
       }
       let size = row.state == .queued ? "" : Formatting.bytes(row.bytes)
-      buffer.put(TextWidth.pad(size, to: 9, alignRight: true), x: c.size, y: y)
+      if c.sizeWidth > 0 { buffer.put(TextWidth.pad(size, to: 9, alignRight: true), x: c.size, y: y) }
       let duration = row.result.flatMap { $0.startedAt == nil ? nil : Formatting.milliseconds($0.duration * 1000) }
         ?? row.startedAt.flatMap { start in state.now.map { Formatting.milliseconds(max(0, $0.timeIntervalSince(start)) * 1000) } }
         ?? ""
-      buffer.put(TextWidth.pad(duration, to: 10, alignRight: true), x: c.time, y: y)
-      if row.state == .running {
+      if c.timeWidth > 0 { buffer.put(TextWidth.pad(duration, to: 10, alignRight: true), x: c.time, y: y) }
+      if row.state == .running, c.progressWidth > 0 {
         buffer.put(progressBar(row, width: c.progressWidth - 1), x: c.progress + 1, y: y, style: theme.state(row.state))
       }
       if line == state.queueSelection && state.queueFlowSelection == nil {
@@ -751,8 +771,9 @@ struct Painter {
 
   static let helpLines: [(String, String)] = [
     ("Tab / Shift-Tab, 1–4", "move between panes"),
-    ("↑ ↓ j k, PgUp PgDn, g G", "move, page, first, last"),
+    ("↑ ↓ j k, PgUp PgDn, g G", "move, page, first, last (also Home End, Ctrl-D Ctrl-U)"),
     ("Enter or s", "send the selected request"),
+    ("Enter (queue)", "show the exchange in the response pane"),
     ("S", "send it ignoring the cache (and refresh the cached response)"),
     ("c", "cancel the selected exchange or run"),
     ("C", "cancel everything"),
@@ -763,32 +784,72 @@ struct Painter {
     ("n  N", "next / previous match"),
     ("|", "filter the JSON body with jq (Esc clears)"),
     ("w  W", "write the body to a file / wrap long lines"),
-    ("← →  h l", "response tabs; queue: show/hide members, steps"),
-    ("[  ]", "older / newer responses from history (Esc: back)"),
+    ("← →  h l", "response tabs; queue: show / hide a batch's members, a chain's steps"),
+    ("[  ]", "older / newer responses from history; s sends the one shown again"),
+    ("Esc", "close a prompt, clear a filter or jq, leave history"),
     ("Ctrl-S", "save the workspace"),
     ("mouse", "click selects and focuses, the wheel scrolls"),
-    ("q", "quit (asks while transfers run)"),
+    ("q  Ctrl-C", "quit (asks while transfers run or edits are unsaved)"),
+    ("? F1", "this help"),
   ]
+
+  /// Rows of keys the help overlay shows at a screen height (the rest scroll).
+  static func helpRows(height: Int) -> Int {
+    min(height - 2, helpLines.count + 4) - 4
+  }
 
   func help(_ buffer: inout ScreenBuffer) {
     let lines = Painter.helpLines
-    let width = min(buffer.width - 4, 78)
+    let keyWidth = (lines.map { TextWidth.of($0.0) }.max() ?? 0) + 2
+    let natural = 4 + keyWidth + (lines.map { TextWidth.of($0.1) }.max() ?? 0)
+    let width = min(buffer.width - 4, natural)
     let height = min(buffer.height - 2, lines.count + 4)
+    let rows = Painter.helpRows(height: buffer.height)
+    let first = min(state.helpScroll, max(0, lines.count - rows))
     let rect = Rect(x: (buffer.width - width) / 2, y: max(0, (buffer.height - height) / 2), width: width, height: height)
     buffer.fill(rect)
-    buffer.box(rect, title: "Keys · any key closes", style: theme.focusedBorder, titleStyle: theme.focusedBorder)
-    for (i, line) in lines.prefix(height - 4).enumerated() {
-      buffer.put(TextWidth.pad(line.0, to: 26), x: rect.x + 2, y: rect.y + 2 + i, style: theme.key)
-      buffer.put(line.1, x: rect.x + 28, y: rect.y + 2 + i, maxWidth: width - 30)
+    let scrolls = rows < lines.count
+    let title =
+      scrolls ? "Keys \(first + 1)–\(first + rows)/\(lines.count) · j k scroll · other keys close" : "Keys · any key closes"
+    buffer.box(rect, title: TextWidth.truncate(title, to: width - 4), style: theme.focusedBorder, titleStyle: theme.focusedBorder)
+    for (i, line) in lines.dropFirst(first).prefix(rows).enumerated() {
+      buffer.put(TextWidth.pad(line.0, to: keyWidth), x: rect.x + 2, y: rect.y + 2 + i, style: theme.key)
+      let room = width - 4 - keyWidth
+      buffer.put(TextWidth.truncate(line.1, to: room), x: rect.x + 2 + keyWidth, y: rect.y + 2 + i, maxWidth: room)
+    }
+    if scrolls {
+      let more = (first > 0 ? "↑" : " ") + (first + rows < lines.count ? "↓" : " ")
+      buffer.put(more, x: rect.x + width - 4, y: rect.y + height - 1, style: theme.focusedBorder)
     }
   }
 
   func confirmQuit(_ buffer: inout ScreenBuffer) {
-    let text = "\(state.runningCount + state.queuedCount) transfers are still running. Cancel them and quit? (y/n)"
-    let width = min(buffer.width - 4, TextWidth.of(text) + 6)
-    let rect = Rect(x: (buffer.width - width) / 2, y: buffer.height / 2 - 2, width: width, height: 5)
+    let count = state.runningCount + state.queuedCount
+    let text =
+      (count == 1 ? "1 transfer is still running." : "\(count) transfers are still running.")
+      + " Cancel \(count == 1 ? "it" : "them") and quit? (y/n)"
+    dialog(&buffer, title: "Quit", [text, "Ctrl-C again quits"])
+  }
+
+  func unsavedChanges(_ buffer: inout ScreenBuffer) {
+    let count = state.unsaved.count
+    let names = state.unsaved.sorted().joined(separator: ", ")
+    dialog(
+      &buffer, title: "Unsaved changes",
+      [
+        (count == 1 ? "1 request has unsaved changes: " : "\(count) requests have unsaved changes: ") + names,
+        "s save and quit · d discard and quit · Esc stay",
+      ])
+  }
+
+  /// A box in the middle of the screen, lines ellipsized to fit.
+  func dialog(_ buffer: inout ScreenBuffer, title: String, _ lines: [String]) {
+    let width = min(buffer.width - 4, (lines.map(TextWidth.of).max() ?? 0) + 6)
+    let rect = Rect(x: (buffer.width - width) / 2, y: buffer.height / 2 - 2, width: width, height: lines.count + 4)
     buffer.fill(rect)
-    buffer.box(rect, title: "Quit", style: theme.error, titleStyle: theme.error)
-    buffer.put(text, x: rect.x + 3, y: rect.y + 2, maxWidth: width - 6)
+    buffer.box(rect, title: title, style: theme.error, titleStyle: theme.error)
+    for (i, line) in lines.enumerated() {
+      buffer.put(TextWidth.truncate(line, to: width - 6), x: rect.x + 3, y: rect.y + 2 + i, style: i == 0 ? .plain : theme.dim)
+    }
   }
 }

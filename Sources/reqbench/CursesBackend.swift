@@ -46,7 +46,14 @@ final class CursesBackend {
         var end = start
         var text = ""
         while end < run.cells.count && run.cells[end].style == style {
-          text += run.cells[end].text
+          let cell = run.cells[end].text
+          if cell.utf8.count == 1 {
+            text += cell
+          } else if !cell.isEmpty {
+            var columns = 1
+            while end + columns < run.cells.count && run.cells[end + columns].isContinuation { columns += 1 }
+            text += terminalText(cell, columns: columns)
+          }
           end += 1
         }
         let (attributes, pair) = attributes(for: style)
@@ -57,6 +64,47 @@ final class CursesBackend {
     }
     previous = buffer
     rb_curses_refresh()
+  }
+
+  private var terminalTexts: [String: String] = [:]
+
+  /// The text to hand ncurses for a cell `columns` wide. ncurses gives every code point its own
+  /// `wcwidth` (a zero-width one joins the cell before it), so a cluster the buffer measures as
+  /// one emoji of 2 columns — `👍🏽` (a skin tone, itself 2 wide), `👨‍👩‍👧` (three people
+  /// joined) — would take 4 or 6 and push the rest of the row right. Such a cluster is drawn as
+  /// its first code point (with VS16 when it had one) when that is `columns` wide, a flag as its
+  /// two letters, else padded with spaces, else as `?`s: always exactly the columns the buffer
+  /// gave it.
+  func terminalText(_ cell: String, columns: Int) -> String {
+    if let known = terminalTexts[cell] { return known }
+    let text = CursesBackend.terminalText(cell, columns: columns, wcwidth: { Int(rb_wcwidth($0.value)) })
+    if terminalTexts.count > 4096 { terminalTexts.removeAll() }
+    terminalTexts[cell] = text
+    return text
+  }
+
+  static func terminalText(_ cell: String, columns: Int, wcwidth: (Unicode.Scalar) -> Int) -> String {
+    let scalars = Array(cell.unicodeScalars)
+    guard let first = scalars.first else { return cell }
+    let firstWidth = wcwidth(first)
+    // ncurses keeps up to 4 zero-width code points with a character (CCHARW_MAX 5).
+    if firstWidth == columns, scalars.count <= 5, scalars.dropFirst().allSatisfy({ wcwidth($0) == 0 }) {
+      return cell
+    }
+    if firstWidth == columns {
+      return String(first) + (scalars.contains("\u{FE0F}") ? "\u{FE0F}" : "")
+    }
+    // A flag (two regional indicators): glibc gives each 1 column, terminals draw each 2 or the
+    // pair as 2; its two letters, `FR`, are 2 columns everywhere.
+    let regional: ClosedRange<UInt32> = 0x1F1E6...0x1F1FF
+    if scalars.allSatisfy({ regional.contains($0.value) }) {
+      let letters = scalars.compactMap { Unicode.Scalar($0.value - 0x1F1E6 + 0x41) }.map(Character.init)
+      return letters.count == columns ? String(letters) : String(repeating: "?", count: columns)
+    }
+    if firstWidth >= 1, firstWidth < columns {
+      return String(first) + String(repeating: " ", count: columns - firstWidth)
+    }
+    return String(repeating: "?", count: columns)
   }
 
   /// Forgets the last frame so the next draw repaints everything (after a resize).

@@ -21,6 +21,9 @@ enum ScreenshotCommand {
     var rest = args[...]
     while let arg = rest.popFirst() {
       switch arg {
+      case "--help", "-h":
+        print(usage)
+        return ExitStatus.success
       case "--out": out = rest.popFirst()
       case "--dir": dir = rest.popFirst() ?? dir
       case "--workspace": workspacePath = rest.popFirst() ?? workspacePath

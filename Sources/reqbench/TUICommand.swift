@@ -188,7 +188,11 @@ final class TUIRuntime {
         let entry = entries[position]
         do {
           let body = entry.bodyKept ? try history.body(of: entry) : []
-          inbox.post(.historyShown(HistoryView(entry: entry, body: body, position: position, count: entries.count), error: nil))
+          let requestBody = try history.requestBody(of: entry)
+          inbox.post(
+            .historyShown(
+              HistoryView(entry: entry, body: body, requestBody: requestBody, position: position, count: entries.count),
+              error: nil))
         } catch {
           inbox.post(.historyShown(nil, error: "\(error)"))
         }

@@ -12,7 +12,10 @@ final class TmuxSession {
   init(_ command: [String], width: Int = 160, height: Int = 45, environment: [String: String] = [:]) throws {
     let environment = environment.merging(["LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"]) { mine, _ in mine }
     let env = environment.map { "\($0.key)=\(shellQuote($0.value))" }.joined(separator: " ")
-    let line = (env.isEmpty ? "" : "env \(env) ") + command.map(shellQuote).joined(separator: " ")
+    // The test runner may set NO_COLOR (the tmux server passes its environment on): a session
+    // has colours unless the test asks for NO_COLOR.
+    let unset = environment["NO_COLOR"] == nil ? "-u NO_COLOR " : ""
+    let line = "env \(unset)\(env) " + command.map(shellQuote).joined(separator: " ")
     // The private server exits with its last session; a session started while it is going away
     // can be lost with it. Start again until the session is there.
     var problem = ""
@@ -159,7 +162,7 @@ struct TUITests {
     try session.send("Enter", "Enter")
     try session.waitFor("▶ running")
     try session.send("q")
-    try session.waitFor("Cancel them and quit? (y/n)")
+    try session.waitFor("1 transfer is still running. Cancel it and quit? (y/n)")
     try session.send("y")
     try session.waitFor("[exited 0]")
   }

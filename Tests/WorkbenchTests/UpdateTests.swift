@@ -93,13 +93,35 @@ struct UpdateTests {
     #expect(state.overlay == .confirmQuit)
   }
 
-  @Test func helpOverlayOpensAndAnyKeyCloses() throws {
+  @Test func helpOverlayOpensScrollsAndOtherKeysClose() throws {
     var state = try demoState()
     _ = keys(&state, "?")
     #expect(state.overlay == .help)
     #expect(keys(&state, "j") == [])
+    #expect(state.overlay == .help && state.helpScroll == 0)  // everything fits: nothing to scroll
+    #expect(keys(&state, "x") == [])
     #expect(state.overlay == nil)
-    #expect(state.requestSelection == 0)  // the key only closed the overlay
+    #expect(state.requestSelection == 0)  // the keys only scrolled and closed the overlay
+    send(&state, .key(.function(1)))
+    #expect(state.overlay == .help)
+  }
+
+  @Test func helpScrollsToEveryEntryOnASmallScreen() throws {
+    var state = try demoState(width: 70, height: 20)
+    _ = keys(&state, "?")
+    _ = keys(&state, "G")
+    let rows = 20 - 2 - 4
+    #expect(state.helpScroll == 21 - rows)
+    var buffer = ScreenBuffer(width: 70, height: 20)
+    view(state, into: &buffer)
+    #expect(buffer.text.contains("? F1"))  // the last entry
+    #expect(buffer.text.contains("Ctrl-C"))
+    #expect(buffer.text.contains("…"))  // long descriptions are ellipsized
+    try assertSnapshot(state, "help-end-70x20")
+    _ = keys(&state, "kkg")
+    #expect(state.helpScroll == 0)
+    send(&state, .key(.escape))
+    #expect(state.overlay == nil && state.helpScroll == 0)
   }
 
   @Test func slashFiltersRequestsAsYouType() throws {
@@ -229,7 +251,7 @@ struct UpdateTests {
     #expect(state.focus == .queue)
     #expect(state.viewer.exchange == ExchangeID(rawValue: 2))
     send(&state, .mouse(MouseEvent(x: layout.response.x + 5, y: layout.response.y + 5, kind: .wheelDown)))
-    #expect(state.viewer.scroll == 3)
+    #expect(state.viewer.scroll == 0)  // the body fits the pane: nothing to scroll
   }
 
   @Test func resizeRelayouts() throws {
@@ -334,8 +356,8 @@ struct CacheViewTests {
     #expect(normal.cache?.mode == .cacheThenNetwork)
   }
 
-  @Test func badgesAndTheCacheLine() throws {
-    var state = try demoState(width: 160, height: 45)
+  @Test(arguments: [(160, 45), (80, 24)]) func badgesAndTheCacheLine(width: Int, height: Int) throws {
+    var state = try demoState(width: width, height: height)
     let request = Request(name: "users/list", url: "http://127.0.0.1:8080/users", cache: CachePolicy(seconds: 60))
     send(&state, .key(.enter))
     var events = Scenario.exchange(id: 1, request: request, body: "[]", duration: 0.001)
@@ -346,8 +368,8 @@ struct CacheViewTests {
     }
     for msg in events { send(&state, msg) }
     #expect(state.exchanges[0].badges == ["cache"])
-    try assertSnapshot(state, "cache-160x45")
-    var buffer = ScreenBuffer(width: 160, height: 45)
+    try assertSnapshot(state, "cache-\(width)x\(height)")
+    var buffer = ScreenBuffer(width: width, height: height)
     view(state, into: &buffer)
     #expect(buffer.text.contains("from cache, 42 s old"))
   }

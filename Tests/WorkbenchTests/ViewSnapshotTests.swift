@@ -32,19 +32,75 @@ struct ViewSnapshotTests {
     try assertSnapshot(state, "help-\(width)x\(height)")
   }
 
-  @Test func headersAndTimingTabs() throws {
-    var state = try session(width: 160, height: 45)
+  @Test(arguments: sizes) func headersAndTimingTabs(width: Int, height: Int) throws {
+    var state = try session(width: width, height: height)
     _ = keys(&state, "3l")
-    try assertSnapshot(state, "headers-160x45")
+    try assertSnapshot(state, "headers-\(width)x\(height)")
     _ = keys(&state, "l")
-    try assertSnapshot(state, "timing-160x45")
+    try assertSnapshot(state, "timing-\(width)x\(height)")
   }
 
-  @Test func editingAField() throws {
-    var state = try demoState(width: 160, height: 45)
+  @Test(arguments: sizes) func editingAField(width: Int, height: Int) throws {
+    var state = try demoState(width: width, height: height)
     _ = keys(&state, "2je")
     _ = keys(&state, "?debug=1")
-    try assertSnapshot(state, "editing-160x45")
+    try assertSnapshot(state, "editing-\(width)x\(height)")
+  }
+
+  @Test(arguments: sizes) func promptsInTheStatusLine(width: Int, height: Int) throws {
+    var state = try session(width: width, height: height)
+    _ = keys(&state, "3/")
+    _ = keys(&state, "grace")
+    try assertSnapshot(state, "search-prompt-\(width)x\(height)")
+    send(&state, .key(.enter))
+    try assertSnapshot(state, "search-found-\(width)x\(height)")
+    _ = keys(&state, "|")
+    send(&state, .key(.ctrl("u")))
+    _ = keys(&state, ".[].name")
+    try assertSnapshot(state, "jq-prompt-\(width)x\(height)")
+    send(&state, .key(.enter))
+    send(&state, .filtered(expression: ".[].name", result: .success("\"Ada Lovelace\"\n\"Grace Hopper\"\n\"Alan Turing\"\n")))
+    try assertSnapshot(state, "jq-filtered-\(width)x\(height)")
+    send(&state, .key(.escape))
+    _ = keys(&state, "w")
+    try assertSnapshot(state, "write-prompt-\(width)x\(height)")
+  }
+
+  @Test(arguments: sizes) func historyInTheViewer(width: Int, height: Int) throws {
+    var state = try session(width: width, height: height)
+    _ = keys(&state, "3")
+    let request = Request(name: "users/list", method: .GET, url: "http://127.0.0.1:8080/users?page=1")
+    let events = Scenario.exchange(id: 2, request: request, body: #"[{"id": 1, "name": "Ada"}]"#, duration: 0.0042)
+    guard case .agent(.finished(var result)) = events[3] else { return }
+    result.finishedAt = Scenario.epoch.addingTimeInterval(-86_400)
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rb-snap-" + UUID().uuidString)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let store = HistoryStore(folder: folder)
+    try store.record(result, name: "users/list")
+    let entry = try #require(store.entries(for: "users/list").first)
+    send(&state, .historyShown(HistoryView(entry: entry, body: try store.body(of: entry), position: 1, count: 3), error: nil))
+    try assertSnapshot(state, "history-\(width)x\(height)")
+  }
+
+  @Test(arguments: sizes) func quitConfirmation(width: Int, height: Int) throws {
+    var state = try session(width: width, height: height)
+    _ = keys(&state, "q")
+    try assertSnapshot(state, "quit-\(width)x\(height)")
+  }
+
+  @Test(arguments: sizes) func unsavedChangesOnQuit(width: Int, height: Int) throws {
+    var state = try demoState(width: width, height: height)
+    _ = keys(&state, "2je")
+    _ = keys(&state, "?debug=1")
+    send(&state, .key(.enter))
+    _ = keys(&state, "q")
+    try assertSnapshot(state, "unsaved-\(width)x\(height)")
+  }
+
+  @Test(arguments: sizes) func theQueueFocused(width: Int, height: Int) throws {
+    var state = try session(width: width, height: height)
+    _ = keys(&state, "4j")
+    try assertSnapshot(state, "queue-\(width)x\(height)")
   }
 
   @Test func resolvedValuesBesideTemplatesWithSecretsMasked() throws {
@@ -58,12 +114,6 @@ struct ViewSnapshotTests {
     #expect(!buffer.text.contains("s3cr3t"))
     #expect(buffer.text.contains("X-Key: {{secret.token}}  → ••••"))
     try assertSnapshot(state, "secrets-120x30")
-  }
-
-  @Test func quitConfirmation() throws {
-    var state = try session(width: 80, height: 24)
-    _ = keys(&state, "q")
-    try assertSnapshot(state, "quit-80x24")
   }
 
   @Test func tooSmall() throws {
@@ -93,8 +143,8 @@ struct ViewSnapshotTests {
     try assertSnapshot(state, "escapes-100x30")
   }
 
-  @Test func downloadsAndUploads() throws {
-    try assertSnapshot(try scenario(.downloads, width: 160, height: 45), "downloads-160x45")
+  @Test(arguments: sizes) func downloadsAndUploads(width: Int, height: Int) throws {
+    try assertSnapshot(try scenario(.downloads, width: width, height: height), "downloads-\(width)x\(height)")
   }
 
   @Test func binaryBodiesAreAHexDump() throws {

@@ -1,0 +1,170 @@
+import Foundation
+import TerminalUI
+import TestSupport
+import Testing
+
+/// What the real binary leaves on a real terminal (tmux): wide characters, colours, the tty
+/// settings, and the committed screenshots.
+@Suite("TUI end to end: the terminal (tmux)", .serialized)
+struct TUITerminalTests {
+  /// A workspace of `names` (GET requests to nowhere), in a fresh folder.
+  func workspace(_ names: [String]) throws -> String {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-tui-term-" + uniqueKey())
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    let file = dir.appendingPathComponent("ws.json").path
+    let requests = names.map { #"{"name": "\#($0)", "url": "http://127.0.0.1:9/x"}"# }.joined(separator: ", ")
+    try #"{"version": 1, "requests": [\#(requests)]}"#.write(toFile: file, atomically: true, encoding: .utf8)
+    return file
+  }
+
+  /// The column of every `│` on a line, counted as the terminal does (wide characters 2).
+  func borderColumns(_ line: String) -> [Int] {
+    var columns: [Int] = []
+    var x = 0
+    for c in line {
+      if c == "│" { columns.append(x) }
+      x += TextWidth.of(c)
+    }
+    return columns
+  }
+
+  @Test func emojiWithSkinTonesAndJoinersKeepTheBordersInPlace() throws {
+    let names = ["thumbs 👍🏽 up", "family 👨‍👩‍👧 here", "flag 🇫🇷 fr", "日本語 api", "plain"]
+    let session = try TmuxSession([try reqbenchBinary.path, try workspace(names)], width: 100, height: 30)
+    let screen = try session.waitFor("plain")
+    let lines = screen.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    let plain = try #require(lines.first { $0.contains("GET    plain") })
+    let expected = borderColumns(plain)
+    #expect(expected.count >= 3, "the plain row: \(plain)")
+    for name in ["thumbs", "family", "flag", "日本語"] {
+      let line = try #require(lines.first { $0.contains("GET    " + name) }, "no row for \(name) in\n\(screen)")
+      #expect(borderColumns(line) == expected, "\(name): \(line)")
+    }
+    // The selected row is drawn again after a move, and the editor title shows the name.
+    try session.send("j")
+    let moved = try session.waitFor("Editor · family")
+    let title = try #require(moved.split(separator: "\n").first.map(String.init))
+    #expect(TextWidth.of(title) == 100, "\(title)")
+    #expect(title.hasSuffix("┐"))
+    try session.send("j")
+    let flag = try session.waitFor("Editor · flag FR fr")
+    #expect(flag.split(separator: "\n").first.map { TextWidth.of(String($0)) } == 100)
+    try session.send("q")
+    try session.waitFor("[exited 0]")
+  }
+}
+
+/// SGR colour parameters in `capture-pane -e` output: 30–37/40–47 are the eight basic colours,
+/// 90–97/100–107 the bright ones, 38/48 extended (`38;5;n`). 39/49 (default) are not colours.
+func colourCodes(_ screen: String) -> [String] {
+  var codes: [String] = []
+  var rest = screen[...]
+  while let start = rest.range(of: "\u{1b}[") {
+    rest = rest[start.upperBound...]
+    guard let end = rest.firstIndex(where: { $0.isLetter }) else { break }
+    if rest[end] == "m" {
+      let params = rest[..<end].split(separator: ";", omittingEmptySubsequences: false).map(String.init)
+      var i = 0
+      while i < params.count {
+        guard let n = Int(params[i]) else {
+          i += 1
+          continue
+        }
+        if n == 38 || n == 48 {
+          codes.append(params[i...].prefix(params.count > i + 1 && params[i + 1] == "2" ? 5 : 3).joined(separator: ";"))
+          i += params.count > i + 1 && params[i + 1] == "2" ? 5 : 3
+          continue
+        }
+        if (30...37).contains(n) || (40...47).contains(n) || (90...97).contains(n) || (100...107).contains(n) {
+          codes.append(String(n))
+        }
+        i += 1
+      }
+    }
+    rest = rest[rest.index(after: end)...]
+  }
+  return codes
+}
+
+extension TmuxSession {
+  /// The screen with its attributes as escape sequences.
+  func screenWithEscapes() throws -> String { try tmux(["capture-pane", "-p", "-e", "-t", name]) }
+}
+
+@Suite("TUI end to end: colours, the tty, screenshots", .serialized)
+struct TUIColourAndTTYTests {
+  @Test func noColorLeavesNoColours() throws {
+    let session = try TmuxSession(
+      [try reqbenchBinary.path, "--demo"], environment: ["NO_COLOR": "1", "TERM": "xterm-256color"])
+    try session.waitFor("users/")
+    try session.send("Enter")
+    try session.waitFor("✓ succeeded")
+    let screen = try session.screenWithEscapes()
+    #expect(colourCodes(screen) == [], "colours with NO_COLOR set")
+    #expect(screen.contains("\u{1b}["))  // attributes are still there (reverse, bold…)
+    try session.send("q")
+    try session.waitFor("[exited 0]")
+  }
+
+  @Test func eightColourTerminalsGetTheEightBasicColours() throws {
+    let basic = Set((30...37).map(String.init) + (40...47).map(String.init))
+    let eight = try TmuxSession([try reqbenchBinary.path, "--demo"], environment: ["TERM": "xterm"])
+    try eight.waitFor("users/")
+    try eight.send("Enter")
+    try eight.waitFor("✓ succeeded")
+    let raw = try eight.screenWithEscapes()
+    let codes = colourCodes(raw)
+    #expect(!codes.isEmpty, "no colours: \(raw.prefix(200).debugDescription)")
+    #expect(codes.allSatisfy(basic.contains), "not basic: \(Set(codes).subtracting(basic))")
+    try eight.send("q")
+    try eight.waitFor("[exited 0]")
+    // The same screen on a 256-colour terminal uses more (the bright grey of borders and hints).
+    let many = try TmuxSession([try reqbenchBinary.path, "--demo"], environment: ["TERM": "xterm-256color"])
+    try many.waitFor("users/")
+    #expect(!colourCodes(try many.screenWithEscapes()).allSatisfy(basic.contains))
+    try many.send("q")
+    try many.waitFor("[exited 0]")
+  }
+
+  @Test func ctrlCRestoresTheTerminalSettings() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-tty-" + uniqueKey())
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    let before = dir.appendingPathComponent("before").path
+    let after = dir.appendingPathComponent("after").path
+    let script = "stty -a > \(shellQuote(before)); \(shellQuote(try reqbenchBinary.path)) --demo; stty -a > \(shellQuote(after))"
+    let session = try TmuxSession(["sh", "-c", script])
+    try session.waitFor("1 Requests")
+    try session.send("C-c")
+    try session.waitFor("[exited 0]")
+    let saved = try String(contentsOfFile: before, encoding: .utf8)
+    let restored = try String(contentsOfFile: after, encoding: .utf8)
+    #expect(saved.contains("icanon") && saved.contains("echo"))
+    #expect(restored == saved)
+  }
+
+  @Test func theCommittedScreenshotsAreCurrent() throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent()
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-shots-" + uniqueKey())
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let result = try runProcess(
+      try reqbenchBinary, ["screenshot", "all", "--dir", dir.path, "--workspace", root.appendingPathComponent("workspaces/demo.json").path])
+    #expect(result.status == 0, "\(result.stderr)")
+    let made = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+    let committed = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("screenshots").path).sorted()
+    #expect(made == committed)
+    for name in made {
+      let new = try Data(contentsOf: dir.appendingPathComponent(name))
+      let old = try Data(contentsOf: root.appendingPathComponent("screenshots/" + name))
+      #expect(new == old, "screenshots/\(name) is out of date: .build/debug/reqbench screenshot all --dir screenshots")
+    }
+  }
+
+  @Test func screenshotHelpPrintsUsage() throws {
+    let result = try runProcess(try reqbenchBinary, ["screenshot", "--help"])
+    #expect(result.status == 0)
+    #expect(result.stdout.contains("reqbench screenshot SCENARIO|all"))
+    #expect(result.stdout.contains("--workspace FILE"))
+    #expect(!result.stderr.contains("unknown option"))
+  }
+}
