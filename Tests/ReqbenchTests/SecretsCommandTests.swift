@@ -55,6 +55,48 @@ struct SecretsCommandTests {
     #expect(echo["headers"]?["Authorization"]?.stringValue == "Bearer \(secret)")
   }
 
+  /// The server echoes the secret back in the body: history keeps the body masked (so its stored
+  /// size differs from the received one) and the entry is still listed by a later process.
+  @Test func anEchoedSecretIsKeptMaskedInHistoryAndListed() throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let ws = dir.appendingPathComponent("echo.json")
+    try """
+      {"version": 1, "requests": [{"name": "echo", "url": "\(try TestServer.fixture.url("/anything"))",
+        "headers": {"X-Token": "{{secret.x}}"}}]}
+      """.write(to: ws, atomically: true, encoding: .utf8)
+    let secret = "echoed-\(uniqueKey())"
+    let environment = ["REQBENCH_SECRET_X": secret]
+    let run = try runProcess(try reqbenchBinary, ["run", ws.path, "echo"], environment: environment)
+    #expect(run.status == 0, "\(run.stderr)")
+    // The body is printed as received: the server did get the secret.
+    #expect(try JSONParser.parse(run.stdout)["headers"]?["X-Token"]?.stringValue == secret)
+    #expect(!run.stderr.contains(secret))
+
+    let table = try runProcess(try reqbenchBinary, ["history", ws.path], environment: environment)
+    #expect(table.status == 0, "\(table.stderr)")
+    let rows = table.stdout.split(separator: "\n").map(String.init)
+    #expect(rows.count == 2, "\(table.stdout)\(table.stderr)")
+    #expect(rows.last?.contains(" echo ") == true && rows.last?.hasSuffix("  ok") == true)
+    // Listed again by another process: the entry survived the first one's reading of the folder.
+    let json = try runProcess(try reqbenchBinary, ["history", ws.path, "echo", "--json"])
+    let entry = try JSONParser.parse(json.stdout)
+    #expect(entry["bytes"]?.intValue == run.stdout.utf8.count)  // the size as received
+
+    let files = FileManager.default.enumerator(at: dir, includingPropertiesForKeys: nil)?
+      .compactMap { $0 as? URL } ?? []
+    var entryFiles = 0
+    for file in files {
+      var isDirectory: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory), !isDirectory.boolValue
+      else { continue }
+      if file.pathExtension == "entry" { entryFiles += 1 }
+      let contents = (try? Data(contentsOf: file)) ?? Data()
+      #expect(!String(decoding: contents, as: UTF8.self).contains(secret), "\(file.path) holds the secret")
+    }
+    #expect(entryFiles == 1)
+  }
+
   @Test func theEnvironmentWinsOverTheSecretsFile() throws {
     let dir = try folder()
     let ws = dir.appendingPathComponent("w.json")

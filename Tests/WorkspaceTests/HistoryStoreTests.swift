@@ -249,6 +249,7 @@ struct HistoryStoreTests {
     let entryURL = folder.appendingPathComponent(entryFile)
     let entryText = try String(contentsOf: entryURL, encoding: .utf8)
     try entryText.replacingOccurrences(of: #""bytes":2000,"#, with: "\"bytes\":\(huge),")
+      .replacingOccurrences(of: #""storedBytes":2000}"#, with: "\"storedBytes\":\(huge)}")
       .write(to: entryURL, atomically: false, encoding: .utf8)
     let handle = try FileHandle(forWritingTo: folder.appendingPathComponent(bodyFile))
     try handle.truncate(atOffset: UInt64(huge))
@@ -362,6 +363,46 @@ struct HistoryStoreTests {
     #expect(login.responseHeaders["Set-Cookie"] == "session=••••; HttpOnly")
     #expect(login.error?.message == "status 401 for token ••••")
     #expect(try text(store.requestBody(of: login)) == #"{"password":"••••"}"#)
+  }
+
+  /// A server echoing a secret back: the stored body is masked (so shorter or longer than the
+  /// received one), and the entry, inline or with its body in a file of its own, survives the
+  /// next scan of the folder.
+  @Test func anEchoedSecretIsMaskedAndTheEntrySurvivesTheNextScan() throws {
+    defer { try? FileManager.default.removeItem(at: root) }
+    let secret = "echoed-s3cr3t-value"
+    let limits = HistoryStore.Limits(inlineBodyLimit: 1000)
+    let small = Array(#"{"headers":{"X-Token":"\#(secret)"}}"#.utf8)
+    let large = historyPattern(600) + Array(secret.utf8) + historyPattern(600) + Array(secret.utf8)
+    let store = HistoryStore(folder: folder, limits: limits)
+    let start = Date(timeIntervalSince1970: 1_796_000_000)
+    try store.record(
+      historyExchange(id: 1, secrets: [secret], body: .memory(small), finishedAt: start), name: "small")
+    try store.record(
+      historyExchange(id: 2, secrets: [secret], body: .memory(large), finishedAt: start + 1),
+      name: "large")
+
+    for path in historyFiles(folder) {
+      let bytes = try Array(Data(contentsOf: folder.appendingPathComponent(path)))
+      #expect(bytes.firstRange(of: Array(secret.utf8)) == nil, "\(path) holds the secret")
+    }
+    #expect(historyFiles(folder).contains { $0.hasSuffix(".body") })
+
+    // A second store reads the folder afresh, checking each entry against its files.
+    let reread = HistoryStore(folder: folder, limits: limits)
+    let smallEntry = try #require(reread.entries(for: "small").first)
+    let largeEntry = try #require(reread.entries(for: "large").first)
+    #expect(smallEntry.bytes == small.count)
+    #expect(largeEntry.bytes == large.count)
+    let maskedSmall = #"{"headers":{"X-Token":"••••"}}"#
+    #expect(smallEntry.storedBodyBytes == maskedSmall.utf8.count)
+    #expect(try text(reread.body(of: smallEntry)) == maskedSmall)
+    let maskedLarge =
+      historyPattern(600) + Array("••••".utf8) + historyPattern(600) + Array("••••".utf8)
+    #expect(try reread.body(of: largeEntry) == maskedLarge)
+    #expect(try reread.body(of: largeEntry, range: 600..<612) == Array("••••".utf8))
+    #expect(reread.totalBytes == historyDiskUsage(folder))
+    #expect(historyFiles(folder).count == 3)
   }
 
   // MARK: - Damage

@@ -119,17 +119,18 @@ public final class HistoryStore: @unchecked Sendable {
     lock.withLock { loadedIndex().totalBytes }
   }
 
-  /// The response body of `entry`, as received. Empty when there was none; an error when it was
-  /// not kept (`bodyKept` is false) or its files are gone (the entry was dropped since).
+  /// The response body of `entry` as stored (`storedBodyBytes` long): as received, except that
+  /// the request's secrets are masked. Empty when there was none; an error when it was not kept
+  /// (`bodyKept` is false) or its files are gone (the entry was dropped since).
   public func body(of entry: HistoryEntry) throws(FileError) -> [UInt8] {
-    try body(of: entry, range: 0..<entry.bytes)
+    try body(of: entry, range: 0..<entry.storedBodyBytes)
   }
 
-  /// A slice of the response body of `entry`, read without loading the rest (for paging a large
-  /// body). The range is clamped to the body.
+  /// A slice of the stored response body of `entry`, read without loading the rest (for paging a
+  /// large body). The range is clamped to the body.
   public func body(of entry: HistoryEntry, range: Range<Int>) throws(FileError) -> [UInt8] {
-    let lower = min(max(0, range.lowerBound), entry.bytes)
-    let upper = min(max(lower, range.upperBound), entry.bytes)
+    let lower = min(max(0, range.lowerBound), entry.storedBodyBytes)
+    let upper = min(max(lower, range.upperBound), entry.storedBodyBytes)
     switch entry.location.responseBody {
     case .dropped:
       throw FileError(
@@ -202,7 +203,7 @@ public final class HistoryStore: @unchecked Sendable {
 
     var recorded = entry
     recorded.storedBytes =
-      prepared.entryFile.count + (entry.location.responseBody == .file ? entry.bytes : 0)
+      prepared.entryFile.count + (entry.location.responseBody == .file ? entry.storedBodyBytes : 0)
     let dropped: [HistoryEntry] = lock.withLock {
       loadIfNeeded()
       index.insert(recorded)
@@ -256,6 +257,7 @@ public final class HistoryStore: @unchecked Sendable {
     var spilled: SpilledFile?
     var inlineBody: [UInt8] = []
     var separateBody: [UInt8]?
+    var storedBodyBytes = 0
     if let body = result.response?.body {
       if body.count > limits.totalBytes {
         storage = .dropped
@@ -264,12 +266,16 @@ public final class HistoryStore: @unchecked Sendable {
         case .file(let file):
           storage = .file
           spilled = file
+          storedBodyBytes = file.size
         case .memory(var bytes):
           // A server may echo a secret back (an echo endpoint, an error page quoting the
           // request): history keeps the body with the request's secrets masked.
+          // The entry records the stored (masked) size beside the received one: the scan checks
+          // the files against it.
           for secret in result.request.secrets where !secret.isEmpty {
             bytes = Self.masking(Array(secret.utf8), in: bytes)
           }
+          storedBodyBytes = bytes.count
           if bytes.count > limits.inlineBodyLimit {
             storage = .file
             separateBody = bytes
@@ -292,7 +298,7 @@ public final class HistoryStore: @unchecked Sendable {
       effectiveURL: response.map { redaction.apply($0.effectiveURL) },
       redirectCount: response?.redirectCount ?? 0, timing: response?.timing,
       bytesSent: response?.bytesSent ?? 0, bytes: response?.body.count ?? 0,
-      bodyKept: storage != .dropped,
+      storedBodyBytes: storedBodyBytes, bodyKept: storage != .dropped,
       error: result.error.map {
         ExchangeError(
           kind: $0.kind, message: redaction.apply($0.message), status: $0.status,
@@ -524,9 +530,10 @@ public final class HistoryStore: @unchecked Sendable {
     var size = first.fileSize
     switch entry.location.responseBody {
     case .inline:
-      expected += entry.bytes
+      expected += entry.storedBodyBytes
     case .file:
-      guard let body = HistoryFiles.regularFile(entry.bodyPath), body.size == entry.bytes else {
+      guard let body = HistoryFiles.regularFile(entry.bodyPath), body.size == entry.storedBodyBytes
+      else {
         return .corrupt
       }
       size += body.size
