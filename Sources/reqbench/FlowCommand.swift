@@ -83,7 +83,7 @@ struct FlowCommand {
           if case .finished(let result) = event {
             history?.recordInBackground(result, name: result.request.name)
           }
-          report(event)
+          report(event.redacted())
         case .flow(let event):
           report(event)
         case .done(let index, let outcome):

@@ -31,12 +31,24 @@ struct SecretsCommandTests {
 
     let run = try runProcess(try reqbenchBinary, ["run", ws.path, "me", "--json"])
     #expect(run.status == 0, "\(run.stderr)")
-    // The server got the real value…
-    let finished = try #require(run.stdout.split(separator: "\n").last)
-    #expect(!finished.contains(secret))
+    let events = run.stdout.split(separator: "\n").map(String.init)
+    #expect(events.count >= 4)  // queued, started, finished, summary
+    let finished = try #require(events.last)
     #expect(finished.contains("token=••••"))
-    // …and nothing the app wrote or printed holds it, except the secrets file.
-    #expect(!run.stderr.contains(secret))
+    #expect(events.first?.contains(#""event":"queued""#) == true)
+    #expect(events.first?.contains("token=••••") == true)
+    // Nothing the app printed or wrote holds it, except the secrets file.
+    for line in events + run.stderr.split(separator: "\n").map(String.init) {
+      #expect(!line.contains(secret), "printed: \(line)")
+    }
+    // The exchange is in the history, masked.
+    let history = try runProcess(try reqbenchBinary, ["history", ws.path, "--json"])
+    #expect(history.status == 0, "\(history.stderr)")
+    let entries = history.stdout.split(separator: "\n").map(String.init)
+    #expect(entries.count == 1)
+    #expect(entries.first?.contains(#""name":"me""#) == true)
+    #expect(entries.first?.contains("token=••••") == true)
+    #expect(!history.stdout.contains(secret) && !history.stderr.contains(secret))
     #expect(try String(contentsOf: ws, encoding: .utf8) == text)
     let secretsFile = dir.appendingPathComponent("api.secrets.json")
     #expect(try String(contentsOf: secretsFile, encoding: .utf8).contains(secret))
@@ -95,6 +107,49 @@ struct SecretsCommandTests {
       #expect(!String(decoding: contents, as: UTF8.self).contains(secret), "\(file.path) holds the secret")
     }
     #expect(entryFiles == 1)
+  }
+
+  /// A secret in the host name: curl's error message quotes it; every surface masks it. The
+  /// `.localhost` name resolves to the loopback address inside curl (no DNS), and port 1 is
+  /// closed, so the attempt fails at once, is retried once, then fails.
+  @Test func errorMessagesAreMasked() throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let ws = dir.appendingPathComponent("down.json")
+    try """
+      {"version": 1, "requests": [
+        {"name": "down", "url": "http://zz{{secret.host}}zz.localhost:1/x",
+         "retry": {"max": 1, "delay": 0}},
+        {"name": "also-down", "url": "http://zz{{secret.host}}zz.localhost:1/y"}]}
+      """.write(to: ws, atomically: true, encoding: .utf8)
+    let secret = "host\(uniqueKey())".lowercased()
+    let environment = ["REQBENCH_SECRET_HOST": secret]
+
+    let json = try runProcess(try reqbenchBinary, ["run", ws.path, "down", "--json"], environment: environment)
+    #expect(json.status == 1, "\(json.stderr)")
+    let events = try json.stdout.split(separator: "\n").map { try JSONParser.parse(String($0)) }
+    let retrying = try #require(events.first { $0["event"] == "retrying" })
+    #expect(retrying["reason"]?.stringValue?.contains("zz••••zz.localhost") == true, "\(retrying)")
+    let finished = try #require(events.first { $0["event"] == "finished" })
+    #expect(finished["error"]?["kind"] == "transport")
+    #expect(finished["error"]?["message"]?.stringValue?.contains("zz••••zz.localhost") == true, "\(finished)")
+    #expect(finished["url"]?.stringValue == "http://zz••••zz.localhost:1/x")
+
+    let single = try runProcess(try reqbenchBinary, ["run", ws.path, "down"], environment: environment)
+    #expect(single.status == 1)
+    #expect(single.stderr.contains("down: failed: cannot connect"))
+    #expect(single.stderr.contains("zz••••zz.localhost"))
+    let lines = try runProcess(try reqbenchBinary, ["run", ws.path, "down", "also-down"], environment: environment)
+    #expect(lines.stdout.split(separator: "\n").count == 2)
+    #expect(lines.stdout.contains("zz••••zz.localhost"))
+    let history = try runProcess(try reqbenchBinary, ["history", ws.path, "--json"])
+    #expect(history.stdout.contains("zz••••zz.localhost"))
+
+    for result in [json, single, lines, history] {
+      for line in (result.stdout + "\n" + result.stderr).split(separator: "\n") {
+        #expect(!line.contains(secret), "printed: \(line)")
+      }
+    }
   }
 
   @Test func theEnvironmentWinsOverTheSecretsFile() throws {
