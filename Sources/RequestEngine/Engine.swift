@@ -566,7 +566,8 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
         let cache = configuration.cache
       {
         // The server confirmed the expired entry: serve it, renewed.
-        let renewed = cache.renew(entry, with: response.headers, policy: policy)
+        let renewed = cache.renew(
+          entry, with: response.headers, policy: policy, secrets: record.request.secrets)
         var outcome = CacheOutcome(hit: true, reason: .expired, ageSeconds: entry.age(at: Date()), revalidated: true)
         outcome.stored = true
         var served = cachedResult(record, renewed, outcome: outcome, state: .succeeded).response

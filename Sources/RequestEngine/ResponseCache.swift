@@ -125,12 +125,15 @@ public final class ResponseCache: @unchecked Sendable {
   }
 
   /// Renews an entry the server confirmed (304): fresh for another `policy.seconds`, with the
-  /// 304's headers merged in.
+  /// 304's headers merged in, the request's `secrets` masked in them as `store` masks them.
   @discardableResult
-  public func renew(_ entry: Entry, with headers: HTTPHeaders, policy: CachePolicy, now: Date = Date()) -> Entry {
+  public func renew(
+    _ entry: Entry, with headers: HTTPHeaders, policy: CachePolicy, secrets: [String], now: Date = Date()
+  ) -> Entry {
     var renewed = entry
+    let redaction = Redaction(secrets: secrets)
     for field in headers.fields where !["content-length", "content-encoding", "transfer-encoding"].contains(field.name.lowercased()) {
-      renewed.headers[field.name] = field.value
+      renewed.headers[field.name] = redaction.apply(field.value)
     }
     renewed.createdAt = now
     renewed.expiresAt = now.addingTimeInterval(policy.seconds)

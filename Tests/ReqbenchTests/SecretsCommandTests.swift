@@ -152,6 +152,48 @@ struct SecretsCommandTests {
     }
   }
 
+  /// A cached request with the secret in its URL and a header, and a server that sends it back in
+  /// a response header, on the first response and on the 304 that renews the entry: the cache's
+  /// metadata files (`cache/*.json`) never hold it. (The body files keep the body as received.)
+  @Test func cacheMetadataNeverHoldsASecret() throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let ws = dir.appendingPathComponent("cached.json")
+    let key = uniqueKey()
+    try """
+      {"version": 1, "requests": [{"name": "c",
+        "url": "\(try TestServer.fixture.url("/cache"))?key=\(key)&etag=v1&lm={{secret.x}}",
+        "headers": {"Authorization": "Bearer {{secret.x}}"},
+        "cache": {"seconds": 1, "revalidate": true}}]}
+      """.write(to: ws, atomically: true, encoding: .utf8)
+    let secret = "cached-\(key)"
+    let environment = ["REQBENCH_SECRET_X": secret]
+    let cache = dir.appendingPathComponent(".reqbench/cached/cache")
+    func metadata() throws -> [String] {
+      try FileManager.default.contentsOfDirectory(atPath: cache.path).filter { $0.hasSuffix(".json") }
+        .map { try String(contentsOf: cache.appendingPathComponent($0), encoding: .utf8) }
+    }
+
+    let first = try runProcess(try reqbenchBinary, ["run", ws.path, "c", "--json"], environment: environment)
+    #expect(first.status == 0, "\(first.stderr)")
+    let stored = try metadata()
+    #expect(stored.count == 1)
+    #expect(stored.first?.contains("lm=••••") == true)
+    #expect(stored.first?.contains(#"["Last-Modified","••••"]"#) == true)
+    // Expired: revalidated with If-None-Match, the server's 304 carries Last-Modified again.
+    usleep(1_200_000)
+    let second = try runProcess(try reqbenchBinary, ["run", ws.path, "c", "--json"], environment: environment)
+    #expect(second.status == 0, "\(second.stderr)")
+    #expect(second.stdout.contains(#""revalidated":true"#), "\(second.stdout)")
+    let renewed = try metadata()
+    #expect(renewed.count == 1)
+    #expect(renewed != stored)  // rewritten by the renewal
+    for text in stored + renewed {
+      #expect(!text.contains(secret), "cache metadata holds the secret: \(text)")
+    }
+    for result in [first, second] { #expect(!(result.stdout + result.stderr).contains(secret)) }
+  }
+
   @Test func theEnvironmentWinsOverTheSecretsFile() throws {
     let dir = try folder()
     let ws = dir.appendingPathComponent("w.json")
