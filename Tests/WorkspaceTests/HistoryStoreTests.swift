@@ -235,6 +235,51 @@ struct HistoryStoreTests {
         == Array(bytes[(2 << 20)..<((2 << 20) + 10)]))
   }
 
+  /// A spilled body (above the agent's memory limit) is masked as it is copied in 1 MB chunks,
+  /// a secret split across two chunks included; the entry records the stored size and survives
+  /// the next scan.
+  @Test func aSpilledBodyIsMaskedAsItIsCopied() throws {
+    defer { try? FileManager.default.removeItem(at: root) }
+    let secret = "spilled-s3cr3t"
+    let mask = Array("••••".utf8)
+    // One occurrence straddles the first 1 MB boundary, one is at the very end.
+    let head = historyPattern((1 << 20) - 5)
+    let middle = historyPattern(300_000)
+    let received = head + Array(secret.utf8) + middle + Array(secret.utf8)
+    let store = HistoryStore(folder: folder)
+    try store.record(
+      historyExchange(secrets: [secret], body: try historySpilledBody(received)), name: "download")
+
+    for path in historyFiles(folder) {
+      let bytes = try Array(Data(contentsOf: folder.appendingPathComponent(path)))
+      #expect(bytes.firstRange(of: Array(secret.utf8)) == nil, "\(path) holds the secret")
+    }
+    let expected = head + mask + middle + mask
+    let entry = try #require(HistoryStore(folder: folder).entries(for: "download").first)
+    #expect(entry.bytes == received.count)
+    #expect(entry.storedBodyBytes == expected.count)
+    #expect(try store.body(of: entry) == expected)
+    #expect(store.totalBytes == historyDiskUsage(folder))
+  }
+
+  @Test func theMaskerFindsSecretsAcrossChunks() {
+    let secrets = ["abc", "abcdef", "xy"]
+    let text = Array("--abcdef-abc-xabxy-abcde".utf8)
+    let whole = SecretMasker.masked(text, secrets: secrets)
+    #expect(String(decoding: whole, as: UTF8.self) == "--••••-••••-xab••••-••••de")
+    // Every way of cutting the input into chunks gives the same bytes.
+    for size in 1...text.count {
+      var masker = SecretMasker(secrets: secrets)
+      var out: [UInt8] = []
+      for start in stride(from: 0, to: text.count, by: size) {
+        out += masker.feed(text[start..<min(start + size, text.count)])
+      }
+      out += masker.finish()
+      #expect(out == whole, "chunks of \(size)")
+    }
+    #expect(SecretMasker.masked(text, secrets: []) == text)
+  }
+
   @Test func listingNeverReadsABodyFile() throws {
     defer { try? FileManager.default.removeItem(at: root) }
     let limits = HistoryStore.Limits(inlineBodyLimit: 10)
