@@ -8,6 +8,7 @@ import RequestEngine
 /// print(CurlExporter.command(for: request))
 /// // curl 'http://127.0.0.1:8080/users' \
 /// //   -H 'Authorization: Basic ••••' \
+/// //   -A 'reqbench/0.1.0' \
 /// //   -H 'Content-Type: application/json' \
 /// //   --data-binary '{"name":"Ada"}' \
 /// //   --compressed \
