@@ -25,7 +25,10 @@ public final class Agent: Sendable {
     public var spillDirectory: String
     /// Minimum seconds between two progress events of one exchange.
     public var progressInterval: Double
+    /// Sent when a request sets no `User-Agent` header.
     public var userAgent: String
+    /// `reqbench/VERSION`: the default `userAgent`.
+    public static let defaultUserAgent = "reqbench/\(reqbenchVersion)"
     /// The response cache requests with a `cache` policy use; nil turns caching off.
     public var cache: ResponseCache?
     /// Where downloads keep their partial data and resume state (default: a folder in
@@ -36,7 +39,7 @@ public final class Agent: Sendable {
       maxConcurrent: Int = 8, maxPerHost: Int = 6,
       proxy: ProxySettings = .fromEnvironment(ProcessInfo.processInfo.environment),
       memoryBodyLimit: Int = 16 << 20, spillDirectory: String = NSTemporaryDirectory(),
-      progressInterval: Double = 0.05, userAgent: String = "reqbench/\(reqbenchVersion)",
+      progressInterval: Double = 0.05, userAgent: String = Configuration.defaultUserAgent,
       cache: ResponseCache? = nil, downloads: DownloadStore? = nil
     ) {
       self.maxConcurrent = max(1, maxConcurrent)

@@ -646,7 +646,8 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     record.retryDue = monotonicNow() + delay
     waitingRetry.append(record)
     for member in [record] + record.followers {
-      emit(.retrying(member.id, attempt: record.attempts + 1, delay: delay, reason: error))
+      let reason = error.redacted(by: Redaction(secrets: member.request.secrets))
+      emit(.retrying(member.id, attempt: record.attempts + 1, delay: delay, reason: reason))
     }
     return true
   }
@@ -847,8 +848,11 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
   ) {
     guard records.removeValue(forKey: record.id) != nil else { return }  // already ended
     if let key = record.dedupKey, inFlight[key] === record { inFlight[key] = nil }
+    // Errors leave the agent with the request's secrets masked (curl quotes the host name, a
+    // validator the value), so every surface that shows them shows masked text.
     let result = ExchangeResult(
-      id: record.id, request: record.request, state: state, response: response, error: error,
+      id: record.id, request: record.request, state: state, response: response,
+      error: error?.redacted(by: Redaction(secrets: record.request.secrets)),
       attempts: record.primary?.attempts ?? record.attempts, queuedAt: record.queuedAt,
       startedAt: record.startedAt, finishedAt: Date(), fromCache: fromCache,
       deduplicated: record.primary != nil, cache: cache, download: download)

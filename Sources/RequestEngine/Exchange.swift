@@ -234,4 +234,12 @@ public enum AgentEvent: Sendable {
     case .delivered(let result), .finished(let result): result.id
     }
   }
+
+  /// The event as it may be shown: a `queued` event's request is `Request.redacted()`. (Errors
+  /// in `retrying` events and results are masked by the agent already; a result's request is
+  /// not, so show `result.request.redacted()`.)
+  public func redacted() -> AgentEvent {
+    if case .queued(let id, let request) = self { return .queued(id, request.redacted()) }
+    return self
+  }
 }

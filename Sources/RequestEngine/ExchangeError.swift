@@ -103,4 +103,18 @@ public struct ExchangeError: Error, Sendable, Equatable, CustomStringConvertible
   public static let cancelled = ExchangeError(kind: .cancelled, message: "cancelled")
 
   public var description: String { message }
+
+  /// This error with every secret in its message and JSON path replaced by `••••`. The agent
+  /// applies it (with the request's secrets) to every error it reports, in `retrying` events and
+  /// results, so what any surface prints of a failure (curl's message quoting a host name, a
+  /// validator quoting a value) is masked already.
+  public func redacted(by redaction: Redaction) -> ExchangeError {
+    var copy = self
+    copy.message = redaction.apply(message)
+    copy.path = path.map(redaction.apply)
+    if case .other(let code, let text) = transport {
+      copy.transport = .other(code: code, message: redaction.apply(text))
+    }
+    return copy
+  }
 }

@@ -141,12 +141,9 @@ public final class ResponseCache: @unchecked Sendable {
   ) -> Entry? {
     guard policy.isEnabled, !ResponseCache.forbidsStoring(response) else { return nil }
     guard let body = try? response.body.bytes() else { return nil }
-    let redaction = Redaction(secrets: request.secrets)
-    var headers = HTTPHeaders()
-    for field in response.headers.fields { headers.add(field.name, redaction.apply(field.value)) }
     let entry = Entry(
       key: "", name: request.name, status: response.status, httpVersion: response.httpVersion,
-      headers: headers, body: body, url: "", createdAt: now, expiresAt: now, version: 0,
+      headers: response.headers, body: body, url: "", createdAt: now, expiresAt: now, version: 0,
       sensitiveDigest: nil, appVersion: appVersion, namespaceDigest: nil,
       mustRevalidate: false, varyValues: [], generation: "")
     return save(entry, for: request, policy: policy, now: now)
@@ -160,6 +157,7 @@ public final class ResponseCache: @unchecked Sendable {
     guard policy.isEnabled else { return nil }
     let redaction = Redaction(secrets: request.secrets)
     var saved = entry
+    saved.headers = HTTPHeaders(entry.headers.fields.map { ($0.name, redaction.apply($0.value)) })
     saved.key = CacheKey.key(for: request, policy: policy)
     saved.name = request.name
     saved.url = redaction.apply(request.url)
@@ -193,7 +191,7 @@ public final class ResponseCache: @unchecked Sendable {
   }
 
   /// Renews an entry the server confirmed (304): fresh for another `policy.seconds`, with the
-  /// 304's headers merged in.
+  /// 304's headers merged in (masked of the request's secrets, as every saved header is).
   @discardableResult
   public func renew(
     _ entry: Entry, with headers: HTTPHeaders, for request: Request, policy: CachePolicy, now: Date = Date()

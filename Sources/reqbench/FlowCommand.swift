@@ -86,7 +86,7 @@ struct FlowCommand {
           if case .finished(let result) = event {
             history?.recordInBackground(result, name: result.request.name)
           }
-          report(event, exchanges: &exchanges)
+            report(event.redacted(), exchanges: &exchanges)
         case .flow(let event):
           report(event)
         case .done(let index, let outcome):

@@ -120,7 +120,8 @@ struct RunCommand {
           finishedCount += 1
           reporter.finished(result)
         } else {
-          reporter.event(event, name: name)
+          // Reporters print what events carry: the request's secrets masked.
+          reporter.event(event.redacted(), name: name)
         }
       }
     }

@@ -198,7 +198,8 @@ struct ImportExportCommandTests {
     #expect(plain.status == 0)
     #expect(
       plain.stdout
-        == "curl 'https://api.test/users/1?v=1' \\\n  --compressed \\\n  -L --max-redirs 10\n")
+        == "curl 'https://api.test/users/1?v=1' \\\n  -A 'reqbench/\(reqbenchVersion)' \\\n  --compressed \\\n"
+          + "  -L --max-redirs 10\n")
     #expect(
       try run(["export", "curl", ws.path, "get-user", "--env", "prod"]).stdout.hasPrefix(
         "curl 'https://api.test/users/99?v=1'"))

@@ -128,6 +128,82 @@ struct RunCommandTests {
     #expect(try JSONParser.parse(result.stdout)["id"]?.intValue == 3)
   }
 
+  @Test func envSelectsTheEnvironment() throws {
+    let ws = try workspace(
+      #"{"name": "where", "url": "/anything/{{place}}", "headers": {"X-User": "{{user}}"}}"#,
+      extra: #"""
+         "environment": "local",
+         "environments": {"local": {"place": "home", "user": "ada"}, "staging": {"place": "stage", "user": "bob"}},
+        """#)
+    let local = try run(["run", ws, "where"])
+    #expect(local.status == 0, "\(local.stderr)")
+    let localEcho = try JSONParser.parse(local.stdout)
+    #expect(localEcho["path"] == "/anything/home")
+    #expect(localEcho["headers"]?["X-User"] == "ada")
+    let staging = try run(["run", ws, "where", "--env", "staging"])
+    #expect(staging.status == 0, "\(staging.stderr)")
+    let stagingEcho = try JSONParser.parse(staging.stdout)
+    #expect(stagingEcho["path"] == "/anything/stage")
+    #expect(stagingEcho["headers"]?["X-User"] == "bob")
+    let unknown = try run(["run", ws, "where", "--env", "prod"])
+    #expect(unknown.status == 2)
+    #expect(unknown.stderr.contains("prod"))
+  }
+
+  // MARK: - History
+
+  /// Entry files under `folder` (any depth).
+  func entryFiles(_ folder: URL) -> [String] {
+    let enumerator = FileManager.default.enumerator(atPath: folder.path)
+    var files: [String] = []
+    while let path = enumerator?.nextObject() as? String {
+      if path.hasSuffix(".entry") { files.append(path) }
+    }
+    return files
+  }
+
+  @Test func runRecordsHistoryThatTheHistoryCommandLists() throws {
+    let ws = try workspace(#"{"name": "users/get", "url": "/users/1"}, {"name": "broken", "url": "/status/500"}"#)
+    let dir = URL(fileURLWithPath: ws).deletingLastPathComponent()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    #expect(try run(["run", ws, "users/get", "broken"]).status == 1)
+    #expect(entryFiles(dir.appendingPathComponent(".reqbench/test/history")).count == 2)
+    let listed = try run(["history", ws])
+    #expect(listed.status == 0, "\(listed.stderr)")
+    let rows = listed.stdout.split(separator: "\n").map(String.init)
+    #expect(rows.count == 3)
+    #expect(rows.dropFirst().allSatisfy { $0.contains(" users/get ") || $0.contains(" broken ") })
+    #expect(rows.contains { $0.contains(" broken ") && $0.hasSuffix("status 500 is outside 200-299") })
+  }
+
+  @Test func stateDirPutsTheHistoryThere() throws {
+    let ws = try workspace(#"{"name": "users/get", "url": "/users/1"}"#)
+    let dir = URL(fileURLWithPath: ws).deletingLastPathComponent()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let state = dir.appendingPathComponent("elsewhere")
+    #expect(try run(["run", ws, "users/get", "--state-dir", state.path]).status == 0)
+    #expect(entryFiles(state.appendingPathComponent("history")).count == 1)
+    #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent(".reqbench").path))
+    let there = try run(["history", ws, "--state-dir", state.path])
+    #expect(there.stdout.split(separator: "\n").count == 2)
+    #expect(there.stdout.contains(" users/get "))
+    let beside = try run(["history", ws])
+    #expect(beside.stdout.isEmpty)
+    #expect(beside.stderr.contains("no history yet"))
+  }
+
+  @Test func noHistoryRecordsNothing() throws {
+    let ws = try workspace(#"{"name": "users/get", "url": "/users/1"}"#)
+    let dir = URL(fileURLWithPath: ws).deletingLastPathComponent()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    #expect(try run(["run", ws, "users/get", "--no-history"]).status == 0)
+    #expect(entryFiles(dir).isEmpty)
+    #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent(".reqbench/test/history").path))
+    let listed = try run(["history", ws])
+    #expect(listed.stdout.isEmpty)
+    #expect(listed.stderr.contains("no history yet"))
+  }
+
   @Test func undefinedVariableIsAUsageError() throws {
     let ws = try workspace(#"{"name": "user", "url": "/users/{{nope}}"}"#)
     let result = try run(["run", ws, "user", "--json"])

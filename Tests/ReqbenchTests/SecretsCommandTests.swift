@@ -31,12 +31,24 @@ struct SecretsCommandTests {
 
     let run = try runProcess(try reqbenchBinary, ["run", ws.path, "me", "--json"])
     #expect(run.status == 0, "\(run.stderr)")
-    // The server got the real value…
-    let finished = try #require(run.stdout.split(separator: "\n").last)
-    #expect(!finished.contains(secret))
+    let events = run.stdout.split(separator: "\n").map(String.init)
+    #expect(events.count >= 4)  // queued, started, finished, summary
+    let finished = try #require(events.last)
     #expect(finished.contains("token=••••"))
-    // …and nothing the app wrote or printed holds it, except the secrets file.
-    #expect(!run.stderr.contains(secret))
+    #expect(events.first?.contains(#""event":"queued""#) == true)
+    #expect(events.first?.contains("token=••••") == true)
+    // Nothing the app printed or wrote holds it, except the secrets file.
+    for line in events + run.stderr.split(separator: "\n").map(String.init) {
+      #expect(!line.contains(secret), "printed: \(line)")
+    }
+    // The exchange is in the history, masked.
+    let history = try runProcess(try reqbenchBinary, ["history", ws.path, "--json"])
+    #expect(history.status == 0, "\(history.stderr)")
+    let entries = history.stdout.split(separator: "\n").map(String.init)
+    #expect(entries.count == 1)
+    #expect(entries.first?.contains(#""name":"me""#) == true)
+    #expect(entries.first?.contains("token=••••") == true)
+    #expect(!history.stdout.contains(secret) && !history.stderr.contains(secret))
     #expect(try String(contentsOf: ws, encoding: .utf8) == text)
     let secretsFile = dir.appendingPathComponent("api.secrets.json")
     #expect(try String(contentsOf: secretsFile, encoding: .utf8).contains(secret))
@@ -53,6 +65,133 @@ struct SecretsCommandTests {
     let single = try runProcess(try reqbenchBinary, ["run", ws.path, "me"])
     let echo = try JSONParser.parse(single.stdout)
     #expect(echo["headers"]?["Authorization"]?.stringValue == "Bearer \(secret)")
+  }
+
+  /// The server echoes the secret back in the body: history keeps the body masked (so its stored
+  /// size differs from the received one) and the entry is still listed by a later process.
+  @Test func anEchoedSecretIsKeptMaskedInHistoryAndListed() throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let ws = dir.appendingPathComponent("echo.json")
+    try """
+      {"version": 1, "requests": [{"name": "echo", "url": "\(try TestServer.fixture.url("/anything"))",
+        "headers": {"X-Token": "{{secret.x}}"}}]}
+      """.write(to: ws, atomically: true, encoding: .utf8)
+    let secret = "echoed-\(uniqueKey())"
+    let environment = ["REQBENCH_SECRET_X": secret]
+    let run = try runProcess(try reqbenchBinary, ["run", ws.path, "echo"], environment: environment)
+    #expect(run.status == 0, "\(run.stderr)")
+    // The body is printed as received: the server did get the secret.
+    #expect(try JSONParser.parse(run.stdout)["headers"]?["X-Token"]?.stringValue == secret)
+    #expect(!run.stderr.contains(secret))
+
+    let table = try runProcess(try reqbenchBinary, ["history", ws.path], environment: environment)
+    #expect(table.status == 0, "\(table.stderr)")
+    let rows = table.stdout.split(separator: "\n").map(String.init)
+    #expect(rows.count == 2, "\(table.stdout)\(table.stderr)")
+    #expect(rows.last?.contains(" echo ") == true && rows.last?.hasSuffix("  ok") == true)
+    // Listed again by another process: the entry survived the first one's reading of the folder.
+    let json = try runProcess(try reqbenchBinary, ["history", ws.path, "echo", "--json"])
+    let entry = try JSONParser.parse(json.stdout)
+    #expect(entry["bytes"]?.intValue == run.stdout.utf8.count)  // the size as received
+
+    let files = FileManager.default.enumerator(at: dir, includingPropertiesForKeys: nil)?
+      .compactMap { $0 as? URL } ?? []
+    var entryFiles = 0
+    for file in files {
+      var isDirectory: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory), !isDirectory.boolValue
+      else { continue }
+      if file.pathExtension == "entry" { entryFiles += 1 }
+      let contents = (try? Data(contentsOf: file)) ?? Data()
+      #expect(!String(decoding: contents, as: UTF8.self).contains(secret), "\(file.path) holds the secret")
+    }
+    #expect(entryFiles == 1)
+  }
+
+  /// A secret in the host name: curl's error message quotes it; every surface masks it. The
+  /// `.localhost` name resolves to the loopback address inside curl (no DNS), and port 1 is
+  /// closed, so the attempt fails at once, is retried once, then fails.
+  @Test func errorMessagesAreMasked() throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let ws = dir.appendingPathComponent("down.json")
+    try """
+      {"version": 1, "requests": [
+        {"name": "down", "url": "http://zz{{secret.host}}zz.localhost:1/x",
+         "retry": {"max": 1, "delay": 0}},
+        {"name": "also-down", "url": "http://zz{{secret.host}}zz.localhost:1/y"}]}
+      """.write(to: ws, atomically: true, encoding: .utf8)
+    let secret = "host\(uniqueKey())".lowercased()
+    let environment = ["REQBENCH_SECRET_HOST": secret]
+
+    let json = try runProcess(try reqbenchBinary, ["run", ws.path, "down", "--json"], environment: environment)
+    #expect(json.status == 1, "\(json.stderr)")
+    let events = try json.stdout.split(separator: "\n").map { try JSONParser.parse(String($0)) }
+    let retrying = try #require(events.first { $0["event"] == "retrying" })
+    #expect(retrying["reason"]?.stringValue?.contains("zz••••zz.localhost") == true, "\(retrying)")
+    let finished = try #require(events.first { $0["event"] == "finished" })
+    #expect(finished["error"]?["kind"] == "transport")
+    #expect(finished["error"]?["message"]?.stringValue?.contains("zz••••zz.localhost") == true, "\(finished)")
+    #expect(finished["url"]?.stringValue == "http://zz••••zz.localhost:1/x")
+
+    let single = try runProcess(try reqbenchBinary, ["run", ws.path, "down"], environment: environment)
+    #expect(single.status == 1)
+    #expect(single.stderr.contains("down: failed: cannot connect"))
+    #expect(single.stderr.contains("zz••••zz.localhost"))
+    let lines = try runProcess(try reqbenchBinary, ["run", ws.path, "down", "also-down"], environment: environment)
+    #expect(lines.stdout.split(separator: "\n").count == 2)
+    #expect(lines.stdout.contains("zz••••zz.localhost"))
+    let history = try runProcess(try reqbenchBinary, ["history", ws.path, "--json"])
+    #expect(history.stdout.contains("zz••••zz.localhost"))
+
+    for result in [json, single, lines, history] {
+      for line in (result.stdout + "\n" + result.stderr).split(separator: "\n") {
+        #expect(!line.contains(secret), "printed: \(line)")
+      }
+    }
+  }
+
+  /// A cached request with the secret in its URL and a header, and a server that sends it back in
+  /// a response header, on the first response and on the 304 that renews the entry: the cache's
+  /// metadata files (`cache/*.json`) never hold it. (The body files keep the body as received.)
+  @Test func cacheMetadataNeverHoldsASecret() throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let ws = dir.appendingPathComponent("cached.json")
+    let key = uniqueKey()
+    try """
+      {"version": 1, "requests": [{"name": "c",
+        "url": "\(try TestServer.fixture.url("/cache"))?key=\(key)&etag=v1&lm={{secret.x}}",
+        "headers": {"Authorization": "Bearer {{secret.x}}"},
+        "cache": {"seconds": 1, "revalidate": true}}]}
+      """.write(to: ws, atomically: true, encoding: .utf8)
+    let secret = "cached-\(key)"
+    let environment = ["REQBENCH_SECRET_X": secret]
+    let cache = dir.appendingPathComponent(".reqbench/cached/cache")
+    func metadata() throws -> [String] {
+      try FileManager.default.contentsOfDirectory(atPath: cache.path).filter { $0.hasSuffix(".json") }
+        .map { try String(contentsOf: cache.appendingPathComponent($0), encoding: .utf8) }
+    }
+
+    let first = try runProcess(try reqbenchBinary, ["run", ws.path, "c", "--json"], environment: environment)
+    #expect(first.status == 0, "\(first.stderr)")
+    let stored = try metadata()
+    #expect(stored.count == 1)
+    #expect(stored.first?.contains("lm=••••") == true)
+    #expect(stored.first?.contains(#"["Last-Modified","••••"]"#) == true)
+    // Expired: revalidated with If-None-Match, the server's 304 carries Last-Modified again.
+    usleep(1_200_000)
+    let second = try runProcess(try reqbenchBinary, ["run", ws.path, "c", "--json"], environment: environment)
+    #expect(second.status == 0, "\(second.stderr)")
+    #expect(second.stdout.contains(#""revalidated":true"#), "\(second.stdout)")
+    let renewed = try metadata()
+    #expect(renewed.count == 1)
+    #expect(renewed != stored)  // rewritten by the renewal
+    for text in stored + renewed {
+      #expect(!text.contains(secret), "cache metadata holds the secret: \(text)")
+    }
+    for result in [first, second] { #expect(!(result.stdout + result.stderr).contains(secret)) }
   }
 
   @Test func theEnvironmentWinsOverTheSecretsFile() throws {

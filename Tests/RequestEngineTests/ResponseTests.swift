@@ -38,6 +38,29 @@ struct ResponseTests {
     #expect(result.error?.message.hasPrefix("too many redirects") == true)
   }
 
+  /// curl's message quotes the host name; with a secret in it, the `retrying` reason and the
+  /// result's error (what the CLI, the TUI and history show) have it masked. `*.localhost`
+  /// resolves to the loopback address inside curl (no DNS) and port 1 is closed.
+  @Test func errorsHaveTheRequestsSecretsMasked() throws {
+    let agent = Agent()
+    defer { agent.shutdown() }
+    let recorder = EventRecorder(agent)
+    let secret = "s3cret" + uniqueKey().lowercased()
+    let result = agent.sendAndWait(
+      Request(
+        url: "http://zz\(secret)zz.localhost:1/x", retry: RetryPolicy(max: 1, baseDelay: 0),
+        secrets: [secret]))
+    #expect(result.state == .failed)
+    #expect(result.error?.transport == .cannotConnect)
+    #expect(result.error?.message.contains("zz••••zz.localhost") == true, "\(String(describing: result.error))")
+    let reasons = recorder.all.compactMap { if case .retrying(_, _, _, let reason) = $0 { reason } else { nil } }
+    #expect(reasons.count == 1)
+    #expect(reasons.first?.message.contains("zz••••zz.localhost") == true)
+    #expect(!(reasons + [result.error].compactMap { $0 }).contains { $0.message.contains(secret) })
+    // The request itself is not changed: it is what was sent.
+    #expect(result.request.url.contains(secret))
+  }
+
   // RD-3
   @Test func notFollowingDeliversTheRedirect() throws {
     let result = agent.sendAndWait(Request(url: try fixture("/redirect/1"), followRedirects: false))

@@ -38,7 +38,8 @@ struct ExportCurlServerTests {
           {"name": "basic-auth", "method": "DELETE", "url": "anything/private",
            "headers": {"User-Agent": "{{ua}}", "Cookie": "a=1; b=2"},
            "auth": {"basic": {"user": "ada", "password": "s3:cr et'"}}},
-          {"name": "head", "method": "HEAD", "url": "anything/head", "headers": {"User-Agent": "{{ua}}"}}
+          {"name": "head", "method": "HEAD", "url": "anything/head", "headers": {"User-Agent": "{{ua}}"}},
+          {"name": "no-user-agent", "url": "anything/plain", "headers": {"X-Trace": "1"}}
         ]}
         """#.utf8), file: "shapes.json")
   }
@@ -91,6 +92,14 @@ struct ExportCurlServerTests {
   }
 
   @Test func patchWithAnEmptyBody() throws { try expectSame("patch-empty") }
+
+  /// No User-Agent of its own: curl sends reqbench's (`-A`), not `curl/x.y`.
+  @Test func withoutAUserAgentTheExportSendsReqbenchs() throws {
+    try expectSame("no-user-agent")
+    let (reqbench, curl) = try echoes("no-user-agent")
+    #expect(reqbench["headers"]?["User-Agent"] == .string("reqbench/\(reqbenchVersion)"))
+    #expect(curl["headers"]?["User-Agent"] == .string("reqbench/\(reqbenchVersion)"))
+  }
 
   @Test func deleteWithBasicAuthAndCookies() throws {
     try expectSame("basic-auth")

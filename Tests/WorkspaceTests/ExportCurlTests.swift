@@ -9,13 +9,25 @@ private func sh(_ script: String) throws -> ProcessResult {
   try runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", script])
 }
 
+/// What the agent sends as `User-Agent` when a request sets none, and the export copies.
+private let ua = "reqbench/\(reqbenchVersion)"
+
 @Suite("curl export")
 struct ExportCurlTests {
+  @Test func theUserAgentIsReqbenchsUnlessTheRequestSetsOne() {
+    #expect(CurlExporter.command(for: Request(url: "http://a.test/")).contains("\n  -A '\(ua)' \\\n"))
+    let own = CurlExporter.command(for: Request(url: "http://a.test/", headers: ["user-agent": "mine/1"]))
+    #expect(own.contains("-H 'user-agent: mine/1'") && !own.contains("-A "))
+    let configured = CurlExporter.command(for: Request(url: "http://a.test/"), userAgent: "it's/2")
+    #expect(configured.contains(#"-A 'it'\''s/2'"#))
+  }
+
   @Test func aGetWithAQuery() {
     let request = Request(url: "http://a.test/search?q=caf%C3%A9&page=2")
     #expect(
       CurlExporter.command(for: request) == """
         curl 'http://a.test/search?q=caf%C3%A9&page=2' \\
+          -A '\(ua)' \\
           --compressed \\
           -L --max-redirs 10
         """)
@@ -29,6 +41,7 @@ struct ExportCurlTests {
       CurlExporter.command(for: request) == #"""
         curl 'http://a.test/users' \
           -H 'Accept: application/json' \
+          -A '\#(ua)' \
           -H 'Content-Type: application/json' \
           --data-binary '{"name":"O'\''Brien"}' \
           --compressed \
@@ -80,6 +93,7 @@ struct ExportCurlTests {
     #expect(
       command == #"""
         curl 'http://a.test/upload' \
+          -A '\#(ua)' \
           -F 'note=hello world' \
           --form-string 'at=@etc/passwd' \
           --form-string 'semi=a;b' \
@@ -99,6 +113,7 @@ struct ExportCurlTests {
     #expect(
       put == """
         curl -X PUT 'http://a.test/blob' \\
+          -A '\(ua)' \\
           -H 'Content-Type: application/octet-stream' \\
           --data-binary '@/w/blob.bin' \\
           --compressed \\
@@ -127,6 +142,7 @@ struct ExportCurlTests {
     #expect(
       CurlExporter.command(for: request) == """
         curl 'http://a.test/[x]' \\
+          -A '\(ua)' \\
           --compressed \\
           -k \\
           --max-time 2.5 \\

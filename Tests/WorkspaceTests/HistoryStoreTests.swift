@@ -235,6 +235,51 @@ struct HistoryStoreTests {
         == Array(bytes[(2 << 20)..<((2 << 20) + 10)]))
   }
 
+  /// A spilled body (above the agent's memory limit) is masked as it is copied in 1 MB chunks,
+  /// a secret split across two chunks included; the entry records the stored size and survives
+  /// the next scan.
+  @Test func aSpilledBodyIsMaskedAsItIsCopied() throws {
+    defer { try? FileManager.default.removeItem(at: root) }
+    let secret = "spilled-s3cr3t"
+    let mask = Array("••••".utf8)
+    // One occurrence straddles the first 1 MB boundary, one is at the very end.
+    let head = historyPattern((1 << 20) - 5)
+    let middle = historyPattern(300_000)
+    let received = head + Array(secret.utf8) + middle + Array(secret.utf8)
+    let store = HistoryStore(folder: folder)
+    try store.record(
+      historyExchange(secrets: [secret], body: try historySpilledBody(received)), name: "download")
+
+    for path in historyFiles(folder) {
+      let bytes = try Array(Data(contentsOf: folder.appendingPathComponent(path)))
+      #expect(bytes.firstRange(of: Array(secret.utf8)) == nil, "\(path) holds the secret")
+    }
+    let expected = head + mask + middle + mask
+    let entry = try #require(HistoryStore(folder: folder).entries(for: "download").first)
+    #expect(entry.bytes == received.count)
+    #expect(entry.storedBodyBytes == expected.count)
+    #expect(try store.body(of: entry) == expected)
+    #expect(store.totalBytes == historyDiskUsage(folder))
+  }
+
+  @Test func theMaskerFindsSecretsAcrossChunks() {
+    let secrets = ["abc", "abcdef", "xy"]
+    let text = Array("--abcdef-abc-xabxy-abcde".utf8)
+    let whole = SecretMasker.masked(text, secrets: secrets)
+    #expect(String(decoding: whole, as: UTF8.self) == "--••••-••••-xab••••-••••de")
+    // Every way of cutting the input into chunks gives the same bytes.
+    for size in 1...text.count {
+      var masker = SecretMasker(secrets: secrets)
+      var out: [UInt8] = []
+      for start in stride(from: 0, to: text.count, by: size) {
+        out += masker.feed(text[start..<min(start + size, text.count)])
+      }
+      out += masker.finish()
+      #expect(out == whole, "chunks of \(size)")
+    }
+    #expect(SecretMasker.masked(text, secrets: []) == text)
+  }
+
   @Test func listingNeverReadsABodyFile() throws {
     defer { try? FileManager.default.removeItem(at: root) }
     let limits = HistoryStore.Limits(inlineBodyLimit: 10)
@@ -249,6 +294,7 @@ struct HistoryStoreTests {
     let entryURL = folder.appendingPathComponent(entryFile)
     let entryText = try String(contentsOf: entryURL, encoding: .utf8)
     try entryText.replacingOccurrences(of: #""bytes":2000,"#, with: "\"bytes\":\(huge),")
+      .replacingOccurrences(of: #""storedBytes":2000}"#, with: "\"storedBytes\":\(huge)}")
       .write(to: entryURL, atomically: false, encoding: .utf8)
     let handle = try FileHandle(forWritingTo: folder.appendingPathComponent(bodyFile))
     try handle.truncate(atOffset: UInt64(huge))
@@ -362,6 +408,46 @@ struct HistoryStoreTests {
     #expect(login.responseHeaders["Set-Cookie"] == "session=••••; HttpOnly")
     #expect(login.error?.message == "status 401 for token ••••")
     #expect(try text(store.requestBody(of: login)) == #"{"password":"••••"}"#)
+  }
+
+  /// A server echoing a secret back: the stored body is masked (so shorter or longer than the
+  /// received one), and the entry, inline or with its body in a file of its own, survives the
+  /// next scan of the folder.
+  @Test func anEchoedSecretIsMaskedAndTheEntrySurvivesTheNextScan() throws {
+    defer { try? FileManager.default.removeItem(at: root) }
+    let secret = "echoed-s3cr3t-value"
+    let limits = HistoryStore.Limits(inlineBodyLimit: 1000)
+    let small = Array(#"{"headers":{"X-Token":"\#(secret)"}}"#.utf8)
+    let large = historyPattern(600) + Array(secret.utf8) + historyPattern(600) + Array(secret.utf8)
+    let store = HistoryStore(folder: folder, limits: limits)
+    let start = Date(timeIntervalSince1970: 1_796_000_000)
+    try store.record(
+      historyExchange(id: 1, secrets: [secret], body: .memory(small), finishedAt: start), name: "small")
+    try store.record(
+      historyExchange(id: 2, secrets: [secret], body: .memory(large), finishedAt: start + 1),
+      name: "large")
+
+    for path in historyFiles(folder) {
+      let bytes = try Array(Data(contentsOf: folder.appendingPathComponent(path)))
+      #expect(bytes.firstRange(of: Array(secret.utf8)) == nil, "\(path) holds the secret")
+    }
+    #expect(historyFiles(folder).contains { $0.hasSuffix(".body") })
+
+    // A second store reads the folder afresh, checking each entry against its files.
+    let reread = HistoryStore(folder: folder, limits: limits)
+    let smallEntry = try #require(reread.entries(for: "small").first)
+    let largeEntry = try #require(reread.entries(for: "large").first)
+    #expect(smallEntry.bytes == small.count)
+    #expect(largeEntry.bytes == large.count)
+    let maskedSmall = #"{"headers":{"X-Token":"••••"}}"#
+    #expect(smallEntry.storedBodyBytes == maskedSmall.utf8.count)
+    #expect(try text(reread.body(of: smallEntry)) == maskedSmall)
+    let maskedLarge =
+      historyPattern(600) + Array("••••".utf8) + historyPattern(600) + Array("••••".utf8)
+    #expect(try reread.body(of: largeEntry) == maskedLarge)
+    #expect(try reread.body(of: largeEntry, range: 600..<612) == Array("••••".utf8))
+    #expect(reread.totalBytes == historyDiskUsage(folder))
+    #expect(historyFiles(folder).count == 3)
   }
 
   // MARK: - Damage

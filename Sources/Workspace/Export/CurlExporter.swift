@@ -8,6 +8,7 @@ import RequestEngine
 /// print(CurlExporter.command(for: request))
 /// // curl 'http://127.0.0.1:8080/users' \
 /// //   -H 'Authorization: Basic ••••' \
+/// //   -A 'reqbench/0.1.0' \
 /// //   -H 'Content-Type: application/json' \
 /// //   --data-binary '{"name":"Ada"}' \
 /// //   --compressed \
@@ -26,17 +27,21 @@ import RequestEngine
 ///   paths are the prepared request's, absolute, so the command runs from any folder;
 /// - a download as `-o path -C -` (curl's own resume of a partial file) instead of
 ///   `--compressed`, since the saved bytes must be the resource's own;
-/// - every header as written, then the body's `Content-Type` unless a header sets it (an empty
-///   `Content-Type:` when reqbench would send none, so curl adds no form type of its own);
+/// - every header as written, then reqbench's `User-Agent` (`-A 'reqbench/VERSION'`, the agent's
+///   default) unless a header sets one, then the body's `Content-Type` unless a header sets it (an
+///   empty `Content-Type:` when reqbench would send none, so curl adds no form type of its own);
 /// - `--compressed` (reqbench asks for every coding and decodes), `-L --max-redirs N` when it
 ///   follows redirects, `-k` when insecure, `--max-time` for a deadline, `--connect-timeout` for an
 ///   idle timeout other than the default 30 s, `--globoff` when the URL has `[]{}`.
-/// reqbench's `User-Agent` (`reqbench/VERSION`) is not copied: curl sends its own, as a user
-/// running curl expects, unless the request sets one.
 ///
 /// Secrets are masked (`Request.redacted()`) unless `revealSecrets` is true.
 public enum CurlExporter {
-  public static func command(for request: Request, revealSecrets: Bool = false) -> String {
+  /// `userAgent` is what the agent sends when the request sets no `User-Agent` header
+  /// (`Agent.Configuration.userAgent`, `reqbench/VERSION` by default).
+  public static func command(
+    for request: Request, revealSecrets: Bool = false,
+    userAgent: String = Agent.Configuration.defaultUserAgent
+  ) -> String {
     let request = revealSecrets ? request : request.redacted()
     var first = "curl"
     switch request.method {
@@ -53,6 +58,8 @@ public enum CurlExporter {
       options.append(
         "-H " + quote(field.value.isEmpty ? "\(field.name):" : "\(field.name): \(field.value)"))
     }
+    // The agent's own User-Agent, so the server sees reqbench's request, not `curl/x.y`.
+    if !request.headers.contains("User-Agent") { options.append("-A " + quote(userAgent)) }
     let body = request.body
     if !request.headers.contains("Content-Type"), body.stream == nil || body.contentType != nil {
       if let type = body.contentType {

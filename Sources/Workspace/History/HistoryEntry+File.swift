@@ -14,11 +14,13 @@ import RequestEngine
 ///  "response":{"status":500,"httpVersion":"HTTP/1.1","headers":[["Content-Length","10"]],
 ///              "effectiveURL":"http://127.0.0.1:8080/users/1","redirectCount":0,
 ///              "timing":{"dns":0.0001,"connect":0.0002,"tls":0,"firstByte":0.002,"total":0.0021},
-///              "bytesSent":0,"body":{"bytes":10,"stored":"inline"}},
+///              "bytesSent":0,"body":{"bytes":10,"stored":"inline","storedBytes":10}},
 ///  "error":{"kind":"status","message":"status 500 is outside 200-299","status":500,"path":null}}
 /// ```
 /// Times are seconds since 1970 (UTC). `response` is null when the server never answered;
-/// `body.stored` is `inline` (in the entry file), `file` (`ID.body`) or `dropped`.
+/// `body.stored` is `inline` (in the entry file), `file` (`ID.body`) or `dropped`; `body.bytes` is
+/// the size as received, `body.storedBytes` the size as stored (secrets masked), which the entry
+/// file's size or the body file's size is checked against (an entry without it stores `bytes`).
 extension HistoryEntry {
   static let formatVersion = 1
 
@@ -49,8 +51,10 @@ extension HistoryEntry {
       }
       object["bytesSent"] = .number(String(bytesSent))
       object["body"] = .object(
-        JSONObject([("bytes", .number(bytes)), ("stored", .string(location.responseBody.rawValue))])
-      )
+        JSONObject([
+          ("bytes", .number(bytes)), ("stored", .string(location.responseBody.rawValue)),
+          ("storedBytes", .number(storedBodyBytes)),
+        ]))
       response = .object(object)
     }
 
@@ -140,7 +144,7 @@ extension HistoryEntry {
       requestHeaders: requestHeaders, requestContentType: contentType,
       requestBodyBytes: requestBodyBytes, state: state, status: nil, httpVersion: nil,
       responseHeaders: HTTPHeaders(), effectiveURL: nil, redirectCount: 0, timing: nil,
-      bytesSent: 0, bytes: 0, bodyKept: true, error: nil, attempts: attempts,
+      bytesSent: 0, bytes: 0, storedBodyBytes: 0, bodyKept: true, error: nil, attempts: attempts,
       fromCache: object["fromCache"]?.boolValue ?? false,
       deduplicated: object["deduplicated"]?.boolValue ?? false, storedBytes: 0,
       location: Location(folder: folder, requestBodyOffset: lineLength + 1, responseBody: .inline))
@@ -166,6 +170,12 @@ extension HistoryEntry {
       }
       entry.bytesSent = response["bytesSent"].flatMap(uint64).map { Int64(clamping: $0) } ?? 0
       entry.bytes = bytes
+      if let value = body["storedBytes"] {
+        guard let storedBytes = value.intValue, storedBytes >= 0 else { return nil }
+        entry.storedBodyBytes = storedBytes
+      } else {
+        entry.storedBodyBytes = stored == .dropped ? 0 : bytes
+      }
       entry.location.responseBody = stored
       entry.bodyKept = stored != .dropped
     }

@@ -46,8 +46,12 @@ public struct HistoryEntry: Sendable, Equatable, Identifiable {
   public var redirectCount: Int
   public var timing: Timing?
   public var bytesSent: Int64
-  /// The response body's size as received.
+  /// The response body's size as received (what is shown to users).
   public var bytes: Int
+  /// The response body's size as stored, which `HistoryStore.body(of:)` returns: the body with
+  /// the request's secrets masked, so it differs from `bytes` when the server echoed a secret.
+  /// Equal to `bytes` otherwise; 0 when the body was not kept.
+  public var storedBodyBytes: Int
   /// False when the body was not stored because it alone is larger than the history may hold.
   public var bodyKept: Bool
   /// Why the exchange did not succeed (kind, message, status, JSON path; secrets masked).

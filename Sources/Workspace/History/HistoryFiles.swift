@@ -78,10 +78,13 @@ enum HistoryFiles {
 
   /// Copies the file at `source` to `target` the way `AtomicFile.write` writes: a temporary file
   /// beside the target, written in 1 MB chunks (the source is never loaded whole), fsynced, then
-  /// renamed over the target, then the folder fsynced.
+  /// renamed over the target, then the folder fsynced. With a `masker`, secrets are masked on the
+  /// way. Returns the bytes written.
+  @discardableResult
   static func copyAtomically(
-    from source: String, to target: URL, permissions: mode_t, durable: Bool = true
-  ) throws(FileError) {
+    from source: String, to target: URL, permissions: mode_t, durable: Bool = true,
+    masking masker: SecretMasker? = nil
+  ) throws(FileError) -> Int {
     let targetPath = target.path
     let directory = FileAccess.directory(of: targetPath)
     let name = target.lastPathComponent
@@ -104,17 +107,12 @@ enum HistoryFiles {
     var closed = false
     defer { if !closed { close(output) } }
 
-    var chunk = [UInt8](repeating: 0, count: 1 << 20)
-    while true {
-      let count = chunk.withUnsafeMutableBytes { posixRead(input, $0.baseAddress, $0.count) }
-      if count < 0 {
-        if errno == EINTR { continue }
-        throw failure(source, "cannot read the response body")
-      }
-      if count == 0 { break }
-      var offset = 0
-      while offset < count {
-        let written = chunk[offset..<count].withUnsafeBytes {
+    var masker = masker.flatMap { $0.isEmpty ? nil : $0 }
+    var total = 0
+    func writeAll(_ bytes: ArraySlice<UInt8>) throws(FileError) {
+      var offset = bytes.startIndex
+      while offset < bytes.endIndex {
+        let written = bytes[offset...].withUnsafeBytes {
           posixWrite(output, $0.baseAddress, $0.count)
         }
         if written < 0 {
@@ -123,7 +121,23 @@ enum HistoryFiles {
         }
         offset += written
       }
+      total += bytes.count
     }
+    var chunk = [UInt8](repeating: 0, count: 1 << 20)
+    while true {
+      let count = chunk.withUnsafeMutableBytes { posixRead(input, $0.baseAddress, $0.count) }
+      if count < 0 {
+        if errno == EINTR { continue }
+        throw failure(source, "cannot read the response body")
+      }
+      if count == 0 { break }
+      if let masked = masker?.feed(chunk[0..<count]) {
+        try writeAll(masked[...])
+      } else {
+        try writeAll(chunk[0..<count])
+      }
+    }
+    if let rest = masker?.finish() { try writeAll(rest[...]) }
     if durable && fsync(output) != 0 {
       throw failure(targetPath, "cannot flush the temporary file to disk")
     }
@@ -131,12 +145,13 @@ enum HistoryFiles {
     if close(output) != 0 { throw failure(targetPath, "cannot close the temporary file") }
     if rename(temporary, targetPath) != 0 { throw failure(targetPath, "cannot replace the file") }
     renamed = true
-    guard durable else { return }
+    guard durable else { return total }
     let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     if directoryFD >= 0 {
       fsync(directoryFD)
       close(directoryFD)
     }
+    return total
   }
 
   /// What `readFirstLine` found: the line without its `\n`, and the file's size.

@@ -36,9 +36,9 @@ import RequestEngine
 /// only each file's first line: bodies are read when asked for, with `body(of:)`.
 ///
 /// Secrets: the request is stored as `request.redacted()`, and the request's secret values are
-/// masked in the response headers, the effective URL, the error message and response bodies held
-/// in memory too (up to the agent's 16 MB limit; a larger body, spilled to a file, is copied as
-/// received).
+/// masked in the response headers, the effective URL, the error message and the response body
+/// too (`SecretMasker`; a spilled body as it is copied, chunk by chunk). A masked body's size
+/// differs from the received one: the entry records both (`bytes`, `storedBodyBytes`).
 ///
 /// Every file is written atomically (a temporary `.NAME.tmp-…` file, then a rename), the body
 /// file before the entry file that refers to it, so killing the process at any moment leaves
@@ -119,17 +119,18 @@ public final class HistoryStore: @unchecked Sendable {
     lock.withLock { loadedIndex().totalBytes }
   }
 
-  /// The response body of `entry`, as received. Empty when there was none; an error when it was
-  /// not kept (`bodyKept` is false) or its files are gone (the entry was dropped since).
+  /// The response body of `entry` as stored (`storedBodyBytes` long): as received, except that
+  /// the request's secrets are masked. Empty when there was none; an error when it was not kept
+  /// (`bodyKept` is false) or its files are gone (the entry was dropped since).
   public func body(of entry: HistoryEntry) throws(FileError) -> [UInt8] {
-    try body(of: entry, range: 0..<entry.bytes)
+    try body(of: entry, range: 0..<entry.storedBodyBytes)
   }
 
-  /// A slice of the response body of `entry`, read without loading the rest (for paging a large
-  /// body). The range is clamped to the body.
+  /// A slice of the stored response body of `entry`, read without loading the rest (for paging a
+  /// large body). The range is clamped to the body.
   public func body(of entry: HistoryEntry, range: Range<Int>) throws(FileError) -> [UInt8] {
-    let lower = min(max(0, range.lowerBound), entry.bytes)
-    let upper = min(max(lower, range.upperBound), entry.bytes)
+    let lower = min(max(0, range.lowerBound), entry.storedBodyBytes)
+    let upper = min(max(lower, range.upperBound), entry.storedBodyBytes)
     switch entry.location.responseBody {
     case .dropped:
       throw FileError(
@@ -174,18 +175,26 @@ public final class HistoryStore: @unchecked Sendable {
   /// `Limits.totalBytes`. Cancelled exchanges are recorded too.
   ///
   /// The request is stored as `result.request.redacted()`; the request's secrets are masked in
-  /// the response headers as well. A body larger than `totalBytes` is not stored (the entry
-  /// says so); a spilled body is copied from its file in chunks.
+  /// the response headers and body as well. A body larger than `totalBytes` is not stored (the
+  /// entry says so); a spilled body is copied from its file in chunks, masked on the way.
   public func record(_ result: ExchangeResult, name: String) throws(FileError) {
     guard limits.perRequest > 0 else { return }
-    let prepared = prepare(result, name: name)
+    var prepared = prepare(result, name: name)
     let entry = prepared.entry
 
     try HistoryFiles.makeFolder(URL(fileURLWithPath: entry.location.folder, isDirectory: true))
     if let spilled = prepared.spilledBody {
-      try HistoryFiles.copyAtomically(
+      let written = try HistoryFiles.copyAtomically(
         from: spilled.path, to: URL(fileURLWithPath: entry.bodyPath),
-        permissions: HistoryFiles.fileMode, durable: false)
+        permissions: HistoryFiles.fileMode, durable: false,
+        masking: SecretMasker(secrets: result.request.secrets))
+      if written != entry.storedBodyBytes {
+        // The copy masked a secret: the entry records the size of what was written.
+        var stored = entry
+        stored.storedBodyBytes = written
+        (prepared.entry, prepared.entryFile) = Self.encode(
+          stored, requestBody: prepared.requestBody, inlineBody: [])
+      }
     } else if let separateBody = prepared.separateBody {
       try AtomicFile.write(
         separateBody, to: URL(fileURLWithPath: entry.bodyPath), permissions: HistoryFiles.fileMode,
@@ -200,9 +209,10 @@ public final class HistoryStore: @unchecked Sendable {
       throw error
     }
 
-    var recorded = entry
+    var recorded = prepared.entry
     recorded.storedBytes =
-      prepared.entryFile.count + (entry.location.responseBody == .file ? entry.bytes : 0)
+      prepared.entryFile.count
+      + (recorded.location.responseBody == .file ? recorded.storedBodyBytes : 0)
     let dropped: [HistoryEntry] = lock.withLock {
       loadIfNeeded()
       index.insert(recorded)
@@ -237,6 +247,8 @@ public final class HistoryStore: @unchecked Sendable {
     var entry: HistoryEntry
     /// The entry file: metadata line, request body, inline response body.
     var entryFile: [UInt8]
+    /// The request body as stored (secrets masked).
+    var requestBody: [UInt8]
     /// A spilled response body to copy to `ID.body`.
     var spilledBody: SpilledFile?
     /// A response body in memory to write to `ID.body`.
@@ -246,30 +258,31 @@ public final class HistoryStore: @unchecked Sendable {
   private func prepare(_ result: ExchangeResult, name: String) -> PreparedRecord {
     let redaction = Redaction(secrets: result.request.secrets)
     let request = result.request.redacted()
-    var requestBody = request.body.bytes
-    for secret in result.request.secrets where !secret.isEmpty {
-      requestBody = Self.masking(Array(secret.utf8), in: requestBody)
-    }
+    let requestBody = SecretMasker.masked(request.body.bytes, secrets: result.request.secrets)
 
     let id = Self.entryID(finishedAt: result.finishedAt, exchange: result.id)
     var storage = HistoryEntry.ResponseBodyStorage.inline
     var spilled: SpilledFile?
     var inlineBody: [UInt8] = []
     var separateBody: [UInt8]?
+    var storedBodyBytes = 0
     if let body = result.response?.body {
       if body.count > limits.totalBytes {
         storage = .dropped
       } else {
         switch body {
         case .file(let file):
+          // Masked as it is copied; `record` corrects the stored size if that changes it.
           storage = .file
           spilled = file
-        case .memory(var bytes):
+          storedBodyBytes = file.size
+        case .memory(let received):
           // A server may echo a secret back (an echo endpoint, an error page quoting the
-          // request): history keeps the body with the request's secrets masked.
-          for secret in result.request.secrets where !secret.isEmpty {
-            bytes = Self.masking(Array(secret.utf8), in: bytes)
-          }
+          // request): history keeps the body with the request's secrets masked. The entry
+          // records the stored (masked) size beside the received one: the scan checks the files
+          // against it.
+          let bytes = SecretMasker.masked(received, secrets: result.request.secrets)
+          storedBodyBytes = bytes.count
           if bytes.count > limits.inlineBodyLimit {
             storage = .file
             separateBody = bytes
@@ -292,7 +305,7 @@ public final class HistoryStore: @unchecked Sendable {
       effectiveURL: response.map { redaction.apply($0.effectiveURL) },
       redirectCount: response?.redirectCount ?? 0, timing: response?.timing,
       bytesSent: response?.bytesSent ?? 0, bytes: response?.body.count ?? 0,
-      bodyKept: storage != .dropped,
+      storedBodyBytes: storedBodyBytes, bodyKept: storage != .dropped,
       error: result.error.map {
         ExchangeError(
           kind: $0.kind, message: redaction.apply($0.message), status: $0.status,
@@ -304,20 +317,29 @@ public final class HistoryStore: @unchecked Sendable {
         folder: folder.path + "/" + Self.folderName(for: name), requestBodyOffset: 0,
         responseBody: storage))
 
+    let (indexed, entryFile) = Self.encode(entry, requestBody: requestBody, inlineBody: inlineBody)
+    return PreparedRecord(
+      entry: indexed, entryFile: entryFile, requestBody: requestBody, spilledBody: spilled,
+      separateBody: separateBody)
+  }
+
+  /// The entry file of `entry`, and the entry as a later scan reads it back (dates as stored,
+  /// offsets), which the index holds so both agree.
+  private static func encode(_ entry: HistoryEntry, requestBody: [UInt8], inlineBody: [UInt8])
+    -> (HistoryEntry, [UInt8])
+  {
     let line = Array(entry.metadataLine().utf8)
     var entryFile = line
     entryFile.append(0x0A)
     entryFile.append(contentsOf: requestBody)
     entryFile.append(contentsOf: inlineBody)
-    // The index holds what a later scan reads back (dates as stored, offsets), so both agree.
     var indexed = entry
     if case .entry(let stored) = HistoryEntry.decode(
-      line: line, id: id, folder: entry.location.folder)
+      line: line, id: entry.id, folder: entry.location.folder)
     {
       indexed = stored
     }
-    return PreparedRecord(
-      entry: indexed, entryFile: entryFile, spilledBody: spilled, separateBody: separateBody)
+    return (indexed, entryFile)
   }
 
   /// Response headers with the request's secrets masked, every field kept (`Set-Cookie`).
@@ -325,28 +347,6 @@ public final class HistoryStore: @unchecked Sendable {
     var masked = HTTPHeaders()
     for field in headers?.fields ?? [] { masked.add(field.name, redaction.apply(field.value)) }
     return masked
-  }
-
-  /// `bytes` with every occurrence of `secret` replaced by the mask (for bodies that are not
-  /// UTF-8 text, which `Request.redacted()` leaves alone).
-  static func masking(_ secret: [UInt8], in bytes: [UInt8]) -> [UInt8] {
-    guard !secret.isEmpty, bytes.count >= secret.count else { return bytes }
-    let mask = Array(Redaction.mask.utf8)
-    var out: [UInt8] = []
-    out.reserveCapacity(bytes.count)
-    var i = 0
-    while i < bytes.count {
-      if bytes[i] == secret[0], i + secret.count <= bytes.count,
-        bytes[i..<(i + secret.count)].elementsEqual(secret)
-      {
-        out.append(contentsOf: mask)
-        i += secret.count
-      } else {
-        out.append(bytes[i])
-        i += 1
-      }
-    }
-    return out
   }
 
   // MARK: - Names
@@ -524,9 +524,10 @@ public final class HistoryStore: @unchecked Sendable {
     var size = first.fileSize
     switch entry.location.responseBody {
     case .inline:
-      expected += entry.bytes
+      expected += entry.storedBodyBytes
     case .file:
-      guard let body = HistoryFiles.regularFile(entry.bodyPath), body.size == entry.bytes else {
+      guard let body = HistoryFiles.regularFile(entry.bodyPath), body.size == entry.storedBodyBytes
+      else {
         return .corrupt
       }
       size += body.size
