@@ -262,20 +262,14 @@ struct CacheCrashTests {
     }
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rb-cache-crash-" + UUID().uuidString)
     defer { try? FileManager.default.removeItem(at: folder) }
-    let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
     var seen = Set<UInt8>()
     for round in 0..<20 {
-      let child = Process()
-      child.executableURL = binary
-      child.arguments = ["--testing-library", "swift-testing", "--filter", "CacheCrashTests"]
-      child.environment = ProcessInfo.processInfo.environment.merging([Self.childVariable: folder.path]) { $1 }
-      child.standardOutput = FileHandle.nullDevice
-      child.standardError = FileHandle.nullDevice
-      try child.run()
-      usleep(UInt32(Int.random(in: 150_000...400_000)))
-      kill(child.processIdentifier, SIGKILL)
-      child.waitUntilExit()
-      #expect(child.terminationReason == .uncaughtSignal, "round \(round): the child was killed")
+      // The first round waits for an entry to exist; later ones kill at random moments.
+      let killed = try killChildTest(
+        suite: "CacheCrashTests", environment: [Self.childVariable: folder.path],
+        when: { round > 0 || ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).contains { $0.hasSuffix(".json") } },
+        pause: 150_000...400_000)
+      #expect(killed, "round \(round): the child was killed")
       switch ResponseCache(folder: folder).lookup(Self.request, policy: Self.policy) {
       case .fresh(let entry):
         #expect(entry.body == Self.body(0) || entry.body == Self.body(1), "round \(round): a torn body")

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import RequestEngine
@@ -24,31 +25,13 @@ struct HistoryCrashTests {
     let root = try makeTemporaryDirectory()
     defer { try? FileManager.default.removeItem(at: root) }
     let folder = root.appendingPathComponent("history")
-    let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-
     for round in 0..<20 {
-      let child = Process()
-      child.executableURL = binary
-      child.arguments = ["--testing-library", "swift-testing", "--filter", "HistoryCrashTests"]
-      child.environment = ProcessInfo.processInfo.environment.merging(
-        [Self.childVariable: folder.path]) { $1 }
-      child.standardOutput = FileHandle.nullDevice
-      child.standardError = FileHandle.nullDevice
-      try child.run()
-      // The first round waits for some history to exist (a loaded machine starts the child
-      // slowly); later ones kill at random moments.
-      if round == 0 {
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline && !historyFiles(folder).contains(where: { $0.hasSuffix(".entry") }) {
-          usleep(50_000)
-        }
-        usleep(200_000)
-      } else {
-        usleep(UInt32(Int.random(in: 150_000...900_000)))
-      }
-      kill(child.processIdentifier, SIGKILL)
-      child.waitUntilExit()
-      #expect(child.terminationReason == .uncaughtSignal, "round \(round): the child was killed")
+      // The first round waits for some history to exist; later ones kill at random moments.
+      let killed = try killChildTest(
+        suite: "HistoryCrashTests", environment: [Self.childVariable: folder.path],
+        when: { round > 0 || historyFiles(folder).contains { $0.hasSuffix(".entry") } },
+        pause: round == 0 ? 200_000...200_000 : 150_000...900_000)
+      #expect(killed, "round \(round): the child was killed")
 
       // Every entry file on disk is whole: a store that reads them drops none.
       let entryFiles = historyFiles(folder).filter {

@@ -1,5 +1,6 @@
 import Foundation
 import RequestEngine
+import TestSupport
 import Testing
 import Workspace
 
@@ -29,20 +30,11 @@ struct WorkspaceSaveCrashTests {
     let file = dir.appendingPathComponent("crash.json")
     try Self.version(0).save(to: file)
     let versions = [Self.version(0).requests.map(\.name), Self.version(1).requests.map(\.name)]
-    let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
 
     for round in 0..<20 {
-      let child = Process()
-      child.executableURL = binary
-      child.arguments = ["--testing-library", "swift-testing", "--filter", "WorkspaceSaveCrashTests"]
-      child.environment = ProcessInfo.processInfo.environment.merging([Self.childVariable: file.path]) { $1 }
-      child.standardOutput = FileHandle.nullDevice
-      child.standardError = FileHandle.nullDevice
-      try child.run()
-      usleep(UInt32(Int.random(in: 100_000...400_000)))
-      kill(child.processIdentifier, SIGKILL)
-      child.waitUntilExit()
-      #expect(child.terminationReason == .uncaughtSignal, "round \(round): the child was killed")
+      let killed = try killChildTest(
+        suite: "WorkspaceSaveCrashTests", environment: [Self.childVariable: file.path], pause: 100_000...400_000)
+      #expect(killed, "round \(round): the child was killed")
       let loaded = try Workspace.load(from: file)
       #expect(versions.contains(loaded.requests.map(\.name)), "round \(round): a torn workspace")
     }
