@@ -2,13 +2,15 @@ import Foundation
 import RequestEngine
 
 /// A response body ready to draw, built lazily so a 50 MB body opens as fast as a small one:
-/// JSON up to `prettyLimit` is pretty-printed at once; anything else is indexed line by line only
-/// as far as the screen needs; binary bodies are shown as a hex dump computed per visible line.
+/// JSON up to `prettyLimit` is parsed and pretty-printed at once; larger JSON is laid out in the
+/// same shape a block of lines at a time, as far as the screen needs (`LazyJSONLines`); other
+/// text is indexed line by line only as far as the screen needs; binary bodies are shown as a hex
+/// dump computed per visible line.
 /// Lines never contain raw control characters (they are escaped when drawn).
 public final class BodyDocument: @unchecked Sendable {
   public enum Kind: Sendable, Equatable { case json, text, binary, empty }
 
-  /// Bodies up to this size are pretty-printed when they are JSON.
+  /// JSON bodies up to this size are parsed and pretty-printed at once; larger ones lazily.
   public static let prettyLimit = 1 << 20
   /// The longest line shown (and searched); the rest of a longer line is summarised.
   public static let maxLineBytes = 16 << 10
@@ -16,6 +18,7 @@ public final class BodyDocument: @unchecked Sendable {
   public let kind: Kind
   private let bytes: [UInt8]
   private var pretty: [String]?
+  private var lazyJSON: LazyJSONLines?
   /// Start offsets of the lines indexed so far (text bodies).
   private var lineStarts: [Int] = [0]
   private var indexedAll = false
@@ -36,6 +39,12 @@ public final class BodyDocument: @unchecked Sendable {
       kind = .json
       pretty = JSONSerializer.pretty(value).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
       indexedAll = true
+    } else if bytes.count > BodyDocument.prettyLimit,
+      isJSONType || (mediaType == nil && (first == UInt8(ascii: "{") || first == UInt8(ascii: "[")))
+    {
+      // Too big to parse on the way to the screen: laid out as it is drawn, never validated.
+      kind = .json
+      lazyJSON = LazyJSONLines(bytes: bytes, maxLineBytes: BodyDocument.maxLineBytes)
     } else if BodyDocument.looksBinary(bytes) {
       kind = .binary
       indexedAll = true
@@ -66,7 +75,10 @@ public final class BodyDocument: @unchecked Sendable {
     defer { lock.unlock() }
     switch kind {
     case .empty: return (0, true)
-    case .json: return (pretty?.count ?? 0, true)
+    case .json:
+      guard let lazyJSON else { return (pretty?.count ?? 0, true) }
+      lazyJSON.count(upTo: needed)
+      return (lazyJSON.countedLines, lazyJSON.complete)
     case .binary: return ((bytes.count + 15) / 16, true)
     case .text:
       indexLines(upTo: needed)
@@ -85,7 +97,9 @@ public final class BodyDocument: @unchecked Sendable {
     defer { lock.unlock() }
     switch kind {
     case .empty: return ""
-    case .json: return pretty.flatMap { i < $0.count ? $0[i] : nil } ?? ""
+    case .json:
+      if let lazyJSON { return lazyJSON.line(i) }
+      return pretty.flatMap { i < $0.count ? $0[i] : nil } ?? ""
     case .binary: return hexLine(i)
     case .text:
       indexLines(upTo: i + 2)
