@@ -215,21 +215,33 @@ final class Transfer {
       self.mime = mime
       for part in parts {
         guard let mimePart = curl_mime_addpart(mime) else { throw SetupError(message: "cannot build a multipart body") }
-        curl_mime_name(mimePart, part.name)
+        try check(curl_mime_name(mimePart, part.name), "the name of part \(part.name)")
         if let file = part.file {
-          curl_mime_filedata(mimePart, file)
+          try check(curl_mime_filedata(mimePart, file), "the file \(file) of part \(part.name)")
         } else {
           let value = Array((part.value ?? "").utf8)
-          value.withUnsafeBufferPointer { buffer in
+          let code = value.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { curl_mime_data(mimePart, $0.baseAddress, $0.count) }
           }
+          try check(code, "the value of part \(part.name)")
         }
-        if let filename = part.filename { curl_mime_filename(mimePart, filename) }
-        if let type = part.contentType { curl_mime_type(mimePart, type) }
+        if let filename = part.filename {
+          try check(curl_mime_filename(mimePart, filename), "the file name of part \(part.name)")
+        }
+        if let type = part.contentType {
+          try check(curl_mime_type(mimePart, type), "the content type of part \(part.name)")
+        }
       }
       rb_easy_setopt_pointer(handle, CURLOPT_MIMEPOST, UnsafeRawPointer(mime))
       if method != .POST { set(CURLOPT_CUSTOMREQUEST, method.rawValue) }
     }
+  }
+
+  /// A curl_mime_* result: anything but CURLE_OK fails the exchange before it is sent, naming
+  /// what could not be set and curl's reason.
+  private func check(_ code: CURLcode, _ what: String) throws(SetupError) {
+    guard code != CURLE_OK else { return }
+    throw SetupError(message: "cannot build a multipart body: \(what): \(String(cString: curl_easy_strerror(code)))")
   }
 
   // MARK: - Callbacks (engine thread, inside curl_multi_perform)
