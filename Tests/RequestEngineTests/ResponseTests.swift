@@ -135,12 +135,16 @@ struct ResponseTests {
 struct TimeoutTests {
   let agent = Agent()
 
-  // TO-2: idle semantics: a trickle of one byte every 2 s survives a 5 s idle timeout.
+  // TO-2: idle semantics: a trickle of one byte every 2 s survives a 5 s idle timeout, for about
+  // 10 s in all: twice the idle window, so a timeout counted from the start would have cut it.
   @Test func trickleSurvivesIdleTimeout() throws {
+    let start = Date()
     let result = agent.sendAndWait(
-      Request(url: try fixture("/drip?bytes=3&interval=2"), timeouts: Timeouts(idle: 5)))
+      Request(url: try fixture("/drip?bytes=6&interval=2"), timeouts: Timeouts(idle: 5)))
+    let elapsed = Date().timeIntervalSince(start)
     #expect(result.state == .succeeded, "\(result.error?.message ?? "")")
-    #expect(result.text == "***")
+    #expect(result.text == "******")
+    #expect(elapsed > 9, "the trickle lasted only \(elapsed) s")
   }
 
   // TO-1: silence longer than the idle timeout fails with "timed out".
