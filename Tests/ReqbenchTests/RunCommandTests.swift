@@ -157,6 +157,31 @@ struct RunCommandTests {
     #expect(results[3]["status"] == .null)
   }
 
+  /// HTTP_PROXY and NO_PROXY from the environment: the fixture server acts as the proxy (it answers
+  /// a proxied request itself and echoes its absolute-form target), and a NO_PROXY host is reached
+  /// directly (its target is then the path alone).
+  @Test func proxyEnvironmentIsHonoured() throws {
+    let base = try TestServer.fixture.baseURL
+    let port = try #require(URL(string: base)?.port)
+    let ws = try workspace(
+      #"""
+      {"name": "far", "url": "http://reqbench.invalid/anything/far"},
+      {"name": "near", "url": "http://localhost:\#(port)/anything/near"}
+      """#)
+    // The lower-case names (which win) emptied, so only the upper-case ones count.
+    let environment = ["HTTP_PROXY": base, "NO_PROXY": "localhost", "http_proxy": "", "no_proxy": ""]
+    let far = try runProcess(try reqbenchBinary, ["run", ws, "far"], environment: environment)
+    #expect(far.status == 0, "\(far.stderr)")
+    #expect(try JSONParser.parse(far.stdout)["target"] == "http://reqbench.invalid/anything/far")
+    let near = try runProcess(try reqbenchBinary, ["run", ws, "near"], environment: environment)
+    #expect(try JSONParser.parse(near.stdout)["target"] == "/anything/near")
+    // Without the proxy the made-up host cannot be resolved.
+    let direct = try runProcess(
+      try reqbenchBinary, ["run", ws, "far"], environment: ["HTTP_PROXY": "", "http_proxy": ""])
+    #expect(direct.status == 1)
+    #expect(direct.stderr.contains("far: failed: cannot resolve host"))
+  }
+
   @Test func allRunsEveryRequestAndConcurrencyLimits() throws {
     let key = uniqueKey()
     let requests = (0..<6).map { #"{"name": "r\#($0)", "url": "/delay/0.3?key=\#(key)", "dedup": false}"# }.joined(separator: ",")
