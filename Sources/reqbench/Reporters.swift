@@ -71,7 +71,10 @@ final class LinesReporter: Reporter {
   let total: Int
   let live: Bool
   private var finishedCount = 0
+  /// Counted as exchanges finish, for the progress line and the summary.
+  private var succeeded = 0
   private var failed = 0
+  private var cancelled = 0
   private var running: Set<ExchangeID> = []
   /// The progress line as last drawn: it is drawn again only when a count changes, so the line
   /// is never left showing counts that are no longer true.
@@ -96,19 +99,22 @@ final class LinesReporter: Reporter {
   func finished(_ result: RunResult) {
     if let id = result.exchange?.id { running.remove(id) }
     finishedCount += 1
-    if result.state != .succeeded { failed += 1 }
+    switch result.state {
+    case .succeeded: succeeded += 1
+    case .cancelled: cancelled += 1
+    default: failed += 1
+    }
     clearProgress()
     Output.standard.line(Format.line(result))
-    Output.standard.flush()
+    // On a terminal the line must be out before the progress line is drawn below it; otherwise
+    // `run` flushes once per batch of events.
+    if live { Output.standard.flush() }
     drawProgress()
   }
 
   func summary(_ results: [RunResult]) {
     clearProgress()
-    let ok = results.filter { $0.state == .succeeded }.count
-    let failedCount = results.filter { $0.state == .failed }.count
-    let cancelled = results.filter { $0.state == .cancelled }.count
-    Terminal.error("\(ok) succeeded, \(failedCount) failed, \(cancelled) cancelled")
+    Terminal.error("\(succeeded) succeeded, \(failed) failed, \(cancelled) cancelled")
   }
 
   private func drawProgress() {
@@ -175,9 +181,9 @@ struct JSONReporter: Reporter {
   func summary(_ results: [RunResult]) {
     let summary = JSONObject([
       ("event", "summary"),
-      ("succeeded", .number(results.filter { $0.state == .succeeded }.count)),
-      ("failed", .number(results.filter { $0.state == .failed }.count)),
-      ("cancelled", .number(results.filter { $0.state == .cancelled }.count)),
+      ("succeeded", .number(results.count(where: { $0.state == .succeeded }))),
+      ("failed", .number(results.count(where: { $0.state == .failed }))),
+      ("cancelled", .number(results.count(where: { $0.state == .cancelled }))),
       ("results", .array(results.map { .object(Format.json($0)) })),
     ])
     emit(.object(summary))

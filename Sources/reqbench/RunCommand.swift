@@ -123,6 +123,8 @@ struct RunCommand {
           reporter.event(event, name: name)
         }
       }
+      // What this batch printed goes out now: one write per batch of events, not per line.
+      Output.standard.flush()
     }
 
     history?.waitForBackgroundRecords()
