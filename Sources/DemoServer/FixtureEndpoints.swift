@@ -71,10 +71,11 @@ extension App {
   }
 
   func redirect(_ request: Request, _ countText: String) -> Response {
-    guard let n = parseNonNegativeInt(Substring(countText)), n <= 1000 else {
-      return .error(400, "expected /redirect/{n} with n in 0...1000")
+    // n hops in all, as httpbin makes: /redirect/1 goes straight to /get.
+    guard let n = parseNonNegativeInt(Substring(countText)), (1...1000).contains(n) else {
+      return .error(400, "expected /redirect/{n} with n in 1...1000")
     }
-    let location = n == 0 ? "/get" : "/redirect/\(n - 1)"
+    let location = n == 1 ? "/get" : "/redirect/\(n - 1)"
     return Response(status: 302, headers: [("Location", location)])
   }
 

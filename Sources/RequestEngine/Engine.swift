@@ -170,11 +170,16 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
   private var finalizers: [ObjectIdentifier: Record] = [:]
   /// Wakes the engine from another thread (set by the engine thread's owner).
   var wake: @Sendable () -> Void = {}
+  /// Read once per loop; the transfers' callbacks use it.
+  private let clock = LoopClock()
+  /// Easy handles of finished transfers, for the next ones.
+  private let handles: EasyHandlePool
 
   init(multi: UnsafeMutableRawPointer, configuration: Agent.Configuration, inbox: Inbox) {
     self.multi = multi
     self.configuration = configuration
     self.inbox = inbox
+    self.handles = EasyHandlePool(capacity: configuration.maxConcurrent)
   }
 
   func run() {
@@ -188,6 +193,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       promoteDueRetries()
       startQueued()
       var stillRunning: Int32 = 0
+      clock.tick()
       curl_multi_perform(multi, &stillRunning)
       collectFinished()
       enforceIdleTimeouts()
@@ -460,7 +466,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
   }
 
   private func start(_ record: Record) {
-    let now = monotonicNow()
+    clock.tick()
     var request = record.request
     if let entry = record.revalidating {
       if let etag = entry.etag { request.headers["If-None-Match"] = etag }
@@ -478,7 +484,8 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     }
     let transfer: Transfer
     do {
-      transfer = try Transfer(request: request, configuration: configuration, now: now, download: writer)
+      transfer = try Transfer(
+        request: request, configuration: configuration, clock: clock, handles: handles, download: writer)
     } catch {
       writer?.closeKeeping()
       finish(record, state: .failed, response: nil, error: ExchangeError(kind: .usage, message: error.message))

@@ -7,7 +7,6 @@ final class Transfer {
   let handle: UnsafeMutableRawPointer
   private var headerList: UnsafeMutablePointer<curl_slist>?
   private var bodyBuffer: UnsafeMutableRawBufferPointer?
-  private var cStrings: [UnsafeMutablePointer<CChar>] = []
   private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
   // Filled by callbacks.
@@ -21,6 +20,10 @@ final class Transfer {
   /// Bytes of a resumed download already on disk before this transfer.
   private var progressOffset: Int64 = 0
   let startedAt: Double
+  /// The engine loop's clock: callbacks, hundreds per loop, read it instead of the system clock.
+  private let clock: LoopClock
+  /// Where the easy handle came from and goes back to.
+  private let handles: EasyHandlePool
   let idleTimeout: Double
   let followRedirects: Bool
   var timedOutIdle = false
@@ -40,15 +43,19 @@ final class Transfer {
     let message: String
   }
 
-  init(request: Request, configuration: Agent.Configuration, now: Double, download: DownloadWriter? = nil)
-    throws(SetupError)
-  {
-    guard let handle = curl_easy_init() else { throw SetupError(message: "cannot create a curl handle (out of memory)") }
+  init(
+    request: Request, configuration: Agent.Configuration, clock: LoopClock, handles: EasyHandlePool,
+    download: DownloadWriter? = nil
+  ) throws(SetupError) {
+    let now = clock.now
+    guard let handle = handles.take() else { throw SetupError(message: "cannot create a curl handle (out of memory)") }
     self.handle = handle
+    self.handles = handles
     self.download = download
     self.sink = BodySink(memoryLimit: configuration.memoryBodyLimit, directory: configuration.spillDirectory)
     self.lastActivity = now
     self.startedAt = now
+    self.clock = clock
     self.idleTimeout = request.timeouts.idle
     self.followRedirects = request.followRedirects
     self.progressInterval = configuration.progressInterval
@@ -56,12 +63,11 @@ final class Transfer {
   }
 
   deinit {
-    curl_easy_cleanup(handle)
+    handles.giveBack(handle)
     if let mime { curl_mime_free(mime) }
     if let uploadFile { fclose(uploadFile) }
     if let headerList { curl_slist_free_all(headerList) }
     bodyBuffer?.deallocate()
-    for s in cStrings { free(s) }
     errorBuffer.deallocate()
     sink.discard()
   }
@@ -76,10 +82,8 @@ final class Transfer {
   }
 
   private func set(_ option: CURLoption, _ value: String) {
-    // curl copies string options (since 7.17), but keep ours alive anyway for clarity.
-    guard let copy = strdup(value) else { return }
-    cStrings.append(copy)
-    rb_easy_setopt_pointer(handle, option, copy)
+    // curl copies every string option set here (since 7.17.0): no copy of ours to keep alive.
+    _ = value.withCString { rb_easy_setopt_pointer(handle, option, $0) }
   }
 
   private func configure(_ request: Request, _ configuration: Agent.Configuration) throws(SetupError) {
@@ -215,27 +219,39 @@ final class Transfer {
       self.mime = mime
       for part in parts {
         guard let mimePart = curl_mime_addpart(mime) else { throw SetupError(message: "cannot build a multipart body") }
-        curl_mime_name(mimePart, part.name)
+        try check(curl_mime_name(mimePart, part.name), "the name of part \(part.name)")
         if let file = part.file {
-          curl_mime_filedata(mimePart, file)
+          try check(curl_mime_filedata(mimePart, file), "the file \(file) of part \(part.name)")
         } else {
           let value = Array((part.value ?? "").utf8)
-          value.withUnsafeBufferPointer { buffer in
+          let code = value.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { curl_mime_data(mimePart, $0.baseAddress, $0.count) }
           }
+          try check(code, "the value of part \(part.name)")
         }
-        if let filename = part.filename { curl_mime_filename(mimePart, filename) }
-        if let type = part.contentType { curl_mime_type(mimePart, type) }
+        if let filename = part.filename {
+          try check(curl_mime_filename(mimePart, filename), "the file name of part \(part.name)")
+        }
+        if let type = part.contentType {
+          try check(curl_mime_type(mimePart, type), "the content type of part \(part.name)")
+        }
       }
       rb_easy_setopt_pointer(handle, CURLOPT_MIMEPOST, UnsafeRawPointer(mime))
       if method != .POST { set(CURLOPT_CUSTOMREQUEST, method.rawValue) }
     }
   }
 
+  /// A curl_mime_* result: anything but CURLE_OK fails the exchange before it is sent, naming
+  /// what could not be set and curl's reason.
+  private func check(_ code: CURLcode, _ what: String) throws(SetupError) {
+    guard code != CURLE_OK else { return }
+    throw SetupError(message: "cannot build a multipart body: \(what): \(String(cString: curl_easy_strerror(code)))")
+  }
+
   // MARK: - Callbacks (engine thread, inside curl_multi_perform)
 
   fileprivate func receiveBody(_ pointer: UnsafeRawBufferPointer) -> Bool {
-    lastActivity = monotonicNow()
+    lastActivity = clock.now
     if let download {
       switch download.decision {
       case .write?: return download.append(pointer)
@@ -250,7 +266,7 @@ final class Transfer {
   /// One header line as curl hands it over (CRLF included). Parsed on bytes: this runs for every
   /// header of every response.
   fileprivate func receiveHeader(_ raw: UnsafeRawBufferPointer) {
-    lastActivity = monotonicNow()
+    lastActivity = clock.now
     var line = raw[...]
     while let last = line.last, last == 0x0A || last == 0x0D { line = line.dropLast() }
     if line.starts(with: "HTTP/".utf8) {
@@ -295,14 +311,14 @@ final class Transfer {
 
   fileprivate func updateProgress(dlTotal: Int64, dlNow: Int64, ulTotal: Int64, ulNow: Int64) {
     if progressOffset + dlNow != progress.downloaded || ulNow != progress.uploaded {
-      lastActivity = monotonicNow()
+      lastActivity = clock.now
     }
     // A resumed download counts from the bytes already on disk, of the full length.
     progress.downloaded = progressOffset + dlNow
     progress.downloadTotal = dlTotal > 0 ? progressOffset + dlTotal : nil
     progress.uploaded = ulNow
     if ulTotal > 0 { progress.uploadTotal = ulTotal }
-    let now = monotonicNow()
+    let now = clock.now
     let elapsed = now - startedAt
     if elapsed >= 0.2 {
       let moving = ulTotal > 0 && ulNow < ulTotal ? ulNow : (dlNow > 0 ? dlNow : ulNow)
@@ -352,6 +368,41 @@ final class Transfer {
   func finishBody() -> ResponseBody { sink.finish() }
 
   var bodyError: String? { sink.error }
+}
+
+/// Easy handles of finished transfers, reset (`curl_easy_reset`) for the next ones: a handle keeps
+/// its allocated buffers, so a run of small exchanges does not allocate and free them per exchange.
+/// Reset clears every option and the authentication state; connections, the DNS cache and TLS
+/// sessions live in the multi handle either way. Engine thread only; it keeps at most `capacity`.
+final class EasyHandlePool {
+  private var idle: [UnsafeMutableRawPointer] = []
+  let capacity: Int
+
+  init(capacity: Int) { self.capacity = capacity }
+
+  deinit {
+    for handle in idle { curl_easy_cleanup(handle) }
+  }
+
+  func take() -> UnsafeMutableRawPointer? { idle.popLast() ?? curl_easy_init() }
+
+  /// A handle already removed from the multi handle.
+  func giveBack(_ handle: UnsafeMutableRawPointer) {
+    guard idle.count < capacity else {
+      curl_easy_cleanup(handle)
+      return
+    }
+    curl_easy_reset(handle)
+    idle.append(handle)
+  }
+}
+
+/// The engine loop's reading of the monotonic clock, taken before each `curl_multi_perform`: what
+/// the transfer callbacks inside it use for idle tracking, progress throttling and speed. (One
+/// clock read per loop instead of one per header line, body chunk and progress call.)
+final class LoopClock {
+  private(set) var now = monotonicNow()
+  func tick() { now = monotonicNow() }
 }
 
 /// Monotonic seconds (CLOCK_MONOTONIC): for timeouts and throttling, immune to clock changes.

@@ -138,16 +138,21 @@ public enum URLResolver {
 
   /// `scheme://host:port` of an absolute URL, lower-cased, with the default port made explicit:
   /// the key of the agent's per-host limit.
+  /// Computed for every request the agent queues: on UTF-8 bytes, no Foundation string search.
   public static func hostKey(of url: String) -> String {
     let parts = split(url)
     let scheme = parts.scheme ?? "http"
     var authority = (parts.authority ?? "").lowercased()
-    if let at = authority.lastIndex(of: "@") { authority = String(authority[authority.index(after: at)...]) }
+    if let at = authority.utf8.lastIndex(of: UInt8(ascii: "@")) {
+      authority = String(authority[authority.utf8.index(after: at)...])
+    }
+    let bytes = authority.utf8
     let hasPort: Bool
-    if authority.hasPrefix("[") {
-      hasPort = authority.contains("]:")
+    if bytes.first == UInt8(ascii: "[") {
+      // [v6]:port
+      hasPort = zip(bytes, bytes.dropFirst()).contains { $0 == UInt8(ascii: "]") && $1 == UInt8(ascii: ":") }
     } else {
-      hasPort = authority.contains(":")
+      hasPort = bytes.contains(UInt8(ascii: ":"))
     }
     if !hasPort { authority += scheme == "https" ? ":443" : ":80" }
     return scheme + "://" + authority
@@ -163,6 +168,7 @@ public enum URLResolver {
 
   /// RFC 3986 §5.2.4.
   public static func removeDotSegments(_ path: String) -> String {
+    guard hasDotSegment(path) else { return path }  // the usual case: nothing to remove
     var input = Substring(path)
     var output: [Substring] = []
     var result = ""
@@ -192,6 +198,23 @@ public enum URLResolver {
     }
     for segment in output { result += segment }
     return result
+  }
+
+  /// Whether a segment of `path` is `.` or `..` (what `removeDotSegments` rewrites).
+  static func hasDotSegment(_ path: String) -> Bool {
+    var length = 0
+    var dots = 0
+    for byte in path.utf8 {
+      if byte == UInt8(ascii: "/") {
+        if length > 0 && length == dots && dots <= 2 { return true }
+        length = 0
+        dots = 0
+      } else {
+        length += 1
+        if byte == UInt8(ascii: ".") { dots += 1 }
+      }
+    }
+    return length > 0 && length == dots && dots <= 2
   }
 
   private static func validateHTTP(_ parts: Parts, original: String) throws(URLError) {

@@ -90,7 +90,7 @@ struct WorkspaceReader {
 
   mutating func nonEmptyString(_ value: JSONValue, _ path: JSONPath) -> String? {
     guard let text = string(value, path) else { return nil }
-    if text.trimmingSpaces().isEmpty {
+    if text.unicodeScalars.allSatisfy({ $0.properties.isWhitespace }) {
       fail(path, "must not be empty")
       return nil
     }

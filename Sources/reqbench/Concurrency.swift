@@ -9,8 +9,12 @@ final class BlockingQueue<Element>: @unchecked Sendable {
   func push(_ item: Element) {
     condition.lock()
     items.append(item)
-    if waiting { condition.signal() }
+    let wake = waiting
     condition.unlock()
+    // Signalled after unlocking: the woken thread does not then block at once on the lock this
+    // thread still holds (one futex wake per hand-over instead of two). `waiting` was set under
+    // the lock by a thread that is now inside `wait`, so the signal cannot be lost.
+    if wake { condition.signal() }
   }
 
   func popAll() -> [Element] {

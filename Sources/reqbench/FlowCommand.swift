@@ -94,6 +94,8 @@ struct FlowCommand {
           remaining -= 1
         }
       }
+      // What this batch printed goes out now: one write per batch of events, not per line.
+      Output.standard.flush()
     }
     history?.waitForBackgroundRecords()
     let results = outcomes.compactMap { $0 }
@@ -159,11 +161,9 @@ struct FlowCommand {
         return
       }
       Output.standard.line(JSONSerializer.compact(.object(object)))
-      Output.standard.flush()
     } else if case .finished(let result) = event {
       let prefix = FlowFormat.prefix(result.request.tags)
       Output.standard.line(Format.line(RunResult(name: prefix + result.request.name, exchange: result)))
-      Output.standard.flush()
     }
   }
 
@@ -201,7 +201,6 @@ struct FlowCommand {
       object = JSONObject([("event", "flow")] + FlowFormat.json(outcome).members.map { ($0.key, $0.value) })
     }
     Output.standard.line(JSONSerializer.compact(.object(object)))
-    Output.standard.flush()
   }
 }
 

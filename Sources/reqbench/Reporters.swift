@@ -71,9 +71,14 @@ final class LinesReporter: Reporter {
   let total: Int
   let live: Bool
   private var finishedCount = 0
+  /// Counted as exchanges finish, for the progress line and the summary.
+  private var succeeded = 0
   private var failed = 0
+  private var cancelled = 0
   private var running: Set<ExchangeID> = []
-  private var lastDraw = 0.0
+  /// The progress line as last drawn: it is drawn again only when a count changes, so the line
+  /// is never left showing counts that are no longer true.
+  private var drawn: String?
 
   var wantsProgress: Bool { live }
 
@@ -86,40 +91,45 @@ final class LinesReporter: Reporter {
     switch event {
     case .started(let id, _): running.insert(id)
     case .retrying(let id, _, _, _): running.remove(id)
-    default: break
+    default: return
     }
-    drawProgress(force: false)
+    drawProgress()
   }
 
   func finished(_ result: RunResult) {
     if let id = result.exchange?.id { running.remove(id) }
     finishedCount += 1
-    if result.state != .succeeded { failed += 1 }
+    switch result.state {
+    case .succeeded: succeeded += 1
+    case .cancelled: cancelled += 1
+    default: failed += 1
+    }
     clearProgress()
     Output.standard.line(Format.line(result))
-    Output.standard.flush()
-    drawProgress(force: true)
+    // On a terminal the line must be out before the progress line is drawn below it; otherwise
+    // `run` flushes once per batch of events.
+    if live { Output.standard.flush() }
+    drawProgress()
   }
 
   func summary(_ results: [RunResult]) {
     clearProgress()
-    let ok = results.filter { $0.state == .succeeded }.count
-    let failedCount = results.filter { $0.state == .failed }.count
-    let cancelled = results.filter { $0.state == .cancelled }.count
-    Terminal.error("\(ok) succeeded, \(failedCount) failed, \(cancelled) cancelled")
+    Terminal.error("\(succeeded) succeeded, \(failed) failed, \(cancelled) cancelled")
   }
 
-  private func drawProgress(force: Bool) {
+  private func drawProgress() {
     guard live else { return }
-    let now = Date().timeIntervalSince1970
-    if !force && now - lastDraw < 0.1 { return }
-    lastDraw = now
     let queued = total - finishedCount - running.count
-    Terminal.writeError("\r\u{1b}[K[\(finishedCount)/\(total)] \(running.count) running · \(max(0, queued)) queued · \(failed) failed")
+    let line = "[\(finishedCount)/\(total)] \(running.count) running · \(max(0, queued)) queued · \(failed) failed"
+    guard line != drawn else { return }
+    drawn = line
+    Terminal.writeError("\r\u{1b}[K" + line)
   }
 
   private func clearProgress() {
-    if live { Terminal.writeError("\r\u{1b}[K") }
+    guard live, drawn != nil else { return }
+    drawn = nil
+    Terminal.writeError("\r\u{1b}[K")
   }
 }
 
@@ -171,9 +181,9 @@ struct JSONReporter: Reporter {
   func summary(_ results: [RunResult]) {
     let summary = JSONObject([
       ("event", "summary"),
-      ("succeeded", .number(results.filter { $0.state == .succeeded }.count)),
-      ("failed", .number(results.filter { $0.state == .failed }.count)),
-      ("cancelled", .number(results.filter { $0.state == .cancelled }.count)),
+      ("succeeded", .number(results.count(where: { $0.state == .succeeded }))),
+      ("failed", .number(results.count(where: { $0.state == .failed }))),
+      ("cancelled", .number(results.count(where: { $0.state == .cancelled }))),
       ("results", .array(results.map { .object(Format.json($0)) })),
     ])
     emit(.object(summary))
@@ -249,7 +259,9 @@ enum Format {
     return [("cache", .object(object))]
   }
 
-  /// `get-user: 200 OK, 412 B in 3.1 ms` or `broken: failed: status 500 is outside 200-299 (21 B in 2.0 ms)`.
+  /// `get-user: 200 OK, 412 B in 3.1 ms`, or on failure what happened and where:
+  /// `broken: failed: status 500 is outside 200-299 (http://…/status/500); 500 Internal Server Error, 21 B in 2.0 ms`
+  /// or `down: failed: cannot connect (http://127.0.0.1:1/x)`.
   static func statusLine(_ result: RunResult) -> String {
     let size = "\(bytes(result.bytes)) in \(milliseconds(result.durationMs))"
     if let download = result.exchange?.download { return downloadLine(result, download) }
@@ -259,12 +271,15 @@ enum Format {
     case .cancelled:
       return "\(result.name): cancelled"
     default:
-      let message = result.error?.message ?? "failed"
-      if result.status != nil {
-        return "\(result.name): failed: \(message) (\(statusText(result.status)), \(size))"
-      }
-      return "\(result.name): failed: \(message)" + (result.url.map { " (\($0))" } ?? "")
+      let failure = "\(result.name): failed: \(failureText(result))"
+      return result.status == nil ? failure : failure + "; \(statusText(result.status)), \(size)"
     }
+  }
+
+  /// The error's message and the URL it happened at (`RunResult.url`, redacted like every URL
+  /// reqbench prints): `status 500 is outside 200-299 (http://127.0.0.1:8080/status/500)`.
+  static func failureText(_ result: RunResult) -> String {
+    (result.error?.message ?? "failed") + (result.url.map { " (\($0))" } ?? "")
   }
 
   /// `files/big: 200 OK, saved 1.0 GB to downloads/big.bin in 3.2 s, resumed from 400.0 MB`, or
@@ -293,7 +308,8 @@ enum Format {
     return path.hasPrefix(here) ? String(path.dropFirst(here.count)) : path
   }
 
-  /// `✓ 200  get-user   412 B   3.1 ms` for the several-targets listing.
+  /// `✓ 200  get-user   412 B   3.1 ms` for the several-targets listing; a failure ends with what
+  /// happened and where: `✗ 500  broken   10 B   2.0 ms  status 500 is outside 200-299 (http://…)`.
   static func line(_ result: RunResult) -> String {
     let mark: String
     switch result.state {
@@ -306,8 +322,8 @@ enum Format {
     var line = "\(mark) \(status)  \(name)  \(bytes(result.bytes).leftPad(9, " "))  \(milliseconds(result.durationMs).leftPad(9, " "))"
     if result.state == .cancelled {
       line += "  cancelled"
-    } else if let error = result.error {
-      line += "  \(error.message)"
+    } else if result.error != nil {
+      line += "  " + failureText(result)
     }
     return line
   }

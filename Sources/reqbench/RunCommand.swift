@@ -124,6 +124,8 @@ struct RunCommand {
           reporter.event(event.redacted(), name: name)
         }
       }
+      // What this batch printed goes out now: one write per batch of events, not per line.
+      Output.standard.flush()
     }
 
     history?.waitForBackgroundRecords()

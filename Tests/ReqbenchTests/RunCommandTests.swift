@@ -47,7 +47,18 @@ struct RunCommandTests {
     let result = try run(["run", ws, "broken"])
     #expect(result.status == 1)
     #expect(result.stdout == "status 500")
-    #expect(result.stderr.contains("broken: failed: status 500 is outside 200-299 (500 Internal Server Error"))
+    // What happened and where: the message, the URL, then the status and size.
+    let url = try TestServer.fixture.url("/status/500")
+    #expect(result.stderr.contains("broken: failed: status 500 is outside 200-299 (\(url)); 500 Internal Server Error, 10 B in "))
+  }
+
+  @Test func tooManyRedirectsNamesTheRequestAndTheURL() throws {
+    let ws = try workspace(#"{"name": "loop", "url": "/redirect/5", "maxRedirects": 2}"#)
+    let result = try run(["run", ws, "loop"])
+    #expect(result.status == 1)
+    let url = try TestServer.fixture.url("/redirect/5")
+    #expect(result.stderr.contains("loop: failed: too many redirects"))
+    #expect(result.stderr.contains("(\(url))"), "\(result.stderr)")
   }
 
   @Test func severalTargetsPrintOneLineEach() throws {
@@ -58,8 +69,40 @@ struct RunCommandTests {
     let lines = result.stdout.split(separator: "\n")
     #expect(lines.count == 3)
     #expect(lines.contains { $0.hasPrefix("✓ 200  a ") })
-    #expect(lines.contains { $0.hasPrefix("✗ 404  b ") && $0.hasSuffix("status 404 is outside 200-299") })
+    let url = try TestServer.fixture.url("/status/404")
+    #expect(lines.contains { $0.hasPrefix("✗ 404  b ") && $0.hasSuffix("status 404 is outside 200-299 (\(url))") })
     #expect(result.stderr.contains("2 succeeded, 1 failed, 0 cancelled"))
+    // stderr is a pipe here: no live progress line, only the summary.
+    #expect(!result.stderr.contains("running ·"))
+    #expect(!result.stderr.contains("\u{1b}[K"))
+    #expect(result.stderr == "2 succeeded, 1 failed, 0 cancelled\n")
+  }
+
+  @Test func severalTargetsFailingBelowHTTPNameTheURL() throws {
+    let ws = try workspace(#"{"name": "a", "url": "/get"}, {"name": "down", "url": "http://127.0.0.1:1/x"}"#)
+    let result = try run(["run", ws, "a", "down"])
+    #expect(result.status == 1)
+    let lines = result.stdout.split(separator: "\n")
+    #expect(lines.contains { $0.hasPrefix("✗ ---  down ") && $0.contains("cannot connect") && $0.hasSuffix("(http://127.0.0.1:1/x)") })
+  }
+
+  /// On a terminal (the real binary in a tmux pane, so stderr is a tty) several targets show the
+  /// live `[n/m] … running · … queued · … failed` line while they run; it is gone at the end.
+  @Test func severalTargetsShowALiveProgressLineOnATerminal() throws {
+    let key = uniqueKey()
+    let ws = try workspace(
+      #"""
+      {"name": "slow-1", "url": "/delay/1.5?key=\#(key)-1"},
+      {"name": "broken", "url": "/status/500"},
+      {"name": "slow-2", "url": "/delay/1.5?key=\#(key)-2"}
+      """#)
+    let session = try TmuxSession([try reqbenchBinary.path, "run", ws, "--all", "--concurrency", "1"])
+    try session.waitFor("[0/3] 1 running · 2 queued · 0 failed")
+    try session.waitFor("[2/3] 1 running · 0 queued · 1 failed")
+    let screen = try session.waitFor("[exited 1]")
+    #expect(screen.contains("✗ 500  broken "))
+    #expect(screen.contains("2 succeeded, 1 failed, 0 cancelled"))
+    #expect(!screen.contains("running ·"), "the progress line is cleared at the end:\n\(screen)")
   }
 
   @Test func jsonEventsAndSummary() throws {
@@ -75,7 +118,21 @@ struct RunCommandTests {
     let lines = try jsonLines(result.stdout)
     let kinds = lines.compactMap { $0["event"]?.stringValue }
     #expect(kinds.filter { $0 == "queued" }.count == 4)
+    #expect(kinds.filter { $0 == "started" }.count == 4)
     #expect(kinds.filter { $0 == "finished" }.count == 4)
+    // Every exchange is queued, then started, before it finishes.
+    for name in ["get-user", "broken", "shape", "down"] {
+      let own = lines.filter { $0["name"]?.stringValue == name }.compactMap { $0["event"]?.stringValue }
+      #expect(Array(own.prefix(2)) == ["queued", "started"], "\(name): \(own)")
+      #expect(own.last == "finished", "\(name): \(own)")
+    }
+    let started = try #require(lines.first { $0["event"] == "started" && $0["name"] == "get-user" })
+    #expect(started["attempt"]?.intValue == 1)
+    #expect(started["id"]?.intValue != nil)
+    // Bytes arrived for get-user: at least one progress event, counting them.
+    let progress = lines.filter { $0["event"] == "progress" && $0["name"] == "get-user" }
+    #expect(!progress.isEmpty)
+    #expect(progress.allSatisfy { ($0["downloaded"]?.intValue ?? 0) > 0 && $0["uploaded"]?.intValue == 0 })
     #expect(kinds.last == "summary")
     let summary = try #require(lines.last)
     #expect(summary["succeeded"]?.intValue == 1)
@@ -98,6 +155,31 @@ struct RunCommandTests {
     #expect(results[3]["error"]?["kind"] == "transport")
     #expect(results[3]["error"]?["message"]?.stringValue?.hasPrefix("cannot connect") == true)
     #expect(results[3]["status"] == .null)
+  }
+
+  /// HTTP_PROXY and NO_PROXY from the environment: the fixture server acts as the proxy (it answers
+  /// a proxied request itself and echoes its absolute-form target), and a NO_PROXY host is reached
+  /// directly (its target is then the path alone).
+  @Test func proxyEnvironmentIsHonoured() throws {
+    let base = try TestServer.fixture.baseURL
+    let port = try #require(URL(string: base)?.port)
+    let ws = try workspace(
+      #"""
+      {"name": "far", "url": "http://reqbench.invalid/anything/far"},
+      {"name": "near", "url": "http://localhost:\#(port)/anything/near"}
+      """#)
+    // The lower-case names (which win) emptied, so only the upper-case ones count.
+    let environment = ["HTTP_PROXY": base, "NO_PROXY": "localhost", "http_proxy": "", "no_proxy": ""]
+    let far = try runProcess(try reqbenchBinary, ["run", ws, "far"], environment: environment)
+    #expect(far.status == 0, "\(far.stderr)")
+    #expect(try JSONParser.parse(far.stdout)["target"] == "http://reqbench.invalid/anything/far")
+    let near = try runProcess(try reqbenchBinary, ["run", ws, "near"], environment: environment)
+    #expect(try JSONParser.parse(near.stdout)["target"] == "/anything/near")
+    // Without the proxy the made-up host cannot be resolved.
+    let direct = try runProcess(
+      try reqbenchBinary, ["run", ws, "far"], environment: ["HTTP_PROXY": "", "http_proxy": ""])
+    #expect(direct.status == 1)
+    #expect(direct.stderr.contains("far: failed: cannot resolve host"))
   }
 
   @Test func allRunsEveryRequestAndConcurrencyLimits() throws {

@@ -14,6 +14,27 @@ struct RequestFormationTests {
     return try result.json()
   }
 
+  // Easy handles are reset and reused: nothing of one request (method, body, headers, auth,
+  // user agent) carries over to the next on the same handle.
+  @Test func aReusedHandleCarriesNothingOver() throws {
+    let serial = Agent(configuration: .init(maxConcurrent: 1, maxPerHost: 1))
+    defer { serial.shutdown() }
+    var first = Request(
+      method: .PATCH, url: try fixture("/anything/first"), headers: ["X-First": "1", "User-Agent": "custom/1"],
+      body: .text("payload", contentType: "text/plain"), dedup: false)
+    first.digest = DigestCredentials(user: "u", password: "p")
+    #expect(serial.sendAndWait(first).state == .succeeded)
+    let second = serial.sendAndWait(Request(url: try fixture("/anything/second"), dedup: false))
+    #expect(second.state == .succeeded)
+    let echo = try second.json()
+    #expect(echo["method"] == "GET")
+    #expect(echo["bodyLength"]?.intValue == 0)
+    #expect(echo["headers"]?["X-First"] == nil)
+    #expect(echo["headers"]?["Content-Type"] == nil)
+    #expect(echo["headers"]?["Authorization"] == nil)
+    #expect(echo["headers"]?["User-Agent"]?.stringValue?.hasPrefix("reqbench/") == true)
+  }
+
   @Test func getWithQuery() throws {
     let url = URLResolver.appendQuery(QueryEncoder.encode([("q", "a b"), ("n", 1)]), to: try fixture("/anything/x?k=v"))
     let echo = try echo(Request(url: url))

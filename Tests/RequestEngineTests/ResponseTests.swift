@@ -30,6 +30,25 @@ struct ResponseTests {
     #expect(result.response?.effectiveURL == (try httpbin("/get")))
   }
 
+  // The fixture's /redirect/N makes N hops, as httpbin's does.
+  @Test func fixtureRedirectsMakeNHops() throws {
+    let result = agent.sendAndWait(Request(url: try fixture("/redirect/3")))
+    #expect(result.state == .succeeded)
+    #expect(result.response?.redirectCount == 3)
+    #expect(result.response?.effectiveURL == (try fixture("/get")))
+  }
+
+  // RD-2: the default limit is 10 redirects: ten are followed, the eleventh fails.
+  @Test func defaultRedirectLimitIsTen() throws {
+    let ten = agent.sendAndWait(Request(url: try httpbin("/redirect/10")))
+    #expect(ten.state == .succeeded, "\(ten.error?.message ?? "")")
+    #expect(ten.response?.redirectCount == 10)
+    let eleven = agent.sendAndWait(Request(url: try httpbin("/redirect/11")))
+    #expect(eleven.state == .failed)
+    #expect(eleven.error?.transport == .tooManyRedirects)
+    #expect(eleven.error?.message.hasPrefix("too many redirects") == true)
+  }
+
   @Test func tooManyRedirects() throws {
     let result = agent.sendAndWait(Request(url: try httpbin("/redirect/3"), maxRedirects: 2))
     #expect(result.state == .failed)
@@ -63,10 +82,10 @@ struct ResponseTests {
 
   // RD-3
   @Test func notFollowingDeliversTheRedirect() throws {
-    let result = agent.sendAndWait(Request(url: try fixture("/redirect/1"), followRedirects: false))
+    let result = agent.sendAndWait(Request(url: try fixture("/redirect/2"), followRedirects: false))
     #expect(result.state == .failed)
     #expect(result.response?.status == 302)
-    #expect(result.response?.headers["Location"] == "/redirect/0")
+    #expect(result.response?.headers["Location"] == "/redirect/1")
     let allowed = agent.sendAndWait(
       Request(url: try fixture("/redirect/1"), validation: Validation(status: [200...399]), followRedirects: false))
     #expect(allowed.state == .succeeded)
@@ -158,12 +177,16 @@ struct ResponseTests {
 struct TimeoutTests {
   let agent = Agent()
 
-  // TO-2: idle semantics: a trickle of one byte every 2 s survives a 5 s idle timeout.
+  // TO-2: idle semantics: a trickle of one byte every 2 s survives a 5 s idle timeout, for about
+  // 10 s in all: twice the idle window, so a timeout counted from the start would have cut it.
   @Test func trickleSurvivesIdleTimeout() throws {
+    let start = Date()
     let result = agent.sendAndWait(
-      Request(url: try fixture("/drip?bytes=3&interval=2"), timeouts: Timeouts(idle: 5)))
+      Request(url: try fixture("/drip?bytes=6&interval=2"), timeouts: Timeouts(idle: 5)))
+    let elapsed = Date().timeIntervalSince(start)
     #expect(result.state == .succeeded, "\(result.error?.message ?? "")")
-    #expect(result.text == "***")
+    #expect(result.text == "******")
+    #expect(elapsed > 9, "the trickle lasted only \(elapsed) s")
   }
 
   // TO-1: silence longer than the idle timeout fails with "timed out".

@@ -57,5 +57,17 @@ struct URLBuildingTests {
     #expect(URLResolver.hostKey(of: "https://a.test/x") == "https://a.test:443")
     #expect(URLResolver.hostKey(of: "http://u:p@127.0.0.1:81/x") == "http://127.0.0.1:81")
     #expect(URLResolver.hostKey(of: "http://[::1]:81/x") == "http://[::1]:81")
+    #expect(URLResolver.hostKey(of: "http://[::1]/x") == "http://[::1]:80")
+    #expect(URLResolver.hostKey(of: "https://user@Host.test") == "https://host.test:443")
+  }
+
+  // Only `.` and `..` segments are rewritten; dots inside names are left alone (the fast path).
+  @Test func dotSegments() {
+    #expect(URLResolver.removeDotSegments("/1k.bin") == "/1k.bin")
+    #expect(URLResolver.removeDotSegments("/a/...b/.c/d.") == "/a/...b/.c/d.")
+    #expect(URLResolver.removeDotSegments("/a/./b/../c") == "/a/c")
+    #expect(URLResolver.removeDotSegments("/a/b/..") == "/a/")
+    #expect(URLResolver.removeDotSegments("/a/.") == "/a/")
+    #expect(URLResolver.removeDotSegments("a//b") == "a//b")
   }
 }

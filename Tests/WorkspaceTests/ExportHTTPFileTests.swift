@@ -50,7 +50,7 @@ struct ExportHTTPFileTests {
   @Test func fileMultipartAndDownloadsRoundTrip() throws {
     var fetch = RequestTemplate(name: "fetch", url: "https://api.test/files/{{file}}")
     fetch.download = DownloadTemplate(to: "downloads/")
-    var upload = RequestTemplate(
+    let upload = RequestTemplate(
       name: "upload", method: .POST, url: "https://api.test/upload",
       body: .multipart([
         MultipartField(name: "note", value: "hello\nsecond; line"),

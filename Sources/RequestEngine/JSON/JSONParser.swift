@@ -130,7 +130,8 @@ public struct JSONParser {
       }
       index += 1
       skipWhitespace()
-      let value = try parseValue(path: path.appending(key), depth: depth + 1)
+      // Paths are only for the locations: not built (an allocation per value) without them.
+      let value = try parseValue(path: recordLocations ? path.appending(key) : path, depth: depth + 1)
       object.appendDuplicate(key, value)
       skipWhitespace()
       switch peek {
@@ -151,7 +152,7 @@ public struct JSONParser {
     while true {
       skipWhitespace()
       if peek == UInt8(ascii: "]") { throw error("trailing comma before ']'") }
-      items.append(try parseValue(path: path.appending(items.count), depth: depth + 1))
+      items.append(try parseValue(path: recordLocations ? path.appending(items.count) : path, depth: depth + 1))
       skipWhitespace()
       switch peek {
       case UInt8(ascii: ","): index += 1
@@ -164,6 +165,16 @@ public struct JSONParser {
 
   private mutating func parseString() throws(JSONSyntaxError) -> String {
     index += 1  // opening quote
+    // The usual string has no escapes: decoded straight from the input once its end is found.
+    var end = index
+    while end < bytes.count, bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 {
+      if bytes[end] == UInt8(ascii: "\"") {
+        let text = String(decoding: bytes[index..<end], as: UTF8.self)
+        index = end + 1
+        return text
+      }
+      end += 1
+    }
     var scalars: [UInt8] = []
     while true {
       guard index < bytes.count else { throw error("unterminated string") }

@@ -11,8 +11,14 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
 
   public static let root = JSONPath()
 
-  public func appending(_ key: String) -> JSONPath { JSONPath(components + [.key(key)]) }
-  public func appending(_ index: Int) -> JSONPath { JSONPath(components + [.index(index)]) }
+  public func appending(_ key: String) -> JSONPath { appending(.key(key)) }
+  public func appending(_ index: Int) -> JSONPath { appending(.index(index)) }
+
+  private func appending(_ component: Component) -> JSONPath {
+    var copy = components
+    copy.append(component)  // one array, not a literal and a sum
+    return JSONPath(copy)
+  }
 
   /// `$.a.b[3]`, with keys that are not plain identifiers quoted: `$["x-y"]`.
   public var description: String {
