@@ -1,7 +1,8 @@
 import Foundation
 import RequestEngine
 
-/// A response body ready to draw, built lazily so a 50 MB body opens as fast as a small one:
+/// A response body ready to draw, built lazily so a 50 MB body opens as fast as a small one: its
+/// bytes are a `BodyBytes` (a body the agent spilled to a file is mapped, never read whole);
 /// JSON up to `prettyLimit` is parsed and pretty-printed at once; larger JSON is laid out in the
 /// same shape a block of lines at a time, as far as the screen needs (`LazyJSONLines`); other
 /// text is indexed line by line only as far as the screen needs; binary bodies are shown as a hex
@@ -16,7 +17,7 @@ public final class BodyDocument: @unchecked Sendable {
   public static let maxLineBytes = 16 << 10
 
   public let kind: Kind
-  private let bytes: [UInt8]
+  private let bytes: BodyBytes
   private var pretty: [String]?
   private var lazyJSON: LazyJSONLines?
   /// Start offsets of the lines indexed so far (text bodies).
@@ -24,7 +25,18 @@ public final class BodyDocument: @unchecked Sendable {
   private var indexedAll = false
   private let lock = NSLock()
 
-  public init(bytes: [UInt8], mediaType: String?) {
+  /// A document of a response body: a spilled body is mapped, not read (`BodyBytes`).
+  public convenience init(body: ResponseBody, mediaType: String?) {
+    self.init(bytes: BodyBytes(body), mediaType: mediaType)
+  }
+
+  public convenience init(bytes: [UInt8], mediaType: String?) {
+    self.init(bytes: BodyBytes(bytes), mediaType: mediaType)
+  }
+
+  /// Looks at no more of the bytes than it needs: the first 4 KB (binary or not), and all of them
+  /// only for JSON up to `prettyLimit`.
+  public init(bytes: BodyBytes, mediaType: String?) {
     self.bytes = bytes
     if bytes.isEmpty {
       kind = .empty
@@ -32,20 +44,19 @@ public final class BodyDocument: @unchecked Sendable {
       return
     }
     let isJSONType = mediaType.map { $0.contains("json") } ?? false
-    let first = bytes.first(where: { $0 > 0x20 })
-    if bytes.count <= BodyDocument.prettyLimit, isJSONType || first == UInt8(ascii: "{") || first == UInt8(ascii: "["),
-      let value = try? JSONParser.parse(bytes)
+    let first = bytes.withUnsafeBufferPointer { $0.first(where: { $0 > 0x20 }) }
+    let looksLikeJSON = first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
+    if bytes.count <= BodyDocument.prettyLimit, isJSONType || looksLikeJSON,
+      let value = try? bytes.withUnsafeBufferPointer({ try JSONParser.parse($0) })
     {
       kind = .json
       pretty = JSONSerializer.pretty(value).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
       indexedAll = true
-    } else if bytes.count > BodyDocument.prettyLimit,
-      isJSONType || (mediaType == nil && (first == UInt8(ascii: "{") || first == UInt8(ascii: "[")))
-    {
+    } else if bytes.count > BodyDocument.prettyLimit, isJSONType || (mediaType == nil && looksLikeJSON) {
       // Too big to parse on the way to the screen: laid out as it is drawn, never validated.
       kind = .json
       lazyJSON = LazyJSONLines(bytes: bytes, maxLineBytes: BodyDocument.maxLineBytes)
-    } else if BodyDocument.looksBinary(bytes) {
+    } else if BodyDocument.looksBinary(bytes.prefix(4096)) {
       kind = .binary
       indexedAll = true
     } else {
@@ -112,10 +123,10 @@ public final class BodyDocument: @unchecked Sendable {
       if end - start > BodyDocument.maxLineBytes {
         var cut = start + BodyDocument.maxLineBytes
         while cut > start, bytes[cut] & 0xC0 == 0x80 { cut -= 1 }  // not inside a UTF-8 sequence
-        return String(decoding: bytes[start..<cut], as: UTF8.self)
+        return bytes.string(start..<cut)
           + " … (\(end - cut) more bytes on this line; | with jq . pretty-prints JSON)"
       }
-      return String(decoding: bytes[start..<max(start, end)], as: UTF8.self)
+      return bytes.string(start..<max(start, end))
     }
   }
 
@@ -159,7 +170,7 @@ public final class BodyDocument: @unchecked Sendable {
   private func hexLine(_ i: Int) -> String {
     let start = i * 16
     guard start < bytes.count else { return "" }
-    let chunk = bytes[start..<min(start + 16, bytes.count)]
+    let chunk = bytes.copy(start..<min(start + 16, bytes.count))
     var hex = ""
     for (n, byte) in chunk.enumerated() {
       hex += (n == 8 ? "  " : " ") + String(byte, radix: 16).leftPadded(2)

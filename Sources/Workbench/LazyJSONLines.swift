@@ -9,7 +9,7 @@
 /// line.
 final class LazyJSONLines {
   static let blockSize = 64
-  private let bytes: [UInt8]
+  private let bytes: BodyBytes
   /// `(offset, depth)` at the start of lines 0, blockSize, 2 × blockSize, …
   private var checkpoints: [(offset: Int, depth: Int)] = [(0, 0)]
   /// Lines counted so far, and whether that is all of them.
@@ -19,23 +19,26 @@ final class LazyJSONLines {
   private var cache: [(block: Int, lines: [String])] = []
   private let maxLineBytes: Int
 
-  init(bytes: [UInt8], maxLineBytes: Int) {
+  init(bytes: BodyBytes, maxLineBytes: Int) {
     self.bytes = bytes
     self.maxLineBytes = maxLineBytes
   }
 
   /// Scans until at least `needed` lines are known (or the end).
   func count(upTo needed: Int) {
-    while !complete, countedLines < needed {
-      let last = checkpoints.count - 1
-      var scanner = Scanner(bytes: bytes, offset: checkpoints[last].offset, depth: checkpoints[last].depth)
-      var made = 0
-      while made < LazyJSONLines.blockSize, scanner.skipLine() { made += 1 }
-      countedLines = last * LazyJSONLines.blockSize + made
-      if made < LazyJSONLines.blockSize || scanner.atEnd {
-        complete = true
-      } else {
-        checkpoints.append((scanner.offset, scanner.depth))
+    guard !complete, countedLines < needed else { return }
+    bytes.withUnsafeBufferPointer { buffer in
+      while !complete, countedLines < needed {
+        let last = checkpoints.count - 1
+        var scanner = Scanner(bytes: buffer, offset: checkpoints[last].offset, depth: checkpoints[last].depth)
+        var made = 0
+        while made < LazyJSONLines.blockSize, scanner.skipLine() { made += 1 }
+        countedLines = last * LazyJSONLines.blockSize + made
+        if made < LazyJSONLines.blockSize || scanner.atEnd {
+          complete = true
+        } else {
+          checkpoints.append((scanner.offset, scanner.depth))
+        }
       }
     }
   }
@@ -48,20 +51,23 @@ final class LazyJSONLines {
     if let cached = cache.first(where: { $0.block == block }) {
       lines = cached.lines
     } else {
-      var scanner = Scanner(bytes: bytes, offset: checkpoints[block].offset, depth: checkpoints[block].depth)
-      var made: [String] = []
-      while made.count < LazyJSONLines.blockSize, let line = scanner.nextLine(maxBytes: maxLineBytes) { made.append(line) }
-      lines = made
-      cache.append((block, made))
+      let start = checkpoints[block]
+      lines = bytes.withUnsafeBufferPointer { buffer in
+        var scanner = Scanner(bytes: buffer, offset: start.offset, depth: start.depth)
+        var made: [String] = []
+        while made.count < LazyJSONLines.blockSize, let line = scanner.nextLine(maxBytes: maxLineBytes) { made.append(line) }
+        return made
+      }
+      cache.append((block, lines))
       if cache.count > 8 { cache.removeFirst() }
     }
     let index = i % LazyJSONLines.blockSize
     return index < lines.count ? lines[index] : ""
   }
 
-  /// Lays out lines from a position.
+  /// Lays out lines from a position, over bytes valid while it is used.
   struct Scanner {
-    let bytes: [UInt8]
+    let bytes: UnsafeBufferPointer<UInt8>
     var offset: Int
     var depth: Int
 

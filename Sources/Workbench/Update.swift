@@ -88,7 +88,7 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
       state.viewer.filtered = nil
       state.viewer.matchLine = nil
       let response = view.result.response
-      state.viewer.document = response.map { BodyDocument(bytes: (try? $0.body.bytes()) ?? [], mediaType: $0.mediaType) }
+      state.viewer.document = response.map { BodyDocument(body: $0.body, mediaType: $0.mediaType) }
       state.message = StatusMessage("history \(view.position + 1)/\(view.count): [ older · ] newer · Esc back")
     } else {
       state.message = StatusMessage(
@@ -259,8 +259,8 @@ extension AppState {
     }
     if let response = shownExchange?.result?.response {
       if changed || viewer.document == nil {
-        let bytes = (try? response.body.bytes()) ?? []
-        viewer.document = BodyDocument(bytes: bytes, mediaType: response.mediaType)
+        // A spilled body is mapped, not read: opening it costs the same whatever its size.
+        viewer.document = BodyDocument(body: response.body, mediaType: response.mediaType)
       }
     } else {
       viewer.document = nil

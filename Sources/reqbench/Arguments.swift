@@ -13,6 +13,7 @@ enum Invocation: Equatable {
   case secrets([String])
   case screenshot([String])
   case benchmarkRender([String])
+  case benchmarkBody([String])
   case cache([String])
 }
 
@@ -124,6 +125,7 @@ enum Arguments {
     case "screenshot": return .screenshot(Array(args.dropFirst()))
     case "cache": return .cache(Array(args.dropFirst()))
     case "benchmark-render": return .benchmarkRender(Array(args.dropFirst()))
+    case "benchmark-body": return .benchmarkBody(Array(args.dropFirst()))
     default:
       if first.hasPrefix("-") || first.hasSuffix(".json") { return .tui(try parseTUI(args)) }
       throw UsageError(message: "unknown command \"\(first)\"; try `reqbench WORKSPACE.json`, `reqbench run WORKSPACE TARGET` or `reqbench --help`")

@@ -48,6 +48,8 @@ enum CLI {
       return CacheCommand.run(args)
     case .benchmarkRender(let args):
       return BenchmarkCommand.run(args)
+    case .benchmarkBody(let args):
+      return BodyBenchmarkCommand.run(args)
     }
   }
 

@@ -1,0 +1,179 @@
+import Foundation
+import RequestEngine
+import TerminalUI
+import Workbench
+import Workspace
+
+/// `reqbench benchmark-body [--size WxH] [--pages N] [--repeats N] [--workspace FILE] URL...`: a
+/// hidden developer command for `Benchmarks/tui`. It GETs each URL through a real agent (default
+/// configuration, so a body over 16 MB is spilled to a temporary file as in the TUI), then, in a
+/// fresh state of the demo workspace with the exchange selected and the response pane focused,
+/// times what the TUI does:
+///
+/// - open: `update(.agent(.finished(result)))` (which builds the body's document) plus the first
+///   `view` and `changes`;
+/// - per frame while paging: `update(.key(.pageDown))` plus `view` and `changes`, N times;
+/// - `G`: the jump to the end (which scans the whole body once) plus its frame.
+///
+/// Each is repeated (medians over the repeats; the frame figures over every frame of every
+/// repeat). The first URL is the baseline: the other bodies' open and per-frame times are also
+/// printed as ratios to it. Lines starting `body=` and `ratio=` are for scripts.
+enum BodyBenchmarkCommand {
+  static let usage =
+    "reqbench benchmark-body [--size WxH] [--pages N] [--repeats N] [--workspace FILE] URL..."
+
+  struct Figures {
+    var url: String
+    var bytes: Int
+    var spilled: Bool
+    var kind: String
+    var open: [Double] = []
+    var frames: [Double] = []
+    var end: [Double] = []
+  }
+
+  static func run(_ args: [String]) -> Int32 {
+    var width = 200
+    var height = 60
+    var pages = 200
+    var repeats = 5
+    var workspacePath = CLI.demoWorkspacePath() ?? "workspaces/demo.json"
+    var urls: [String] = []
+    var rest = args[...]
+    while let arg = rest.popFirst() {
+      switch arg {
+      case "--pages", "--repeats":
+        guard let text = rest.popFirst(), let n = Int(text), n >= 1, n <= 100_000 else {
+          Terminal.error("reqbench: \(arg) needs a number from 1 to 100000\n\(usage)")
+          return ExitStatus.usage
+        }
+        if arg == "--pages" { pages = n } else { repeats = n }
+      case "--size":
+        let parts = (rest.popFirst() ?? "").split(separator: "x").compactMap { Int($0) }
+        guard parts.count == 2, parts[0] >= Layout.minimumWidth, parts[1] >= Layout.minimumHeight else {
+          Terminal.error(
+            "reqbench: --size needs WIDTHxHEIGHT of at least \(Layout.minimumWidth)x\(Layout.minimumHeight), e.g. 200x60")
+          return ExitStatus.usage
+        }
+        (width, height) = (parts[0], parts[1])
+      case "--workspace":
+        guard let path = rest.popFirst() else {
+          Terminal.error("reqbench: --workspace needs a file\n\(usage)")
+          return ExitStatus.usage
+        }
+        workspacePath = path
+      case "-h", "--help":
+        Output.standard.line(usage)
+        return ExitStatus.success
+      default:
+        guard !arg.hasPrefix("-") else {
+          Terminal.error("reqbench: benchmark-body: unknown argument \"\(arg)\"\n\(usage)")
+          return ExitStatus.usage
+        }
+        urls.append(arg)
+      }
+    }
+    guard !urls.isEmpty else {
+      Terminal.error("reqbench: benchmark-body needs at least one URL\n\(usage)")
+      return ExitStatus.usage
+    }
+    guard let workspace = CLI.loadWorkspace(workspacePath) else { return ExitStatus.usage }
+
+    let out = Output.standard
+    out.line("benchmark-body: \(width)x\(height), \(pages) pages down, \(repeats) repeats per body")
+    var all: [Figures] = []
+    for url in urls {
+      let (events, result) = fetch(url)
+      guard let response = result.response, result.state == .succeeded else {
+        Terminal.error("reqbench: benchmark-body: \(url): \(result.error?.message ?? result.state.rawValue)")
+        return ExitStatus.failure
+      }
+      var spilled = false
+      if case .file = response.body { spilled = true }
+      var figures = Figures(url: url, bytes: response.body.count, spilled: spilled, kind: "")
+      for _ in 0..<repeats {
+        measure(
+          events: events, result: result, workspace: workspace, file: workspacePath, width: width, height: height,
+          pages: pages, into: &figures)
+      }
+      all.append(figures)
+      out.line(
+        "  \(url): \(figures.bytes) bytes, \(figures.kind), \(spilled ? "spilled to a file" : "in memory"): "
+          + "open \(ms(median(figures.open))) ms; per frame median \(ms(median(figures.frames))) ms, "
+          + "p95 \(ms(BenchmarkCommand.percentile(figures.frames, 0.95))) ms; G \(ms(median(figures.end))) ms")
+      out.flush()
+    }
+    for figures in all {
+      out.line(
+        "body=\(figures.url) bytes=\(figures.bytes) spilled=\(figures.spilled ? 1 : 0) kind=\(figures.kind) "
+          + "open_ms=\(ms(median(figures.open))) frame_median_ms=\(ms(median(figures.frames))) "
+          + "frame_p95_ms=\(ms(BenchmarkCommand.percentile(figures.frames, 0.95))) end_ms=\(ms(median(figures.end)))")
+    }
+    let base = all[0]
+    for figures in all.dropFirst() {
+      out.line(
+        "ratio=\(figures.url) open=\(ratio(median(figures.open), median(base.open))) "
+          + "frame=\(ratio(median(figures.frames), median(base.frames)))")
+    }
+    out.flush()
+    return ExitStatus.success
+  }
+
+  /// The agent's events for one GET of `url` and its result; the agent is shut down after (a
+  /// spilled body's file lives as long as the result).
+  static func fetch(_ url: String) -> ([AgentEvent], ExchangeResult) {
+    let agent = Agent()
+    defer { agent.shutdown() }
+    let events = Collected()
+    agent.subscribe { events.append($0) }
+    let request = Request(name: "bench/body", url: url, dedup: false)
+    let result = agent.sendAndWait(request)
+    return (events.all.filter { $0.exchangeID == result.id }, result)
+  }
+
+  /// One open, `pages` frames paging down and a `G`, in a fresh state.
+  static func measure(
+    events: [AgentEvent], result: ExchangeResult, workspace: Workspace, file: String, width: Int, height: Int,
+    pages: Int, into figures: inout Figures
+  ) {
+    let sources = VariableSources(overrides: [:], processEnvironment: [:], secrets: SecretsFile())
+    var state = AppState(workspace: workspace, workspaceFile: file, sources: sources, width: width, height: height)
+    var buffer = ScreenBuffer(width: width, height: height)
+    var previous: ScreenBuffer?
+    // The exchange running, selected in the queue and shown in the viewer, as it is while a
+    // transfer goes on; then its end arrives.
+    for event in events {
+      if case .finished = event { break }
+      _ = update(&state, .agent(event))
+    }
+    state.focus = .queue
+    _ = update(&state, .key(.enter))
+    view(state, into: &buffer)
+    _ = buffer.changes(since: previous)
+    previous = buffer
+
+    func frame(_ msg: Msg) -> Double {
+      let t0 = BenchmarkCommand.nanoseconds()
+      _ = update(&state, msg)
+      view(state, into: &buffer)
+      _ = buffer.changes(since: previous)
+      previous = buffer
+      return Double(BenchmarkCommand.nanoseconds() - t0) / 1e6
+    }
+    figures.open.append(frame(.agent(.finished(result))))
+    figures.kind = state.viewer.document.map { "\($0.kind)" } ?? "none"
+    for _ in 0..<pages { figures.frames.append(frame(.key(.pageDown))) }
+    figures.end.append(frame(.key(.char("G"))))
+  }
+
+  final class Collected: @unchecked Sendable {
+    private let lock = NSLock()
+    private var events: [AgentEvent] = []
+    func append(_ event: AgentEvent) { lock.withLock { events.append(event) } }
+    var all: [AgentEvent] { lock.withLock { events } }
+  }
+
+  static func median(_ samples: [Double]) -> Double { BenchmarkCommand.percentile(samples, 0.5) }
+  static func ms(_ value: Double) -> String { String(format: "%.3f", value) }
+  static func ratio(_ a: Double, _ b: Double) -> String { String(format: "%.2f", b > 0 ? a / b : 0) }
+}
