@@ -72,7 +72,7 @@ enum Arguments {
       reqbench run WORKSPACE --all [options]
       reqbench history WORKSPACE [TARGET] [--state-dir DIR] [--json] [--limit N]
       reqbench secrets set|ls|rm WORKSPACE [NAME]
-      reqbench cache ls|clear WORKSPACE [TARGET] [--state-dir DIR]
+      reqbench cache ls|clear WORKSPACE [TARGET] [--namespace VALUE] [--state-dir DIR]
       reqbench import curl|http|postman FILE|- --into WORKSPACE [--name NAME]
       reqbench export curl|http WORKSPACE TARGET... [--env NAME] [--var K=V]... [--reveal-secrets]
       reqbench demo-server [--port N]
