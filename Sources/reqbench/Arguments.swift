@@ -76,7 +76,7 @@ enum Arguments {
       reqbench import curl|http|postman FILE|- --into WORKSPACE [--name NAME]
       reqbench export curl|http WORKSPACE TARGET... [--env NAME] [--var K=V]... [--reveal-secrets]
       reqbench demo-server [--port N]
-      reqbench screenshot SCENARIO|all [--out PATH.svg | --dir DIR] [--size WxH]
+      reqbench screenshot SCENARIO|all [--out PATH.svg | --dir DIR] [--size WxH] [--workspace FILE]
       reqbench --help | --version
 
     reqbench       opens the TUI on WORKSPACE (default workspaces/demo.json); ? shows its keys
