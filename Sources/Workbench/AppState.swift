@@ -128,6 +128,8 @@ public struct ViewerState: Sendable {
   public var search: String?
   /// Line of the current search match.
   public var matchLine: Int?
+  /// A search still going through a big body, a slice per `searchContinue`.
+  public var searching: BodyDocument.SearchCursor?
   /// The active jq filter and its output (shown instead of the body).
   public var filter: String?
   public var filtered: BodyDocument?

@@ -130,18 +130,51 @@ public final class BodyDocument: @unchecked Sendable {
     }
   }
 
-  /// The first line at or after `from` (forward) or before it (backward) containing `query`,
+  /// The first line after `from` (forward) or before it (backward) containing `query`,
   /// case-insensitively; wraps around once.
   public func find(_ query: String, from: Int, forward: Bool) -> Int? {
-    guard !query.isEmpty else { return nil }
-    let count = totalLineCount()
-    guard count > 0 else { return nil }
-    let needle = query.lowercased()
-    for step in 1...count {
-      let i = forward ? (from + step) % count : ((from - step) % count + count) % count
-      if line(i).lowercased().contains(needle) { return i }
+    if case .found(let line) = search(SearchCursor(query: query, from: from, forward: forward), budget: .max) {
+      return line
     }
     return nil
+  }
+
+  /// Where a search is: it resumes at `step` (lines looked at so far + 1).
+  public struct SearchCursor: Sendable, Equatable {
+    public var query: String
+    public var from: Int
+    public var forward: Bool
+    public var step = 1
+    public init(query: String, from: Int, forward: Bool) {
+      self.query = query
+      self.from = from
+      self.forward = forward
+    }
+  }
+
+  public enum SearchStep: Sendable, Equatable {
+    case found(Int)
+    case notFound
+    /// Not done after `budget` lines: go on from this cursor; `fraction` of the lines are done.
+    case more(SearchCursor, fraction: Double)
+  }
+
+  /// A slice of a search: looks at no more than `budget` lines, so a search through a huge body
+  /// is done a slice at a time between frames and keys (the UI never freezes on it).
+  public func search(_ cursor: SearchCursor, budget: Int) -> SearchStep {
+    guard !cursor.query.isEmpty else { return .notFound }
+    let count = totalLineCount()
+    guard count > 0, cursor.step <= count else { return .notFound }
+    let needle = cursor.query.lowercased()
+    let last = budget >= count ? count : min(count, cursor.step + budget - 1)
+    for step in cursor.step...last {
+      let i = cursor.forward ? (cursor.from + step) % count : ((cursor.from - step) % count + count) % count
+      if line(i).lowercased().contains(needle) { return .found(i) }
+    }
+    guard last < count else { return .notFound }
+    var next = cursor
+    next.step = last + 1
+    return .more(next, fraction: Double(last) / Double(count))
   }
 
   private func indexLines(upTo needed: Int) {

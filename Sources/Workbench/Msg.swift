@@ -22,6 +22,8 @@ public enum Msg: Sendable {
   /// earlier steps' states and captured values of the run it resumes.
   case flowStarted(run: String, name: String, kind: FlowOutcome.Kind, fromStep: Int = 1)
   case flow(run: String, FlowEvent)
+  /// The runtime's answer to `continueSearch`: the next slice of a search in a big body.
+  case searchContinue
 }
 
 public struct FilterError: Error, Sendable, Equatable {
@@ -46,5 +48,7 @@ public enum Command: Sendable, Equatable {
   /// Runs a batch or chain; a chain may resume at a step with the values captured before.
   case runFlow(name: String, fromStep: Int, captured: [String: String])
   case cancelFlow(run: String)
+  /// Sends `searchContinue` back once pending input and events have been handled.
+  case continueSearch
   case quit
 }

@@ -67,6 +67,8 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
   case .flow(let run, let event):
     state.apply(event, run: run)
     return []
+  case .searchContinue:
+    return state.continueSearch()
   case .historyShown(let view, let error):
     if let error {
       state.message = StatusMessage("history: \(error)", isError: true)
@@ -87,6 +89,7 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
       state.viewer.filter = nil
       state.viewer.filtered = nil
       state.viewer.matchLine = nil
+      state.viewer.searching = nil
       let response = view.result.response
       state.viewer.document = response.map { BodyDocument(body: $0.body, mediaType: $0.mediaType) }
       state.message = StatusMessage("history \(view.position + 1)/\(view.count): [ older · ] newer · Esc back")
@@ -254,6 +257,7 @@ extension AppState {
     if changed {
       viewer.scroll = 0
       viewer.matchLine = nil
+      viewer.searching = nil
       viewer.filter = nil
       viewer.filtered = nil
     }
@@ -594,7 +598,7 @@ extension AppState {
     case .char("/"):
       prompt = Prompt(purpose: .search, label: "search", input: LineEdit(viewer.search ?? ""))
     case .char("n"), .char("N"):
-      findNext(forward: key == .char("n"))
+      return findNext(forward: key == .char("n"))
     case .char("|"):
       guard shownExchange?.result?.response != nil else {
         message = StatusMessage("no response to filter yet", isError: true)
@@ -602,7 +606,10 @@ extension AppState {
       }
       prompt = Prompt(purpose: .filterBody, label: "jq", input: LineEdit(viewer.filter ?? "."))
     case .escape:
-      if viewer.filter != nil {
+      if let cursor = viewer.searching {
+        viewer.searching = nil
+        message = StatusMessage("/\(cursor.query): search stopped")
+      } else if viewer.filter != nil {
         viewer.filter = nil
         viewer.filtered = nil
         viewer.scroll = 0
@@ -674,21 +681,42 @@ extension AppState {
     message = StatusMessage("back to the live response")
   }
 
-  private mutating func findNext(forward: Bool) {
-    guard let query = viewer.search, !query.isEmpty, let document = viewer.filtered ?? viewer.document else {
+  /// Lines a search looks at per slice: a few milliseconds, so keys and frames go on meanwhile.
+  public static let searchSlice = 20_000
+
+  private mutating func findNext(forward: Bool) -> [Command] {
+    guard let query = viewer.search, !query.isEmpty, viewer.filtered ?? viewer.document != nil else {
       message = StatusMessage("press / to search")
-      return
+      return []
     }
     let from = viewer.matchLine ?? (forward ? viewer.scroll - 1 : viewer.scroll)
-    if let line = document.find(query, from: from, forward: forward) {
+    viewer.searching = BodyDocument.SearchCursor(query: query, from: from, forward: forward)
+    return continueSearch()
+  }
+
+  /// The next slice of the search in progress.
+  mutating func continueSearch() -> [Command] {
+    guard let cursor = viewer.searching, let document = viewer.filtered ?? viewer.document else {
+      viewer.searching = nil
+      return []
+    }
+    switch document.search(cursor, budget: AppState.searchSlice) {
+    case .found(let line):
+      viewer.searching = nil
       viewer.matchLine = line
       let page = layout.contentHeight(of: .response)
       if line < viewer.scroll || line >= viewer.scroll + page { viewer.scroll = max(0, line - page / 3) }
-      message = StatusMessage("/\(query): line \(line + 1)")
-    } else {
+      message = StatusMessage("/\(cursor.query): line \(line + 1)")
+    case .notFound:
+      viewer.searching = nil
       viewer.matchLine = nil
-      message = StatusMessage("/\(query): not found", isError: true)
+      message = StatusMessage("/\(cursor.query): not found", isError: true)
+    case .more(let next, let fraction):
+      viewer.searching = next
+      message = StatusMessage("/\(cursor.query): searching… \(Int(fraction * 100))% (Esc stops)")
+      return [.continueSearch]
     }
+    return []
   }
 
   // MARK: Queue pane
@@ -850,7 +878,7 @@ extension AppState {
       case .search:
         viewer.search = text.isEmpty ? nil : text
         viewer.matchLine = nil
-        findNext(forward: true)
+        return findNext(forward: true)
       case .filterBody:
         guard let id = viewer.exchange, !text.isEmpty else { return [] }
         return [.filter(expression: text, id)]

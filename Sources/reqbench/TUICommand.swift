@@ -177,6 +177,9 @@ final class TUIRuntime {
         events: { inbox.post(.flow(run: token, $0)) }, completion: { _ in })
     case .cancelFlow(let run):
       flowRuns[run]?.cancel()
+    case .continueSearch:
+      // Through the inbox: keys, agent events and a frame get their turn between two slices.
+      inbox.post(.searchContinue)
     case .showHistory(let name, let position):
       let history = self.history
       background.async {
