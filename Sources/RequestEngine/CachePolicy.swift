@@ -66,6 +66,9 @@ public struct CacheOutcome: Sendable, Equatable {
     case expired, versionMismatch, sensitiveMismatch, appVersionMismatch, invalid, absent, disabled
     /// The entry was stored for other values of the request headers its response's `Vary` names.
     case varyMismatch
+    /// Still within `seconds`, but the server said `Cache-Control: no-cache`: it is revalidated
+    /// (a 304 serves it) before use.
+    case noCache
     /// `networkOnly`, a re-send that ignores the cache, or `cacheThenNetwork`'s refresh after
     /// the cached delivery.
     case bypassed
@@ -80,6 +83,8 @@ public struct CacheOutcome: Sendable, Equatable {
   public var stale: Bool
   /// An expired entry the server confirmed with 304.
   public var revalidated: Bool
+  /// Why a stale entry was served (`staleIfError`): the network's failure, secrets masked.
+  public var staleBecause: String?
   /// The response was stored (or refreshed) in the cache.
   public var stored: Bool
 

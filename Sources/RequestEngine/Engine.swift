@@ -324,6 +324,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       deliverFromCache(record, entry, outcome: outcome)
       return true
     case (.cacheOnly, .miss(let reason)):
+      record.startedAt = Date()
       emit(.started(record.id, attempt: 0))
       let error = ExchangeError(
         kind: .notCached,
@@ -337,7 +338,10 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     default:
       break
     }
-    if policy.revalidate, case .expired(let entry) = lookup, entry.etag != nil || entry.lastModified != nil {
+    // Revalidated when the policy asks, and always when the server said `no-cache`.
+    if case .expired(let entry) = lookup, policy.revalidate || entry.mustRevalidate,
+      entry.etag != nil || entry.lastModified != nil
+    {
       record.revalidating = entry
     }
     return false
@@ -346,7 +350,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
   private func lookupReason(_ lookup: ResponseCache.Lookup?) -> CacheOutcome.Reason {
     switch lookup {
     case .fresh?: .fresh
-    case .expired?: .expired
+    case .expired(let entry)?: entry.mustRevalidate && Date() < entry.expiresAt ? .noCache : .expired
     case .miss(let reason)?: reason
     case nil: .disabled
     }
@@ -357,15 +361,17 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
   {
     let response = Response(
       status: entry.status, httpVersion: entry.httpVersion, headers: entry.headers, body: .memory(entry.body),
-      effectiveURL: record.request.url, redirectCount: 0, timing: Timing(), bytesSent: 0)
+      effectiveURL: entry.effectiveURL.isEmpty ? record.request.url : entry.effectiveURL,
+      redirectCount: entry.redirectCount, timing: Timing(), bytesSent: 0)
     return ExchangeResult(
       id: record.id, request: record.request, state: state, response: response, error: nil, attempts: 0,
-      queuedAt: record.queuedAt, startedAt: record.queuedAt, finishedAt: Date(), fromCache: true,
+      queuedAt: record.queuedAt, startedAt: record.startedAt ?? record.queuedAt, finishedAt: Date(), fromCache: true,
       deduplicated: false, cache: outcome)
   }
 
   /// A cache hit: the stored status and headers, full events, `fromCache` set.
   private func deliverFromCache(_ record: Record, _ entry: ResponseCache.Entry, outcome: CacheOutcome) {
+    record.startedAt = Date()
     emit(.started(record.id, attempt: 0))
     emit(.headers(record.id, status: entry.status, headers: entry.headers))
     let result = cachedResult(record, entry, outcome: outcome, state: .succeeded)
@@ -619,7 +625,8 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       {
         // The server confirmed the expired entry: serve it, renewed.
         let renewed = cache.renew(entry, with: response.headers, for: record.request, policy: policy)
-        var outcome = CacheOutcome(hit: true, reason: .expired, ageSeconds: entry.age(at: Date()), revalidated: true)
+        var outcome = CacheOutcome(
+          hit: true, reason: lookupReason(record.cacheLookup), ageSeconds: entry.age(at: Date()), revalidated: true)
         outcome.stored = true
         var served = cachedResult(record, renewed, outcome: outcome, state: .succeeded).response
         served?.timing = response.timing
@@ -839,8 +846,9 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     }
     let networkFailed = error.kind == .transport || (error.kind == .status && (error.status ?? 0) >= 500)
     guard networkFailed else { return false }
-    let outcome = CacheOutcome(
+    var outcome = CacheOutcome(
       hit: true, reason: lookupReason(record.cacheLookup), ageSeconds: entry.age(at: Date()), stale: true)
+    outcome.staleBecause = Redaction(secrets: record.request.secrets).apply(error.message)
     let result = cachedResult(record, entry, outcome: outcome, state: .succeeded)
     finish(record, state: .succeeded, response: result.response, error: nil, fromCache: true, cache: outcome)
     return true
@@ -857,11 +865,18 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     if let key = record.dedupKey, inFlight[key] === record { inFlight[key] = nil }
     // Errors leave the agent with the request's secrets masked (curl quotes the host name, a
     // validator the value), so every surface that shows them shows masked text.
+    // A transfer ends when curl says it did (several may end in one pass of the engine loop).
+    var finishedAt = Date()
+    if !fromCache, let started = record.startedAt, let total = response?.timing.total, total > 0,
+      (record.primary?.attempts ?? record.attempts) <= 1
+    {
+      finishedAt = min(finishedAt, started.addingTimeInterval(total))
+    }
     let result = ExchangeResult(
       id: record.id, request: record.request, state: state, response: response,
       error: error?.redacted(by: Redaction(secrets: record.request.secrets)),
       attempts: record.primary?.attempts ?? record.attempts, queuedAt: record.queuedAt,
-      startedAt: record.startedAt, finishedAt: Date(), fromCache: fromCache,
+      startedAt: record.startedAt, finishedAt: finishedAt, fromCache: fromCache,
       deduplicated: record.primary != nil, cache: cache, download: download)
     publishCounts()
     emit(.finished(result))

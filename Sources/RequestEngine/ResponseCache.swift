@@ -47,9 +47,16 @@ public final class ResponseCache: @unchecked Sendable {
     public var namespaceDigest: String?
     /// The response said `Cache-Control: no-cache`: served only after the server confirms it.
     public var mustRevalidate: Bool
-    /// The request header values the response's `Vary` named, as stored.
+    /// The request header values the response's `Vary` named, each as a digest (a header such
+    /// as `Authorization` may hold a secret).
     public var varyValues: [(name: String, value: String)]
+    /// Where the response came from after redirects, and how many there were.
+    public var effectiveURL: String = ""
+    public var redirectCount: Int = 0
     var generation: String
+    /// The metadata file this entry was read from or written to (inode and modification time):
+    /// a memory hit is served only while the file on disk is still the same.
+    var stamp: FileStamp?
 
     public var etag: String? { headers["ETag"] }
     public var lastModified: String? { headers["Last-Modified"] }
@@ -74,6 +81,8 @@ public final class ResponseCache: @unchecked Sendable {
     public var createdAt: Date
     public var expiresAt: Date
     public var namespaceDigest: String?
+    /// The server said `no-cache`: revalidated before every use.
+    public var mustRevalidate = false
   }
 
   public let folder: URL
@@ -114,13 +123,13 @@ public final class ResponseCache: @unchecked Sendable {
     guard let entry = read(key) ?? read(key) else {
       // Read twice: another process may have just replaced the entry under the first read.
       guard exists(key) else { return .miss(.absent) }
-      remove(key)
+      retire(key, seen: nil)
       return .miss(.invalid)
     }
     if entry.appVersion != appVersion { return .miss(.appVersionMismatch) }
     if entry.version != policy.version { return .miss(.versionMismatch) }
     if entry.sensitiveDigest != ResponseCache.digest(policy.sensitive) { return .miss(.sensitiveMismatch) }
-    for stored in entry.varyValues where request.headers[stored.name] ?? "" != stored.value {
+    for stored in entry.varyValues where ResponseCache.varyDigest(request.headers[stored.name]) != stored.value {
       return .miss(.varyMismatch)
     }
     markUsed(key, generation: entry.generation)
@@ -141,11 +150,13 @@ public final class ResponseCache: @unchecked Sendable {
   ) -> Entry? {
     guard policy.isEnabled, !ResponseCache.forbidsStoring(response) else { return nil }
     guard let body = try? response.body.bytes() else { return nil }
-    let entry = Entry(
+    var entry = Entry(
       key: "", name: request.name, status: response.status, httpVersion: response.httpVersion,
       headers: response.headers, body: body, url: "", createdAt: now, expiresAt: now, version: 0,
       sensitiveDigest: nil, appVersion: appVersion, namespaceDigest: nil,
       mustRevalidate: false, varyValues: [], generation: "")
+    entry.effectiveURL = Redaction(secrets: request.secrets).apply(response.effectiveURL)
+    entry.redirectCount = response.redirectCount
     return save(entry, for: request, policy: policy, now: now)
   }
 
@@ -168,10 +179,10 @@ public final class ResponseCache: @unchecked Sendable {
     saved.namespaceDigest = ResponseCache.digest(policy.namespace)
     saved.appVersion = appVersion
     saved.mustRevalidate = ResponseCache.cacheControl(entry.headers).contains("no-cache")
-    saved.varyValues = ResponseCache.varyNames(entry.headers).map { (name: $0, value: request.headers[$0] ?? "") }
+    saved.varyValues = ResponseCache.varyNames(entry.headers).map { (name: $0, value: ResponseCache.varyDigest(request.headers[$0])) }
     saved.generation = String(UInt64.random(in: .min ... .max), radix: 16)
     let inputs = redaction.apply(CacheKey.inputs(for: request, policy: policy))
-    guard write(saved, inputs: inputs) else { return nil }
+    guard write(&saved, inputs: inputs) else { return nil }
     remember(saved)
     sweepOnce()
     return saved
@@ -203,8 +214,12 @@ public final class ResponseCache: @unchecked Sendable {
     return save(merged, for: request, policy: policy, now: now) ?? merged
   }
 
+  /// `no-store`, `Vary: *`, and `no-cache` without a validator to revalidate with.
   static func forbidsStoring(_ response: Response) -> Bool {
-    cacheControl(response.headers).contains("no-store") || varyNames(response.headers).contains("*")
+    let directives = cacheControl(response.headers)
+    let unrevalidatable = response.headers["ETag"] == nil && response.headers["Last-Modified"] == nil
+    return directives.contains("no-store") || varyNames(response.headers).contains("*")
+      || (directives.contains("no-cache") && unrevalidatable)
   }
 
   /// The `Cache-Control` directives, lower-cased, without arguments.
@@ -214,6 +229,9 @@ public final class ResponseCache: @unchecked Sendable {
         String($0.split(separator: "=", maxSplits: 1).first ?? "").trimmingCharacters(in: .whitespaces)
       })
   }
+
+  /// How a request header value a response varies on is stored and compared: a digest.
+  static func varyDigest(_ value: String?) -> String { SHA256.hex(Array((value ?? "").utf8)) }
 
   /// The request header names a response's `Vary` lists, lower-cased (`*` included as is).
   static func varyNames(_ headers: HTTPHeaders) -> [String] {
@@ -231,12 +249,23 @@ public final class ResponseCache: @unchecked Sendable {
   // MARK: - Listing and clearing
 
   /// Every readable entry, newest first.
+  /// Reads the metadata only (and the body's size on disk), never the bodies.
   public func list() -> [Listing] {
     keysOnDisk().compactMap { key in
-      guard let entry = read(key, remember: false) else { return nil }
-      return Listing(
-        key: key, name: entry.name, url: entry.url, status: entry.status, bytes: entry.body.count,
-        createdAt: entry.createdAt, expiresAt: entry.expiresAt, namespaceDigest: entry.namespaceDigest)
+      guard let data = FileManager.default.contents(atPath: metadataURL(key).path),
+        case .object(let meta)? = try? JSONParser.parse(Array(data)), meta["format"]?.intValue == 1,
+        let generation = meta["generation"]?.stringValue, let bytes = meta["bodyBytes"]?.intValue,
+        let created = meta["createdAt"]?.doubleValue, let expires = meta["expiresAt"]?.doubleValue,
+        let status = meta["status"]?.intValue
+      else { return nil }
+      var info = stat()
+      guard stat(bodyURL(key, generation).path, &info) == 0, Int(info.st_size) == bytes else { return nil }
+      var listing = Listing(
+        key: key, name: meta["name"]?.stringValue ?? "", url: meta["url"]?.stringValue ?? "", status: status,
+        bytes: bytes, createdAt: Date(timeIntervalSince1970: created), expiresAt: Date(timeIntervalSince1970: expires),
+        namespaceDigest: meta["namespace"]?.stringValue)
+      listing.mustRevalidate = meta["mustRevalidate"]?.boolValue ?? false
+      return listing
     }.sorted { $0.createdAt > $1.createdAt }
   }
 
@@ -264,12 +293,12 @@ public final class ResponseCache: @unchecked Sendable {
     for key in keysOnDisk() {
       if let entry = read(key, remember: false) {
         if now.timeIntervalSince(entry.expiresAt) > sweepAfter {
-          remove(key)
+          retire(key, seen: entry.generation)
         } else {
           named.insert("\(key).\(entry.generation).body")
         }
       } else if age(of: metadataURL(key), now: now) > strayAge {
-        remove(key)
+        retire(key, seen: nil)
       }
     }
     for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
@@ -310,14 +339,13 @@ public final class ResponseCache: @unchecked Sendable {
     return names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.map { String($0.dropLast(5)) }
   }
 
-  private func write(_ entry: Entry, inputs: String) -> Bool {
+  private func write(_ entry: inout Entry, inputs: String) -> Bool {
     do {
       if !folderExists {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         folderExists = true
       }
-      let hadMetadata = exists(entry.key)
-      let old = hadMetadata ? read(entry.key, remember: false)?.generation : nil
+      let old = exists(entry.key) ? read(entry.key, remember: false)?.generation : nil
       try CacheFile.write(entry.body, to: bodyURL(entry.key, entry.generation))
       let metadata = JSONObject([
         ("format", 1), ("key", .string(entry.key)), ("name", .string(entry.name)),
@@ -331,17 +359,15 @@ public final class ResponseCache: @unchecked Sendable {
         ("appVersion", .string(entry.appVersion)), ("status", .number(entry.status)),
         ("httpVersion", .string(entry.httpVersion)),
         ("headers", .array(entry.headers.fields.map { .array([.string($0.name), .string($0.value)]) })),
-        ("url", .string(entry.url)), ("inputs", .string(inputs)),
+        ("url", .string(entry.url)), ("effectiveURL", .string(entry.effectiveURL)),
+        ("redirectCount", .number(entry.redirectCount)), ("inputs", .string(inputs)),
         ("bodyBytes", .number(entry.body.count)), ("bodySha256", .string(SHA256.hex(entry.body))),
       ])
       try CacheFile.write(Array((JSONSerializer.compact(.object(metadata)) + "\n").utf8), to: metadataURL(entry.key))
-      if let old {
-        if old != entry.generation { unlink(bodyURL(entry.key, old).path) }
-      } else if hadMetadata {
-        // The previous metadata was unreadable (damaged, or a write killed half-way): remove
-        // whatever bodies of this key are left, except the new one.
-        removeBodies(of: entry.key, except: entry.generation)
-      }
+      if let old, old != entry.generation { unlink(bodyURL(entry.key, old).path) }
+      // Bodies of damaged entries, or of writes killed half-way, are left to the sweep: one may
+      // belong to another process's write in progress.
+      entry.stamp = FileStamp(metadataURL(entry.key).path)
       trackStored(entry.key, bytes: entry.body.count)
       return true
     } catch {
@@ -350,9 +376,15 @@ public final class ResponseCache: @unchecked Sendable {
   }
 
   private func read(_ key: String, remember: Bool = true) -> Entry? {
+    let stamp = FileStamp(metadataURL(key).path)
     if let cached = lock.withLock({ memory[key] }) {
-      if remember { touch(key) }
-      return cached
+      // Served from memory only while the metadata on disk is the one it came from: another
+      // process (`cache clear`, a refresh) may have changed it.
+      if stamp != nil, cached.stamp == stamp {
+        if remember { touch(key) }
+        return cached
+      }
+      forget(key)
     }
     guard let data = FileManager.default.contents(atPath: metadataURL(key).path),
       case .object(let meta)? = try? JSONParser.parse(Array(data)),
@@ -368,7 +400,7 @@ public final class ResponseCache: @unchecked Sendable {
     }
     var headers = HTTPHeaders()
     for (name, value) in ResponseCache.pairs(meta["headers"]) { headers.add(name, value) }
-    let entry = Entry(
+    var entry = Entry(
       key: key, name: meta["name"]?.stringValue ?? "", status: status,
       httpVersion: meta["httpVersion"]?.stringValue ?? "HTTP/1.1", headers: headers, body: body,
       url: meta["url"]?.stringValue ?? "", createdAt: Date(timeIntervalSince1970: created),
@@ -376,6 +408,9 @@ public final class ResponseCache: @unchecked Sendable {
       sensitiveDigest: meta["sensitive"]?.stringValue, appVersion: meta["appVersion"]?.stringValue ?? "",
       namespaceDigest: meta["namespace"]?.stringValue, mustRevalidate: meta["mustRevalidate"]?.boolValue ?? false,
       varyValues: ResponseCache.pairs(meta["vary"]).map { (name: $0.0, value: $0.1) }, generation: generation)
+    entry.effectiveURL = meta["effectiveURL"]?.stringValue ?? entry.url
+    entry.redirectCount = meta["redirectCount"]?.intValue ?? 0
+    entry.stamp = stamp
     if remember { self.remember(entry) }
     return entry
   }
@@ -390,10 +425,46 @@ public final class ResponseCache: @unchecked Sendable {
     }
   }
 
+  /// Removes an entry and every body of its key, whatever is there: `clear` and the size limit.
   private func remove(_ key: String) {
     if let generation = read(key, remember: false)?.generation { unlink(bodyURL(key, generation).path) }
     unlink(metadataURL(key).path)
     removeBodies(of: key, except: nil)
+    forget(key)
+  }
+
+  /// Removes `key`'s entry only if it is still the one that was looked at (generation `seen`;
+  /// nil: an unreadable one), safely against a store of the same key running at that moment in
+  /// this process or another: the metadata is first renamed aside (atomic), then checked; an
+  /// entry written in between is put back (with `link`, which never replaces an even newer one).
+  /// The sweep and lookups use it; never a fresh entry is lost, never metadata left without its
+  /// body.
+  private func retire(_ key: String, seen: String?) {
+    let aside = folder.path + "/.\(key).json.tmp-retired-\(String(UInt64.random(in: .min ... .max), radix: 16))"
+    guard rename(metadataURL(key).path, aside) == 0 else { return }
+    let found = ResponseCache.generation(inMetadataAt: aside)
+    if found == seen {
+      unlink(aside)
+      if let seen { unlink(bodyURL(key, seen).path) }
+      forget(key)
+    } else {
+      if link(aside, metadataURL(key).path) != 0, let found {
+        // An even newer entry is in place: the one set aside is stale.
+        if ResponseCache.generation(inMetadataAt: metadataURL(key).path) != found { unlink(bodyURL(key, found).path) }
+      }
+      unlink(aside)
+    }
+  }
+
+  /// The generation a metadata file names, nil when it does not read as metadata.
+  private static func generation(inMetadataAt path: String) -> String? {
+    guard let data = FileManager.default.contents(atPath: path),
+      case .object(let meta)? = try? JSONParser.parse(Array(data)), meta["format"]?.intValue == 1
+    else { return nil }
+    return meta["generation"]?.stringValue
+  }
+
+  private func forget(_ key: String) {
     lock.withLock {
       if let entry = memory.removeValue(forKey: key) { memoryBytes -= entry.body.count }
       memoryOrder.removeAll { $0 == key }
@@ -495,5 +566,19 @@ enum CacheFile {
       unlink(temporary)
       throw WriteError()
     }
+  }
+}
+
+/// A file's identity and last change (inode, modification time in nanoseconds): two equal stamps
+/// mean the file was not replaced or rewritten in between.
+struct FileStamp: Equatable, Sendable {
+  let inode: UInt64
+  let modified: Int64
+
+  init?(_ path: String) {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return nil }
+    inode = UInt64(info.st_ino)
+    modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
   }
 }

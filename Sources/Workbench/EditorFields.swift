@@ -264,9 +264,11 @@ extension RequestTemplate {
         }
         words.removeFirst()
         var policy = copy.cache ?? CachePolicy(seconds: seconds)
+        // What the text shows is what the policy becomes: a word left out is back to its default.
         policy.seconds = seconds
         policy.mode = .cacheElseNetwork
         policy.revalidate = false
+        policy.version = 0
         for word in words where word != "s" {
           if let mode = CachePolicy.Mode(rawValue: word) {
             policy.mode = mode

@@ -357,7 +357,13 @@ struct Painter {
   static func cacheText(_ cache: CacheOutcome, mode: CachePolicy.Mode?) -> String {
     var text = "from cache"
     if let age = cache.ageSeconds { text += ", " + Formatting.age(age) + " old" }
-    if cache.stale { text += mode == .staleIfError ? ", stale (the network failed)" : ", stale (served without the network)" }
+    if cache.stale {
+      if mode == .staleIfError {
+        text += ", stale (the network failed" + (cache.staleBecause.map { ": " + $0 } ?? "") + ")"
+      } else {
+        text += ", stale (served without the network)"
+      }
+    }
     if cache.revalidated { text += ", revalidated" }
     return text
   }

@@ -48,13 +48,28 @@ enum CacheCommand {
     let entries = cache.list().filter {
       (target == nil || $0.name == target) && (namespace == nil || $0.namespaceDigest == ResponseCache.digest(namespace))
     }
-    if entries.isEmpty { Terminal.error("no cached responses in \(folder.relativePath)") }
+    if entries.isEmpty {
+      Terminal.error("no cached responses in \(folder.relativePath)")
+      return ExitStatus.success
+    }
+    // A table: NAME, STATUS, SIZE, AGE, FRESHNESS, NAMESPACE (when any entry has one), URL.
+    let namespaced = entries.contains { $0.namespaceDigest != nil }
+    var rows = [["NAME", "STATUS", "SIZE", "AGE", "FRESHNESS"] + (namespaced ? ["NAMESPACE"] : []) + ["URL"]]
     for entry in entries {
-      let age = Formatting.milliseconds(now.timeIntervalSince(entry.createdAt) * 1000)
       let left = entry.expiresAt.timeIntervalSince(now)
-      let freshness = left > 0 ? "fresh for " + Formatting.milliseconds(left * 1000) : "expired"
-      Output.standard.line(
-        "\(entry.name)  \(entry.status)  \(Formatting.bytes(entry.bytes))  \(age) old  \(freshness)  \(entry.url)")
+      let freshness =
+        left <= 0 ? "expired" : entry.mustRevalidate ? "revalidated on use" : "fresh for " + Formatting.age(left)
+      rows.append(
+        [entry.name, String(entry.status), Formatting.bytes(entry.bytes),
+         Formatting.age(now.timeIntervalSince(entry.createdAt)), freshness]
+          + (namespaced ? [entry.namespaceDigest.map { "#" + $0.prefix(8) } ?? "-"] : []) + [entry.url])
+    }
+    let widths = (0..<rows[0].count).map { column in rows.map { $0[column].count }.max() ?? 0 }
+    for row in rows {
+      let cells = row.enumerated().map { column, cell in
+        column == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
+      }
+      Output.standard.line(cells.joined(separator: "  "))
     }
     return ExitStatus.success
   }

@@ -254,6 +254,7 @@ enum Format {
       ("ageSeconds", cache.ageSeconds.map { .number(($0 * 10).rounded() / 10) } ?? .null),
     ])
     if cache.stale { object["stale"] = .bool(true) }
+    if let because = cache.staleBecause { object["staleBecause"] = .string(because) }
     if cache.revalidated { object["revalidated"] = .bool(true) }
     if cache.stored { object["stored"] = .bool(true) }
     return [("cache", .object(object))]
@@ -267,7 +268,7 @@ enum Format {
     if let download = result.exchange?.download { return downloadLine(result, download) }
     switch result.state {
     case .succeeded:
-      return "\(result.name): \(statusText(result.status)), \(size)"
+      return "\(result.name): \(statusText(result.status)), \(size)" + (note(result).map { " (\($0))" } ?? "")
     case .cancelled:
       return "\(result.name): cancelled"
     default:
@@ -324,8 +325,30 @@ enum Format {
       line += "  cancelled"
     } else if result.error != nil {
       line += "  " + failureText(result)
+    } else if let note = note(result) {
+      line += "  " + note
     }
     return line
+  }
+
+  /// Where a success came from when not simply from the network: `from cache, 42 s old`,
+  /// `stale from cache, 3 min old: the network failed: status 503 is outside 200-299`,
+  /// `revalidated (304)`, `shared with an identical request in flight`.
+  static func note(_ result: RunResult) -> String? {
+    guard let exchange = result.exchange else { return nil }
+    var notes: [String] = []
+    if exchange.fromCache, let cache = exchange.cache {
+      let age = cache.ageSeconds.map { ", " + Formatting.age($0) + " old" } ?? ""
+      if cache.stale {
+        notes.append("stale from cache\(age)" + (cache.staleBecause.map { ": the network failed: " + $0 } ?? ""))
+      } else if cache.revalidated {
+        notes.append("from cache, revalidated (304)")
+      } else {
+        notes.append("from cache\(age)")
+      }
+    }
+    if exchange.deduplicated { notes.append("shared with an identical request in flight") }
+    return notes.isEmpty ? nil : notes.joined(separator: "; ")
   }
 
   static func statusText(_ status: Int?) -> String { Formatting.status(status) }

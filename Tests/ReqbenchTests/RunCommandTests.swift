@@ -399,7 +399,9 @@ struct RunCacheTests {
     #expect(FileManager.default.fileExists(atPath: folder.path))
 
     let list = try runProcess(try reqbenchBinary, ["cache", "ls", ws])
-    #expect(list.stdout.hasPrefix("c  200  "))
+    let rows = list.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true) }
+    #expect(rows.first == ["NAME", "STATUS", "SIZE", "AGE", "FRESHNESS", "URL"])
+    #expect(rows.count == 2 && rows[1].prefix(2) == ["c", "200"] && rows[1].contains("fresh"))
     let clear = try runProcess(try reqbenchBinary, ["cache", "clear", ws, "c"])
     #expect(clear.stderr.contains("removed 1 cached response"))
     let third = try summary(try runProcess(try reqbenchBinary, ["run", ws, "c", "--json"]))
@@ -438,10 +440,11 @@ struct RunCacheTests {
     }
     #expect(try hits(key) == 2, "ada's entry served ada's second run; bob had his own")
     let listed = try runProcess(try reqbenchBinary, ["cache", "ls", ws, "--namespace", "bob"])
-    #expect(listed.stdout.split(separator: "\n").count == 1)
+    #expect(listed.stdout.split(separator: "\n").count == 2, "a header and bob's entry")
+    #expect(listed.stdout.contains("NAMESPACE"))
     let cleared = try runProcess(try reqbenchBinary, ["cache", "clear", ws, "--namespace", "ada"])
     #expect(cleared.stderr.contains("removed 1 cached response"))
-    #expect(try runProcess(try reqbenchBinary, ["cache", "ls", ws]).stdout.split(separator: "\n").count == 1)
+    #expect(try runProcess(try reqbenchBinary, ["cache", "ls", ws]).stdout.split(separator: "\n").count == 2)
 
     // Two targets naming the same request in one run: the second is refused.
     let twice = try runProcess(try reqbenchBinary, ["run", ws, "twice", "twice", "--json"])
@@ -453,6 +456,28 @@ struct RunCacheTests {
     let refused = try runProcess(try reqbenchBinary, ["run", negative, "c"])
     #expect(refused.status == 2)
     #expect(refused.stderr.contains("cache.seconds") && refused.stderr.contains("must be 0 or more"))
+  }
+
+  // The plain output says where a success came from: from the cache, stale (and why), shared.
+  @Test func plainLinesSayWhenAResponseCameFromTheCache() throws {
+    let key = uniqueKey()
+    let cache = #""cache": {"seconds": 0.3, "ignore": ["key", "fail_first"], "mode": "staleIfError"}"#
+    let ws = try workspace(
+      #"{"name": "ok", "url": "/flaky?key=\#(key)&fail_first=0", \#(cache)},"#
+        + #"{"name": "down", "url": "/flaky?key=\#(key)-down&fail_first=9", \#(cache)},"#
+        + #"{"name": "fresh", "url": "/cache?key=\#(key)", "cache": {"seconds": 60}}"#)
+    _ = try runProcess(try reqbenchBinary, ["run", ws, "ok"])
+    usleep(400_000)
+    let stale = try runProcess(try reqbenchBinary, ["run", ws, "down"])
+    #expect(stale.status == 0)
+    #expect(stale.stderr.contains("(stale from cache, 0 s old: the network failed: status 503"), "\(stale.stderr)")
+    let json = try summary(try runProcess(try reqbenchBinary, ["run", ws, "down", "--json"]))
+    #expect(json["results"]?.arrayValue?.first?["cache"]?["staleBecause"]?.stringValue?.hasPrefix("status 503") == true)
+    _ = try runProcess(try reqbenchBinary, ["run", ws, "fresh"])
+    let hit = try runProcess(try reqbenchBinary, ["run", ws, "fresh"])
+    #expect(hit.stderr.contains("fresh: 200 OK, ") && hit.stderr.contains(" (from cache, 0 s old)"), "\(hit.stderr)")
+    let lines = try runProcess(try reqbenchBinary, ["run", ws, "fresh", "ok"])
+    #expect(lines.stdout.contains("from cache, 0 s old"), "\(lines.stdout)")
   }
 
   @Test func cacheUsageErrors() throws {

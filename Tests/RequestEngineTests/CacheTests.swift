@@ -87,8 +87,10 @@ struct CacheTests {
     let truncated = agent(appVersion: "9.9.9").sendAndWait(try request(path, CachePolicy(seconds: 60, version: 2)))
     #expect(truncated.cache?.reason == .invalid)
     #expect(truncated.state == .succeeded)
-    let body = try #require(try FileManager.default.contentsOfDirectory(atPath: folder.path).first { $0.hasSuffix(".body") })
-    try Data("garbage".utf8).write(to: folder.appendingPathComponent(body))
+    // Damage every body (a damaged entry's old body may still lie about until the sweep).
+    for body in try FileManager.default.contentsOfDirectory(atPath: folder.path) where body.hasSuffix(".body") {
+      try Data("garbage".utf8).write(to: folder.appendingPathComponent(body))
+    }
     let damaged = agent(appVersion: "9.9.9").sendAndWait(try request(path, CachePolicy(seconds: 60, version: 2)))
     #expect(damaged.cache?.reason == .invalid)
   }
