@@ -62,6 +62,7 @@ public final class Agent: Sendable {
     case cancelGroup(String)
     case cancelAll
     case subscribe(UInt64, @Sendable (AgentEvent) -> Void)
+    case subscribeBatches(UInt64, @Sendable ([AgentEvent]) -> Void)
     case unsubscribe(UInt64)
     case shutdown
     /// A download's file was checked and moved into place (or not), off the engine thread.
@@ -118,6 +119,18 @@ public final class Agent: Sendable {
   public func subscribe(_ handler: @escaping @Sendable (AgentEvent) -> Void) -> Subscription {
     let token = inbox.nextToken()
     post(.subscribe(token, handler))
+    return Subscription(token: token)
+  }
+
+  /// Registers a handler for the events of one pass of the engine loop at a time, in order:
+  /// the same events as `subscribe`, handed over once per pass instead of once per event. For
+  /// a consumer on another thread this means one wake-up per pass, however many exchanges
+  /// started, progressed or ended in it. A `send` completion runs only after the batch holding
+  /// its `finished` event was handed over. Handlers run on the engine thread.
+  @discardableResult
+  public func subscribeBatches(_ handler: @escaping @Sendable ([AgentEvent]) -> Void) -> Subscription {
+    let token = inbox.nextToken()
+    post(.subscribeBatches(token, handler))
     return Subscription(token: token)
   }
 

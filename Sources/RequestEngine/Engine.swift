@@ -164,6 +164,9 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
   /// When each throttled request was last accepted (monotonic seconds), by identity key.
   private var lastAccepted: [String: (at: Double, window: Double)] = [:]
   private var subscribers: [(token: UInt64, handler: @Sendable (AgentEvent) -> Void)] = []
+  private var batchSubscribers: [(token: UInt64, handler: @Sendable ([AgentEvent]) -> Void)] = []
+  /// Events of this pass of the loop, for the batch subscribers.
+  private var batch: [AgentEvent] = []
   private var sequence: UInt64 = 0
   private var stopping = false
   /// Downloads being finalized off the engine thread, by job.
@@ -188,6 +191,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       if stopping {
         cancelEverything()
         publishCounts()
+        deliverBatch()
         return
       }
       promoteDueRetries()
@@ -199,6 +203,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       enforceIdleTimeouts()
       startQueued()
       publishCounts()
+      deliverBatch()
       curl_multi_poll(multi, nil, 0, pollTimeout(), nil)
     }
   }
@@ -226,8 +231,11 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       cancelEverything()
     case .subscribe(let token, let handler):
       subscribers.append((token, handler))
+    case .subscribeBatches(let token, let handler):
+      batchSubscribers.append((token, handler))
     case .unsubscribe(let token):
       subscribers.removeAll { $0.token == token }
+      batchSubscribers.removeAll { $0.token == token }
     case .shutdown:
       stopping = true
     case .downloadFinalized(let job, let result):
@@ -880,7 +888,11 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       deduplicated: record.primary != nil, cache: cache, download: download)
     publishCounts()
     emit(.finished(result))
-    record.completion?(result)
+    if let completion = record.completion {
+      // A completion comes after every subscriber saw the `finished` event, batch ones too.
+      deliverBatch()
+      completion(result)
+    }
     guard shareWithFollowers else { return }
     let followers = record.followers
     record.followers = []
@@ -904,6 +916,15 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
 
   private func emit(_ event: AgentEvent) {
     for subscriber in subscribers { subscriber.handler(event) }
+    if !batchSubscribers.isEmpty { batch.append(event) }
+  }
+
+  /// Hands this pass's events to the batch subscribers.
+  private func deliverBatch() {
+    guard !batch.isEmpty else { return }
+    let events = batch
+    batch.removeAll(keepingCapacity: true)
+    for subscriber in batchSubscribers { subscriber.handler(events) }
   }
 
   private func publishCounts() {

@@ -17,6 +17,16 @@ final class BlockingQueue<Element>: @unchecked Sendable {
     if wake { condition.signal() }
   }
 
+  /// Several items with one hand-over (at most one wake-up of the waiting thread).
+  func push(contentsOf batch: [Element]) {
+    guard !batch.isEmpty else { return }
+    condition.lock()
+    items.append(contentsOf: batch)
+    let wake = waiting
+    condition.unlock()
+    if wake { condition.signal() }
+  }
+
   func popAll() -> [Element] {
     condition.lock()
     defer { condition.unlock() }

@@ -47,12 +47,15 @@ struct FlowCommand {
 
     let queue = BlockingQueue<Message>()
     let json = options.json
-    agent.subscribe { event in
-      switch event {
-      case .finished: queue.push(.agent(event))
-      case .headers: break
-      default: if json { queue.push(.agent(event)) }  // lines need only the ends
-      }
+    // One hand-over per pass of the engine loop, however many exchanges ended in it.
+    agent.subscribeBatches { batch in
+      queue.push(contentsOf: batch.compactMap { event in
+        switch event {
+        case .finished: .agent(event)
+        case .headers: nil
+        default: json ? .agent(event) : nil  // lines need only the ends
+        }
+      })
     }
     let interrupted = Locked(false)
     let runs = Locked<[FlowRunner.Run]>([])

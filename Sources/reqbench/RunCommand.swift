@@ -75,12 +75,15 @@ struct RunCommand {
 
     let events = BlockingQueue<AgentEvent>()
     let wantsProgress = reporter.wantsProgress
-    agent.subscribe { event in
-      switch event {
-      case .finished: events.push(event)
-      case .headers: break
-      default: if wantsProgress { events.push(event) }
-      }
+    // One hand-over per pass of the engine loop, however many exchanges ended in it.
+    agent.subscribeBatches { batch in
+      events.push(contentsOf: batch.filter { event in
+        switch event {
+        case .finished: true
+        case .headers: false
+        default: wantsProgress
+        }
+      })
     }
 
     // Each request is sent as soon as it is built, so the engine works while the rest are built.
