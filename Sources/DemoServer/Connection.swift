@@ -1,3 +1,4 @@
+import Foundation
 import Digest
 /// Serves the requests of one connection, one after another (keep-alive, pipelining).
 final class ConnectionHandler {
@@ -10,6 +11,59 @@ final class ConnectionHandler {
   /// Request body bytes kept in memory (for the echo and JSON parsing); the rest is only counted
   /// and hashed.
   static let maxRetainedBody = 16 * 1024 * 1024
+
+  /// `CONNECT host:port` (an HTTPS proxy's tunnel, for tests of `HTTPS_PROXY`): to loopback
+  /// only; counted under the key `connect` with the target in `/log?key=connect`. Bytes are
+  /// copied both ways until either side closes.
+  private func tunnel(_ request: Request) {
+    let token = app.tracker.begin(key: "connect", method: "CONNECT", target: request.target, headers: request.headersJSON).token
+    var completed = false
+    defer { app.tracker.end(token, completed: completed) }
+    guard let colon = request.target.lastIndex(of: ":"), let port = UInt16(request.target[request.target.index(after: colon)...])
+    else {
+      refuse(400, "CONNECT needs host:port")
+      return
+    }
+    let host = request.target[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    guard ["127.0.0.1", "localhost"].contains(host), inet_pton(AF_INET, "127.0.0.1", &address.sin_addr) == 1 else {
+      refuse(403, "this test proxy tunnels to 127.0.0.1 only")
+      return
+    }
+    let upstream = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard upstream >= 0 else { return }
+    defer { close(upstream) }
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else {
+      refuse(502, "cannot connect to \(request.target)")
+      return
+    }
+    do {
+      try socket.send(Array("HTTP/1.1 200 Connection Established\r\n\r\n".utf8))
+    } catch {
+      return
+    }
+    var fds = [pollfd(fd: socket.fd, events: Int16(POLLIN), revents: 0), pollfd(fd: upstream, events: Int16(POLLIN), revents: 0)]
+    var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+    pump: while !isStopping() {
+      guard poll(&fds, 2, 200) >= 0 else { break }
+      for (from, to) in [(0, 1), (1, 0)] where fds[from].revents != 0 {
+        let n = chunk.withUnsafeMutableBytes { recv(fds[from].fd, $0.baseAddress, $0.count, 0) }
+        if n <= 0 { break pump }
+        var sent = 0
+        while sent < n {
+          let w = chunk.withUnsafeBytes { Glibc.send(fds[to].fd, $0.baseAddress! + sent, n - sent, Int32(MSG_NOSIGNAL)) }
+          if w <= 0 { break pump }
+          sent += w
+        }
+      }
+    }
+    completed = true
+  }
 
   init(socket: ClientSocket, app: App, isStopping: @escaping () -> Bool) {
     self.socket = socket
@@ -44,6 +98,11 @@ final class ConnectionHandler {
       framing = try bodyFraming(of: request)
     } catch {
       refuse(error.status, error.message)
+      return false
+    }
+
+    if request.method == "CONNECT" {
+      tunnel(request)
       return false
     }
 

@@ -182,6 +182,30 @@ struct RunCommandTests {
     #expect(direct.stderr.contains("far: failed: cannot resolve host"))
   }
 
+  /// HTTPS_PROXY from the environment: an https URL goes through the proxy's CONNECT tunnel (the
+  /// fixture server tunnels to loopback and logs each CONNECT under the key `connect`), TLS
+  /// verified end to end against the nginx server's CA; NO_PROXY sends it directly.
+  @Test func httpsProxyEnvironmentTunnels() throws {
+    let ca = try #require(ProcessInfo.processInfo.environment["REQBENCH_TLS_CA"], "REQBENCH_TLS_CA is not set")
+    let target = try TestServer.nginxTLS.url("/1k.bin")
+    let authority = try #require(URL(string: target)).port.map { "127.0.0.1:\($0)" }
+    let ws = try workspace(#"{"name": "secure", "url": "\#(target)", "tls": {"ca": "\#(ca)"}}"#)
+    func connects() throws -> Int {
+      try fixtureJSON("/log?key=connect").arrayValue?.filter { $0["target"]?.stringValue == authority }.count ?? 0
+    }
+    let before = try connects()
+    let environment = ["HTTPS_PROXY": try TestServer.fixture.baseURL, "https_proxy": "", "NO_PROXY": "", "no_proxy": ""]
+    let tunnelled = try runProcess(try reqbenchBinary, ["run", ws, "secure"], environment: environment)
+    #expect(tunnelled.status == 0, "\(tunnelled.stderr)")
+    #expect(tunnelled.stderr.contains("secure: 200 OK, 1.0 KB"), "\(tunnelled.stderr)")
+    #expect(try connects() == before + 1, "one CONNECT \(authority ?? "") through the proxy")
+    var bypass = environment
+    bypass["NO_PROXY"] = "127.0.0.1"
+    let direct = try runProcess(try reqbenchBinary, ["run", ws, "secure"], environment: bypass)
+    #expect(direct.status == 0, "\(direct.stderr)")
+    #expect(try connects() == before + 1, "NO_PROXY: no CONNECT")
+  }
+
   @Test func allRunsEveryRequestAndConcurrencyLimits() throws {
     let key = uniqueKey()
     let requests = (0..<6).map { #"{"name": "r\#($0)", "url": "/delay/0.3?key=\#(key)", "dedup": false}"# }.joined(separator: ",")
