@@ -42,22 +42,15 @@ import Workspace
     #expect(try json(text(ws.encoded()))["name"] == "renamed")
   }
 
-  @Test func theOutputIsPrettyJSONWithATrailingNewline() throws {
-    let ws = try workspace(#"{"version":1,"name":"n","requests":[{"name":"a","url":"/x"}]}"#)
+  /// A file keeps its own layout (here: compact, no trailing newline); what is added follows it.
+  @Test func theOutputKeepsTheFilesLayout() throws {
+    let compact = #"{"version":1,"name":"n","requests":[{"name":"a","url":"/x"}]}"#
+    var ws = try workspace(compact)
+    #expect(text(ws.encoded()) == compact)
+    try ws.add(RequestTemplate(name: "b", url: "/y"))
     #expect(
-      text(ws.encoded()) == """
-        {
-          "version": 1,
-          "name": "n",
-          "requests": [
-            {
-              "name": "a",
-              "url": "/x"
-            }
-          ]
-        }
-
-        """)
+      text(ws.encoded())
+        == #"{"version":1,"name":"n","requests":[{"name":"a","url":"/x"}, {"name": "b", "method": "GET", "url": "/y"}]}"#)
   }
 
   @Test func aChangedFieldIsWrittenInPlaceAndUnknownKeysStay() throws {
