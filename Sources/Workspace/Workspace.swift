@@ -26,6 +26,8 @@ public struct Workspace: Sendable, Equatable {
   /// filters); a request's own values win.
   public var defaults: RequestDefaults
   public var agent: AgentSettings
+  /// How much history `run` and the TUI keep (the `history` key).
+  public var history: HistorySettings = HistorySettings()
   /// The retry policy of requests that have none of their own; nil for no retries.
   public var retry: RetryPolicy?
   /// The values of `{{variables}}` when neither an override nor the environment sets them.

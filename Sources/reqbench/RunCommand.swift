@@ -70,7 +70,7 @@ struct RunCommand {
     }
 
     // Every finished exchange goes to the workspace's history, written on a background queue.
-    let history: HistoryStore? = options.history ? HistoryStore(folder: StateFolder.history(in: stateFolder)) : nil
+    let history: HistoryStore? = options.history ? HistoryStore(folder: StateFolder.history(in: stateFolder), limits: workspace.history.limits) : nil
     let historyWarning = Locked(false)
 
     let events = BlockingQueue<AgentEvent>()

@@ -238,6 +238,34 @@ struct HistoryCommandTests {
     #expect(result.stderr.contains(message), "\(result.stderr)")
   }
 
+  /// The workspace's `"history": {"perRequest": N}` bounds what `run` keeps: the oldest go.
+  @Test func theWorkspacesBoundDropsTheOldest() throws {
+    let ws = root.appendingPathComponent("small.json")
+    try """
+      {"version": 1, "baseURL": "\(try TestServer.fixture.baseURL)", "history": {"perRequest": 2, "maxMB": 50},
+       "requests": [{"name": "n", "url": "/anything", "query": {"i": "{{i}}"}}]}
+      """.write(to: ws, atomically: true, encoding: .utf8)
+    for i in 1...4 {
+      let run = try runProcess(try reqbenchBinary, ["run", ws.path, "n", "--var", "i=\(i)"])
+      #expect(run.status == 0, "\(run.stderr)")
+    }
+    let listed = try runProcess(try reqbenchBinary, ["history", ws.path, "--json"])
+    let urls = listed.stdout.split(separator: "\n").compactMap { try? JSONParser.parse(String($0))["url"]?.stringValue }
+    #expect(urls.count == 2, "\(listed.stdout)")
+    #expect(urls.map { $0.hasSuffix("i=4") || $0.hasSuffix("i=3") } == [true, true], "\(urls)")
+  }
+
+  @Test func historyBoundsAreValidated() throws {
+    let ws = root.appendingPathComponent("bad.json")
+    try #"{"version": 1, "history": {"perRequest": -1, "maxMB": 0, "days": 3}, "requests": []}"#
+      .write(to: ws, atomically: true, encoding: .utf8)
+    let run = try runProcess(try reqbenchBinary, ["history", ws.path])
+    #expect(run.status == 2)
+    #expect(run.stderr.contains("history.perRequest: must be 0 or more, found -1"), "\(run.stderr)")
+    #expect(run.stderr.contains("history.maxMB: must be more than 0"), "\(run.stderr)")
+    #expect(run.stderr.contains(#"history.days: unknown key"#), "\(run.stderr)")
+  }
+
   @Test func helpDescribesTheCommand() throws {
     defer { try? FileManager.default.removeItem(at: root) }
     let result = try history(["--help"])

@@ -68,6 +68,17 @@ import Workspace
     #expect(out["x-owner"] == (try json(#"{"team": "api", "tags": ["a", "b"]}"#)))
   }
 
+  @Test func historyBoundsRoundTrip() throws {
+    var ws = try workspace(#"{"version": 1, "history": {"perRequest": 5}, "requests": []}"#)
+    #expect(ws.history == HistorySettings(perRequest: 5, maxMB: 200))
+    #expect(ws.history.limits.totalBytes == 200 << 20)
+    ws.history.maxMB = 0.5
+    let out = text(ws.encoded())
+    #expect(out == #"{"version": 1, "history": {"perRequest": 5, "maxMB": 0.5}, "requests": []}"#)
+    #expect(try workspace(out).history == HistorySettings(perRequest: 5, maxMB: 0.5))
+    #expect(try workspace(#"{"version": 1}"#).history == HistorySettings())
+  }
+
   @Test func changingTheMethodWritesItUpperCase() throws {
     var ws = try workspace(withUnknownKeys)
     ws.requests[0].method = .DELETE
