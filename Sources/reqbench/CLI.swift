@@ -25,6 +25,9 @@ enum CLI {
     case .help:
       Output.standard.line(Arguments.usage)
       return ExitStatus.success
+    case .runHelp:
+      Output.standard.line(Arguments.runUsage)
+      return ExitStatus.success
     case .version:
       Output.standard.line("reqbench \(reqbenchVersion)")
       return ExitStatus.success
