@@ -541,11 +541,13 @@ public final class ResponseCache: @unchecked Sendable {
   }
 }
 
-/// Cache files: atomic by rename, without fsync (a cache is always rebuildable).
+/// Cache files: atomic by rename, without fsync (a cache is always rebuildable). `durable` adds
+/// an fsync of the temporary file before the rename (the download sidecar: small state that is
+/// not rebuildable).
 enum CacheFile {
   struct WriteError: Error {}
 
-  static func write(_ bytes: [UInt8], to url: URL) throws {
+  static func write(_ bytes: [UInt8], to url: URL, durable: Bool = false) throws {
     let temporary = url.deletingLastPathComponent().path
       + "/.\(url.lastPathComponent).tmp-\(String(UInt64.random(in: .min ... .max), radix: 16))"
     let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
@@ -560,6 +562,11 @@ enum CacheFile {
         throw WriteError()
       }
       offset += written
+    }
+    if durable && fsync(fd) != 0 {
+      close(fd)
+      unlink(temporary)
+      throw WriteError()
     }
     close(fd)
     if rename(temporary, url.path) != 0 {

@@ -34,6 +34,9 @@ public struct ExchangeRow: Sendable {
   public var downloadTarget: String?
   /// A later exchange took over this download's file (resuming it): no longer resumable here.
   public var superseded = false
+  /// The request's secrets (as sent, with their wire forms): the viewer masks them in what it
+  /// draws of the response, which a server may echo them in.
+  public var secrets: [String] = []
 
   public var bytes: Int {
     if let download = result?.download { return Int(download.bytes) }

@@ -116,6 +116,7 @@ extension AppState {
       }
       row.context = context.isEmpty ? nil : context.joined(separator: " › ")
       row.downloadTarget = request.download?.path
+      row.secrets = request.secrets
       if let target = row.downloadTarget {
         // This exchange carries on with the file: older rows of it are no longer resumable.
         for i in exchanges.indices where exchanges[i].downloadTarget == target { exchanges[i].superseded = true }

@@ -348,7 +348,7 @@ struct Painter {
     let content = Rect(x: area.x + 1, y: area.y + 2, width: max(0, area.width - 1), height: max(0, area.height - 2))
     switch state.viewer.tab {
     case .body: body(&buffer, content, row)
-    case .headers: headers(&buffer, content, response)
+    case .headers: headers(&buffer, content, response, row)
     case .timing: timing(&buffer, content, row)
     }
   }
@@ -465,8 +465,11 @@ struct Painter {
     var index = state.viewer.scroll
     let textWidth = max(1, area.width - gutter)
     let (count, _) = document.lineCount(atLeast: state.viewer.scroll + area.height)
+    // A server may echo the request's secrets (httpbin's /anything): masked in each visible line
+    // as it is drawn, so the screen never shows one (`w` still writes the body as received).
+    let redaction = Self.redaction(row)
     while y < area.y + area.height && index < count {
-      let line = document.line(index)
+      let line = redaction?.apply(document.line(index)) ?? document.line(index)
       let pieces = state.viewer.wrap ? TextWidth.wrap(ControlEscaping.visible(line), width: textWidth) : [line]
       for (n, piece) in pieces.enumerated() where y < area.y + area.height {
         if n == 0 {
@@ -495,16 +498,25 @@ struct Painter {
     }
   }
 
-  func headers(_ buffer: inout ScreenBuffer, _ area: Rect, _ response: Response?) {
+  /// What masks the secrets of `row`'s request; nil when it has none.
+  static func redaction(_ row: ExchangeRow) -> Redaction? {
+    let secrets = row.secrets + (row.result?.request.secrets ?? [])
+    return secrets.isEmpty ? nil : Redaction(secrets: secrets)
+  }
+
+  func headers(_ buffer: inout ScreenBuffer, _ area: Rect, _ response: Response?, _ row: ExchangeRow) {
     guard let response else {
       buffer.put("no response headers", x: area.x, y: area.y, style: theme.dim)
       return
     }
+    let redaction = Self.redaction(row)
     let fields = response.headers.fields
     let nameWidth = min(28, (fields.map { TextWidth.of($0.name) }.max() ?? 0) + 1)
     for (line, field) in fields.dropFirst(state.viewer.scroll).prefix(area.height).enumerated() {
       buffer.put(TextWidth.pad(field.name + ":", to: nameWidth + 1), x: area.x, y: area.y + line, style: theme.json(.key))
-      buffer.put(field.value, x: area.x + nameWidth + 2, y: area.y + line, maxWidth: area.width - nameWidth - 2)
+      buffer.put(
+        redaction?.apply(field.value) ?? field.value, x: area.x + nameWidth + 2, y: area.y + line,
+        maxWidth: area.width - nameWidth - 2)
     }
   }
 

@@ -214,6 +214,25 @@ public struct AgentSettings: Sendable, Equatable, Hashable {
   }
 }
 
+/// How much history the workspace keeps: `{"perRequest": 50, "maxMB": 200}`; the oldest
+/// entries are dropped first.
+public struct HistorySettings: Sendable, Equatable, Hashable {
+  /// Entries kept per request name; 0 records none.
+  public var perRequest: Int
+  /// Megabytes on disk over all requests (may be fractional).
+  public var maxMB: Double
+
+  public init(perRequest: Int = 50, maxMB: Double = 200) {
+    self.perRequest = perRequest
+    self.maxMB = maxMB
+  }
+
+  /// The history store's limits for these settings.
+  public var limits: HistoryStore.Limits {
+    HistoryStore.Limits(perRequest: perRequest, totalBytes: Int((maxMB * 1_048_576).rounded()))
+  }
+}
+
 /// A named value that fills `{{name}}` placeholders.
 public struct Variable: Sendable, Equatable, Hashable {
   public var name: String

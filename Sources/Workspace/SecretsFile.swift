@@ -81,27 +81,50 @@ public struct SecretsFile: Sendable, Equatable {
     object[name] = value.map { .string($0) }
   }
 
-  /// Writes the file atomically with mode 0600 and makes sure the folder's `.gitignore` lists it.
+  /// Writes the file atomically with mode 0600, after making sure the folder's `.gitignore` lists
+  /// it and its temporary files (so the secret is ignored by git before it is on disk), and
+  /// removes temporary files a killed earlier write left (`.NAME.secrets.json.tmp-…`).
   public func save() throws(FileError) {
     guard let url else {
       throw FileError(path: "", message: "these secrets have no file to be saved to", reason: "no file")
     }
-    try AtomicFile.write(Array((JSONSerializer.pretty(.object(object)) + "\n").utf8), to: url, permissions: 0o600)
     try SecretsFile.ignoreInGit(url)
+    SecretsFile.removeLeftovers(of: url)
+    try AtomicFile.write(Array((JSONSerializer.pretty(.object(object)) + "\n").utf8), to: url, permissions: 0o600)
   }
 
-  /// Adds `NAME.secrets.json` to the `.gitignore` beside it unless a line already covers it.
+  /// The `.gitignore` line that covers the temporary files of every secrets file's writes.
+  static let temporaryPattern = ".*.secrets.json.tmp-*"
+
+  /// Removes `.NAME.tmp-*` beside `file`: what a write killed before its rename leaves.
+  static func removeLeftovers(of file: URL) {
+    let folder = file.deletingLastPathComponent()
+    let prefix = "." + file.lastPathComponent + ".tmp-"
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
+    for name in names where name.hasPrefix(prefix) {
+      unlink(folder.appendingPathComponent(name).path)
+    }
+  }
+
+  /// Adds `NAME.secrets.json` and the temporary files' pattern to the `.gitignore` beside it
+  /// unless lines already cover them.
   static func ignoreInGit(_ file: URL) throws(FileError) {
     let ignore = file.deletingLastPathComponent().appendingPathComponent(".gitignore")
     let name = file.lastPathComponent
     var text = ""
+    var lines: [String] = []
     if FileManager.default.fileExists(atPath: ignore.path) {
       text = String(decoding: try FileAccess.read(ignore), as: UTF8.self)
-      let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
-      if lines.contains(name) || lines.contains("/" + name) || lines.contains("*.secrets.json") { return }
-      if !text.isEmpty && !text.hasSuffix("\n") { text += "\n" }
+      lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
     }
-    text += "# secrets of reqbench workspaces: never commit them\n\(name)\n"
+    var missing: [String] = []
+    if !(lines.contains(name) || lines.contains("/" + name) || lines.contains("*.secrets.json")) {
+      missing.append(name)
+    }
+    if !lines.contains(temporaryPattern) { missing.append(temporaryPattern) }
+    if missing.isEmpty { return }
+    if !text.isEmpty && !text.hasSuffix("\n") { text += "\n" }
+    text += "# secrets of reqbench workspaces: never commit them\n" + missing.map { $0 + "\n" }.joined()
     try AtomicFile.write(Array(text.utf8), to: ignore)
   }
 }

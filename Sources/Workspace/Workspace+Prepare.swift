@@ -276,7 +276,7 @@ private final class VariableScope {
           + "`reqbench secrets set WORKSPACE \(secret)` or export \(variable)")
     }
     if let value = environment?.value(of: name) ?? variables.value(of: name) {
-      return value
+      return try fillIn(name, value, in: place)
     }
     throw PrepareError(
       code: .undefinedVariable(name), request: request,
@@ -284,6 +284,45 @@ private final class VariableScope {
         "undefined variable {{\(name)}} in \(place); "
         + "define it with --var \(name)=… or in \"variables\""
     )
+  }
+
+  /// The environment and workspace variables being filled in, outermost first.
+  private var filling: [String] = []
+  /// Their values once filled in.
+  private var filled: [String: String] = [:]
+  /// Where the outermost of them is used (`url`), for errors.
+  private var fillingPlace = ""
+  /// How deep a variable's value may refer to other variables.
+  static let maxNesting = 10
+
+  /// An environment or workspace variable's value with its own `{{variables}}` filled in
+  /// (`"auth": "Bearer {{secret.token}}"`, `"baseUrl": "{{host}}/v1"`), to `maxNesting` levels.
+  /// A variable reached again while its own value is being filled in is a cycle, an error naming
+  /// the chain. Secrets reached this way are masked like any other.
+  private func fillIn(_ name: String, _ value: String, in place: String) throws(PrepareError)
+    -> String
+  {
+    guard value.utf8.contains(UInt8(ascii: "{")) else { return value }
+    if let done = filled[name] { return done }
+    if filling.isEmpty { fillingPlace = place }
+    let place = fillingPlace
+    if let start = filling.firstIndex(of: name) {
+      let chain = (filling[start...] + [name]).map { "{{\($0)}}" }.joined(separator: " → ")
+      throw PrepareError(
+        code: .invalidTemplate, request: request,
+        message: "\(place): the variables refer to each other in a cycle: \(chain)")
+    }
+    if filling.count >= VariableScope.maxNesting {
+      let chain = (filling + [name]).map { "{{\($0)}}" }.joined(separator: " → ")
+      throw PrepareError(
+        code: .invalidTemplate, request: request,
+        message: "\(place): variables nested more than \(VariableScope.maxNesting) deep: \(chain)")
+    }
+    filling.append(name)
+    defer { filling.removeLast() }
+    let result = try render(value, in: "the value of {{\(name)}} (used in \(place))")
+    filled[name] = result
+    return result
   }
 
   /// Every secret used, as written and as it appears on the wire (percent-encoded in URLs and form

@@ -26,6 +26,8 @@ public struct Workspace: Sendable, Equatable {
   /// filters); a request's own values win.
   public var defaults: RequestDefaults
   public var agent: AgentSettings
+  /// How much history `run` and the TUI keep (the `history` key).
+  public var history: HistorySettings = HistorySettings()
   /// The retry policy of requests that have none of their own; nil for no retries.
   public var retry: RetryPolicy?
   /// The values of `{{variables}}` when neither an override nor the environment sets them.
@@ -45,6 +47,8 @@ public struct Workspace: Sendable, Equatable {
 
   /// The JSON object the workspace was read from (see `json`).
   var source: JSONObject
+  /// The text it was read from: a save writes the new JSON over it (see `encoded()`).
+  var sourceText = SourceText()
   /// The name taken from the file's name when the file has no `name` (then none is written).
   var nameFromFileName: String?
 
@@ -97,7 +101,8 @@ public struct Workspace: Sendable, Equatable {
     // The usual case, a valid file, needs no locations; only when there are problems is the file
     // parsed again recording where every value starts, so each problem points into the file.
     var fast = WorkspaceReader()
-    if let workspace = fast.workspace(root, defaultName: defaultName(for: file)), fast.problems.isEmpty {
+    if var workspace = fast.workspace(root, defaultName: defaultName(for: file)), fast.problems.isEmpty {
+      workspace.sourceText = SourceText(bytes)
       return workspace
     }
     let document = (try? JSONParser.parseDocument(bytes)) ?? JSONDocument(root: root, locations: [:])
@@ -122,10 +127,16 @@ public struct Workspace: Sendable, Equatable {
 
   // MARK: - Writing
 
-  /// The file's new content: pretty JSON (2-space indent) ending in a newline, keys the app does
-  /// not know kept where they were.
+  /// The file's new content. A workspace read from a file is written over that file's text
+  /// (`JSONTextEditor`): every value the model did not change keeps its text byte for byte, and
+  /// only changed, added or removed members are written, new ones in the style of their
+  /// neighbours. A new workspace is pretty JSON (2-space indent) ending in a newline.
   public func encoded() -> [UInt8] {
-    Array((JSONSerializer.pretty(json) + "\n").utf8)
+    let json = json
+    if let bytes = sourceText.bytes, let edited = JSONTextEditor.write(json, over: bytes) {
+      return edited
+    }
+    return Array((JSONSerializer.pretty(json) + "\n").utf8)
   }
 
   /// Writes `encoded()` atomically: a reader sees the old file or the new one, never a mix.
@@ -176,4 +187,12 @@ public struct Workspace: Sendable, Equatable {
         "another request is already named \(JSONSerializer.quote(name)); names must be unique")
     }
   }
+}
+
+/// The bytes a workspace was read from. Layout is not part of a workspace's value: two workspaces
+/// read from differently formatted files of the same JSON are equal.
+struct SourceText: Sendable, Equatable {
+  var bytes: [UInt8]?
+  init(_ bytes: [UInt8]? = nil) { self.bytes = bytes }
+  static func == (lhs: SourceText, rhs: SourceText) -> Bool { true }
 }

@@ -249,6 +249,9 @@ struct WorkspaceReader {
         workspace.agent = agent
       }
       if let value = present("retry") { workspace.retry = r.retry(value, at("retry")) }
+      if let value = present("history"), let history = r.history(value, at("history")) {
+        workspace.history = history
+      }
       if let value = present("variables"), let variables = r.variables(value, at("variables")) {
         workspace.variables = variables
       }
@@ -434,6 +437,28 @@ struct WorkspaceReader {
       }
     }
     return ok ? agent : nil
+  }
+
+  /// `{"perRequest": 50, "maxMB": 200}`: a whole number from 0, and megabytes above 0.
+  mutating func history(_ value: JSONValue, _ path: JSONPath) -> HistorySettings? {
+    guard let object = object(value, path) else { return nil }
+    var history = HistorySettings()
+    let ok = clean { r in
+      for member in object.members {
+        let at = path.appending(member.key)
+        switch member.key {
+        case "perRequest":
+          if let n = r.int(member.value, at, atLeast: 0) { history.perRequest = n }
+        case "maxMB":
+          if let mb = r.number(member.value, at) {
+            if mb > 0 && mb.isFinite { history.maxMB = mb } else { r.fail(at, "must be more than 0, found \(mb)") }
+          }
+        default:
+          r.fail(at, "unknown key; \"history\" holds \"perRequest\" and \"maxMB\"")
+        }
+      }
+    }
+    return ok ? history : nil
   }
 
   /// `{"name": "value"}`; numbers and booleans are taken as their text (`"id": 1`).

@@ -69,6 +69,9 @@ extension Workspace {
       encode: { agent, old in agent.json(merging: old) })
     w.write("retry", retry, read: { $0.retry($1, $2) }, encode: { $0.json(merging: $1) })
     w.write(
+      "history", history, default: HistorySettings(), read: { $0.history($1, $2) },
+      encode: { history, old in history.json(merging: old) })
+    w.write(
       "variables", variables, default: [], read: { $0.variables($1, $2) },
       encode: { variables, old in variables.json(merging: old) })
     w.write(
@@ -221,6 +224,20 @@ extension AgentSettings {
       read: { $0.int($1, $2, atLeast: 1) }, encode: { v, _ in .number(v) })
     w.write(
       "maxPerHost", maxPerHost, default: defaults.maxPerHost, read: { $0.int($1, $2, atLeast: 1) },
+      encode: { v, _ in .number(v) })
+    return .object(w.object)
+  }
+}
+
+extension HistorySettings {
+  func json(merging old: JSONValue?) -> JSONValue {
+    let defaults = HistorySettings()
+    var w = ObjectWriter(old)
+    w.write(
+      "perRequest", perRequest, default: defaults.perRequest, read: { $0.int($1, $2, atLeast: 0) },
+      encode: { v, _ in .number(v) })
+    w.write(
+      "maxMB", maxMB, default: defaults.maxMB, read: { $0.number($1, $2) },
       encode: { v, _ in .number(v) })
     return .object(w.object)
   }

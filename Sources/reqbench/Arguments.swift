@@ -5,6 +5,8 @@ enum Invocation: Equatable {
   /// The TUI on a workspace (`--demo`: with the embedded demo server).
   case tui(TUIOptions)
   case help
+  /// `run --help`.
+  case runHelp
   case version
   /// `import`, `export`, `history`, `secrets`: each parses its own arguments.
   case importRequests([String])
@@ -111,12 +113,42 @@ enum Arguments {
     130 interrupted.
     """
 
+  static let runUsage = """
+    usage: reqbench run WORKSPACE TARGET... [--env NAME] [--var KEY=VALUE]... [--json]
+                        [--concurrency N] [--state-dir DIR] [--no-history] [--from-step N]
+           reqbench run WORKSPACE --all [options]
+
+    Sends the named requests, batches and chains of WORKSPACE (a TARGET ending in / is a folder:
+    every request in it) through the agent and reports them. One request: the body goes to
+    stdout and a status line to stderr. Several: one line per exchange as it finishes.
+      --all        every request of the workspace, in file order
+      --env NAME   select the environment NAME of the workspace
+      --var K=V    set the variable K (wins over environments and "variables"); repeatable
+      --json       one JSON object per event on stdout, then a summary line
+      --concurrency N
+                   at most N transfers at once, overall and per host
+      --state-dir DIR
+                   where history and the cache live; default .reqbench/NAME/ beside NAME.json
+      --no-history don't record the exchanges in the workspace's history
+      --from-step N
+                   start chains at step N (resume one; give what earlier steps captured with --var)
+
+    Exit status: 0 all succeeded, 1 any failed or was cancelled, 2 usage or workspace error,
+    130 interrupted.
+    """
+
   static func parse(_ args: [String]) throws(UsageError) -> Invocation {
     guard let first = args.first else { return .tui(TUIOptions()) }
     switch first {
     case "-h", "--help", "help": return .help
     case "--version", "-V": return .version
-    case "run": return .run(try parseRun(Array(args.dropFirst())))
+    case "run":
+      let rest = Array(args.dropFirst())
+      // `--help` anywhere before a `--`: the usage of run.
+      if rest.prefix(while: { $0 != "--" }).contains(where: { $0 == "--help" || $0 == "-h" }) {
+        return .runHelp
+      }
+      return .run(try parseRun(rest))
     case "demo-server": return try parseDemoServer(Array(args.dropFirst()))
     case "import": return .importRequests(Array(args.dropFirst()))
     case "export": return .export(Array(args.dropFirst()))

@@ -25,6 +25,9 @@ enum CLI {
     case .help:
       Output.standard.line(Arguments.usage)
       return ExitStatus.success
+    case .runHelp:
+      Output.standard.line(Arguments.runUsage)
+      return ExitStatus.success
     case .version:
       Output.standard.line("reqbench \(reqbenchVersion)")
       return ExitStatus.success
@@ -118,7 +121,7 @@ enum CLI {
     let agent = makeAgent(for: workspace, stateFolder: stateFolder, concurrency: nil)
     var state = AppState(workspace: workspace, workspaceFile: path, sources: sources)
     state.restorePendingDownloads(agent.configuration.downloads.pending())
-    let history = HistoryStore(folder: StateFolder.history(in: stateFolder))
+    let history = HistoryStore(folder: StateFolder.history(in: stateFolder), limits: workspace.history.limits)
     return TUIRuntime(state: state, workspaceURL: url, agent: agent, history: history, backend: backend).run()
   }
 

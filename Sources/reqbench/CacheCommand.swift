@@ -9,6 +9,14 @@ enum CacheCommand {
   static let usage = "reqbench cache ls|clear WORKSPACE [TARGET] [--namespace VALUE] [--state-dir DIR]"
 
   static func run(_ args: [String]) -> Int32 {
+    if args.contains("--help") || args.contains("-h") {
+      Output.standard.line(
+        "usage: " + usage + "\n"
+          + "  ls      lists the cached responses (of TARGET, or of --namespace VALUE)\n"
+          + "  clear   removes them")
+      Output.standard.flush()
+      return ExitStatus.success
+    }
     var reader = ArgumentReader(args)
     var stateDirectory: String?
     var namespace: String?

@@ -8,10 +8,14 @@ import Workspace
 enum ExportCommand {
   static let usage = """
     usage: reqbench export curl WORKSPACE TARGET... [--env NAME] [--var K=V]... [--reveal-secrets]
-           reqbench export http WORKSPACE TARGET...
+           reqbench export http WORKSPACE TARGET... [--env NAME]
       curl   one curl command per request, as reqbench would send it; secrets show as ••••
              unless --reveal-secrets
-      http   an .http file (JetBrains HTTP Client, VS Code REST Client) with {{variables}} kept
+      http   an .http file (JetBrains HTTP Client, VS Code REST Client) with {{variables}} kept,
+             that runs on its own: @name = value lines for the variables it needs (of --env
+             NAME, else the workspace's environment; secrets stay {{secret.NAME}}), absolute
+             URLs ({{baseURL}}/path), and a # @reqbench {…} line for the fields only reqbench
+             knows (priority, cache, validate, retry…), which import http reads back
     """
 
   enum Format: String, CaseIterable {
@@ -37,7 +41,6 @@ enum ExportCommand {
       switch option {
       case "--env":
         environment = try reader.value(for: option)
-        curlOnly = curlOnly ?? option
       case "--var":
         variables.append(try Arguments.variable(try reader.value(for: option)))
         curlOnly = curlOnly ?? option
@@ -64,7 +67,7 @@ enum ExportCommand {
     if format == .http, let curlOnly {
       throw UsageError(
         message: "\(curlOnly) applies to export curl; export http writes the templates with their "
-          + "{{variables}} unresolved")
+          + "{{variables}} kept and the values of --env NAME as @name = value lines")
     }
     return Options(
       format: format, workspace: positional[1], targets: Array(positional.dropFirst(2)),
@@ -96,7 +99,13 @@ enum ExportCommand {
 
     switch options.format {
     case .http:
-      Output.standard.write(HTTPFileExporter.text(for: templates, variables: workspace.variables))
+      do {
+        Output.standard.write(
+          try HTTPFileExporter.text(for: templates, in: workspace, environment: options.environment))
+      } catch {
+        Terminal.error("reqbench: \(options.workspace): \(error.message)")
+        return ExitStatus.usage
+      }
     case .curl:
       let secrets: SecretsFile
       do {

@@ -39,7 +39,7 @@ struct FlowCommand {
       forWorkspace: workspaceURL, override: options.stateDirectory.map { URL(fileURLWithPath: $0) })
     let agent = CLI.makeAgent(for: workspace, stateFolder: stateFolder, concurrency: options.concurrency)
     defer { agent.shutdown() }
-    let history = options.history ? HistoryStore(folder: StateFolder.history(in: stateFolder)) : nil
+    let history = options.history ? HistoryStore(folder: StateFolder.history(in: stateFolder), limits: workspace.history.limits) : nil
     let sources = VariableSources(
       overrides: Dictionary(options.variables, uniquingKeysWith: { _, last in last }),
       environment: options.environment, secrets: secrets)

@@ -23,9 +23,11 @@ enum HistoryCommand {
   static let usage = """
     Usage: reqbench history WORKSPACE [TARGET] [--state-dir DIR] [--json] [--limit N]
 
-    Lists the recorded exchanges of WORKSPACE, newest first: all of them, or those of the
-    request TARGET. History lives in the workspace's state folder, .reqbench/NAME/ beside
-    NAME.json, and keeps the last 50 exchanges of each request (200 MB at most).
+    Lists the recorded exchanges of WORKSPACE, newest first: all of them, those of the
+    request TARGET, or those of every request in the folder TARGET/ (users/). TIME is the
+    time of day for today's exchanges, else the date and time. History lives in the workspace's state folder, .reqbench/NAME/ beside
+    NAME.json, and keeps the last 50 exchanges of each request (200 MB at most; the
+    workspace's "history": {"perRequest": N, "maxMB": M} changes both).
       --state-dir DIR  the state folder to read instead
       --json           one JSON object per exchange
       --limit N        show the newest N exchanges (default 20)
@@ -46,7 +48,12 @@ enum HistoryCommand {
 
     let workspaceURL = URL(fileURLWithPath: options.workspace)
     guard let workspace = CLI.loadWorkspace(options.workspace) else { return ExitStatus.usage }
-    if let target = options.target, workspace.request(named: target) == nil {
+    // A folder (`users/`) lists every request in it, like `run`.
+    let folder = options.target.flatMap { target in
+      target.hasSuffix("/") && workspace.request(named: target) == nil
+        && workspace.requests.contains { $0.name.hasPrefix(target) } ? target : nil
+    }
+    if let target = options.target, folder == nil, workspace.request(named: target) == nil {
       Terminal.error(unknownTargetMessage(target, names: workspace.requests.map(\.name), file: options.workspace) + " (leave TARGET out to list the history of every request, removed ones too)")
       return ExitStatus.usage
     }
@@ -54,7 +61,11 @@ enum HistoryCommand {
     let state = StateFolder.url(
       forWorkspace: workspaceURL, override: options.stateDirectory.map { URL(fileURLWithPath: $0) })
     let store = HistoryStore(folder: StateFolder.history(in: state))
-    let entries = Array(store.entries(for: options.target).prefix(options.limit))
+    let all =
+      folder.map { folder in
+        store.entries().filter { $0.name.hasPrefix(folder) }
+      } ?? store.entries(for: options.target)
+    let entries = Array(all.prefix(options.limit))
     guard !entries.isEmpty else {
       let subject = options.target.map { "\"\($0)\" in \(options.workspace)" } ?? options.workspace
       Terminal.error(
@@ -120,16 +131,18 @@ enum HistoryFormat {
   /// A header line, then one line per entry in the order given.
   static func table(_ entries: [HistoryEntry], now: Date) -> [String] {
     let nameWidth = min(32, max(4, entries.map(\.name.count).max() ?? 0))
+    let times = entries.map { time($0.date, now: now) }
+    let timeWidth = max(8, times.map(\.count).max() ?? 0)
     var lines = [
-      "TIME".padded(10) + "  " + "NAME".padded(nameWidth) + "  METHOD  STATUS"
+      "TIME".padded(timeWidth) + "  " + "NAME".padded(nameWidth) + "  METHOD  STATUS"
         + "SIZE".leftPad(10, " ") + "   DURATION  RESULT"
     ]
-    for entry in entries {
+    for (entry, time) in zip(entries, times) {
       var name = entry.name
       if name.count > nameWidth { name = String(name.prefix(nameWidth - 1)) + "…" }
       let status = entry.status.map(String.init) ?? "---"
       let line =
-        time(entry.date, now: now).padded(10) + "  " + name.padded(nameWidth) + "  "
+        time.padded(timeWidth) + "  " + name.padded(nameWidth) + "  "
         + entry.method.rawValue.padded(6) + "  " + status.padded(6)
         + Format.bytes(entry.bytes).leftPad(10, " ") + "  "
         + Format.milliseconds(entry.durationMs).leftPad(9, " ") + "  " + result(entry)
@@ -150,15 +163,15 @@ enum HistoryFormat {
     return text
   }
 
-  /// `HH:MM:SS` for a time of `now`'s day, else the date (`2026-11-29`), in local time.
+  /// `HH:MM:SS` for a time of `now`'s day, else the date and time (`2026-11-29 14:02:11`), in
+  /// local time.
   static func time(_ date: Date, now: Date) -> String {
     let day = localTime(date)
     let today = localTime(now)
     func two(_ n: Int32) -> String { String(n).leftPad(2) }
-    if day.tm_year == today.tm_year && day.tm_yday == today.tm_yday {
-      return "\(two(day.tm_hour)):\(two(day.tm_min)):\(two(day.tm_sec))"
-    }
-    return "\(day.tm_year + 1900)-\(two(day.tm_mon + 1))-\(two(day.tm_mday))"
+    let clock = "\(two(day.tm_hour)):\(two(day.tm_min)):\(two(day.tm_sec))"
+    if day.tm_year == today.tm_year && day.tm_yday == today.tm_yday { return clock }
+    return "\(day.tm_year + 1900)-\(two(day.tm_mon + 1))-\(two(day.tm_mday)) " + clock
   }
 
   private static func localTime(_ date: Date) -> tm {

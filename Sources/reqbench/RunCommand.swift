@@ -24,6 +24,15 @@ struct RunCommand {
       Terminal.error("reqbench: --from-step applies to chains; name a chain")
       return ExitStatus.usage
     }
+    // An unknown environment is one usage error, not one per request.
+    if let name = options.environment, !workspace.environments.contains(where: { $0.name == name }) {
+      Terminal.error(
+        "reqbench: \(options.workspace): unknown environment \(JSONSerializer.quote(name)); "
+          + (workspace.environments.isEmpty
+            ? "this workspace has no \"environments\""
+            : "use one of \(workspace.environments.map(\.name).joined(separator: ", "))"))
+      return ExitStatus.usage
+    }
     let templates: [RequestTemplate]
     if options.all {
       templates = workspace.requests
@@ -70,7 +79,7 @@ struct RunCommand {
     }
 
     // Every finished exchange goes to the workspace's history, written on a background queue.
-    let history: HistoryStore? = options.history ? HistoryStore(folder: StateFolder.history(in: stateFolder)) : nil
+    let history: HistoryStore? = options.history ? HistoryStore(folder: StateFolder.history(in: stateFolder), limits: workspace.history.limits) : nil
     let historyWarning = Locked(false)
 
     let events = BlockingQueue<AgentEvent>()
@@ -100,7 +109,7 @@ struct RunCommand {
       } catch {
         let result = RunResult(
           name: template.name, state: .failed, status: nil, bytes: 0, durationMs: 0, url: nil,
-          error: RunError(kind: "usage", message: error.description), exchange: nil)
+          error: RunError(kind: "usage", message: error.message), exchange: nil)
         results[index] = result
         finishedCount += 1
         reporter.finished(result)

@@ -62,10 +62,9 @@ struct HistoryCommandTests {
     calendar.timeZone = TimeZone(identifier: "UTC")!
     let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
     func two(_ n: Int?) -> String { String(format: "%02d", n ?? 0) }
-    if calendar.isDate(date, inSameDayAs: now) {
-      return "\(two(parts.hour)):\(two(parts.minute)):\(two(parts.second))"
-    }
-    return "\(parts.year ?? 0)-\(two(parts.month))-\(two(parts.day))"
+    let clock = "\(two(parts.hour)):\(two(parts.minute)):\(two(parts.second))"
+    if calendar.isDate(date, inSameDayAs: now) { return clock }
+    return "\(parts.year ?? 0)-\(two(parts.month))-\(two(parts.day)) " + clock
   }
 
   // MARK: - The table
@@ -89,13 +88,15 @@ struct HistoryCommandTests {
     let result = try history([workspace.path])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stderr.isEmpty)
+    // Today's times are the time of day; an older one has its date too, and sets the width.
+    func time(_ date: Date) -> String { shownTime(date).padding(toLength: 19, withPad: " ", startingAt: 0) }
     let expected = [
-      "TIME        NAME           METHOD  STATUS      SIZE   DURATION  RESULT",
-      "\(shownTime(now - 10).padding(toLength: 10, withPad: " ", startingAt: 0))  users/create   POST    ---          0 B     3.1 ms  cancelled",
-      "\(shownTime(now - 20).padding(toLength: 10, withPad: " ", startingAt: 0))  broken         GET     500         10 B     3.1 ms  status 500 is outside 200-299",
-      "\(shownTime(now - 30).padding(toLength: 10, withPad: " ", startingAt: 0))  get-user       GET     200         21 B     3.1 ms  ok",
-      "\(shownTime(now - 40).padding(toLength: 10, withPad: " ", startingAt: 0))  removed-since  GET     ---          0 B     3.1 ms  cannot connect",
-      "2020-01-02  get-user       GET     200          2 B     3.1 ms  ok (from cache)",
+      "TIME                 NAME           METHOD  STATUS      SIZE   DURATION  RESULT",
+      "\(time(now - 10))  users/create   POST    ---          0 B     3.1 ms  cancelled",
+      "\(time(now - 20))  broken         GET     500         10 B     3.1 ms  status 500 is outside 200-299",
+      "\(time(now - 30))  get-user       GET     200         21 B     3.1 ms  ok",
+      "\(time(now - 40))  removed-since  GET     ---          0 B     3.1 ms  cannot connect",
+      "2020-01-02 03:04:05  get-user       GET     200          2 B     3.1 ms  ok (from cache)",
     ]
     #expect(result.stdout.split(separator: "\n").map(String.init) == expected)
   }
@@ -236,6 +237,48 @@ struct HistoryCommandTests {
     let result = try history(args)
     #expect(result.status == 2)
     #expect(result.stderr.contains(message), "\(result.stderr)")
+  }
+
+  /// The workspace's `"history": {"perRequest": N}` bounds what `run` keeps: the oldest go.
+  /// A folder target (`users/`) lists the history of every request in it, as `run` runs them.
+  @Test func aFolderTargetListsEveryRequestInIt() throws {
+    defer { try? FileManager.default.removeItem(at: root) }
+    let now = Date()
+    try record("users/create", at: now - 10, exchange: 1, method: "POST")
+    try record("get-user", at: now - 20, exchange: 2)
+    try record("users/create", at: now - 30, exchange: 3, method: "POST")
+    let result = try history([workspace.path, "users/", "--json"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let names = result.stdout.split(separator: "\n").compactMap { try? JSONParser.parse(String($0))["name"]?.stringValue }
+    #expect(names == ["users/create", "users/create"])
+    #expect(try history([workspace.path, "nope/"]).status == 2)
+  }
+
+  @Test func theWorkspacesBoundDropsTheOldest() throws {
+    let ws = root.appendingPathComponent("small.json")
+    try """
+      {"version": 1, "baseURL": "\(try TestServer.fixture.baseURL)", "history": {"perRequest": 2, "maxMB": 50},
+       "requests": [{"name": "n", "url": "/anything", "query": {"i": "{{i}}"}}]}
+      """.write(to: ws, atomically: true, encoding: .utf8)
+    for i in 1...4 {
+      let run = try runProcess(try reqbenchBinary, ["run", ws.path, "n", "--var", "i=\(i)"])
+      #expect(run.status == 0, "\(run.stderr)")
+    }
+    let listed = try runProcess(try reqbenchBinary, ["history", ws.path, "--json"])
+    let urls = listed.stdout.split(separator: "\n").compactMap { try? JSONParser.parse(String($0))["url"]?.stringValue }
+    #expect(urls.count == 2, "\(listed.stdout)")
+    #expect(urls.map { $0.hasSuffix("i=4") || $0.hasSuffix("i=3") } == [true, true], "\(urls)")
+  }
+
+  @Test func historyBoundsAreValidated() throws {
+    let ws = root.appendingPathComponent("bad.json")
+    try #"{"version": 1, "history": {"perRequest": -1, "maxMB": 0, "days": 3}, "requests": []}"#
+      .write(to: ws, atomically: true, encoding: .utf8)
+    let run = try runProcess(try reqbenchBinary, ["history", ws.path])
+    #expect(run.status == 2)
+    #expect(run.stderr.contains("history.perRequest: must be 0 or more, found -1"), "\(run.stderr)")
+    #expect(run.stderr.contains("history.maxMB: must be more than 0"), "\(run.stderr)")
+    #expect(run.stderr.contains(#"history.days: unknown key"#), "\(run.stderr)")
   }
 
   @Test func helpDescribesTheCommand() throws {

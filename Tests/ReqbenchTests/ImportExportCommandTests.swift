@@ -61,6 +61,42 @@ struct ImportExportCommandTests {
           """#)))
   }
 
+  /// `export http` writes a file that runs on its own: imported into an empty workspace, its
+  /// request is sent to the same URL with the same headers (defaults included) and query.
+  @Test func anExportedHTTPFileRunsFromAnEmptyWorkspace() throws {
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let ws = dir.appendingPathComponent("api.json")
+    try """
+      {"version": 1, "baseURL": "{{host}}/", "environment": "local",
+       "environments": {"local": {"host": "\(try TestServer.fixture.baseURL)", "who": "{{first}} L."},
+                        "other": {"host": "http://127.0.0.1:1"}},
+       "variables": {"id": "7", "first": "Ada", "unused": "x"},
+       "defaults": {"headers": {"X-Client": "reqbench"}, "query": {"v": "2"}},
+       "requests": [{"name": "users/get", "url": "anything/users/{{id}}", "priority": "high",
+                     "headers": {"X-Who": "{{who}}"}, "validate": {"status": 200},
+                     "cache": {"seconds": 60}, "retry": {"max": 1}}]}
+      """.write(to: ws, atomically: true, encoding: .utf8)
+    let export = try run(["export", "http", ws.path, "users/get"])
+    #expect(export.status == 0, "\(export.stderr)")
+    #expect(!export.stdout.contains("unused") && !export.stdout.contains("127.0.0.1:1"))
+    #expect(export.stdout.contains("GET {{baseURL}}anything/users/{{id}}"), "\(export.stdout)")
+    #expect(export.stdout.contains(#"# @reqbench {"priority":"high","cache":{"seconds":60},"retry":{"max":1},"validate":{"status":200}}"#), "\(export.stdout)")
+    let file = dir.appendingPathComponent("api.http")
+    try export.stdout.write(to: file, atomically: true, encoding: .utf8)
+    let empty = dir.appendingPathComponent("empty.json")
+    let imported = try run(["import", "http", file.path, "--into", empty.path])
+    #expect(imported.status == 0, "\(imported.stderr)")
+    let sent = try run(["run", empty.path, "users/get", "--no-history"])
+    #expect(sent.status == 0, "\(sent.stderr)")
+    let echo = try JSONParser.parse(sent.stdout)
+    #expect(echo["target"] == "/anything/users/7?v=2", "\(sent.stdout)")
+    #expect(echo["headers"]?["X-Client"]?.stringValue == "reqbench")
+    #expect(echo["headers"]?["X-Who"]?.stringValue == "Ada L.")
+    let request = try #require(try json(empty)["requests"]?.arrayValue?.first)
+    #expect(request["priority"] == "high" && request["cache"] == ["seconds": 60])
+  }
+
   @Test func importingTwiceSuffixesNamesAndPrefixesWithName() throws {
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
@@ -154,8 +190,8 @@ struct ImportExportCommandTests {
         "reqbench: export: unknown format \"yaml\"; use curl, http"
       ),
       (
-        ["export", "http", "w.json", "a", "--env", "prod"],
-        "reqbench: --env applies to export curl; export http writes the templates with their {{variables}} unresolved"
+        ["export", "http", "w.json", "a", "--var", "x=1"],
+        "reqbench: --var applies to export curl; export http writes the templates with their {{variables}} kept and the values of --env NAME as @name = value lines"
       ),
     ]
     for (args, message) in cases {
@@ -235,11 +271,12 @@ struct ImportExportCommandTests {
     #expect(result.status == 0)
     #expect(
       result.stdout == """
+        @baseURL = https://api.test/
         @id = 1
         @host = https://api.test
 
         ### get-user
-        GET users/{{id}}
+        GET {{baseURL}}users/{{id}}
             ?v=1
 
         ### me

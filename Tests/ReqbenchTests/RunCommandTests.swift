@@ -251,9 +251,37 @@ struct RunCommandTests {
     let stagingEcho = try JSONParser.parse(staging.stdout)
     #expect(stagingEcho["path"] == "/anything/stage")
     #expect(stagingEcho["headers"]?["X-User"] == "bob")
-    let unknown = try run(["run", ws, "where", "--env", "prod"])
+    // An unknown environment is one usage error, however many requests are named.
+    let unknown = try run(["run", ws, "where", "where", "--env", "prod"])
     #expect(unknown.status == 2)
-    #expect(unknown.stderr.contains("prod"))
+    #expect(
+      unknown.stderr
+        == "reqbench: \(ws): unknown environment \"prod\"; use one of local, staging\n",
+      "\(unknown.stderr)")
+    #expect(unknown.stdout.isEmpty)
+  }
+
+  /// A request that cannot be prepared is named once in its line.
+  @Test func aFailureLineNamesTheRequestOnce() throws {
+    let ws = try workspace(#"{"name": "users/get", "url": "/users/{{nope}}"}, {"name": "ok", "url": "/users/1"}"#)
+    let result = try run(["run", ws, "users/get"])
+    #expect(result.status == 2)
+    #expect(
+      result.stderr
+        == "users/get: failed: undefined variable {{nope}} in url; define it with --var nope=… or in \"variables\"\n",
+      "\(result.stderr)")
+    let several = try run(["run", ws, "users/get", "ok"])
+    #expect(several.stdout.components(separatedBy: "users/get").count == 2, "\(several.stdout)")
+  }
+
+  @Test func runAndCacheHelpPrintTheUsage() throws {
+    let runHelp = try run(["run", "--help"])
+    #expect(runHelp.status == 0)
+    #expect(runHelp.stdout.hasPrefix("usage: reqbench run WORKSPACE TARGET..."), "\(runHelp.stdout)")
+    #expect(try run(["run", "w.json", "a", "-h"]).stdout == runHelp.stdout)
+    let cacheHelp = try run(["cache", "--help"])
+    #expect(cacheHelp.status == 0)
+    #expect(cacheHelp.stdout.hasPrefix("usage: reqbench cache ls|clear WORKSPACE"), "\(cacheHelp.stdout)")
   }
 
   // MARK: - History

@@ -67,6 +67,43 @@ struct SecretsCommandTests {
     #expect(echo["headers"]?["Authorization"]?.stringValue == "Bearer \(secret)")
   }
 
+  /// A secret inside an environment variable's value (`"auth": "Bearer {{secret.token}}"`) is
+  /// sent, and masked in --json output, history and exported curl commands like any other.
+  @Test func aSecretInsideAVariableIsSentAndMasked() throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let ws = dir.appendingPathComponent("nested.json")
+    try """
+      {"version": 1, "baseURL": "{{host}}", "environment": "local",
+       "environments": {"local": {"host": "\(try TestServer.fixture.baseURL)", "auth": "Bearer {{secret.token}}"}},
+       "requests": [{"name": "me", "url": "/anything", "headers": {"Authorization": "{{auth}}"}}]}
+      """.write(to: ws, atomically: true, encoding: .utf8)
+    let secret = "nested-\(uniqueKey())"
+    let environment = ["REQBENCH_SECRET_TOKEN": secret]
+    let plain = try runProcess(try reqbenchBinary, ["run", ws.path, "me"], environment: environment)
+    #expect(plain.status == 0, "\(plain.stderr)")
+    #expect(try JSONParser.parse(plain.stdout)["headers"]?["Authorization"]?.stringValue == "Bearer \(secret)")
+    let run = try runProcess(try reqbenchBinary, ["run", ws.path, "me", "--json"], environment: environment)
+    #expect(run.status == 0, "\(run.stderr)")
+    let history = try runProcess(try reqbenchBinary, ["history", ws.path, "--json"], environment: environment)
+    #expect(history.status == 0 && history.stdout.contains(#""name":"me""#), "\(history.stdout)")
+    let export = try runProcess(try reqbenchBinary, ["export", "curl", ws.path, "me"], environment: environment)
+    #expect(export.status == 0, "\(export.stderr)")
+    #expect(export.stdout.contains("Bearer ••••") || export.stdout.contains("{{secret.token}}"), "\(export.stdout)")
+    for output in [run.stdout, run.stderr, history.stdout, history.stderr, export.stdout, export.stderr] {
+      #expect(!output.contains(secret), "printed: \(output)")
+    }
+    let files = FileManager.default.enumerator(at: dir, includingPropertiesForKeys: nil)?
+      .compactMap { $0 as? URL } ?? []
+    for file in files {
+      var isDirectory: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory), !isDirectory.boolValue
+      else { continue }
+      let contents = String(decoding: (try? Data(contentsOf: file)) ?? Data(), as: UTF8.self)
+      #expect(!contents.contains(secret), "\(file.path) holds the secret")
+    }
+  }
+
   /// The server echoes the secret back in the body: history keeps the body masked (so its stored
   /// size differs from the received one) and the entry is still listed by a later process.
   @Test func anEchoedSecretIsKeptMaskedInHistoryAndListed() throws {

@@ -136,6 +136,69 @@ import Workspace
     #expect(text.contains(#""cdnURL": "{{cdn}}""#))
   }
 
+  /// A variable's value may use other variables, secrets included (which stay masked).
+  @Test func nestedVariablesAreFilledIn() throws {
+    let nested = try workspace(
+      #"""
+      {"version": 1, "environment": "local",
+       "environments": {"local": {"host": "http://127.0.0.1:9", "auth": "Bearer {{secret.token}}"}},
+       "variables": {"baseUrl": "{{host}}/anything", "deep": "{{baseUrl}}/{{id}}", "id": "7"},
+       "requests": [{"name": "get", "url": "{{deep}}", "headers": {"Authorization": "{{auth}}"}}]}
+      """#)
+    let request = try nested.prepare(
+      try #require(nested.request(named: "get")), sources: sources(secrets: [("token", "s3cr3t")]))
+    #expect(request.url == "http://127.0.0.1:9/anything/7")
+    #expect(request.headers["Authorization"] == "Bearer s3cr3t")
+    #expect(request.secrets.contains("s3cr3t"))
+    #expect(request.redacted().headers["Authorization"] == "Bearer ••••")
+    // --var still wins, as written.
+    let overridden = try nested.prepare(
+      try #require(nested.request(named: "get")),
+      sources: sources(overrides: ["baseUrl": "http://x.test/{{id}}"], secrets: [("token", "t")]))
+    #expect(overridden.url == "http://x.test/{{id}}/7")
+  }
+
+  @Test func aNestedUndefinedVariableOrACycleIsAnError() throws {
+    let nested = try workspace(
+      #"""
+      {"version": 1,
+       "variables": {"a": "{{b}}/x", "b": "{{c}}", "c": "{{a}}", "u": "{{missing}}",
+                     "d0": "{{d1}}", "d1": "{{d2}}", "d2": "{{d3}}", "d3": "{{d4}}", "d4": "{{d5}}",
+                     "d5": "{{d6}}", "d6": "{{d7}}", "d7": "{{d8}}", "d8": "{{d9}}", "d9": "{{d10}}",
+                     "d10": "{{d11}}", "d11": "end"},
+       "requests": [{"name": "cycle", "url": "http://h.test/{{a}}"},
+                    {"name": "undefined", "url": "http://h.test/", "headers": {"X": "{{u}}"}},
+                    {"name": "deep", "url": "http://h.test/{{d0}}"}]}
+      """#)
+    let cycle = try #require(failure("cycle", sources(), in: nested))
+    #expect(
+      cycle.description
+        == "cycle: url: the variables refer to each other in a cycle: {{a}} → {{b}} → {{c}} → {{a}}")
+    let undefined = try #require(failure("undefined", sources(), in: nested))
+    #expect(undefined.code == .undefinedVariable("missing"))
+    #expect(
+      undefined.description
+        == #"undefined: undefined variable {{missing}} in the value of {{u}} (used in header "X"); define it with --var missing=… or in "variables""#)
+    let deep = try #require(failure("deep", sources(), in: nested))
+    #expect(deep.description.hasPrefix("deep: url: variables nested more than 10 deep: {{d0}} → {{d1}}"))
+  }
+
+  /// A Postman collection variable built from another (`baseUrl = {{host}}/anything`).
+  @Test func postmanVariablesThatUseVariables() throws {
+    let imported = try PostmanImporter.parse(
+      Array(
+        #"""
+        {"info": {"name": "c", "schema": "https://schema.getpostman.com/json/collection/v2.1.0/collection.json"},
+         "item": [{"name": "Ping", "request": {"method": "GET", "url": "{{baseUrl}}/ping"}}],
+         "variable": [{"key": "host", "value": "https://api.test"},
+                      {"key": "baseUrl", "value": "{{host}}/anything"}]}
+        """#.utf8), file: "c.json")
+    var ws = Workspace(name: "w")
+    _ = try ws.addImported(imported)
+    let request = try ws.prepare(try #require(ws.requests.first), sources: sources())
+    #expect(request.url == "https://api.test/anything/ping")
+  }
+
   @Test func defaultsRejectUnknownKeys() throws {
     let error = try #require(
       loadError(#"{"version": 1, "defaults": {"header": {}}, "requests": []}"#))

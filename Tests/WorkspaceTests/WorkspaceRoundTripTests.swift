@@ -42,22 +42,15 @@ import Workspace
     #expect(try json(text(ws.encoded()))["name"] == "renamed")
   }
 
-  @Test func theOutputIsPrettyJSONWithATrailingNewline() throws {
-    let ws = try workspace(#"{"version":1,"name":"n","requests":[{"name":"a","url":"/x"}]}"#)
+  /// A file keeps its own layout (here: compact, no trailing newline); what is added follows it.
+  @Test func theOutputKeepsTheFilesLayout() throws {
+    let compact = #"{"version":1,"name":"n","requests":[{"name":"a","url":"/x"}]}"#
+    var ws = try workspace(compact)
+    #expect(text(ws.encoded()) == compact)
+    try ws.add(RequestTemplate(name: "b", url: "/y"))
     #expect(
-      text(ws.encoded()) == """
-        {
-          "version": 1,
-          "name": "n",
-          "requests": [
-            {
-              "name": "a",
-              "url": "/x"
-            }
-          ]
-        }
-
-        """)
+      text(ws.encoded())
+        == #"{"version":1,"name":"n","requests":[{"name":"a","url":"/x"}, {"name": "b", "method": "GET", "url": "/y"}]}"#)
   }
 
   @Test func aChangedFieldIsWrittenInPlaceAndUnknownKeysStay() throws {
@@ -73,6 +66,17 @@ import Workspace
       get["validate"]
         == (try json(#"{"status": [[200, 299]], "x-doc": "see wiki", "strict": true}"#)))
     #expect(out["x-owner"] == (try json(#"{"team": "api", "tags": ["a", "b"]}"#)))
+  }
+
+  @Test func historyBoundsRoundTrip() throws {
+    var ws = try workspace(#"{"version": 1, "history": {"perRequest": 5}, "requests": []}"#)
+    #expect(ws.history == HistorySettings(perRequest: 5, maxMB: 200))
+    #expect(ws.history.limits.totalBytes == 200 << 20)
+    ws.history.maxMB = 0.5
+    let out = text(ws.encoded())
+    #expect(out == #"{"version": 1, "history": {"perRequest": 5, "maxMB": 0.5}, "requests": []}"#)
+    #expect(try workspace(out).history == HistorySettings(perRequest: 5, maxMB: 0.5))
+    #expect(try workspace(#"{"version": 1}"#).history == HistorySettings())
   }
 
   @Test func changingTheMethodWritesItUpperCase() throws {

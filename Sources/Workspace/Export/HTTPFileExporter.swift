@@ -33,17 +33,135 @@ import RequestEngine
 ///   `Content-Type` when it has one, and a `< path` line or the value's text. Paths stay relative
 ///   to the workspace's folder, as the clients read them relative to the `.http` file.
 /// - A download is `>>! path` after the body (the clients' "save the response, overwriting").
-/// What the format cannot carry is left out: the deadline, priority, retry, validation, `insecure`,
-/// a download's `sha256` and `trustLength`, and a query written inside `url` merges with `query`
-/// when read back. A text part whose value is one `< path` line, or holds a line that is the
-/// boundary, reads back as something else.
+/// - What the format cannot say (priority, deadline, validate, cache, retry, insecure, dedup,
+///   useCDN, maxRedirects, tls, throttle, a download's `sha256` and `trustLength`, bearer auth) is
+///   a `# @reqbench {…}` comment line of the request's own JSON keys, which other clients ignore
+///   and `HTTPFileImporter` reads back.
+/// A query written inside `url` merges with `query` when read back. A text part whose value is
+/// one `< path` line, or holds a line that is the boundary, reads back as something else.
+///
+/// `text(for:in:environment:)` makes the file self-contained for other clients: relative URLs
+/// become absolute (`{{baseURL}}/users`, `{{cdnURL}}/img`), the workspace's `defaults` are written
+/// into each request with a relative URL, and every variable needed (from the environment, then
+/// `variables`, and the ones their values use) is an `@name = value` line. Secrets stay
+/// `{{secret.NAME}}` placeholders.
 public enum HTTPFileExporter {
+  /// The requests of `workspace` as a file that runs on its own (see above). Throws for an
+  /// unknown environment.
+  public static func text(
+    for templates: [RequestTemplate], in workspace: Workspace, environment: String? = nil
+  ) throws(PrepareError) -> String {
+    var values: [String: String] = [:]
+    for variable in workspace.variables { values[variable.name] = variable.value }
+    if let name = environment ?? workspace.environment {
+      guard let selected = workspace.environments.first(where: { $0.name == name }) else {
+        throw PrepareError(
+          code: .unknownEnvironment(name), request: templates.first?.name ?? "",
+          message: "unknown environment \(JSONSerializer.quote(name)); "
+            + (workspace.environments.isEmpty
+              ? "this workspace has no \"environments\""
+              : "use one of \(workspace.environments.map(\.name).joined(separator: ", "))"))
+      }
+      for variable in selected.variables { values[variable.name] = variable.value }
+    }
+    var exported: [RequestTemplate] = []
+    var bases: [(name: String, value: String)] = []
+    for template in templates {
+      var copy = template
+      // Relative or not is decided on the URL with its variables filled in, as `prepare` does
+      // (`{{host}}/me` is absolute when `host` is).
+      let filledURL = fill(template.url, values: values, depth: 0)
+      let isRelative =
+        filledURL.map { URLResolver.split($0).scheme == nil } ?? !template.url.hasPrefix("{{")
+      guard isRelative else {
+        exported.append(copy)
+        continue
+      }
+      let (baseName, base) = template.useCDN ? ("cdnURL", workspace.cdnURL) : ("baseURL", workspace.baseURL)
+      if let base {
+        copy.url = absolute(template.url, base: base, named: baseName, values: values)
+        if copy.url.hasPrefix("{{\(baseName)}}"), !bases.contains(where: { $0.name == baseName }) {
+          bases.append((baseName, base))
+        }
+      }
+      for member in workspace.defaults.query.members where copy.query[member.key] == nil {
+        copy.query[member.key] = member.value
+      }
+      for field in workspace.defaults.headers.fields where copy.headers[field.name] == nil {
+        copy.headers[field.name] = field.value
+      }
+      exported.append(copy)
+    }
+    for (name, value) in bases { values[name] = value }
+    // The variables used, then the ones their values use, each defined before it is used.
+    var order: [String] = []
+    var visiting = Set<String>()
+    func visit(_ name: String) {
+      guard !order.contains(name), !visiting.contains(name), let value = values[name] else { return }
+      visiting.insert(name)
+      for inner in (try? Template(value))?.variableNames ?? [] { visit(inner) }
+      visiting.remove(name)
+      order.append(name)
+    }
+    for name in exported.flatMap(variableNames) { visit(name) }
+    return text(
+      for: exported, variables: order.map { Variable(name: $0, value: values[$0] ?? "") },
+      onlyUsed: false)
+  }
+
+  /// `text` with its variables filled in (nested ones too), or nil when one is not in `values`
+  /// (secrets and process variables are never looked up).
+  static func fill(_ text: String, values: [String: String], depth: Int) -> String? {
+    guard depth < 10, let template = try? Template(text) else { return nil }
+    var out = ""
+    for part in template.parts {
+      switch part {
+      case .text(let text): out += text
+      case .variable(let inner):
+        guard let value = values[inner], let filled = fill(value, values: values, depth: depth + 1)
+        else { return nil }
+        out += filled
+      }
+    }
+    return out
+  }
+
+  /// `reference` resolved against `base` as reqbench resolves it, written as `{{name}}` plus the
+  /// rest when the result extends the base (`{{baseURL}}/users/{{id}}`), else as the absolute URL
+  /// (the base's variables filled in). Placeholders in `reference` are kept.
+  static func absolute(_ reference: String, base: String, named name: String, values: [String: String]) -> String {
+    let naive = "{{\(name)}}" + reference
+    guard let filledBase = fill(base, values: values, depth: 0), let template = try? Template(reference) else { return naive }
+    // Placeholders stand in as tokens the resolver keeps as they are.
+    var tokens: [(token: String, text: String)] = []
+    let withTokens = template.parts.map { part -> String in
+      switch part {
+      case .text(let text): return text
+      case .variable(let inner):
+        let token = "rqbvar\(tokens.count)x"
+        tokens.append((token, "{{\(inner)}}"))
+        return token
+      }
+    }.joined()
+    guard var resolved = try? URLResolver.resolve(withTokens, against: filledBase) else { return naive }
+    let trimmedBase = filledBase.trimmingSpaces()
+    if resolved.hasPrefix(trimmedBase) {
+      resolved = "{{\(name)}}" + resolved.dropFirst(trimmedBase.count)
+    }
+    for (token, text) in tokens.reversed() { resolved = resolved.replacingOccurrences(of: token, with: text) }
+    return resolved
+  }
+
   public static func text(for templates: [RequestTemplate], variables: [Variable] = []) -> String {
+    text(for: templates, variables: variables, onlyUsed: true)
+  }
+
+  static func text(for templates: [RequestTemplate], variables: [Variable], onlyUsed: Bool) -> String {
     var out = ""
     // The variables used, each once with the value that wins (the last), in workspace order.
     let used = Set(templates.flatMap(variableNames))
     let lines = variables.enumerated().filter { index, variable in
-      used.contains(variable.name)
+      (!onlyUsed || used.contains(variable.name))
         && variables.lastIndex(where: { $0.name == variable.name }) == index
     }.map { "@\($0.element.name) = \($0.element.value)" }
     if !lines.isEmpty { out += lines.joined(separator: "\n") + "\n\n" }
@@ -53,6 +171,7 @@ public enum HTTPFileExporter {
 
   static func request(_ template: RequestTemplate) -> String {
     var lines = ["### \(template.name)"]
+    if let extras = extras(template) { lines.append("# @reqbench " + JSONSerializer.compact(.object(extras))) }
     if !template.followRedirects { lines.append("# @no-redirect") }
     if template.timeout != RequestTemplate.defaultTimeout {
       lines.append("# @timeout \(CurlExporter.seconds(template.timeout))")
@@ -121,6 +240,26 @@ public enum HTTPFileExporter {
       lines.append(">>! " + download.to)
     }
     return lines.joined(separator: "\n") + "\n"
+  }
+
+  /// The keys the `.http` text does not carry: the request's JSON (as a workspace would write it)
+  /// without name, method, URL, query, headers, body, timeout and redirects; auth only when it is
+  /// bearer auth written as a header; a download only when it has more than its target.
+  static func extras(_ template: RequestTemplate) -> JSONObject? {
+    var fresh = template
+    fresh.source = JSONObject()
+    guard var object = fresh.json.objectValue else { return nil }
+    for key in ["name", "method", "url", "query", "headers", "body", "timeout", "followRedirects"] {
+      object[key] = nil
+    }
+    if case .bearer? = template.auth, !template.headers.contains("Authorization") {
+    } else {
+      object["auth"] = nil
+    }
+    if let download = template.download, download.sha256 == nil, !download.trustLength {
+      object["download"] = nil
+    }
+    return object.isEmpty ? nil : object
   }
 
   /// A `Content-Disposition` parameter value in double quotes, `"` and `\` escaped.

@@ -42,8 +42,9 @@ import RequestEngine
 ///
 /// Every file is written atomically (a temporary `.NAME.tmp-…` file, then a rename), the body
 /// file before the entry file that refers to it, so killing the process at any moment leaves
-/// whole entries only. History is a log: it skips fsync (`durable: false`), so a power loss may
-/// lose the last entries or leave damaged ones, which are ignored like any other. The first use scans the folder once into an in-memory index (kept up to date by
+/// whole entries only. Each file is fsynced before its rename (and the folder after it), like
+/// every state file: a power loss leaves the old history or the new entry, never a damaged one.
+/// `recordInBackground` keeps the fsyncs off the caller's thread. The first use scans the folder once into an in-memory index (kept up to date by
 /// `record`): entry files that cannot be read, are truncated or lack their body file are ignored
 /// and removed, and so are temporary files and body files without an entry once they are an
 /// hour old (younger ones may belong to a write in progress in another process). Entries written
@@ -186,7 +187,7 @@ public final class HistoryStore: @unchecked Sendable {
     if let spilled = prepared.spilledBody {
       let written = try HistoryFiles.copyAtomically(
         from: spilled.path, to: URL(fileURLWithPath: entry.bodyPath),
-        permissions: HistoryFiles.fileMode, durable: false,
+        permissions: HistoryFiles.fileMode,
         masking: SecretMasker(secrets: result.request.secrets))
       if written != entry.storedBodyBytes {
         // The copy masked a secret: the entry records the size of what was written.
@@ -197,13 +198,12 @@ public final class HistoryStore: @unchecked Sendable {
       }
     } else if let separateBody = prepared.separateBody {
       try AtomicFile.write(
-        separateBody, to: URL(fileURLWithPath: entry.bodyPath), permissions: HistoryFiles.fileMode,
-        durable: false)
+        separateBody, to: URL(fileURLWithPath: entry.bodyPath), permissions: HistoryFiles.fileMode)
     }
     do {
       try AtomicFile.write(
         prepared.entryFile, to: URL(fileURLWithPath: entry.entryPath),
-        permissions: HistoryFiles.fileMode, durable: false)
+        permissions: HistoryFiles.fileMode)
     } catch {
       if entry.location.responseBody == .file { HistoryFiles.remove(entry.bodyPath) }
       throw error
@@ -222,7 +222,7 @@ public final class HistoryStore: @unchecked Sendable {
   }
 
   /// Records `result` on the store's own queue, in the order of the calls, so the caller does
-  /// not wait for the disk (each entry is fsynced). `failed` is called on that queue when a
+  /// not wait for the disk (each file of an entry is fsynced before its rename). `failed` is called on that queue when a
   /// record cannot be written. The result (and so a spilled body's file) is kept until then.
   public func recordInBackground(
     _ result: ExchangeResult, name: String,

@@ -102,6 +102,7 @@ public enum HTTPFileImporter {
     mutating func read(_ block: Block) throws(ImportError) {
       var name = block.name
       var draft = RequestDraft()
+      var extras: (fields: JSONObject, line: Line)?
       var lines = block.lines[...]
 
       // Before the request line: blanks, comments (with their @directives) and file variables.
@@ -110,7 +111,7 @@ public enum HTTPFileImporter {
         let text = line.text.trimmingSpaces()
         if text.isEmpty { continue }
         if Reader.isComment(text) {
-          try directive(text, line: line, name: &name, draft: &draft)
+          try directive(text, line: line, name: &name, draft: &draft, extras: &extras)
         } else if text.hasPrefix("@") {
           try variable(text, line: line)
         } else {
@@ -194,8 +195,9 @@ public enum HTTPFileImporter {
         draft.setBody(text, defaultContentType: nil)
       }
 
-      let template = draft.template(
+      var template = draft.template(
         name: name ?? RequestDraft.derivedName(method: draft.method, url: draft.url))
+      if let extras { template = try withExtras(template, extras.fields, line: extras.line) }
       if let problem = RequestDraft.problem(in: template) {
         throw ImportError(
           file: file, location: start,
@@ -359,9 +361,32 @@ public enum HTTPFileImporter {
     }
 
     /// `# @name NAME`, `# @no-redirect`, `# @timeout 5`; other comments are skipped.
-    func directive(_ text: String, line: Line, name: inout String?, draft: inout RequestDraft)
-      throws(ImportError)
+    /// `template` with the fields of a `# @reqbench {…}` directive (what `HTTPFileExporter` could
+    /// not say in the format) read as a workspace request's keys. An `auth` there replaces the
+    /// `Authorization` header the exporter wrote for it.
+    func withExtras(_ template: RequestTemplate, _ fields: JSONObject, line: Line)
+      throws(ImportError) -> RequestTemplate
     {
+      var object = template.json.objectValue ?? JSONObject()
+      if fields["auth"] != nil, var headers = object["headers"]?.objectValue {
+        headers["Authorization"] = nil
+        object["headers"] = headers.isEmpty ? nil : .object(headers)
+      }
+      for member in fields.members { object[member.key] = member.value }
+      var reader = WorkspaceReader()
+      guard var read = reader.request(.object(object), .root), reader.problems.isEmpty else {
+        let problem = reader.problems.first?.message ?? "not a request"
+        throw error(
+          "@reqbench: \(problem)", line: line.number, column: Reader.indent(line.text))
+      }
+      read.source = template.source
+      return read
+    }
+
+    func directive(
+      _ text: String, line: Line, name: inout String?, draft: inout RequestDraft,
+      extras: inout (fields: JSONObject, line: Line)?
+    ) throws(ImportError) {
       let body = text.drop(while: { $0 == "#" || $0 == "/" }).trimmingSpaces()
       guard body.hasPrefix("@") else { return }
       let word = String(
@@ -385,6 +410,13 @@ public enum HTTPFileImporter {
             line: line.number, column: Reader.indent(line.text))
         }
         draft.timeout = seconds
+      case "reqbench":
+        guard let fields = (try? JSONParser.parse(value))?.objectValue else {
+          throw error(
+            "@reqbench needs a JSON object of request fields: # @reqbench {\"priority\": \"high\"}",
+            line: line.number, column: Reader.indent(line.text))
+        }
+        extras = (fields, line)
       default:
         break
       }
