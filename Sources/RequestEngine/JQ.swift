@@ -1,8 +1,8 @@
 import CJQ
 import Foundation
 
-/// jq expressions over JSON bodies, through libjq: the response viewer's `|` filter and (later)
-/// chain captures.
+/// jq expressions over JSON bodies, through libjq: the response viewer's `|` filter and chain
+/// captures.
 ///
 /// ```swift
 /// try JQ.run(".users[0].name", input: body)  // "\"Ada\"\n"
@@ -25,7 +25,23 @@ public enum JQ {
     }
     let text = output.map { String(cString: $0) } ?? ""
     free(output)
-    if status != 0 { throw Failure(message: text.isEmpty ? "jq failed" : text) }
+    if status != 0 { throw Failure(message: text.isEmpty ? "jq failed" : clean(text)) }
     return text
+  }
+
+  /// Compiles `program` without running it: a chain's captures are checked when the workspace
+  /// is read.
+  public static func compile(_ program: String) throws(Failure) {
+    var output: UnsafeMutablePointer<CChar>?
+    let status = rb_jq_compile(program, &output)
+    let text = output.map { String(cString: $0) } ?? ""
+    free(output)
+    if status != 0 { throw Failure(message: text.isEmpty ? "the jq expression does not compile" : clean(text)) }
+  }
+
+  /// jq's message without its hint for shells ("(Unix shell quoting issues?)"): reqbench's
+  /// expressions never pass through one.
+  static func clean(_ message: String) -> String {
+    message.replacingOccurrences(of: " (Unix shell quoting issues?)", with: "")
   }
 }

@@ -21,8 +21,10 @@ public struct FlowOutcome: Sendable {
   public var steps: [FlowOutcome] = []
   /// A chain: every value captured; a step: the values it captured.
   public var captured: [(name: String, value: String)] = []
-  /// A chain step: its 1-based index.
+  /// A chain step: its 1-based index; a chain that failed or was cancelled: the step it stopped at.
   public var step: Int?
+  /// A chain: how many steps it has (a resumed run's `steps` hold only the steps it ran).
+  public var stepCount: Int?
 
   public init(kind: Kind, name: String, state: ExchangeState) {
     self.kind = kind
@@ -221,6 +223,7 @@ public final class FlowRunner: @unchecked Sendable {
       // An empty chain has nothing to do: it succeeds at once (pinned for CH-5).
       var outcome = FlowOutcome(kind: .chain, name: chain.name, state: .succeeded)
       outcome.captured = initial.map { (name: $0.0, value: $0.1) }
+      outcome.stepCount = 0
       return done(outcome)
     }
     runStep(max(1, first), state, tags, limit, run, events, done)
@@ -244,6 +247,7 @@ public final class FlowRunner: @unchecked Sendable {
     guard index <= chain.steps.count else {
       var outcome = FlowOutcome(kind: .chain, name: chain.name, state: .succeeded)
       outcome.steps = state.steps
+      outcome.stepCount = chain.steps.count
       outcome.captured = state.captured.map { (name: $0.0, value: $0.1) }
       // Continue-on-failure: the chain ran to its end and fails when a step did.
       let failures = state.steps.filter { $0.state != .succeeded }
@@ -298,7 +302,11 @@ public final class FlowRunner: @unchecked Sendable {
         chainOutcome.steps = state.steps
         chainOutcome.captured = state.captured.map { (name: $0.0, value: $0.1) }
         chainOutcome.step = index
-        chainOutcome.message = "step \(index) (\(step.request)) \(outcome.state == .cancelled ? "was cancelled" : "failed"): \(outcome.message ?? "")"
+        chainOutcome.stepCount = chain.steps.count
+        chainOutcome.message =
+          outcome.state == .cancelled
+          ? "step \(index) (\(step.request)) was cancelled"
+          : "step \(index) (\(step.request)) failed: \(FlowRunner.detail(outcome.message ?? "", of: step.request))"
         chainOutcome.errorKind = outcome.state == .cancelled ? "cancelled" : "step"
         return done(chainOutcome)
       }
@@ -344,6 +352,12 @@ public final class FlowRunner: @unchecked Sendable {
       }
     }
     return .success(values)
+  }
+
+  /// A member's or step's message without its own name in front (a request that could not be
+  /// built says `users/get: undefined variable …`), for messages that name it already.
+  static func detail(_ message: String, of name: String) -> String {
+    message.hasPrefix(name + ": ") ? String(message.dropFirst(name.count + 2)) : message
   }
 
   public struct CaptureFailure: Error, Sendable, Equatable {
@@ -428,7 +442,8 @@ public final class FlowRunner: @unchecked Sendable {
     let finish: Bool = state.lock.withLock {
       if state.firstFailure != nil && batch.policy == .failFast || run.isCancelled {
         while state.next < batch.members.count {
-          var skipped = FlowOutcome(kind: .request, name: batch.members[state.next], state: .cancelled)
+          let name = batch.members[state.next]
+          var skipped = FlowOutcome(kind: workspace.chain(named: name) != nil ? .chain : .request, name: name, state: .cancelled)
           skipped.message = "not started"
           skipped.errorKind = "cancelled"
           state.outcomes[state.next] = skipped
@@ -447,7 +462,7 @@ public final class FlowRunner: @unchecked Sendable {
     if let failed = state.lock.withLock({ state.firstFailure }) {
       result.state = .failed
       result.errorKind = "member"
-      let message = outcomes.first { $0.name == failed && $0.state == .failed }?.message ?? "failed"
+      let message = FlowRunner.detail(outcomes.first { $0.name == failed && $0.state == .failed }?.message ?? "failed", of: failed)
       result.message = batch.policy == .failFast
         ? "\(failed) failed: \(message)"
         : "\(outcomes.filter { $0.state == .failed }.count) of \(outcomes.count) failed, first \(failed): \(message)"

@@ -195,7 +195,8 @@ struct FlowCommand {
       if outcome.state != .succeeded, let message = outcome.message { object["message"] = .string(message) }
     case .member(let batch, let index, let done, let total, let outcome):
       object = JSONObject([("event", "member"), ("batch", .string(batch)), ("index", .number(index)), ("done", .number(done)), ("of", .number(total)),
-        ("name", .string(outcome.name)), ("state", .string(outcome.state.rawValue))])
+        ("name", .string(outcome.name)), ("kind", .string(outcome.kind.rawValue)), ("state", .string(outcome.state.rawValue))])
+      if outcome.state != .succeeded, let message = outcome.message { object["message"] = .string(message) }
     case .finished(let outcome):
       guard outcome.kind != .request else { return }
       object = JSONObject([("event", "flow")] + FlowFormat.json(outcome).members.map { ($0.key, $0.value) })
@@ -210,6 +211,8 @@ enum FlowFormat {
     var object: JSONObject
     if outcome.kind == .request, let exchange = outcome.exchange {
       object = Format.json(RunResult(name: outcome.name, exchange: exchange))
+      // A step whose capture failed: its exchange succeeded, the step did not.
+      object["state"] = .string(outcome.state.rawValue)
     } else {
       object = JSONObject([("name", .string(outcome.name)), ("state", .string(outcome.state.rawValue))])
     }
@@ -241,7 +244,7 @@ enum FlowFormat {
     return object
   }
 
-  /// `✓ batch smoke  3/3 succeeded` or `✗ chain login-flow  step 2 (users/me) failed: …`.
+  /// `✓ batch smoke  3/3 succeeded` or `✗ chain login-flow  1/3 steps, failed at step 2 of 3 (users/me): …`.
   static func line(_ outcome: FlowOutcome) -> String {
     let mark = outcome.state == .succeeded ? "✓" : (outcome.state == .cancelled ? "⊘" : "✗")
     var line = "\(mark) \(outcome.kind.rawValue) \(outcome.name)"
@@ -250,7 +253,20 @@ enum FlowFormat {
       let ok = outcome.members.filter { $0.state == .succeeded }.count
       line += "  \(ok)/\(outcome.members.count) succeeded"
     case .chain:
-      line += "  \(outcome.steps.filter { $0.state == .succeeded }.count)/\(outcome.steps.count) steps"
+      // Against the chain's every step: a resumed run counts the steps before it as done.
+      let total = outcome.stepCount ?? outcome.steps.count
+      let before = (outcome.steps.first?.step ?? 1) - 1
+      let ok = before + outcome.steps.filter { $0.state == .succeeded }.count
+      line += "  \(ok)/\(total) steps"
+      // A chain stopped at a step: `failed at step 2 of 3 (users/me): status 401 …`.
+      if outcome.state != .succeeded, let step = outcome.step,
+        let stopped = outcome.steps.last, stopped.step == step, stopped.state != .succeeded
+      {
+        let verb = outcome.state == .cancelled ? "cancelled" : "failed"
+        line += ", \(verb) at step \(step) of \(total) (\(stopped.name))"
+        if outcome.state == .failed, let message = stopped.message { line += ": " + message }
+        return line
+      }
     case .request:
       break
     }
