@@ -39,6 +39,19 @@ public enum JQ {
     if status != 0 { throw Failure(message: text.isEmpty ? "the jq expression does not compile" : clean(text)) }
   }
 
+  /// jq's report as one line: its first line only (not the program echoed back), without the
+  /// `jq:` prefix and the hint about shell quoting: `error: syntax error, unexpected '|' at line 1`.
+  public static func summary(_ raw: String) -> String {
+    var line = raw.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+    line = line.trimmingCharacters(in: .whitespaces)
+    while line.hasPrefix("jq:") { line = String(line.dropFirst(3)).trimmingCharacters(in: .whitespaces) }
+    line = clean(line)
+    line = line.replacingOccurrences(of: " at <top-level>, line ", with: " at line ")
+    line = line.replacingOccurrences(of: "unexpected $end", with: "unexpected end of the expression")
+    if line.hasSuffix(":") { line.removeLast() }
+    return line.isEmpty ? "the expression failed" : line
+  }
+
   /// jq's message without its hint for shells ("(Unix shell quoting issues?)"): reqbench's
   /// expressions never pass through one.
   static func clean(_ message: String) -> String {

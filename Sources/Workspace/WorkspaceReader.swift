@@ -335,7 +335,7 @@ struct WorkspaceReader {
                   do throws(JQ.Failure) {
                     try JQ.compile(expression)
                   } catch {
-                    r.fail(capturePath, "\(expression) is not a jq expression jq can compile: \(error.message)")
+                    r.fail(capturePath, "\(expression) does not compile: jq: \(JQ.summary(error.message))")
                     continue
                   }
                 }

@@ -462,6 +462,25 @@ struct FlowRunnerTests {
     #expect(outcome.members.map(\.kind) == [.request, .chain, .request])
   }
 
+  // A capture's jq expression is compiled when the workspace is read: a syntax error is a load
+  // error at the expression, not a failure after step 1 was sent; jq's shell hint is left out.
+  @Test func aCaptureThatDoesNotCompileIsALoadError() throws {
+    let error = try #require(
+      loadError(
+        """
+        {"version": 1, "requests": [{"name": "a", "url": "http://h.test/"}],
+         "chains": [{"name": "c", "steps": [
+           {"request": "a", "capture": {"ok": ".token", "bad": ".token |||"}}]}]}
+        """))
+    let text = error.description
+    #expect(text == "test.json:3:56: chains[0].steps[0].capture.bad: .token ||| does not compile: jq: error: syntax error, unexpected '|' at line 1", "\(text)")
+    #expect(text.contains("syntax error"), "\(text)")
+    #expect(!text.contains("Unix shell quoting"), "\(text)")
+    #expect(error.problems.count == 1)
+    #expect(throws: JQ.Failure.self) { try JQ.run(".x |||", input: Array("{}".utf8)) }
+    do { _ = try JQ.run(".x |||", input: Array("{}".utf8)) } catch { #expect(!error.message.contains("Unix shell quoting")) }
+  }
+
   @Test func badReferencesAreLoadErrors() throws {
     let error = loadError(
       #"{"version": 1, "requests": [{"name": "a", "url": "http://h.test/"}], "chains": [{"name": "c", "steps": [{"request": "nope"}]}], "batches": [{"name": "a", "members": ["c", "zzz"]}]}"#)
