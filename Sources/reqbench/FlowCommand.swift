@@ -44,6 +44,9 @@ struct FlowCommand {
       overrides: Dictionary(options.variables, uniquingKeysWith: { _, last in last }),
       environment: options.environment, secrets: secrets)
     let runner = FlowRunner(agent: agent, workspace: workspace, sources: sources)
+    // What the last run of each chain captured: `--from-step N` continues with the values the
+    // steps before N captured (a `--var` of the same name still wins).
+    let captures = ChainCaptures(folder: StateFolder.chains(in: stateFolder))
 
     let queue = BlockingQueue<Message>()
     let json = options.json
@@ -64,8 +67,17 @@ struct FlowCommand {
     defer { interruptSource.cancel() }
 
     for (index, name) in options.targets.enumerated() {
+      var captured: [(String, String)] = []
+      if let step = options.fromStep, step > 1 {
+        captured = captures.values(for: name, before: step)
+        // Names only: the values may be tokens.
+        Terminal.error(
+          captured.isEmpty
+            ? "reqbench: no values kept from an earlier run of \(name); give what steps 1-\(step - 1) capture with --var"
+            : "reqbench: \(name) from step \(step) with \(captured.map(\.0).joined(separator: ", ")) captured by its last run")
+      }
       let run = runner.start(
-        name, fromStep: options.fromStep ?? 1,
+        name, fromStep: options.fromStep ?? 1, captured: captured,
         events: { event in
           // Lines show only captures; JSON shows every flow event.
           if json { queue.push(.flow(event)) } else if case .captured = event { queue.push(.flow(event)) }
@@ -91,6 +103,13 @@ struct FlowCommand {
           report(event)
         case .done(let index, let outcome):
           outcomes[index] = outcome
+          if outcome.kind == .chain {
+            do throws(FileError) {
+              try captures.save(outcome)
+            } catch {
+              Terminal.error("reqbench: cannot keep what \(outcome.name) captured: \(error)")
+            }
+          }
           remaining -= 1
         }
       }
@@ -105,7 +124,7 @@ struct FlowCommand {
         ("succeeded", .number(results.filter { $0.state == .succeeded }.count)),
         ("failed", .number(results.filter { $0.state == .failed }.count)),
         ("cancelled", .number(results.filter { $0.state == .cancelled }.count)),
-        ("results", .array(results.map { .object(FlowFormat.json($0)) })),
+        ("results", .array(results.map { .object(FlowFormat.json($0, redaction: redaction)) })),
       ])
       Output.standard.line(JSONSerializer.compact(.object(summary)))
     } else {
@@ -167,10 +186,15 @@ struct FlowCommand {
     }
   }
 
+  /// Secrets' values masked (`••••`) wherever a captured value is shown.
+  private var redaction: Redaction {
+    Redaction(secrets: secrets.names.compactMap { secrets.value(of: $0) })
+  }
+
   private func report(_ event: FlowEvent) {
     guard options.json else {
       if case .captured(let chain, let batch, let index, let values) = event {
-        let shown = values.map { "\($0.name)=\(FlowFormat.short($0.value))" }.joined(separator: " ")
+        let shown = values.map { "\($0.name)=\(FlowFormat.short(redaction.apply($0.value)))" }.joined(separator: " ")
         Output.standard.line("  \(batch.map { $0 + " › " } ?? "")\(chain) step \(index) captured \(shown)")
       }
       return
@@ -188,7 +212,7 @@ struct FlowCommand {
       object = flowObject("step", batch: batch, [("chain", .string(chain)), ("step", .number(index)), ("of", .number(count)), ("request", .string(request))])
     case .captured(let chain, let batch, let index, let values):
       object = flowObject("captured", batch: batch, [("chain", .string(chain)), ("step", .number(index)),
-        ("values", .object(JSONObject(values.map { (key: $0.name, value: .string($0.value)) })))])
+        ("values", .object(JSONObject(values.map { (key: $0.name, value: .string(redaction.apply($0.value))) })))])
     case .stepFinished(let chain, let batch, let outcome):
       object = flowObject("stepFinished", batch: batch, [("chain", .string(chain)), ("step", outcome.step.map { .number($0) } ?? .null),
         ("name", .string(outcome.name)), ("state", .string(outcome.state.rawValue))])
@@ -199,7 +223,7 @@ struct FlowCommand {
       if outcome.state != .succeeded, let message = outcome.message { object["message"] = .string(message) }
     case .finished(let outcome):
       guard outcome.kind != .request else { return }
-      object = JSONObject([("event", "flow")] + FlowFormat.json(outcome).members.map { ($0.key, $0.value) })
+      object = JSONObject([("event", "flow")] + FlowFormat.json(outcome, redaction: redaction).members.map { ($0.key, $0.value) })
     }
     Output.standard.line(JSONSerializer.compact(.object(object)))
   }
@@ -207,7 +231,8 @@ struct FlowCommand {
 
 /// How flow outcomes are written: nested JSON, and a line per batch or chain.
 enum FlowFormat {
-  static func json(_ outcome: FlowOutcome) -> JSONObject {
+  /// `redaction` masks secrets' values in what was captured.
+  static func json(_ outcome: FlowOutcome, redaction: Redaction = Redaction(secrets: [])) -> JSONObject {
     var object: JSONObject
     if outcome.kind == .request, let exchange = outcome.exchange {
       object = Format.json(RunResult(name: outcome.name, exchange: exchange))
@@ -227,18 +252,18 @@ enum FlowFormat {
       object["error"] = .object(JSONObject([("kind", .string(outcome.errorKind ?? "member")), ("message", .string(message))]))
     }
     if !outcome.captured.isEmpty {
-      object["captured"] = .object(JSONObject(outcome.captured.map { (key: $0.name, value: .string($0.value)) }))
+      object["captured"] = .object(JSONObject(outcome.captured.map { (key: $0.name, value: .string(redaction.apply($0.value))) }))
     }
     if outcome.kind == .batch {
       // B-4: a batch is from the cache when every member was.
       object["fromCache"] = .bool(outcome.fromCache)
-      object["members"] = .array(outcome.members.map { .object(json($0)) })
+      object["members"] = .array(outcome.members.map { .object(json($0, redaction: redaction)) })
       object["succeeded"] = .number(outcome.members.filter { $0.state == .succeeded }.count)
       object["failed"] = .number(outcome.members.filter { $0.state == .failed }.count)
       object["cancelled"] = .number(outcome.members.filter { $0.state == .cancelled }.count)
     }
     if outcome.kind == .chain {
-      object["steps"] = .array(outcome.steps.map { .object(json($0)) })
+      object["steps"] = .array(outcome.steps.map { .object(json($0, redaction: redaction)) })
       if let step = outcome.step { object["failedStep"] = .number(step) }
     }
     return object

@@ -157,6 +157,46 @@ struct FlowCommandTests {
     #expect(notAChain.status == 2)
   }
 
+  // `--from-step N` continues with what the last run of the chain captured: a chain fails at
+  // step 2 (refused), then `--from-step 2` sends step 2 with step 1's token, without sending step
+  // 1 again. The values are kept in the state folder, mode 0600, and never printed on resume.
+  @Test func resumeReusesTheLastRunsCaptures() throws {
+    let key = uniqueKey()
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-" + key)
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    let ws = dir.appendingPathComponent("r.json").path
+    try """
+      {"version": 1, "baseURL": "\(try TestServer.fixture.baseURL)",
+       "requests": [
+         {"name": "login", "method": "POST", "url": "/auth/login?key=\(key)-login", "body": {"json": {"user": "ada", "password": "lovelace"}}},
+         {"name": "me", "url": "{{mehost}}/me", "auth": {"bearer": "{{token}}"}}
+       ],
+       "chains": [{"name": "auth/flow", "steps": [
+         {"request": "login", "capture": {"token": ".token", "uid": ".user.id"}}, {"request": "me"}]}]}
+      """.write(toFile: ws, atomically: true, encoding: .utf8)
+    let failed = try runProcess(try reqbenchBinary, ["run", ws, "auth/flow", "--var", "mehost=http://127.0.0.1:1", "--json"])
+    #expect(failed.status == 1, "\(failed.stderr)")
+    let last = try #require(failed.stdout.split(separator: "\n").last)
+    let token = try #require(try JSONParser.parse(String(last))["results"]?.arrayValue?.first?["captured"]?["token"]?.stringValue)
+    let file = dir.appendingPathComponent(".reqbench/r/chains/auth%2Fflow.json")
+    let mode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
+    #expect(mode == 0o600)
+    let resumed = try runProcess(
+      try reqbenchBinary, ["run", ws, "auth/flow", "--from-step", "2", "--var", "mehost=\(try TestServer.fixture.baseURL)"])
+    #expect(resumed.status == 0, "\(resumed.stdout)\n\(resumed.stderr)")
+    #expect(resumed.stdout.contains("✓ 200  auth/flow 2/2 › me"), "\(resumed.stdout)")
+    #expect(resumed.stdout.contains("✓ chain auth/flow  2/2 steps"), "\(resumed.stdout)")
+    #expect(resumed.stderr.contains("auth/flow from step 2 with token, uid captured by its last run"), "\(resumed.stderr)")
+    #expect(!resumed.stdout.contains(token) && !resumed.stderr.contains(token))
+    #expect(try hits("\(key)-login") == 1)
+    // An explicit --var wins over the kept value: a wrong token is refused.
+    let given = try runProcess(
+      try reqbenchBinary, ["run", ws, "auth/flow", "--from-step", "2", "--var", "mehost=\(try TestServer.fixture.baseURL)", "--var", "token=nope"])
+    #expect(given.status == 1)
+    #expect(given.stdout.contains("✗ 401"), "\(given.stdout)")
+    #expect(try hits("\(key)-login") == 1)
+  }
+
   // The chain of the issue's example, as workspaces/demo.json ships it, against the embedded
   // demo server: every capture (jq, header:ETag, status) finds its value.
   @Test func theDemoChainRunsAgainstTheDemoServer() throws {
