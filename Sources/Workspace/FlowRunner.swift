@@ -21,6 +21,9 @@ public struct FlowOutcome: Sendable {
   public var steps: [FlowOutcome] = []
   /// A chain: every value captured; a step: the values it captured.
   public var captured: [(name: String, value: String)] = []
+  /// A step whose capture found nothing: which capture, and why (the body it ran on is the
+  /// exchange's).
+  public var captureFailure: FlowRunner.CaptureFailure?
   /// A chain step: its 1-based index; a chain that failed or was cancelled: the step it stopped at.
   public var step: Int?
   /// A chain: how many steps it has (a resumed run's `steps` hold only the steps it ran).
@@ -63,16 +66,18 @@ public enum FlowEvent: Sendable {
 /// (YTKChainRequest) through an agent. Thread-safe: the agent's completions arrive on its engine
 /// thread; `start` and `cancel` may be called from any thread.
 ///
-/// Exchanges a flow sends carry tags: `batch`, `chain`, `step` (1-based), `steps`, and `flow`
-/// (the run's id, also the request's `group`, so the agent can cancel the whole flow at once).
+/// Exchanges a flow sends carry tags: `batch`, `member` (the index in the batch's `members`),
+/// `chain`, `step` (1-based), `steps`, and `flow` (the run's id, also the request's `group`, so
+/// the agent can cancel the whole flow at once).
 public final class FlowRunner: @unchecked Sendable {
   public typealias EventHandler = @Sendable (FlowEvent) -> Void
 
   private let agent: Agent
   private let workspace: Workspace
   private let sources: VariableSources
-  private let lock = NSLock()
-  private var nextID = 0
+  /// Run ids are unique in the process: runners sharing an agent never share a group.
+  private static let idLock = NSLock()
+  nonisolated(unsafe) private static var lastID = 0
   /// Requests by name (a batch may name a thousand of them).
   private let templates: [String: RequestTemplate]
 
@@ -132,14 +137,15 @@ public final class FlowRunner: @unchecked Sendable {
 
   /// Starts a request, batch or chain by name; `completion` gets its outcome once.
   /// A chain can start at `fromStep` (1-based) with values captured before (resume).
+  /// `id` names the run (its exchanges' `flow` tag) when the caller has a unique name for it.
   @discardableResult
   public func start(
-    _ name: String, fromStep: Int = 1, captured: [(String, String)] = [],
+    _ name: String, id: String? = nil, fromStep: Int = 1, captured: [(String, String)] = [],
     events: @escaping EventHandler = { _ in }, completion: @escaping @Sendable (FlowOutcome) -> Void
   ) -> Run {
-    let id = lock.withLock {
-      nextID += 1
-      return "flow-\(nextID)"
+    let id = id ?? FlowRunner.idLock.withLock {
+      FlowRunner.lastID += 1
+      return "flow-\(FlowRunner.lastID)"
     }
     let run = Run(id: id, agent: agent)
     let finish: @Sendable (FlowOutcome) -> Void = { outcome in
@@ -287,9 +293,10 @@ public final class FlowRunner: @unchecked Sendable {
             events(.captured(chain: chain.name, batch: tags["batch"], index: index, values: outcome.captured))
           }
           state.captured += captured
-        case .failure(let message):
+        case .failure(let failure):
           outcome.state = .failed
-          outcome.message = message.message
+          outcome.message = failure.message
+          outcome.captureFailure = failure
           outcome.errorKind = "capture"
           failed = true
         }
@@ -323,22 +330,26 @@ public final class FlowRunner: @unchecked Sendable {
       switch capture.source {
       case .status:
         guard let status = exchange.response?.status else {
-          return .failure(CaptureFailure(message: "capture \(capture.name): there is no status"))
+          return .failure(CaptureFailure(capture: capture.name, source: "status", reason: "there is no status"))
         }
         values.append((capture.name, String(status)))
       case .header(let name):
         guard let value = exchange.response?.headers[name] else {
-          return .failure(CaptureFailure(message: "capture \(capture.name): the response has no header \(name)"))
+          return .failure(CaptureFailure(capture: capture.name, source: "header:\(name)", reason: "the response has no header \(name)"))
         }
         values.append((capture.name, value))
       case .jq(let expression):
         let body = (try? exchange.response?.body.bytes()) ?? []
-        let shown = String(decoding: body.prefix(300), as: UTF8.self) + (body.count > 300 ? "…" : "")
+        // One line: the start of the body with its line breaks and indentation as single spaces.
+        let shown =
+          String(decoding: body.prefix(300), as: UTF8.self).split(whereSeparator: \.isWhitespace).joined(separator: " ") + (body.count > 300 ? "…" : "")
         do {
           let output = try JQ.run(expression, input: body, pretty: false)
           let first = output.split(separator: "\n").first.map(String.init) ?? ""
           guard !first.isEmpty, first != "null" else {
-            return .failure(CaptureFailure(message: "capture \(capture.name): \(expression) found nothing in the body: \(shown)"))
+            return .failure(
+              CaptureFailure(capture: capture.name, source: expression, reason: "found nothing", body: shown,
+                message: "capture \(capture.name): \(expression) found nothing in the body: \(shown)"))
           }
           // A string is taken without its quotes; anything else as its JSON text.
           if first.hasPrefix("\""), case .string(let text)? = try? JSONParser.parse(first) {
@@ -347,7 +358,9 @@ public final class FlowRunner: @unchecked Sendable {
             values.append((capture.name, first))
           }
         } catch {
-          return .failure(CaptureFailure(message: "capture \(capture.name): \(expression): \(error.message); the body: \(shown)"))
+          return .failure(
+            CaptureFailure(capture: capture.name, source: expression, reason: JQ.summary(error.message), body: shown,
+              message: "capture \(capture.name): \(expression): \(JQ.summary(error.message)); the body: \(shown)"))
         }
       }
     }
@@ -360,8 +373,25 @@ public final class FlowRunner: @unchecked Sendable {
     message.hasPrefix(name + ": ") ? String(message.dropFirst(name.count + 2)) : message
   }
 
+  /// Why a capture found nothing: `capture token: .token found nothing in the body: {…`.
   public struct CaptureFailure: Error, Sendable, Equatable {
+    /// The captured value's name, its source as written (`.token`, `header:ETag`, `status`),
+    /// and what went wrong (`found nothing`, jq's error).
+    public var capture: String
+    public var source: String
+    public var reason: String
+    /// The start of the body it ran on (jq captures), as in `message`.
+    public var body: String?
+    /// One line: the capture, the source, the reason and the start of the body.
     public var message: String
+
+    public init(capture: String, source: String, reason: String, body: String? = nil, message: String? = nil) {
+      self.capture = capture
+      self.source = source
+      self.reason = reason
+      self.body = body
+      self.message = message ?? "capture \(capture): \(reason)"
+    }
   }
 
   // MARK: - Batches
@@ -396,8 +426,8 @@ public final class FlowRunner: @unchecked Sendable {
     _ done: @escaping @Sendable (FlowOutcome) -> Void
   ) {
     let limit = GroupLimit(name: run.id + "/" + batch.name, max: batch.concurrency)
-    let tags = ["batch": batch.name]
     for (index, member) in batch.members.enumerated() {
+      let tags = ["batch": batch.name, "member": String(index)]
       let started: Bool = state.lock.withLock {
         guard state.firstFailure == nil || batch.policy == .allSettled else { return false }
         state.next = index + 1
