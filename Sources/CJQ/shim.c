@@ -37,6 +37,26 @@ static void collect_error(void *data, jv message) {
   jv_free(message);
 }
 
+int rb_jq_compile(const char *program, char **output) {
+  struct buffer errors = {0};
+  *output = NULL;
+  jq_state *jq = jq_init();
+  if (!jq) {
+    *output = strdup("cannot start jq (out of memory)");
+    return -1;
+  }
+  jq_set_error_cb(jq, collect_error, &errors);
+  int compiled = jq_compile(jq, program);
+  jq_teardown(&jq);
+  if (compiled) {
+    free(errors.data);
+    return 0;
+  }
+  *output = errors.length ? errors.data : strdup("the jq expression does not compile");
+  if (errors.length == 0) free(errors.data);
+  return -1;
+}
+
 int rb_jq_run(const char *program, const char *input, size_t length, int pretty, char **output) {
   struct buffer out = {0}, errors = {0};
   *output = NULL;

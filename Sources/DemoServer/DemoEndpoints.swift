@@ -201,7 +201,9 @@ extension App {
       return .error(401, "wrong user or password")
     }
     let token = users.issueToken(for: user.id)
+    // An ETag names the user's record, so a chain can capture `header:ETag` from the login.
     return .json(200, .obj(["token": .string(token), "user": .obj(["id": .int(user.id), "name": .string(user.name)])]))
+      .header("ETag", "\"user-\(user.id)\"")
   }
 
   func me(_ request: Request) -> Response {

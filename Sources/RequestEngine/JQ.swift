@@ -1,8 +1,8 @@
 import CJQ
 import Foundation
 
-/// jq expressions over JSON bodies, through libjq: the response viewer's `|` filter and (later)
-/// chain captures.
+/// jq expressions over JSON bodies, through libjq: the response viewer's `|` filter and chain
+/// captures.
 ///
 /// ```swift
 /// try JQ.run(".users[0].name", input: body)  // "\"Ada\"\n"
@@ -25,7 +25,36 @@ public enum JQ {
     }
     let text = output.map { String(cString: $0) } ?? ""
     free(output)
-    if status != 0 { throw Failure(message: text.isEmpty ? "jq failed" : text) }
+    if status != 0 { throw Failure(message: text.isEmpty ? "jq failed" : clean(text)) }
     return text
+  }
+
+  /// Compiles `program` without running it: a chain's captures are checked when the workspace
+  /// is read.
+  public static func compile(_ program: String) throws(Failure) {
+    var output: UnsafeMutablePointer<CChar>?
+    let status = rb_jq_compile(program, &output)
+    let text = output.map { String(cString: $0) } ?? ""
+    free(output)
+    if status != 0 { throw Failure(message: text.isEmpty ? "the jq expression does not compile" : clean(text)) }
+  }
+
+  /// jq's report as one line: its first line only (not the program echoed back), without the
+  /// `jq:` prefix and the hint about shell quoting: `error: syntax error, unexpected '|' at line 1`.
+  public static func summary(_ raw: String) -> String {
+    var line = raw.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+    line = line.trimmingCharacters(in: .whitespaces)
+    while line.hasPrefix("jq:") { line = String(line.dropFirst(3)).trimmingCharacters(in: .whitespaces) }
+    line = clean(line)
+    line = line.replacingOccurrences(of: " at <top-level>, line ", with: " at line ")
+    line = line.replacingOccurrences(of: "unexpected $end", with: "unexpected end of the expression")
+    if line.hasSuffix(":") { line.removeLast() }
+    return line.isEmpty ? "the expression failed" : line
+  }
+
+  /// jq's message without its hint for shells ("(Unix shell quoting issues?)"): reqbench's
+  /// expressions never pass through one.
+  static func clean(_ message: String) -> String {
+    message.replacingOccurrences(of: " (Unix shell quoting issues?)", with: "")
   }
 }

@@ -37,6 +37,13 @@ public struct ExchangeRow: Sendable {
   /// The request's secrets (as sent, with their wire forms): the viewer masks them in what it
   /// draws of the response, which a server may echo them in.
   public var secrets: [String] = []
+  /// The batch or chain run it belongs to (its `flow` tag) and its batch member's index.
+  public var flowRun: String?
+  public var member: Int?
+  /// A chain step that failed although its exchange succeeded (a capture found nothing): what
+  /// the queue shows instead of `succeeded` (`failed`), and why (`capture failed: token ← .token:
+  /// found nothing`).
+  public var flowFailure: (state: String, message: String)?
 
   public var bytes: Int {
     if let download = result?.download { return Int(download.bytes) }
@@ -78,6 +85,10 @@ public struct FlowRow: Sendable {
   public var cancelled = 0
   /// Batches: each member's outcome once it ended, by its index in the batch's `members`.
   public var members: [Int: FlowOutcome] = [:]
+  /// Batches: the members whose exchange started (the others still wait for the batch's
+  /// concurrency), and each member's latest exchange.
+  public var startedMembers: Set<Int> = []
+  public var memberExchanges: [Int: ExchangeID] = [:]
   /// Chains: the step running (1-based), the number of steps.
   public var step = 0
   public var steps = 0

@@ -1,4 +1,5 @@
 import Foundation
+import RequestEngine
 
 /// Sizes and durations as people read them; shared by the TUI and the `run` command's output.
 public enum Formatting {
@@ -13,14 +14,7 @@ public enum Formatting {
   /// the expression at line 1` — its first line only (not the program echoed back), one `jq:`
   /// prefix, without the hint about shell quoting (there is no shell here).
   public static func jqError(_ raw: String) -> String {
-    var line = raw.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-    line = line.trimmingCharacters(in: .whitespaces)
-    while line.hasPrefix("jq:") { line = String(line.dropFirst(3)).trimmingCharacters(in: .whitespaces) }
-    line = line.replacingOccurrences(of: " (Unix shell quoting issues?)", with: "")
-    line = line.replacingOccurrences(of: " at <top-level>, line ", with: " at line ")
-    line = line.replacingOccurrences(of: "unexpected $end", with: "unexpected end of the expression")
-    if line.hasSuffix(":") { line.removeLast() }
-    return "jq: " + (line.isEmpty ? "the expression failed" : line)
+    "jq: " + JQ.summary(raw)
   }
 
   public static func milliseconds(_ ms: Double) -> String {

@@ -115,6 +115,11 @@ extension AppState {
         context.append(chain + (request.tags["step"].map { " \($0)/\(request.tags["steps"] ?? "?")" } ?? ""))
       }
       row.context = context.isEmpty ? nil : context.joined(separator: " › ")
+      row.flowRun = request.tags["flow"]
+      row.member = request.tags["member"].flatMap { Int($0) }
+      if let run = row.flowRun, let member = row.member, let index = flows.firstIndex(where: { $0.run == run }) {
+        flows[index].memberExchanges[member] = id
+      }
       row.downloadTarget = request.download?.path
       row.secrets = request.secrets
       if let target = row.downloadTarget {
@@ -137,6 +142,12 @@ extension AppState {
         $0.attempt = attempt
         $0.retrying = false
         if $0.startedAt == nil { $0.startedAt = now }
+      }
+      // A batch member leaves the queue of its batch's concurrency.
+      if let row = exchanges.first(where: { $0.id == id }), let run = row.flowRun, let member = row.member,
+        let index = flows.firstIndex(where: { $0.run == run })
+      {
+        flows[index].startedMembers.insert(member)
       }
     case .headers(let id, let status, _):
       mutateRow(id) { $0.status = status }
@@ -172,6 +183,13 @@ extension AppState {
   }
 
   mutating func apply(_ event: FlowEvent, run: String) {
+    // A step whose capture failed: its exchange row shows the step failed, not `succeeded 200`
+    // (chains in batches too).
+    if case .stepFinished(_, _, let outcome) = event, let failure = outcome.captureFailure, let id = outcome.exchange?.id {
+      mutateRow(id) {
+        $0.flowFailure = (state: "failed", message: "capture failed: " + FlowRow.short(failure))
+      }
+    }
     guard let index = flows.firstIndex(where: { $0.run == run }) else { return }
     let isChain = flows[index].kind == .chain
     switch event {
@@ -217,7 +235,7 @@ extension AppState {
       }
       message = StatusMessage(
         "\(outcome.kind.rawValue) \(outcome.name) \(outcome.state.rawValue)"
-          + (outcome.state == .succeeded ? "" : ": " + (outcome.message ?? "")),
+          + (FlowRow.detail(outcome).map { ": " + $0 } ?? ""),
         isError: outcome.state == .failed)
     }
   }
@@ -233,7 +251,17 @@ extension AppState {
       for step in 1..<fromStep { row.stepStates[step] = earlier?.stepStates[step] ?? .succeeded }
       row.captured = earlier?.captured.filter { $0.step < fromStep } ?? []
     }
+    for exchange in exchanges where exchange.flowRun == run {
+      if let member = exchange.member {
+        row.memberExchanges[member] = row.memberExchanges[member] ?? exchange.id
+        if exchange.state != .queued { row.startedMembers.insert(member) }
+      }
+    }
+    // Resuming the run the queue or the viewer shows: they follow the new run.
+    let shown = queueFlowSelection?.run ?? viewer.flow
+    let resumesShown = fromStep > 1 && shown.flatMap { run in flows.first { $0.run == run } }?.name == name
     flows.insert(row, at: 0)
+    if resumesShown { selectQueueFlow(.flow(run: run)) }
   }
 
   private mutating func mutateRow(_ id: ExchangeID, _ change: (inout ExchangeRow) -> Void) {
@@ -655,6 +683,12 @@ extension AppState {
     let page = layout.contentHeight(of: .response)
     let target = max(0, viewer.scroll + delta)
     let last: Int
+    if let run = shownFlowRun {
+      // A batch or chain run: its lines below the title.
+      last = flowRunLines(run.name, run).count - page
+      viewer.scroll = max(0, min(target, last))
+      return
+    }
     switch viewer.tab {
     case .body:
       guard let document = viewer.filtered ?? viewer.document else {
@@ -938,12 +972,12 @@ extension AppState {
           selectRequest(visibleRequests.count + position)
         }
       case .queue:
-        // The batch and chain section first, then a header line and the exchanges.
         let section = queueFlowLines
         let window = Array(queueFlowWindow)
-        if row < section, window.indices.contains(row) {
-          selectQueueFlow(window[row])
-        } else {
+        // The column header is the pane's first line, above the section.
+        if row >= 1, row - 1 < section, window.indices.contains(row - 1) {
+          selectQueueFlow(window[row - 1])
+        } else if row >= 1 + section {
           let index = queueScroll + row - section - 1
           if exchanges.indices.contains(index) {
             queueFlowSelection = nil

@@ -181,41 +181,18 @@ struct Painter {
       buffer.put("not run yet: Enter runs \(name)", x: area.x + 1, y: area.y, style: theme.dim)
       return
     }
-    var lines: [(String, Style)] = []
-    let summary = run.state.isTerminal ? run.state.rawValue : "running"
-    lines.append(("\(glyph(run.state)) \(run.kind.rawValue) \(name) \(summary)" + (run.outcome?.message.map { ": " + $0 } ?? ""), theme.state(run.state)))
-    switch run.kind {
-    case .batch:
-      let members = state.workspace.batch(named: name)?.members ?? []
-      for (index, member) in members.enumerated() {
-        let memberState = Painter.memberState(run, index)
-        let outcome = run.members[index]
-        var text = "  \(glyph(memberState)) \(member)"
-        if let status = outcome?.exchange?.response?.status { text += "  \(status)" }
-        if let outcome, outcome.kind == .chain { text += "  (chain, \(outcome.steps.count) steps)" }
-        if let outcome, outcome.state != .succeeded, let message = outcome.message { text += "  " + message }
-        lines.append((text, theme.state(memberState)))
-        for value in outcome?.captured ?? [] { lines.append(("      \(value.name) = \(value.value)", theme.dim)) }
+    // Scrolled like a body (j/k, pages, g) when the viewer has the focus.
+    let lines = state.flowRunLines(name, run)
+    let scroll = min(state.viewer.scroll, max(0, lines.count - area.height))
+    for (i, line) in lines.dropFirst(scroll).prefix(area.height).enumerated() {
+      let style: Style
+      switch line.kind {
+      case .state(let lineState): style = theme.state(lineState)
+      case .plain: style = .plain
+      case .dim: style = theme.dim
+      case .error: style = theme.error
       }
-    case .chain:
-      let steps = state.workspace.chain(named: name)?.steps ?? []
-      for step in 1...max(1, max(run.steps, steps.count)) where !steps.isEmpty || run.steps > 0 {
-        let stepState = Painter.stepState(run, step)
-        let outcome = run.outcome?.steps.first { $0.step == step }
-        var text = "  \(glyph(stepState)) \(step). " + (steps.indices.contains(step - 1) ? steps[step - 1].request : "")
-        if let status = outcome?.exchange?.response?.status { text += "  \(status)" }
-        if step < run.firstStep { text += "  (earlier run)" }
-        if let outcome, outcome.state != .succeeded, let message = outcome.message { text += "  " + message }
-        lines.append((text, theme.state(stepState)))
-        for value in run.captured where value.step == step {
-          lines.append(("      \(value.name) = \(value.value)", theme.dim))
-        }
-      }
-    case .request:
-      break
-    }
-    for (i, line) in lines.prefix(area.height).enumerated() {
-      buffer.put(line.0, x: area.x + 1, y: area.y + i, style: line.1, maxWidth: area.width - 1)
+      buffer.put(line.text, x: area.x + 1, y: area.y + i, style: style, maxWidth: area.width - 1)
     }
   }
 
@@ -331,6 +308,9 @@ struct Painter {
       if let error = row.result?.error {
         x += buffer.put((response == nil ? "" : "  ") + glyph(row.state) + " " + error.message, x: x, y: area.y,
           style: theme.state(row.state), maxWidth: area.x + area.width - x)
+      } else if let failure = row.flowFailure {
+        x += buffer.put("  " + glyph(.failed) + " " + failure.message, x: x, y: area.y,
+          style: theme.state(.failed), maxWidth: area.x + area.width - x)
       }
     }
     // Tabs.
@@ -586,12 +566,19 @@ struct Painter {
   func queue(_ buffer: inout ScreenBuffer) {
     frame(&buffer, .queue, suffix: state.exchanges.isEmpty ? "" : " · \(state.exchanges.count)")
     var area = inner(.queue)
-    // Batch and chain runs first (the newest few, expanded ones with their members or steps),
-    // then the exchanges.
+    // The column header on top, then the batch and chain runs (the newest few, expanded ones
+    // with their members or steps), then the exchanges.
+    let c = QueueColumns(area)
+    buffer.put("  STATE", x: c.state, y: area.y, style: theme.dim)
+    buffer.put("STATUS", x: c.status, y: area.y, style: theme.dim)
+    buffer.put("REQUEST", x: c.name, y: area.y, style: theme.dim)
+    if c.sizeWidth > 0 { buffer.put(TextWidth.pad("SIZE", to: 9, alignRight: true), x: c.size, y: area.y, style: theme.dim) }
+    if c.timeWidth > 0 { buffer.put(TextWidth.pad("TIME", to: 10, alignRight: true), x: c.time, y: area.y, style: theme.dim) }
+    if c.progressWidth > 0 { buffer.put("PROGRESS", x: c.progress + 1, y: area.y, style: theme.dim) }
     let flowLines = state.queueFlowLines
     for (i, item) in state.queueFlowWindow.enumerated() {
       guard let flow = state.flowRow(item.run) else { continue }
-      let y = area.y + i
+      let y = area.y + 1 + i
       switch item {
       case .flow: flowRow(&buffer, flow, y: y, x: area.x, width: area.width)
       case .member(_, let index): memberRow(&buffer, flow, index, y: y, x: area.x, width: area.width)
@@ -603,23 +590,19 @@ struct Painter {
         }
       }
     }
+    // `area.y` stays the header's line: the exchanges start below it and the section.
     area.y += flowLines
     area.height -= flowLines
-    let c = QueueColumns(area)
-    buffer.put("  STATE", x: c.state, y: area.y, style: theme.dim)
-    buffer.put("STATUS", x: c.status, y: area.y, style: theme.dim)
-    buffer.put("REQUEST", x: c.name, y: area.y, style: theme.dim)
-    if c.sizeWidth > 0 { buffer.put(TextWidth.pad("SIZE", to: 9, alignRight: true), x: c.size, y: area.y, style: theme.dim) }
-    if c.timeWidth > 0 { buffer.put(TextWidth.pad("TIME", to: 10, alignRight: true), x: c.time, y: area.y, style: theme.dim) }
-    if c.progressWidth > 0 { buffer.put("PROGRESS", x: c.progress + 1, y: area.y, style: theme.dim) }
     if state.exchanges.isEmpty {
       buffer.put("nothing sent yet: Enter sends the selected request", x: area.x + 2, y: area.y + 1, style: theme.dim)
       return
     }
     for (line, row) in state.exchanges.enumerated().dropFirst(state.queueScroll).prefix(max(0, area.height - 1)) {
       let y = area.y + 1 + line - state.queueScroll
-      let stateText = row.retrying ? "retrying \(row.attempt + 1)" : row.state.rawValue
-      buffer.put(glyph(row.state) + " " + stateText, x: c.state, y: y, style: theme.state(row.state), maxWidth: 13)
+      // A chain step whose capture failed: the step failed, whatever its exchange did.
+      let shownState = row.flowFailure == nil ? row.state : .failed
+      let stateText = row.flowFailure?.state ?? (row.retrying ? "retrying \(row.attempt + 1)" : row.state.rawValue)
+      buffer.put(glyph(shownState) + " " + stateText, x: c.state, y: y, style: theme.state(shownState), maxWidth: 13)
       buffer.put(row.status.map(String.init) ?? "-", x: c.status, y: y, style: theme.status(row.status))
       var x = c.name
       x += buffer.put(TextWidth.pad(row.method.rawValue, to: 7), x: x, y: y, style: theme.method(row.method))
@@ -631,6 +614,8 @@ struct Painter {
       }
       if let error = row.result?.error, row.state == .failed, x + 2 < c.size - 1 {
         buffer.put(error.message, x: x + 2, y: y, style: theme.dim, maxWidth: c.size - x - 3)
+      } else if let failure = row.flowFailure, x + 2 < c.size - 1 {
+        buffer.put(failure.message, x: x + 2, y: y, style: theme.dim, maxWidth: c.size - x - 3)
       }
       let size = row.state == .queued ? "" : Formatting.bytes(row.bytes)
       if c.sizeWidth > 0 { buffer.put(TextWidth.pad(size, to: 9, alignRight: true), x: c.size, y: y) }
@@ -667,7 +652,7 @@ struct Painter {
       let count = max(flow.steps, state.workspace.chain(named: flow.name)?.steps.count ?? 0)
       cx += buffer.put("step \(max(flow.step, flow.stepStates.keys.max() ?? 0))/\(count)  ", x: cx, y: y)
       for i in 1...max(1, count) where count > 0 {
-        let stepState = Painter.stepState(flow, i)
+        let stepState = FlowRow.stepState(flow, i)
         cx += buffer.put(glyph(stepState) + " ", x: cx, y: y, style: theme.state(stepState))
       }
       if let captured = flow.captured.last {
@@ -676,29 +661,16 @@ struct Painter {
     case .request:
       break
     }
-    if flow.state == .failed, let message = flow.outcome?.message, cx + 4 < x + width {
+    if flow.state == .failed, let message = flow.outcome.flatMap(FlowRow.detail), cx + 4 < x + width {
       buffer.put("  " + message, x: cx, y: y, style: theme.dim, maxWidth: x + width - cx)
     }
-  }
-
-  /// A chain step's state: ended, running, or waiting (`.queued`).
-  static func stepState(_ flow: FlowRow, _ step: Int) -> ExchangeState {
-    if let ended = flow.stepStates[step] { return ended }
-    // The chain only went past a step that ended.
-    if step < flow.step { return .succeeded }
-    return step == flow.step && !flow.state.isTerminal ? .running : .queued
-  }
-
-  /// A batch member's state: its outcome once it ended, else running while the batch runs.
-  static func memberState(_ flow: FlowRow, _ index: Int) -> ExchangeState {
-    flow.members[index]?.state ?? (flow.state.isTerminal ? .cancelled : .running)
   }
 
   /// An expanded batch's member: `    ✓ users/get  200  12.3 ms`.
   func memberRow(_ buffer: inout ScreenBuffer, _ flow: FlowRow, _ index: Int, y: Int, x: Int, width: Int) {
     let names = state.workspace.batch(named: flow.name)?.members ?? []
     let name = names.indices.contains(index) ? names[index] : "member \(index + 1)"
-    let memberState = Painter.memberState(flow, index)
+    let memberState = FlowRow.memberState(flow, index)
     let outcome = flow.members[index]
     var cx = x + 4
     cx += buffer.put(glyph(memberState) + " " + TextWidth.pad(memberState.rawValue, to: 11), x: cx, y: y, style: theme.state(memberState))
@@ -706,7 +678,7 @@ struct Painter {
     var details: [String] = []
     if let status = outcome?.exchange?.response?.status { details.append(String(status)) }
     if let outcome, outcome.kind == .chain { details.append("\(outcome.steps.filter { $0.state == .succeeded }.count)/\(outcome.steps.count) steps") }
-    if let outcome, outcome.state != .succeeded, let message = outcome.message { details.append(message) }
+    if let outcome, let detail = FlowRow.detail(outcome) { details.append(detail) }
     if !details.isEmpty, cx + 4 < x + width {
       buffer.put("  " + details.joined(separator: "  "), x: cx, y: y, style: theme.dim, maxWidth: x + width - cx)
     }
@@ -716,15 +688,13 @@ struct Painter {
   func stepRow(_ buffer: inout ScreenBuffer, _ flow: FlowRow, _ step: Int, y: Int, x: Int, width: Int) {
     let steps = state.workspace.chain(named: flow.name)?.steps ?? []
     let request = steps.indices.contains(step - 1) ? steps[step - 1].request : "step \(step)"
-    let stepState = Painter.stepState(flow, step)
+    let stepState = FlowRow.stepState(flow, step)
     var cx = x + 4
     cx += buffer.put(glyph(stepState) + " " + TextWidth.pad(stepState.rawValue, to: 11), x: cx, y: y, style: theme.state(stepState))
     cx += buffer.put("\(step). \(request)", x: cx, y: y, maxWidth: max(1, width / 3))
     var details = flow.captured.filter { $0.step == step }.map { "\($0.name)=\(Painter.short($0.value))" }
-    if let outcome = flow.outcome?.steps.first(where: { $0.step == step }), outcome.state != .succeeded,
-      let message = outcome.message
-    {
-      details.append(message)
+    if let outcome = flow.outcome?.steps.first(where: { $0.step == step }) {
+      if let detail = FlowRow.detail(outcome) { details.append(detail) }
     }
     if !details.isEmpty, cx + 4 < x + width {
       buffer.put("  " + details.joined(separator: " "), x: cx, y: y, style: theme.dim, maxWidth: x + width - cx)

@@ -21,8 +21,13 @@ public struct FlowOutcome: Sendable {
   public var steps: [FlowOutcome] = []
   /// A chain: every value captured; a step: the values it captured.
   public var captured: [(name: String, value: String)] = []
-  /// A chain step: its 1-based index.
+  /// A step whose capture found nothing: which capture, and why (the body it ran on is the
+  /// exchange's).
+  public var captureFailure: FlowRunner.CaptureFailure?
+  /// A chain step: its 1-based index; a chain that failed or was cancelled: the step it stopped at.
   public var step: Int?
+  /// A chain: how many steps it has (a resumed run's `steps` hold only the steps it ran).
+  public var stepCount: Int?
 
   public init(kind: Kind, name: String, state: ExchangeState) {
     self.kind = kind
@@ -61,16 +66,18 @@ public enum FlowEvent: Sendable {
 /// (YTKChainRequest) through an agent. Thread-safe: the agent's completions arrive on its engine
 /// thread; `start` and `cancel` may be called from any thread.
 ///
-/// Exchanges a flow sends carry tags: `batch`, `chain`, `step` (1-based), `steps`, and `flow`
-/// (the run's id, also the request's `group`, so the agent can cancel the whole flow at once).
+/// Exchanges a flow sends carry tags: `batch`, `member` (the index in the batch's `members`),
+/// `chain`, `step` (1-based), `steps`, and `flow` (the run's id, also the request's `group`, so
+/// the agent can cancel the whole flow at once).
 public final class FlowRunner: @unchecked Sendable {
   public typealias EventHandler = @Sendable (FlowEvent) -> Void
 
   private let agent: Agent
   private let workspace: Workspace
   private let sources: VariableSources
-  private let lock = NSLock()
-  private var nextID = 0
+  /// Run ids are unique in the process: runners sharing an agent never share a group.
+  private static let idLock = NSLock()
+  nonisolated(unsafe) private static var lastID = 0
   /// Requests by name (a batch may name a thousand of them).
   private let templates: [String: RequestTemplate]
 
@@ -130,14 +137,15 @@ public final class FlowRunner: @unchecked Sendable {
 
   /// Starts a request, batch or chain by name; `completion` gets its outcome once.
   /// A chain can start at `fromStep` (1-based) with values captured before (resume).
+  /// `id` names the run (its exchanges' `flow` tag) when the caller has a unique name for it.
   @discardableResult
   public func start(
-    _ name: String, fromStep: Int = 1, captured: [(String, String)] = [],
+    _ name: String, id: String? = nil, fromStep: Int = 1, captured: [(String, String)] = [],
     events: @escaping EventHandler = { _ in }, completion: @escaping @Sendable (FlowOutcome) -> Void
   ) -> Run {
-    let id = lock.withLock {
-      nextID += 1
-      return "flow-\(nextID)"
+    let id = id ?? FlowRunner.idLock.withLock {
+      FlowRunner.lastID += 1
+      return "flow-\(FlowRunner.lastID)"
     }
     let run = Run(id: id, agent: agent)
     let finish: @Sendable (FlowOutcome) -> Void = { outcome in
@@ -221,6 +229,7 @@ public final class FlowRunner: @unchecked Sendable {
       // An empty chain has nothing to do: it succeeds at once (pinned for CH-5).
       var outcome = FlowOutcome(kind: .chain, name: chain.name, state: .succeeded)
       outcome.captured = initial.map { (name: $0.0, value: $0.1) }
+      outcome.stepCount = 0
       return done(outcome)
     }
     runStep(max(1, first), state, tags, limit, run, events, done)
@@ -244,6 +253,7 @@ public final class FlowRunner: @unchecked Sendable {
     guard index <= chain.steps.count else {
       var outcome = FlowOutcome(kind: .chain, name: chain.name, state: .succeeded)
       outcome.steps = state.steps
+      outcome.stepCount = chain.steps.count
       outcome.captured = state.captured.map { (name: $0.0, value: $0.1) }
       // Continue-on-failure: the chain ran to its end and fails when a step did.
       let failures = state.steps.filter { $0.state != .succeeded }
@@ -283,9 +293,10 @@ public final class FlowRunner: @unchecked Sendable {
             events(.captured(chain: chain.name, batch: tags["batch"], index: index, values: outcome.captured))
           }
           state.captured += captured
-        case .failure(let message):
+        case .failure(let failure):
           outcome.state = .failed
-          outcome.message = message.message
+          outcome.message = failure.message
+          outcome.captureFailure = failure
           outcome.errorKind = "capture"
           failed = true
         }
@@ -298,7 +309,11 @@ public final class FlowRunner: @unchecked Sendable {
         chainOutcome.steps = state.steps
         chainOutcome.captured = state.captured.map { (name: $0.0, value: $0.1) }
         chainOutcome.step = index
-        chainOutcome.message = "step \(index) (\(step.request)) \(outcome.state == .cancelled ? "was cancelled" : "failed"): \(outcome.message ?? "")"
+        chainOutcome.stepCount = chain.steps.count
+        chainOutcome.message =
+          outcome.state == .cancelled
+          ? "step \(index) (\(step.request)) was cancelled"
+          : "step \(index) (\(step.request)) failed: \(FlowRunner.detail(outcome.message ?? "", of: step.request))"
         chainOutcome.errorKind = outcome.state == .cancelled ? "cancelled" : "step"
         return done(chainOutcome)
       }
@@ -315,22 +330,26 @@ public final class FlowRunner: @unchecked Sendable {
       switch capture.source {
       case .status:
         guard let status = exchange.response?.status else {
-          return .failure(CaptureFailure(message: "capture \(capture.name): there is no status"))
+          return .failure(CaptureFailure(capture: capture.name, source: "status", reason: "there is no status"))
         }
         values.append((capture.name, String(status)))
       case .header(let name):
         guard let value = exchange.response?.headers[name] else {
-          return .failure(CaptureFailure(message: "capture \(capture.name): the response has no header \(name)"))
+          return .failure(CaptureFailure(capture: capture.name, source: "header:\(name)", reason: "the response has no header \(name)"))
         }
         values.append((capture.name, value))
       case .jq(let expression):
         let body = (try? exchange.response?.body.bytes()) ?? []
-        let shown = String(decoding: body.prefix(300), as: UTF8.self) + (body.count > 300 ? "…" : "")
+        // One line: the start of the body with its line breaks and indentation as single spaces.
+        let shown =
+          String(decoding: body.prefix(300), as: UTF8.self).split(whereSeparator: \.isWhitespace).joined(separator: " ") + (body.count > 300 ? "…" : "")
         do {
           let output = try JQ.run(expression, input: body, pretty: false)
           let first = output.split(separator: "\n").first.map(String.init) ?? ""
           guard !first.isEmpty, first != "null" else {
-            return .failure(CaptureFailure(message: "capture \(capture.name): \(expression) found nothing in the body: \(shown)"))
+            return .failure(
+              CaptureFailure(capture: capture.name, source: expression, reason: "found nothing", body: shown,
+                message: "capture \(capture.name): \(expression) found nothing in the body: \(shown)"))
           }
           // A string is taken without its quotes; anything else as its JSON text.
           if first.hasPrefix("\""), case .string(let text)? = try? JSONParser.parse(first) {
@@ -339,15 +358,40 @@ public final class FlowRunner: @unchecked Sendable {
             values.append((capture.name, first))
           }
         } catch {
-          return .failure(CaptureFailure(message: "capture \(capture.name): \(expression): \(error.message); the body: \(shown)"))
+          return .failure(
+            CaptureFailure(capture: capture.name, source: expression, reason: JQ.summary(error.message), body: shown,
+              message: "capture \(capture.name): \(expression): \(JQ.summary(error.message)); the body: \(shown)"))
         }
       }
     }
     return .success(values)
   }
 
+  /// A member's or step's message without its own name in front (a request that could not be
+  /// built says `users/get: undefined variable …`), for messages that name it already.
+  static func detail(_ message: String, of name: String) -> String {
+    message.hasPrefix(name + ": ") ? String(message.dropFirst(name.count + 2)) : message
+  }
+
+  /// Why a capture found nothing: `capture token: .token found nothing in the body: {…`.
   public struct CaptureFailure: Error, Sendable, Equatable {
+    /// The captured value's name, its source as written (`.token`, `header:ETag`, `status`),
+    /// and what went wrong (`found nothing`, jq's error).
+    public var capture: String
+    public var source: String
+    public var reason: String
+    /// The start of the body it ran on (jq captures), as in `message`.
+    public var body: String?
+    /// One line: the capture, the source, the reason and the start of the body.
     public var message: String
+
+    public init(capture: String, source: String, reason: String, body: String? = nil, message: String? = nil) {
+      self.capture = capture
+      self.source = source
+      self.reason = reason
+      self.body = body
+      self.message = message ?? "capture \(capture): \(reason)"
+    }
   }
 
   // MARK: - Batches
@@ -382,8 +426,8 @@ public final class FlowRunner: @unchecked Sendable {
     _ done: @escaping @Sendable (FlowOutcome) -> Void
   ) {
     let limit = GroupLimit(name: run.id + "/" + batch.name, max: batch.concurrency)
-    let tags = ["batch": batch.name]
     for (index, member) in batch.members.enumerated() {
+      let tags = ["batch": batch.name, "member": String(index)]
       let started: Bool = state.lock.withLock {
         guard state.firstFailure == nil || batch.policy == .allSettled else { return false }
         state.next = index + 1
@@ -428,7 +472,8 @@ public final class FlowRunner: @unchecked Sendable {
     let finish: Bool = state.lock.withLock {
       if state.firstFailure != nil && batch.policy == .failFast || run.isCancelled {
         while state.next < batch.members.count {
-          var skipped = FlowOutcome(kind: .request, name: batch.members[state.next], state: .cancelled)
+          let name = batch.members[state.next]
+          var skipped = FlowOutcome(kind: workspace.chain(named: name) != nil ? .chain : .request, name: name, state: .cancelled)
           skipped.message = "not started"
           skipped.errorKind = "cancelled"
           state.outcomes[state.next] = skipped
@@ -447,7 +492,7 @@ public final class FlowRunner: @unchecked Sendable {
     if let failed = state.lock.withLock({ state.firstFailure }) {
       result.state = .failed
       result.errorKind = "member"
-      let message = outcomes.first { $0.name == failed && $0.state == .failed }?.message ?? "failed"
+      let message = FlowRunner.detail(outcomes.first { $0.name == failed && $0.state == .failed }?.message ?? "failed", of: failed)
       result.message = batch.policy == .failFast
         ? "\(failed) failed: \(message)"
         : "\(outcomes.filter { $0.state == .failed }.count) of \(outcomes.count) failed, first \(failed): \(message)"

@@ -330,8 +330,19 @@ struct WorkspaceReader {
           var captures: [(String, Capture)] = []
           if let captureValue = step["capture"], let capture = r.object(captureValue, stepPath.appending("capture")) {
             for member in capture.members {
-              if let text = r.nonEmptyString(member.value, stepPath.appending("capture").appending(member.key)) {
-                captures.append((member.key, Capture(text)))
+              let capturePath = stepPath.appending("capture").appending(member.key)
+              if let text = r.nonEmptyString(member.value, capturePath) {
+                let capture = Capture(text)
+                // A jq expression is compiled now: a syntax error is found before step 1 is sent.
+                if case .jq(let expression) = capture {
+                  do throws(JQ.Failure) {
+                    try JQ.compile(expression)
+                  } catch {
+                    r.fail(capturePath, "\(expression) does not compile: jq: \(JQ.summary(error.message))")
+                    continue
+                  }
+                }
+                captures.append((member.key, capture))
               }
             }
           }

@@ -98,8 +98,8 @@ enum Arguments {
                    the workspace file NAME.json
       --no-history don't record the exchanges in the workspace's history
       --from-step N
-                   start chains at step N (resume one; give what earlier steps captured
-                   with --var)
+                   start chains at step N (resume one with what its earlier steps
+                   captured in its last run; --var wins)
     history        lists the recorded exchanges, newest first
     secrets        the secrets file beside the workspace ({{secret.NAME}}); values from stdin
     cache          lists or clears the workspace's response cache

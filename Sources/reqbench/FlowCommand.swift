@@ -44,6 +44,9 @@ struct FlowCommand {
       overrides: Dictionary(options.variables, uniquingKeysWith: { _, last in last }),
       environment: options.environment, secrets: secrets)
     let runner = FlowRunner(agent: agent, workspace: workspace, sources: sources)
+    // What the last run of each chain captured: `--from-step N` continues with the values the
+    // steps before N captured (a `--var` of the same name still wins).
+    let captures = ChainCaptures(folder: StateFolder.chains(in: stateFolder))
 
     let queue = BlockingQueue<Message>()
     let json = options.json
@@ -67,8 +70,17 @@ struct FlowCommand {
     defer { interruptSource.cancel() }
 
     for (index, name) in options.targets.enumerated() {
+      var captured: [(String, String)] = []
+      if let step = options.fromStep, step > 1 {
+        captured = captures.values(for: name, before: step)
+        // Names only: the values may be tokens.
+        Terminal.error(
+          captured.isEmpty
+            ? "reqbench: no values kept from an earlier run of \(name); give what steps 1-\(step - 1) capture with --var"
+            : "reqbench: \(name) from step \(step) with \(captured.map(\.0).joined(separator: ", ")) captured by its last run")
+      }
       let run = runner.start(
-        name, fromStep: options.fromStep ?? 1,
+        name, fromStep: options.fromStep ?? 1, captured: captured,
         events: { event in
           // Lines show only captures; JSON shows every flow event.
           if json { queue.push(.flow(event)) } else if case .captured = event { queue.push(.flow(event)) }
@@ -94,6 +106,13 @@ struct FlowCommand {
           report(event)
         case .done(let index, let outcome):
           outcomes[index] = outcome
+          if outcome.kind == .chain {
+            do throws(FileError) {
+              try captures.save(outcome)
+            } catch {
+              Terminal.error("reqbench: cannot keep what \(outcome.name) captured: \(error)")
+            }
+          }
           remaining -= 1
         }
       }
@@ -108,7 +127,7 @@ struct FlowCommand {
         ("succeeded", .number(results.filter { $0.state == .succeeded }.count)),
         ("failed", .number(results.filter { $0.state == .failed }.count)),
         ("cancelled", .number(results.filter { $0.state == .cancelled }.count)),
-        ("results", .array(results.map { .object(FlowFormat.json($0)) })),
+        ("results", .array(results.map { .object(FlowFormat.json($0, redaction: redaction)) })),
       ])
       Output.standard.line(JSONSerializer.compact(.object(summary)))
     } else {
@@ -170,10 +189,15 @@ struct FlowCommand {
     }
   }
 
+  /// Secrets' values masked (`••••`) wherever a captured value is shown.
+  private var redaction: Redaction {
+    Redaction(secrets: secrets.names.compactMap { secrets.value(of: $0) })
+  }
+
   private func report(_ event: FlowEvent) {
     guard options.json else {
       if case .captured(let chain, let batch, let index, let values) = event {
-        let shown = values.map { "\($0.name)=\(FlowFormat.short($0.value))" }.joined(separator: " ")
+        let shown = values.map { "\($0.name)=\(FlowFormat.short(redaction.apply($0.value)))" }.joined(separator: " ")
         Output.standard.line("  \(batch.map { $0 + " › " } ?? "")\(chain) step \(index) captured \(shown)")
       }
       return
@@ -191,17 +215,18 @@ struct FlowCommand {
       object = flowObject("step", batch: batch, [("chain", .string(chain)), ("step", .number(index)), ("of", .number(count)), ("request", .string(request))])
     case .captured(let chain, let batch, let index, let values):
       object = flowObject("captured", batch: batch, [("chain", .string(chain)), ("step", .number(index)),
-        ("values", .object(JSONObject(values.map { (key: $0.name, value: .string($0.value)) })))])
+        ("values", .object(JSONObject(values.map { (key: $0.name, value: .string(redaction.apply($0.value))) })))])
     case .stepFinished(let chain, let batch, let outcome):
       object = flowObject("stepFinished", batch: batch, [("chain", .string(chain)), ("step", outcome.step.map { .number($0) } ?? .null),
         ("name", .string(outcome.name)), ("state", .string(outcome.state.rawValue))])
       if outcome.state != .succeeded, let message = outcome.message { object["message"] = .string(message) }
     case .member(let batch, let index, let done, let total, let outcome):
       object = JSONObject([("event", "member"), ("batch", .string(batch)), ("index", .number(index)), ("done", .number(done)), ("of", .number(total)),
-        ("name", .string(outcome.name)), ("state", .string(outcome.state.rawValue))])
+        ("name", .string(outcome.name)), ("kind", .string(outcome.kind.rawValue)), ("state", .string(outcome.state.rawValue))])
+      if outcome.state != .succeeded, let message = outcome.message { object["message"] = .string(message) }
     case .finished(let outcome):
       guard outcome.kind != .request else { return }
-      object = JSONObject([("event", "flow")] + FlowFormat.json(outcome).members.map { ($0.key, $0.value) })
+      object = JSONObject([("event", "flow")] + FlowFormat.json(outcome, redaction: redaction).members.map { ($0.key, $0.value) })
     }
     Output.standard.line(JSONSerializer.compact(.object(object)))
   }
@@ -209,10 +234,13 @@ struct FlowCommand {
 
 /// How flow outcomes are written: nested JSON, and a line per batch or chain.
 enum FlowFormat {
-  static func json(_ outcome: FlowOutcome) -> JSONObject {
+  /// `redaction` masks secrets' values in what was captured.
+  static func json(_ outcome: FlowOutcome, redaction: Redaction = Redaction(secrets: [])) -> JSONObject {
     var object: JSONObject
     if outcome.kind == .request, let exchange = outcome.exchange {
       object = Format.json(RunResult(name: outcome.name, exchange: exchange))
+      // A step whose capture failed: its exchange succeeded, the step did not.
+      object["state"] = .string(outcome.state.rawValue)
     } else {
       object = JSONObject([("name", .string(outcome.name)), ("state", .string(outcome.state.rawValue))])
     }
@@ -227,24 +255,24 @@ enum FlowFormat {
       object["error"] = .object(JSONObject([("kind", .string(outcome.errorKind ?? "member")), ("message", .string(message))]))
     }
     if !outcome.captured.isEmpty {
-      object["captured"] = .object(JSONObject(outcome.captured.map { (key: $0.name, value: .string($0.value)) }))
+      object["captured"] = .object(JSONObject(outcome.captured.map { (key: $0.name, value: .string(redaction.apply($0.value))) }))
     }
     if outcome.kind == .batch {
       // B-4: a batch is from the cache when every member was.
       object["fromCache"] = .bool(outcome.fromCache)
-      object["members"] = .array(outcome.members.map { .object(json($0)) })
+      object["members"] = .array(outcome.members.map { .object(json($0, redaction: redaction)) })
       object["succeeded"] = .number(outcome.members.filter { $0.state == .succeeded }.count)
       object["failed"] = .number(outcome.members.filter { $0.state == .failed }.count)
       object["cancelled"] = .number(outcome.members.filter { $0.state == .cancelled }.count)
     }
     if outcome.kind == .chain {
-      object["steps"] = .array(outcome.steps.map { .object(json($0)) })
+      object["steps"] = .array(outcome.steps.map { .object(json($0, redaction: redaction)) })
       if let step = outcome.step { object["failedStep"] = .number(step) }
     }
     return object
   }
 
-  /// `✓ batch smoke  3/3 succeeded` or `✗ chain login-flow  step 2 (users/me) failed: …`.
+  /// `✓ batch smoke  3/3 succeeded` or `✗ chain login-flow  1/3 steps, failed at step 2 of 3 (users/me): …`.
   static func line(_ outcome: FlowOutcome) -> String {
     let mark = outcome.state == .succeeded ? "✓" : (outcome.state == .cancelled ? "⊘" : "✗")
     var line = "\(mark) \(outcome.kind.rawValue) \(outcome.name)"
@@ -253,7 +281,20 @@ enum FlowFormat {
       let ok = outcome.members.filter { $0.state == .succeeded }.count
       line += "  \(ok)/\(outcome.members.count) succeeded"
     case .chain:
-      line += "  \(outcome.steps.filter { $0.state == .succeeded }.count)/\(outcome.steps.count) steps"
+      // Against the chain's every step: a resumed run counts the steps before it as done.
+      let total = outcome.stepCount ?? outcome.steps.count
+      let before = (outcome.steps.first?.step ?? 1) - 1
+      let ok = before + outcome.steps.filter { $0.state == .succeeded }.count
+      line += "  \(ok)/\(total) steps"
+      // A chain stopped at a step: `failed at step 2 of 3 (users/me): status 401 …`.
+      if outcome.state != .succeeded, let step = outcome.step,
+        let stopped = outcome.steps.last, stopped.step == step, stopped.state != .succeeded
+      {
+        let verb = outcome.state == .cancelled ? "cancelled" : "failed"
+        line += ", \(verb) at step \(step) of \(total) (\(stopped.name))"
+        if outcome.state == .failed, let message = stopped.message { line += ": " + message }
+        return line
+      }
     case .request:
       break
     }

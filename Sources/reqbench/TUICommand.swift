@@ -172,8 +172,9 @@ final class TUIRuntime {
       apply(.flowStarted(run: token, name: name, kind: kind, fromStep: fromStep))
       // The workspace as it is now (edits included), so a run uses the requests as shown.
       let runner = FlowRunner(agent: agent, workspace: state.workspace, sources: state.sources)
+      // The run is named by its token: its exchanges' `flow` tag ties them to its queue row.
       flowRuns[token] = runner.start(
-        name, fromStep: fromStep, captured: captured.map { ($0.key, $0.value) },
+        name, id: token, fromStep: fromStep, captured: captured.map { ($0.key, $0.value) },
         events: { inbox.post(.flow(run: token, $0)) }, completion: { _ in })
     case .cancelFlow(let run):
       flowRuns[run]?.cancel()

@@ -252,6 +252,7 @@ struct TUIQueueFlowTests {
     #expect(screen.contains("1/2  ✓1 ✗0 ⊘1") || screen.contains("2/2  ✓1 ✗0 ⊘1"))
     #expect(screen.contains("    ⊘ cancelled  slow"))
     #expect(screen.contains("batch slowpoke cancelled"))
+    #expect(!screen.contains("cancelled: cancelled"))
     #expect(try hits("\(key)-slow") == 1)
     try session.send("q")
     try session.waitFor("[exited 0]")
@@ -270,12 +271,52 @@ struct TUIQueueFlowTests {
     try session.waitFor("3 Response · breaks")
     try session.send("r")
     screen = try session.waitFor("✓ succeeded   ▸ ⛓ breaks  step 3/3  ✓ ✓ ✓")
+    // The viewer follows the resumed run.
+    #expect(screen.contains("✓ chain breaks succeeded"), "\(screen)")
     // The resumed run's row: step 1 from the earlier run, steps 2 and 3 now.
-    #expect(screen.contains("chain breaks succeeded"))
     #expect(screen.contains("✗ failed      ▸ ⛓ breaks  step 2/3  ✓ ✗ …"))
     #expect(try hits("\(key)-first") == 1)  // not sent again
     #expect(try hits("\(key)-flaky") == 2)
     #expect(try hits("\(key)-last") == 1)
+    try session.send("q")
+    try session.waitFor("[exited 0]")
+  }
+}
+
+/// A failed capture in the TUI, against the fixture: the step's exchange row shows it failed, the
+/// viewer shows the capture, why, and the body it ran on, pretty-printed over several lines.
+@Suite("TUI end to end: a failed capture", .serialized)
+struct TUICaptureTests {
+  @Test func aFailedCaptureIsReadable() throws {
+    let key = uniqueKey()
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-tui-cap-" + key)
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    let file = dir.appendingPathComponent("cap.json").path
+    try """
+      {"version": 1, "baseURL": "\(try TestServer.fixture.baseURL)", "requests": [
+        {"name": "login", "method": "POST", "url": "/auth/login?key=\(key)", "body": {"json": {"user": "ada", "password": "lovelace"}}},
+        {"name": "after", "url": "/get?key=\(key)-after"}
+       ],
+       "chains": [{"name": "badcap", "steps": [{"request": "login", "capture": {"token": ".nope"}}, {"request": "after"}]}]}
+      """.write(toFile: file, atomically: true, encoding: .utf8)
+    let session = try TmuxSession([try reqbenchBinary.path, file])
+    try session.waitFor("batches and chains")
+    try session.send("G")
+    try session.waitFor("2 Editor · badcap")
+    try session.send("Enter")
+    var screen = try session.waitFor("chain badcap failed")
+    #expect(screen.contains("✗ failed      200    POST   badcap 1/2 › login  capture failed: token ← .nope"), "\(screen)")
+    #expect(!screen.contains("✓ succeeded   200    POST   badcap"))
+    try session.send("4", "g")
+    screen = try session.waitFor("3 Response · badcap")
+    #expect(screen.contains("✗ 1. login  200  capture failed"), "\(screen)")
+    #expect(screen.contains("capture token ← .nope"))
+    #expect(screen.contains("found nothing"))
+    #expect(screen.contains("the body it ran on (200, "))
+    #expect(screen.contains("\"token\": \""))
+    #expect(!screen.contains("\\n"))
+    #expect(screen.contains("✗ chain badcap failed: step 1 (login) failed: capture token ← .nope: found nothing"))
+    #expect(try hits("\(key)-after") == 0)
     try session.send("q")
     try session.waitFor("[exited 0]")
   }

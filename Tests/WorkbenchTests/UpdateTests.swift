@@ -467,15 +467,15 @@ struct QueueFlowTests {
     #expect(state.viewer.exchange == ExchangeID(rawValue: 3))
   }
 
-  // A click on the batch row selects it; a click below the section's header line selects the
-  // exchange drawn there.
+  // The column header is the pane's first line; a click on a member selects it; a click below
+  // the section selects the exchange drawn there.
   @Test func theMouseSelectsFlowRowsAndTheExchangesBelowThem() throws {
     var state = try batchState()
     let layout = Layout(width: state.width, height: state.height)
     send(&state, .key(.up), .key(.enter))  // expanded: the batch row and its four members
-    send(&state, .mouse(MouseEvent(x: layout.queue.x + 5, y: layout.queue.y + 3, kind: .press)))
+    send(&state, .mouse(MouseEvent(x: layout.queue.x + 5, y: layout.queue.y + 4, kind: .press)))
     #expect(state.queueFlowSelection == .member(run: "b1", index: 1))
-    // The section's 5 lines, the header line, then the exchange.
+    // The header line, the section's 5 lines, then the exchange.
     send(&state, .mouse(MouseEvent(x: layout.queue.x + 5, y: layout.queue.y + 7, kind: .press)))
     #expect(state.queueFlowSelection == nil)
     #expect(state.viewer.exchange == ExchangeID(rawValue: 3))
@@ -515,6 +515,42 @@ struct QueueFlowTests {
     try assertSnapshot(state, "batch-expanded-160x45")
   }
 
+  // While a batch runs its members wait (…) until their exchange starts (▶); a member's line
+  // opens its exchange in the viewer, and Enter on it keeps the batch expanded.
+  @Test func batchMembersAreQueuedUntilTheyStartAndOpenTheirExchange() throws {
+    var state = try batchState()
+    send(&state, .key(.up), .key(.enter))
+    var request = Request(name: "users/list", url: "http://127.0.0.1:8080/users")
+    request.tags = ["flow": "b1", "batch": "smoke", "member": "0"]
+    send(&state, .agent(.queued(ExchangeID(rawValue: 9), request)))
+    #expect(FlowRow.memberState(try #require(state.flowRow("b1")), 0) == .queued)
+    send(&state, .agent(.started(ExchangeID(rawValue: 9), attempt: 1)))
+    let flow = try #require(state.flowRow("b1"))
+    #expect(FlowRow.memberState(flow, 0) == .running)
+    #expect(FlowRow.memberState(flow, 2) == .queued)
+    var buffer = ScreenBuffer(width: 160, height: 45)
+    view(state, into: &buffer)
+    #expect(buffer.text.contains("▶ running    users/list"))
+    #expect(buffer.text.contains("… queued     login-flow"))
+    _ = keys(&state, "j")
+    #expect(state.queueFlowSelection == .member(run: "b1", index: 0))
+    #expect(state.viewer.exchange == ExchangeID(rawValue: 9))
+    #expect(state.viewer.flow == nil)
+    send(&state, .key(.enter))
+    #expect(state.expandedFlows == ["b1"])
+    #expect(state.focus == .response)
+    #expect(state.viewer.exchange == ExchangeID(rawValue: 9))
+  }
+
+  // A batch's and a chain's end say what happened once.
+  @Test func endMessagesSayItOnce() throws {
+    var state = try batchState()
+    var cancelled = FlowOutcome(kind: .batch, name: "smoke", state: .cancelled)
+    cancelled.message = "cancelled"
+    send(&state, .flow(run: "b1", .finished(cancelled)))
+    #expect(state.message?.text == "batch smoke cancelled")
+  }
+
   @Test func rOnAFailedChainRowResumesItAndTheRowKeepsEarlierSteps() throws {
     var state = try demoState()
     send(&state, .flowStarted(run: "r1", name: "login-flow", kind: .chain))
@@ -540,6 +576,9 @@ struct QueueFlowTests {
     #expect(keys(&state, "r") == [.runFlow(name: "login-flow", fromStep: 2, captured: ["uid": "1"])])
     // The resumed run: steps are absolute, step 1 keeps its state and its captured value.
     send(&state, .flowStarted(run: "r2", name: "login-flow", kind: .chain, fromStep: 2))
+    // The queue and the viewer follow the resumed run.
+    #expect(state.queueFlowSelection == .flow(run: "r2"))
+    #expect(state.viewer.flow == "r2")
     send(&state, .flow(run: "r2", .step(chain: "login-flow", batch: nil, index: 2, count: 3, request: "auth/me")))
     #expect(state.flows[0].stepStates == [1: .succeeded])
     #expect(state.flows[0].captured.map(\.name) == ["uid"])
@@ -560,6 +599,60 @@ struct QueueFlowTests {
     #expect(state.flows[0].captured.map(\.step) == [1])  // kept after the end too
     send(&state, .key(.enter))
     try assertSnapshot(state, "chain-resumed-160x45")
+  }
+
+  // A step whose capture failed: its exchange row says the step failed (not `succeeded 200`),
+  // and the viewer shows the capture, why, and the body it ran on, pretty-printed, over several
+  // lines it scrolls through.
+  @Test func aFailedCaptureIsReadable() throws {
+    var state = try demoState()
+    send(&state, .flowStarted(run: "r1", name: "login-flow", kind: .chain))
+    send(&state, .flow(run: "r1", .step(chain: "login-flow", batch: nil, index: 1, count: 3, request: "auth/login")))
+    let fields = (1...40).map { "\"field\($0)\": \($0)" }.joined(separator: ", ")
+    var request = Request(name: "auth/login", url: "http://127.0.0.1:8080/auth/login")
+    request.tags = ["flow": "r1", "chain": "login-flow", "step": "1", "steps": "3"]
+    let events = exchangeEvents(id: 7, request: request, body: "{\"user\": {\"id\": 1}, \(fields)}")
+    for event in events { send(&state, event) }
+    guard case .agent(.finished(let result)) = events.last else { throw CancellationError() }
+    var step = FlowOutcome(kind: .request, name: "auth/login", state: .failed)
+    step.step = 1
+    step.exchange = result
+    step.errorKind = "capture"
+    let failure = FlowRunner.CaptureFailure(capture: "token", source: ".nope", reason: "found nothing", body: "{…", message: "capture token: .nope found nothing in the body: {…")
+    step.captureFailure = failure
+    step.message = failure.message
+    send(&state, .flow(run: "r1", .stepFinished(chain: "login-flow", batch: nil, outcome: step)))
+    var chain = FlowOutcome(kind: .chain, name: "login-flow", state: .failed)
+    chain.step = 1
+    chain.steps = [step]
+    chain.message = "step 1 (auth/login) failed: " + failure.message
+    send(&state, .flow(run: "r1", .finished(chain)))
+    var buffer = ScreenBuffer(width: 160, height: 45)
+    _ = keys(&state, "4")
+    view(state, into: &buffer)
+    let queueLine = try #require(buffer.text.split(separator: "\n").first { $0.contains("auth/login") && $0.contains("GET") })
+    #expect(queueLine.contains("│✗ failed "), "\(queueLine)")
+    #expect(queueLine.contains("capture failed: token ← .nope"), "\(queueLine)")
+    #expect(!queueLine.contains("succeeded"))
+    // The chain's run in the viewer.
+    send(&state, .key(.up))
+    #expect(state.viewer.flow == "r1")
+    let lines = state.flowRunLines("login-flow", try #require(state.flowRow("r1"))).map(\.text)
+    #expect(lines.contains("  ✗ 1. auth/login  200  capture failed"), "\(lines)")
+    #expect(lines.contains("      capture token ← .nope"))
+    #expect(lines.contains("      found nothing"))
+    #expect(lines.contains { $0.hasPrefix("      the body it ran on (200, ") })
+    #expect(lines.contains("        {"))
+    #expect(lines.contains("          \"field40\": 40"))
+    #expect(!lines.contains { $0.contains("\\n") })
+    try assertSnapshot(state, "chain-capture-failed-160x45")
+    // The viewer scrolls down to the end of the body.
+    _ = keys(&state, "3")
+    _ = keys(&state, "GGjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjj")
+    #expect(state.viewer.scroll > 0)
+    buffer = ScreenBuffer(width: 160, height: 45)
+    view(state, into: &buffer)
+    #expect(buffer.text.contains("\"field40\": 40"))
   }
 
   // A failed step of a chain that goes on shows ✗ while the chain still runs.

@@ -5,6 +5,15 @@ import Testing
 import Workspace
 
 /// engine-acceptance.md "Batch" and "Chain", against the fixture server.
+///
+/// Cases that do not apply (the README's "Batches and chains" has the full table):
+/// - B-1 member callbacks and delegate order, B-2 accessories, B-8's "cache complete" callback:
+///   there are no callbacks, events are the API; `aBatchOfSuccesses` asserts their order and
+///   `noMemberEventsAfterTheBatchFinished` that nothing follows the batch's `finished`.
+/// - B-7 alreadyStarted: a batch is started by name and every start is a new run.
+/// - CH-1 dynamic chains: steps are declared; values flow through captures.
+/// - CH-6 adding a request twice: chains are declarative.
+/// - CH-3 / B-6's second half (no leak, a dropped run completes): `nothingRetainsARunAfterItEnds`.
 @Suite("Batches and chains", .serialized)
 struct FlowRunnerTests {
   let key = uniqueKey()
@@ -30,7 +39,10 @@ struct FlowRunnerTests {
          {"name": "echo-id", "url": "/get?key=\(key)-id", "query": {"id": "{{id}}"}, "dedup": false},
          {"name": "after", "url": "/get?key=\(key)-after", "dedup": false},
          {"name": "cached2", "url": "/cache?key=\(key)-cached2", "cache": {"seconds": 60}},
-         {"name": "teapot", "url": "/status/418?key=\(key)-teapot", "validate": {"status": [418]}}
+         {"name": "teapot", "url": "/status/418?key=\(key)-teapot", "validate": {"status": [418]}},
+         {"name": "refused", "url": "http://127.0.0.1:1/refused", "dedup": false},
+         {"name": "refused2", "url": "http://127.0.0.1:1/refused2", "dedup": false},
+         {"name": "shapeless", "url": "/get?key=\(key)-shape", "validate": {"json": {"nope": "number"}}, "dedup": false}
        ],
        "chains": [
          {"name": "login-flow", "steps": [
@@ -49,6 +61,8 @@ struct FlowRunnerTests {
          {"name": "stop-on-500", "steps": [{"request": "ok"}, {"request": "broken"}, {"request": "after"}]},
          {"name": "no-header", "steps": [{"request": "ok", "capture": {"etag": "header:X-Nope"}}, {"request": "after"}]},
          {"name": "teapot-status", "steps": [{"request": "teapot", "capture": {"code": "status"}}, {"request": "after"}]},
+         {"name": "stop-on-transport", "steps": [{"request": "ok"}, {"request": "refused"}, {"request": "after"}]},
+         {"name": "stop-on-validation", "steps": [{"request": "ok"}, {"request": "shapeless"}, {"request": "after"}]},
          {"name": "go-on", "onFailure": "continue", "steps": [{"request": "ok"}, {"request": "broken"}, {"request": "ok"}]}
        ],
        "batches": [
@@ -61,7 +75,9 @@ struct FlowRunnerTests {
          {"name": "settled-cancel", "members": ["ok", "broken", "ok", "ok", "slow"], "policy": "allSettled", "concurrency": 8},
          {"name": "all-cached", "members": ["cached", "cached2"]},
          {"name": "half-cached", "members": ["cached", "ok"]},
-         {"name": "unbuilt", "members": ["slow", "unbuildable"], "policy": "failFast"}\(extra)
+         {"name": "unbuilt", "members": ["slow", "unbuildable"], "policy": "failFast"},
+         {"name": "refused-twice", "members": ["refused", "refused2"], "policy": "failFast"},
+         {"name": "fast-with-chain", "members": ["slow", "slow-chain", "broken"], "policy": "failFast"}\(extra)
        ]}
       """)
   }
@@ -363,6 +379,106 @@ struct FlowRunnerTests {
     #expect(outcome.state == .failed)
     #expect(outcome.message?.contains("undefined variable {{nowhere}}") == true)
     #expect(outcome.members.first?.state == .cancelled)
+  }
+
+  // CH-3 / B-6: nothing retains a run once it has ended (finished or cancelled), and a run
+  // whose caller dropped its handle still completes: the work in flight holds it until then.
+  @Test func nothingRetainsARunAfterItEnds() throws {
+    let runner = FlowRunner(agent: Agent(), workspace: try flows(), sources: VariableSources(processEnvironment: [:]))
+    func released(_ run: () -> FlowRunner.Run?) -> Bool {
+      for _ in 0..<100 where run() != nil { usleep(10_000) }
+      return run() == nil
+    }
+    for name in ["login-flow", "settled"] {
+      let done = DispatchSemaphore(value: 0)
+      let box = LockedBox<FlowOutcome?>(nil)
+      weak var dropped: FlowRunner.Run?
+      dropped = runner.start(name) { box.set($0); done.signal() }
+      #expect(dropped != nil, "\(name): the running flow holds its run")
+      #expect(done.wait(timeout: .now() + 10) == .success, "\(name): a dropped run still completes")
+      #expect(box.get()?.name == name)
+      #expect(released { dropped }, "\(name): the ended run is released")
+    }
+    // Cancelled.
+    let done = DispatchSemaphore(value: 0)
+    weak var cancelled: FlowRunner.Run?
+    do {
+      let run = runner.start("slow-batch") { _ in done.signal() }
+      cancelled = run
+      usleep(200_000)
+      run.cancel()
+    }
+    #expect(done.wait(timeout: .now() + 2) == .success)
+    #expect(released { cancelled }, "the cancelled run is released")
+  }
+
+  // CH-2: a step failing on transport (a refused connection) stops the chain.
+  @Test func aChainStopsOnATransportFailure() throws {
+    let (outcome, _) = run("stop-on-transport", in: try flows())
+    #expect(outcome.state == .failed)
+    #expect(outcome.step == 2)
+    #expect(outcome.steps.map(\.state) == [.succeeded, .failed])
+    #expect(outcome.steps.last?.errorKind != "capture")
+    #expect(outcome.steps.last?.exchange?.response == nil)
+    usleep(100_000)
+    #expect(try hits("\(key)-after") == 0)
+  }
+
+  // CH-2: a step whose response fails validation stops the chain.
+  @Test func aChainStopsOnAValidationFailure() throws {
+    let (outcome, _) = run("stop-on-validation", in: try flows())
+    #expect(outcome.state == .failed)
+    #expect(outcome.step == 2)
+    #expect(outcome.steps.map(\.state) == [.succeeded, .failed])
+    #expect(outcome.steps.last?.errorKind == "validation", "\(outcome.steps.last?.errorKind ?? "")")
+    usleep(100_000)
+    #expect(try hits("\(key)-after") == 0)
+  }
+
+  // B-3: two members refused by a closed port fail at once, within the same millisecond or so;
+  // one batch failure, naming the first member delivered.
+  @Test func twoImmediateFailuresInTheSameMillisecond() throws {
+    for _ in 0..<10 {
+      let (outcome, events) = run("refused-twice", in: try flows())
+      #expect(outcome.state == .failed)
+      #expect(events.filter { if case .finished = $0 { true } else { false } }.count == 1)
+      let delivered = events.compactMap { event -> FlowOutcome? in
+        if case .member(_, _, _, _, let member) = event { member } else { nil }
+      }
+      let first = try #require(delivered.first { $0.state == .failed })
+      #expect(outcome.message?.hasPrefix("\(first.name) failed: ") == true, "\(outcome.message ?? "")")
+      #expect(outcome.errorKind == "member")
+    }
+  }
+
+  // B-2: no further events after the batch failure: members cancelled by fail fast (a chain's
+  // steps among them) report before the batch's `finished`, never after it.
+  @Test func noMemberEventsAfterTheBatchFinished() throws {
+    let (outcome, events) = run("fast-with-chain", in: try flows())
+    #expect(outcome.state == .failed)
+    usleep(300_000)
+    let finished = events.indices.filter { if case .finished = events[$0] { true } else { false } }
+    #expect(finished == [events.count - 1], "events after the batch finished: \(events.count - 1 - (finished.first ?? 0))")
+    #expect(outcome.members.map(\.kind) == [.request, .chain, .request])
+  }
+
+  // A capture's jq expression is compiled when the workspace is read: a syntax error is a load
+  // error at the expression, not a failure after step 1 was sent; jq's shell hint is left out.
+  @Test func aCaptureThatDoesNotCompileIsALoadError() throws {
+    let error = try #require(
+      loadError(
+        """
+        {"version": 1, "requests": [{"name": "a", "url": "http://h.test/"}],
+         "chains": [{"name": "c", "steps": [
+           {"request": "a", "capture": {"ok": ".token", "bad": ".token |||"}}]}]}
+        """))
+    let text = error.description
+    #expect(text == "test.json:3:56: chains[0].steps[0].capture.bad: .token ||| does not compile: jq: error: syntax error, unexpected '|' at line 1", "\(text)")
+    #expect(text.contains("syntax error"), "\(text)")
+    #expect(!text.contains("Unix shell quoting"), "\(text)")
+    #expect(error.problems.count == 1)
+    #expect(throws: JQ.Failure.self) { try JQ.run(".x |||", input: Array("{}".utf8)) }
+    do { _ = try JQ.run(".x |||", input: Array("{}".utf8)) } catch { #expect(!error.message.contains("Unix shell quoting")) }
   }
 
   @Test func badReferencesAreLoadErrors() throws {

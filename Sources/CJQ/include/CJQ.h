@@ -9,4 +9,8 @@
 /// The caller frees `*output`. Each call uses its own jq state, so calls may run on any thread.
 int rb_jq_run(const char *program, const char *input, size_t length, int pretty, char **output);
 
+/// Compiles the jq `program` without running it. Returns 0 when it compiles; otherwise -1 and sets
+/// `*output` to jq's error message, malloc'd (the caller frees it).
+int rb_jq_compile(const char *program, char **output);
+
 #endif

@@ -1,7 +1,7 @@
 import Foundation
 
-/// Where a workspace keeps what the app learns while it runs: history, the response cache and
-/// partial downloads. For `path/NAME.json` it is `path/.reqbench/NAME/`, unless the user names
+/// Where a workspace keeps what the app learns while it runs: history, the response cache,
+/// partial downloads and chains' captured values. For `path/NAME.json` it is `path/.reqbench/NAME/`, unless the user names
 /// another folder with `--state-dir DIR`.
 ///
 /// ```swift
@@ -32,6 +32,11 @@ public struct StateFolder {
   /// `STATE/cache`: the response cache.
   public static func cache(in stateFolder: URL) -> URL {
     stateFolder.appendingPathComponent("cache", isDirectory: true)
+  }
+
+  /// `STATE/chains`: what the last run of each chain captured (`ChainCaptures`).
+  public static func chains(in stateFolder: URL) -> URL {
+    stateFolder.appendingPathComponent("chains", isDirectory: true)
   }
 
   /// `STATE/downloads`: partial downloads and their resume state.
