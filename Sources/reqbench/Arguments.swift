@@ -5,8 +5,8 @@ enum Invocation: Equatable {
   /// The TUI on a workspace (`--demo`: with the embedded demo server).
   case tui(TUIOptions)
   case help
-  /// `run --help`.
-  case runHelp
+  /// A command's `--help`: its usage text.
+  case usage(String)
   case version
   /// `import`, `export`, `history`, `secrets`: each parses its own arguments.
   case importRequests([String])
@@ -146,7 +146,7 @@ enum Arguments {
       let rest = Array(args.dropFirst())
       // `--help` anywhere before a `--`: the usage of run.
       if rest.prefix(while: { $0 != "--" }).contains(where: { $0 == "--help" || $0 == "-h" }) {
-        return .runHelp
+        return .usage(Arguments.runUsage)
       }
       return .run(try parseRun(rest))
     case "demo-server": return try parseDemoServer(Array(args.dropFirst()))
@@ -201,6 +201,11 @@ enum Arguments {
           throw UsageError(message: "--port needs a number from 0 to 65535, got \"\(value)\"")
         }
         port = p
+      case "-h", "--help":
+        return .usage(
+          "usage: reqbench demo-server [--port N]\n"
+            + "  runs the embedded demo server on 127.0.0.1 (default port 8080; 0 picks a free one) until Ctrl-C;\n"
+            + "  workspaces/demo.json targets it (reqbench --demo starts one and opens the TUI on it)")
       default:
         throw UsageError(message: "demo-server: unknown option \"\(arg)\"; it takes only --port N")
       }

@@ -25,8 +25,8 @@ enum CLI {
     case .help:
       Output.standard.line(Arguments.usage)
       return ExitStatus.success
-    case .runHelp:
-      Output.standard.line(Arguments.runUsage)
+    case .usage(let text):
+      Output.standard.line(text)
       return ExitStatus.success
     case .version:
       Output.standard.line("reqbench \(reqbenchVersion)")

@@ -279,6 +279,8 @@ struct RunCommandTests {
     #expect(runHelp.status == 0)
     #expect(runHelp.stdout.hasPrefix("usage: reqbench run WORKSPACE TARGET..."), "\(runHelp.stdout)")
     #expect(try run(["run", "w.json", "a", "-h"]).stdout == runHelp.stdout)
+    let serverHelp = try run(["demo-server", "--help"])
+    #expect(serverHelp.status == 0 && serverHelp.stdout.hasPrefix("usage: reqbench demo-server [--port N]"))
     let cacheHelp = try run(["cache", "--help"])
     #expect(cacheHelp.status == 0)
     #expect(cacheHelp.stdout.hasPrefix("usage: reqbench cache ls|clear WORKSPACE"), "\(cacheHelp.stdout)")
