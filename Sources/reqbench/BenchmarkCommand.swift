@@ -22,44 +22,21 @@ enum BenchmarkCommand {
   static let warmup = 20
 
   static func run(_ args: [String]) -> Int32 {
-    var rows = 1000
-    var width = 200
-    var height = 60
-    var frames = 500
-    var show = false
-    var workspacePath = CLI.demoWorkspacePath() ?? "workspaces/demo.json"
-    var rest = args[...]
-    while let arg = rest.popFirst() {
-      switch arg {
-      case "--rows", "--frames":
-        guard let text = rest.popFirst(), let n = Int(text), n >= 1, n <= 1_000_000 else {
-          Terminal.error("reqbench: \(arg) needs a number from 1 to 1000000\n\(usage)")
-          return ExitStatus.usage
-        }
-        if arg == "--rows" { rows = n } else { frames = n }
-      case "--size":
-        let parts = (rest.popFirst() ?? "").split(separator: "x").compactMap { Int($0) }
-        guard parts.count == 2, parts[0] >= Layout.minimumWidth, parts[1] >= Layout.minimumHeight else {
-          Terminal.error(
-            "reqbench: --size needs WIDTHxHEIGHT of at least \(Layout.minimumWidth)x\(Layout.minimumHeight), e.g. 200x60")
-          return ExitStatus.usage
-        }
-        (width, height) = (parts[0], parts[1])
-      case "--workspace":
-        guard let path = rest.popFirst() else {
-          Terminal.error("reqbench: --workspace needs a file\n\(usage)")
-          return ExitStatus.usage
-        }
-        workspacePath = path
-      case "--show": show = true
-      case "-h", "--help":
-        Output.standard.line(usage)
-        return ExitStatus.success
-      default:
-        Terminal.error("reqbench: benchmark-render: unknown argument \"\(arg)\"\n\(usage)")
-        return ExitStatus.usage
-      }
+    let options: BenchmarkOptions
+    switch BenchmarkOptions.parse(
+      args, command: "benchmark-render", usage: usage, numbers: ["--rows": 1000, "--frames": 500], flags: ["--show"])
+    {
+    case .success(let parsed): options = parsed
+    case .failure(let exit): return exit.status
     }
+    guard options.positional.isEmpty else {
+      Terminal.error("reqbench: benchmark-render: unknown argument \"\(options.positional[0])\"\n\(usage)")
+      return ExitStatus.usage
+    }
+    let (width, height, workspacePath) = (options.width, options.height, options.workspacePath)
+    let rows = options.numbers["--rows"] ?? 1000
+    let frames = options.numbers["--frames"] ?? 500
+    let show = options.flags.contains("--show")
     guard let workspace = CLI.loadWorkspace(workspacePath) else { return ExitStatus.usage }
 
     var state = makeState(workspace: workspace, file: workspacePath, rows: rows, width: width, height: height)
@@ -161,4 +138,56 @@ enum BenchmarkCommand {
   }
 
   static func ms(_ value: Double) -> String { String(format: "%.3f", value) }
+}
+
+/// The options the hidden benchmark commands share: `--size WxH`, `--workspace FILE`, `-h`, the
+/// numeric options a command names (with their defaults; 1 to 1,000,000) and its flags. Other
+/// arguments are left positional.
+struct BenchmarkOptions {
+  struct Exit: Error { var status: Int32 }
+
+  var width = 200
+  var height = 60
+  var workspacePath = CLI.demoWorkspacePath() ?? "workspaces/demo.json"
+  var numbers: [String: Int]
+  var flags: Set<String> = []
+  var positional: [String] = []
+
+  static func parse(
+    _ args: [String], command: String, usage: String, numbers: [String: Int], flags: Set<String> = []
+  ) -> Result<BenchmarkOptions, Exit> {
+    var options = BenchmarkOptions(numbers: numbers)
+    var rest = args[...]
+    func fail(_ message: String) -> Result<BenchmarkOptions, Exit> {
+      Terminal.error("reqbench: \(message)\n\(usage)")
+      return .failure(Exit(status: ExitStatus.usage))
+    }
+    while let arg = rest.popFirst() {
+      switch arg {
+      case _ where numbers[arg] != nil:
+        guard let text = rest.popFirst(), let n = Int(text), n >= 1, n <= 1_000_000 else {
+          return fail("\(arg) needs a number from 1 to 1000000")
+        }
+        options.numbers[arg] = n
+      case _ where flags.contains(arg):
+        options.flags.insert(arg)
+      case "--size":
+        let parts = (rest.popFirst() ?? "").split(separator: "x").compactMap { Int($0) }
+        guard parts.count == 2, parts[0] >= Layout.minimumWidth, parts[1] >= Layout.minimumHeight else {
+          return fail("--size needs WIDTHxHEIGHT of at least \(Layout.minimumWidth)x\(Layout.minimumHeight), e.g. 200x60")
+        }
+        (options.width, options.height) = (parts[0], parts[1])
+      case "--workspace":
+        guard let path = rest.popFirst() else { return fail("--workspace needs a file") }
+        options.workspacePath = path
+      case "-h", "--help":
+        Output.standard.line(usage)
+        return .failure(Exit(status: ExitStatus.success))
+      default:
+        guard !arg.hasPrefix("-") else { return fail("\(command): unknown argument \"\(arg)\"") }
+        options.positional.append(arg)
+      }
+    }
+    return .success(options)
+  }
 }

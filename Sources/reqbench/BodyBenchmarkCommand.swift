@@ -33,46 +33,17 @@ enum BodyBenchmarkCommand {
   }
 
   static func run(_ args: [String]) -> Int32 {
-    var width = 200
-    var height = 60
-    var pages = 200
-    var repeats = 5
-    var workspacePath = CLI.demoWorkspacePath() ?? "workspaces/demo.json"
-    var urls: [String] = []
-    var rest = args[...]
-    while let arg = rest.popFirst() {
-      switch arg {
-      case "--pages", "--repeats":
-        guard let text = rest.popFirst(), let n = Int(text), n >= 1, n <= 100_000 else {
-          Terminal.error("reqbench: \(arg) needs a number from 1 to 100000\n\(usage)")
-          return ExitStatus.usage
-        }
-        if arg == "--pages" { pages = n } else { repeats = n }
-      case "--size":
-        let parts = (rest.popFirst() ?? "").split(separator: "x").compactMap { Int($0) }
-        guard parts.count == 2, parts[0] >= Layout.minimumWidth, parts[1] >= Layout.minimumHeight else {
-          Terminal.error(
-            "reqbench: --size needs WIDTHxHEIGHT of at least \(Layout.minimumWidth)x\(Layout.minimumHeight), e.g. 200x60")
-          return ExitStatus.usage
-        }
-        (width, height) = (parts[0], parts[1])
-      case "--workspace":
-        guard let path = rest.popFirst() else {
-          Terminal.error("reqbench: --workspace needs a file\n\(usage)")
-          return ExitStatus.usage
-        }
-        workspacePath = path
-      case "-h", "--help":
-        Output.standard.line(usage)
-        return ExitStatus.success
-      default:
-        guard !arg.hasPrefix("-") else {
-          Terminal.error("reqbench: benchmark-body: unknown argument \"\(arg)\"\n\(usage)")
-          return ExitStatus.usage
-        }
-        urls.append(arg)
-      }
+    let options: BenchmarkOptions
+    switch BenchmarkOptions.parse(
+      args, command: "benchmark-body", usage: usage, numbers: ["--pages": 200, "--repeats": 5])
+    {
+    case .success(let parsed): options = parsed
+    case .failure(let exit): return exit.status
     }
+    let (width, height, workspacePath) = (options.width, options.height, options.workspacePath)
+    let pages = options.numbers["--pages"] ?? 200
+    let repeats = options.numbers["--repeats"] ?? 5
+    let urls = options.positional
     guard !urls.isEmpty else {
       Terminal.error("reqbench: benchmark-body needs at least one URL\n\(usage)")
       return ExitStatus.usage
