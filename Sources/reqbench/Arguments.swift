@@ -87,19 +87,7 @@ enum Arguments {
                    and reports them. One request: the body goes to stdout and a status line to
                    stderr.
                    Several: one line per exchange as it finishes.
-      --all        every request of the workspace, in file order
-      --env NAME   select the environment NAME of the workspace
-      --var K=V    set the variable K (wins over environments and "variables"); repeatable
-      --json       one JSON object per event on stdout, then a summary line
-      --concurrency N
-                   at most N transfers at once, overall and per host
-      --state-dir DIR
-                   where history and the cache live; default .reqbench/NAME/ beside
-                   the workspace file NAME.json
-      --no-history don't record the exchanges in the workspace's history
-      --from-step N
-                   start chains at step N (resume one with what its earlier steps
-                   captured in its last run; --var wins)
+    \(runOptions)
     history        lists the recorded exchanges, newest first
     secrets        the secrets file beside the workspace ({{secret.NAME}}); values from stdin
     cache          lists or clears the workspace's response cache
@@ -113,6 +101,23 @@ enum Arguments {
     130 interrupted.
     """
 
+  /// The options of `run`, in both usage texts.
+  static let runOptions = """
+      --all        every request of the workspace, in file order
+      --env NAME   select the environment NAME of the workspace
+      --var K=V    set the variable K (wins over environments and "variables"); repeatable
+      --json       one JSON object per event on stdout, then a summary line
+      --concurrency N
+                   at most N transfers at once, overall and per host
+      --state-dir DIR
+                   where history and the cache live; default .reqbench/NAME/ beside
+                   the workspace file NAME.json
+      --no-history don't record the exchanges in the workspace's history
+      --from-step N
+                   start chains at step N (resume one with what its earlier steps
+                   captured in its last run; --var wins)
+    """
+
   static let runUsage = """
     usage: reqbench run WORKSPACE TARGET... [--env NAME] [--var KEY=VALUE]... [--json]
                         [--concurrency N] [--state-dir DIR] [--no-history] [--from-step N]
@@ -121,17 +126,7 @@ enum Arguments {
     Sends the named requests, batches and chains of WORKSPACE (a TARGET ending in / is a folder:
     every request in it) through the agent and reports them. One request: the body goes to
     stdout and a status line to stderr. Several: one line per exchange as it finishes.
-      --all        every request of the workspace, in file order
-      --env NAME   select the environment NAME of the workspace
-      --var K=V    set the variable K (wins over environments and "variables"); repeatable
-      --json       one JSON object per event on stdout, then a summary line
-      --concurrency N
-                   at most N transfers at once, overall and per host
-      --state-dir DIR
-                   where history and the cache live; default .reqbench/NAME/ beside NAME.json
-      --no-history don't record the exchanges in the workspace's history
-      --from-step N
-                   start chains at step N (resume one; give what earlier steps captured with --var)
+    \(runOptions)
 
     Exit status: 0 all succeeded, 1 any failed or was cancelled, 2 usage or workspace error,
     130 interrupted.
