@@ -228,21 +228,11 @@ final class TUIRuntime {
     let environment = ProcessInfo.processInfo.environment
     let editor = environment["VISUAL"].flatMap { $0.isEmpty ? nil : $0 }
       ?? environment["EDITOR"].flatMap { $0.isEmpty ? nil : $0 } ?? "vi"
-    let status: Int32 = backend.suspended {
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: "/bin/sh")
-      process.arguments = ["-c", editor + " \"$1\"", "sh", file.path]
-      do {
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
-      } catch {
-        return 127
-      }
-    }
+    let status = backend.runInTerminal(editor + " \"$1\"", argument: file.path)
     dirty = true
     guard status == 0 else {
-      return .editorFinished(nil, error: "\(editor) exited with status \(status)")
+      let reason = status < 0 ? "cannot start /bin/sh" : status == 127 ? "\(editor): command not found" : "\(editor) exited with status \(status)"
+      return .editorFinished(nil, error: reason)
     }
     guard let edited = try? String(contentsOf: file, encoding: .utf8) else {
       return .editorFinished(nil, error: "cannot read the edited file back")
