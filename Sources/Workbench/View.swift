@@ -460,11 +460,13 @@ struct Painter {
       buffer.put("empty body", x: area.x, y: area.y, style: theme.dim)
       return
     }
-    let gutter = 6
     var y = area.y
     var index = state.viewer.scroll
-    let textWidth = max(1, area.width - gutter)
     let (count, _) = document.lineCount(atLeast: state.viewer.scroll + area.height)
+    // Line numbers as wide as the largest known (the whole document, or as far as it is indexed),
+    // at least 5 digits, and one column before the text: never cut.
+    let gutter = max(5, String(count).count) + 1
+    let textWidth = max(1, area.width - gutter)
     while y < area.y + area.height && index < count {
       let line = document.line(index)
       let pieces = state.viewer.wrap ? TextWidth.wrap(ControlEscaping.visible(line), width: textWidth) : [line]

@@ -74,6 +74,22 @@ struct ScrollAndSizeTests {
     #expect(state.viewer.scroll == 100_000 - page)
   }
 
+  @Test func lineNumbersPastFiveDigitsAreNotCut() throws {
+    var state = try demoState(width: 80, height: 24)
+    send(&state, .key(.enter))
+    let request = Request(name: "users/list", url: "http://127.0.0.1:8080/users")
+    let body = (1...160_000).map { "line \($0)" }.joined(separator: "\n")
+    for msg in exchangeEvents(id: 1, request: request, body: body, contentType: "text/plain") { send(&state, msg) }
+    _ = keys(&state, "3")
+    _ = keys(&state, "G")
+    var buffer = ScreenBuffer(width: 80, height: 24)
+    view(state, into: &buffer)
+    let rows = (0..<24).map { buffer.line($0) }
+    let last = try #require(rows.first { $0.contains("line 160000") }, "\(rows.joined(separator: "\n"))")
+    #expect(last.contains(" 160000 line 160000"), "\(last)")
+    #expect(!rows.contains { $0.contains("…") && $0.contains("1599") })
+  }
+
   @Test func theWheelOverTheEditorStopsAtTheLastField() throws {
     var state = try demoState(width: 80, height: 24)
     let layout = state.layoutForTest
