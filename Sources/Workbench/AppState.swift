@@ -41,6 +41,17 @@ public struct ExchangeRow: Sendable {
     return result?.response?.body.count ?? Int(progress.downloaded)
   }
 
+  /// The exchange's time, the same in the queue, the response's summary line and the timing tab:
+  /// curl's total of its only attempt, or, after retries, from the first start to the end (the
+  /// waits between attempts included); nil before it ended. `lastAttempt` is curl's total of the
+  /// last attempt when there were several.
+  public var time: (total: Double, lastAttempt: Double?)? {
+    guard let result, result.startedAt != nil || result.response != nil else { return nil }
+    let curl = result.response?.timing.total ?? 0
+    if result.attempts <= 1, curl > 0 { return (curl, nil) }
+    return (result.startedAt == nil ? curl : result.duration, result.attempts > 1 && curl > 0 ? curl : nil)
+  }
+
   /// The batch and chain step it belongs to: `smoke › login-flow 2/3`.
   public var context: String?
 

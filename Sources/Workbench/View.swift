@@ -318,11 +318,14 @@ struct Painter {
     default:
       if let response {
         x += buffer.put(Formatting.status(response.status), x: x, y: area.y, style: theme.status(response.status))
-        // curl's total, as the timing tab shows it (the exchange's own duration without one).
-        let duration = (response.timing.total > 0 ? response.timing.total : row.result?.duration ?? 0) * 1000
+        // The queue's time; after retries, the last attempt's beside it.
+        var time = ""
+        if let (total, last) = row.time {
+          time = Formatting.milliseconds(total * 1000)
+          if let last { time += " (\(row.result?.attempts ?? 1) attempts; last \(Formatting.milliseconds(last * 1000)))" }
+        }
         x += buffer.put(
-          "  \(Formatting.bytes(row.bytes))  \(Formatting.milliseconds(duration))  \(response.httpVersion)",
-          x: x, y: area.y, style: theme.dim)
+          "  \(Formatting.bytes(row.bytes))  \(time)  \(response.httpVersion)", x: x, y: area.y, style: theme.dim)
         if let cache = row.result?.cache, row.result?.fromCache == true {
           x += buffer.put(
             "  " + Painter.cacheText(cache, mode: row.result?.request.cache?.mode), x: x, y: area.y, style: theme.badge)
@@ -522,7 +525,13 @@ struct Painter {
     phases += [("wait (TTFB)", max(t.connect, t.tls), t.firstByte), ("download", t.firstByte, t.total)]
     let barWidth = max(10, area.width - 32)
     var lines: [(String, String, Double, Double)] = phases.map { ($0.0, Formatting.milliseconds(($0.2 - $0.1) * 1000), $0.1, $0.2) }
-    lines.append(("total", Formatting.milliseconds(t.total * 1000), 0, t.total))
+    // After retries the phases are the last attempt's; the exchange's total (the queue's and the
+    // summary line's) follows it.
+    let attempts = row.result?.attempts ?? 1
+    lines.append((attempts > 1 ? "last attempt" : "total", Formatting.milliseconds(t.total * 1000), 0, t.total))
+    if attempts > 1, let (total, _) = row.time {
+      lines.append(("all \(attempts)", Formatting.milliseconds(total * 1000), 0, t.total))
+    }
     for (i, line) in lines.enumerated() where i < area.height {
       let y = area.y + i
       buffer.put(TextWidth.pad(line.0, to: 12), x: area.x, y: y, style: theme.dim)
@@ -624,7 +633,7 @@ struct Painter {
       }
       let size = row.state == .queued ? "" : Formatting.bytes(row.bytes)
       if c.sizeWidth > 0 { buffer.put(TextWidth.pad(size, to: 9, alignRight: true), x: c.size, y: y) }
-      let duration = row.result.flatMap { $0.startedAt == nil ? nil : Formatting.milliseconds($0.duration * 1000) }
+      let duration = row.time.map { Formatting.milliseconds($0.total * 1000) }
         ?? row.startedAt.flatMap { start in state.now.map { Formatting.milliseconds(max(0, $0.timeIntervalSince(start)) * 1000) } }
         ?? ""
       if c.timeWidth > 0 { buffer.put(TextWidth.pad(duration, to: 10, alignRight: true), x: c.time, y: y) }

@@ -409,6 +409,36 @@ struct DownloadRowTests {
     #expect(!text.contains("sent 0 B"))
     #expect(text.contains("200 OK  33 B  12.3 ms"))
     #expect(text.contains("total          12.3 ms"))
+    // The queue shows the same time (curl's, of the only attempt).
+    let row = try #require(text.split(separator: "\n").first { $0.contains("✓ succeeded") })
+    #expect(row.contains("12.3 ms") && !row.contains("500.0 ms"), "\(row)")
+  }
+
+  /// After retries every pane shows the exchange's total (first start to end); the response
+  /// and the timing tab name the last attempt's time beside it.
+  @Test func retriesShowTheTotalEverywhereAndTheLastAttemptBesideIt() throws {
+    var state = try demoState()
+    send(&state, .key(.enter))
+    let request = Request(name: "users/list", url: "http://127.0.0.1:8080/users")
+    var events = exchangeEvents(id: 1, request: request, duration: 0.0103)
+    if case .agent(.finished(var result)) = events[3] {
+      result.attempts = 3
+      result.finishedAt = epoch.addingTimeInterval(0.5128)
+      events[3] = .agent(.finished(result))
+    }
+    for msg in events { send(&state, msg) }
+    _ = keys(&state, "3")
+    var buffer = ScreenBuffer(width: 160, height: 45)
+    view(state, into: &buffer)
+    var text = buffer.text
+    #expect(text.contains("200 OK  33 B  512.8 ms (3 attempts; last 10.3 ms)"), "\(text)")
+    let row = try #require(text.split(separator: "\n").first { $0.contains("✓ succeeded") })
+    #expect(row.contains("512.8 ms") && !row.contains("10.3 ms"), "\(row)")
+    _ = keys(&state, "ll")
+    view(state, into: &buffer)
+    text = buffer.text
+    #expect(text.contains("last attempt   10.3 ms"), "\(text)")
+    #expect(text.contains("all 3         512.8 ms"), "\(text)")
   }
 }
 
