@@ -157,14 +157,32 @@ public struct LineEdit: Sendable, Equatable {
   public var text: String
   /// Cursor position in characters.
   public var cursor: Int
+  /// The whole text is selected (a prompt pre-filled with its last value, as a browser's find
+  /// bar): the first character typed replaces it, Backspace/Delete clear it, a cursor key keeps
+  /// it to edit.
+  public var selected: Bool
 
-  public init(_ text: String) {
+  public init(_ text: String, selected: Bool = false) {
     self.text = text
     self.cursor = text.count
+    self.selected = selected && !text.isEmpty
   }
 
   /// Applies an editing key; returns false for keys it does not handle.
   public mutating func apply(_ key: Key) -> Bool {
+    if selected {
+      switch key {
+      case .char, .backspace, .delete, .ctrl("u"), .ctrl("k"):
+        text = ""
+        cursor = 0
+        selected = false
+        if case .char = key {} else { return true }
+      case .left, .right, .home, .end, .ctrl("a"), .ctrl("e"):
+        selected = false
+      default:
+        break
+      }
+    }
     var chars = Array(text)
     switch key {
     case .char(let c):

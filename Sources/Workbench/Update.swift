@@ -423,7 +423,7 @@ extension AppState {
       if running.isEmpty { message = StatusMessage("\(name) has nothing running") }
       return running.map { .cancel($0.id) }
     case .char("/"):
-      prompt = Prompt(purpose: .filterRequests, label: "filter requests", input: LineEdit(requestFilter))
+      prompt = Prompt(purpose: .filterRequests, label: "filter requests", input: LineEdit(requestFilter, selected: true))
       return []
     case .escape:
       if !requestFilter.isEmpty {
@@ -455,7 +455,7 @@ extension AppState {
     case .char("r"):
       return resume(flows.first(where: { $0.name == name }), name)
     case .char("/"):
-      prompt = Prompt(purpose: .filterRequests, label: "filter requests", input: LineEdit(requestFilter))
+      prompt = Prompt(purpose: .filterRequests, label: "filter requests", input: LineEdit(requestFilter, selected: true))
       return []
     default:
       return []
@@ -596,7 +596,7 @@ extension AppState {
       viewer.wrap.toggle()
       message = StatusMessage(viewer.wrap ? "wrapping long lines" : "not wrapping")
     case .char("/"):
-      prompt = Prompt(purpose: .search, label: "search", input: LineEdit(viewer.search ?? ""))
+      prompt = Prompt(purpose: .search, label: "search", input: LineEdit(viewer.search ?? "", selected: true))
     case .char("n"), .char("N"):
       return findNext(forward: key == .char("n"))
     case .char("|"):
@@ -604,7 +604,7 @@ extension AppState {
         message = StatusMessage("no response to filter yet", isError: true)
         return []
       }
-      prompt = Prompt(purpose: .filterBody, label: "jq", input: LineEdit(viewer.filter ?? "."))
+      prompt = Prompt(purpose: .filterBody, label: "jq", input: LineEdit(viewer.filter ?? ".", selected: true))
     case .escape:
       if let cursor = viewer.searching {
         viewer.searching = nil

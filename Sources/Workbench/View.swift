@@ -270,7 +270,9 @@ struct Painter {
     // Scroll horizontally so the cursor stays visible.
     let start = max(0, edit.cursor - max(1, width - 2))
     let visible = String(chars[min(start, chars.count)...])
-    buffer.put(visible, x: x, y: y, style: Style(underline: true), maxWidth: width)
+    // Selected text (a prompt's last value) is drawn reversed: typing replaces it.
+    buffer.put(visible, x: x, y: y, style: edit.selected ? Style(reverse: true) : Style(underline: true), maxWidth: width)
+    if edit.selected { return }
     let cursorX = x + TextWidth.of(String(chars[min(start, chars.count)..<edit.cursor]))
     if cursorX < x + width {
       var cell = buffer[cursorX, y]
@@ -754,9 +756,16 @@ struct Painter {
   func statusBar(_ buffer: inout ScreenBuffer) {
     let area = layout.status
     if let prompt = state.prompt {
-      var x = buffer.put(prompt.label + ": ", x: area.x, y: area.y, style: theme.key)
-      x += 0
-      drawEdit(prompt.input, &buffer, x: x, y: area.y, width: area.width - x)
+      let x = buffer.put(prompt.label + ": ", x: area.x, y: area.y, style: theme.key)
+      // What the line-editing keys do, at the right when there is room.
+      let hint = prompt.input.selected ? "typing replaces · ← edits · Esc cancels" : "Ctrl-U clears · Esc cancels"
+      let hintWidth = TextWidth.of(hint) + 1
+      var width = area.width - x
+      if width - hintWidth >= 30 {
+        buffer.put(hint, x: area.x + area.width - hintWidth, y: area.y, style: theme.dim)
+        width -= hintWidth + 1
+      }
+      drawEdit(prompt.input, &buffer, x: x, y: area.y, width: width)
       return
     }
     let environment = state.sources.environment ?? state.workspace.environment
@@ -804,6 +813,8 @@ struct Painter {
     ("← →  h l", "response tabs; queue: show / hide a batch's members, a chain's steps"),
     ("[  ]", "older / newer responses from history; s sends the one shown again"),
     ("Esc", "close a prompt, clear a filter or jq, leave history"),
+    ("in a prompt", "the last value comes selected: typing replaces it, ← → edit it"),
+    ("Ctrl-U  Ctrl-K", "in a prompt: clear before / after the cursor (Ctrl-A Ctrl-E: start, end)"),
     ("Ctrl-S", "save the workspace"),
     ("mouse", "click selects and focuses, the wheel scrolls"),
     ("q  Ctrl-C", "quit (asks while transfers run or edits are unsaved)"),

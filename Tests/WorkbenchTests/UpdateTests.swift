@@ -111,7 +111,7 @@ struct UpdateTests {
     _ = keys(&state, "?")
     _ = keys(&state, "G")
     let rows = 20 - 2 - 4
-    #expect(state.helpScroll == 21 - rows)
+    #expect(state.helpScroll == 23 - rows)
     var buffer = ScreenBuffer(width: 70, height: 20)
     view(state, into: &buffer)
     #expect(buffer.text.contains("? F1"))  // the last entry
@@ -208,6 +208,44 @@ struct UpdateTests {
     #expect(send(&state, .key(.enter)) == [])
     #expect(state.message?.isError == true)
     #expect(state.message?.text.contains("undefined variable {{host}}") == true)
+  }
+
+  /// `/` and `|` come back with their last value selected: the first key typed replaces it
+  /// (not `..[]` or `gracezzz`); a cursor key keeps it to edit; Backspace clears it.
+  @Test func promptsStartWithTheLastValueSelected() throws {
+    var state = try demoState()
+    let request = Request(name: "users/list", url: "http://127.0.0.1:8080/users")
+    send(&state, .key(.enter))
+    for msg in exchangeEvents(id: 1, request: request) { send(&state, msg) }
+    _ = keys(&state, "3|")
+    #expect(state.prompt?.input == LineEdit(".", selected: true))
+    _ = keys(&state, ".[]")
+    #expect(state.prompt?.input.text == ".[]")
+    send(&state, .key(.enter))
+    _ = keys(&state, "/name")
+    send(&state, .key(.enter))
+    _ = keys(&state, "/")
+    #expect(state.prompt?.input.text == "name" && state.prompt?.input.selected == true)
+    _ = keys(&state, "id")
+    #expect(state.prompt?.input.text == "id")
+    send(&state, .key(.escape))
+    _ = keys(&state, "/")
+    send(&state, .key(.end))
+    _ = keys(&state, "s")
+    #expect(state.prompt?.input.text == "names")
+    send(&state, .key(.escape))
+    _ = keys(&state, "/")
+    send(&state, .key(.backspace))
+    #expect(state.prompt?.input.text == "")
+    // The prompt says so; the keys overlay lists Ctrl-U.
+    send(&state, .key(.escape))
+    _ = keys(&state, "/")
+    var buffer = ScreenBuffer(width: 160, height: 45)
+    view(state, into: &buffer)
+    #expect(buffer.line(44).contains("typing replaces"))
+    send(&state, .key(.escape), .key(.char("?")))
+    view(state, into: &buffer)
+    #expect(buffer.text.contains("Ctrl-U  Ctrl-K"))
   }
 
   @Test func searchAndJQInTheViewer() throws {
