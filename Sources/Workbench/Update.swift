@@ -706,7 +706,13 @@ extension AppState {
       viewer.matchLine = line
       let page = layout.contentHeight(of: .response)
       if line < viewer.scroll || line >= viewer.scroll + page { viewer.scroll = max(0, line - page / 3) }
-      message = StatusMessage("/\(cursor.query): line \(line + 1)")
+      // Which match of how many, when the body is small enough to count them in one slice
+      // (a big body's count would be a pass of its own: the line only).
+      if let (index, total) = document.matchPosition(of: cursor.query, at: line, limit: AppState.searchSlice) {
+        message = StatusMessage("/\(cursor.query): match \(index) of \(total), line \(line + 1)")
+      } else {
+        message = StatusMessage("/\(cursor.query): line \(line + 1)")
+      }
     case .notFound:
       viewer.searching = nil
       viewer.matchLine = nil

@@ -480,13 +480,40 @@ struct Painter {
           buffer.put(TextWidth.pad(String(index + 1), to: gutter - 1, alignRight: true), x: area.x, y: y, style: theme.dim)
         }
         drawBodyLine(piece, kind: document.kind, &buffer, x: area.x + gutter, y: y, width: textWidth)
-        if index == state.viewer.matchLine {
-          buffer.setStyle(Rect(x: area.x + gutter, y: y, width: textWidth, height: 1)) { $0.reverse = true }
+        // The search: the current match's text reversed (and its line number), the other
+        // matches on screen underlined.
+        if let query = state.viewer.search, !query.isEmpty {
+          let current = index == state.viewer.matchLine
+          if current, n == 0 {
+            buffer.setStyle(Rect(x: area.x, y: y, width: gutter - 1, height: 1)) { $0.reverse = true }
+          }
+          for (column, width) in Painter.matchColumns(in: ControlEscaping.visible(piece), query: query)
+          where column < textWidth {
+            buffer.setStyle(Rect(x: area.x + gutter + column, y: y, width: min(width, textWidth - column), height: 1)) {
+              if current { $0.reverse = true } else { $0.underline = true }
+            }
+          }
         }
         y += 1
       }
       index += 1
     }
+  }
+
+  /// Where `query` occurs in `text` (case-insensitively): its columns and widths.
+  static func matchColumns(in text: String, query: String) -> [(column: Int, width: Int)] {
+    var found: [(Int, Int)] = []
+    var start = text.startIndex
+    var column = 0
+    while start < text.endIndex, let range = text.range(of: query, options: .caseInsensitive, range: start..<text.endIndex) {
+      column += TextWidth.of(String(text[start..<range.lowerBound]))
+      let width = TextWidth.of(String(text[range]))
+      found.append((column, width))
+      column += width
+      start = range.upperBound
+      if range.isEmpty { break }
+    }
+    return found
   }
 
   func drawBodyLine(_ line: String, kind: BodyDocument.Kind, _ buffer: inout ScreenBuffer, x: Int, y: Int, width: Int) {

@@ -65,7 +65,7 @@ struct KeysAndEventsTests {
     #expect(state.viewer.matchLine == 4)  // wraps back to the last match
     _ = keys(&state, "N")
     #expect(state.viewer.matchLine == 2)
-    #expect(state.message?.text == "/alpha: line 3")
+    #expect(state.message?.text == "/alpha: match 2 of 3, line 3")
     _ = keys(&state, "n")
     #expect(state.viewer.matchLine == 4)
   }

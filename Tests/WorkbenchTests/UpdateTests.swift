@@ -248,6 +248,38 @@ struct UpdateTests {
     #expect(buffer.text.contains("Ctrl-U  Ctrl-K"))
   }
 
+  /// The status bar says which match of how many; the matched text is reversed, not the whole
+  /// line, and the other matches on screen are underlined.
+  @Test func searchShowsTheMatchCountAndHighlightsTheText() throws {
+    var state = try demoState()
+    let request = Request(name: "users/list", url: "http://127.0.0.1:8080/users")
+    let body = #"[{"id": 1, "name": "Ada"}, {"id": 2, "name": "Grace"}, {"id": 3, "name": "Alan"}]"#
+    send(&state, .key(.enter))
+    for msg in exchangeEvents(id: 1, request: request, body: body) { send(&state, msg) }
+    _ = keys(&state, "3/")
+    _ = keys(&state, "NAME")
+    send(&state, .key(.enter))
+    #expect(state.message?.text == "/NAME: match 1 of 3, line 4")
+    _ = keys(&state, "n")
+    #expect(state.message?.text == "/NAME: match 2 of 3, line 8")
+    var buffer = ScreenBuffer(width: 160, height: 45)
+    view(state, into: &buffer)
+    let rows = (0..<45).filter { buffer.line($0).contains("\"name\": \"") }
+    #expect(rows.count == 3)
+    for y in rows {
+      let line = buffer.line(y)
+      let current = line.contains("Grace")
+      // The columns of `name` (inside the quotes) on this row, counted as the buffer does.
+      let start = TextWidth.of(String(line[..<line.range(of: "\"name\"")!.lowerBound])) + 1
+      for x in start..<(start + 4) {
+        #expect(buffer[x, y].style.reverse == current, "row \(y) column \(x)")
+        #expect(buffer[x, y].style.underline == !current, "row \(y) column \(x)")
+      }
+      // The rest of the line is not reversed.
+      #expect(!buffer[start + 8, y].style.reverse)
+    }
+  }
+
   @Test func searchAndJQInTheViewer() throws {
     var state = try demoState()
     let request = Request(name: "users/list", url: "http://127.0.0.1:8080/users")
