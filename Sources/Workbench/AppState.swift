@@ -141,6 +141,9 @@ public struct ViewerState: Sendable {
   public var matchLine: Int?
   /// A search still going through a big body, a slice per `searchContinue`.
   public var searching: BodyDocument.SearchCursor?
+  /// A jq filter running in the background: its result is shown only while this is set to its
+  /// expression (Esc, another exchange or another filter drop it).
+  public var filterRunning: String?
   /// The active jq filter and its output (shown instead of the body).
   public var filter: String?
   public var filtered: BodyDocument?

@@ -51,6 +51,9 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
       ?? StatusMessage("body written to \(path)")
     return []
   case .filtered(let expression, let result):
+    // A result nobody waits for any more (Esc, another exchange, another filter): dropped.
+    guard state.viewer.filterRunning == expression else { return [] }
+    state.viewer.filterRunning = nil
     switch result {
     case .success(let output):
       state.viewer.filter = expression
@@ -88,6 +91,7 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
       state.viewer.scroll = 0
       state.viewer.filter = nil
       state.viewer.filtered = nil
+      state.viewer.filterRunning = nil
       state.viewer.matchLine = nil
       state.viewer.searching = nil
       let response = view.result.response
@@ -260,6 +264,7 @@ extension AppState {
       viewer.searching = nil
       viewer.filter = nil
       viewer.filtered = nil
+      viewer.filterRunning = nil
     }
     if let response = shownExchange?.result?.response {
       if changed || viewer.document == nil {
@@ -609,6 +614,9 @@ extension AppState {
       if let cursor = viewer.searching {
         viewer.searching = nil
         message = StatusMessage("/\(cursor.query): search stopped")
+      } else if let expression = viewer.filterRunning {
+        viewer.filterRunning = nil  // its result will be ignored
+        message = StatusMessage("jq \(expression): cancelled")
       } else if viewer.filter != nil {
         viewer.filter = nil
         viewer.filtered = nil
@@ -887,6 +895,8 @@ extension AppState {
         return findNext(forward: true)
       case .filterBody:
         guard let id = viewer.exchange, !text.isEmpty else { return [] }
+        viewer.filterRunning = text
+        message = StatusMessage("jq: running… (Esc cancels)")
         return [.filter(expression: text, id)]
       case .writeBody:
         guard let id = viewer.exchange, !text.isEmpty else { return [] }

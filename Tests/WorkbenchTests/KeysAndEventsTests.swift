@@ -273,6 +273,7 @@ struct KeysAndEventsTests {
     #expect(line.hasPrefix("jq: error: syntax error, unexpected end of "), "\(raw.debugDescription)")
     #expect(line.contains(" at line 1"))
     var state = try answered("[1]", contentType: "application/json")
+    state.viewer.filterRunning = ".["
     send(&state, .filtered(expression: ".[", result: .failure(FilterError(raw))))
     #expect(state.message == StatusMessage(line, isError: true))
   }

@@ -280,6 +280,31 @@ struct UpdateTests {
     }
   }
 
+  /// A jq filter over a big body runs in the background: the status bar says so, Esc stops
+  /// waiting for it and its late result is ignored.
+  @Test func aRunningJQFilterCanBeCancelled() throws {
+    var state = try demoState()
+    let request = Request(name: "users/list", url: "http://127.0.0.1:8080/users")
+    send(&state, .key(.enter))
+    for msg in exchangeEvents(id: 1, request: request) { send(&state, msg) }
+    _ = keys(&state, "3|")
+    _ = keys(&state, ".name")
+    #expect(send(&state, .key(.enter)) == [.filter(expression: ".name", ExchangeID(rawValue: 1))])
+    var buffer = ScreenBuffer(width: 160, height: 45)
+    view(state, into: &buffer)
+    #expect(buffer.line(44).contains("jq: running… (Esc cancels)"))
+    send(&state, .key(.escape))
+    #expect(state.message == StatusMessage("jq .name: cancelled"))
+    send(&state, .filtered(expression: ".name", result: .success("\"Ada Lovelace\"\n")))
+    #expect(state.viewer.filtered == nil && state.viewer.filter == nil)
+    #expect(state.message == StatusMessage("jq .name: cancelled"))
+    // Run again: this time the result is shown.
+    _ = keys(&state, "|.name")
+    send(&state, .key(.enter))
+    send(&state, .filtered(expression: ".name", result: .success("\"Ada Lovelace\"\n")))
+    #expect(state.viewer.filtered?.line(0) == "\"Ada Lovelace\"")
+  }
+
   @Test func searchAndJQInTheViewer() throws {
     var state = try demoState()
     let request = Request(name: "users/list", url: "http://127.0.0.1:8080/users")
@@ -301,6 +326,10 @@ struct UpdateTests {
     #expect(state.viewer.filtered?.line(0) == "\"Grace\"")
     send(&state, .key(.escape))
     #expect(state.viewer.filtered == nil)
+    _ = keys(&state, "|")
+    _ = keys(&state, ".[")
+    send(&state, .key(.enter))
+    #expect(state.message == StatusMessage("jq: running… (Esc cancels)"))
     send(&state, .filtered(expression: ".[", result: .failure(FilterError("syntax error"))))
     #expect(state.message == StatusMessage("jq: syntax error", isError: true))
     _ = keys(&state, "w")
