@@ -10,6 +10,7 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
     state.width = width
     state.height = height
     state.clampSelections()
+    state.keepSelectionsInView()
     return []
   case .tick(let date):
     state.now = date
@@ -431,10 +432,7 @@ extension AppState {
       prompt = Prompt(purpose: .filterRequests, label: "filter requests", input: LineEdit(requestFilter, selected: true))
       return []
     case .escape:
-      if !requestFilter.isEmpty {
-        requestFilter = ""
-        requestSelection = 0
-      }
+      if !requestFilter.isEmpty { clearRequestFilter() }
       return []
     case .char("E"):
       return editBody()
@@ -776,6 +774,30 @@ extension AppState {
   }
 
   /// Selects an exchange row, scrolls the queue to keep it in view and shows it in the viewer.
+  /// Clears the request filter keeping the selected request (or batch or chain) selected, in
+  /// view, in the whole list.
+  mutating func clearRequestFilter() {
+    let request = selectedRequest?.name
+    let flow = selectedFlow?.name
+    requestFilter = ""
+    if let request, let index = visibleRequests.firstIndex(where: { $0.name == request }) {
+      selectRequest(index)
+    } else if let flow, let index = visibleFlows.firstIndex(where: { $0.name == flow }) {
+      selectRequest(visibleRequests.count + index)
+    } else {
+      selectRequest(0)
+    }
+  }
+
+  /// After a resize: the selected request and queue row scrolled back into view.
+  mutating func keepSelectionsInView() {
+    guard !layout.tooSmall else { return }
+    selectRequest(requestSelection)
+    let height = max(1, queueExchangeLines)
+    if queueSelection < queueScroll { queueScroll = queueSelection }
+    if queueSelection >= queueScroll + height { queueScroll = queueSelection - height + 1 }
+  }
+
   mutating func selectQueueRow(_ index: Int) {
     guard exchanges.indices.contains(index) else { return }
     queueFlowSelection = nil
@@ -876,10 +898,7 @@ extension AppState {
     switch key {
     case .escape:
       prompt = nil
-      if current.purpose == .filterRequests {
-        requestFilter = ""
-        requestSelection = 0
-      }
+      if current.purpose == .filterRequests { clearRequestFilter() }
       return []
     case .enter:
       prompt = nil

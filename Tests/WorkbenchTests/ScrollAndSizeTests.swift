@@ -74,6 +74,39 @@ struct ScrollAndSizeTests {
     #expect(state.viewer.scroll == 100_000 - page)
   }
 
+  /// A resize that leaves the selected request below the list's new bottom scrolls it back into
+  /// view.
+  @Test func theSelectedRequestStaysInViewAfterAResize() throws {
+    var state = try demoState(width: 160, height: 45)
+    _ = keys(&state, "G")
+    let name = try #require(state.selectedRequest?.name ?? state.selectedFlow?.name)
+    send(&state, .resize(width: 80, height: 16))
+    var buffer = ScreenBuffer(width: 80, height: 16)
+    view(state, into: &buffer)
+    let short = name.split(separator: "/").last.map(String.init) ?? name
+    #expect(buffer.text.contains(short), "\(name) is off screen:\n\(buffer.text)")
+    #expect(state.requestScroll > 0)
+  }
+
+  /// Esc on a filter clears it and keeps the request that was selected (not the first one).
+  @Test func escOnAFilterKeepsTheSelectedRequest() throws {
+    var state = try demoState(width: 80, height: 24)
+    _ = keys(&state, "/slow")
+    send(&state, .key(.enter))
+    #expect(state.selectedRequest?.name == "slow")
+    send(&state, .key(.escape))
+    #expect(state.requestFilter.isEmpty)
+    #expect(state.selectedRequest?.name == "slow")
+    // The same from the prompt itself.
+    _ = keys(&state, "/trick")
+    send(&state, .key(.escape))
+    #expect(state.requestFilter.isEmpty)
+    #expect(state.selectedRequest?.name == "trickle")
+    var buffer = ScreenBuffer(width: 80, height: 24)
+    view(state, into: &buffer)
+    #expect(buffer.text.contains("trickle"))
+  }
+
   @Test func lineNumbersPastFiveDigitsAreNotCut() throws {
     var state = try demoState(width: 80, height: 24)
     send(&state, .key(.enter))
