@@ -79,7 +79,7 @@ struct Painter {
         x += buffer.put(marker, x: x, y: y, style: theme.unsaved)
         x += buffer.put(TextWidth.pad(template.method.rawValue, to: 7), x: x, y: y, style: theme.method(template.method))
         let leaf = String(name.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
-        buffer.put(leaf, x: x, y: y, maxWidth: area.x + area.width - x)
+        buffer.put(TextWidth.truncate(leaf, to: area.x + area.width - x), x: x, y: y, maxWidth: area.x + area.width - x)
         if name == selected {
           highlight(&buffer, Rect(x: area.x, y: y, width: area.width, height: 1), focused: state.focus == .requests)
         }
@@ -446,7 +446,9 @@ struct Painter {
         lines[0] = lines[0].replacingOccurrences(of: "press r to resume", with: "resumed by a newer exchange")
       }
       for line in lines where area.height > 0 {
-        buffer.put(line, x: area.x, y: area.y, style: download.complete ? theme.title : theme.dim, maxWidth: area.width)
+        buffer.put(
+          TextWidth.truncate(line, to: area.width), x: area.x, y: area.y, style: download.complete ? theme.title : theme.dim,
+          maxWidth: area.width)
         area.y += 1
         area.height -= 1
       }
@@ -480,6 +482,10 @@ struct Painter {
           buffer.put(TextWidth.pad(String(index + 1), to: gutter - 1, alignRight: true), x: area.x, y: y, style: theme.dim)
         }
         drawBodyLine(piece, kind: document.kind, &buffer, x: area.x + gutter, y: y, width: textWidth)
+        // Not wrapping: a line longer than the pane ends in a marker at its right edge.
+        if !state.viewer.wrap, textWidth > 1, TextWidth.of(ControlEscaping.visible(piece)) > textWidth {
+          buffer.put("›", x: area.x + gutter + textWidth - 1, y: y, style: theme.dim)
+        }
         // The search: the current match's text reversed (and its line number), the other
         // matches on screen underlined.
         if let query = state.viewer.search, !query.isEmpty {
@@ -651,9 +657,19 @@ struct Painter {
       buffer.put(row.status.map(String.init) ?? "-", x: c.status, y: y, style: theme.status(row.status))
       var x = c.name
       x += buffer.put(TextWidth.pad(row.method.rawValue, to: 7), x: x, y: y, style: theme.method(row.method))
-      x += buffer.put(TextWidth.truncate(row.label, to: max(1, c.size - x - 1)), x: x, y: y, maxWidth: max(1, c.size - x - 1))
-      // Badges: served from the cache, merged with an identical request in flight.
-      for badge in row.badges where x + TextWidth.of(badge) + 3 < c.size {
+      // Badges (served from the cache, merged with an identical request in flight, resumable)
+      // keep their room: the name is cut (with "…") before they are.
+      // On a narrow screen `resumable 17%` becomes `⟳ 17%` rather than push the name under 9.
+      var badges = row.badges
+      let room = c.size - x - 1
+      let wanted = min(9, TextWidth.of(row.label))
+      if room - badges.reduce(0, { $0 + TextWidth.of($1) + 3 }) < wanted {
+        badges = badges.map { $0.hasPrefix("resumable") ? "⟳" + $0.dropFirst("resumable".count) : $0 }
+      }
+      let badgeRoom = badges.reduce(0) { $0 + TextWidth.of($1) + 3 }
+      let nameRoom = max(min(wanted, room), room - badgeRoom)
+      x += buffer.put(TextWidth.truncate(row.label, to: max(1, nameRoom)), x: x, y: y, maxWidth: max(1, nameRoom))
+      for badge in badges where x + TextWidth.of(badge) + 3 <= c.size {
         x += 1
         x += buffer.put(" " + badge + " ", x: x, y: y, style: theme.badge)
       }
@@ -803,23 +819,43 @@ struct Painter {
     let counts = " · \(state.runningCount) running · \(state.queuedCount) queued · \(state.failedCount) failed "
     x += buffer.put(counts, x: x, y: area.y, style: state.failedCount > 0 ? theme.error : theme.dim)
     if let message = state.message {
-      buffer.put(" " + message.text, x: x, y: area.y, style: message.isError ? theme.error : .plain, maxWidth: area.width - x)
+      buffer.put(
+        " " + TextWidth.truncate(message.text, to: area.width - x - 1), x: x, y: area.y,
+        style: message.isError ? theme.error : .plain, maxWidth: area.width - x)
     } else {
-      let hints = hintText
-      buffer.put(" " + hints, x: x, y: area.y, style: theme.dim, maxWidth: area.width - x)
+      buffer.put(" " + Painter.fit(hints, width: area.width - x - 1), x: x, y: area.y, style: theme.dim, maxWidth: area.width - x)
     }
   }
 
-  var hintText: String {
-    if state.editing != nil { return "Enter keeps · Esc cancels" }
+  var hints: [String] {
+    if state.editing != nil { return ["Enter keeps", "Esc cancels"] }
     switch state.focus {
-    case .requests: return "Enter send · S no cache · / filter · c cancel · E body · ? help · q quit"
-    case .editor: return "e edit field · E body in $EDITOR · s send · Ctrl-S save · ? help"
-    case .response: return "/ search · n/N next · | jq · w write · W wrap · ←/→ tabs · [ ] history · ? help"
+    case .requests: return ["Enter send", "S no cache", "/ filter", "c cancel", "E body", "? help", "q quit"]
+    case .editor: return ["e edit field", "E body in $EDITOR", "s send", "Ctrl-S save", "? help", "q quit"]
+    case .response: return ["/ search", "n/N next", "| jq", "w write", "W wrap", "←/→ tabs", "[ ] history", "? help", "q quit"]
     case .queue:
-      if state.queueFlowSelection != nil { return "c cancel the run · r resume a chain · Enter/→/← members and steps · ? help" }
-      return "c cancel · r re-send / resume · C cancel all · Enter view · ? help"
+      if state.queueFlowSelection != nil {
+        return ["c cancel the run", "r resume a chain", "Enter/→/← members and steps", "? help", "q quit"]
+      }
+      return ["c cancel", "r re-send / resume", "C cancel all", "Enter view", "? help", "q quit"]
     }
+  }
+
+  /// Hints joined with ` · ` in `width` columns: whole hints dropped from the end (never one cut
+  /// mid-word), `? help` and `q quit` the last to go.
+  static func fit(_ hints: [String], width: Int) -> String {
+    var kept = hints
+    let essential: Set<String> = ["? help", "q quit"]
+    while TextWidth.of(kept.joined(separator: " · ")) > width {
+      if let last = kept.lastIndex(where: { !essential.contains($0) }) {
+        kept.remove(at: last)
+      } else if !kept.isEmpty {
+        kept.removeFirst()
+      } else {
+        break
+      }
+    }
+    return kept.joined(separator: " · ")
   }
 
   static let helpLines: [(String, String)] = [
@@ -839,7 +875,7 @@ struct Painter {
     ("w  W", "write the body to a file / wrap long lines"),
     ("← →  h l", "response tabs; queue: show / hide a batch's members, a chain's steps"),
     ("[  ]", "older / newer responses from history; s sends the one shown again"),
-    ("Esc", "close a prompt, clear a filter or jq, leave history"),
+    ("Esc", "close a prompt, stop a search or jq, clear a filter or jq, leave history"),
     ("in a prompt", "the last value comes selected: typing replaces it, ← → edit it"),
     ("Ctrl-U  Ctrl-K", "in a prompt: clear before / after the cursor (Ctrl-A Ctrl-E: start, end)"),
     ("Ctrl-S", "save the workspace"),
