@@ -240,6 +240,14 @@ public struct StatusMessage: Sendable, Equatable {
   }
 }
 
+/// What a transient message waits for.
+enum AwaitedOutcome: Sendable, Equatable {
+  /// The next exchange of this request to end.
+  case exchange(name: String, message: StatusMessage)
+  /// Everything running to end; `cancelled` counts the exchanges that ended cancelled.
+  case cancelAll(cancelled: Int, message: StatusMessage)
+}
+
 /// The whole state of the TUI. `update` changes it; `view` draws it.
 public struct AppState: Sendable {
   public var workspace: Workspace
@@ -284,6 +292,9 @@ public struct AppState: Sendable {
   var quitAfterSave = false
   public var prompt: Prompt?
   public var message: StatusMessage?
+  /// A message that stands for transfers still going ("resuming files/big from 23.0 MB",
+  /// "cancelling everything"): replaced by their outcome when they end.
+  var awaiting: AwaitedOutcome?
   /// Set when a request is sent: the viewer follows its exchange once the agent queues it.
   var following: String?
 

@@ -48,7 +48,7 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
     state.message = StatusMessage("saved \(state.workspaceFile)")
     return quitting ? [.quit] : []
   case .bodyWritten(let path, let error):
-    state.message = error.map { StatusMessage("cannot write \(path): \($0)", isError: true) }
+    state.message = error.map { StatusMessage("cannot write \(path): \($0); choose another path", isError: true) }
       ?? StatusMessage("body written to \(path)")
     return []
   case .filtered(let expression, let result):
@@ -172,7 +172,44 @@ extension AppState {
         viewer.document = nil
         show(result.id)
       }
+      replaceAwaitedMessage(result)
     }
+  }
+
+  /// A transient message whose transfers ended gives way to their outcome (unless another
+  /// message took its place meanwhile).
+  private mutating func replaceAwaitedMessage(_ result: ExchangeResult) {
+    guard let awaiting else { return }
+    let outcome: StatusMessage
+    switch awaiting {
+    case .exchange(let name, let shown):
+      guard result.request.name == name else { return }
+      self.awaiting = nil
+      guard message == nil || message == shown else { return }
+      switch result.state {
+      case .succeeded:
+        if let download = result.download, download.complete {
+          outcome = StatusMessage("\(name): saved to \(download.file) (\(Formatting.bytes(Int(download.bytes))))")
+        } else {
+          outcome = StatusMessage("\(name): " + (result.response.map { Formatting.status($0.status) } ?? "succeeded"))
+        }
+      case .cancelled:
+        let kept = result.download.flatMap { $0.resumable ? Formatting.bytes(Int($0.bytes)) : nil }
+        outcome = StatusMessage("\(name): cancelled" + (kept.map { "; \($0) kept, r resumes" } ?? ""))
+      default:
+        outcome = StatusMessage("\(name) failed: \(result.error?.message ?? result.state.rawValue)", isError: true)
+      }
+    case .cancelAll(let cancelled, let shown):
+      let count = cancelled + (result.state == .cancelled ? 1 : 0)
+      guard !isBusy else {
+        self.awaiting = .cancelAll(cancelled: count, message: shown)
+        return
+      }
+      self.awaiting = nil
+      guard message == nil || message == shown else { return }
+      outcome = StatusMessage("cancelled everything: \(count) exchange\(count == 1 ? "" : "s") cancelled")
+    }
+    message = outcome
   }
 
   mutating func apply(_ event: FlowEvent, run: String) {
@@ -315,6 +352,7 @@ extension AppState {
         return []
       }
       message = StatusMessage("cancelling everything")
+      awaiting = .cancelAll(cancelled: 0, message: message!)
       return [.cancelAll]
     case .ctrl("s"):
       return [.save]
@@ -816,6 +854,7 @@ extension AppState {
       message = StatusMessage(
         "resuming \(row.name) from \(Formatting.bytes(Int(download.bytes)))"
           + (download.percent.map { " (\(Int($0))%)" } ?? ""))
+      awaiting = .exchange(name: row.name, message: message!)
     }
     return commands
   }

@@ -457,10 +457,16 @@ struct Painter {
       area.height -= 1
     }
     guard let document = state.viewer.filtered ?? state.viewer.document else {
-      let text =
+      var lines = [
         row.state.isTerminal
-        ? "no response" : row.downloadTarget.map { "downloading to " + $0 } ?? "waiting for the response…"
-      buffer.put(text, x: area.x, y: area.y, style: theme.dim)
+          ? "no response" : row.downloadTarget.map { "downloading to " + $0 } ?? "waiting for the response…"
+      ]
+      if row.state == .failed, let error = row.result?.error {
+        lines = ["no response: " + error.message] + (Painter.whatToTry(error, url: row.url).map { [$0] } ?? [])
+      }
+      for (i, line) in lines.enumerated() where i < area.height {
+        buffer.put(TextWidth.truncate(line, to: area.width), x: area.x, y: area.y + i, style: theme.dim)
+      }
       return
     }
     if document.kind == .empty {
@@ -503,6 +509,25 @@ struct Painter {
         y += 1
       }
       index += 1
+    }
+  }
+
+  /// What to try after a transport failure, for the viewer.
+  static func whatToTry(_ error: ExchangeError, url: String) -> String? {
+    let host = URLComponents(string: url).flatMap { c in c.host.map { $0 + (c.port.map { ":\($0)" } ?? "") } }
+    switch error.transport {
+    case .cannotConnect:
+      return "is the server\(host.map { " at " + $0 } ?? "") running? check the URL (or the environment's baseURL); r re-sends"
+    case .cannotResolveHost:
+      return "check the host name\(host.map { " (" + $0 + ")" } ?? "") and the network; r re-sends"
+    case .timedOut:
+      return "the server did not answer in time: raise the request's timeout, or r re-sends"
+    case .connectionLost:
+      return "the connection closed early; r re-sends (a download resumes)"
+    case .certificateNotTrusted:
+      return "the certificate is not trusted: set the request's tls.ca to the server's CA"
+    default:
+      return nil
     }
   }
 
@@ -550,7 +575,13 @@ struct Painter {
 
   func timing(_ buffer: inout ScreenBuffer, _ area: Rect, _ row: ExchangeRow) {
     guard let response = row.result?.response else {
-      buffer.put("no timing yet", x: area.x, y: area.y, style: theme.dim)
+      let text =
+        switch row.state {
+        case .cancelled: "cancelled before a response"
+        case .failed: "failed before a response" + (row.result?.error.map { ": " + $0.message } ?? "")
+        default: "no timing yet"
+        }
+      buffer.put(text, x: area.x, y: area.y, style: theme.dim, maxWidth: area.width)
       return
     }
     let t = response.timing

@@ -161,6 +161,9 @@ final class TUIRuntime {
         do {
           try AtomicFile.write(try body.bytes(), to: url)
           inbox.post(.bodyWritten(path: url.path, error: nil))
+        } catch let error as FileError {
+          // The system's reason alone: the message names the path already.
+          inbox.post(.bodyWritten(path: url.path, error: error.reason.isEmpty ? error.message : error.reason))
         } catch {
           inbox.post(.bodyWritten(path: url.path, error: "\(error)"))
         }

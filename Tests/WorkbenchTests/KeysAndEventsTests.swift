@@ -229,7 +229,79 @@ struct KeysAndEventsTests {
     send(&state, .bodyWritten(path: "/tmp/out.json", error: nil))
     #expect(state.message == StatusMessage("body written to /tmp/out.json"))
     send(&state, .bodyWritten(path: "/nope/out.json", error: "No such file or directory"))
-    #expect(state.message == StatusMessage("cannot write /nope/out.json: No such file or directory", isError: true))
+    #expect(
+      state.message
+        == StatusMessage("cannot write /nope/out.json: No such file or directory; choose another path", isError: true))
+  }
+
+  /// "cancelling everything" and "resuming X from …" stand for transfers still going: when they
+  /// end, their outcome takes the message's place.
+  @Test func transientMessagesGiveWayToTheOutcome() throws {
+    var state = try demoState()
+    let slow = Request(name: "slow", url: "http://127.0.0.1:8080/slow")
+    for n in 1...2 {
+      let id = ExchangeID(rawValue: UInt64(n))
+      send(&state, .agent(.queued(id, slow)), .agent(.started(id, attempt: 1)))
+    }
+    _ = keys(&state, "C")
+    #expect(state.message == StatusMessage("cancelling everything"))
+    for n in 1...2 {
+      let result = ExchangeResult(
+        id: ExchangeID(rawValue: UInt64(n)), request: slow, state: .cancelled, response: nil, error: .cancelled,
+        queuedAt: epoch, startedAt: epoch, finishedAt: epoch)
+      send(&state, .agent(.finished(result)))
+      #expect(state.message?.text == (n == 1 ? "cancelling everything" : "cancelled everything: 2 exchanges cancelled"))
+    }
+
+    // A resumed download: its outcome replaces "resuming …".
+    let big = Request(name: "files/big", url: "http://127.0.0.1:8080/bytes/100", download: DownloadTarget(path: "/w/big.bin"))
+    let first = ExchangeID(rawValue: 3)
+    send(&state, .agent(.queued(first, big)), .agent(.started(first, attempt: 1)))
+    send(&state, .agent(.finished(ExchangeResult(
+      id: first, request: big, state: .cancelled, response: nil, error: .cancelled, queuedAt: epoch, startedAt: epoch,
+      finishedAt: epoch, download: DownloadOutcome(
+        file: "/w/big.bin", bytes: 53, totalBytes: 100, resumedFrom: 0, restartReason: nil, resumable: true, complete: false)))))
+    _ = keys(&state, "4g")
+    #expect(keys(&state, "r").count == 1)
+    #expect(state.message?.text.hasPrefix("resuming files/big from 53 B") == true)
+    let again = ExchangeID(rawValue: 4)
+    send(&state, .agent(.queued(again, big)), .agent(.started(again, attempt: 1)))
+    send(&state, .agent(.finished(ExchangeResult(
+      id: again, request: big, state: .succeeded, response: nil, error: nil, queuedAt: epoch, startedAt: epoch,
+      finishedAt: epoch, download: DownloadOutcome(
+        file: "/w/big.bin", bytes: 100, totalBytes: 100, resumedFrom: 53, restartReason: nil, resumable: false, complete: true)))))
+    #expect(state.message == StatusMessage("files/big: saved to /w/big.bin (100 B)"))
+  }
+
+  /// A cancelled exchange's timing tab says why there is none; a connection refused says what to
+  /// try.
+  @Test func failuresBeforeAResponseSayWhatHappened() throws {
+    var state = try demoState()
+    send(&state, .key(.enter))
+    let request = Request(name: "users/list", url: "http://127.0.0.1:9/users")
+    let id = ExchangeID(rawValue: 1)
+    send(&state, .agent(.queued(id, request)), .agent(.started(id, attempt: 1)))
+    send(&state, .agent(.finished(ExchangeResult(
+      id: id, request: request, state: .failed, response: nil,
+      error: .transport(.cannotConnect, detail: "Failed to connect to 127.0.0.1 port 9"), queuedAt: epoch,
+      startedAt: epoch, finishedAt: epoch))))
+    _ = keys(&state, "3")
+    var buffer = ScreenBuffer(width: 160, height: 45)
+    view(state, into: &buffer)
+    #expect(buffer.text.contains("no response: cannot connect: Failed to connect to 127.0.0.1 port 9"))
+    #expect(buffer.text.contains("is the server at 127.0.0.1:9 running?"))
+    #expect(buffer.text.contains("r re-sends"))
+    // Cancelled: the timing tab says so.
+    let again = ExchangeID(rawValue: 2)
+    send(&state, .agent(.queued(again, request)), .agent(.started(again, attempt: 1)))
+    send(&state, .agent(.finished(ExchangeResult(
+      id: again, request: request, state: .cancelled, response: nil, error: .cancelled, queuedAt: epoch,
+      startedAt: epoch, finishedAt: epoch))))
+    _ = keys(&state, "4g3")
+    state.viewer.tab = .timing
+    view(state, into: &buffer)
+    #expect(buffer.text.contains("cancelled before a response"))
+    #expect(!buffer.text.contains("no timing yet"))
   }
 
   @Test func errorFormsOfSavedEditorAndHistory() throws {
