@@ -147,6 +147,8 @@ public struct ViewerState: Sendable {
   /// The active jq filter and its output (shown instead of the body).
   public var filter: String?
   public var filtered: BodyDocument?
+  /// The jq output shown, as text (what `w` writes while a filter is shown).
+  public var filteredText: String?
   /// A batch or chain run picked in the queue (its id): shown instead of an exchange.
   public var flow: String?
   /// The document of the exchange's body, built when first shown.
@@ -295,6 +297,10 @@ public struct AppState: Sendable {
   /// A message that stands for transfers still going ("resuming files/big from 23.0 MB",
   /// "cancelling everything"): replaced by their outcome when they end.
   var awaiting: AwaitedOutcome?
+  /// A write that found its file there: `y` repeats it overwriting, any other key drops it.
+  public var confirmOverwrite: Command?
+  /// The write last asked of the runtime (for its `bodyFileExists` answer).
+  var pendingWrite: Command?
   /// Set when a request is sent: the viewer follows its exchange once the agent queues it.
   var following: String?
 

@@ -47,7 +47,14 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
     state.unsaved = []
     state.message = StatusMessage("saved \(state.workspaceFile)")
     return quitting ? [.quit] : []
+  case .bodyFileExists(let path):
+    guard case .writeBody(let id, let target, let output, _)? = state.pendingWrite else { return [] }
+    state.pendingWrite = nil
+    state.confirmOverwrite = .writeBody(id, path: target, jqOutput: output, overwrite: true)
+    state.message = StatusMessage("\(path) exists: overwrite? y/n")
+    return []
   case .bodyWritten(let path, let error):
+    state.pendingWrite = nil
     state.message = error.map { StatusMessage("cannot write \(path): \($0); choose another path", isError: true) }
       ?? StatusMessage("body written to \(path)")
     return []
@@ -59,6 +66,7 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
     case .success(let output):
       state.viewer.filter = expression
       state.viewer.filtered = BodyDocument(text: output)
+      state.viewer.filteredText = output
       state.viewer.scroll = 0
       state.message = StatusMessage("jq \(expression) (Esc clears)")
     case .failure(let error):
@@ -92,6 +100,7 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
       state.viewer.scroll = 0
       state.viewer.filter = nil
       state.viewer.filtered = nil
+      state.viewer.filteredText = nil
       state.viewer.filterRunning = nil
       state.viewer.matchLine = nil
       state.viewer.searching = nil
@@ -302,6 +311,7 @@ extension AppState {
       viewer.searching = nil
       viewer.filter = nil
       viewer.filtered = nil
+      viewer.filteredText = nil
       viewer.filterRunning = nil
     }
     if let response = shownExchange?.result?.response {
@@ -324,6 +334,15 @@ extension AppState {
       case .char("q"), .ctrl("c"): return quit()
       default: return []
       }
+    }
+    if let command = confirmOverwrite {
+      confirmOverwrite = nil
+      if key == .char("y") || key == .char("Y") {
+        pendingWrite = command
+        return [command]
+      }
+      message = StatusMessage("not written")
+      return []
     }
     if prompt != nil { return handlePrompt(key) }
     if editing != nil { return handleEditing(key) }
@@ -656,6 +675,7 @@ extension AppState {
       } else if viewer.filter != nil {
         viewer.filter = nil
         viewer.filtered = nil
+        viewer.filteredText = nil
         viewer.scroll = 0
       } else if viewer.history != nil {
         leaveHistory()
@@ -677,9 +697,14 @@ extension AppState {
         message = StatusMessage("no response body to write yet", isError: true)
         return []
       }
-      let ext = viewer.document?.kind == .json ? "json" : "txt"
       let name = row.name.replacingOccurrences(of: "/", with: "-")
-      prompt = Prompt(purpose: .writeBody, label: "write body to", input: LineEdit("\(name).\(ext)"))
+      if viewer.filter != nil, viewer.filteredText != nil {
+        // The jq output shown is what gets written.
+        prompt = Prompt(purpose: .writeBody, label: "write jq output to", input: LineEdit("\(name).jq.txt"))
+      } else {
+        let ext = viewer.document?.kind == .json ? "json" : "txt"
+        prompt = Prompt(purpose: .writeBody, label: "write body to", input: LineEdit("\(name).\(ext)"))
+      }
     case .char("s"), .char("r"):
       if let history = viewer.history {
         return resend(history)
@@ -958,7 +983,9 @@ extension AppState {
         return [.filter(expression: text, id)]
       case .writeBody:
         guard let id = viewer.exchange, !text.isEmpty else { return [] }
-        return [.writeBody(id, path: text)]
+        let command = Command.writeBody(id, path: text, jqOutput: viewer.filter == nil ? nil : viewer.filteredText)
+        pendingWrite = command
+        return [command]
       }
       return []
     default:

@@ -154,12 +154,18 @@ final class TUIRuntime {
       }
     case .edit(let text, let fileExtension):
       apply(editInEditor(text, fileExtension: fileExtension))
-    case .writeBody(let id, let path):
-      guard let body = state.exchanges.first(where: { $0.id == id })?.result?.response?.body else { return }
+    case .writeBody(let id, let path, let jqOutput, let overwrite):
+      let body = state.exchanges.first(where: { $0.id == id })?.result?.response?.body
+      guard jqOutput != nil || body != nil else { return }
       let url = URL(fileURLWithPath: path, relativeTo: workspaceURL.deletingLastPathComponent())
       background.async {
+        if !overwrite, FileManager.default.fileExists(atPath: url.path) {
+          inbox.post(.bodyFileExists(path: url.path))
+          return
+        }
         do {
-          try AtomicFile.write(try body.bytes(), to: url)
+          let bytes = try jqOutput.map { Array($0.utf8) } ?? body?.bytes() ?? []
+          try AtomicFile.write(bytes, to: url)
           inbox.post(.bodyWritten(path: url.path, error: nil))
         } catch let error as FileError {
           // The system's reason alone: the message names the path already.

@@ -256,3 +256,49 @@ struct TUIColourAndTTYTests {
     #expect(!result.stderr.contains("unknown option"))
   }
 }
+
+/// `w` on the real binary: the jq output shown is what is written, an existing file is asked
+/// about, and a path that cannot be written says why once.
+@Suite("TUI end to end: writing bodies (tmux)", .serialized)
+struct TUIWriteTests {
+  @Test func writesTheJQOutputAsksBeforeOverwritingAndSaysWhyAWriteFailed() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-tui-write-" + uniqueKey())
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    let file = dir.appendingPathComponent("ws.json").path
+    try #"{"version": 1, "baseURL": "\#(try TestServer.fixture.baseURL)", "requests": [{"name": "users", "url": "/users"}]}"#
+      .write(toFile: file, atomically: true, encoding: .utf8)
+    let session = try TmuxSession([try reqbenchBinary.path, file])
+    try session.waitFor("1 Requests")
+    try session.send("Enter")
+    try session.waitFor("✓ succeeded")
+    try session.send("3")
+    try session.send("|")
+    try session.type(".[0].name")
+    try session.send("Enter")
+    try session.waitFor("jq .[0].name (Esc clears)")
+    try session.send("w")
+    try session.waitFor("write jq output to: users.jq.txt")
+    try session.send("Enter")
+    try session.waitFor("written to")
+    let target = dir.appendingPathComponent("users.jq.txt").path
+    #expect(try String(contentsOfFile: target, encoding: .utf8) == "\"Ada Lovelace\"\n")
+    // Again: the file is there now.
+    try session.send("w")
+    try session.waitFor("write jq output to")
+    try session.send("Enter")
+    try session.waitFor("users.jq.txt exists: overwrite? y/n")
+    try session.send("y")
+    try session.waitFor("body written to")
+    // A folder that does not exist: the reason, once, and what to do.
+    try session.send("w")
+    try session.send("C-u")
+    try session.type(dir.path + "/no/such/x.txt")
+    try session.send("Enter")
+    let failed = try session.waitFor("choose another path")
+    let line = try #require(failed.split(separator: "\n").last { $0.contains("cannot write") }).description
+    #expect(line.components(separatedBy: "no/such/x.txt").count == 2, "the path once: \(line)")
+    #expect(line.contains("No such file or directory"), "\(line)")
+    try session.send("q")
+    try session.waitFor("[exited 0]")
+  }
+}

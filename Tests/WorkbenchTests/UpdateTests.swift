@@ -305,6 +305,35 @@ struct UpdateTests {
     #expect(state.viewer.filtered?.line(0) == "\"Ada Lovelace\"")
   }
 
+  /// `w` with a jq filter shown writes its output (and says so); an existing file is
+  /// overwritten only after `y`.
+  @Test func writeTheJQOutputAndAskBeforeOverwriting() throws {
+    var state = try demoState()
+    let request = Request(name: "users/list", url: "http://127.0.0.1:8080/users")
+    send(&state, .key(.enter))
+    for msg in exchangeEvents(id: 1, request: request) { send(&state, msg) }
+    _ = keys(&state, "3|.name")
+    send(&state, .key(.enter))
+    send(&state, .filtered(expression: ".name", result: .success("\"Ada Lovelace\"\n")))
+    _ = keys(&state, "w")
+    #expect(state.prompt?.label == "write jq output to")
+    let write = Command.writeBody(ExchangeID(rawValue: 1), path: "users-list.jq.txt", jqOutput: "\"Ada Lovelace\"\n")
+    #expect(send(&state, .key(.enter)) == [write])
+    send(&state, .bodyFileExists(path: "/w/users-list.jq.txt"))
+    #expect(state.message == StatusMessage("/w/users-list.jq.txt exists: overwrite? y/n"))
+    #expect(keys(&state, "n") == [])
+    #expect(state.message == StatusMessage("not written"))
+    _ = keys(&state, "w")
+    send(&state, .key(.enter))
+    send(&state, .bodyFileExists(path: "/w/users-list.jq.txt"))
+    #expect(keys(&state, "y") == [.writeBody(ExchangeID(rawValue: 1), path: "users-list.jq.txt", jqOutput: "\"Ada Lovelace\"\n", overwrite: true)])
+    // Without the filter: the body.
+    send(&state, .key(.escape))
+    _ = keys(&state, "w")
+    #expect(state.prompt?.label == "write body to")
+    #expect(send(&state, .key(.enter)) == [.writeBody(ExchangeID(rawValue: 1), path: "users-list.json")])
+  }
+
   @Test func searchAndJQInTheViewer() throws {
     var state = try demoState()
     let request = Request(name: "users/list", url: "http://127.0.0.1:8080/users")
