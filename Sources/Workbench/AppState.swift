@@ -242,6 +242,11 @@ public struct StatusMessage: Sendable, Equatable {
   }
 }
 
+struct HistoryRequest: Sendable, Equatable {
+  var name: String
+  var position: Int
+}
+
 /// What a transient message waits for.
 enum AwaitedOutcome: Sendable, Equatable {
   /// The next exchange of this request to end.
@@ -299,6 +304,9 @@ public struct AppState: Sendable {
   var awaiting: AwaitedOutcome?
   /// A write that found its file there: `y` repeats it overwriting, any other key drops it.
   public var confirmOverwrite: Command?
+  /// The history entry last asked for (`[`, `]`): a `historyShown` that comes when none is
+  /// awaited (a send or another exchange took the viewer meanwhile) is too late and dropped.
+  var historyWanted: HistoryRequest?
   /// The write last asked of the runtime (for its `bodyFileExists` answer).
   var pendingWrite: Command?
   /// Set when a request is sent: the viewer follows its exchange once the agent queues it.

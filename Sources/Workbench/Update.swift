@@ -82,6 +82,11 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
   case .searchContinue:
     return state.continueSearch()
   case .historyShown(let view, let error):
+    if view != nil || error == nil {
+      // A late answer (the viewer moved on: a send, another exchange) or one for an earlier key.
+      guard state.historyWanted != nil else { return [] }
+      state.historyWanted = nil
+    }
     if let error {
       state.message = StatusMessage("history: \(error)", isError: true)
     } else if let view {
@@ -94,7 +99,7 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
           state.message = StatusMessage("no older response in history")
           return []
         }
-        return [.showHistory(name: view.entry.name, position: 1)]
+        return state.requestHistory(view.entry.name, position: 1)
       }
       state.viewer.history = view
       state.viewer.scroll = 0
@@ -302,6 +307,7 @@ extension AppState {
   /// Shows an exchange in the viewer, building its body document once it has one.
   mutating func show(_ id: ExchangeID) {
     let changed = viewer.exchange != id || viewer.history != nil
+    if changed { historyWanted = nil }
     viewer.history = nil
     viewer.flow = nil
     viewer.exchange = id
@@ -547,6 +553,7 @@ extension AppState {
     switch prepared {
     case .success(var request):
       following = request.name
+      historyWanted = nil
       if ignoringCache, request.cache != nil {
         request.cache?.mode = .networkOnly  // the network, and the cached response refreshed
         message = StatusMessage("sent \(request.name), ignoring the cache")
@@ -684,14 +691,14 @@ extension AppState {
       guard let name = viewer.history?.entry.name ?? shownExchange?.name ?? selectedRequest?.name else {
         return []
       }
-      return [.showHistory(name: name, position: viewer.history.map { $0.position + 1 } ?? 0)]
+      return requestHistory(name, position: viewer.history.map { $0.position + 1 } ?? 0)
     case .char("]"):
       guard let history = viewer.history else { return [] }
       if history.position == 0 {
         leaveHistory()
         return []
       }
-      return [.showHistory(name: history.entry.name, position: history.position - 1)]
+      return requestHistory(history.entry.name, position: history.position - 1)
     case .char("w"):
       guard let row = shownExchange, row.result?.response != nil else {
         message = StatusMessage("no response body to write yet", isError: true)
@@ -740,7 +747,14 @@ extension AppState {
     viewer.scroll = min(target, max(0, last))
   }
 
+  /// Asks for a history entry; only the answer to the latest ask is shown.
+  mutating func requestHistory(_ name: String, position: Int) -> [Command] {
+    historyWanted = HistoryRequest(name: name, position: position)
+    return [.showHistory(name: name, position: position)]
+  }
+
   private mutating func leaveHistory() {
+    historyWanted = nil
     viewer.history = nil
     viewer.document = nil
     if let id = viewer.exchange {
@@ -935,6 +949,7 @@ extension AppState {
       ? .empty : RequestBody(bytes: history.requestBody, contentType: entry.requestContentType)
     request.download = nil
     following = request.name
+    historyWanted = nil
     message = StatusMessage("sent \(entry.name) as recorded \(Painter.dateText(entry.date))")
     return [.send(request)]
   }
@@ -947,6 +962,7 @@ extension AppState {
     do {
       let request = try workspace.prepare(template, sources: sources)
       following = request.name
+      historyWanted = nil  // the new exchange takes the viewer, not a history entry on its way
       message = StatusMessage("sent \(request.name) again")
       return [.send(request)]
     } catch {

@@ -323,6 +323,7 @@ struct KeysAndEventsTests {
     send(&state, .historyShown(nil, error: "cannot read entry: corrupt"))
     #expect(state.message == StatusMessage("history: cannot read entry: corrupt", isError: true))
     #expect(state.viewer.history == nil)
+    _ = keys(&state, "3[")
     send(&state, .historyShown(nil, error: nil))
     #expect(state.message?.text == "no history for this request yet")
   }
@@ -537,6 +538,7 @@ struct HistoryResendTests {
       name: "users/create", method: .PUT, url: "http://127.0.0.1:8080/users?old=1",
       body: RequestBody(bytes: Array(#"{"name": "Old"}"#.utf8), contentType: "application/json"))
     recorded.headers["X-Old"] = "yes"
+    _ = keys(&state, "[")
     send(&state, .historyShown(try view(of: recorded), error: nil))
     guard case .send(let sent)? = keys(&state, "s").first else {
       Issue.record("s did not send")
@@ -556,6 +558,7 @@ struct HistoryResendTests {
     _ = keys(&state, "3")
     var recorded = Request(name: "auth/me", url: "http://127.0.0.1:8080/me", secrets: ["s3cr3t"])
     recorded.headers["Authorization"] = "Bearer s3cr3t"
+    _ = keys(&state, "[")
     send(&state, .historyShown(try view(of: recorded), error: nil))
     #expect(state.viewer.history?.entry.requestHeaders["Authorization"] == "Bearer ••••")
     guard case .send(let sent)? = keys(&state, "s").first else {
@@ -566,6 +569,30 @@ struct HistoryResendTests {
     #expect(sent == (try state.workspace.prepare(template, sources: state.sources)))
     #expect(!(sent.headers["Authorization"] ?? "").contains("••••"))
     #expect(state.message?.text == "the recorded request has masked secrets: sent auth/me as the workspace has it")
+  }
+
+  /// `[` then `s` at once: the history entry arriving after the send must not take the viewer
+  /// from the new exchange.
+  @Test func aLateHistoryEntryDoesNotTakeOverTheViewer() throws {
+    var state = try demoState()
+    send(&state, .key(.enter))
+    let request = Request(name: "users/list", url: "http://127.0.0.1:8080/users")
+    for msg in Scenario.exchange(id: 1, request: request, body: "{}", duration: 0.01) { send(&state, msg) }
+    _ = keys(&state, "3")
+    #expect(keys(&state, "[") == [.showHistory(name: "users/list", position: 0)])
+    guard case .send? = keys(&state, "s").first else {
+      Issue.record("s did not send")
+      return
+    }
+    let old = try view(of: request, body: #"{"old": true}"#, position: 0, count: 2, id: 7)
+    send(&state, .historyShown(old, error: nil))
+    #expect(state.viewer.history == nil)
+    for msg in Scenario.exchange(id: 2, request: request, body: #"{"new": true}"#, duration: 0.01) { send(&state, msg) }
+    #expect(state.viewer.exchange == ExchangeID(rawValue: 2))
+    #expect(state.viewer.document?.line(1).contains("new") == true)
+    // The same after the new exchange is shown.
+    send(&state, .historyShown(old, error: nil))
+    #expect(state.viewer.history == nil && state.viewer.exchange == ExchangeID(rawValue: 2))
   }
 
   @Test func theFirstStepBackSkipsTheResponseAlreadyShown() throws {
@@ -583,6 +610,7 @@ struct HistoryResendTests {
     #expect(state.viewer.history?.position == 1)
     // Only the live one recorded: nothing older.
     send(&state, .key(.escape))
+    _ = keys(&state, "[")
     #expect(send(&state, .historyShown(try view(of: request, position: 0, count: 1), error: nil)) == [])
     #expect(state.message?.text == "no older response in history")
   }
