@@ -2,6 +2,16 @@
 #define _XOPEN_SOURCE_EXTENDED 1
 #include "CNcurses.h"
 #include <locale.h>
+#include <string.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+extern char **environ;
 
 static int started = 0;
 
@@ -33,6 +43,87 @@ void rb_curses_stop(void) {
   started = 0;
   curs_set(1);
   endwin();
+}
+
+int rb_curses_run_in_terminal(const char *command, const char *argument, int mouse) {
+  // Leave curses mode: the terminal gets the settings it had before reqbench started.
+  if (started) {
+    def_prog_mode();
+    curs_set(1);
+    endwin();
+  }
+  // As system(3) does: the child gets the terminal's signals, the parent ignores Ctrl-C and
+  // Ctrl-\ while it waits (the child is in reqbench's own process group, the terminal's
+  // foreground group, so its reads and writes on the terminal work).
+  struct sigaction ignore, saved_int, saved_quit, saved_ttou;
+  memset(&ignore, 0, sizeof ignore);
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  sigaction(SIGINT, &ignore, &saved_int);
+  sigaction(SIGQUIT, &ignore, &saved_quit);
+  sigaction(SIGTTOU, &ignore, &saved_ttou);
+
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t defaults, empty;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGQUIT);
+  sigaddset(&defaults, SIGPIPE);
+  sigaddset(&defaults, SIGTTOU);
+  sigaddset(&defaults, SIGTTIN);
+  sigaddset(&defaults, SIGTSTP);
+  sigaddset(&defaults, SIGTERM);
+  sigaddset(&defaults, SIGHUP);
+  sigaddset(&defaults, SIGWINCH);
+  sigemptyset(&empty);
+  posix_spawnattr_setsigdefault(&attributes, &defaults);
+  posix_spawnattr_setsigmask(&attributes, &empty);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+
+  // stdin, stdout and stderr on the terminal (stderr may have been redirected to a log).
+  posix_spawn_file_actions_t files;
+  posix_spawn_file_actions_init(&files);
+  for (int fd = 0; fd <= 2; fd++) {
+    if (!isatty(fd)) posix_spawn_file_actions_addopen(&files, fd, "/dev/tty", O_RDWR, 0);
+  }
+
+  char *argv[] = {"/bin/sh", "-c", (char *)command, "sh", (char *)argument, NULL};
+  pid_t pid;
+  int status = -1;
+  if (posix_spawn(&pid, "/bin/sh", &files, &attributes, argv, environ) == 0) {
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  }
+  posix_spawn_file_actions_destroy(&files);
+  posix_spawnattr_destroy(&attributes);
+
+  // Take the terminal back should the child have given it to another process group.
+  if (isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) != getpgrp()) tcsetpgrp(STDIN_FILENO, getpgrp());
+  sigaction(SIGINT, &saved_int, NULL);
+  sigaction(SIGQUIT, &saved_quit, NULL);
+  sigaction(SIGTTOU, &saved_ttou, NULL);
+
+  // Back to curses mode. Replies to the editor's terminal queries (cursor position, version,
+  // colours) may still be on their way: let them arrive, then drop them so they are not keys.
+  usleep(30000);
+  tcflush(STDIN_FILENO, TCIFLUSH);
+  started = 1;
+  reset_prog_mode();
+  curs_set(0);
+  keypad(stdscr, TRUE);
+  nodelay(stdscr, TRUE);
+  if (mouse) {
+    mousemask(ALL_MOUSE_EVENTS, NULL);
+    mouseinterval(0);
+  }
+  flushinp();
+  clearok(curscr, TRUE);
+  refresh();
+
+  if (status == -1) return -1;
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return -1;
 }
 
 int rb_curses_lines(void) { return LINES; }

@@ -51,6 +51,17 @@ public struct ExchangeRow: Sendable {
     return result?.response?.body.count ?? Int(progress.downloaded)
   }
 
+  /// The exchange's time, the same in the queue, the response's summary line and the timing tab:
+  /// curl's total of its only attempt, or, after retries, from the first start to the end (the
+  /// waits between attempts included); nil before it ended. `lastAttempt` is curl's total of the
+  /// last attempt when there were several.
+  public var time: (total: Double, lastAttempt: Double?)? {
+    guard let result, result.startedAt != nil || result.response != nil else { return nil }
+    let curl = result.response?.timing.total ?? 0
+    if result.attempts <= 1, curl > 0 { return (curl, nil) }
+    return (result.startedAt == nil ? curl : result.duration, result.attempts > 1 && curl > 0 ? curl : nil)
+  }
+
   /// The batch and chain step it belongs to: `smoke › login-flow 2/3`.
   public var context: String?
 
@@ -144,9 +155,14 @@ public struct ViewerState: Sendable {
   public var matchLine: Int?
   /// A search still going through a big body, a slice per `searchContinue`.
   public var searching: BodyDocument.SearchCursor?
+  /// A jq filter running in the background: its result is shown only while this is set to its
+  /// expression (Esc, another exchange or another filter drop it).
+  public var filterRunning: String?
   /// The active jq filter and its output (shown instead of the body).
   public var filter: String?
   public var filtered: BodyDocument?
+  /// The jq output shown, as text (what `w` writes while a filter is shown).
+  public var filteredText: String?
   /// A batch or chain run picked in the queue (its id): shown instead of an exchange.
   public var flow: String?
   /// The document of the exchange's body, built when first shown.
@@ -160,14 +176,32 @@ public struct LineEdit: Sendable, Equatable {
   public var text: String
   /// Cursor position in characters.
   public var cursor: Int
+  /// The whole text is selected (a prompt pre-filled with its last value, as a browser's find
+  /// bar): the first character typed replaces it, Backspace/Delete clear it, a cursor key keeps
+  /// it to edit.
+  public var selected: Bool
 
-  public init(_ text: String) {
+  public init(_ text: String, selected: Bool = false) {
     self.text = text
     self.cursor = text.count
+    self.selected = selected && !text.isEmpty
   }
 
   /// Applies an editing key; returns false for keys it does not handle.
   public mutating func apply(_ key: Key) -> Bool {
+    if selected {
+      switch key {
+      case .char, .backspace, .delete, .ctrl("u"), .ctrl("k"):
+        text = ""
+        cursor = 0
+        selected = false
+        if case .char = key {} else { return true }
+      case .left, .right, .home, .end, .ctrl("a"), .ctrl("e"):
+        selected = false
+      default:
+        break
+      }
+    }
     var chars = Array(text)
     switch key {
     case .char(let c):
@@ -222,6 +256,19 @@ public struct StatusMessage: Sendable, Equatable {
   }
 }
 
+struct HistoryRequest: Sendable, Equatable {
+  var name: String
+  var position: Int
+}
+
+/// What a transient message waits for.
+enum AwaitedOutcome: Sendable, Equatable {
+  /// The next exchange of this request to end.
+  case exchange(name: String, message: StatusMessage)
+  /// Everything running to end; `cancelled` counts the exchanges that ended cancelled.
+  case cancelAll(cancelled: Int, message: StatusMessage)
+}
+
 /// The whole state of the TUI. `update` changes it; `view` draws it.
 public struct AppState: Sendable {
   public var workspace: Workspace
@@ -266,6 +313,16 @@ public struct AppState: Sendable {
   var quitAfterSave = false
   public var prompt: Prompt?
   public var message: StatusMessage?
+  /// A message that stands for transfers still going ("resuming files/big from 23.0 MB",
+  /// "cancelling everything"): replaced by their outcome when they end.
+  var awaiting: AwaitedOutcome?
+  /// A write that found its file there: `y` repeats it overwriting, any other key drops it.
+  public var confirmOverwrite: Command?
+  /// The history entry last asked for (`[`, `]`): a `historyShown` that comes when none is
+  /// awaited (a send or another exchange took the viewer meanwhile) is too late and dropped.
+  var historyWanted: HistoryRequest?
+  /// The write last asked of the runtime (for its `bodyFileExists` answer).
+  var pendingWrite: Command?
   /// Set when a request is sent: the viewer follows its exchange once the agent queues it.
   var following: String?
 

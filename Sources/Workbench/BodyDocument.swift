@@ -139,6 +139,22 @@ public final class BodyDocument: @unchecked Sendable {
     return nil
   }
 
+  /// The match at `line` as `(k, of)`: lines containing `query` (as `search` finds them) up to
+  /// and including it, of all of them; nil for a body of more than `limit` lines (counting would
+  /// be a pass through all of it).
+  public func matchPosition(of query: String, at line: Int, limit: Int) -> (index: Int, total: Int)? {
+    let (count, exact) = lineCount(atLeast: limit + 1)
+    guard exact, count <= limit, !query.isEmpty else { return nil }
+    let needle = query.lowercased()
+    var index = 0
+    var total = 0
+    for i in 0..<count where self.line(i).lowercased().contains(needle) {
+      total += 1
+      if i <= line { index = total }
+    }
+    return (index, total)
+  }
+
   /// Where a search is: it resumes at `step` (lines looked at so far + 1).
   public struct SearchCursor: Sendable, Equatable {
     public var query: String

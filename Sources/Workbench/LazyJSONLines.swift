@@ -1,3 +1,5 @@
+import RequestEngine
+
 /// The lines of `JSONSerializer.pretty`'s layout for a JSON body too big to parse at once, made
 /// on demand: a scanner walks the bytes from a checkpoint (a byte offset and a depth at the start
 /// of every `blockSize`-th line) and lays out one block of lines at a time. Opening a 50 MB body
@@ -151,7 +153,7 @@ final class LazyJSONLines {
           offset += 1
         case UInt8(ascii: "\""):
           let end = stringEnd(from: offset)
-          out?.append(contentsOf: bytes[offset..<end])
+          if out != nil { appendString(offset..<end, to: &out!) }
           offset = end
           content = true
         default:
@@ -185,11 +187,42 @@ final class LazyJSONLines {
         if c == UInt8(ascii: "[") || c == UInt8(ascii: "{") || c == UInt8(ascii: "}") || c == UInt8(ascii: ":") { return nil }
         let end = c == UInt8(ascii: "\"") ? stringEnd(from: probe.offset) : scalarEnd(from: probe.offset)
         if end - probe.offset > 64 { return nil }
-        text.append(contentsOf: bytes[probe.offset..<end])
+        if c == UInt8(ascii: "\"") {
+          appendString(probe.offset..<end, to: &text)
+        } else {
+          text.append(contentsOf: bytes[probe.offset..<end])
+        }
         probe.offset = end
         items += 1
       }
       return nil
+    }
+
+    /// The string token in `range` as `JSONSerializer.pretty` writes it: escapes decoded and the
+    /// text quoted again by `JSONSerializer.quote` (`"\u65e5"` → `"日"`, `"\/"` → `"/"`). A token
+    /// with nothing to decode or re-escape is copied as it is; one that does not parse (a
+    /// malformed body) too.
+    private func appendString(_ range: Range<Int>, to out: inout [UInt8]) {
+      let token = UnsafeBufferPointer(rebasing: bytes[range])
+      var plain = true
+      var i = 0
+      while i < token.count {
+        let b = token[i]
+        // A backslash, a raw control character or DEL, or U+2028/U+2029 (E2 80 A8/A9): quote()
+        // would write these differently.
+        if b == UInt8(ascii: "\\") || b < 0x20 || b == 0x7F
+          || (b == 0xE2 && i + 2 < token.count && token[i + 1] == 0x80 && (token[i + 2] == 0xA8 || token[i + 2] == 0xA9))
+        {
+          plain = false
+          break
+        }
+        i += 1
+      }
+      guard !plain, let value = try? JSONParser.parse(token), case .string(let text) = value else {
+        out.append(contentsOf: token)
+        return
+      }
+      out.append(contentsOf: JSONSerializer.quote(text).utf8)
     }
 
     mutating func skipWhitespace() {

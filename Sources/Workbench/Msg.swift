@@ -14,6 +14,8 @@ public enum Msg: Sendable {
   case editorFinished(String?, error: String?)
   case saved(error: String?)
   case bodyWritten(path: String, error: String?)
+  /// `writeBody` without `overwrite` found a file at `path` (nothing was written).
+  case bodyFileExists(path: String)
   /// A jq filter's output lines, or its error.
   case filtered(expression: String, result: Result<String, FilterError>)
   /// An earlier response from history (nil: no entry at that position), or why it could not be read.
@@ -40,7 +42,9 @@ public enum Command: Sendable, Equatable {
   case save
   /// Opens `$EDITOR` on this text (the runtime suspends the screen meanwhile).
   case edit(text: String, fileExtension: String)
-  case writeBody(ExchangeID, path: String)
+  /// Writes the exchange's body, or `jqOutput` (the jq filter's output shown instead), to
+  /// `path`; an existing file only with `overwrite` (else `bodyFileExists` comes back).
+  case writeBody(ExchangeID, path: String, jqOutput: String? = nil, overwrite: Bool = false)
   /// Runs a jq expression over a body in the background.
   case filter(expression: String, ExchangeID)
   /// Reads the history entry of request `name` at `position` (0 the newest) and its body.

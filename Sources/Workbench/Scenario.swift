@@ -102,15 +102,56 @@ public enum Scenario: String, CaseIterable, Sendable {
     for msg in messages { _ = update(&state, msg) }
   }
 
+  /// What the demo server answers `GET /users` with (`DemoEndpoints`' five users, pretty JSON,
+  /// 531 bytes).
+  static let demoUsers = """
+    [
+      {
+        "id": 1,
+        "name": "Ada Lovelace",
+        "email": "ada@example.com",
+        "role": "admin"
+      },
+      {
+        "id": 2,
+        "name": "Alan Turing",
+        "email": "alan@example.com",
+        "role": "editor"
+      },
+      {
+        "id": 3,
+        "name": "Grace Hopper",
+        "email": "grace@example.com",
+        "role": "editor"
+      },
+      {
+        "id": 4,
+        "name": "Edsger Dijkstra",
+        "email": "edsger@example.com",
+        "role": "viewer"
+      },
+      {
+        "id": 5,
+        "name": "Barbara Liskov",
+        "email": "barbara@example.com",
+        "role": "viewer"
+      }
+    ]
+
+    """
+
   static func playSession(_ state: inout AppState) {
     let base = "http://127.0.0.1:8080"
     let list = Request(name: "users/list", url: base + "/users")
     let missing = Request(name: "users/missing", url: base + "/users/99")
     let slow = Request(name: "slow", url: base + "/slow")
-    let big = Request(name: "files/big", url: base + "/files/big.bin")
+    // The workspace's files/big: 50 MB at 8 MB/s into downloads/big.bin.
+    let big = Request(
+      name: "files/big", url: base + "/bytes/52428800?seed=demo&rate=8000000",
+      download: DownloadTarget(path: "/home/ada/api/workspaces/downloads/big.bin"))
     for msg in exchange(
-      id: 1, request: missing, status: 404, body: #"{"error": "no user 99"}"#, state: .failed,
-      error: .status(404, accepted: Validation()), duration: 0.0021)
+      id: 1, request: missing, status: 404, body: "{\n  \"error\": \"no user 99\"\n}\n", state: .failed,
+      error: .status(404, accepted: Validation()), duration: 0.0009)
     {
       send(&state, msg)
     }
@@ -119,14 +160,22 @@ public enum Scenario: String, CaseIterable, Sendable {
       id: ExchangeID(rawValue: 2), request: slow, state: .cancelled, response: nil, error: .cancelled,
       queuedAt: epoch, startedAt: epoch, finishedAt: epoch.addingTimeInterval(0.8))
     send(&state, .agent(.finished(cancelled)), .tick(epoch))
-    send(&state, .agent(.queued(ExchangeID(rawValue: 3), big)), .agent(.started(ExchangeID(rawValue: 3), attempt: 1)))
-    send(
-      &state,
-      .agent(.progress(ExchangeID(rawValue: 3), TransferProgress(downloaded: 20_971_520, downloadTotal: 52_428_800))),
-      .tick(epoch.addingTimeInterval(2)))
+    // The download as the demo server sends it: 200 with its length, at its 8 MB/s.
+    let download = ExchangeID(rawValue: 3)
+    var headers = HTTPHeaders()
+    headers["Date"] = "Fri, 20 Sep 2026 10:13:20 GMT"
+    headers["Server"] = "reqbench-demo"
+    headers["Content-Type"] = "application/octet-stream"
+    headers["Accept-Ranges"] = "bytes"
+    headers["ETag"] = "\"3200000-a5e41b674276d396-0\""
+    headers["Content-Length"] = "52428800"
+    send(&state, .agent(.queued(download, big)), .agent(.started(download, attempt: 1)))
+    send(&state, .agent(.headers(download, status: 200, headers: headers)))
+    var progress = TransferProgress(downloaded: 16_000_000, downloadTotal: 52_428_800)
+    progress.bytesPerSecond = 8_000_000
+    send(&state, .agent(.progress(download, progress)), .tick(epoch.addingTimeInterval(2)))
     send(&state, .key(.enter))
-    let users = #"[{"id": 1, "name": "Ada Lovelace", "email": "ada@example.com", "role": "admin"}, {"id": 2, "name": "Grace Hopper", "email": "grace@example.com", "role": "user"}, {"id": 3, "name": "Alan Turing", "email": "alan@example.com", "role": "user"}]"#
-    for msg in exchange(id: 4, request: list, body: users, duration: 0.0123) { send(&state, msg) }
+    for msg in exchange(id: 4, request: list, body: demoUsers, duration: 0.0014) { send(&state, msg) }
   }
 
   /// The agent's events for one exchange that ended.
@@ -135,11 +184,12 @@ public enum Scenario: String, CaseIterable, Sendable {
     state: ExchangeState = .succeeded, error: ExchangeError? = nil, duration: Double
   ) -> [Msg] {
     let exchange = ExchangeID(rawValue: id)
+    // The demo server's headers, in its order.
     var headers = HTTPHeaders()
+    headers["Date"] = "Fri, 20 Sep 2026 10:13:20 GMT"
+    headers["Server"] = "reqbench-demo"
     headers["Content-Type"] = contentType
     headers["Content-Length"] = String(body.utf8.count)
-    headers["Date"] = "Fri, 20 Sep 2026 10:13:20 GMT"
-    headers["ETag"] = "\"5f1c-9a\""
     let response = status.map {
       Response(
         status: $0, httpVersion: "HTTP/1.1", headers: headers, body: .memory(Array(body.utf8)),

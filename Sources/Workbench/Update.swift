@@ -10,6 +10,7 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
     state.width = width
     state.height = height
     state.clampSelections()
+    state.keepSelectionsInView()
     return []
   case .tick(let date):
     state.now = date
@@ -46,15 +47,26 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
     state.unsaved = []
     state.message = StatusMessage("saved \(state.workspaceFile)")
     return quitting ? [.quit] : []
+  case .bodyFileExists(let path):
+    guard case .writeBody(let id, let target, let output, _)? = state.pendingWrite else { return [] }
+    state.pendingWrite = nil
+    state.confirmOverwrite = .writeBody(id, path: target, jqOutput: output, overwrite: true)
+    state.message = StatusMessage("\(path) exists: overwrite? y/n")
+    return []
   case .bodyWritten(let path, let error):
-    state.message = error.map { StatusMessage("cannot write \(path): \($0)", isError: true) }
+    state.pendingWrite = nil
+    state.message = error.map { StatusMessage("cannot write \(path): \($0); choose another path", isError: true) }
       ?? StatusMessage("body written to \(path)")
     return []
   case .filtered(let expression, let result):
+    // A result nobody waits for any more (Esc, another exchange, another filter): dropped.
+    guard state.viewer.filterRunning == expression else { return [] }
+    state.viewer.filterRunning = nil
     switch result {
     case .success(let output):
       state.viewer.filter = expression
       state.viewer.filtered = BodyDocument(text: output)
+      state.viewer.filteredText = output
       state.viewer.scroll = 0
       state.message = StatusMessage("jq \(expression) (Esc clears)")
     case .failure(let error):
@@ -70,6 +82,11 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
   case .searchContinue:
     return state.continueSearch()
   case .historyShown(let view, let error):
+    if view != nil || error == nil {
+      // A late answer (the viewer moved on: a send, another exchange) or one for an earlier key.
+      guard state.historyWanted != nil else { return [] }
+      state.historyWanted = nil
+    }
     if let error {
       state.message = StatusMessage("history: \(error)", isError: true)
     } else if let view {
@@ -82,12 +99,14 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
           state.message = StatusMessage("no older response in history")
           return []
         }
-        return [.showHistory(name: view.entry.name, position: 1)]
+        return state.requestHistory(view.entry.name, position: 1)
       }
       state.viewer.history = view
       state.viewer.scroll = 0
       state.viewer.filter = nil
       state.viewer.filtered = nil
+      state.viewer.filteredText = nil
+      state.viewer.filterRunning = nil
       state.viewer.matchLine = nil
       state.viewer.searching = nil
       let response = view.result.response
@@ -179,7 +198,44 @@ extension AppState {
         viewer.document = nil
         show(result.id)
       }
+      replaceAwaitedMessage(result)
     }
+  }
+
+  /// A transient message whose transfers ended gives way to their outcome (unless another
+  /// message took its place meanwhile).
+  private mutating func replaceAwaitedMessage(_ result: ExchangeResult) {
+    guard let awaiting else { return }
+    let outcome: StatusMessage
+    switch awaiting {
+    case .exchange(let name, let shown):
+      guard result.request.name == name else { return }
+      self.awaiting = nil
+      guard message == nil || message == shown else { return }
+      switch result.state {
+      case .succeeded:
+        if let download = result.download, download.complete {
+          outcome = StatusMessage("\(name): saved to \(download.file) (\(Formatting.bytes(Int(download.bytes))))")
+        } else {
+          outcome = StatusMessage("\(name): " + (result.response.map { Formatting.status($0.status) } ?? "succeeded"))
+        }
+      case .cancelled:
+        let kept = result.download.flatMap { $0.resumable ? Formatting.bytes(Int($0.bytes)) : nil }
+        outcome = StatusMessage("\(name): cancelled" + (kept.map { "; \($0) kept, r resumes" } ?? ""))
+      default:
+        outcome = StatusMessage("\(name) failed: \(result.error?.message ?? result.state.rawValue)", isError: true)
+      }
+    case .cancelAll(let cancelled, let shown):
+      let count = cancelled + (result.state == .cancelled ? 1 : 0)
+      guard !isBusy else {
+        self.awaiting = .cancelAll(cancelled: count, message: shown)
+        return
+      }
+      self.awaiting = nil
+      guard message == nil || message == shown else { return }
+      outcome = StatusMessage("cancelled everything: \(count) exchange\(count == 1 ? "" : "s") cancelled")
+    }
+    message = outcome
   }
 
   mutating func apply(_ event: FlowEvent, run: String) {
@@ -280,6 +336,7 @@ extension AppState {
   /// Shows an exchange in the viewer, building its body document once it has one.
   mutating func show(_ id: ExchangeID) {
     let changed = viewer.exchange != id || viewer.history != nil
+    if changed { historyWanted = nil }
     viewer.history = nil
     viewer.flow = nil
     viewer.exchange = id
@@ -289,6 +346,8 @@ extension AppState {
       viewer.searching = nil
       viewer.filter = nil
       viewer.filtered = nil
+      viewer.filteredText = nil
+      viewer.filterRunning = nil
     }
     if let response = shownExchange?.result?.response {
       if changed || viewer.document == nil {
@@ -310,6 +369,15 @@ extension AppState {
       case .char("q"), .ctrl("c"): return quit()
       default: return []
       }
+    }
+    if let command = confirmOverwrite {
+      confirmOverwrite = nil
+      if key == .char("y") || key == .char("Y") {
+        pendingWrite = command
+        return [command]
+      }
+      message = StatusMessage("not written")
+      return []
     }
     if prompt != nil { return handlePrompt(key) }
     if editing != nil { return handleEditing(key) }
@@ -338,6 +406,7 @@ extension AppState {
         return []
       }
       message = StatusMessage("cancelling everything")
+      awaiting = .cancelAll(cancelled: 0, message: message!)
       return [.cancelAll]
     case .ctrl("s"):
       return [.save]
@@ -452,13 +521,10 @@ extension AppState {
       if running.isEmpty { message = StatusMessage("\(name) has nothing running") }
       return running.map { .cancel($0.id) }
     case .char("/"):
-      prompt = Prompt(purpose: .filterRequests, label: "filter requests", input: LineEdit(requestFilter))
+      prompt = Prompt(purpose: .filterRequests, label: "filter requests", input: LineEdit(requestFilter, selected: true))
       return []
     case .escape:
-      if !requestFilter.isEmpty {
-        requestFilter = ""
-        requestSelection = 0
-      }
+      if !requestFilter.isEmpty { clearRequestFilter() }
       return []
     case .char("E"):
       return editBody()
@@ -484,7 +550,7 @@ extension AppState {
     case .char("r"):
       return resume(flows.first(where: { $0.name == name }), name)
     case .char("/"):
-      prompt = Prompt(purpose: .filterRequests, label: "filter requests", input: LineEdit(requestFilter))
+      prompt = Prompt(purpose: .filterRequests, label: "filter requests", input: LineEdit(requestFilter, selected: true))
       return []
     default:
       return []
@@ -516,6 +582,7 @@ extension AppState {
     switch prepared {
     case .success(var request):
       following = request.name
+      historyWanted = nil
       if ignoringCache, request.cache != nil {
         request.cache?.mode = .networkOnly  // the network, and the cached response refreshed
         message = StatusMessage("sent \(request.name), ignoring the cache")
@@ -625,7 +692,7 @@ extension AppState {
       viewer.wrap.toggle()
       message = StatusMessage(viewer.wrap ? "wrapping long lines" : "not wrapping")
     case .char("/"):
-      prompt = Prompt(purpose: .search, label: "search", input: LineEdit(viewer.search ?? ""))
+      prompt = Prompt(purpose: .search, label: "search", input: LineEdit(viewer.search ?? "", selected: true))
     case .char("n"), .char("N"):
       return findNext(forward: key == .char("n"))
     case .char("|"):
@@ -633,14 +700,18 @@ extension AppState {
         message = StatusMessage("no response to filter yet", isError: true)
         return []
       }
-      prompt = Prompt(purpose: .filterBody, label: "jq", input: LineEdit(viewer.filter ?? "."))
+      prompt = Prompt(purpose: .filterBody, label: "jq", input: LineEdit(viewer.filter ?? ".", selected: true))
     case .escape:
       if let cursor = viewer.searching {
         viewer.searching = nil
         message = StatusMessage("/\(cursor.query): search stopped")
+      } else if let expression = viewer.filterRunning {
+        viewer.filterRunning = nil  // its result will be ignored
+        message = StatusMessage("jq \(expression): cancelled")
       } else if viewer.filter != nil {
         viewer.filter = nil
         viewer.filtered = nil
+        viewer.filteredText = nil
         viewer.scroll = 0
       } else if viewer.history != nil {
         leaveHistory()
@@ -649,22 +720,27 @@ extension AppState {
       guard let name = viewer.history?.entry.name ?? shownExchange?.name ?? selectedRequest?.name else {
         return []
       }
-      return [.showHistory(name: name, position: viewer.history.map { $0.position + 1 } ?? 0)]
+      return requestHistory(name, position: viewer.history.map { $0.position + 1 } ?? 0)
     case .char("]"):
       guard let history = viewer.history else { return [] }
       if history.position == 0 {
         leaveHistory()
         return []
       }
-      return [.showHistory(name: history.entry.name, position: history.position - 1)]
+      return requestHistory(history.entry.name, position: history.position - 1)
     case .char("w"):
       guard let row = shownExchange, row.result?.response != nil else {
         message = StatusMessage("no response body to write yet", isError: true)
         return []
       }
-      let ext = viewer.document?.kind == .json ? "json" : "txt"
       let name = row.name.replacingOccurrences(of: "/", with: "-")
-      prompt = Prompt(purpose: .writeBody, label: "write body to", input: LineEdit("\(name).\(ext)"))
+      if viewer.filter != nil, viewer.filteredText != nil {
+        // The jq output shown is what gets written.
+        prompt = Prompt(purpose: .writeBody, label: "write jq output to", input: LineEdit("\(name).jq.txt"))
+      } else {
+        let ext = viewer.document?.kind == .json ? "json" : "txt"
+        prompt = Prompt(purpose: .writeBody, label: "write body to", input: LineEdit("\(name).\(ext)"))
+      }
     case .char("s"), .char("r"):
       if let history = viewer.history {
         return resend(history)
@@ -706,7 +782,14 @@ extension AppState {
     viewer.scroll = min(target, max(0, last))
   }
 
+  /// Asks for a history entry; only the answer to the latest ask is shown.
+  mutating func requestHistory(_ name: String, position: Int) -> [Command] {
+    historyWanted = HistoryRequest(name: name, position: position)
+    return [.showHistory(name: name, position: position)]
+  }
+
   private mutating func leaveHistory() {
+    historyWanted = nil
     viewer.history = nil
     viewer.document = nil
     if let id = viewer.exchange {
@@ -741,7 +824,13 @@ extension AppState {
       viewer.matchLine = line
       let page = layout.contentHeight(of: .response)
       if line < viewer.scroll || line >= viewer.scroll + page { viewer.scroll = max(0, line - page / 3) }
-      message = StatusMessage("/\(cursor.query): line \(line + 1)")
+      // Which match of how many, when the body is small enough to count them in one slice
+      // (a big body's count would be a pass of its own: the line only).
+      if let (index, total) = document.matchPosition(of: cursor.query, at: line, limit: AppState.searchSlice) {
+        message = StatusMessage("/\(cursor.query): match \(index) of \(total), line \(line + 1)")
+      } else {
+        message = StatusMessage("/\(cursor.query): line \(line + 1)")
+      }
     case .notFound:
       viewer.searching = nil
       viewer.matchLine = nil
@@ -797,6 +886,30 @@ extension AppState {
   }
 
   /// Selects an exchange row, scrolls the queue to keep it in view and shows it in the viewer.
+  /// Clears the request filter keeping the selected request (or batch or chain) selected, in
+  /// view, in the whole list.
+  mutating func clearRequestFilter() {
+    let request = selectedRequest?.name
+    let flow = selectedFlow?.name
+    requestFilter = ""
+    if let request, let index = visibleRequests.firstIndex(where: { $0.name == request }) {
+      selectRequest(index)
+    } else if let flow, let index = visibleFlows.firstIndex(where: { $0.name == flow }) {
+      selectRequest(visibleRequests.count + index)
+    } else {
+      selectRequest(0)
+    }
+  }
+
+  /// After a resize: the selected request and queue row scrolled back into view.
+  mutating func keepSelectionsInView() {
+    guard !layout.tooSmall else { return }
+    selectRequest(requestSelection)
+    let height = max(1, queueExchangeLines)
+    if queueSelection < queueScroll { queueScroll = queueSelection }
+    if queueSelection >= queueScroll + height { queueScroll = queueSelection - height + 1 }
+  }
+
   mutating func selectQueueRow(_ index: Int) {
     guard exchanges.indices.contains(index) else { return }
     queueFlowSelection = nil
@@ -815,6 +928,7 @@ extension AppState {
       message = StatusMessage(
         "resuming \(row.name) from \(Formatting.bytes(Int(download.bytes)))"
           + (download.percent.map { " (\(Int($0))%)" } ?? ""))
+      awaiting = .exchange(name: row.name, message: message!)
     }
     return commands
   }
@@ -870,6 +984,7 @@ extension AppState {
       ? .empty : RequestBody(bytes: history.requestBody, contentType: entry.requestContentType)
     request.download = nil
     following = request.name
+    historyWanted = nil
     message = StatusMessage("sent \(entry.name) as recorded \(Painter.dateText(entry.date))")
     return [.send(request)]
   }
@@ -882,6 +997,7 @@ extension AppState {
     do {
       let request = try workspace.prepare(template, sources: sources)
       following = request.name
+      historyWanted = nil  // the new exchange takes the viewer, not a history entry on its way
       message = StatusMessage("sent \(request.name) again")
       return [.send(request)]
     } catch {
@@ -897,10 +1013,7 @@ extension AppState {
     switch key {
     case .escape:
       prompt = nil
-      if current.purpose == .filterRequests {
-        requestFilter = ""
-        requestSelection = 0
-      }
+      if current.purpose == .filterRequests { clearRequestFilter() }
       return []
     case .enter:
       prompt = nil
@@ -916,10 +1029,14 @@ extension AppState {
         return findNext(forward: true)
       case .filterBody:
         guard let id = viewer.exchange, !text.isEmpty else { return [] }
+        viewer.filterRunning = text
+        message = StatusMessage("jq: running… (Esc cancels)")
         return [.filter(expression: text, id)]
       case .writeBody:
         guard let id = viewer.exchange, !text.isEmpty else { return [] }
-        return [.writeBody(id, path: text)]
+        let command = Command.writeBody(id, path: text, jqOutput: viewer.filter == nil ? nil : viewer.filteredText)
+        pendingWrite = command
+        return [command]
       }
       return []
     default:

@@ -79,7 +79,7 @@ struct Painter {
         x += buffer.put(marker, x: x, y: y, style: theme.unsaved)
         x += buffer.put(TextWidth.pad(template.method.rawValue, to: 7), x: x, y: y, style: theme.method(template.method))
         let leaf = String(name.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
-        buffer.put(leaf, x: x, y: y, maxWidth: area.x + area.width - x)
+        buffer.put(TextWidth.truncate(leaf, to: area.x + area.width - x), x: x, y: y, maxWidth: area.x + area.width - x)
         if name == selected {
           highlight(&buffer, Rect(x: area.x, y: y, width: area.width, height: 1), focused: state.focus == .requests)
         }
@@ -247,7 +247,9 @@ struct Painter {
     // Scroll horizontally so the cursor stays visible.
     let start = max(0, edit.cursor - max(1, width - 2))
     let visible = String(chars[min(start, chars.count)...])
-    buffer.put(visible, x: x, y: y, style: Style(underline: true), maxWidth: width)
+    // Selected text (a prompt's last value) is drawn reversed: typing replaces it.
+    buffer.put(visible, x: x, y: y, style: edit.selected ? Style(reverse: true) : Style(underline: true), maxWidth: width)
+    if edit.selected { return }
     let cursorX = x + TextWidth.of(String(chars[min(start, chars.count)..<edit.cursor]))
     if cursorX < x + width {
       var cell = buffer[cursorX, y]
@@ -295,11 +297,14 @@ struct Painter {
     default:
       if let response {
         x += buffer.put(Formatting.status(response.status), x: x, y: area.y, style: theme.status(response.status))
-        // curl's total, as the timing tab shows it (the exchange's own duration without one).
-        let duration = (response.timing.total > 0 ? response.timing.total : row.result?.duration ?? 0) * 1000
+        // The queue's time; after retries, the last attempt's beside it.
+        var time = ""
+        if let (total, last) = row.time {
+          time = Formatting.milliseconds(total * 1000)
+          if let last { time += " (\(row.result?.attempts ?? 1) attempts; last \(Formatting.milliseconds(last * 1000)))" }
+        }
         x += buffer.put(
-          "  \(Formatting.bytes(row.bytes))  \(Formatting.milliseconds(duration))  \(response.httpVersion)",
-          x: x, y: area.y, style: theme.dim)
+          "  \(Formatting.bytes(row.bytes))  \(time)  \(response.httpVersion)", x: x, y: area.y, style: theme.dim)
         if let cache = row.result?.cache, row.result?.fromCache == true {
           x += buffer.put(
             "  " + Painter.cacheText(cache, mode: row.result?.request.cache?.mode), x: x, y: area.y, style: theme.badge)
@@ -421,7 +426,9 @@ struct Painter {
         lines[0] = lines[0].replacingOccurrences(of: "press r to resume", with: "resumed by a newer exchange")
       }
       for line in lines where area.height > 0 {
-        buffer.put(line, x: area.x, y: area.y, style: download.complete ? theme.title : theme.dim, maxWidth: area.width)
+        buffer.put(
+          TextWidth.truncate(line, to: area.width), x: area.x, y: area.y, style: download.complete ? theme.title : theme.dim,
+          maxWidth: area.width)
         area.y += 1
         area.height -= 1
       }
@@ -430,24 +437,32 @@ struct Painter {
       area.height -= 1
     }
     guard let document = state.viewer.filtered ?? state.viewer.document else {
-      let text =
+      var lines = [
         row.state.isTerminal
-        ? "no response" : row.downloadTarget.map { "downloading to " + $0 } ?? "waiting for the response…"
-      buffer.put(text, x: area.x, y: area.y, style: theme.dim)
+          ? "no response" : row.downloadTarget.map { "downloading to " + $0 } ?? "waiting for the response…"
+      ]
+      if row.state == .failed, let error = row.result?.error {
+        lines = ["no response: " + error.message] + (Painter.whatToTry(error, url: row.url).map { [$0] } ?? [])
+      }
+      for (i, line) in lines.enumerated() where i < area.height {
+        buffer.put(TextWidth.truncate(line, to: area.width), x: area.x, y: area.y + i, style: theme.dim)
+      }
       return
     }
     if document.kind == .empty {
       buffer.put("empty body", x: area.x, y: area.y, style: theme.dim)
       return
     }
-    let gutter = 6
     var y = area.y
     var index = state.viewer.scroll
-    let textWidth = max(1, area.width - gutter)
     let (count, _) = document.lineCount(atLeast: state.viewer.scroll + area.height)
     // A server may echo the request's secrets (httpbin's /anything): masked in each visible line
     // as it is drawn, so the screen never shows one (`w` still writes the body as received).
     let redaction = Self.redaction(row)
+    // Line numbers as wide as the largest known (the whole document, or as far as it is indexed),
+    // at least 5 digits, and one column before the text: never cut.
+    let gutter = max(5, String(count).count) + 1
+    let textWidth = max(1, area.width - gutter)
     while y < area.y + area.height && index < count {
       let line = redaction?.apply(document.line(index)) ?? document.line(index)
       let pieces = state.viewer.wrap ? TextWidth.wrap(ControlEscaping.visible(line), width: textWidth) : [line]
@@ -456,13 +471,63 @@ struct Painter {
           buffer.put(TextWidth.pad(String(index + 1), to: gutter - 1, alignRight: true), x: area.x, y: y, style: theme.dim)
         }
         drawBodyLine(piece, kind: document.kind, &buffer, x: area.x + gutter, y: y, width: textWidth)
-        if index == state.viewer.matchLine {
-          buffer.setStyle(Rect(x: area.x + gutter, y: y, width: textWidth, height: 1)) { $0.reverse = true }
+        // Not wrapping: a line longer than the pane ends in a marker at its right edge.
+        if !state.viewer.wrap, textWidth > 1, TextWidth.of(ControlEscaping.visible(piece)) > textWidth {
+          buffer.put("›", x: area.x + gutter + textWidth - 1, y: y, style: theme.dim)
+        }
+        // The search: the current match's text reversed (and its line number), the other
+        // matches on screen underlined.
+        if let query = state.viewer.search, !query.isEmpty {
+          let current = index == state.viewer.matchLine
+          if current, n == 0 {
+            buffer.setStyle(Rect(x: area.x, y: y, width: gutter - 1, height: 1)) { $0.reverse = true }
+          }
+          for (column, width) in Painter.matchColumns(in: ControlEscaping.visible(piece), query: query)
+          where column < textWidth {
+            buffer.setStyle(Rect(x: area.x + gutter + column, y: y, width: min(width, textWidth - column), height: 1)) {
+              if current { $0.reverse = true } else { $0.underline = true }
+            }
+          }
         }
         y += 1
       }
       index += 1
     }
+  }
+
+  /// What to try after a transport failure, for the viewer.
+  static func whatToTry(_ error: ExchangeError, url: String) -> String? {
+    let host = URLComponents(string: url).flatMap { c in c.host.map { $0 + (c.port.map { ":\($0)" } ?? "") } }
+    switch error.transport {
+    case .cannotConnect:
+      return "is the server\(host.map { " at " + $0 } ?? "") running? check the URL (or the environment's baseURL); r re-sends"
+    case .cannotResolveHost:
+      return "check the host name\(host.map { " (" + $0 + ")" } ?? "") and the network; r re-sends"
+    case .timedOut:
+      return "the server did not answer in time: raise the request's timeout, or r re-sends"
+    case .connectionLost:
+      return "the connection closed early; r re-sends (a download resumes)"
+    case .certificateNotTrusted:
+      return "the certificate is not trusted: set the request's tls.ca to the server's CA"
+    default:
+      return nil
+    }
+  }
+
+  /// Where `query` occurs in `text` (case-insensitively): its columns and widths.
+  static func matchColumns(in text: String, query: String) -> [(column: Int, width: Int)] {
+    var found: [(Int, Int)] = []
+    var start = text.startIndex
+    var column = 0
+    while start < text.endIndex, let range = text.range(of: query, options: .caseInsensitive, range: start..<text.endIndex) {
+      column += TextWidth.of(String(text[start..<range.lowerBound]))
+      let width = TextWidth.of(String(text[range]))
+      found.append((column, width))
+      column += width
+      start = range.upperBound
+      if range.isEmpty { break }
+    }
+    return found
   }
 
   func drawBodyLine(_ line: String, kind: BodyDocument.Kind, _ buffer: inout ScreenBuffer, x: Int, y: Int, width: Int) {
@@ -502,7 +567,13 @@ struct Painter {
 
   func timing(_ buffer: inout ScreenBuffer, _ area: Rect, _ row: ExchangeRow) {
     guard let response = row.result?.response else {
-      buffer.put("no timing yet", x: area.x, y: area.y, style: theme.dim)
+      let text =
+        switch row.state {
+        case .cancelled: "cancelled before a response"
+        case .failed: "failed before a response" + (row.result?.error.map { ": " + $0.message } ?? "")
+        default: "no timing yet"
+        }
+      buffer.put(text, x: area.x, y: area.y, style: theme.dim, maxWidth: area.width)
       return
     }
     let t = response.timing
@@ -512,7 +583,13 @@ struct Painter {
     phases += [("wait (TTFB)", max(t.connect, t.tls), t.firstByte), ("download", t.firstByte, t.total)]
     let barWidth = max(10, area.width - 32)
     var lines: [(String, String, Double, Double)] = phases.map { ($0.0, Formatting.milliseconds(($0.2 - $0.1) * 1000), $0.1, $0.2) }
-    lines.append(("total", Formatting.milliseconds(t.total * 1000), 0, t.total))
+    // After retries the phases are the last attempt's; the exchange's total (the queue's and the
+    // summary line's) follows it.
+    let attempts = row.result?.attempts ?? 1
+    lines.append((attempts > 1 ? "last attempt" : "total", Formatting.milliseconds(t.total * 1000), 0, t.total))
+    if attempts > 1, let (total, _) = row.time {
+      lines.append(("all \(attempts)", Formatting.milliseconds(total * 1000), 0, t.total))
+    }
     for (i, line) in lines.enumerated() where i < area.height {
       let y = area.y + i
       buffer.put(TextWidth.pad(line.0, to: 12), x: area.x, y: y, style: theme.dim)
@@ -606,9 +683,19 @@ struct Painter {
       buffer.put(row.status.map(String.init) ?? "-", x: c.status, y: y, style: theme.status(row.status))
       var x = c.name
       x += buffer.put(TextWidth.pad(row.method.rawValue, to: 7), x: x, y: y, style: theme.method(row.method))
-      x += buffer.put(TextWidth.truncate(row.label, to: max(1, c.size - x - 1)), x: x, y: y, maxWidth: max(1, c.size - x - 1))
-      // Badges: served from the cache, merged with an identical request in flight.
-      for badge in row.badges where x + TextWidth.of(badge) + 3 < c.size {
+      // Badges (served from the cache, merged with an identical request in flight, resumable)
+      // keep their room: the name is cut (with "…") before they are.
+      // On a narrow screen `resumable 17%` becomes `⟳ 17%` rather than push the name under 9.
+      var badges = row.badges
+      let room = c.size - x - 1
+      let wanted = min(9, TextWidth.of(row.label))
+      if room - badges.reduce(0, { $0 + TextWidth.of($1) + 3 }) < wanted {
+        badges = badges.map { $0.hasPrefix("resumable") ? "⟳" + $0.dropFirst("resumable".count) : $0 }
+      }
+      let badgeRoom = badges.reduce(0) { $0 + TextWidth.of($1) + 3 }
+      let nameRoom = max(min(wanted, room), room - badgeRoom)
+      x += buffer.put(TextWidth.truncate(row.label, to: max(1, nameRoom)), x: x, y: y, maxWidth: max(1, nameRoom))
+      for badge in badges where x + TextWidth.of(badge) + 3 <= c.size {
         x += 1
         x += buffer.put(" " + badge + " ", x: x, y: y, style: theme.badge)
       }
@@ -619,7 +706,7 @@ struct Painter {
       }
       let size = row.state == .queued ? "" : Formatting.bytes(row.bytes)
       if c.sizeWidth > 0 { buffer.put(TextWidth.pad(size, to: 9, alignRight: true), x: c.size, y: y) }
-      let duration = row.result.flatMap { $0.startedAt == nil ? nil : Formatting.milliseconds($0.duration * 1000) }
+      let duration = row.time.map { Formatting.milliseconds($0.total * 1000) }
         ?? row.startedAt.flatMap { start in state.now.map { Formatting.milliseconds(max(0, $0.timeIntervalSince(start)) * 1000) } }
         ?? ""
       if c.timeWidth > 0 { buffer.put(TextWidth.pad(duration, to: 10, alignRight: true), x: c.time, y: y) }
@@ -725,9 +812,16 @@ struct Painter {
   func statusBar(_ buffer: inout ScreenBuffer) {
     let area = layout.status
     if let prompt = state.prompt {
-      var x = buffer.put(prompt.label + ": ", x: area.x, y: area.y, style: theme.key)
-      x += 0
-      drawEdit(prompt.input, &buffer, x: x, y: area.y, width: area.width - x)
+      let x = buffer.put(prompt.label + ": ", x: area.x, y: area.y, style: theme.key)
+      // What the line-editing keys do, at the right when there is room.
+      let hint = prompt.input.selected ? "typing replaces · ← edits · Esc cancels" : "Ctrl-U clears · Esc cancels"
+      let hintWidth = TextWidth.of(hint) + 1
+      var width = area.width - x
+      if width - hintWidth >= 30 {
+        buffer.put(hint, x: area.x + area.width - hintWidth, y: area.y, style: theme.dim)
+        width -= hintWidth + 1
+      }
+      drawEdit(prompt.input, &buffer, x: x, y: area.y, width: width)
       return
     }
     let environment = state.sources.environment ?? state.workspace.environment
@@ -738,23 +832,43 @@ struct Painter {
     let counts = " · \(state.runningCount) running · \(state.queuedCount) queued · \(state.failedCount) failed "
     x += buffer.put(counts, x: x, y: area.y, style: state.failedCount > 0 ? theme.error : theme.dim)
     if let message = state.message {
-      buffer.put(" " + message.text, x: x, y: area.y, style: message.isError ? theme.error : .plain, maxWidth: area.width - x)
+      buffer.put(
+        " " + TextWidth.truncate(message.text, to: area.width - x - 1), x: x, y: area.y,
+        style: message.isError ? theme.error : .plain, maxWidth: area.width - x)
     } else {
-      let hints = hintText
-      buffer.put(" " + hints, x: x, y: area.y, style: theme.dim, maxWidth: area.width - x)
+      buffer.put(" " + Painter.fit(hints, width: area.width - x - 1), x: x, y: area.y, style: theme.dim, maxWidth: area.width - x)
     }
   }
 
-  var hintText: String {
-    if state.editing != nil { return "Enter keeps · Esc cancels" }
+  var hints: [String] {
+    if state.editing != nil { return ["Enter keeps", "Esc cancels"] }
     switch state.focus {
-    case .requests: return "Enter send · S no cache · / filter · c cancel · E body · ? help · q quit"
-    case .editor: return "e edit field · E body in $EDITOR · s send · Ctrl-S save · ? help"
-    case .response: return "/ search · n/N next · | jq · w write · W wrap · ←/→ tabs · [ ] history · ? help"
+    case .requests: return ["Enter send", "S no cache", "/ filter", "c cancel", "E body", "? help", "q quit"]
+    case .editor: return ["e edit field", "E body in $EDITOR", "s send", "Ctrl-S save", "? help", "q quit"]
+    case .response: return ["/ search", "n/N next", "| jq", "w write", "W wrap", "←/→ tabs", "[ ] history", "? help", "q quit"]
     case .queue:
-      if state.queueFlowSelection != nil { return "c cancel the run · r resume a chain · Enter/→/← members and steps · ? help" }
-      return "c cancel · r re-send / resume · C cancel all · Enter view · ? help"
+      if state.queueFlowSelection != nil {
+        return ["c cancel the run", "r resume a chain", "Enter/→/← members and steps", "? help", "q quit"]
+      }
+      return ["c cancel", "r re-send / resume", "C cancel all", "Enter view", "? help", "q quit"]
     }
+  }
+
+  /// Hints joined with ` · ` in `width` columns: whole hints dropped from the end (never one cut
+  /// mid-word), `? help` and `q quit` the last to go.
+  static func fit(_ hints: [String], width: Int) -> String {
+    var kept = hints
+    let essential: Set<String> = ["? help", "q quit"]
+    while TextWidth.of(kept.joined(separator: " · ")) > width {
+      if let last = kept.lastIndex(where: { !essential.contains($0) }) {
+        kept.remove(at: last)
+      } else if !kept.isEmpty {
+        kept.removeFirst()
+      } else {
+        break
+      }
+    }
+    return kept.joined(separator: " · ")
   }
 
   static let helpLines: [(String, String)] = [
@@ -774,7 +888,9 @@ struct Painter {
     ("w  W", "write the body to a file / wrap long lines"),
     ("← →  h l", "response tabs; queue: show / hide a batch's members, a chain's steps"),
     ("[  ]", "older / newer responses from history; s sends the one shown again"),
-    ("Esc", "close a prompt, clear a filter or jq, leave history"),
+    ("Esc", "close a prompt, stop a search or jq, clear a filter or jq, leave history"),
+    ("in a prompt", "the last value comes selected: typing replaces it, ← → edit it"),
+    ("Ctrl-U  Ctrl-K", "in a prompt: clear before / after the cursor (Ctrl-A Ctrl-E: start, end)"),
     ("Ctrl-S", "save the workspace"),
     ("mouse", "click selects and focuses, the wheel scrolls"),
     ("q  Ctrl-C", "quit (asks while transfers run or edits are unsaved)"),

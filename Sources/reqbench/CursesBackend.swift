@@ -9,6 +9,7 @@ final class CursesBackend {
   private var previous: ScreenBuffer?
   private var pairs: [Int: Int16] = [:]
   private let colorCount: Int
+  private let mouse: Bool
   let colors: Bool
 
   /// Starts curses; nil when stdin/stdout is not a terminal curses can use.
@@ -17,6 +18,7 @@ final class CursesBackend {
       return nil
     }
     CursesBackend.installCrashRestore()
+    self.mouse = mouse
     colorCount = Int(rb_curses_colors())
     colors = colorCount >= 8 && ProcessInfo.processInfo.environment["NO_COLOR"].map(\.isEmpty) ?? true
   }
@@ -26,14 +28,16 @@ final class CursesBackend {
   /// Restores the terminal. Safe to call more than once.
   func stop() { rb_curses_stop() }
 
-  /// Suspends curses (for `$EDITOR`), runs `body`, and takes the terminal back with a full redraw.
-  func suspended<T>(_ body: () -> T) -> T {
-    rb_curses_stop()
-    let result = body()
-    _ = rb_curses_start(1)
+  /// Leaves curses mode and runs `/bin/sh -c command sh argument` on the terminal (for
+  /// `$EDITOR`): in reqbench's process group, the terminal's foreground one, so the program can
+  /// read the terminal; then takes the terminal back (input typed meanwhile and replies to the
+  /// program's terminal queries dropped) and repaints everything on the next draw. Returns the
+  /// exit status (128 + N when killed by signal N; -1 when the shell could not start).
+  func runInTerminal(_ command: String, argument: String) -> Int32 {
+    let status = rb_curses_run_in_terminal(command, argument, mouse ? 1 : 0)
     rb_curses_clear()
     previous = nil
-    return result
+    return status
   }
 
   /// Draws only the cells that changed since the last frame.

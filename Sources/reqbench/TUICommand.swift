@@ -154,13 +154,22 @@ final class TUIRuntime {
       }
     case .edit(let text, let fileExtension):
       apply(editInEditor(text, fileExtension: fileExtension))
-    case .writeBody(let id, let path):
-      guard let body = state.exchanges.first(where: { $0.id == id })?.result?.response?.body else { return }
+    case .writeBody(let id, let path, let jqOutput, let overwrite):
+      let body = state.exchanges.first(where: { $0.id == id })?.result?.response?.body
+      guard jqOutput != nil || body != nil else { return }
       let url = URL(fileURLWithPath: path, relativeTo: workspaceURL.deletingLastPathComponent())
       background.async {
+        if !overwrite, FileManager.default.fileExists(atPath: url.path) {
+          inbox.post(.bodyFileExists(path: url.path))
+          return
+        }
         do {
-          try AtomicFile.write(try body.bytes(), to: url)
+          let bytes = try jqOutput.map { Array($0.utf8) } ?? body?.bytes() ?? []
+          try AtomicFile.write(bytes, to: url)
           inbox.post(.bodyWritten(path: url.path, error: nil))
+        } catch let error as FileError {
+          // The system's reason alone: the message names the path already.
+          inbox.post(.bodyWritten(path: url.path, error: error.reason.isEmpty ? error.message : error.reason))
         } catch {
           inbox.post(.bodyWritten(path: url.path, error: "\(error)"))
         }
@@ -229,21 +238,11 @@ final class TUIRuntime {
     let environment = ProcessInfo.processInfo.environment
     let editor = environment["VISUAL"].flatMap { $0.isEmpty ? nil : $0 }
       ?? environment["EDITOR"].flatMap { $0.isEmpty ? nil : $0 } ?? "vi"
-    let status: Int32 = backend.suspended {
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: "/bin/sh")
-      process.arguments = ["-c", editor + " \"$1\"", "sh", file.path]
-      do {
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
-      } catch {
-        return 127
-      }
-    }
+    let status = backend.runInTerminal(editor + " \"$1\"", argument: file.path)
     dirty = true
     guard status == 0 else {
-      return .editorFinished(nil, error: "\(editor) exited with status \(status)")
+      let reason = status < 0 ? "cannot start /bin/sh" : status == 127 ? "\(editor): command not found" : "\(editor) exited with status \(status)"
+      return .editorFinished(nil, error: reason)
     }
     guard let edited = try? String(contentsOf: file, encoding: .utf8) else {
       return .editorFinished(nil, error: "cannot read the edited file back")

@@ -54,6 +54,94 @@ struct TUITerminalTests {
   }
 }
 
+/// `E`: `$EDITOR` runs on the real terminal (tmux) and can read it.
+@Suite("TUI end to end: $EDITOR on the terminal (tmux)", .serialized)
+struct TUIEditorTests {
+  /// A workspace with one POST request whose JSON body names Grace Hopper, in a fresh folder.
+  func workspace() throws -> (file: String, dir: URL) {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-tui-editor-" + uniqueKey())
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    let file = dir.appendingPathComponent("ws.json").path
+    try #"{"version": 1, "requests": [{"name": "create", "method": "POST", "url": "http://127.0.0.1:9/x", "body": {"json": {"name": "Grace Hopper"}}}]}"#
+      .write(toFile: file, atomically: true, encoding: .utf8)
+    return (file, dir)
+  }
+
+  /// An editor that reads the terminal: a script that asks for a line on stdin (the terminal)
+  /// and writes it as the body. In a process group that is not the terminal's foreground one,
+  /// its read fails (EIO) at once.
+  @Test func anEditorReadingTheTerminalGetsItsInput() throws {
+    let (file, dir) = try workspace()
+    let script = dir.appendingPathComponent("ask.sh").path
+    try """
+      #!/bin/sh
+      printf 'new name? '
+      IFS= read -r line || exit 3
+      printf '{"name": "%s"}\n' "$line" > "$1"
+      """.write(toFile: script, atomically: true, encoding: .utf8)
+    chmod(script, 0o755)
+    let session = try TmuxSession([try reqbenchBinary.path, file], environment: ["EDITOR": script, "VISUAL": ""])
+    try session.waitFor("Editor · create")
+    try session.send("E")
+    let asking = try session.waitFor("new name?")
+    #expect(!asking.contains("Requests"), "curses mode was left:\n\(asking)")
+    try session.type("Alan Turing")
+    try session.send("Enter")
+    let back = try session.waitFor("body updated")
+    #expect(back.contains("1 Requests"), "the screen is restored:\n\(back)")
+    #expect(back.contains("Alan Turing"))
+    #expect(!back.contains("Grace Hopper"))
+    // Keys work as before: the mouse and keys were taken back, no stray input was left.
+    try session.send("?")
+    try session.waitFor("Keys · any key closes")
+    try session.send("x")
+    try session.waitForAbsence("Keys · any key closes")
+    try session.send("q")
+    try session.send("d")
+    try session.waitFor("[exited 0]")
+  }
+
+  /// The real `vi` (when installed): it queries the terminal and reads keys from it.
+  @Test func viEditsTheBody() throws {
+    guard let vi = ["/usr/bin/vi", "/usr/bin/vim.tiny", "/usr/bin/vim"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+      return  // no vi on this machine: the script editor above covers reading the terminal
+    }
+    let (file, _) = try workspace()
+    let session = try TmuxSession([try reqbenchBinary.path, file], environment: ["EDITOR": vi, "VISUAL": ""])
+    try session.waitFor("Editor · create")
+    try session.send("E")
+    try session.waitFor("\"name\": \"Grace Hopper\"")
+    usleep(300_000)  // vi has drawn and is waiting for keys
+    try session.type(":%s/Grace Hopper/Alan Turing/")
+    try session.send("Enter")
+    try session.type(":wq")
+    try session.send("Enter")
+    let back = try session.waitFor("body updated")
+    #expect(back.contains("1 Requests"), "the screen is restored:\n\(back)")
+    #expect(back.contains("Alan Turing"))
+    #expect(!back.contains("Vim: Error reading input"))
+    try session.send("?")
+    try session.waitFor("Keys · any key closes")
+    try session.send("x")
+    try session.waitForAbsence("Keys · any key closes")
+    try session.send("q")
+    try session.send("d")
+    try session.waitFor("[exited 0]")
+  }
+
+  @Test func aFailingEditorIsReported() throws {
+    let (file, _) = try workspace()
+    let session = try TmuxSession([try reqbenchBinary.path, file], environment: ["EDITOR": "false", "VISUAL": ""])
+    try session.waitFor("Editor · create")
+    try session.send("E")
+    let screen = try session.waitFor("$EDITOR failed")
+    #expect(screen.contains("false exited with status 1"))
+    #expect(screen.contains("1 Requests"))
+    try session.send("q")
+    try session.waitFor("[exited 0]")
+  }
+}
+
 /// SGR colour parameters in `capture-pane -e` output: 30–37/40–47 are the eight basic colours,
 /// 90–97/100–107 the bright ones, 38/48 extended (`38;5;n`). 39/49 (default) are not colours.
 func colourCodes(_ screen: String) -> [String] {
@@ -166,5 +254,51 @@ struct TUIColourAndTTYTests {
     #expect(result.stdout.contains("reqbench screenshot SCENARIO|all"))
     #expect(result.stdout.contains("--workspace FILE"))
     #expect(!result.stderr.contains("unknown option"))
+  }
+}
+
+/// `w` on the real binary: the jq output shown is what is written, an existing file is asked
+/// about, and a path that cannot be written says why once.
+@Suite("TUI end to end: writing bodies (tmux)", .serialized)
+struct TUIWriteTests {
+  @Test func writesTheJQOutputAsksBeforeOverwritingAndSaysWhyAWriteFailed() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-tui-write-" + uniqueKey())
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    let file = dir.appendingPathComponent("ws.json").path
+    try #"{"version": 1, "baseURL": "\#(try TestServer.fixture.baseURL)", "requests": [{"name": "users", "url": "/users"}]}"#
+      .write(toFile: file, atomically: true, encoding: .utf8)
+    let session = try TmuxSession([try reqbenchBinary.path, file])
+    try session.waitFor("1 Requests")
+    try session.send("Enter")
+    try session.waitFor("✓ succeeded")
+    try session.send("3")
+    try session.send("|")
+    try session.type(".[0].name")
+    try session.send("Enter")
+    try session.waitFor("jq .[0].name (Esc clears)")
+    try session.send("w")
+    try session.waitFor("write jq output to: users.jq.txt")
+    try session.send("Enter")
+    try session.waitFor("written to")
+    let target = dir.appendingPathComponent("users.jq.txt").path
+    #expect(try String(contentsOfFile: target, encoding: .utf8) == "\"Ada Lovelace\"\n")
+    // Again: the file is there now.
+    try session.send("w")
+    try session.waitFor("write jq output to")
+    try session.send("Enter")
+    try session.waitFor("users.jq.txt exists: overwrite? y/n")
+    try session.send("y")
+    try session.waitFor("body written to")
+    // A folder that does not exist: the reason, once, and what to do.
+    try session.send("w")
+    try session.send("C-u")
+    try session.type(dir.path + "/no/such/x.txt")
+    try session.send("Enter")
+    let failed = try session.waitFor("choose another path")
+    let line = try #require(failed.split(separator: "\n").last { $0.contains("cannot write") }).description
+    #expect(line.components(separatedBy: "no/such/x.txt").count == 2, "the path once: \(line)")
+    #expect(line.contains("No such file or directory"), "\(line)")
+    try session.send("q")
+    try session.waitFor("[exited 0]")
   }
 }

@@ -65,7 +65,7 @@ struct KeysAndEventsTests {
     #expect(state.viewer.matchLine == 4)  // wraps back to the last match
     _ = keys(&state, "N")
     #expect(state.viewer.matchLine == 2)
-    #expect(state.message?.text == "/alpha: line 3")
+    #expect(state.message?.text == "/alpha: match 2 of 3, line 3")
     _ = keys(&state, "n")
     #expect(state.viewer.matchLine == 4)
   }
@@ -229,7 +229,79 @@ struct KeysAndEventsTests {
     send(&state, .bodyWritten(path: "/tmp/out.json", error: nil))
     #expect(state.message == StatusMessage("body written to /tmp/out.json"))
     send(&state, .bodyWritten(path: "/nope/out.json", error: "No such file or directory"))
-    #expect(state.message == StatusMessage("cannot write /nope/out.json: No such file or directory", isError: true))
+    #expect(
+      state.message
+        == StatusMessage("cannot write /nope/out.json: No such file or directory; choose another path", isError: true))
+  }
+
+  /// "cancelling everything" and "resuming X from …" stand for transfers still going: when they
+  /// end, their outcome takes the message's place.
+  @Test func transientMessagesGiveWayToTheOutcome() throws {
+    var state = try demoState()
+    let slow = Request(name: "slow", url: "http://127.0.0.1:8080/slow")
+    for n in 1...2 {
+      let id = ExchangeID(rawValue: UInt64(n))
+      send(&state, .agent(.queued(id, slow)), .agent(.started(id, attempt: 1)))
+    }
+    _ = keys(&state, "C")
+    #expect(state.message == StatusMessage("cancelling everything"))
+    for n in 1...2 {
+      let result = ExchangeResult(
+        id: ExchangeID(rawValue: UInt64(n)), request: slow, state: .cancelled, response: nil, error: .cancelled,
+        queuedAt: epoch, startedAt: epoch, finishedAt: epoch)
+      send(&state, .agent(.finished(result)))
+      #expect(state.message?.text == (n == 1 ? "cancelling everything" : "cancelled everything: 2 exchanges cancelled"))
+    }
+
+    // A resumed download: its outcome replaces "resuming …".
+    let big = Request(name: "files/big", url: "http://127.0.0.1:8080/bytes/100", download: DownloadTarget(path: "/w/big.bin"))
+    let first = ExchangeID(rawValue: 3)
+    send(&state, .agent(.queued(first, big)), .agent(.started(first, attempt: 1)))
+    send(&state, .agent(.finished(ExchangeResult(
+      id: first, request: big, state: .cancelled, response: nil, error: .cancelled, queuedAt: epoch, startedAt: epoch,
+      finishedAt: epoch, download: DownloadOutcome(
+        file: "/w/big.bin", bytes: 53, totalBytes: 100, resumedFrom: 0, restartReason: nil, resumable: true, complete: false)))))
+    _ = keys(&state, "4g")
+    #expect(keys(&state, "r").count == 1)
+    #expect(state.message?.text.hasPrefix("resuming files/big from 53 B") == true)
+    let again = ExchangeID(rawValue: 4)
+    send(&state, .agent(.queued(again, big)), .agent(.started(again, attempt: 1)))
+    send(&state, .agent(.finished(ExchangeResult(
+      id: again, request: big, state: .succeeded, response: nil, error: nil, queuedAt: epoch, startedAt: epoch,
+      finishedAt: epoch, download: DownloadOutcome(
+        file: "/w/big.bin", bytes: 100, totalBytes: 100, resumedFrom: 53, restartReason: nil, resumable: false, complete: true)))))
+    #expect(state.message == StatusMessage("files/big: saved to /w/big.bin (100 B)"))
+  }
+
+  /// A cancelled exchange's timing tab says why there is none; a connection refused says what to
+  /// try.
+  @Test func failuresBeforeAResponseSayWhatHappened() throws {
+    var state = try demoState()
+    send(&state, .key(.enter))
+    let request = Request(name: "users/list", url: "http://127.0.0.1:9/users")
+    let id = ExchangeID(rawValue: 1)
+    send(&state, .agent(.queued(id, request)), .agent(.started(id, attempt: 1)))
+    send(&state, .agent(.finished(ExchangeResult(
+      id: id, request: request, state: .failed, response: nil,
+      error: .transport(.cannotConnect, detail: "Failed to connect to 127.0.0.1 port 9"), queuedAt: epoch,
+      startedAt: epoch, finishedAt: epoch))))
+    _ = keys(&state, "3")
+    var buffer = ScreenBuffer(width: 160, height: 45)
+    view(state, into: &buffer)
+    #expect(buffer.text.contains("no response: cannot connect: Failed to connect to 127.0.0.1 port 9"))
+    #expect(buffer.text.contains("is the server at 127.0.0.1:9 running?"))
+    #expect(buffer.text.contains("r re-sends"))
+    // Cancelled: the timing tab says so.
+    let again = ExchangeID(rawValue: 2)
+    send(&state, .agent(.queued(again, request)), .agent(.started(again, attempt: 1)))
+    send(&state, .agent(.finished(ExchangeResult(
+      id: again, request: request, state: .cancelled, response: nil, error: .cancelled, queuedAt: epoch,
+      startedAt: epoch, finishedAt: epoch))))
+    _ = keys(&state, "4g3")
+    state.viewer.tab = .timing
+    view(state, into: &buffer)
+    #expect(buffer.text.contains("cancelled before a response"))
+    #expect(!buffer.text.contains("no timing yet"))
   }
 
   @Test func errorFormsOfSavedEditorAndHistory() throws {
@@ -251,6 +323,7 @@ struct KeysAndEventsTests {
     send(&state, .historyShown(nil, error: "cannot read entry: corrupt"))
     #expect(state.message == StatusMessage("history: cannot read entry: corrupt", isError: true))
     #expect(state.viewer.history == nil)
+    _ = keys(&state, "3[")
     send(&state, .historyShown(nil, error: nil))
     #expect(state.message?.text == "no history for this request yet")
   }
@@ -273,6 +346,7 @@ struct KeysAndEventsTests {
     #expect(line.hasPrefix("jq: error: syntax error, unexpected end of "), "\(raw.debugDescription)")
     #expect(line.contains(" at line 1"))
     var state = try answered("[1]", contentType: "application/json")
+    state.viewer.filterRunning = ".["
     send(&state, .filtered(expression: ".[", result: .failure(FilterError(raw))))
     #expect(state.message == StatusMessage(line, isError: true))
   }
@@ -409,6 +483,36 @@ struct DownloadRowTests {
     #expect(!text.contains("sent 0 B"))
     #expect(text.contains("200 OK  33 B  12.3 ms"))
     #expect(text.contains("total          12.3 ms"))
+    // The queue shows the same time (curl's, of the only attempt).
+    let row = try #require(text.split(separator: "\n").first { $0.contains("✓ succeeded") })
+    #expect(row.contains("12.3 ms") && !row.contains("500.0 ms"), "\(row)")
+  }
+
+  /// After retries every pane shows the exchange's total (first start to end); the response
+  /// and the timing tab name the last attempt's time beside it.
+  @Test func retriesShowTheTotalEverywhereAndTheLastAttemptBesideIt() throws {
+    var state = try demoState()
+    send(&state, .key(.enter))
+    let request = Request(name: "users/list", url: "http://127.0.0.1:8080/users")
+    var events = exchangeEvents(id: 1, request: request, duration: 0.0103)
+    if case .agent(.finished(var result)) = events[3] {
+      result.attempts = 3
+      result.finishedAt = epoch.addingTimeInterval(0.5128)
+      events[3] = .agent(.finished(result))
+    }
+    for msg in events { send(&state, msg) }
+    _ = keys(&state, "3")
+    var buffer = ScreenBuffer(width: 160, height: 45)
+    view(state, into: &buffer)
+    var text = buffer.text
+    #expect(text.contains("200 OK  33 B  512.8 ms (3 attempts; last 10.3 ms)"), "\(text)")
+    let row = try #require(text.split(separator: "\n").first { $0.contains("✓ succeeded") })
+    #expect(row.contains("512.8 ms") && !row.contains("10.3 ms"), "\(row)")
+    _ = keys(&state, "ll")
+    view(state, into: &buffer)
+    text = buffer.text
+    #expect(text.contains("last attempt   10.3 ms"), "\(text)")
+    #expect(text.contains("all 3         512.8 ms"), "\(text)")
   }
 }
 
@@ -434,6 +538,7 @@ struct HistoryResendTests {
       name: "users/create", method: .PUT, url: "http://127.0.0.1:8080/users?old=1",
       body: RequestBody(bytes: Array(#"{"name": "Old"}"#.utf8), contentType: "application/json"))
     recorded.headers["X-Old"] = "yes"
+    _ = keys(&state, "[")
     send(&state, .historyShown(try view(of: recorded), error: nil))
     guard case .send(let sent)? = keys(&state, "s").first else {
       Issue.record("s did not send")
@@ -453,6 +558,7 @@ struct HistoryResendTests {
     _ = keys(&state, "3")
     var recorded = Request(name: "auth/me", url: "http://127.0.0.1:8080/me", secrets: ["s3cr3t"])
     recorded.headers["Authorization"] = "Bearer s3cr3t"
+    _ = keys(&state, "[")
     send(&state, .historyShown(try view(of: recorded), error: nil))
     #expect(state.viewer.history?.entry.requestHeaders["Authorization"] == "Bearer ••••")
     guard case .send(let sent)? = keys(&state, "s").first else {
@@ -463,6 +569,30 @@ struct HistoryResendTests {
     #expect(sent == (try state.workspace.prepare(template, sources: state.sources)))
     #expect(!(sent.headers["Authorization"] ?? "").contains("••••"))
     #expect(state.message?.text == "the recorded request has masked secrets: sent auth/me as the workspace has it")
+  }
+
+  /// `[` then `s` at once: the history entry arriving after the send must not take the viewer
+  /// from the new exchange.
+  @Test func aLateHistoryEntryDoesNotTakeOverTheViewer() throws {
+    var state = try demoState()
+    send(&state, .key(.enter))
+    let request = Request(name: "users/list", url: "http://127.0.0.1:8080/users")
+    for msg in Scenario.exchange(id: 1, request: request, body: "{}", duration: 0.01) { send(&state, msg) }
+    _ = keys(&state, "3")
+    #expect(keys(&state, "[") == [.showHistory(name: "users/list", position: 0)])
+    guard case .send? = keys(&state, "s").first else {
+      Issue.record("s did not send")
+      return
+    }
+    let old = try view(of: request, body: #"{"old": true}"#, position: 0, count: 2, id: 7)
+    send(&state, .historyShown(old, error: nil))
+    #expect(state.viewer.history == nil)
+    for msg in Scenario.exchange(id: 2, request: request, body: #"{"new": true}"#, duration: 0.01) { send(&state, msg) }
+    #expect(state.viewer.exchange == ExchangeID(rawValue: 2))
+    #expect(state.viewer.document?.line(1).contains("new") == true)
+    // The same after the new exchange is shown.
+    send(&state, .historyShown(old, error: nil))
+    #expect(state.viewer.history == nil && state.viewer.exchange == ExchangeID(rawValue: 2))
   }
 
   @Test func theFirstStepBackSkipsTheResponseAlreadyShown() throws {
@@ -480,6 +610,7 @@ struct HistoryResendTests {
     #expect(state.viewer.history?.position == 1)
     // Only the live one recorded: nothing older.
     send(&state, .key(.escape))
+    _ = keys(&state, "[")
     #expect(send(&state, .historyShown(try view(of: request, position: 0, count: 1), error: nil)) == [])
     #expect(state.message?.text == "no older response in history")
   }

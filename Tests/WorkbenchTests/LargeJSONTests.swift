@@ -8,7 +8,8 @@ import Workbench
 @Suite("view: large JSON bodies")
 struct LargeJSONTests {
   /// About 1.5 MB of minified JSON with every kind of value: nested objects and arrays, empty
-  /// containers, short and long arrays of scalars, escapes, unicode, numbers, literals.
+  /// containers, short and long arrays of scalars, escapes (`\uXXXX` with surrogate pairs, `\/`,
+  /// `\t`, in values, keys and short arrays), raw DEL and U+2028, unicode, numbers, literals.
   static let big: [UInt8] = {
     var items: [String] = []
     for i in 0..<4000 {
@@ -16,6 +17,9 @@ struct LargeJSONTests {
         #"{"id":\#(i),"name":"user \"\#(i)\" \\ é 漢","tags":["a","b"],"scores":[1,2,3,4,5,6,7,8,9],"#
           + #""empty":{},"none":[],"ok":true,"gone":null,"ratio":-1.5e3,"#
           + #""nested":{"deep":{"deeper":[{"x":1},{"y":[true,false]}]},"list":[[1,2],[]]},"#
+          + #""esc":"\u65e5\u672c\u8a9e \ud83d\ude00 a\/b\tc \u0001 \u2028 \u00e9\n","short":["\u00e9","\/","\t"],"#
+          + "\"raw\":\"del \u{7F} sep \u{2028}\","
+          + #""\u006b\u0065\u0079":1,"#
           + #""text":"\#(String(repeating: "x", count: 200))"}"#)
     }
     return Array(("{\"data\":[" + items.joined(separator: ",") + "],\"count\":4000}").utf8)
@@ -39,6 +43,11 @@ struct LargeJSONTests {
       break
     }
     #expect(document.find("user \\\"3999\\\"", from: 0, forward: true) != nil)
+    // Escapes decoded as the small bodies' layout shows them.
+    let esc = (0..<80).map { document.line($0) }.first { $0.contains("\"esc\"") }
+    #expect(esc == #"      "esc": "日本語 😀 a/b\tc \u0001 \u2028 é\n","#)
+    #expect((0..<80).map { document.line($0) }.contains(#"      "short": ["é", "/", "\t"],"#))
+    #expect(document.find("日本語 😀", from: 0, forward: true) != nil)
   }
 
   @Test func highlightingAppliesToLargeJSON() {

@@ -111,7 +111,7 @@ struct UpdateTests {
     _ = keys(&state, "?")
     _ = keys(&state, "G")
     let rows = 20 - 2 - 4
-    #expect(state.helpScroll == 21 - rows)
+    #expect(state.helpScroll == 23 - rows)
     var buffer = ScreenBuffer(width: 70, height: 20)
     view(state, into: &buffer)
     #expect(buffer.text.contains("? F1"))  // the last entry
@@ -210,6 +210,130 @@ struct UpdateTests {
     #expect(state.message?.text.contains("undefined variable {{host}}") == true)
   }
 
+  /// `/` and `|` come back with their last value selected: the first key typed replaces it
+  /// (not `..[]` or `gracezzz`); a cursor key keeps it to edit; Backspace clears it.
+  @Test func promptsStartWithTheLastValueSelected() throws {
+    var state = try demoState()
+    let request = Request(name: "users/list", url: "http://127.0.0.1:8080/users")
+    send(&state, .key(.enter))
+    for msg in exchangeEvents(id: 1, request: request) { send(&state, msg) }
+    _ = keys(&state, "3|")
+    #expect(state.prompt?.input == LineEdit(".", selected: true))
+    _ = keys(&state, ".[]")
+    #expect(state.prompt?.input.text == ".[]")
+    send(&state, .key(.enter))
+    _ = keys(&state, "/name")
+    send(&state, .key(.enter))
+    _ = keys(&state, "/")
+    #expect(state.prompt?.input.text == "name" && state.prompt?.input.selected == true)
+    _ = keys(&state, "id")
+    #expect(state.prompt?.input.text == "id")
+    send(&state, .key(.escape))
+    _ = keys(&state, "/")
+    send(&state, .key(.end))
+    _ = keys(&state, "s")
+    #expect(state.prompt?.input.text == "names")
+    send(&state, .key(.escape))
+    _ = keys(&state, "/")
+    send(&state, .key(.backspace))
+    #expect(state.prompt?.input.text == "")
+    // The prompt says so; the keys overlay lists Ctrl-U.
+    send(&state, .key(.escape))
+    _ = keys(&state, "/")
+    var buffer = ScreenBuffer(width: 160, height: 45)
+    view(state, into: &buffer)
+    #expect(buffer.line(44).contains("typing replaces"))
+    send(&state, .key(.escape), .key(.char("?")))
+    view(state, into: &buffer)
+    #expect(buffer.text.contains("Ctrl-U  Ctrl-K"))
+  }
+
+  /// The status bar says which match of how many; the matched text is reversed, not the whole
+  /// line, and the other matches on screen are underlined.
+  @Test func searchShowsTheMatchCountAndHighlightsTheText() throws {
+    var state = try demoState()
+    let request = Request(name: "users/list", url: "http://127.0.0.1:8080/users")
+    let body = #"[{"id": 1, "name": "Ada"}, {"id": 2, "name": "Grace"}, {"id": 3, "name": "Alan"}]"#
+    send(&state, .key(.enter))
+    for msg in exchangeEvents(id: 1, request: request, body: body) { send(&state, msg) }
+    _ = keys(&state, "3/")
+    _ = keys(&state, "NAME")
+    send(&state, .key(.enter))
+    #expect(state.message?.text == "/NAME: match 1 of 3, line 4")
+    _ = keys(&state, "n")
+    #expect(state.message?.text == "/NAME: match 2 of 3, line 8")
+    var buffer = ScreenBuffer(width: 160, height: 45)
+    view(state, into: &buffer)
+    let rows = (0..<45).filter { buffer.line($0).contains("\"name\": \"") }
+    #expect(rows.count == 3)
+    for y in rows {
+      let line = buffer.line(y)
+      let current = line.contains("Grace")
+      // The columns of `name` (inside the quotes) on this row, counted as the buffer does.
+      let start = TextWidth.of(String(line[..<line.range(of: "\"name\"")!.lowerBound])) + 1
+      for x in start..<(start + 4) {
+        #expect(buffer[x, y].style.reverse == current, "row \(y) column \(x)")
+        #expect(buffer[x, y].style.underline == !current, "row \(y) column \(x)")
+      }
+      // The rest of the line is not reversed.
+      #expect(!buffer[start + 8, y].style.reverse)
+    }
+  }
+
+  /// A jq filter over a big body runs in the background: the status bar says so, Esc stops
+  /// waiting for it and its late result is ignored.
+  @Test func aRunningJQFilterCanBeCancelled() throws {
+    var state = try demoState()
+    let request = Request(name: "users/list", url: "http://127.0.0.1:8080/users")
+    send(&state, .key(.enter))
+    for msg in exchangeEvents(id: 1, request: request) { send(&state, msg) }
+    _ = keys(&state, "3|")
+    _ = keys(&state, ".name")
+    #expect(send(&state, .key(.enter)) == [.filter(expression: ".name", ExchangeID(rawValue: 1))])
+    var buffer = ScreenBuffer(width: 160, height: 45)
+    view(state, into: &buffer)
+    #expect(buffer.line(44).contains("jq: running… (Esc cancels)"))
+    send(&state, .key(.escape))
+    #expect(state.message == StatusMessage("jq .name: cancelled"))
+    send(&state, .filtered(expression: ".name", result: .success("\"Ada Lovelace\"\n")))
+    #expect(state.viewer.filtered == nil && state.viewer.filter == nil)
+    #expect(state.message == StatusMessage("jq .name: cancelled"))
+    // Run again: this time the result is shown.
+    _ = keys(&state, "|.name")
+    send(&state, .key(.enter))
+    send(&state, .filtered(expression: ".name", result: .success("\"Ada Lovelace\"\n")))
+    #expect(state.viewer.filtered?.line(0) == "\"Ada Lovelace\"")
+  }
+
+  /// `w` with a jq filter shown writes its output (and says so); an existing file is
+  /// overwritten only after `y`.
+  @Test func writeTheJQOutputAndAskBeforeOverwriting() throws {
+    var state = try demoState()
+    let request = Request(name: "users/list", url: "http://127.0.0.1:8080/users")
+    send(&state, .key(.enter))
+    for msg in exchangeEvents(id: 1, request: request) { send(&state, msg) }
+    _ = keys(&state, "3|.name")
+    send(&state, .key(.enter))
+    send(&state, .filtered(expression: ".name", result: .success("\"Ada Lovelace\"\n")))
+    _ = keys(&state, "w")
+    #expect(state.prompt?.label == "write jq output to")
+    let write = Command.writeBody(ExchangeID(rawValue: 1), path: "users-list.jq.txt", jqOutput: "\"Ada Lovelace\"\n")
+    #expect(send(&state, .key(.enter)) == [write])
+    send(&state, .bodyFileExists(path: "/w/users-list.jq.txt"))
+    #expect(state.message == StatusMessage("/w/users-list.jq.txt exists: overwrite? y/n"))
+    #expect(keys(&state, "n") == [])
+    #expect(state.message == StatusMessage("not written"))
+    _ = keys(&state, "w")
+    send(&state, .key(.enter))
+    send(&state, .bodyFileExists(path: "/w/users-list.jq.txt"))
+    #expect(keys(&state, "y") == [.writeBody(ExchangeID(rawValue: 1), path: "users-list.jq.txt", jqOutput: "\"Ada Lovelace\"\n", overwrite: true)])
+    // Without the filter: the body.
+    send(&state, .key(.escape))
+    _ = keys(&state, "w")
+    #expect(state.prompt?.label == "write body to")
+    #expect(send(&state, .key(.enter)) == [.writeBody(ExchangeID(rawValue: 1), path: "users-list.json")])
+  }
+
   @Test func searchAndJQInTheViewer() throws {
     var state = try demoState()
     let request = Request(name: "users/list", url: "http://127.0.0.1:8080/users")
@@ -231,6 +355,10 @@ struct UpdateTests {
     #expect(state.viewer.filtered?.line(0) == "\"Grace\"")
     send(&state, .key(.escape))
     #expect(state.viewer.filtered == nil)
+    _ = keys(&state, "|")
+    _ = keys(&state, ".[")
+    send(&state, .key(.enter))
+    #expect(state.message == StatusMessage("jq: running… (Esc cancels)"))
     send(&state, .filtered(expression: ".[", result: .failure(FilterError("syntax error"))))
     #expect(state.message == StatusMessage("jq: syntax error", isError: true))
     _ = keys(&state, "w")

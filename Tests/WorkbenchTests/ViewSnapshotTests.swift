@@ -78,6 +78,7 @@ struct ViewSnapshotTests {
     let store = HistoryStore(folder: folder)
     try store.record(result, name: "users/list")
     let entry = try #require(store.entries(for: "users/list").first)
+    _ = keys(&state, "3[")
     send(&state, .historyShown(HistoryView(entry: entry, body: try store.body(of: entry), position: 1, count: 3), error: nil))
     try assertSnapshot(state, "history-\(width)x\(height)")
   }

@@ -14,6 +14,11 @@
 int rb_curses_start(int mouse);
 /// Restores the terminal (safe to call twice).
 void rb_curses_stop(void);
+/// Leaves curses mode, runs `/bin/sh -c COMMAND sh ARGUMENT` in the terminal's foreground
+/// process group (reqbench's own) with stdin/stdout/stderr on the terminal, waits for it, and
+/// restores curses mode (mouse included) with the pending input dropped. Returns the exit status
+/// (128 + N when killed by signal N), or -1 when the shell could not be started.
+int rb_curses_run_in_terminal(const char *command, const char *argument, int mouse);
 int rb_curses_lines(void);
 int rb_curses_cols(void);
 int rb_curses_colors(void);
