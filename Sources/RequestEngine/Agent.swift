@@ -125,8 +125,9 @@ public final class Agent: Sendable {
   /// Registers a handler for the events of one pass of the engine loop at a time, in order:
   /// the same events as `subscribe`, handed over once per pass instead of once per event. For
   /// a consumer on another thread this means one wake-up per pass, however many exchanges
-  /// started, progressed or ended in it. A `send` completion runs only after the batch holding
-  /// its `finished` event was handed over. Handlers run on the engine thread.
+  /// started, progressed or ended in it. `send` completions run at the end of the pass, after
+  /// the batch holding their `finished` events was handed over. Handlers run on the engine
+  /// thread.
   @discardableResult
   public func subscribeBatches(_ handler: @escaping @Sendable ([AgentEvent]) -> Void) -> Subscription {
     let token = inbox.nextToken()

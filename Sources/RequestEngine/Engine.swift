@@ -167,6 +167,8 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
   private var batchSubscribers: [(token: UInt64, handler: @Sendable ([AgentEvent]) -> Void)] = []
   /// Events of this pass of the loop, for the batch subscribers.
   private var batch: [AgentEvent] = []
+  /// Completions of exchanges that ended in this pass, run after the batch is handed over.
+  private var completions: [(Agent.Completion, ExchangeResult)] = []
   private var sequence: UInt64 = 0
   private var stopping = false
   /// Downloads being finalized off the engine thread, by job.
@@ -888,11 +890,9 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       deduplicated: record.primary != nil, cache: cache, download: download)
     publishCounts()
     emit(.finished(result))
-    if let completion = record.completion {
-      // A completion comes after every subscriber saw the `finished` event, batch ones too.
-      deliverBatch()
-      completion(result)
-    }
+    // A completion runs at the end of this pass of the loop, after every subscriber, batch ones
+    // too, saw the `finished` event.
+    if let completion = record.completion { completions.append((completion, result)) }
     guard shareWithFollowers else { return }
     let followers = record.followers
     record.followers = []
@@ -919,12 +919,17 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     if !batchSubscribers.isEmpty { batch.append(event) }
   }
 
-  /// Hands this pass's events to the batch subscribers.
+  /// The end of a pass of the loop: this pass's events to the batch subscribers, then the
+  /// completions of the exchanges that ended in it.
   private func deliverBatch() {
-    guard !batch.isEmpty else { return }
-    let events = batch
-    batch.removeAll(keepingCapacity: true)
-    for subscriber in batchSubscribers { subscriber.handler(events) }
+    if !batch.isEmpty {
+      let events = batch
+      batch.removeAll(keepingCapacity: true)
+      for subscriber in batchSubscribers { subscriber.handler(events) }
+    }
+    let ended = completions
+    completions.removeAll(keepingCapacity: true)
+    for (completion, result) in ended { completion(result) }
   }
 
   private func publishCounts() {
