@@ -91,21 +91,14 @@ struct TUIEditorTests {
     #expect(back.contains("1 Requests"), "the screen is restored:\n\(back)")
     #expect(back.contains("Alan Turing"))
     #expect(!back.contains("Grace Hopper"))
-    // Keys work as before: the mouse and keys were taken back, no stray input was left.
-    try session.send("?")
-    try session.waitFor("Keys · any key closes")
-    try session.send("x")
-    try session.waitForAbsence("Keys · any key closes")
-    try session.send("q")
-    try session.send("d")
-    try session.waitFor("[exited 0]")
+    try keysStillWorkThenQuit(session)
   }
 
-  /// The real `vi` (when installed): it queries the terminal and reads keys from it.
+  /// The real `vi` (`.ci` installs vim-tiny): it queries the terminal and reads keys from it.
   @Test func viEditsTheBody() throws {
-    guard let vi = ["/usr/bin/vi", "/usr/bin/vim.tiny", "/usr/bin/vim"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-      return  // no vi on this machine: the script editor above covers reading the terminal
-    }
+    let vi = try #require(
+      ["/usr/bin/vi", "/usr/bin/vim.tiny", "/usr/bin/vim"].first { FileManager.default.isExecutableFile(atPath: $0) },
+      "no vi on this machine: bash .ci/test installs vim-tiny")
     let (file, _) = try workspace()
     let session = try TmuxSession([try reqbenchBinary.path, file], environment: ["EDITOR": vi, "VISUAL": ""])
     try session.waitFor("Editor · create")
@@ -120,6 +113,12 @@ struct TUIEditorTests {
     #expect(back.contains("1 Requests"), "the screen is restored:\n\(back)")
     #expect(back.contains("Alan Turing"))
     #expect(!back.contains("Vim: Error reading input"))
+    try keysStillWorkThenQuit(session)
+  }
+
+  /// After the editor: keys work as before (the mouse and keys were taken back, no stray input
+  /// was left), and quitting discards the unsaved body.
+  func keysStillWorkThenQuit(_ session: TmuxSession) throws {
     try session.send("?")
     try session.waitFor("Keys · any key closes")
     try session.send("x")
