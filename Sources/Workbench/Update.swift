@@ -405,8 +405,9 @@ extension AppState {
         message = StatusMessage("nothing is running")
         return []
       }
-      message = StatusMessage("cancelling everything")
-      awaiting = .cancelAll(cancelled: 0, message: message!)
+      let cancelling = StatusMessage("cancelling everything")
+      message = cancelling
+      awaiting = .cancelAll(cancelled: 0, message: cancelling)
       return [.cancelAll]
     case .ctrl("s"):
       return [.save]
@@ -925,10 +926,11 @@ extension AppState {
     guard let row else { return [] }
     let commands = resend(named: row.name)
     if !commands.isEmpty, let download = row.result?.download, download.resumable {
-      message = StatusMessage(
+      let resuming = StatusMessage(
         "resuming \(row.name) from \(Formatting.bytes(Int(download.bytes)))"
           + (download.percent.map { " (\(Int($0))%)" } ?? ""))
-      awaiting = .exchange(name: row.name, message: message!)
+      message = resuming
+      awaiting = .exchange(name: row.name, message: resuming)
     }
     return commands
   }
