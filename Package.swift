@@ -42,7 +42,7 @@ let package = Package(
     .testTarget(name: "DemoServerTests", dependencies: ["DemoServer", "Digest", "TestSupport"]),
     .testTarget(name: "ReqbenchTests", dependencies: ["RequestEngine", "TerminalUI", "TestSupport"]),
     .target(name: "TerminalUI"),
-    .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
+    .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "TestSupport"]),
     .testTarget(
       name: "WorkbenchTests", dependencies: ["Workbench", "TestSupport"],
       exclude: ["Snapshots"]),

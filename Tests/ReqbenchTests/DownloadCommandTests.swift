@@ -49,32 +49,17 @@ struct DownloadCommandTests {
   @Test func killNineThenRunAgainResumes() throws {
     let ws = try workspace(
       #"{"name": "slow", "url": "/bytes/4000000?seed=kill&rate=4000000", "download": {"to": "slow.bin"}}"#)
-    let process = Process()
-    process.executableURL = try reqbenchBinary
-    process.arguments = ["run", ws, "slow", "--json"]
-    let out = Pipe()
-    process.standardOutput = out
-    process.standardError = Pipe()
-    try process.run()
+    let running = try RunningReqbench(["run", ws, "slow", "--json"])
     // Read progress events until a third of the file is down, then kill -9.
-    var seen = ""
-    let handle = out.fileHandleForReading
-    let deadline = Date().addingTimeInterval(20)
-    reading: while Date() < deadline {
-      let chunk = handle.availableData
-      if chunk.isEmpty { break }
-      seen += String(decoding: chunk, as: UTF8.self)
-      for line in seen.split(separator: "\n").reversed() {
-        if let event = try? JSONParser.parse(String(line)), event["event"] == "progress",
-          (event["downloaded"]?.intValue ?? 0) > 1_300_000
-        {
-          break reading
-        }
+    running.read { output in
+      output.split(separator: "\n").reversed().contains { line in
+        guard let event = try? JSONParser.parse(String(line)) else { return false }
+        return event["event"] == "progress" && (event["downloaded"]?.intValue ?? 0) > 1_300_000
       }
     }
-    kill(process.processIdentifier, SIGKILL)
-    process.waitUntilExit()
-    #expect(process.terminationReason == .uncaughtSignal)
+    kill(running.pid, SIGKILL)
+    running.finish()
+    #expect(running.process.terminationReason == .uncaughtSignal)
     #expect(!FileManager.default.fileExists(atPath: folder(of: ws) + "/slow.bin"))
 
     let again = try runProcess(try reqbenchBinary, ["run", ws, "slow", "--json"])
@@ -88,18 +73,11 @@ struct DownloadCommandTests {
   @Test func interruptingSaysHowToResume() throws {
     let ws = try workspace(
       #"{"name": "slow", "url": "/bytes/3000000?seed=int&rate=3000000", "download": {"to": "slow.bin"}}"#)
-    let process = Process()
-    process.executableURL = try reqbenchBinary
-    process.arguments = ["run", ws, "slow"]
-    let err = Pipe()
-    process.standardError = err
-    process.standardOutput = Pipe()
-    try process.run()
+    let running = try RunningReqbench(["run", ws, "slow"])
     usleep(400_000)
-    kill(process.processIdentifier, SIGINT)
-    let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 130)
+    kill(running.pid, SIGINT)
+    let stderr = running.finish().stderr
+    #expect(running.process.terminationStatus == 130)
     #expect(stderr.contains("slow: cancelled at "), "\(stderr)")
     #expect(stderr.contains("kept); run it again to resume"))
     let again = try runProcess(try reqbenchBinary, ["run", ws, "slow"])

@@ -400,27 +400,14 @@ struct RunCommandTests {
 
   @Test func interruptCancelsInFlightExchangesAndExitsWith130() throws {
     let ws = try workspace(#"{"name": "slow", "url": "/delay/10"}, {"name": "slow2", "url": "/delay/10"}"#)
-    let process = Process()
-    process.executableURL = try reqbenchBinary
-    process.arguments = ["run", ws, "--all", "--json"]
-    let out = Pipe()
-    process.standardOutput = out
-    process.standardError = Pipe()
-    try process.run()
+    let running = try RunningReqbench(["run", ws, "--all", "--json"])
     // Wait for both to start (the started events), then interrupt.
-    var seen = ""
-    let handle = out.fileHandleForReading
-    while seen.components(separatedBy: "\"event\":\"started\"").count < 3 {
-      let chunk = handle.availableData
-      if chunk.isEmpty { break }
-      seen += String(decoding: chunk, as: UTF8.self)
-    }
+    running.read { $0.components(separatedBy: "\"event\":\"started\"").count >= 3 }
     let start = Date()
-    kill(process.processIdentifier, SIGINT)
-    seen += String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
+    kill(running.pid, SIGINT)
+    let seen = running.finish().stdout
     #expect(Date().timeIntervalSince(start) < 2)
-    #expect(process.terminationStatus == 130)
+    #expect(running.process.terminationStatus == 130)
     let summary = try #require(try jsonLines(seen).last)
     #expect(summary["cancelled"]?.intValue == 2)
   }

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import TerminalUI
@@ -269,18 +270,5 @@ struct ScreenBufferTests {
     buffer.horizontalLine(x: 1, y: 0, width: 10)
     buffer.verticalLine(x: 0, y: 1, height: 5, border: .double)
     #expect(buffer.lines() == [" ───", "║", "║"])
-  }
-}
-
-/// A small deterministic generator for the random-write test.
-struct SplitMix {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }
