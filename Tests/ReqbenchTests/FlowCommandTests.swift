@@ -162,10 +162,8 @@ struct FlowCommandTests {
   // 1 again. The values are kept in the state folder, mode 0600, and never printed on resume.
   @Test func resumeReusesTheLastRunsCaptures() throws {
     let key = uniqueKey()
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-" + key)
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    let ws = dir.appendingPathComponent("r.json").path
-    try """
+    let (ws, dir) = try workspaceFile(
+      """
       {"version": 1, "baseURL": "\(try TestServer.fixture.baseURL)",
        "requests": [
          {"name": "login", "method": "POST", "url": "/auth/login?key=\(key)-login", "body": {"json": {"user": "ada", "password": "lovelace"}}},
@@ -173,7 +171,7 @@ struct FlowCommandTests {
        ],
        "chains": [{"name": "auth/flow", "steps": [
          {"request": "login", "capture": {"token": ".token", "uid": ".user.id"}}, {"request": "me"}]}]}
-      """.write(toFile: ws, atomically: true, encoding: .utf8)
+      """, named: "r.json")
     let failed = try runProcess(try reqbenchBinary, ["run", ws, "auth/flow", "--var", "mehost=http://127.0.0.1:1", "--json"])
     #expect(failed.status == 1, "\(failed.stderr)")
     let last = try #require(failed.stdout.split(separator: "\n").last)

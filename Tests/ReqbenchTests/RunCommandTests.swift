@@ -360,11 +360,8 @@ struct RunCommandTests {
   }
 
   @Test func malformedWorkspaceIsReportedWithLineAndColumnAndKept() throws {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-" + uniqueKey())
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    let path = dir.appendingPathComponent("bad.json").path
     let text = "{\n  \"version\": 1,\n  \"requests\": [\n    {\"name\": \"a\", \"url\": \"/x\",}\n  ]\n}\n"
-    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    let path = try workspaceFile(text, named: "bad.json").path
     let result = try run(["run", path, "a"])
     #expect(result.status == 2)
     #expect(result.stderr.contains("bad.json:4:31: "))

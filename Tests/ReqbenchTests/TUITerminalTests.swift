@@ -59,11 +59,9 @@ struct TUITerminalTests {
 struct TUIEditorTests {
   /// A workspace with one POST request whose JSON body names Grace Hopper, in a fresh folder.
   func workspace() throws -> (file: String, dir: URL) {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-tui-editor-" + uniqueKey())
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    let file = dir.appendingPathComponent("ws.json").path
-    try #"{"version": 1, "requests": [{"name": "create", "method": "POST", "url": "http://127.0.0.1:9/x", "body": {"json": {"name": "Grace Hopper"}}}]}"#
-      .write(toFile: file, atomically: true, encoding: .utf8)
+    let (file, dir) = try workspaceFile(
+      #"{"version": 1, "requests": [{"name": "create", "method": "POST", "url": "http://127.0.0.1:9/x", "body": {"json": {"name": "Grace Hopper"}}}]}"#,
+      named: "ws.json")
     return (file, dir)
   }
 

@@ -214,10 +214,8 @@ struct TUIQueueFlowTests {
   let key = uniqueKey()
 
   func workspace() throws -> String {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-tui-flow-" + uniqueKey())
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    let file = dir.appendingPathComponent("flows.json").path
-    try """
+    try workspaceFile(
+      """
       {"version": 1, "baseURL": "\(try TestServer.fixture.baseURL)", "requests": [
         {"name": "ok", "url": "/get?key=\(key)-ok", "dedup": false},
         {"name": "slow", "url": "/delay/8?key=\(key)-slow", "dedup": false},
@@ -227,8 +225,8 @@ struct TUIQueueFlowTests {
        ],
        "batches": [{"name": "slowpoke", "members": ["ok", "slow"], "policy": "allSettled"}],
        "chains": [{"name": "breaks", "steps": [{"request": "first"}, {"request": "flaky"}, {"request": "last"}]}]}
-      """.write(toFile: file, atomically: true, encoding: .utf8)
-    return file
+      """, named: "flows.json"
+    ).path
   }
 
   @Test func cancelABatchFromItsRow() throws {
@@ -289,16 +287,15 @@ struct TUIQueueFlowTests {
 struct TUICaptureTests {
   @Test func aFailedCaptureIsReadable() throws {
     let key = uniqueKey()
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-tui-cap-" + key)
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    let file = dir.appendingPathComponent("cap.json").path
-    try """
+    let file = try workspaceFile(
+      """
       {"version": 1, "baseURL": "\(try TestServer.fixture.baseURL)", "requests": [
         {"name": "login", "method": "POST", "url": "/auth/login?key=\(key)", "body": {"json": {"user": "ada", "password": "lovelace"}}},
         {"name": "after", "url": "/get?key=\(key)-after"}
        ],
        "chains": [{"name": "badcap", "steps": [{"request": "login", "capture": {"token": ".nope"}}, {"request": "after"}]}]}
-      """.write(toFile: file, atomically: true, encoding: .utf8)
+      """, named: "cap.json"
+    ).path
     let session = try TmuxSession([try reqbenchBinary.path, file])
     try session.waitFor("batches and chains")
     try session.send("G")
@@ -326,14 +323,12 @@ struct TUICaptureTests {
 struct TUIDownloadTests {
   /// A workspace with one slow download from the fixture, in a fresh folder.
   func workspace() throws -> (file: String, folder: String) {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-tui-dl-" + uniqueKey())
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    let file = dir.appendingPathComponent("dl.json").path
-    try """
+    let (file, dir) = try workspaceFile(
+      """
       {"version": 1, "baseURL": "\(try TestServer.fixture.baseURL)", "requests": [
         {"name": "big", "url": "/bytes/6000000?seed=tui&rate=2000000", "download": {"to": "out/big.bin"}}
       ]}
-      """.write(toFile: file, atomically: true, encoding: .utf8)
+      """, named: "dl.json")
     return (file, dir.path)
   }
 

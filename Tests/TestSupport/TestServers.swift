@@ -65,13 +65,19 @@ public struct BinaryMissing: Error, CustomStringConvertible {
 /// Writes a workspace against the fixture server (`{"version": 1, "baseURL": FIXTURE, "requests":
 /// [REQUESTS]}`) into a fresh temporary folder; returns the file's path.
 public func fixtureWorkspace(_ requests: String, file: String = "w.json") throws -> String {
+  try workspaceFile(
+    #"{"version": 1, "baseURL": "\#(try TestServer.fixture.baseURL)", "requests": [\#(requests)]}"#, named: file
+  ).path
+}
+
+/// `text` written as the file `named` in a new folder of its own (its state folder, downloads and
+/// secrets go beside it); returns the file's path and the folder.
+public func workspaceFile(_ text: String, named file: String = "w.json") throws -> (path: String, folder: URL) {
   let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-" + uniqueKey())
   try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
   let path = dir.appendingPathComponent(file).path
-  try """
-    {"version": 1, "baseURL": "\(try TestServer.fixture.baseURL)", "requests": [\(requests)]}
-    """.write(toFile: path, atomically: true, encoding: .utf8)
-  return path
+  try text.write(toFile: path, atomically: true, encoding: .utf8)
+  return (path, dir)
 }
 
 /// A value shared between threads under a lock.
