@@ -94,6 +94,8 @@ public final class ResponseCache: @unchecked Sendable {
   /// may belong to a write in progress in another process).
   public var strayAge: Double = 600
   private var swept = false
+  /// When this object last renewed each entry's body modification time.
+  private var touchedAt: [String: Date] = [:]
   private let lock = NSLock()
   private var memory: [String: Entry] = [:]
   private var memoryOrder: [String] = []
@@ -506,9 +508,17 @@ public final class ResponseCache: @unchecked Sendable {
 
   /// A lookup found the entry: it is the most recently used, here and, through its body file's
   /// modification time, for the next process that builds the index.
+  /// The file is touched at most once a minute per entry: the order across processes needs no
+  /// finer grain, and a hit from memory then costs no system call.
   private func markUsed(_ key: String, generation: String) {
-    lock.withLock { index?[key]?.used = Date() }
-    utimensat(AT_FDCWD, bodyURL(key, generation).path, nil, 0)
+    let now = Date()
+    let touch = lock.withLock { () -> Bool in
+      index?[key]?.used = now
+      guard now.timeIntervalSince(touchedAt[key] ?? .distantPast) >= 60 else { return false }
+      touchedAt[key] = now
+      return true
+    }
+    if touch { utimensat(AT_FDCWD, bodyURL(key, generation).path, nil, 0) }
   }
 
   /// Records a stored entry's size; evicts the least recently used entries over the limit.
