@@ -87,6 +87,9 @@ final class Transfer {
   }
 
   private func configure(_ request: Request, _ configuration: Agent.Configuration) throws(SetupError) {
+    // The last check before curl: nothing with CR, LF or NUL becomes a request line or header
+    // line, whoever built the request (preparation reports these earlier, naming the source).
+    if let problem = request.lineBreakProblem() { throw SetupError(message: problem) }
     set(CURLOPT_URL, request.url)
     set(CURLOPT_NOSIGNAL, 1)
     errorBuffer.initialize(to: 0)
@@ -133,9 +136,20 @@ final class Transfer {
     } else if !request.headers.contains("Accept-Encoding") {
       set(CURLOPT_ACCEPT_ENCODING, "")
     }
-    for line in lines { headerList = curl_slist_append(headerList, line) }
+    for line in lines {
+      // What the engine adds itself (If-Range from the resume state, the user agent) too.
+      if let problem = LineBreaks.problem(in: line, what: "the header line \(JSONSerializer.quote(line))") {
+        throw SetupError(message: problem)
+      }
+      headerList = curl_slist_append(headerList, line)
+    }
     rb_easy_setopt_pointer(handle, CURLOPT_HTTPHEADER, headerList)
-    if !request.headers.contains("User-Agent") { set(CURLOPT_USERAGENT, configuration.userAgent) }
+    if !request.headers.contains("User-Agent") {
+      if let problem = LineBreaks.problem(in: configuration.userAgent, what: "the agent's user agent") {
+        throw SetupError(message: problem)
+      }
+      set(CURLOPT_USERAGENT, configuration.userAgent)
+    }
 
     // Redirects, timeouts, TLS, HTTP version, proxy.
     set(CURLOPT_FOLLOWLOCATION, request.followRedirects ? 1 : 0)

@@ -87,7 +87,7 @@ extension Workspace {
       variables: variables)
     try scope.fillStepVariables()
 
-    let reference = try scope.render(template.url, in: "url")
+    let reference = try scope.renderLine(template.url, in: "url")
     let isRelative = URLResolver.split(reference).scheme == nil
     // An absolute URL ignores the base, and so the base's variables too.
     var base: String?
@@ -98,9 +98,9 @@ extension Workspace {
             code: .invalidURL, request: template.name,
             message: "\"useCDN\" is true but the workspace has no \"cdnURL\"; add one or remove \"useCDN\"")
         }
-        base = try scope.render(cdnURL, in: "cdnURL")
+        base = try scope.renderLine(cdnURL, in: "cdnURL")
       } else if let baseURL {
-        base = try scope.render(baseURL, in: "baseURL")
+        base = try scope.renderLine(baseURL, in: "baseURL")
       }
     }
     var url: String
@@ -125,13 +125,15 @@ extension Workspace {
 
     var headers = HTTPHeaders()
     for field in template.headers.fields {
-      headers[field.name] = try scope.render(
-        field.value, in: "header \(JSONSerializer.quote(field.name))")
+      let place = "header \(JSONSerializer.quote(field.name))"
+      try scope.checkLiteralLine(field.name, in: "the name of \(place)")
+      headers[field.name] = try scope.renderLine(field.value, in: place)
     }
     if isRelative {
       for field in defaults.headers.fields where headers[field.name] == nil {
-        headers[field.name] = try scope.render(
-          field.value, in: "default header \(JSONSerializer.quote(field.name))")
+        let place = "default header \(JSONSerializer.quote(field.name))"
+        try scope.checkLiteralLine(field.name, in: "the name of \(place)")
+        headers[field.name] = try scope.renderLine(field.value, in: place)
       }
     }
     var digest: DigestCredentials?
@@ -250,14 +252,22 @@ private final class VariableScope {
   }
 
   func value(of name: String, in place: String) throws(PrepareError) -> String {
-    if let value = stepValues[name] { return value }
-    if let value = sources.overrides[name] ?? sources.captured[name] {
+    if let value = stepValues[name] {
+      return noteOrigin(name, value, "from vars.\(name) of \(sources.stepDescription)")
+    }
+    if let value = sources.overrides[name] {
       if name.hasPrefix("secret.") { usedSecrets.append(value) }
-      return value
+      return noteOrigin(name, value, "from --var \(name)")
+    }
+    if let value = sources.captured[name] {
+      if name.hasPrefix("secret.") { usedSecrets.append(value) }
+      return noteOrigin(name, value, "captured from a server's response by an earlier step of the chain")
     }
     if name.hasPrefix("env.") {
       let variable = String(name.dropFirst(4))
-      if let value = sources.processEnvironment[variable] { return value }
+      if let value = sources.processEnvironment[variable] {
+        return noteOrigin(name, value, "from the environment variable \(variable)")
+      }
       throw PrepareError(
         code: .undefinedVariable(name), request: request,
         message: "{{\(name)}} in \(place): the environment variable \(variable) is not set; "
@@ -266,17 +276,28 @@ private final class VariableScope {
     if name.hasPrefix("secret.") {
       let secret = String(name.dropFirst(7))
       let variable = VariableSources.secretEnvironmentName(secret)
-      if let value = sources.processEnvironment[variable] ?? sources.secrets.value(of: secret) {
+      if let value = sources.processEnvironment[variable] {
         usedSecrets.append(value)
-        return value
+        return noteOrigin(name, value, "the secret \(JSONSerializer.quote(secret)), from \(variable)")
+      }
+      if let value = sources.secrets.value(of: secret) {
+        usedSecrets.append(value)
+        return noteOrigin(name, value, "the secret \(JSONSerializer.quote(secret)), from the secrets file")
       }
       throw PrepareError(
         code: .undefinedVariable(name), request: request,
         message: "{{\(name)}} in \(place): no secret \(JSONSerializer.quote(secret)); set it with "
           + "`reqbench secrets set WORKSPACE \(secret)` or export \(variable)")
     }
-    if let value = environment?.value(of: name) ?? variables.value(of: name) {
-      return try fillIn(name, value, in: place)
+    if let value = environment?.value(of: name) {
+      let filled = try fillIn(name, value, in: place)
+      rawValues[name] = value
+      return noteOrigin(name, filled, "from environment \(JSONSerializer.quote(environment?.name ?? ""))")
+    }
+    if let value = variables.value(of: name) {
+      let filled = try fillIn(name, value, in: place)
+      rawValues[name] = value
+      return noteOrigin(name, filled, "from \"variables\"")
     }
     throw PrepareError(
       code: .undefinedVariable(name), request: request,
@@ -284,6 +305,55 @@ private final class VariableScope {
         "undefined variable {{\(name)}} in \(place); "
         + "define it with --var \(name)=… or in \"variables\""
     )
+  }
+
+  /// Each variable's value as handed out and where it came from (`from --var id`), and the
+  /// environment and workspace variables' values as written: what an error about a CR, LF or
+  /// NUL in a filled-in value names (`renderLine`).
+  private var resolved: [String: (value: String, origin: String)] = [:]
+  private var rawValues: [String: String] = [:]
+
+  private func noteOrigin(_ name: String, _ value: String, _ origin: String) -> String {
+    resolved[name] = (value, origin)
+    return value
+  }
+
+  /// `render`, for text that becomes part of the URL or a header line: a CR, LF or NUL in the
+  /// result (from a variable, `--var`, a secret, a captured value) is an error naming the field
+  /// and where the character came from, before anything is sent.
+  func renderLine(_ text: String, in place: String) throws(PrepareError) -> String {
+    let rendered = try render(text, in: place)
+    guard let found = LineBreaks.find(in: rendered) else { return rendered }
+    throw PrepareError(
+      code: .lineBreak, request: request,
+      message: "\(place): \(culprit(in: text, depth: 0)) contains \(found); \(LineBreaks.rule)")
+  }
+
+  /// A header name, which is never filled in.
+  func checkLiteralLine(_ text: String, in place: String) throws(PrepareError) {
+    guard let found = LineBreaks.find(in: text) else { return }
+    throw PrepareError(
+      code: .lineBreak, request: request, message: "\(place) contains \(found); \(LineBreaks.rule)")
+  }
+
+  /// What brought the CR, LF or NUL into `text` once filled in: `the text as written`, or the
+  /// variable and its source (`{{v}} (from --var v)`); through a variable whose own value is
+  /// clean as written, what that value refers to (`{{b}} (from --var b) through {{a}}`).
+  private func culprit(in text: String, depth: Int) -> String {
+    guard let template = try? Template(text) else { return "the text as written" }
+    for part in template.parts {
+      switch part {
+      case .text(let literal):
+        if LineBreaks.find(in: literal) != nil { return "the text as written" }
+      case .variable(let name):
+        guard let (value, origin) = resolved[name], LineBreaks.find(in: value) != nil else { continue }
+        if let raw = rawValues[name], LineBreaks.find(in: raw) == nil, depth < VariableScope.maxNesting {
+          return culprit(in: raw, depth: depth + 1) + " through {{\(name)}}"
+        }
+        return "{{\(name)}} (\(origin))"
+      }
+    }
+    return "the text as written"
   }
 
   /// The environment and workspace variables being filled in, outermost first.
@@ -385,9 +455,12 @@ private final class VariableScope {
       var parts: [MultipartPart] = []
       for (i, field) in fields.enumerated() {
         let place = "body.multipart[\(i)]"
-        let name = try render(field.name, in: place)
-        let type = try field.type.map { text throws(PrepareError) in try render(text, in: place) }
-        let filename = try field.filename.map { text throws(PrepareError) in try render(text, in: place) }
+        // Name, file name and type go into the part's own header lines.
+        let name = try renderLine(field.name, in: place + ".name")
+        let type = try field.type.map { text throws(PrepareError) in try renderLine(text, in: place + ".type") }
+        let filename = try field.filename.map { text throws(PrepareError) in
+          try renderLine(text, in: place + ".filename")
+        }
         if let file = field.file {
           parts.append(.file(name, path: try path(file, in: place), filename: filename, contentType: type))
         } else {
@@ -430,9 +503,10 @@ private final class VariableScope {
       let credentials = try render(user, in: "auth") + ":" + render(password, in: "auth")
       return .header("Basic " + Data(credentials.utf8).base64EncodedString())
     case .bearer(let token):
-      return .header("Bearer " + (try render(token, in: "auth")))
+      return .header("Bearer " + (try renderLine(token, in: "auth.bearer")))
     case .digest(let user, let password):
-      return .digest(DigestCredentials(user: try render(user, in: "auth"), password: try render(password, in: "auth")))
+      return .digest(
+        DigestCredentials(user: try renderLine(user, in: "auth.digest.user"), password: try render(password, in: "auth")))
     }
   }
 }

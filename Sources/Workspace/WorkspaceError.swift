@@ -77,6 +77,9 @@ public struct PrepareError: Error, Sendable, Equatable, CustomStringConvertible 
     case invalidTemplate
     /// A file path (upload source, download target) outside the workspace's folder.
     case invalidPath
+    /// A filled-in value would put CR, LF or NUL into the URL or a header (`LineBreaks`): the
+    /// message names the field and where the value came from.
+    case lineBreak
   }
 
   public var code: Code

@@ -1,0 +1,85 @@
+/// CR, LF and NUL in the text that becomes a request's lines on the wire (the method, the URL,
+/// header names and values): a value holding `\r\n` would end its header line and add headers of
+/// its own (header injection). One check for every place that looks: the workspace reader for
+/// literal values (at load, with FILE:LINE:COLUMN), request preparation for filled-in values
+/// (naming where the value came from) and the engine, last, where a request becomes curl options,
+/// so nothing with CR, LF or NUL ever reaches curl, whoever built the request.
+///
+/// ```swift
+/// LineBreaks.find(in: "ab\r\nX-Injected: 1")  // .carriageReturn
+/// LineBreaks.problem(in: "ab\r\nX-Injected: 1", what: #"header "X-K""#)
+/// // header "X-K" contains CR (\r); CR, LF and NUL are not allowed in methods, URLs and headers:
+/// // they would end the line on the wire
+/// ```
+public enum LineBreaks {
+  /// A character that may not appear in a request line or header line.
+  public enum Character: Sendable, Equatable, CustomStringConvertible {
+    case carriageReturn, lineFeed, nul
+
+    /// `CR (\r)`, `LF (\n)`, `NUL (\0)`.
+    public var description: String {
+      switch self {
+      case .carriageReturn: #"CR (\r)"#
+      case .lineFeed: #"LF (\n)"#
+      case .nul: #"NUL (\0)"#
+      }
+    }
+  }
+
+  /// The rule, said once after the problem.
+  public static let rule = "CR, LF and NUL are not allowed in methods, URLs and headers: they would end the line on the wire"
+
+  /// The first CR, LF or NUL in `text`; nil when there is none (the usual case: one pass over
+  /// the UTF-8 bytes).
+  public static func find(in text: String) -> Character? {
+    for byte in text.utf8 {
+      switch byte {
+      case 0x0D: return .carriageReturn
+      case 0x0A: return .lineFeed
+      case 0x00: return .nul
+      default: continue
+      }
+    }
+    return nil
+  }
+
+  /// `WHAT contains CR (\r); RULE`, or nil when `text` is clean. `what` names the field
+  /// (`header "X-K"`, `the name of header "X\r"`, `url`, `method`), with any quoting done by the
+  /// caller.
+  public static func problem(in text: String, what: String) -> String? {
+    find(in: text).map { "\(what) contains \($0); \(rule)" }
+  }
+}
+
+extension Request {
+  /// The first part of this request that would not survive the wire as one line: its URL, a
+  /// header name or value, the body's content type (sent as a header), a multipart part's name,
+  /// file name or type (part headers) or the Digest user name. Nil when there is none.
+  ///
+  /// The engine refuses such a request before curl sees it (a `usage` error); preparation and
+  /// the workspace reader find them earlier, with more to say about where the text came from.
+  public func lineBreakProblem() -> String? {
+    if let problem = LineBreaks.problem(in: url, what: "url") { return problem }
+    for field in headers.fields {
+      let name = JSONSerializer.quote(field.name)
+      if let problem = LineBreaks.problem(in: field.name, what: "the name of header \(name)") { return problem }
+      if let problem = LineBreaks.problem(in: field.value, what: "header \(name)") { return problem }
+    }
+    if let type = body.contentType, let problem = LineBreaks.problem(in: type, what: "the body's content type") {
+      return problem
+    }
+    if case .multipart(let parts)? = body.stream {
+      for (i, part) in parts.enumerated() {
+        for (text, what) in [(part.name, "name"), (part.filename, "file name"), (part.contentType, "content type")] {
+          if let text, let problem = LineBreaks.problem(in: text, what: "the \(what) of multipart part \(i + 1)") {
+            return problem
+          }
+        }
+      }
+    }
+    if let user = digest?.user, let problem = LineBreaks.problem(in: user, what: "the digest user name") {
+      return problem
+    }
+    return nil
+  }
+}
