@@ -503,10 +503,10 @@ private final class VariableScope {
       let credentials = try render(user, in: "auth") + ":" + render(password, in: "auth")
       return .header("Basic " + Data(credentials.utf8).base64EncodedString())
     case .bearer(let token):
-      return .header("Bearer " + (try renderLine(token, in: "auth.bearer")))
+      return .header("Bearer " + (try renderLine(token, in: "auth")))
     case .digest(let user, let password):
       return .digest(
-        DigestCredentials(user: try renderLine(user, in: "auth.digest.user"), password: try render(password, in: "auth")))
+        DigestCredentials(user: try renderLine(user, in: "auth"), password: try render(password, in: "auth")))
     }
   }
 }

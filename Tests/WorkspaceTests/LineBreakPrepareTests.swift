@@ -73,7 +73,7 @@ import Workspace
   }
 
   @Test func authTheURLAndMultipartPartsAreChecked() throws {
-    #expect(try #require(failure("bearer")).message.hasPrefix(#"auth.bearer: {{v}} (from "variables") contains CR"#))
+    #expect(try #require(failure("bearer")).message.hasPrefix(#"auth: {{v}} (from "variables") contains CR"#))
     let url = try #require(failure("url", VariableSources(overrides: ["host": "http://127.0.0.1:1\r\nX-Injected: 1"], processEnvironment: [:])))
     #expect(url.code == .lineBreak)
     #expect(url.message.hasPrefix(#"baseURL: {{host}} (from --var host) contains CR"#), "\(url.message)")
