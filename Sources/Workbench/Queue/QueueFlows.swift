@@ -10,7 +10,7 @@ extension AppState {
     var items: [QueueFlowItem] = []
     for flow in flows {
       items.append(.flow(run: flow.run))
-      guard expandedFlows.contains(flow.run) else { continue }
+      guard queue.expandedFlows.contains(flow.run) else { continue }
       switch flow.kind {
       case .batch:
         let count = workspace.batch(named: flow.name)?.members.count ?? flow.total
@@ -30,7 +30,7 @@ extension AppState {
   public var queueFlowLines: Int {
     let height = layout.contentHeight(of: .queue)
     let items = queueFlowItems.count
-    return min(items, max(0, expandedFlows.isEmpty ? height / 3 : height / 2))
+    return min(items, max(0, queue.expandedFlows.isEmpty ? height / 3 : height / 2))
   }
 
   /// The section's lines on screen: a window that keeps the selected one in view.
@@ -38,7 +38,7 @@ extension AppState {
     let items = queueFlowItems
     let lines = queueFlowLines
     guard lines > 0 else { return [] }
-    let selected = queueFlowSelection.flatMap { items.firstIndex(of: $0) } ?? 0
+    let selected = queue.flowSelection.flatMap { items.firstIndex(of: $0) } ?? 0
     let start = selected >= lines ? selected - lines + 1 : 0
     return items[start..<min(items.count, start + lines)]
   }
@@ -56,10 +56,10 @@ extension AppState {
       exchanges.contains(where: { $0.id == id })
     {
       show(id)
-      queueFlowSelection = item
+      queue.flowSelection = item
       return
     }
-    queueFlowSelection = item
+    queue.flowSelection = item
     viewer.flow = item.run
     viewer.history = nil
     viewer.scroll = 0
@@ -148,13 +148,13 @@ extension AppState {
         message = StatusMessage("this member has not been sent")
       }
     case .enter, .char(" "):
-      if expandedFlows.contains(flow.run) {
+      if queue.expandedFlows.contains(flow.run) {
         collapse(flow.run)
       } else {
-        expandedFlows.insert(flow.run)
+        queue.expandedFlows.insert(flow.run)
       }
     case .right, .char("l"):
-      expandedFlows.insert(flow.run)
+      queue.expandedFlows.insert(flow.run)
     case .left, .char("h"):
       collapse(flow.run)
     default:
@@ -164,7 +164,7 @@ extension AppState {
   }
 
   private mutating func collapse(_ run: String) {
-    expandedFlows.remove(run)
+    queue.expandedFlows.remove(run)
     selectQueueFlow(.flow(run: run))
   }
 

@@ -13,7 +13,7 @@ public enum ListRow: Sendable, Equatable {
 extension AppState {
   /// The requests that match the filter, in file order (what selection indexes).
   public var visibleRequests: [RequestTemplate] {
-    let filter = requestFilter.lowercased()
+    let filter = list.filter.lowercased()
     return workspace.requests.filter { filter.isEmpty || $0.name.lowercased().contains(filter) }
   }
 
@@ -44,7 +44,7 @@ extension AppState {
 
   /// Batches and chains that match the filter, batches first; selectable after the requests.
   public var visibleFlows: [(name: String, kind: FlowOutcome.Kind)] {
-    let filter = requestFilter.lowercased()
+    let filter = list.filter.lowercased()
     let all = workspace.batches.map { (name: $0.name, kind: FlowOutcome.Kind.batch) }
       + workspace.chains.map { (name: $0.name, kind: FlowOutcome.Kind.chain) }
     return all.filter { filter.isEmpty || $0.name.lowercased().contains(filter) }
@@ -55,15 +55,15 @@ extension AppState {
 
   /// The selected batch or chain, when the selection is past the requests.
   public var selectedFlow: (name: String, kind: FlowOutcome.Kind)? {
-    let index = requestSelection - visibleRequests.count
+    let index = list.selection - visibleRequests.count
     let flows = visibleFlows
     return flows.indices.contains(index) ? flows[index] : nil
   }
 
   public var selectedRequest: RequestTemplate? {
     let visible = visibleRequests
-    guard visible.indices.contains(requestSelection) else { return nil }
-    return visible[requestSelection]
+    guard visible.indices.contains(list.selection) else { return nil }
+    return visible[list.selection]
   }
 
   /// The selected request prepared with the current variables; an error message when it cannot be.

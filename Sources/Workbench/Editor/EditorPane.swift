@@ -1,0 +1,104 @@
+import Foundation
+import RequestEngine
+import Workspace
+
+/// The editor pane's own state.
+public struct EditorState: Sendable {
+  /// The selected field of the selected request (`RequestTemplate.editorFields`).
+  public var field = 0
+  /// The first field shown below the resolved request line.
+  public var scroll = 0
+  /// The field being edited in place, while it is.
+  public var editing: LineEdit?
+}
+
+/// The editor pane: moving over the fields, editing one in place, the body in $EDITOR.
+extension AppState {
+  /// `$EDITOR` closed: the body it left replaces the request's (checked: a broken JSON body is
+  /// refused with where it is broken).
+  mutating func bodyEdited(_ text: String?, error: String?) {
+    if let error {
+      message = StatusMessage("$EDITOR failed: \(error); set EDITOR to your editor's command", isError: true)
+    } else if let text, let template = selectedRequest {
+      do {
+        replace(template, with: try template.applyingBody(text))
+        message = StatusMessage("body updated; Ctrl-S saves the workspace")
+      } catch {
+        message = StatusMessage(error.message, isError: true)
+      }
+    } else if text == nil {
+      message = StatusMessage("body unchanged")
+    }
+  }
+
+  mutating func editBody() -> [Command] {
+    guard let template = selectedRequest else { return [] }
+    let (text, ext) = template.bodyEditorText
+    return [.edit(text: text, fileExtension: ext)]
+  }
+
+  mutating func handleEditorKey(_ key: Key) -> [Command] {
+    guard let template = selectedRequest else { return [] }
+    let fields = template.editorFields
+    if let index = move(key, editor.field, count: fields.count, page: layout.contentHeight(of: .editor)) {
+      editor.field = index
+      let height = layout.contentHeight(of: .editor) - 1
+      if editor.field < editor.scroll { editor.scroll = editor.field }
+      if editor.field >= editor.scroll + height { editor.scroll = editor.field - height + 1 }
+      return []
+    }
+    switch key {
+    case .char("S"):
+      return sendSelected(ignoringCache: true)
+    case .char("e"), .enter:
+      guard fields.indices.contains(editor.field) else { return [] }
+      let field = fields[editor.field]
+      if field.editable {
+        editor.editing = LineEdit(field.value)
+        return []
+      }
+      return editBody()
+    case .char("E"):
+      return editBody()
+    case .char("s"):
+      return sendSelected()
+    default:
+      return []
+    }
+  }
+
+  mutating func handleEditing(_ key: Key) -> [Command] {
+    guard var edit = editor.editing, let template = selectedRequest else {
+      editor.editing = nil
+      return []
+    }
+    switch key {
+    case .escape:
+      editor.editing = nil
+      message = StatusMessage("edit cancelled")
+    case .enter:
+      let fields = template.editorFields
+      guard fields.indices.contains(editor.field) else {
+        editor.editing = nil
+        return []
+      }
+      do {
+        replace(template, with: try template.applying(edit.text, to: fields[editor.field].kind))
+        editor.editing = nil
+        message = StatusMessage("changed \(fields[editor.field].label.lowercased()); Ctrl-S saves")
+      } catch {
+        message = StatusMessage(error.message + " (Esc cancels)", isError: true)
+      }
+    default:
+      if edit.apply(key) { editor.editing = edit }
+    }
+    return []
+  }
+
+  /// Puts an edited template in place of the old one and marks it unsaved.
+  mutating func replace(_ old: RequestTemplate, with new: RequestTemplate) {
+    guard let index = workspace.requests.firstIndex(where: { $0.name == old.name }) else { return }
+    workspace.requests[index] = new
+    unsaved.insert(new.name)
+  }
+}

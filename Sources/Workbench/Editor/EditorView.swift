@@ -1,0 +1,121 @@
+import Foundation
+import RequestEngine
+import TerminalUI
+import Workspace
+
+/// The editor pane: the request as it will be sent, then its fields (or a batch's members, a
+/// chain's steps).
+extension Painter {
+  func editor(_ buffer: inout ScreenBuffer) {
+    let unsaved = state.selectedRequest.map { state.unsaved.contains($0.name) } ?? false
+    frame(
+      &buffer, .editor,
+      suffix: state.selectedFlow.map { " · \($0.name)" }
+        ?? state.selectedRequest.map { " · \($0.name)\(unsaved ? " ●" : "")" } ?? "")
+    let area = inner(.editor)
+    if let flow = state.selectedFlow {
+      flowDefinition(&buffer, area, flow.name)
+      return
+    }
+    guard let template = state.selectedRequest else {
+      buffer.put("select a request on the left", x: area.x + 1, y: area.y, style: theme.dim)
+      return
+    }
+    // The resolved request (variables filled in, secrets masked) above the fields.
+    var resolved: Request?
+    switch state.preparedSelection() {
+    case .success(let request)?:
+      let redacted = request.redacted()
+      resolved = redacted
+      var x = area.x + 1
+      x += buffer.put("→ ", x: x, y: area.y, style: theme.dim)
+      x += buffer.put(redacted.method.rawValue + " ", x: x, y: area.y, style: theme.method(redacted.method))
+      buffer.put(redacted.url, x: x, y: area.y, style: theme.dim, maxWidth: area.x + area.width - x)
+    case .failure(let error)?:
+      buffer.put("✗ " + error.message, x: area.x + 1, y: area.y, style: theme.error, maxWidth: area.width - 1)
+    case nil:
+      break
+    }
+    let fields = template.editorFields
+    let labelWidth = 11
+    for (line, field) in fields.enumerated().dropFirst(state.editor.scroll).prefix(max(0, area.height - 1)) {
+      let y = area.y + 1 + line - state.editor.scroll
+      let isSelected = line == state.editor.field
+      var x = area.x + 1
+      x += buffer.put(TextWidth.pad(field.label, to: labelWidth), x: x, y: y, style: theme.dim)
+      if isSelected, let edit = state.editor.editing {
+        drawEdit(edit, &buffer, x: x, y: y, width: area.x + area.width - x)
+        continue
+      }
+      var value = field.value
+      if value.isEmpty {
+        switch field.kind {
+        case .addQuery: value = "+ add name=value"
+        case .addHeader: value = "+ add Name: value"
+        case .body: value = "none (E edits in $EDITOR)"
+        default: value = "-"
+        }
+        buffer.put(value, x: x, y: y, style: theme.dim, maxWidth: area.x + area.width - x)
+      } else if field.kind == .method, let method = HTTPMethod(rawValue: value) {
+        buffer.put(value, x: x, y: y, style: theme.method(method))
+      } else {
+        x += buffer.put(value.replacingOccurrences(of: "\n", with: "⏎"), x: x, y: y, maxWidth: area.x + area.width - x)
+        // A template's value as it will be sent, beside it.
+        if value.contains("{{"), let shown = resolvedValue(of: field, in: template, resolved), x + 4 < area.x + area.width {
+          buffer.put("  → " + shown, x: x, y: y, style: theme.dim, maxWidth: area.x + area.width - x)
+        }
+      }
+      if isSelected {
+        buffer.setStyle(Rect(x: area.x, y: y, width: area.width, height: 1)) { style in
+          if state.focus == .editor { style.reverse = true } else { style.underline = true }
+        }
+      }
+    }
+  }
+
+  /// A batch's members or a chain's steps (with their captures) in the editor pane.
+  func flowDefinition(_ buffer: inout ScreenBuffer, _ area: Rect, _ name: String) {
+    var lines: [(String, Style)] = []
+    if let batch = state.workspace.batch(named: name) {
+      lines.append(("batch · \(batch.policy.rawValue) · \(batch.concurrency) at a time · Enter runs it, c cancels", theme.dim))
+      for member in batch.members {
+        let kind = state.workspace.chain(named: member) != nil ? "chain" : "request"
+        lines.append(("  \(member)  (\(kind))", .plain))
+      }
+      if batch.members.isEmpty { lines.append(("  no members: it succeeds at once", theme.dim)) }
+    } else if let chain = state.workspace.chain(named: name) {
+      lines.append(("chain · Enter runs it, c cancels, r resumes from the failed step", theme.dim))
+      for (i, step) in chain.steps.enumerated() {
+        var text = "  \(i + 1). \(step.request)"
+        if !step.vars.isEmpty { text += "  vars " + step.vars.map { "\($0.name)=\($0.value)" }.joined(separator: " ") }
+        if !step.capture.isEmpty {
+          text += "  capture " + step.capture.map { "\($0.name) ← \($0.source.text)" }.joined(separator: ", ")
+        }
+        lines.append((text, .plain))
+      }
+    }
+    for (i, line) in lines.prefix(area.height).enumerated() {
+      buffer.put(line.0, x: area.x + 1, y: area.y + i, style: line.1, maxWidth: area.width - 1)
+    }
+  }
+
+  /// What a header, query parameter or auth field holds once variables are filled in (secrets
+  /// masked), taken from the prepared request.
+  func resolvedValue(of field: EditorField, in template: RequestTemplate, _ request: Request?) -> String? {
+    guard let request else { return nil }
+    switch field.kind {
+    case .header(let i):
+      guard template.headers.fields.indices.contains(i) else { return nil }
+      return request.headers[template.headers.fields[i].name]
+    case .auth:
+      return request.headers["Authorization"]
+    case .query(let i):
+      guard template.query.members.indices.contains(i) else { return nil }
+      let query = URLResolver.split(request.url).query ?? ""
+      let prefix = QueryEncoder.encodeComponent(template.query.members[i].key) + "="
+      return query.split(separator: "&").first { $0.hasPrefix(prefix) }.map(String.init)
+    default:
+      return nil
+    }
+  }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import RequestEngine
+import Workspace
+
+/// The mouse: a click selects and focuses, the wheel scrolls the pane under it.
+extension AppState {
+  mutating func handle(_ event: MouseEvent) -> [Command] {
+    guard !layout.tooSmall, overlay == nil, prompt == nil, editor.editing == nil, let pane = layout.pane(at: event.x, event.y) else { return [] }
+    let rect = layout.rect(of: pane)
+    switch event.kind {
+    case .wheelUp, .wheelDown:
+      let delta = event.kind == .wheelDown ? 3 : -3
+      switch pane {
+      case .response: scrollViewer(by: delta)
+      case .requests:
+        selectRequest(min(max(0, list.selection + delta), max(0, selectableCount - 1)))
+      case .queue:
+        if !exchanges.isEmpty { selectQueueRow(min(max(0, queue.selection + delta), exchanges.count - 1)) }
+      case .editor:
+        // The fields under the resolved URL line: the last one stays on screen.
+        let fields = selectedRequest?.editorFields.count ?? 0
+        let rows = max(1, layout.contentHeight(of: .editor) - 1)
+        editor.scroll = min(max(0, editor.scroll + delta), max(0, fields - rows))
+      }
+    case .press:
+      focus = pane
+      let row = event.y - rect.y - 1
+      switch pane {
+      case .requests:
+        let rows = listRows
+        let index = list.scroll + row
+        if rows.indices.contains(index), case .request(let name, _) = rows[index],
+          let position = visibleRequests.firstIndex(where: { $0.name == name })
+        {
+          selectRequest(position)
+        } else if rows.indices.contains(index), case .flow(let name, _) = rows[index],
+          let position = visibleFlows.firstIndex(where: { $0.name == name })
+        {
+          selectRequest(visibleRequests.count + position)
+        }
+      case .queue:
+        let section = queueFlowLines
+        let window = Array(queueFlowWindow)
+        // The column header is the pane's first line, above the section.
+        if row >= 1, row - 1 < section, window.indices.contains(row - 1) {
+          selectQueueFlow(window[row - 1])
+        } else if row >= 1 + section {
+          let index = queue.scroll + row - section - 1
+          if exchanges.indices.contains(index) {
+            queue.flowSelection = nil
+            queue.selection = index
+            show(exchanges[index].id)
+          }
+        }
+      case .editor:
+        let index = editor.scroll + row - 1  // the resolved URL line
+        if let count = selectedRequest?.editorFields.count, index >= 0, index < count { editor.field = index }
+      case .response:
+        break
+      }
+    }
+    return []
+  }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import RequestEngine
+import TerminalUI
+import Workspace
+
+/// The quit questions: transfers still running (cancel them and quit?), then edits not saved
+/// (save, discard or stay?).
+extension AppState {
+  mutating func handleConfirmQuitKey(_ key: Key) -> [Command] {
+    switch key {
+    case .char("y"), .char("Y"), .enter, .ctrl("c"):
+      if !unsaved.isEmpty, key != .ctrl("c") {
+        overlay = .unsavedChanges
+        return [.cancelAll]
+      }
+      overlay = nil
+      return [.cancelAll, .quit]
+    default:
+      overlay = nil
+      message = StatusMessage("not quitting; C cancels every transfer")
+      return []
+    }
+  }
+
+  mutating func handleUnsavedChangesKey(_ key: Key) -> [Command] {
+    switch key {
+    case .char("s"), .char("S"), .char("y"), .char("Y"), .enter:
+      overlay = nil
+      quitAfterSave = true
+      return [.save]
+    case .char("d"), .char("D"), .ctrl("c"):
+      overlay = nil
+      return [.quit]
+    default:
+      overlay = nil
+      message = StatusMessage("not quitting; Ctrl-S saves the workspace")
+      return []
+    }
+  }
+}
+
+extension Painter {
+  func confirmQuit(_ buffer: inout ScreenBuffer) {
+    let count = state.runningCount + state.queuedCount
+    let text =
+      (count == 1 ? "1 transfer is still running." : "\(count) transfers are still running.")
+      + " Cancel \(count == 1 ? "it" : "them") and quit? (y/n)"
+    dialog(&buffer, title: "Quit", [text, "Ctrl-C again quits"])
+  }
+
+  func unsavedChanges(_ buffer: inout ScreenBuffer) {
+    let count = state.unsaved.count
+    let names = state.unsaved.sorted().joined(separator: ", ")
+    dialog(
+      &buffer, title: "Unsaved changes",
+      [
+        (count == 1 ? "1 request has unsaved changes: " : "\(count) requests have unsaved changes: ") + names,
+        "s save and quit · d discard and quit · Esc stay",
+      ])
+  }
+
+  /// A box in the middle of the screen, lines ellipsized to fit.
+  func dialog(_ buffer: inout ScreenBuffer, title: String, _ lines: [String]) {
+    let width = min(buffer.width - 4, (lines.map(TextWidth.of).max() ?? 0) + 6)
+    let rect = Rect(x: (buffer.width - width) / 2, y: buffer.height / 2 - 2, width: width, height: lines.count + 4)
+    buffer.fill(rect)
+    buffer.box(rect, title: title, style: theme.error, titleStyle: theme.error)
+    for (i, line) in lines.enumerated() {
+      buffer.put(TextWidth.truncate(line, to: width - 6), x: rect.x + 3, y: rect.y + 2 + i, style: i == 0 ? .plain : theme.dim)
+    }
+  }
+}

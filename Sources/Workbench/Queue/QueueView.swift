@@ -1,0 +1,205 @@
+import Foundation
+import RequestEngine
+import TerminalUI
+import Workspace
+
+/// The queue: the column header, the batch and chain section, then the exchanges.
+extension Painter {
+  /// Column positions of the queue, shared by the header and the rows. The request name always
+  /// keeps at least `minimumName` columns: on a narrow screen the progress column shrinks and
+  /// then goes, then the time, then the size (0 width: not drawn).
+  struct QueueColumns {
+    static let minimumName = 25  // the method and 18 columns of name
+    let state: Int, status: Int, name: Int, size: Int, time: Int, progress: Int, progressWidth: Int, end: Int
+    let sizeWidth: Int, timeWidth: Int
+    init(_ area: Rect) {
+      end = area.x + area.width
+      state = area.x
+      status = state + 14
+      name = status + 7
+      let room = end - name - QueueColumns.minimumName
+      // Wide enough on a wide screen for the bar, the speed and the ETA.
+      var progressWidth = min(46, max(10, area.width * 3 / 10))
+      var timeWidth = 11
+      var sizeWidth = 10
+      if room < progressWidth + timeWidth + sizeWidth {
+        progressWidth = room - timeWidth - sizeWidth >= 10 ? room - timeWidth - sizeWidth : 0
+      }
+      if room < progressWidth + timeWidth + sizeWidth { timeWidth = 0 }
+      if room < progressWidth + timeWidth + sizeWidth { sizeWidth = 0 }
+      self.progressWidth = progressWidth
+      self.timeWidth = timeWidth
+      self.sizeWidth = sizeWidth
+      progress = end - progressWidth
+      time = progress - timeWidth
+      size = time - sizeWidth
+    }
+  }
+
+  func queue(_ buffer: inout ScreenBuffer) {
+    frame(&buffer, .queue, suffix: state.exchanges.isEmpty ? "" : " · \(state.exchanges.count)")
+    var area = inner(.queue)
+    // The column header on top, then the batch and chain runs (the newest few, expanded ones
+    // with their members or steps), then the exchanges.
+    let c = QueueColumns(area)
+    buffer.put("  STATE", x: c.state, y: area.y, style: theme.dim)
+    buffer.put("STATUS", x: c.status, y: area.y, style: theme.dim)
+    buffer.put("REQUEST", x: c.name, y: area.y, style: theme.dim)
+    if c.sizeWidth > 0 { buffer.put(TextWidth.pad("SIZE", to: 9, alignRight: true), x: c.size, y: area.y, style: theme.dim) }
+    if c.timeWidth > 0 { buffer.put(TextWidth.pad("TIME", to: 10, alignRight: true), x: c.time, y: area.y, style: theme.dim) }
+    if c.progressWidth > 0 { buffer.put("PROGRESS", x: c.progress + 1, y: area.y, style: theme.dim) }
+    let flowLines = state.queueFlowLines
+    for (i, item) in state.queueFlowWindow.enumerated() {
+      guard let flow = state.flowRow(item.run) else { continue }
+      let y = area.y + 1 + i
+      switch item {
+      case .flow: flowRow(&buffer, flow, y: y, x: area.x, width: area.width)
+      case .member(_, let index): memberRow(&buffer, flow, index, y: y, x: area.x, width: area.width)
+      case .step(_, let index): stepRow(&buffer, flow, index, y: y, x: area.x, width: area.width)
+      }
+      if item == state.queue.flowSelection {
+        buffer.setStyle(Rect(x: area.x, y: y, width: area.width, height: 1)) { style in
+          if state.focus == .queue { style.reverse = true } else { style.underline = true }
+        }
+      }
+    }
+    // `area.y` stays the header's line: the exchanges start below it and the section.
+    area.y += flowLines
+    area.height -= flowLines
+    if state.exchanges.isEmpty {
+      buffer.put("nothing sent yet: Enter sends the selected request", x: area.x + 2, y: area.y + 1, style: theme.dim)
+      return
+    }
+    for (line, row) in state.exchanges.enumerated().dropFirst(state.queue.scroll).prefix(max(0, area.height - 1)) {
+      let y = area.y + 1 + line - state.queue.scroll
+      // A chain step whose capture failed: the step failed, whatever its exchange did.
+      let shownState = row.flowFailure == nil ? row.state : .failed
+      let stateText = row.flowFailure?.state ?? (row.retrying ? "retrying \(row.attempt + 1)" : row.state.rawValue)
+      buffer.put(glyph(shownState) + " " + stateText, x: c.state, y: y, style: theme.state(shownState), maxWidth: 13)
+      buffer.put(row.status.map(String.init) ?? "-", x: c.status, y: y, style: theme.status(row.status))
+      var x = c.name
+      x += buffer.put(TextWidth.pad(row.method.rawValue, to: 7), x: x, y: y, style: theme.method(row.method))
+      // Badges (served from the cache, merged with an identical request in flight, resumable)
+      // keep their room: the name is cut (with "…") before they are.
+      // On a narrow screen `resumable 17%` becomes `⟳ 17%` rather than push the name under 9.
+      var badges = row.badges
+      let room = c.size - x - 1
+      let wanted = min(9, TextWidth.of(row.label))
+      if room - badges.reduce(0, { $0 + TextWidth.of($1) + 3 }) < wanted {
+        badges = badges.map { $0.hasPrefix("resumable") ? "⟳" + $0.dropFirst("resumable".count) : $0 }
+      }
+      let badgeRoom = badges.reduce(0) { $0 + TextWidth.of($1) + 3 }
+      let nameRoom = max(min(wanted, room), room - badgeRoom)
+      x += buffer.put(TextWidth.truncate(row.label, to: max(1, nameRoom)), x: x, y: y, maxWidth: max(1, nameRoom))
+      for badge in badges where x + TextWidth.of(badge) + 3 <= c.size {
+        x += 1
+        x += buffer.put(" " + badge + " ", x: x, y: y, style: theme.badge)
+      }
+      if let error = row.result?.error, row.state == .failed, x + 2 < c.size - 1 {
+        buffer.put(error.message, x: x + 2, y: y, style: theme.dim, maxWidth: c.size - x - 3)
+      } else if let failure = row.flowFailure, x + 2 < c.size - 1 {
+        buffer.put(failure.message, x: x + 2, y: y, style: theme.dim, maxWidth: c.size - x - 3)
+      }
+      let size = row.state == .queued ? "" : Formatting.bytes(row.bytes)
+      if c.sizeWidth > 0 { buffer.put(TextWidth.pad(size, to: 9, alignRight: true), x: c.size, y: y) }
+      let duration = row.time.map { Formatting.milliseconds($0.total * 1000) }
+        ?? row.startedAt.flatMap { start in state.now.map { Formatting.milliseconds(max(0, $0.timeIntervalSince(start)) * 1000) } }
+        ?? ""
+      if c.timeWidth > 0 { buffer.put(TextWidth.pad(duration, to: 10, alignRight: true), x: c.time, y: y) }
+      if row.state == .running, c.progressWidth > 0 {
+        buffer.put(progressBar(row, width: c.progressWidth - 1), x: c.progress + 1, y: y, style: theme.state(row.state))
+      }
+      if line == state.queue.selection && state.queue.flowSelection == nil {
+        buffer.setStyle(Rect(x: area.x, y: y, width: area.width, height: 1)) { style in
+          if state.focus == .queue { style.reverse = true } else { style.underline = true }
+        }
+      }
+    }
+  }
+
+  /// `⧉ smoke  batch  [████····] 2/3  ✓2 ✗0 ⊘0` or `⛓ login-flow  chain  step 2/3  ✓ ▶ ·`.
+  func flowRow(_ buffer: inout ScreenBuffer, _ flow: FlowRow, y: Int, x: Int, width: Int) {
+    var cx = x
+    cx += buffer.put(glyph(flow.state) + " " + TextWidth.pad(flow.state.rawValue, to: 11), x: cx, y: y, style: theme.state(flow.state))
+    cx += 1
+    cx += buffer.put(state.queue.expandedFlows.contains(flow.run) ? "▾ " : "▸ ", x: cx, y: y, style: theme.dim)
+    cx += buffer.put((flow.kind == .batch ? "⧉ " : "⛓ ") + flow.name + "  ", x: cx, y: y, style: theme.flow, maxWidth: max(1, width / 3))
+    switch flow.kind {
+    case .batch:
+      let total = max(flow.total, state.workspace.batch(named: flow.name)?.members.count ?? 0)
+      let barWidth = 16
+      let filled = total == 0 ? barWidth : barWidth * flow.done / total
+      cx += buffer.put("[" + String(repeating: "█", count: filled) + String(repeating: "·", count: barWidth - filled) + "] ", x: cx, y: y, style: theme.state(flow.state))
+      cx += buffer.put("\(flow.done)/\(total)  ✓\(flow.succeeded) ✗\(flow.failed) ⊘\(flow.cancelled)", x: cx, y: y)
+    case .chain:
+      let count = max(flow.steps, state.workspace.chain(named: flow.name)?.steps.count ?? 0)
+      cx += buffer.put("step \(max(flow.step, flow.stepStates.keys.max() ?? 0))/\(count)  ", x: cx, y: y)
+      for i in 1...max(1, count) where count > 0 {
+        let stepState = FlowRow.stepState(flow, i)
+        cx += buffer.put(glyph(stepState) + " ", x: cx, y: y, style: theme.state(stepState))
+      }
+      if let captured = flow.captured.last {
+        buffer.put("  \(flow.captured.count) captured, last \(captured.name)", x: cx, y: y, style: theme.dim, maxWidth: x + width - cx)
+      }
+    case .request:
+      break
+    }
+    if flow.state == .failed, let message = flow.outcome.flatMap(FlowRow.detail), cx + 4 < x + width {
+      buffer.put("  " + message, x: cx, y: y, style: theme.dim, maxWidth: x + width - cx)
+    }
+  }
+
+  /// An expanded batch's member: `    ✓ users/get  200  12.3 ms`.
+  func memberRow(_ buffer: inout ScreenBuffer, _ flow: FlowRow, _ index: Int, y: Int, x: Int, width: Int) {
+    let names = state.workspace.batch(named: flow.name)?.members ?? []
+    let name = names.indices.contains(index) ? names[index] : "member \(index + 1)"
+    let memberState = FlowRow.memberState(flow, index)
+    let outcome = flow.members[index]
+    var cx = x + 4
+    cx += buffer.put(glyph(memberState) + " " + TextWidth.pad(memberState.rawValue, to: 11), x: cx, y: y, style: theme.state(memberState))
+    cx += buffer.put(name, x: cx, y: y, style: state.workspace.chain(named: name) != nil ? theme.flow : .plain, maxWidth: max(1, width / 3))
+    var details: [String] = []
+    if let status = outcome?.exchange?.response?.status { details.append(String(status)) }
+    if let outcome, outcome.kind == .chain { details.append("\(outcome.steps.filter { $0.state == .succeeded }.count)/\(outcome.steps.count) steps") }
+    if let outcome, let detail = FlowRow.detail(outcome) { details.append(detail) }
+    if !details.isEmpty, cx + 4 < x + width {
+      buffer.put("  " + details.joined(separator: "  "), x: cx, y: y, style: theme.dim, maxWidth: x + width - cx)
+    }
+  }
+
+  /// An expanded chain's step: `    ✓ 1. auth/login  uid=1 token=…`.
+  func stepRow(_ buffer: inout ScreenBuffer, _ flow: FlowRow, _ step: Int, y: Int, x: Int, width: Int) {
+    let steps = state.workspace.chain(named: flow.name)?.steps ?? []
+    let request = steps.indices.contains(step - 1) ? steps[step - 1].request : "step \(step)"
+    let stepState = FlowRow.stepState(flow, step)
+    var cx = x + 4
+    cx += buffer.put(glyph(stepState) + " " + TextWidth.pad(stepState.rawValue, to: 11), x: cx, y: y, style: theme.state(stepState))
+    cx += buffer.put("\(step). \(request)", x: cx, y: y, maxWidth: max(1, width / 3))
+    var details = flow.captured.filter { $0.step == step }.map { "\($0.name)=\(Painter.short($0.value))" }
+    if let outcome = flow.outcome?.steps.first(where: { $0.step == step }) {
+      if let detail = FlowRow.detail(outcome) { details.append(detail) }
+    }
+    if !details.isEmpty, cx + 4 < x + width {
+      buffer.put("  " + details.joined(separator: " "), x: cx, y: y, style: theme.dim, maxWidth: x + width - cx)
+    }
+  }
+
+  static func short(_ value: String) -> String { value.count > 24 ? String(value.prefix(21)) + "…" : value }
+
+  func progressBar(_ row: ExchangeRow, width: Int) -> String {
+    let p = row.progress
+    let speed = Self.speedText(p)
+    // The bar leaves room for the speed and ETA when the column is wide enough.
+    let barSpace = width - speed.count >= 14 ? width - speed.count : width
+    let inner = max(1, barSpace - 2)
+    guard let fraction = p.fraction else {
+      let moved = p.downloaded > 0 ? "⇣ " + Formatting.bytes(Int(p.downloaded)) : (p.uploaded > 0 ? "⇡ " + Formatting.bytes(Int(p.uploaded)) : "waiting")
+      return "[" + TextWidth.pad(moved, to: inner) + "]" + (barSpace < width ? speed : "")
+    }
+    let percent = (p.isUploading ? " ⇡" : " ") + "\(Int(fraction * 100))%"
+    let barWidth = max(1, inner - percent.count)
+    let filled = Int((Double(barWidth) * fraction).rounded())
+    return "[" + String(repeating: "█", count: filled) + String(repeating: "·", count: barWidth - filled) + "]" + percent
+      + (barSpace < width ? speed : "")
+  }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import RequestEngine
+import Workspace
+
+/// The request list's own state.
+public struct RequestListState: Sendable {
+  /// The name filter typed after `/` (the list shows the requests, batches and chains whose name
+  /// contains it).
+  public var filter = ""
+  /// The selected item: an index into the matching requests, then the matching batches and chains.
+  public var selection = 0
+  /// The first row shown (folder headings count as rows).
+  public var scroll = 0
+}
+
+/// The request list: its keys, selection and sending.
+extension AppState {
+  mutating func handleRequestsKey(_ key: Key) -> [Command] {
+    let count = selectableCount
+    if let index = move(key, list.selection, count: count, page: layout.contentHeight(of: .requests)) {
+      selectRequest(index)
+      return []
+    }
+    if let flow = selectedFlow {
+      return handleFlowKey(key, flow.name)
+    }
+    switch key {
+    case .enter, .char("s"), .char("r"):
+      return sendSelected()
+    case .char("S"):
+      return sendSelected(ignoringCache: true)
+    case .char("c"):
+      guard let name = selectedRequest?.name else { return [] }
+      let running = exchanges.filter { $0.name == name && !$0.state.isTerminal }
+      if running.isEmpty { message = StatusMessage("\(name) has nothing running") }
+      return running.map { .cancel($0.id) }
+    case .char("/"):
+      prompt = Prompt(purpose: .filterRequests, label: "filter requests", input: LineEdit(list.filter, selected: true))
+      return []
+    case .escape:
+      if !list.filter.isEmpty { clearRequestFilter() }
+      return []
+    case .char("E"):
+      return editBody()
+    case .char("e"):
+      focus = .editor
+      return []
+    default:
+      return []
+    }
+  }
+
+  /// Keys on a selected batch or chain: Enter runs it, `c` cancels its runs, `r` resumes a chain
+  /// that failed or was cancelled (from the failed step, with the values captured so far).
+  private mutating func handleFlowKey(_ key: Key, _ name: String) -> [Command] {
+    switch key {
+    case .enter, .char("s"):
+      message = StatusMessage("running \(name)")
+      return [.runFlow(name: name, fromStep: 1, captured: [:])]
+    case .char("c"):
+      let running = flows.filter { $0.name == name && !$0.state.isTerminal }
+      if running.isEmpty { message = StatusMessage("\(name) is not running") }
+      return running.map { .cancelFlow(run: $0.run) }
+    case .char("r"):
+      return resume(flows.first(where: { $0.name == name }), name)
+    case .char("/"):
+      prompt = Prompt(purpose: .filterRequests, label: "filter requests", input: LineEdit(list.filter, selected: true))
+      return []
+    default:
+      return []
+    }
+  }
+
+  mutating func selectRequest(_ index: Int) {
+    list.selection = index
+    let height = layout.contentHeight(of: .requests)
+    // Keep the selected row (folders add rows above it) in view.
+    let selectedFlowName = selectedFlow?.name
+    let row = listRows.firstIndex { row in
+      switch row {
+      case .request(let name, _): return name == selectedRequest?.name
+      case .flow(let name, _): return name == selectedFlowName
+      default: return false
+      }
+    } ?? 0
+    if row < list.scroll { list.scroll = row }
+    if row >= list.scroll + height { list.scroll = row - height + 1 }
+    editor.field = min(editor.field, max(0, (selectedRequest?.editorFields.count ?? 1) - 1))
+  }
+
+  mutating func sendSelected(ignoringCache: Bool = false) -> [Command] {
+    guard let prepared = preparedSelection() else {
+      message = StatusMessage("no request selected; add requests to \(workspaceFile)", isError: true)
+      return []
+    }
+    switch prepared {
+    case .success(var request):
+      following = request.name
+      historyWanted = nil
+      if ignoringCache, request.cache != nil {
+        request.cache?.mode = .networkOnly  // the network, and the cached response refreshed
+        message = StatusMessage("sent \(request.name), ignoring the cache")
+      } else {
+        message = StatusMessage("sent \(request.name)")
+      }
+      return [.send(request)]
+    case .failure(let error):
+      message = StatusMessage(error.description, isError: true)
+      return []
+    }
+  }
+
+  /// Clears the request filter keeping the selected request (or batch or chain) selected, in
+  /// view, in the whole list.
+  mutating func clearRequestFilter() {
+    let request = selectedRequest?.name
+    let flow = selectedFlow?.name
+    list.filter = ""
+    if let request, let index = visibleRequests.firstIndex(where: { $0.name == request }) {
+      selectRequest(index)
+    } else if let flow, let index = visibleFlows.firstIndex(where: { $0.name == flow }) {
+      selectRequest(visibleRequests.count + index)
+    } else {
+      selectRequest(0)
+    }
+  }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import RequestEngine
+import TerminalUI
+import Workspace
+
+/// The status bar: a prompt while one is open, else the workspace, environment, counts and the
+/// last message or the focused pane's key hints.
+extension Painter {
+  func statusBar(_ buffer: inout ScreenBuffer) {
+    let area = layout.status
+    if let prompt = state.prompt {
+      let x = buffer.put(prompt.label + ": ", x: area.x, y: area.y, style: theme.key)
+      // What the line-editing keys do, at the right when there is room.
+      let hint = prompt.input.selected ? "typing replaces · ← edits · Esc cancels" : "Ctrl-U clears · Esc cancels"
+      let hintWidth = TextWidth.of(hint) + 1
+      var width = area.width - x
+      if width - hintWidth >= 30 {
+        buffer.put(hint, x: area.x + area.width - hintWidth, y: area.y, style: theme.dim)
+        width -= hintWidth + 1
+      }
+      drawEdit(prompt.input, &buffer, x: x, y: area.y, width: width)
+      return
+    }
+    let environment = state.sources.environment ?? state.workspace.environment
+    var left = " \(state.workspace.name)"
+    if let environment { left += " · env \(environment)" }
+    if !state.unsaved.isEmpty { left += " · \(state.unsaved.count) unsaved" }
+    var x = buffer.put(left, x: area.x, y: area.y, style: theme.title)
+    let counts = " · \(state.runningCount) running · \(state.queuedCount) queued · \(state.failedCount) failed "
+    x += buffer.put(counts, x: x, y: area.y, style: state.failedCount > 0 ? theme.error : theme.dim)
+    if let message = state.message {
+      buffer.put(
+        " " + TextWidth.truncate(message.text, to: area.width - x - 1), x: x, y: area.y,
+        style: message.isError ? theme.error : .plain, maxWidth: area.width - x)
+    } else {
+      buffer.put(" " + Painter.fit(hints, width: area.width - x - 1), x: x, y: area.y, style: theme.dim, maxWidth: area.width - x)
+    }
+  }
+
+  var hints: [String] {
+    if state.editor.editing != nil { return ["Enter keeps", "Esc cancels"] }
+    switch state.focus {
+    case .requests: return ["Enter send", "S no cache", "/ filter", "c cancel", "E body", "? help", "q quit"]
+    case .editor: return ["e edit field", "E body in $EDITOR", "s send", "Ctrl-S save", "? help", "q quit"]
+    case .response: return ["/ search", "n/N next", "| jq", "w write", "W wrap", "←/→ tabs", "[ ] history", "? help", "q quit"]
+    case .queue:
+      if state.queue.flowSelection != nil {
+        return ["c cancel the run", "r resume a chain", "Enter/→/← members and steps", "? help", "q quit"]
+      }
+      return ["c cancel", "r re-send / resume", "C cancel all", "Enter view", "? help", "q quit"]
+    }
+  }
+
+  /// Hints joined with ` · ` in `width` columns: whole hints dropped from the end (never one cut
+  /// mid-word), `? help` and `q quit` the last to go.
+  static func fit(_ hints: [String], width: Int) -> String {
+    var kept = hints
+    let essential: Set<String> = ["? help", "q quit"]
+    while TextWidth.of(kept.joined(separator: " · ")) > width {
+      if let last = kept.lastIndex(where: { !essential.contains($0) }) {
+        kept.remove(at: last)
+      } else if !kept.isEmpty {
+        kept.removeFirst()
+      } else {
+        break
+      }
+    }
+    return kept.joined(separator: " · ")
+  }
+}
