@@ -38,6 +38,18 @@ public struct ViewerState: Sendable {
   public var document: BodyDocument?
   /// An earlier response from history shown instead of the live exchange.
   public var history: HistoryView?
+
+  /// Another response is shown: at its top, with no search match, search or jq filter of the
+  /// one before.
+  mutating func startOver() {
+    scroll = 0
+    matchLine = nil
+    searching = nil
+    filter = nil
+    filtered = nil
+    filteredText = nil
+    filterRunning = nil
+  }
 }
 
 /// The response viewer: what it shows, its keys, scrolling, search and history.
@@ -95,13 +107,7 @@ extension AppState {
         return requestHistory(view.entry.name, position: 1)
       }
       viewer.history = view
-      viewer.scroll = 0
-      viewer.filter = nil
-      viewer.filtered = nil
-      viewer.filteredText = nil
-      viewer.filterRunning = nil
-      viewer.matchLine = nil
-      viewer.searching = nil
+      viewer.startOver()
       let response = view.result.response
       viewer.document = response.map { BodyDocument(body: $0.body, mediaType: $0.mediaType) }
       message = StatusMessage("history \(view.position + 1)/\(view.count): [ older · ] newer · Esc back")
@@ -123,15 +129,7 @@ extension AppState {
     viewer.history = nil
     viewer.flow = nil
     viewer.exchange = id
-    if changed {
-      viewer.scroll = 0
-      viewer.matchLine = nil
-      viewer.searching = nil
-      viewer.filter = nil
-      viewer.filtered = nil
-      viewer.filteredText = nil
-      viewer.filterRunning = nil
-    }
+    if changed { viewer.startOver() }
     if let response = shownExchange?.result?.response {
       if changed || viewer.document == nil {
         // A spilled body is mapped, not read: opening it costs the same whatever its size.
