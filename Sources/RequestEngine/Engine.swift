@@ -562,7 +562,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     if curlTimeout >= 0 { timeout = curlTimeout }
     let now = monotonicNow()
     func consider(_ seconds: Double) {
-      let ms = max(0, Int((seconds * 1000).rounded(.up)))
+      let ms = max(0, Int(saturating: (seconds * 1000).rounded(.up)))
       timeout = timeout < 0 ? ms : min(timeout, ms)
     }
     for record in running.values {

@@ -154,8 +154,8 @@ final class Transfer {
     // Redirects, timeouts, TLS, HTTP version, proxy.
     set(CURLOPT_FOLLOWLOCATION, request.followRedirects ? 1 : 0)
     set(CURLOPT_MAXREDIRS, request.maxRedirects)
-    set(CURLOPT_CONNECTTIMEOUT_MS, Int(request.timeouts.idle * 1000))
-    if let deadline = request.timeouts.deadline { set(CURLOPT_TIMEOUT_MS, Int(deadline * 1000)) }
+    set(CURLOPT_CONNECTTIMEOUT_MS, Int(saturating: request.timeouts.idle * 1000))
+    if let deadline = request.timeouts.deadline { set(CURLOPT_TIMEOUT_MS, Int(saturating: deadline * 1000)) }
     if request.insecure {
       set(CURLOPT_SSL_VERIFYPEER, 0)
       set(CURLOPT_SSL_VERIFYHOST, 0)

@@ -140,11 +140,17 @@ public struct RetryPolicy: Sendable, Equatable, Hashable {
     self.statuses = statuses
   }
 
-  /// Seconds to wait before retry number `retry` (0-based): 0.5, 1.0, 2.0…
+  /// The longest wait before a retry, however large the base delay and the attempt count: a day.
+  public static let longestDelay = 86_400.0
+
+  /// Seconds to wait before retry number `retry` (0-based): 0.5, 1.0, 2.0…, at most
+  /// `longestDelay` (never NaN or infinite, whatever the policy holds).
   public func delay(beforeRetry retry: Int) -> Double {
-    var delay = baseDelay
-    for _ in 0..<retry { delay *= multiplier }
-    return delay
+    var delay = baseDelay.isFinite ? Swift.max(0, baseDelay) : 0
+    for _ in 0..<Swift.max(0, retry) where delay < Self.longestDelay {
+      delay *= multiplier.isFinite ? Swift.max(0, multiplier) : 1
+    }
+    return Swift.min(delay.isNaN ? 0 : delay, Self.longestDelay)
   }
 
   /// Whether a failed attempt (0-based count of retries already made) should be retried.

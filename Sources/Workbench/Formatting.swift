@@ -25,20 +25,20 @@ public enum Formatting {
   public static func decimal(_ value: Double, places: Int) -> String {
     var scale = 1
     for _ in 0..<places { scale *= 10 }
-    let scaled = Int((abs(value) * Double(scale)).rounded())
+    let scaled = Int(saturating: (abs(value) * Double(scale)).rounded())
     let whole = scaled / scale
     var fraction = String(scaled % scale)
     while fraction.count < places { fraction = "0" + fraction }
     return (value < 0 && scaled != 0 ? "-" : "") + "\(whole)" + (places > 0 ? "." + fraction : "")
   }
 
-  /// `42 s`, `3 min`, `2 h`, `5 d`.
+  /// `42 s`, `3 min`, `2 h`, `5 d` (an age from a damaged file, `1e300`, saturates).
   public static func age(_ seconds: Double) -> String {
     switch seconds {
-    case ..<60: return "\(Int(seconds)) s"
-    case ..<3600: return "\(Int(seconds / 60)) min"
-    case ..<86_400: return "\(Int(seconds / 3600)) h"
-    default: return "\(Int(seconds / 86_400)) d"
+    case ..<60: return "\(Int(saturating: seconds)) s"
+    case ..<3600: return "\(Int(saturating: seconds / 60)) min"
+    case ..<86_400: return "\(Int(saturating: seconds / 3600)) h"
+    default: return "\(Int(saturating: seconds / 86_400)) d"
     }
   }
 

@@ -229,7 +229,7 @@ public struct HistorySettings: Sendable, Equatable, Hashable {
 
   /// The history store's limits for these settings.
   public var limits: HistoryStore.Limits {
-    HistoryStore.Limits(perRequest: perRequest, totalBytes: Int((maxMB * 1_048_576).rounded()))
+    HistoryStore.Limits(perRequest: perRequest, totalBytes: Int(saturating: (maxMB * 1_048_576).rounded()))
   }
 }
 

@@ -134,11 +134,52 @@ struct WorkspaceReader {
     return int
   }
 
-  /// Seconds, more than 0.
-  mutating func seconds(_ value: JSONValue, _ path: JSONPath) -> Double? {
+  /// A whole number from `minimum` to `maximum` (`ValueLimits`).
+  mutating func int(_ value: JSONValue, _ path: JSONPath, atLeast minimum: Int, atMost maximum: Int) -> Int? {
+    guard case .number(let literal) = value, value.intValue == nil, let number = value.doubleValue,
+      number == number.rounded(), number > Double(maximum)
+    else {
+      guard let int = int(value, path, atLeast: minimum) else { return nil }
+      if int > maximum {
+        fail(path, "must be at most \(maximum), found \(int)")
+        return nil
+      }
+      return int
+    }
+    // A whole number too large for Int (9223372036854775808, 1e19): too large, not "not whole".
+    fail(path, "must be at most \(maximum), found \(literal)")
+    return nil
+  }
+
+  /// Seconds, more than 0 and at most `maximum` (`ValueLimits.seconds`: 7 days).
+  mutating func seconds(_ value: JSONValue, _ path: JSONPath, atMost maximum: Double = ValueLimits.seconds) -> Double? {
     guard let number = number(value, path) else { return nil }
     if !(number > 0) || !number.isFinite {
       fail(path, "must be a number of seconds above 0, found \(JSONSerializer.compact(value))")
+      return nil
+    }
+    if number > maximum {
+      fail(path, "must be at most \(ValueLimits.seconds(maximum)), found \(JSONSerializer.compact(value))")
+      return nil
+    }
+    return number
+  }
+
+  /// A number from `minimum` (or above it) to `maximum`; `unit` says what it counts (`seconds`, `MB`).
+  mutating func number(
+    _ value: JSONValue, _ path: JSONPath, from minimum: Double, above: Bool = false, atMost maximum: Double,
+    unit: String
+  ) -> Double? {
+    guard let number = number(value, path) else { return nil }
+    let low = above ? number > minimum : number >= minimum
+    if !low || !number.isFinite {
+      let bound = above ? "more than \(ValueLimits.text(minimum))" : "\(ValueLimits.text(minimum)) or more"
+      fail(path, "must be \(bound) \(unit), found \(JSONSerializer.compact(value))")
+      return nil
+    }
+    if number > maximum {
+      let limit = unit == "seconds" ? ValueLimits.seconds(maximum) : "\(ValueLimits.text(maximum)) \(unit)"
+      fail(path, "must be at most \(limit), found \(JSONSerializer.compact(value))")
       return nil
     }
     return number
@@ -149,6 +190,18 @@ struct WorkspaceReader {
   mutating func template(_ value: JSONValue, _ path: JSONPath) -> String? {
     guard let text = string(value, path) else { return nil }
     return checkTemplate(text, path) ? text : nil
+  }
+
+  /// A template that goes onto the wire in the request line or a header (a URL, a header value, a
+  /// content type, a token): CR, LF and NUL written in the file are refused here, at their place
+  /// (`WireText`); those a variable brings in are refused when the request is built.
+  mutating func wireTemplate(_ value: JSONValue, _ path: JSONPath, as field: WireText.Field) -> String? {
+    guard let text = template(value, path) else { return nil }
+    if let problem = WireText.problem(in: text, as: field) {
+      fail(path, problem)
+      return nil
+    }
+    return text
   }
 
   @discardableResult
@@ -179,6 +232,10 @@ struct WorkspaceReader {
 
   mutating func method(_ value: JSONValue, _ path: JSONPath) -> HTTPMethod? {
     guard let text = string(value, path) else { return nil }
+    if let problem = WireText.problem(in: text, as: .method) {
+      fail(path, problem)
+      return nil
+    }
     guard let method = HTTPMethod(rawValue: text.uppercased()) else {
       fail(
         path,
@@ -240,8 +297,8 @@ struct WorkspaceReader {
       if let value = present("name"), let name = r.nonEmptyString(value, at("name")) {
         workspace.name = name
       }
-      if let value = present("baseURL") { workspace.baseURL = r.template(value, at("baseURL")) }
-      if let value = present("cdnURL") { workspace.cdnURL = r.template(value, at("cdnURL")) }
+      if let value = present("baseURL") { workspace.baseURL = r.wireTemplate(value, at("baseURL"), as: .url) }
+      if let value = present("cdnURL") { workspace.cdnURL = r.wireTemplate(value, at("cdnURL"), as: .url) }
       if let value = present("defaults"), let defaults = r.defaults(value, at("defaults")) {
         workspace.defaults = defaults
       }
@@ -409,7 +466,7 @@ struct WorkspaceReader {
             r.fail(at.appending("policy"), "unknown policy \(JSONSerializer.quote(text)); use failFast or allSettled")
           }
         }
-        if let value = object["concurrency"], let n = r.int(value, at.appending("concurrency"), atLeast: 1) {
+        if let value = object["concurrency"], let n = r.int(value, at.appending("concurrency"), atLeast: 1, atMost: ValueLimits.concurrency) {
           batch.concurrency = n
         }
         batches.append(batch)
@@ -439,11 +496,11 @@ struct WorkspaceReader {
     var agent = AgentSettings()
     let ok = clean { r in
       if let v = object["maxConcurrent"],
-        let n = r.int(v, path.appending("maxConcurrent"), atLeast: 1)
+        let n = r.int(v, path.appending("maxConcurrent"), atLeast: 1, atMost: ValueLimits.concurrency)
       {
         agent.maxConcurrent = n
       }
-      if let v = object["maxPerHost"], let n = r.int(v, path.appending("maxPerHost"), atLeast: 1) {
+      if let v = object["maxPerHost"], let n = r.int(v, path.appending("maxPerHost"), atLeast: 1, atMost: ValueLimits.concurrency) {
         agent.maxPerHost = n
       }
     }
@@ -459,10 +516,10 @@ struct WorkspaceReader {
         let at = path.appending(member.key)
         switch member.key {
         case "perRequest":
-          if let n = r.int(member.value, at, atLeast: 0) { history.perRequest = n }
+          if let n = r.int(member.value, at, atLeast: 0, atMost: ValueLimits.historyEntries) { history.perRequest = n }
         case "maxMB":
-          if let mb = r.number(member.value, at) {
-            if mb > 0 && mb.isFinite { history.maxMB = mb } else { r.fail(at, "must be more than 0, found \(mb)") }
+          if let mb = r.number(member.value, at, from: 0, above: true, atMost: ValueLimits.historyMB, unit: "MB") {
+            history.maxMB = mb
           }
         default:
           r.fail(at, "unknown key; \"history\" holds \"perRequest\" and \"maxMB\"")
@@ -568,7 +625,7 @@ struct WorkspaceReader {
         r.fail(path, "missing \"name\"; every request needs a unique name")
       }
       if let value = object["url"] {
-        if let url = r.template(value, at("url")) { request.url = url }
+        if let url = r.wireTemplate(value, at("url"), as: .url) { request.url = url }
       } else {
         r.fail(path, "missing \"url\"; write an absolute URL or a path relative to \"baseURL\"")
       }
@@ -594,7 +651,7 @@ struct WorkspaceReader {
         request.followRedirects = flag
       }
       if let value = present("maxRedirects"),
-        let count = r.int(value, at("maxRedirects"), atLeast: 0)
+        let count = r.int(value, at("maxRedirects"), atLeast: 0, atMost: ValueLimits.redirects)
       {
         request.maxRedirects = count
       }
@@ -615,12 +672,10 @@ struct WorkspaceReader {
       if let value = present("dedup"), let flag = r.bool(value, at("dedup")) {
         request.dedup = flag
       }
-      if let value = present("throttle"), let seconds = r.number(value, at("throttle")) {
-        if seconds >= 0, seconds.isFinite {
-          request.throttle = seconds
-        } else {
-          r.fail(at("throttle"), "must be 0 or more seconds")
-        }
+      if let value = present("throttle"),
+        let seconds = r.number(value, at("throttle"), from: 0, atMost: ValueLimits.throttleSeconds, unit: "seconds")
+      {
+        request.throttle = seconds
       }
       if let value = present("retry") { request.retry = r.retry(value, at("retry")) }
       if let value = present("validate"), let validation = r.validation(value, at("validate")) {
@@ -642,10 +697,12 @@ struct WorkspaceReader {
       for member in object.members {
         let at = path.appending(member.key)
         if !WorkspaceReader.isValidHeaderName(member.key) {
-          r.fail(at, "\(JSONSerializer.quote(member.key)) is not a valid header name")
+          r.fail(
+            at, WireText.problem(in: member.key, as: .headerName)
+              ?? "\(JSONSerializer.quote(member.key)) is not a valid header name")
           continue
         }
-        if let text = r.template(member.value, at) { headers.add(member.key, text) }
+        if let text = r.wireTemplate(member.value, at, as: .headerValue) { headers.add(member.key, text) }
       }
     }
     return ok ? headers : nil
@@ -721,6 +778,10 @@ struct WorkspaceReader {
   private mutating func optionalContentType(_ object: JSONObject, _ path: JSONPath) -> String?? {
     guard let value = object["contentType"], value != .null else { return .some(nil) }
     guard let type = nonEmptyString(value, path) else { return nil }
+    if let problem = WireText.problem(in: type, as: .headerValue) {
+      fail(path, problem)
+      return nil
+    }
     return type
   }
 
@@ -747,8 +808,16 @@ struct WorkspaceReader {
           case "name": break
           case "value": field.value = r.template(member.value, memberPath)
           case "file": field.file = r.relativePath(member.value, memberPath)
-          case "type": field.type = r.nonEmptyString(member.value, memberPath)
-          case "filename": field.filename = r.nonEmptyString(member.value, memberPath)
+          case "type", "filename":
+            // Both go into the part's header lines.
+            guard let text = r.nonEmptyString(member.value, memberPath) else { continue }
+            if let problem = WireText.problem(in: text, as: .headerValue) {
+              r.fail(memberPath, problem)
+            } else if member.key == "type" {
+              field.type = text
+            } else {
+              field.filename = text
+            }
           default: r.fail(memberPath, "unknown part setting; use name, value, file, type, filename")
           }
         }
@@ -813,7 +882,7 @@ struct WorkspaceReader {
     }
     let at = path.appending(kind)
     if kind == "bearer" {
-      return template(content, at).map { .bearer($0) }
+      return wireTemplate(content, at, as: .headerValue).map { .bearer($0) }
     }
     if kind == "digest" {
       return credentials(content, at).map { .digest(user: $0.user, password: $0.password) }
@@ -828,12 +897,12 @@ struct WorkspaceReader {
     var password: String?
     let ok = clean { r in
       if let v = basic["user"] {
-        user = r.template(v, at.appending("user"))
+        user = r.wireTemplate(v, at.appending("user"), as: .headerValue)
       } else {
         r.fail(at, "missing \"user\"")
       }
       if let v = basic["password"] {
-        password = r.template(v, at.appending("password"))
+        password = r.wireTemplate(v, at.appending("password"), as: .headerValue)
       } else {
         r.fail(at, "missing \"password\"")
       }
@@ -875,17 +944,13 @@ struct WorkspaceReader {
     guard let object = object(value, path) else { return nil }
     var policy = RetryPolicy()
     let ok = clean { r in
-      if let v = object["max"], let max = r.int(v, path.appending("max"), atLeast: 0) {
+      if let v = object["max"], let max = r.int(v, path.appending("max"), atLeast: 0, atMost: ValueLimits.retries) {
         policy.max = max
       }
-      if let v = object["delay"], let delay = r.number(v, path.appending("delay")) {
-        if delay >= 0, delay.isFinite {
-          policy.baseDelay = delay
-        } else {
-          r.fail(
-            path.appending("delay"), "must be 0 seconds or more, found \(JSONSerializer.compact(v))"
-          )
-        }
+      if let v = object["delay"],
+        let delay = r.number(v, path.appending("delay"), from: 0, atMost: ValueLimits.retryDelay, unit: "seconds")
+      {
+        policy.baseDelay = delay
       }
       if let v = object["statuses"], let items = r.array(v, path.appending("statuses")) {
         var statuses = Set<Int>()
@@ -922,8 +987,8 @@ struct WorkspaceReader {
         let at = path.appending(member.key)
         switch member.key {
         case "seconds":
-          if let seconds = r.number(member.value, at) {
-            if seconds >= 0, seconds.isFinite { policy.seconds = seconds } else { r.fail(at, "must be 0 or more") }
+          if let seconds = r.number(member.value, at, from: 0, atMost: ValueLimits.cacheSeconds, unit: "seconds") {
+            policy.seconds = seconds
           }
         case "version": if let version = r.int(member.value, at) { policy.version = version }
         case "sensitive": policy.sensitive = r.template(member.value, at)
