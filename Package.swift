@@ -21,7 +21,7 @@ let package = Package(
     // SHA-256, shared by the engine (cache keys) and the fixture server (body digests).
     .target(name: "Digest"),
     // The workspace file: parsing with positions, the model, templating, atomic saves.
-    .target(name: "Workspace", dependencies: ["RequestEngine"]),
+    .target(name: "Workspace", dependencies: ["RequestEngine", "Digest"]),
     // The embedded demo server, also the project's fixture server for byte-level faults.
     .target(name: "DemoServer", dependencies: ["Digest"]),
     // C shim over libjq: one call that runs a jq program over a JSON text.

@@ -124,6 +124,15 @@ enum FileAccess {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { throw failure() }
     defer { close(fd) }
+    return try read(descriptor: fd, path: url.relativePath)
+  }
+
+  /// Everything left to read from an open descriptor; `path` names it in the error.
+  static func read(descriptor fd: Int32, path: String) throws(FileError) -> [UInt8] {
+    func failure() -> FileError {
+      let reason = describe(errno)
+      return FileError(path: path, message: "cannot read: \(reason)", reason: reason)
+    }
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 64 * 1024)
     while true {

@@ -1,7 +1,8 @@
 import RequestEngine
 
 /// A batch (YTKBatchRequest / XPBatchRequest): members sent together under the batch's own
-/// concurrency limit. Members are requests or chains.
+/// concurrency limit. Members are requests or chains. `Workspace.makeBatch` makes one; renaming
+/// or deleting a request updates the batches that name it.
 ///
 /// ```json
 /// {"name": "smoke", "members": ["users/get", "users/list", "login-flow"],
@@ -19,12 +20,15 @@ public struct Batch: Sendable, Equatable {
   public var members: [String]
   public var policy: Policy
   public var concurrency: Int
+  /// The JSON object it was read from, unknown keys included (see `RequestTemplate.source`).
+  var source: JSONObject
 
   public init(name: String, members: [String], policy: Policy = .failFast, concurrency: Int = 4) {
     self.name = name
     self.members = members
     self.policy = policy
     self.concurrency = concurrency
+    self.source = JSONObject([(key: "name", value: .string(name))])
   }
 }
 
@@ -42,6 +46,8 @@ public struct Chain: Sendable, Equatable {
   /// What a failed step does: stop the chain (YTK, the default) or let the later steps run
   /// (XP's continue-on-failure; the chain still fails, listing the failed steps).
   public var onFailure: OnFailure
+  /// The JSON object it was read from, unknown keys included.
+  var source: JSONObject
 
   public enum OnFailure: String, Sendable, Equatable, CaseIterable {
     case stop, `continue`
@@ -51,6 +57,7 @@ public struct Chain: Sendable, Equatable {
     self.name = name
     self.steps = steps
     self.onFailure = onFailure
+    self.source = JSONObject([(key: "name", value: .string(name))])
   }
 }
 
@@ -62,15 +69,18 @@ public struct ChainStep: Sendable, Equatable {
   /// far, `--var`, the environment, `variables`, `env.`, `secret.`); for this step they win over
   /// all of them (see `VariableSources.stepVariables`).
   public var vars: [(name: String, value: String)]
+  /// The JSON object it was read from (a step's spelling survives a save).
+  var source: JSONObject
 
   public init(request: String, capture: [(String, Capture)] = [], vars: [(String, String)] = []) {
     self.request = request
     self.capture = capture.map { (name: $0.0, source: $0.1) }
     self.vars = vars.map { (name: $0.0, value: $0.1) }
+    self.source = JSONObject()
   }
 
   public static func == (a: ChainStep, b: ChainStep) -> Bool {
-    a.request == b.request && a.capture.map(\.name) == b.capture.map(\.name)
+    a.source == b.source && a.request == b.request && a.capture.map(\.name) == b.capture.map(\.name)
       && a.capture.map(\.source) == b.capture.map(\.source) && a.vars.map(\.name) == b.vars.map(\.name)
       && a.vars.map(\.value) == b.vars.map(\.value)
   }

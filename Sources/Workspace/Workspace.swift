@@ -38,7 +38,7 @@ public struct Workspace: Sendable, Equatable {
   /// In file order; names are unique.
   public var requests: [RequestTemplate]
   /// Batches and chains (`batches`, `chains`); their names are unique among requests too.
-  /// (Read only: a save writes them back as they were in the file.)
+  /// Renaming or deleting a request updates the members and steps that name it.
   public var batches: [Batch] = []
   public var chains: [Chain] = []
   /// The folder of the file it was loaded from: upload sources and download targets are
@@ -83,7 +83,7 @@ public struct Workspace: Sendable, Equatable {
         problems: [.init(location: nil, message: "cannot read the workspace: \(error.reason)")])
     }
     var workspace = try parse(bytes, file: file)
-    workspace.folder = url.absoluteURL.deletingLastPathComponent().standardizedFileURL
+    workspace.folder = folder(of: url)
     return workspace
   }
 
@@ -111,7 +111,7 @@ public struct Workspace: Sendable, Equatable {
     throw WorkspaceError(kind: .invalid, file: file, problems: sorted(reader.problems))
   }
 
-  private static func defaultName(for file: String) -> String {
+  static func defaultName(for file: String) -> String {
     var name = file.split(separator: "/").last.map(String.init) ?? file
     if name.hasSuffix(".json") { name.removeLast(5) }
     return name.isEmpty ? "workspace" : name
@@ -150,43 +150,7 @@ public struct Workspace: Sendable, Equatable {
     requests.first { $0.name == name }
   }
 
-  /// Adds a request at `index` (default: the end). Names must be unique.
-  public mutating func add(_ request: RequestTemplate, at index: Int? = nil)
-    throws(WorkspaceEditError)
-  {
-    try checkName(request.name, replacing: nil)
-    let position = Swift.min(Swift.max(index ?? requests.count, 0), requests.count)
-    requests.insert(request, at: position)
-  }
-
-  /// Replaces the request `name` with `request` (which may have a new, still unique, name), keeping
-  /// its place and any keys the app does not know.
-  public mutating func update(_ request: RequestTemplate, named name: String)
-    throws(WorkspaceEditError)
-  {
-    guard let index = requests.firstIndex(where: { $0.name == name }) else {
-      throw WorkspaceEditError("there is no request named \(JSONSerializer.quote(name))")
-    }
-    try checkName(request.name, replacing: name)
-    var request = request
-    request.source = requests[index].source
-    requests[index] = request
-  }
-
-  /// Removes the request `name`; returns it, or nil when there is none.
-  @discardableResult
-  public mutating func removeRequest(named name: String) -> RequestTemplate? {
-    guard let index = requests.firstIndex(where: { $0.name == name }) else { return nil }
-    return requests.remove(at: index)
-  }
-
-  private func checkName(_ name: String, replacing old: String?) throws(WorkspaceEditError) {
-    if name.trimmingSpaces().isEmpty { throw WorkspaceEditError("a request needs a name") }
-    if name != old, request(named: name) != nil {
-      throw WorkspaceEditError(
-        "another request is already named \(JSONSerializer.quote(name)); names must be unique")
-    }
-  }
+  // Adding, renaming, deleting and changing requests: Workspace+Editing.swift.
 }
 
 /// The bytes a workspace was read from. Layout is not part of a workspace's value: two workspaces

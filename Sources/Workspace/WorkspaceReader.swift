@@ -416,7 +416,9 @@ struct WorkspaceReader {
           for key in step.keys where !["request", "capture", "vars"].contains(key) {
             r.fail(stepPath.appending(key), "unknown step setting; a step has request, capture and vars")
           }
-          steps.append(ChainStep(request: request, capture: captures, vars: vars))
+          var chainStep = ChainStep(request: request, capture: captures, vars: vars)
+          chainStep.source = step
+          steps.append(chainStep)
         }
         var onFailure = Chain.OnFailure.stop
         if let value = object["onFailure"], let text = r.string(value, at.appending("onFailure")) {
@@ -426,7 +428,9 @@ struct WorkspaceReader {
             r.fail(at.appending("onFailure"), "use \"stop\" (the default) or \"continue\"")
           }
         }
-        chains.append(Chain(name: name, steps: steps, onFailure: onFailure))
+        var chain = Chain(name: name, steps: steps, onFailure: onFailure)
+        chain.source = object
+        chains.append(chain)
       }
     }
     return ok ? chains : nil
@@ -445,6 +449,7 @@ struct WorkspaceReader {
         guard let object = r.object(item, at), let name = r.flowName(object, at, taken: taken) else { continue }
         taken.insert(name)
         var batch = Batch(name: name, members: [])
+        batch.source = object
         if let value = object["members"], let list = r.array(value, at.appending("members")) {
           for (k, item) in list.enumerated() {
             guard let member = r.nonEmptyString(item, at.appending("members").appending(k)) else { continue }

@@ -103,7 +103,9 @@ enum CLI {
     let workspace: Workspace
     let secrets: SecretsFile
     do {
-      workspace = try Workspace.load(from: url)
+      // A missing file opens as a new, empty workspace; the first save creates it.
+      var file = WorkspaceFile(url)
+      workspace = try file.load()
       secrets = try SecretsFile.load(forWorkspace: url)
     } catch {
       Terminal.error(error.description)
@@ -125,10 +127,19 @@ enum CLI {
     return TUIRuntime(state: state, workspaceURL: url, agent: agent, history: history, backend: backend).run()
   }
 
-  /// Loads a workspace file, or prints why it cannot be (`FILE:LINE:COLUMN: …`) and returns nil.
+  /// Loads a workspace file that must exist (the commands that read one: `run`, `export`,
+  /// `history`, …), or prints why it cannot be (`FILE:LINE:COLUMN: …`) and returns nil.
   static func loadWorkspace(_ path: String) -> Workspace? {
+    var file = WorkspaceFile(URL(fileURLWithPath: path))
     do {
-      return try Workspace.load(from: URL(fileURLWithPath: path))
+      let workspace = try file.load()
+      if file.isNew {
+        Terminal.error(
+          "reqbench: \(path): no such workspace; `reqbench \(path)` opens it as a new one, "
+            + "`reqbench import curl|http|postman FILE --into \(path)` creates it with requests")
+        return nil
+      }
+      return workspace
     } catch {
       Terminal.error(error.description)
       return nil

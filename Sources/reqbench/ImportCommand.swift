@@ -93,28 +93,25 @@ enum ImportCommand {
       return ExitStatus.usage
     }
 
-    let url = URL(fileURLWithPath: options.workspace)
+    // A missing workspace is a new, empty one, created by the save (the TUI opens it the same way).
+    var file = WorkspaceFile(URL(fileURLWithPath: options.workspace))
     var workspace: Workspace
-    if FileManager.default.fileExists(atPath: url.path) {
-      do {
-        workspace = try Workspace.load(from: url)
-      } catch {
-        Terminal.error(error.description)
-        return ExitStatus.usage
-      }
-    } else {
-      var name = url.lastPathComponent
-      if name.hasSuffix(".json") { name.removeLast(5) }
-      workspace = Workspace(name: name.isEmpty ? "workspace" : name)
+    do {
+      workspace = try file.load()
+    } catch {
+      Terminal.error(error.description)
+      return ExitStatus.usage
     }
 
     let report: ImportReport
     do {
       report = try workspace.addImported(imported, name: options.name)
-      try workspace.save(to: url)
-    } catch let error as WorkspaceEditError {
+    } catch {
       Terminal.error("reqbench: \(options.workspace): \(error.message)")
       return ExitStatus.usage
+    }
+    do {
+      try file.save(workspace)
     } catch {
       Terminal.error("reqbench: \(error)")
       return ExitStatus.usage

@@ -8,10 +8,9 @@ struct RunCommand {
 
   func execute() -> Int32 {
     let workspaceURL = URL(fileURLWithPath: options.workspace)
-    let workspace: Workspace
+    guard let workspace = CLI.loadWorkspace(options.workspace) else { return ExitStatus.usage }
     let secrets: SecretsFile
     do {
-      workspace = try Workspace.load(from: workspaceURL)
       secrets = try SecretsFile.load(forWorkspace: workspaceURL)
     } catch {
       Terminal.error(error.description)

@@ -222,7 +222,7 @@ struct HistoryCommandTests {
     #expect(result.stderr.hasPrefix("\(broken.path):1:"))
     let missing = try history([root.appendingPathComponent("nope.json").path])
     #expect(missing.status == 2)
-    #expect(missing.stderr.contains("cannot read the workspace"))
+    #expect(missing.stderr.contains("nope.json: no such workspace; `reqbench "))
   }
 
   @Test(arguments: [

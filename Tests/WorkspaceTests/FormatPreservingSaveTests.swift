@@ -135,7 +135,7 @@ import Workspace
 
   @Test func removingAndReorderingKeepsTheOtherRequestsText() throws {
     var ws = try workspace(handFormatted)
-    ws.removeRequest(named: "users/get")
+    try ws.deleteRequest(named: "users/get")
     let out = text(ws.encoded())
     #expect(out.contains(#"        {"name": "users/list", "url": "/users", "query": {"page": "1"}}"#))
     #expect(!out.contains("users/get"))

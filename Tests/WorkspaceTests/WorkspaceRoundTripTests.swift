@@ -47,7 +47,7 @@ import Workspace
     let compact = #"{"version":1,"name":"n","requests":[{"name":"a","url":"/x"}]}"#
     var ws = try workspace(compact)
     #expect(text(ws.encoded()) == compact)
-    try ws.add(RequestTemplate(name: "b", url: "/y"))
+    try ws.addRequest(RequestTemplate(name: "b", url: "/y"))
     #expect(
       text(ws.encoded())
         == #"{"version":1,"name":"n","requests":[{"name":"a","url":"/x"}, {"name": "b", "method": "GET", "url": "/y"}]}"#)
@@ -133,8 +133,8 @@ import Workspace
 
   @Test func aNewWorkspaceIsWrittenWithVersionAndName() throws {
     var ws = Workspace(name: "scratch", baseURL: "http://h/")
-    try ws.add(RequestTemplate(name: "ping", url: "/ping"))
-    try ws.add(
+    try ws.addRequest(RequestTemplate(name: "ping", url: "/ping"))
+    try ws.addRequest(
       RequestTemplate(
         name: "send", method: .POST, url: "/send", body: .json(["a": 1]), timeout: 5,
         validation: Validation(status: [201...201])))
@@ -175,7 +175,7 @@ import Workspace
 
   @Test func addingADuplicateNameIsRefused() throws {
     var ws = try workspace(withUnknownKeys)
-    #expect(throws: WorkspaceEditError.self) { try ws.add(RequestTemplate(name: "get", url: "/x")) }
+    #expect(throws: WorkspaceEditError.self) { try ws.addRequest(RequestTemplate(name: "get", url: "/x")) }
     #expect(ws.requests.count == 2)
   }
 
@@ -197,17 +197,17 @@ import Workspace
     }
   }
 
-  @Test func removeRequestTakesItOut() throws {
+  @Test func deleteRequestTakesItOut() throws {
     var ws = try workspace(withUnknownKeys)
-    #expect(ws.removeRequest(named: "get")?.url == "/a")
-    #expect(ws.removeRequest(named: "get") == nil)
+    #expect(try ws.deleteRequest(named: "get").request.url == "/a")
+    #expect(throws: WorkspaceEditError("there is no request named \"get\"")) { try ws.deleteRequest(named: "get") }
     let out = try json(text(ws.encoded()))
     #expect(out["requests"]?.arrayValue?.count == 1)
   }
 
   @Test func addInsertsAtAnIndex() throws {
     var ws = try workspace(withUnknownKeys)
-    try ws.add(RequestTemplate(name: "first", url: "/f"), at: 0)
+    try ws.addRequest(RequestTemplate(name: "first", url: "/f"), placement: .index(0))
     #expect(ws.requests.map(\.name) == ["first", "get", "post"])
   }
 

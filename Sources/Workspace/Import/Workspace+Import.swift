@@ -34,7 +34,8 @@ extension Workspace {
         template.name = imported.requests.count == 1 ? prefix : prefix + "/" + template.name
       }
       template.name = uniqueName(template.name)
-      try add(template)
+      if template.name.trimmingSpaces().isEmpty { throw WorkspaceEditError("a request needs a name") }
+      requests.append(template)
       report.added.append(template)
     }
     for variable in imported.variables {
@@ -51,13 +52,5 @@ extension Workspace {
       report.variablesAdded.append(variable)
     }
     return report
-  }
-
-  /// `name`, or `name-2`, `name-3`… when a request already has it.
-  func uniqueName(_ name: String) -> String {
-    guard request(named: name) != nil else { return name }
-    var n = 2
-    while request(named: "\(name)-\(n)") != nil { n += 1 }
-    return "\(name)-\(n)"
   }
 }
