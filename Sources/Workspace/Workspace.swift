@@ -71,19 +71,12 @@ public struct Workspace: Sendable, Equatable {
 
   // MARK: - Reading
 
-  /// Reads and checks a workspace file. Errors name the file as `url.relativePath`.
+  /// Reads and checks a workspace file that must exist (`WorkspaceFile.load` opens a missing one
+  /// as a new workspace). Errors name the file as `url.relativePath`.
   public static func load(from url: URL) throws(WorkspaceError) -> Workspace {
-    let file = url.relativePath
-    let bytes: [UInt8]
-    do {
-      bytes = try FileAccess.read(url)
-    } catch {
-      throw WorkspaceError(
-        kind: .unreadable, file: file,
-        problems: [.init(location: nil, message: "cannot read the workspace: \(error.reason)")])
-    }
-    var workspace = try parse(bytes, file: file)
-    workspace.folder = folder(of: url)
+    var file = WorkspaceFile(url)
+    let workspace = try file.load()
+    if file.isNew { throw WorkspaceError.unreadable(url, reason: FileAccess.describe(ENOENT)) }
     return workspace
   }
 

@@ -44,20 +44,17 @@ public struct WorkspaceFile: Sendable {
   /// named after the file (`api` for `api.json`) whose first save creates it; a file that cannot
   /// be read or does not load is an error, and `loaded` stays what it was.
   public mutating func load() throws(WorkspaceError) -> Workspace {
-    let file = url.relativePath
     let read: FileAccess.StampedRead
     do {
       read = try FileAccess.readStamped(url)
     } catch {
-      throw WorkspaceError(
-        kind: .unreadable, file: file,
-        problems: [.init(location: nil, message: "cannot read the workspace: \(error.reason)")])
+      throw WorkspaceError.unreadable(url, reason: error.reason)
     }
     guard let (bytes, stamp) = read.contents else {
       loaded = .missing
       return Workspace.new(at: url)
     }
-    var workspace = try Workspace.parse(bytes, file: file)
+    var workspace = try Workspace.parse(bytes, file: url.relativePath)
     workspace.folder = Workspace.folder(of: url)
     loaded = .present(stamp)
     return workspace
@@ -221,6 +218,15 @@ public enum FileChange: Sendable, Equatable {
     case (_, .missing): return .deleted
     default: return hasUnsavedEdits ? .conflict : .reload
     }
+  }
+}
+
+extension WorkspaceError {
+  /// `FILE: cannot read the workspace: REASON`.
+  static func unreadable(_ url: URL, reason: String) -> WorkspaceError {
+    WorkspaceError(
+      kind: .unreadable, file: url.relativePath,
+      problems: [.init(location: nil, message: "cannot read the workspace: \(reason)")])
   }
 }
 
