@@ -11,7 +11,8 @@ extension Painter {
     if let prompt = state.prompt {
       let x = buffer.put(prompt.label + ": ", x: area.x, y: area.y, style: theme.key)
       // What the line-editing keys do, at the right when there is room.
-      let hint = prompt.input.selected ? "typing replaces · ← edits · Esc cancels" : "Ctrl-U clears · Esc cancels"
+      let editing = prompt.input.selected ? ["typing replaces", Keymap.hint(.cursorLeft, in: .lineEdit)] : [Keymap.hint(.clearBefore, in: .lineEdit)]
+      let hint = (editing + [Keymap.hint(.cancelPrompt, in: .prompt)]).compactMap { $0 }.joined(separator: " · ")
       let hintWidth = TextWidth.of(hint) + 1
       var width = area.width - x
       if width - hintWidth >= 30 {
@@ -33,29 +34,17 @@ extension Painter {
         " " + TextWidth.truncate(message.text, to: area.width - x - 1), x: x, y: area.y,
         style: message.isError ? theme.error : .plain, maxWidth: area.width - x)
     } else {
-      buffer.put(" " + Painter.fit(hints, width: area.width - x - 1), x: x, y: area.y, style: theme.dim, maxWidth: area.width - x)
-    }
-  }
-
-  var hints: [String] {
-    if state.editor.editing != nil { return ["Enter keeps", "Esc cancels"] }
-    switch state.focus {
-    case .requests: return ["Enter send", "S no cache", "/ filter", "c cancel", "E body", "? help", "q quit"]
-    case .editor: return ["e edit field", "E body in $EDITOR", "s send", "Ctrl-S save", "? help", "q quit"]
-    case .response: return ["/ search", "n/N next", "| jq", "w write", "W wrap", "←/→ tabs", "[ ] history", "? help", "q quit"]
-    case .queue:
-      if state.queue.flowSelection != nil {
-        return ["c cancel the run", "r resume a chain", "Enter/→/← members and steps", "? help", "q quit"]
-      }
-      return ["c cancel", "r re-send / resume", "C cancel all", "Enter view", "? help", "q quit"]
+      let (hints, essential) = Keymap.hints(in: state.paneContext)
+      buffer.put(
+        " " + Painter.fit(hints, width: area.width - x - 1, keeping: essential), x: x, y: area.y, style: theme.dim,
+        maxWidth: area.width - x)
     }
   }
 
   /// Hints joined with ` · ` in `width` columns: whole hints dropped from the end (never one cut
-  /// mid-word), `? help` and `q quit` the last to go.
-  static func fit(_ hints: [String], width: Int) -> String {
+  /// mid-word), the essential ones (`? help`, `q quit`) the last to go.
+  static func fit(_ hints: [String], width: Int, keeping essential: Set<String>) -> String {
     var kept = hints
-    let essential: Set<String> = ["? help", "q quit"]
     while TextWidth.of(kept.joined(separator: " · ")) > width {
       if let last = kept.lastIndex(where: { !essential.contains($0) }) {
         kept.remove(at: last)

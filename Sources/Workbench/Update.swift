@@ -52,18 +52,40 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
 }
 
 extension AppState {
+  /// Where the user is, for what a key means (`Keymap`).
+  public var keyContext: KeyContext {
+    switch overlay {
+    case .help: return .help
+    case .confirmQuit: return .confirmQuit
+    case .unsavedChanges: return .unsavedChanges
+    case nil: break
+    }
+    if confirmOverwrite != nil { return .confirmOverwrite }
+    if prompt != nil { return .prompt }
+    return paneContext
+  }
+
+  /// The focused pane's context (a field being edited in the editor's), whatever is open over it:
+  /// the status bar's hints.
+  var paneContext: KeyContext {
+    if editor.editing != nil { return .editing }
+    switch focus {
+    case .requests: return selectedFlow == nil ? .requests : .flowInList
+    case .editor: return .editor
+    case .response: return .response
+    case .queue: return queue.flowSelection == nil ? .queue : .queueRun
+    }
+  }
+
   mutating func handle(_ key: Key) -> [Command] {
     if let overlay { return handle(key, in: overlay) }
     if layout.tooSmall {
       // Nothing else is on the screen: keys that act unseen are ignored.
-      switch key {
-      case .char("q"), .ctrl("c"): return quit()
-      default: return []
-      }
+      return Keymap.action(for: key, in: .global) == .quit ? quit() : []
     }
     if let command = confirmOverwrite {
       confirmOverwrite = nil
-      if key == .char("y") || key == .char("Y") {
+      if Keymap.action(for: key, in: .confirmOverwrite) == .overwrite {
         pendingWrite = command
         return [command]
       }
@@ -73,25 +95,30 @@ extension AppState {
     if prompt != nil { return handlePrompt(key) }
     if editor.editing != nil { return handleEditing(key) }
     message = nil
+    let context = keyContext
+    guard let action = Keymap.action(for: key, in: context) else { return [] }
+    return perform(action, in: context)
+  }
 
-    switch key {
-    case .char("q"):
+  /// Does what an action does where the user is: the key's, or (later) the palette's.
+  mutating func perform(_ action: Action, in context: KeyContext) -> [Command] {
+    switch action {
+    case .quit:
       return quit()
-    case .ctrl("c"):
-      return quit()
-    case .char("?"), .function(1):
+    case .help:
       overlay = .help
       return []
-    case .tab:
+    case .nextPane:
       focus = Pane(rawValue: (focus.rawValue + 1) % Pane.allCases.count) ?? .requests
       return []
-    case .backTab:
+    case .previousPane:
       focus = Pane(rawValue: (focus.rawValue + Pane.allCases.count - 1) % Pane.allCases.count) ?? .requests
       return []
-    case .char("1"), .char("2"), .char("3"), .char("4"):
-      if case .char(let c) = key, let n = c.wholeNumberValue { focus = Pane(rawValue: n - 1) ?? focus }
+    case .focusRequests, .focusEditor, .focusResponse, .focusQueue:
+      let panes: [Action: Pane] = [.focusRequests: .requests, .focusEditor: .editor, .focusResponse: .response, .focusQueue: .queue]
+      focus = panes[action] ?? focus
       return []
-    case .char("C"):
+    case .cancelAll:
       guard isBusy else {
         message = StatusMessage("nothing is running")
         return []
@@ -100,17 +127,17 @@ extension AppState {
       message = cancelling
       awaiting = .cancelAll(cancelled: 0, message: cancelling)
       return [.cancelAll]
-    case .ctrl("s"):
+    case .save:
       return [.save]
     default:
       break
     }
-
-    switch focus {
-    case .requests: return handleRequestsKey(key)
-    case .editor: return handleEditorKey(key)
-    case .response: return handleResponseKey(key)
-    case .queue: return handleQueueKey(key)
+    switch context {
+    case .requests, .flowInList: return handleRequests(action)
+    case .editor: return handleEditor(action)
+    case .response: return handleResponse(action)
+    case .queue, .queueRun: return handleQueue(action)
+    default: return []
     }
   }
 
@@ -135,17 +162,17 @@ extension AppState {
     }
   }
 
-  /// Up, down, page and home/end over `count` items; returns the new index.
-  func move(_ key: Key, _ index: Int, count: Int, page: Int) -> Int? {
+  /// Up, down, page and first/last over `count` items; returns the new index.
+  func move(_ action: Action, _ index: Int, count: Int, page: Int) -> Int? {
     guard count > 0 else { return nil }
     let target: Int
-    switch key {
-    case .down, .char("j"): target = index + 1
-    case .up, .char("k"): target = index - 1
-    case .pageDown, .ctrl("d"): target = index + max(1, page)
-    case .pageUp, .ctrl("u"): target = index - max(1, page)
-    case .home, .char("g"): target = 0
-    case .end, .char("G"): target = count - 1
+    switch action {
+    case .down: target = index + 1
+    case .up: target = index - 1
+    case .pageDown: target = index + max(1, page)
+    case .pageUp: target = index - max(1, page)
+    case .first: target = 0
+    case .last: target = count - 1
     default: return nil
     }
     return min(max(0, target), count - 1)

@@ -17,6 +17,7 @@ enum Invocation: Equatable {
   case benchmarkRender([String])
   case benchmarkBody([String])
   case cache([String])
+  case keys([String])
 }
 
 struct RunOptions: Equatable {
@@ -79,6 +80,7 @@ enum Arguments {
       reqbench export curl|http WORKSPACE TARGET... [--env NAME] [--var K=V]... [--reveal-secrets]
       reqbench demo-server [--port N]
       reqbench screenshot SCENARIO|all [--out PATH.svg | --dir DIR] [--size WxH] [--workspace FILE]
+      reqbench keys [--markdown]
       reqbench --help | --version
 
     reqbench       opens the TUI on WORKSPACE (default workspaces/demo.json); ? shows its keys
@@ -94,6 +96,7 @@ enum Arguments {
     import         adds requests from curl commands, .http files or Postman collections
     export         prints a request as a curl command or .http text
     screenshot     renders scripted TUI scenarios to SVG and text (the README's pictures)
+    keys           lists the TUI's keys (--markdown: as the README's tables)
     demo-server    runs the embedded demo server on 127.0.0.1 (default port 8080; 0 picks a free one)
     --demo         starts the demo server on a free port and opens the demo workspace against it
 
@@ -151,6 +154,7 @@ enum Arguments {
     case "secrets": return .secrets(Array(args.dropFirst()))
     case "screenshot": return .screenshot(Array(args.dropFirst()))
     case "cache": return .cache(Array(args.dropFirst()))
+    case "keys": return .keys(Array(args.dropFirst()))
     case "benchmark-render": return .benchmarkRender(Array(args.dropFirst()))
     case "benchmark-body": return .benchmarkBody(Array(args.dropFirst()))
     default:

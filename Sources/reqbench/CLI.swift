@@ -49,6 +49,8 @@ enum CLI {
       return ScreenshotCommand.run(args)
     case .cache(let args):
       return CacheCommand.run(args)
+    case .keys(let args):
+      return KeysCommand.run(args)
     case .benchmarkRender(let args):
       return BenchmarkCommand.run(args)
     case .benchmarkBody(let args):

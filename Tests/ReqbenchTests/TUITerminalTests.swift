@@ -118,9 +118,9 @@ struct TUIEditorTests {
   /// was left), and quitting discards the unsaved body.
   func keysStillWorkThenQuit(_ session: TmuxSession) throws {
     try session.send("?")
-    try session.waitFor("Keys · any key closes")
+    try session.waitFor("other keys close")
     try session.send("x")
-    try session.waitForAbsence("Keys · any key closes")
+    try session.waitForAbsence("other keys close")
     try session.send("q")
     try session.send("d")
     try session.waitFor("[exited 0]")
@@ -243,6 +243,23 @@ struct TUIColourAndTTYTests {
       let old = try Data(contentsOf: root.appendingPathComponent("screenshots/" + name))
       #expect(new == old, "screenshots/\(name) is out of date: .build/debug/reqbench screenshot all --dir screenshots")
     }
+  }
+
+  /// The README's key tables are the TUI's one key table: `reqbench keys --markdown` prints them.
+  @Test func theREADMEKeyTablesAreTheKeyTable() throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent()
+    let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+    let begin = try #require(readme.range(of: "<!-- keys:begin -->\n"), "README.md has no <!-- keys:begin --> line")
+    let end = try #require(readme.range(of: "<!-- keys:end -->"), "README.md has no <!-- keys:end --> line")
+    let result = try runProcess(try reqbenchBinary, ["keys", "--markdown"])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.contains("| Enter s r | send the selected request |"))
+    #expect(
+      String(readme[begin.upperBound..<end.lowerBound]) == result.stdout,
+      "README.md's key tables differ from the key table: put the output of `.build/debug/reqbench keys --markdown` between its keys:begin and keys:end lines")
+    let text = try runProcess(try reqbenchBinary, ["keys"])
+    #expect(text.status == 0 && text.stdout.hasPrefix("Everywhere\n  Tab "))
   }
 
   @Test func screenshotHelpPrintsUsage() throws {

@@ -37,20 +37,20 @@ extension AppState {
     return [.edit(text: text, fileExtension: ext)]
   }
 
-  mutating func handleEditorKey(_ key: Key) -> [Command] {
+  mutating func handleEditor(_ action: Action) -> [Command] {
     guard let template = selectedRequest else { return [] }
     let fields = template.editorFields
-    if let index = move(key, editor.field, count: fields.count, page: layout.contentHeight(of: .editor)) {
+    if let index = move(action, editor.field, count: fields.count, page: layout.contentHeight(of: .editor)) {
       editor.field = index
       let height = layout.contentHeight(of: .editor) - 1
       if editor.field < editor.scroll { editor.scroll = editor.field }
       if editor.field >= editor.scroll + height { editor.scroll = editor.field - height + 1 }
       return []
     }
-    switch key {
-    case .char("S"):
+    switch action {
+    case .sendIgnoringCache:
       return sendSelected(ignoringCache: true)
-    case .char("e"), .enter:
+    case .editField:
       guard fields.indices.contains(editor.field) else { return [] }
       let field = fields[editor.field]
       if field.editable {
@@ -58,9 +58,9 @@ extension AppState {
         return []
       }
       return editBody()
-    case .char("E"):
+    case .editBody:
       return editBody()
-    case .char("s"):
+    case .send:
       return sendSelected()
     default:
       return []
@@ -72,11 +72,11 @@ extension AppState {
       editor.editing = nil
       return []
     }
-    switch key {
-    case .escape:
+    switch Keymap.action(for: key, in: .editing) {
+    case .cancelEdit:
       editor.editing = nil
       message = StatusMessage("edit cancelled")
-    case .enter:
+    case .keepEdit:
       let fields = template.editorFields
       guard fields.indices.contains(editor.field) else {
         editor.editing = nil

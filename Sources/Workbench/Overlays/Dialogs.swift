@@ -7,12 +7,11 @@ import Workspace
 /// (save, discard or stay?).
 extension AppState {
   mutating func handleConfirmQuitKey(_ key: Key) -> [Command] {
-    switch key {
-    case .char("y"), .char("Y"), .enter, .ctrl("c"):
-      if !unsaved.isEmpty, key != .ctrl("c") {
-        overlay = .unsavedChanges
-        return [.cancelAll]
-      }
+    switch Keymap.action(for: key, in: .confirmQuit) {
+    case .cancelAndQuit where !unsaved.isEmpty:
+      overlay = .unsavedChanges
+      return [.cancelAll]
+    case .cancelAndQuit, .quitNow:
       overlay = nil
       return [.cancelAll, .quit]
     default:
@@ -23,12 +22,12 @@ extension AppState {
   }
 
   mutating func handleUnsavedChangesKey(_ key: Key) -> [Command] {
-    switch key {
-    case .char("s"), .char("S"), .char("y"), .char("Y"), .enter:
+    switch Keymap.action(for: key, in: .unsavedChanges) {
+    case .saveAndQuit:
       overlay = nil
       quitAfterSave = true
       return [.save]
-    case .char("d"), .char("D"), .ctrl("c"):
+    case .discardAndQuit:
       overlay = nil
       return [.quit]
     default:

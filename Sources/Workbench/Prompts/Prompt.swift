@@ -19,45 +19,61 @@ public struct LineEdit: Sendable, Equatable {
     self.selected = selected && !text.isEmpty
   }
 
-  /// Applies an editing key; returns false for keys it does not handle.
+  /// Applies an editing key (a character, or a key of `Keymap`'s line editing); returns false for
+  /// keys it does not handle.
   public mutating func apply(_ key: Key) -> Bool {
-    if selected {
-      switch key {
-      case .char, .backspace, .delete, .ctrl("u"), .ctrl("k"):
-        text = ""
-        cursor = 0
-        selected = false
-        if case .char = key {} else { return true }
-      case .left, .right, .home, .end, .ctrl("a"), .ctrl("e"):
-        selected = false
-      default:
-        break
+    if case .char(let c) = key {
+      if selected { clear() }
+      insert(String(c))
+      return true
+    }
+    guard let action = Keymap.action(for: key, in: .lineEdit) else { return false }
+    switch action {
+    case .deleteBackward, .deleteForward, .clearBefore, .clearAfter:
+      if selected {
+        clear()
+        return true
       }
+    case .cursorLeft, .cursorRight, .lineStart, .lineEnd:
+      selected = false
+    default:
+      return false
     }
     var chars = Array(text)
-    switch key {
-    case .char(let c):
-      chars.insert(c, at: cursor)
-      cursor += 1
-    case .backspace:
+    switch action {
+    case .deleteBackward:
       guard cursor > 0 else { return true }
       chars.remove(at: cursor - 1)
       cursor -= 1
-    case .delete:
+    case .deleteForward:
       guard cursor < chars.count else { return true }
       chars.remove(at: cursor)
-    case .left: cursor = max(0, cursor - 1)
-    case .right: cursor = min(chars.count, cursor + 1)
-    case .home, .ctrl("a"): cursor = 0
-    case .end, .ctrl("e"): cursor = chars.count
-    case .ctrl("u"):
+    case .cursorLeft: cursor = max(0, cursor - 1)
+    case .cursorRight: cursor = min(chars.count, cursor + 1)
+    case .lineStart: cursor = 0
+    case .lineEnd: cursor = chars.count
+    case .clearBefore:
       chars.removeSubrange(0..<cursor)
       cursor = 0
-    case .ctrl("k"): chars.removeSubrange(cursor..<chars.count)
+    case .clearAfter: chars.removeSubrange(cursor..<chars.count)
     default: return false
     }
     text = String(chars)
     return true
+  }
+
+  /// Inserts text at the cursor (a typed character, or pasted text).
+  public mutating func insert(_ string: String) {
+    var chars = Array(text)
+    chars.insert(contentsOf: string, at: cursor)
+    cursor += string.count
+    text = String(chars)
+  }
+
+  private mutating func clear() {
+    text = ""
+    cursor = 0
+    selected = false
   }
 }
 
@@ -73,12 +89,12 @@ public struct Prompt: Sendable, Equatable {
 extension AppState {
   mutating func handlePrompt(_ key: Key) -> [Command] {
     guard var current = prompt else { return [] }
-    switch key {
-    case .escape:
+    switch Keymap.action(for: key, in: .prompt) {
+    case .cancelPrompt:
       prompt = nil
       if current.purpose == .filterRequests { clearRequestFilter() }
       return []
-    case .enter:
+    case .accept:
       prompt = nil
       let text = current.input.text
       switch current.purpose {

@@ -127,19 +127,19 @@ extension AppState {
   /// Keys on a batch or chain line of the queue: `c` cancels the run, `r` resumes a chain that
   /// failed or was cancelled, Enter / space toggle its members or steps, → shows and ← hides
   /// them.
-  mutating func handleQueueFlowKey(_ key: Key, _ item: QueueFlowItem) -> [Command] {
+  mutating func handleQueueFlow(_ action: Action, _ item: QueueFlowItem) -> [Command] {
     guard let flow = flowRow(item.run) else { return [] }
-    switch key {
-    case .char("c"):
+    switch action {
+    case .cancelRun:
       guard !flow.state.isTerminal else {
         message = StatusMessage("\(flow.kind.rawValue) \(flow.name) already \(flow.state.rawValue)")
         return []
       }
       message = StatusMessage("cancelling \(flow.kind.rawValue) \(flow.name)")
       return [.cancelFlow(run: flow.run)]
-    case .char("r"):
+    case .resumeChain:
       return resume(flow, flow.name)
-    case .enter where item.isMember:
+    case .view where item.isMember:
       // A member opens its exchange; the batch stays expanded.
       if let id = flow.memberExchanges[item.memberIndex ?? -1], exchanges.contains(where: { $0.id == id }) {
         show(id)
@@ -147,15 +147,15 @@ extension AppState {
       } else {
         message = StatusMessage("this member has not been sent")
       }
-    case .enter, .char(" "):
+    case .view, .toggleRun:
       if queue.expandedFlows.contains(flow.run) {
         collapse(flow.run)
       } else {
         queue.expandedFlows.insert(flow.run)
       }
-    case .right, .char("l"):
+    case .expandRun:
       queue.expandedFlows.insert(flow.run)
-    case .left, .char("h"):
+    case .collapseRun:
       collapse(flow.run)
     default:
       break

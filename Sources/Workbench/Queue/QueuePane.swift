@@ -21,11 +21,11 @@ extension AppState {
     exchanges.indices.contains(queue.selection) ? exchanges[queue.selection] : nil
   }
 
-  mutating func handleQueueKey(_ key: Key) -> [Command] {
+  mutating func handleQueue(_ action: Action) -> [Command] {
     // One list: the batch and chain section, then the exchanges.
     let items = queueFlowItems
     let current = queue.flowSelection.flatMap { items.firstIndex(of: $0) } ?? (items.count + queue.selection)
-    if let index = move(key, current, count: items.count + exchanges.count, page: layout.contentHeight(of: .queue)) {
+    if let index = move(action, current, count: items.count + exchanges.count, page: layout.contentHeight(of: .queue)) {
       if index < items.count {
         selectQueueFlow(items[index])
       } else {
@@ -33,31 +33,27 @@ extension AppState {
       }
       return []
     }
-    if let item = queue.flowSelection { return handleQueueFlowKey(key, item) }
-    queueHint(key)
+    if let item = queue.flowSelection { return handleQueueFlow(action, item) }
+    if action == .whereIsFilter {
+      message = StatusMessage("/ filters the request list (1) and searches the response (3); the queue has no filter")
+      return []
+    }
     guard let row = selectedExchange else { return [] }
-    switch key {
-    case .char("c"):
+    switch action {
+    case .cancelExchange:
       guard !row.state.isTerminal else {
         message = StatusMessage("\(row.name) already \(row.state.rawValue)")
         return []
       }
       return [.cancel(row.id)]
-    case .char("r"), .char("s"):
+    case .resend:
       return resend(row)
-    case .enter:
+    case .view:
       show(row.id)
       focus = .response
       return []
     default:
       return []
-    }
-  }
-
-  /// Keys of the other panes pressed in the queue: say where they work.
-  private mutating func queueHint(_ key: Key) {
-    if key == .char("/") {
-      message = StatusMessage("/ filters the request list (1) and searches the response (3); the queue has no filter")
     }
   }
 

@@ -15,34 +15,34 @@ public struct RequestListState: Sendable {
 
 /// The request list: its keys, selection and sending.
 extension AppState {
-  mutating func handleRequestsKey(_ key: Key) -> [Command] {
-    let count = selectableCount
-    if let index = move(key, list.selection, count: count, page: layout.contentHeight(of: .requests)) {
+  mutating func handleRequests(_ action: Action) -> [Command] {
+    if let index = move(action, list.selection, count: selectableCount, page: layout.contentHeight(of: .requests)) {
       selectRequest(index)
       return []
     }
-    if let flow = selectedFlow {
-      return handleFlowKey(key, flow.name)
+    if action == .filterRequests {
+      prompt = Prompt(purpose: .filterRequests, label: "filter requests", input: LineEdit(list.filter, selected: true))
+      return []
     }
-    switch key {
-    case .enter, .char("s"), .char("r"):
+    if let flow = selectedFlow {
+      return handleFlow(action, flow.name)
+    }
+    switch action {
+    case .send:
       return sendSelected()
-    case .char("S"):
+    case .sendIgnoringCache:
       return sendSelected(ignoringCache: true)
-    case .char("c"):
+    case .cancelRequest:
       guard let name = selectedRequest?.name else { return [] }
       let running = exchanges.filter { $0.name == name && !$0.state.isTerminal }
       if running.isEmpty { message = StatusMessage("\(name) has nothing running") }
       return running.map { .cancel($0.id) }
-    case .char("/"):
-      prompt = Prompt(purpose: .filterRequests, label: "filter requests", input: LineEdit(list.filter, selected: true))
-      return []
-    case .escape:
+    case .clearFilter:
       if !list.filter.isEmpty { clearRequestFilter() }
       return []
-    case .char("E"):
+    case .editBody:
       return editBody()
-    case .char("e"):
+    case .editRequest:
       focus = .editor
       return []
     default:
@@ -50,22 +50,19 @@ extension AppState {
     }
   }
 
-  /// Keys on a selected batch or chain: Enter runs it, `c` cancels its runs, `r` resumes a chain
-  /// that failed or was cancelled (from the failed step, with the values captured so far).
-  private mutating func handleFlowKey(_ key: Key, _ name: String) -> [Command] {
-    switch key {
-    case .enter, .char("s"):
+  /// A selected batch or chain: run it, cancel its runs, resume a chain that failed or was
+  /// cancelled (from the failed step, with the values captured so far).
+  private mutating func handleFlow(_ action: Action, _ name: String) -> [Command] {
+    switch action {
+    case .runFlow:
       message = StatusMessage("running \(name)")
       return [.runFlow(name: name, fromStep: 1, captured: [:])]
-    case .char("c"):
+    case .cancelFlow:
       let running = flows.filter { $0.name == name && !$0.state.isTerminal }
       if running.isEmpty { message = StatusMessage("\(name) is not running") }
       return running.map { .cancelFlow(run: $0.run) }
-    case .char("r"):
+    case .resumeChain:
       return resume(flows.first(where: { $0.name == name }), name)
-    case .char("/"):
-      prompt = Prompt(purpose: .filterRequests, label: "filter requests", input: LineEdit(list.filter, selected: true))
-      return []
     default:
       return []
     }

@@ -140,37 +140,37 @@ extension AppState {
     }
   }
 
-  mutating func handleResponseKey(_ key: Key) -> [Command] {
+  mutating func handleResponse(_ action: Action) -> [Command] {
     let page = layout.contentHeight(of: .response)
     let document = viewer.filtered ?? viewer.document
-    switch key {
-    case .down, .char("j"): scrollViewer(by: 1)
-    case .up, .char("k"): scrollViewer(by: -1)
-    case .pageDown, .ctrl("d"), .char(" "): scrollViewer(by: max(1, page - 1))
-    case .pageUp, .ctrl("u"): scrollViewer(by: -max(1, page - 1))
-    case .home, .char("g"): viewer.scroll = 0
-    case .end, .char("G"):
+    switch action {
+    case .down: scrollViewer(by: 1)
+    case .up: scrollViewer(by: -1)
+    case .pageDown: scrollViewer(by: max(1, page - 1))
+    case .pageUp: scrollViewer(by: -max(1, page - 1))
+    case .first: viewer.scroll = 0
+    case .last:
       if viewer.tab == .body, let document { viewer.scroll = max(0, document.totalLineCount() - page) }
-    case .left, .char("h"):
+    case .previousTab:
       viewer.tab = ViewerState.Tab(rawValue: (viewer.tab.rawValue + 2) % 3) ?? .body
       viewer.scroll = 0
-    case .right, .char("l"):
+    case .nextTab:
       viewer.tab = ViewerState.Tab(rawValue: (viewer.tab.rawValue + 1) % 3) ?? .body
       viewer.scroll = 0
-    case .char("W"):
+    case .wrap:
       viewer.wrap.toggle()
       message = StatusMessage(viewer.wrap ? "wrapping long lines" : "not wrapping")
-    case .char("/"):
+    case .search:
       prompt = Prompt(purpose: .search, label: "search", input: LineEdit(viewer.search ?? "", selected: true))
-    case .char("n"), .char("N"):
-      return findNext(forward: key == .char("n"))
-    case .char("|"):
+    case .nextMatch, .previousMatch:
+      return findNext(forward: action == .nextMatch)
+    case .jq:
       guard shownExchange?.result?.response != nil else {
         message = StatusMessage("no response to filter yet", isError: true)
         return []
       }
       prompt = Prompt(purpose: .filterBody, label: "jq", input: LineEdit(viewer.filter ?? ".", selected: true))
-    case .escape:
+    case .back:
       if let cursor = viewer.searching {
         viewer.searching = nil
         message = StatusMessage("/\(cursor.query): search stopped")
@@ -185,19 +185,19 @@ extension AppState {
       } else if viewer.history != nil {
         leaveHistory()
       }
-    case .char("["):
+    case .olderResponse:
       guard let name = viewer.history?.entry.name ?? shownExchange?.name ?? selectedRequest?.name else {
         return []
       }
       return requestHistory(name, position: viewer.history.map { $0.position + 1 } ?? 0)
-    case .char("]"):
+    case .newerResponse:
       guard let history = viewer.history else { return [] }
       if history.position == 0 {
         leaveHistory()
         return []
       }
       return requestHistory(history.entry.name, position: history.position - 1)
-    case .char("w"):
+    case .writeBody:
       guard let row = shownExchange, row.result?.response != nil else {
         message = StatusMessage("no response body to write yet", isError: true)
         return []
@@ -210,7 +210,7 @@ extension AppState {
         let ext = viewer.document?.kind == .json ? "json" : "txt"
         prompt = Prompt(purpose: .writeBody, label: "write body to", input: LineEdit("\(name).\(ext)"))
       }
-    case .char("s"), .char("r"):
+    case .resend:
       if let history = viewer.history {
         return resend(history)
       }

@@ -1,0 +1,339 @@
+// Every key binding of the TUI, declared once (as bubbles' `key.Binding`): the keys, where they
+// apply, the action they map to, a short text for the status bar and a long one for the help.
+// `update` asks this table which action a key means where the user is and acts on the action;
+// the `?` overlay, the status-bar hints, the README's key table (`reqbench keys --markdown`)
+// and the command palette are all drawn from it (`KeyHelp.swift`).
+
+/// What a key does, by name: the same action may be bound to other keys in other places.
+public enum Action: String, Sendable, CaseIterable {
+  // Everywhere
+  case nextPane, previousPane, focusRequests, focusEditor, focusResponse, focusQueue
+  case help, cancelAll, save, quit
+  // Moving in a list, scrolling a view
+  case down, up, pageDown, pageUp, first, last
+  // The request list
+  case send, sendIgnoringCache, cancelRequest, filterRequests, clearFilter, editBody, editRequest
+  // A batch or chain in the list, a run in the queue
+  case runFlow, cancelFlow, resumeChain, cancelRun, toggleRun, expandRun, collapseRun
+  // The editor
+  case editField, keepEdit, cancelEdit
+  // The response
+  case search, nextMatch, previousMatch, jq, writeBody, wrap, previousTab, nextTab
+  case olderResponse, newerResponse, resend, back
+  // The queue
+  case view, cancelExchange, whereIsFilter
+  // Prompts and line editing
+  case accept, cancelPrompt
+  case cursorLeft, cursorRight, lineStart, lineEnd, deleteBackward, deleteForward, clearBefore, clearAfter
+  // Questions
+  case cancelAndQuit, quitNow, saveAndQuit, discardAndQuit, overwrite
+}
+
+/// Where the user is, for what a key means: one at a time (`AppState.keyContext`), plus
+/// `global` under the panes and `lineEdit` under a prompt or a field being edited.
+public enum KeyContext: String, Sendable, CaseIterable {
+  case global
+  /// The request list with a request (or nothing) selected.
+  case requests
+  /// The request list with a batch or chain selected.
+  case flowInList
+  case editor
+  /// A field of the editor being edited in place.
+  case editing
+  case response
+  /// The queue with an exchange selected.
+  case queue
+  /// The queue with a batch or chain run (or one of its members or steps) selected.
+  case queueRun
+  case prompt
+  /// The text of a prompt or a field being edited.
+  case lineEdit
+  case help
+  case confirmQuit, unsavedChanges, confirmOverwrite
+
+  /// The contexts of the four panes, where `global` keys apply too.
+  public static let panes: [KeyContext] = [.requests, .flowInList, .editor, .response, .queue, .queueRun]
+}
+
+/// A group of bindings as the help and the README show them.
+public enum KeySection: String, Sendable, CaseIterable {
+  case everywhere, lists, scrolling, requests, flowInList, editor, editing, response, queue, queueRun
+  case prompt, lineEdit, confirmQuit, unsavedChanges, confirmOverwrite, mouse
+
+  public var title: String {
+    switch self {
+    case .everywhere: "Everywhere"
+    case .lists: "Lists (requests, editor fields, queue)"
+    case .scrolling: "Scrolling (the response, this help)"
+    case .requests: "Request list"
+    case .flowInList: "A batch or chain in the request list"
+    case .editor: "Editor"
+    case .editing: "Editing a field"
+    case .response: "Response"
+    case .queue: "Queue"
+    case .queueRun: "A batch or chain run in the queue"
+    case .prompt: "Prompts (search, jq, filter, write)"
+    case .lineEdit: "Typing in a prompt or a field"
+    case .confirmQuit: "Quit while transfers run"
+    case .unsavedChanges: "Quit with unsaved edits"
+    case .confirmOverwrite: "Write over an existing file"
+    case .mouse: "Mouse"
+    }
+  }
+
+  /// The contexts its bindings apply in.
+  var contexts: [KeyContext] {
+    switch self {
+    case .everywhere: [.global]
+    case .lists: [.requests, .flowInList, .editor, .queue, .queueRun]
+    case .scrolling: [.response, .help]
+    case .requests: [.requests]
+    case .flowInList: [.flowInList]
+    case .editor: [.editor]
+    case .editing: [.editing]
+    case .response: [.response]
+    case .queue: [.queue]
+    case .queueRun: [.queueRun]
+    case .prompt: [.prompt]
+    case .lineEdit: [.lineEdit]
+    case .confirmQuit: [.confirmQuit]
+    case .unsavedChanges: [.unsavedChanges]
+    case .confirmOverwrite: [.confirmOverwrite]
+    case .mouse: []
+    }
+  }
+
+  /// What the help says below the section's bindings.
+  public var note: String? {
+    switch self {
+    case .scrolling: "in the help, any other key closes it"
+    case .prompt: "a prompt comes back with its last value selected: typing replaces it, ← → Home End keep it to edit"
+    case .confirmQuit, .unsavedChanges: "any other key: stay"
+    case .confirmOverwrite: "any other key: keep the file"
+    case .mouse: "a click selects and focuses, the wheel scrolls"
+    default: nil
+    }
+  }
+}
+
+public struct KeyBinding: Sendable {
+  public let action: Action
+  public let keys: [Key]
+  /// The long text: what the help overlay, the README and the palette say.
+  public let help: String
+  /// The short text of the status-bar hint (`send` in `Enter send`); nil: no hint.
+  public let hint: String?
+  /// A hint for a pair (`n/N next`): the other action's key is shown after a slash.
+  public let hintPair: Action?
+  /// Where the hint shows (the binding's contexts unless said).
+  public let hintContexts: [KeyContext]
+  public let section: KeySection
+  public let contexts: [KeyContext]
+
+  init(
+    _ action: Action, _ keys: [Key], _ help: String, hint: String? = nil, pair: Action? = nil,
+    hintIn: [KeyContext]? = nil, _ section: KeySection, also: [KeyContext] = []
+  ) {
+    self.action = action
+    self.keys = keys
+    self.help = help
+    self.hint = hint
+    self.hintPair = pair
+    self.section = section
+    self.contexts = section.contexts + also
+    self.hintContexts = hintIn ?? (section == .everywhere ? KeyContext.panes : section.contexts + also)
+  }
+
+  /// The keys as the help writes them: `Enter s`, `↓ j`, `Ctrl-D` (a capital letter whose small
+  /// one is bound too is not repeated).
+  public var keyText: String {
+    let names = keys.filter { key in
+      if case .char(let c) = key, c.isUppercase, let lower = c.lowercased().first, keys.contains(.char(lower)) {
+        return false
+      }
+      return true
+    }
+    return names.map(\.name).joined(separator: " ")
+  }
+}
+
+extension Key {
+  /// How the help writes a key.
+  public var name: String {
+    switch self {
+    case .char(" "): "space"
+    case .char(let c): String(c)
+    case .ctrl(let c): "Ctrl-" + c.uppercased()
+    case .enter: "Enter"
+    case .escape: "Esc"
+    case .tab: "Tab"
+    case .backTab: "Shift-Tab"
+    case .backspace: "Backspace"
+    case .delete: "Delete"
+    case .up: "↑"
+    case .down: "↓"
+    case .left: "←"
+    case .right: "→"
+    case .home: "Home"
+    case .end: "End"
+    case .pageUp: "PgUp"
+    case .pageDown: "PgDn"
+    case .function(let n): "F\(n)"
+    }
+  }
+}
+
+/// The one table of key bindings.
+public enum Keymap {
+  /// The table, in the order the help shows it.
+  public static let bindings: [KeyBinding] = [
+    // Everywhere
+    KeyBinding(.nextPane, [.tab], "next pane", .everywhere),
+    KeyBinding(.previousPane, [.backTab], "previous pane", .everywhere),
+    KeyBinding(.focusRequests, [.char("1")], "the request list", .everywhere),
+    KeyBinding(.focusEditor, [.char("2")], "the editor", .everywhere),
+    KeyBinding(.focusResponse, [.char("3")], "the response", .everywhere),
+    KeyBinding(.focusQueue, [.char("4")], "the queue", .everywhere),
+    KeyBinding(.cancelAll, [.char("C")], "cancel everything running", hint: "cancel all", hintIn: [.queue], .everywhere),
+    KeyBinding(.save, [.ctrl("s")], "save the workspace", hint: "save", hintIn: [.editor], .everywhere),
+    KeyBinding(.help, [.char("?"), .function(1)], "all keys (this help)", hint: "help", .everywhere),
+    KeyBinding(
+      .quit, [.char("q"), .ctrl("c")], "quit: asks first while transfers run, then when edits are unsaved", hint: "quit",
+      .everywhere),
+    // Lists
+    KeyBinding(.down, [.down, .char("j")], "next row", .lists),
+    KeyBinding(.up, [.up, .char("k")], "previous row", .lists),
+    KeyBinding(.pageDown, [.pageDown, .ctrl("d")], "a page down", .lists),
+    KeyBinding(.pageUp, [.pageUp, .ctrl("u")], "a page up", .lists),
+    KeyBinding(.first, [.home, .char("g")], "first row", .lists),
+    KeyBinding(.last, [.end, .char("G")], "last row", .lists),
+    // Scrolling
+    KeyBinding(.down, [.down, .char("j")], "scroll down a line", .scrolling),
+    KeyBinding(.up, [.up, .char("k")], "scroll up a line", .scrolling),
+    KeyBinding(.pageDown, [.pageDown, .ctrl("d"), .char(" ")], "a page down", .scrolling),
+    KeyBinding(.pageUp, [.pageUp, .ctrl("u")], "a page up", .scrolling),
+    KeyBinding(.first, [.home, .char("g")], "the top", .scrolling),
+    KeyBinding(.last, [.end, .char("G")], "the end", .scrolling),
+    // Request list
+    KeyBinding(.send, [.enter, .char("s"), .char("r")], "send the selected request", hint: "send", .requests),
+    KeyBinding(
+      .sendIgnoringCache, [.char("S")], "send it ignoring the cache (the cached response is refreshed)", hint: "no cache",
+      .requests),
+    KeyBinding(
+      .filterRequests, [.char("/")], "filter by name as you type (Esc clears it, keeping the selection)",
+      hint: "filter", .requests, also: [.flowInList]),
+    KeyBinding(.cancelRequest, [.char("c")], "cancel the request's running exchanges", hint: "cancel", .requests),
+    KeyBinding(.editBody, [.char("E")], "edit the body in $EDITOR", hint: "body", .requests),
+    KeyBinding(.editRequest, [.char("e")], "edit the request in the editor pane", .requests),
+    KeyBinding(.clearFilter, [.escape], "clear the filter", .requests),
+    // A batch or chain in the list
+    KeyBinding(.runFlow, [.enter, .char("s")], "run it", hint: "run", .flowInList),
+    KeyBinding(.cancelFlow, [.char("c")], "cancel its runs", hint: "cancel", .flowInList),
+    KeyBinding(
+      .resumeChain, [.char("r")], "resume a chain that failed or was cancelled, from that step, with the values captured",
+      hint: "resume", .flowInList),
+    // Editor
+    KeyBinding(.editField, [.char("e"), .enter], "edit the field in place (the body: in $EDITOR)", hint: "edit field", .editor),
+    KeyBinding(.editBody, [.char("E")], "edit the body in $EDITOR", hint: "body in $EDITOR", .editor),
+    KeyBinding(.send, [.char("s")], "send the request", hint: "send", .editor),
+    KeyBinding(.sendIgnoringCache, [.char("S")], "send it ignoring the cache", .editor),
+    // Editing a field
+    KeyBinding(.keepEdit, [.enter], "keep the value (an empty one removes a parameter or header)", hint: "keeps", .editing),
+    KeyBinding(.cancelEdit, [.escape], "cancel the edit", hint: "cancels", .editing),
+    // Response
+    KeyBinding(.search, [.char("/")], "search the body", hint: "search", .response),
+    KeyBinding(.nextMatch, [.char("n")], "next match", hint: "next", pair: .previousMatch, .response),
+    KeyBinding(.previousMatch, [.char("N")], "previous match", .response),
+    KeyBinding(.jq, [.char("|")], "filter the JSON body with jq", hint: "jq", .response),
+    KeyBinding(
+      .writeBody, [.char("w")], "write the body (or the jq output shown) to a file; asks before overwriting one",
+      hint: "write", .response),
+    KeyBinding(.wrap, [.char("W")], "wrap long lines, or stop wrapping them", hint: "wrap", .response),
+    KeyBinding(.previousTab, [.left, .char("h")], "previous tab (body, headers, timing)", hint: "tabs", pair: .nextTab, .response),
+    KeyBinding(.nextTab, [.right, .char("l")], "next tab", .response),
+    KeyBinding(
+      .olderResponse, [.char("[")], "an older response of the request, from history", hint: "history", pair: .newerResponse,
+      .response),
+    KeyBinding(.newerResponse, [.char("]")], "a newer one (after the newest: the live response)", .response),
+    KeyBinding(.resend, [.char("s"), .char("r")], "send it again (a response from history: as it was recorded)", .response),
+    KeyBinding(.back, [.escape], "stop a search or a running jq, clear the jq filter, leave history", .response),
+    // Queue
+    KeyBinding(.cancelExchange, [.char("c")], "cancel the selected exchange", hint: "cancel", .queue),
+    KeyBinding(
+      .resend, [.char("r"), .char("s")], "send it again; a download resumes from the bytes on disk", hint: "re-send / resume",
+      .queue),
+    KeyBinding(.view, [.enter], "show the exchange in the response pane", hint: "view", .queue),
+    KeyBinding(.whereIsFilter, [.char("/")], "says where / works (the queue has no filter)", .queue),
+    // A run in the queue
+    KeyBinding(.cancelRun, [.char("c")], "cancel the whole run", hint: "cancel the run", .queueRun),
+    KeyBinding(.resumeChain, [.char("r")], "resume a chain that failed or was cancelled", hint: "resume a chain", .queueRun),
+    KeyBinding(
+      .view, [.enter], "on a run: show or hide its members or steps; on a member: show its exchange",
+      hint: "members and steps", pair: .expandRun, .queueRun),
+    KeyBinding(.toggleRun, [.char(" ")], "show or hide its members or steps", .queueRun),
+    KeyBinding(.expandRun, [.right, .char("l")], "show its members or steps", .queueRun),
+    KeyBinding(.collapseRun, [.left, .char("h")], "hide them", .queueRun),
+    // Prompts
+    KeyBinding(.accept, [.enter], "search, filter, write…", .prompt),
+    KeyBinding(.cancelPrompt, [.escape], "close the prompt", hint: "cancels", .prompt),
+    // Line editing
+    KeyBinding(.cursorLeft, [.left], "cursor left", hint: "edits", .lineEdit),
+    KeyBinding(.cursorRight, [.right], "cursor right", .lineEdit),
+    KeyBinding(.lineStart, [.home, .ctrl("a")], "to the start", .lineEdit),
+    KeyBinding(.lineEnd, [.end, .ctrl("e")], "to the end", .lineEdit),
+    KeyBinding(.deleteBackward, [.backspace], "delete before the cursor", .lineEdit),
+    KeyBinding(.deleteForward, [.delete], "delete after the cursor", .lineEdit),
+    KeyBinding(.clearBefore, [.ctrl("u")], "clear before the cursor", hint: "clears", .lineEdit),
+    KeyBinding(.clearAfter, [.ctrl("k")], "clear after the cursor", .lineEdit),
+    // Questions
+    KeyBinding(.cancelAndQuit, [.char("y"), .char("Y"), .enter], "cancel the transfers and quit", .confirmQuit),
+    KeyBinding(.quitNow, [.ctrl("c")], "cancel them and quit at once, unsaved edits too", .confirmQuit),
+    KeyBinding(
+      .saveAndQuit, [.char("s"), .char("S"), .char("y"), .char("Y"), .enter], "save and quit", .unsavedChanges),
+    KeyBinding(.discardAndQuit, [.char("d"), .char("D"), .ctrl("c")], "discard the edits and quit", .unsavedChanges),
+    KeyBinding(.overwrite, [.char("y"), .char("Y")], "write over it", .confirmOverwrite),
+  ]
+
+  /// Which action each key has in each context, built once from the table.
+  private static let lookup: [KeyContext: [Key: Action]] = {
+    var table: [KeyContext: [Key: Action]] = [:]
+    for binding in bindings {
+      for context in binding.contexts {
+        for key in binding.keys where table[context]?[key] == nil {
+          table[context, default: [:]][key] = binding.action
+        }
+      }
+    }
+    return table
+  }()
+
+  /// The action of a key in a context (in a pane's context, the keys of every pane too).
+  public static func action(for key: Key, in context: KeyContext) -> Action? {
+    if let action = lookup[context]?[key] { return action }
+    return KeyContext.panes.contains(context) ? lookup[.global]?[key] : nil
+  }
+
+  /// The binding of an action in a context (for the keys a hint or the palette shows).
+  public static func binding(_ action: Action, in context: KeyContext) -> KeyBinding? {
+    bindings.first { $0.action == action && $0.contexts.contains(context) }
+      ?? (KeyContext.panes.contains(context) ? bindings.first { $0.action == action && $0.contexts.contains(.global) } : nil)
+  }
+
+  /// Keys bound twice in one context (the second would never act): a test keeps this empty.
+  public static var conflicts: [(context: KeyContext, key: Key, actions: [Action])] {
+    var found: [(KeyContext, Key, [Action])] = []
+    for context in KeyContext.allCases {
+      var seen: [Key: Action] = [:]
+      let visible = bindings.filter {
+        $0.contexts.contains(context) || (KeyContext.panes.contains(context) && $0.contexts.contains(.global))
+      }
+      for binding in visible {
+        for key in binding.keys {
+          if let other = seen[key] { found.append((context, key, [other, binding.action])) }
+          seen[key] = binding.action
+        }
+      }
+    }
+    return found
+  }
+}

@@ -1,0 +1,30 @@
+import TerminalUI
+import Workbench
+
+/// `reqbench keys [--markdown]`: the TUI's key bindings from its one table (`Keymap`), as text
+/// or as the README's markdown tables.
+enum KeysCommand {
+  static let usage = "reqbench keys [--markdown]"
+
+  static func run(_ args: [String]) -> Int32 {
+    switch args {
+    case []:
+      for (i, line) in Keymap.helpLines.enumerated() {
+        switch line {
+        case .heading(let title): Output.standard.line((i == 0 ? "" : "\n") + title)
+        case .binding(let keys, let help): Output.standard.line("  " + TextWidth.pad(keys, to: 20) + help)
+        case .note(let note): Output.standard.line(String(repeating: " ", count: 22) + note)
+        }
+      }
+    case ["--markdown"]:
+      Output.standard.write(Keymap.markdown)
+    case ["--help"], ["-h"]:
+      Output.standard.line("usage: \(usage)\n  lists the TUI's keys by where they apply; --markdown prints the README's key tables")
+    default:
+      Terminal.error("reqbench: \(usage)")
+      return ExitStatus.usage
+    }
+    Output.standard.flush()
+    return ExitStatus.success
+  }
+}
