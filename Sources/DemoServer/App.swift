@@ -57,7 +57,10 @@ final class App: Sendable {
     case "empty" where rest.isEmpty: return Response(status: 200, headers: [("Content-Type", "application/json")])
     case "space" where rest.isEmpty: return Response.text(200, " ", contentType: "application/json")
     case "text" where rest.isEmpty: return text(request)
-    case "escape" where rest.isEmpty: return Response.text(200, Content.escape)
+    case "escape" where rest.isEmpty:
+      var response = Response.text(200, Content.escape)
+      response.headers.append(("X-Escape", "\u{1b}]0;header title\u{07}\u{202e}"))
+      return response
     case "cookies": return cookies(request, rest)
     case "upload" where rest.isEmpty: return upload(request)
     // Demo endpoints

@@ -323,8 +323,12 @@ enum Content {
 
     """
 
+  /// Everything a terminal must never be sent raw: CSI, OSC (title, clipboard), DCS, C0, the
+  /// one-character C1 CSI, bidirectional overrides and isolates.
   static let escape =
     "plain text, then \u{1b}[31mred\u{1b}[0m, a bell \u{07}, a title change \u{1b}]0;title\u{07}, a backspace \u{08}, a carriage return \r and a NUL \u{00}.\n"
+    + "a clipboard write \u{1b}]52;c;cHduZWQ=\u{07}, a DCS \u{1b}P1$qm\u{1b}\\, a C1 CSI \u{9b}31m, "
+    + "an override \u{202e}lave\u{202c} and an isolate \u{2066}iso\u{2069}.\n"
 
   static let smallJSON: JSON = .obj([
     "name": "small.json",

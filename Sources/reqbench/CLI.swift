@@ -1,6 +1,7 @@
 import DemoServer
 import Foundation
 import RequestEngine
+import TerminalUI
 import Workbench
 import Workspace
 
@@ -200,54 +201,32 @@ enum Signals {
   }
 }
 
-/// Output helpers: stderr lines, TTY detection and escaping of server bytes for a terminal.
+/// stderr: messages (escaped by `ControlEscaping`: a request name, a URL or a server's words in
+/// them can never drive the terminal), the live progress line, prompts; and TTY detection.
 enum Terminal {
-  static func error(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
+  /// A message of one or more lines; every control character but the newline escaped.
+  static func error(_ text: String) {
+    FileHandle.standardError.write(Data((ControlEscaping.visibleLines(text) + "\n").utf8))
   }
 
-  static func writeError(_ text: String) {
-    FileHandle.standardError.write(Data(text.utf8))
+  /// The live progress line, drawn over the previous one (`\r`, erase to the end of the line);
+  /// its text escaped whole.
+  static func progress(_ line: String) {
+    FileHandle.standardError.write(Data(("\r\u{1b}[K" + ControlEscaping.visible(line)).utf8))
+  }
+
+  /// Erases the progress line.
+  static func clearProgress() {
+    FileHandle.standardError.write(Data("\r\u{1b}[K".utf8))
+  }
+
+  /// A prompt (no newline), escaped.
+  static func prompt(_ text: String) {
+    FileHandle.standardError.write(Data(ControlEscaping.visibleLines(text).utf8))
   }
 
   static var stdoutIsTTY: Bool { isatty(STDOUT_FILENO) == 1 }
   static var stderrIsTTY: Bool { isatty(STDERR_FILENO) == 1 }
-
-  /// Bytes from a server, made safe for a terminal: valid UTF-8 kept, control characters other
-  /// than newline and tab shown as `\x1b`, invalid bytes as `\xff`.
-  static func escapedForTerminal(_ bytes: [UInt8]) -> String {
-    var out = ""
-    out.reserveCapacity(bytes.count)
-    var i = 0
-    while i < bytes.count {
-      let lead = bytes[i]
-      let length: Int
-      switch lead {
-      case 0x00..<0x80: length = 1
-      case 0xC2..<0xE0: length = 2
-      case 0xE0..<0xF0: length = 3
-      case 0xF0..<0xF5: length = 4
-      default: length = 0
-      }
-      if length > 0, i + length <= bytes.count,
-        bytes[(i + 1)..<(i + length)].allSatisfy({ $0 & 0xC0 == 0x80 }),
-        let scalar = String(validating: bytes[i..<(i + length)], as: UTF8.self)?.unicodeScalars.first
-      {
-        if scalar == "\n" || scalar == "\t" {
-          out.unicodeScalars.append(scalar)
-        } else if scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value) {
-          out += "\\x" + String(scalar.value, radix: 16).leftPad(2)
-        } else {
-          out.unicodeScalars.append(scalar)
-        }
-        i += length
-      } else {
-        out += "\\x" + String(lead, radix: 16).leftPad(2)
-        i += 1
-      }
-    }
-    return out
-  }
 }
 
 extension String {

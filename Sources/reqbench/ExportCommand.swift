@@ -100,7 +100,7 @@ enum ExportCommand {
     switch options.format {
     case .http:
       do {
-        Output.standard.write(
+        Output.standard.data(
           try HTTPFileExporter.text(for: templates, in: workspace, environment: options.environment))
       } catch {
         Terminal.error("reqbench: \(options.workspace): \(error.message)")
@@ -127,7 +127,7 @@ enum ExportCommand {
           return ExitStatus.usage
         }
       }
-      Output.standard.write(commands.joined(separator: "\n\n") + "\n")
+      Output.standard.data(commands.joined(separator: "\n\n") + "\n")
     }
     return ExitStatus.success
   }

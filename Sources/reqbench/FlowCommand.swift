@@ -129,7 +129,7 @@ struct FlowCommand {
         ("cancelled", .number(results.filter { $0.state == .cancelled }.count)),
         ("results", .array(results.map { .object(FlowFormat.json($0, redaction: redaction)) })),
       ])
-      Output.standard.line(JSONSerializer.compact(.object(summary)))
+      Output.standard.json(.object(summary))
     } else {
       for outcome in results where outcome.kind != .request {
         Output.standard.line(FlowFormat.line(outcome))
@@ -182,7 +182,7 @@ struct FlowCommand {
       case .headers:
         return
       }
-      Output.standard.line(JSONSerializer.compact(.object(object)))
+      Output.standard.json(.object(object))
     } else if case .finished(let result) = event {
       let prefix = FlowFormat.prefix(result.request.tags)
       Output.standard.line(Format.line(RunResult(name: prefix + result.request.name, exchange: result)))
@@ -228,7 +228,7 @@ struct FlowCommand {
       guard outcome.kind != .request else { return }
       object = JSONObject([("event", "flow")] + FlowFormat.json(outcome, redaction: redaction).members.map { ($0.key, $0.value) })
     }
-    Output.standard.line(JSONSerializer.compact(.object(object)))
+    Output.standard.json(.object(object))
   }
 }
 

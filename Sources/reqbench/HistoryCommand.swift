@@ -76,7 +76,7 @@ enum HistoryCommand {
 
     if options.json {
       for entry in entries {
-        Output.standard.line(JSONSerializer.compact(.object(HistoryFormat.json(entry))))
+        Output.standard.json(.object(HistoryFormat.json(entry)))
       }
     } else {
       for line in HistoryFormat.table(entries, now: Date()) { Output.standard.line(line) }

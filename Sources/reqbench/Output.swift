@@ -1,7 +1,14 @@
 import Foundation
+import TerminalUI
+import RequestEngine
 
 /// Buffered writes to a file descriptor (stdout), flushed explicitly: Swift 6 forbids touching
 /// C's `stdout` global, and `print` would flush per line on a pipe anyway.
+///
+/// What goes through it is either shown (`line`, `json`: escaped by `ControlEscaping`, always,
+/// so a request name or a header from a server can never drive the terminal) or data a script
+/// reads (`data`: a response body, an exported command, raw on a pipe and escaped on a
+/// terminal).
 final class Output: @unchecked Sendable {
   static let standard = Output(fd: STDOUT_FILENO)
 
@@ -11,11 +18,32 @@ final class Output: @unchecked Sendable {
 
   init(fd: Int32) { self.fd = fd }
 
-  func write(_ text: String) { write(Array(text.utf8)) }
+  /// Whether this output is a terminal.
+  var isTerminal: Bool { isatty(fd) == 1 }
 
-  func line(_ text: String) { write(text + "\n") }
+  /// A line shown to a person (a table row, a result line, a usage text): every control
+  /// character but the newline escaped.
+  func line(_ text: String) { write(Array((ControlEscaping.visibleLines(text) + "\n").utf8)) }
 
-  func write(_ bytes: [UInt8]) {
+  /// One JSON value on a line (`--json` output): compact, with the controls JSON leaves raw (C1,
+  /// the bidirectional controls) written as `\u` escapes.
+  func json(_ value: JSONValue) {
+    write(Array((ControlEscaping.jsonEscaped(JSONSerializer.compact(value)) + "\n").utf8))
+  }
+
+  /// Data as it is (a response body, an exported command or file) when this output is not a
+  /// terminal; on a terminal, escaped (`ControlEscaping.visible(bytes:)`: newlines and tabs kept).
+  func data(_ bytes: [UInt8], escaped: Bool) {
+    if escaped {
+      write(Array(ControlEscaping.visible(bytes: bytes).utf8))
+    } else {
+      write(bytes)
+    }
+  }
+
+  func data(_ text: String) { data(Array(text.utf8), escaped: isTerminal) }
+
+  private func write(_ bytes: [UInt8]) {
     lock.withLock {
       buffer.append(contentsOf: bytes)
       if buffer.count >= 1 << 16 { flushLocked() }

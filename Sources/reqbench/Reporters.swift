@@ -29,11 +29,11 @@ final class SingleReporter: Reporter {
     guard now - lastDraw >= 0.1 else { return }
     lastDraw = now
     drawn = true
-    Terminal.writeError("\r\u{1b}[K" + Format.progressLine(name: name, p))
+    Terminal.progress(Format.progressLine(name: name, p))
   }
 
   func finished(_ result: RunResult) {
-    if drawn { Terminal.writeError("\r\u{1b}[K") }
+    if drawn { Terminal.clearProgress() }
     if let body = result.exchange?.response?.body { writeBody(body) }
     Terminal.error(Format.statusLine(result))
   }
@@ -57,11 +57,7 @@ final class SingleReporter: Reporter {
   }
 
   private func write(_ bytes: [UInt8], escaped: Bool) {
-    if escaped {
-      Output.standard.write(Terminal.escapedForTerminal(bytes))
-    } else {
-      Output.standard.write(bytes)
-    }
+    Output.standard.data(bytes, escaped: escaped)
   }
 }
 
@@ -123,13 +119,13 @@ final class LinesReporter: Reporter {
     let line = "[\(finishedCount)/\(total)] \(running.count) running · \(max(0, queued)) queued · \(failed) failed"
     guard line != drawn else { return }
     drawn = line
-    Terminal.writeError("\r\u{1b}[K" + line)
+    Terminal.progress(line)
   }
 
   private func clearProgress() {
     guard live, drawn != nil else { return }
     drawn = nil
-    Terminal.writeError("\r\u{1b}[K")
+    Terminal.clearProgress()
   }
 }
 
@@ -190,7 +186,7 @@ struct JSONReporter: Reporter {
   }
 
   private func emit(_ value: JSONValue) {
-    Output.standard.line(JSONSerializer.compact(value))
+    Output.standard.json(value)
     Output.standard.flush()
   }
 }

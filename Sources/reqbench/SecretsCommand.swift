@@ -76,7 +76,7 @@ enum SecretsCommand {
     let tty = isatty(STDIN_FILENO) == 1
     var saved = termios()
     if tty {
-      Terminal.writeError(prompt)
+      Terminal.prompt(prompt)
       tcgetattr(STDIN_FILENO, &saved)
       var silent = saved
       silent.c_lflag &= ~tcflag_t(ECHO)
@@ -85,7 +85,7 @@ enum SecretsCommand {
     defer {
       if tty {
         tcsetattr(STDIN_FILENO, TCSANOW, &saved)
-        Terminal.writeError("\n")
+        Terminal.prompt("\n")
       }
     }
     let data = FileHandle.standardInput.readDataToEndOfFileOrLine(tty: tty)
