@@ -194,14 +194,17 @@ struct WorkspaceReader {
 
   /// A template that goes onto the wire in the request line or a header (a URL, a header value, a
   /// content type, a token): CR, LF and NUL written in the file are refused here, at their place
-  /// (`WireText`); those a variable brings in are refused when the request is built.
-  mutating func wireTemplate(_ value: JSONValue, _ path: JSONPath, as field: WireText.Field) -> String? {
+  /// (`LineBreaks`, the check preparation and the engine make too, for filled-in values).
+  mutating func lineTemplate(_ value: JSONValue, _ path: JSONPath) -> String? {
     guard let text = template(value, path) else { return nil }
-    if let problem = WireText.problem(in: text, as: field) {
-      fail(path, problem)
-      return nil
-    }
-    return text
+    return checkLine(text, path) ? text : nil
+  }
+
+  /// Whether `text` has no CR, LF or NUL; records the problem when it has.
+  mutating func checkLine(_ text: String, _ path: JSONPath) -> Bool {
+    guard let found = LineBreaks.find(in: text) else { return true }
+    fail(path, "contains \(found); \(LineBreaks.rule)")
+    return false
   }
 
   @discardableResult
@@ -232,10 +235,7 @@ struct WorkspaceReader {
 
   mutating func method(_ value: JSONValue, _ path: JSONPath) -> HTTPMethod? {
     guard let text = string(value, path) else { return nil }
-    if let problem = WireText.problem(in: text, as: .method) {
-      fail(path, problem)
-      return nil
-    }
+    guard checkLine(text, path) else { return nil }
     guard let method = HTTPMethod(rawValue: text.uppercased()) else {
       fail(
         path,
@@ -297,8 +297,8 @@ struct WorkspaceReader {
       if let value = present("name"), let name = r.nonEmptyString(value, at("name")) {
         workspace.name = name
       }
-      if let value = present("baseURL") { workspace.baseURL = r.wireTemplate(value, at("baseURL"), as: .url) }
-      if let value = present("cdnURL") { workspace.cdnURL = r.wireTemplate(value, at("cdnURL"), as: .url) }
+      if let value = present("baseURL") { workspace.baseURL = r.lineTemplate(value, at("baseURL")) }
+      if let value = present("cdnURL") { workspace.cdnURL = r.lineTemplate(value, at("cdnURL")) }
       if let value = present("defaults"), let defaults = r.defaults(value, at("defaults")) {
         workspace.defaults = defaults
       }
@@ -630,7 +630,7 @@ struct WorkspaceReader {
         r.fail(path, "missing \"name\"; every request needs a unique name")
       }
       if let value = object["url"] {
-        if let url = r.wireTemplate(value, at("url"), as: .url) { request.url = url }
+        if let url = r.lineTemplate(value, at("url")) { request.url = url }
       } else {
         r.fail(path, "missing \"url\"; write an absolute URL or a path relative to \"baseURL\"")
       }
@@ -702,12 +702,10 @@ struct WorkspaceReader {
       for member in object.members {
         let at = path.appending(member.key)
         if !WorkspaceReader.isValidHeaderName(member.key) {
-          r.fail(
-            at, WireText.problem(in: member.key, as: .headerName)
-              ?? "\(JSONSerializer.quote(member.key)) is not a valid header name")
+          if r.checkLine(member.key, at) { r.fail(at, "\(JSONSerializer.quote(member.key)) is not a valid header name") }
           continue
         }
-        if let text = r.wireTemplate(member.value, at, as: .headerValue) { headers.add(member.key, text) }
+        if let text = r.lineTemplate(member.value, at) { headers.add(member.key, text) }
       }
     }
     return ok ? headers : nil
@@ -783,11 +781,7 @@ struct WorkspaceReader {
   private mutating func optionalContentType(_ object: JSONObject, _ path: JSONPath) -> String?? {
     guard let value = object["contentType"], value != .null else { return .some(nil) }
     guard let type = nonEmptyString(value, path) else { return nil }
-    if let problem = WireText.problem(in: type, as: .headerValue) {
-      fail(path, problem)
-      return nil
-    }
-    return type
+    return checkLine(type, path) ? type : nil
   }
 
   mutating func multipart(_ value: JSONValue, _ path: JSONPath) -> [MultipartField]? {
@@ -799,7 +793,9 @@ struct WorkspaceReader {
         guard let object = r.object(item, at) else { continue }
         var field = MultipartField(name: "")
         if let name = object["name"] {
-          if let text = r.nonEmptyString(name, at.appending("name")) { field.name = text }
+          if let text = r.nonEmptyString(name, at.appending("name")), r.checkLine(text, at.appending("name")) {
+            field.name = text
+          }
         } else {
           r.fail(at, "missing \"name\": the form field this part fills")
         }
@@ -815,10 +811,8 @@ struct WorkspaceReader {
           case "file": field.file = r.relativePath(member.value, memberPath)
           case "type", "filename":
             // Both go into the part's header lines.
-            guard let text = r.nonEmptyString(member.value, memberPath) else { continue }
-            if let problem = WireText.problem(in: text, as: .headerValue) {
-              r.fail(memberPath, problem)
-            } else if member.key == "type" {
+            guard let text = r.nonEmptyString(member.value, memberPath), r.checkLine(text, memberPath) else { continue }
+            if member.key == "type" {
               field.type = text
             } else {
               field.filename = text
@@ -887,7 +881,7 @@ struct WorkspaceReader {
     }
     let at = path.appending(kind)
     if kind == "bearer" {
-      return wireTemplate(content, at, as: .headerValue).map { .bearer($0) }
+      return lineTemplate(content, at).map { .bearer($0) }
     }
     if kind == "digest" {
       return credentials(content, at).map { .digest(user: $0.user, password: $0.password) }
@@ -902,12 +896,12 @@ struct WorkspaceReader {
     var password: String?
     let ok = clean { r in
       if let v = basic["user"] {
-        user = r.wireTemplate(v, at.appending("user"), as: .headerValue)
+        user = r.lineTemplate(v, at.appending("user"))
       } else {
         r.fail(at, "missing \"user\"")
       }
       if let v = basic["password"] {
-        password = r.wireTemplate(v, at.appending("password"), as: .headerValue)
+        password = r.template(v, at.appending("password"))
       } else {
         r.fail(at, "missing \"password\"")
       }
