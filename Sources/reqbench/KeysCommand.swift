@@ -17,7 +17,7 @@ enum KeysCommand {
         }
       }
     case ["--markdown"]:
-      Output.standard.write(Keymap.markdown)
+      Output.standard.data(Keymap.markdown)
     case ["--help"], ["-h"]:
       Output.standard.line("usage: \(usage)\n  lists the TUI's keys by where they apply; --markdown prints the README's key tables")
     default:
