@@ -126,7 +126,8 @@ enum CLI {
     let agent = makeAgent(for: workspace, stateFolder: stateFolder, concurrency: nil)
     var state = AppState(workspace: workspace, workspaceFile: path, sources: sources)
     state.restorePendingDownloads(agent.configuration.downloads.pending())
-    let history = HistoryStore(folder: StateFolder.history(in: stateFolder), limits: workspace.history.limits)
+    let history = HistoryStore(stateFolder: stateFolder, limits: workspace.history.limits)
+    history.startMigration()
     return TUIRuntime(state: state, workspaceURL: url, agent: agent, history: history, backend: backend).run()
   }
 

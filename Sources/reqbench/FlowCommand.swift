@@ -39,7 +39,7 @@ struct FlowCommand {
       forWorkspace: workspaceURL, override: options.stateDirectory.map { URL(fileURLWithPath: $0) })
     let agent = CLI.makeAgent(for: workspace, stateFolder: stateFolder, concurrency: options.concurrency)
     defer { agent.shutdown() }
-    let history = options.history ? HistoryStore(folder: StateFolder.history(in: stateFolder), limits: workspace.history.limits) : nil
+    let history = options.history ? HistoryStore(stateFolder: stateFolder, limits: workspace.history.limits) : nil
     let sources = VariableSources(
       overrides: Dictionary(options.variables, uniquingKeysWith: { _, last in last }),
       environment: options.environment, secrets: secrets)
@@ -95,13 +95,14 @@ struct FlowCommand {
     var outcomes = [FlowOutcome?](repeating: nil, count: options.targets.count)
     var remaining = options.targets.count
     while remaining > 0 {
+      // The exchanges that ended in this hand-over go to the history writer together.
+      var finished: [(result: ExchangeResult, name: String)] = []
+      defer { history?.recordInBackground(finished) }
       for message in queue.popAll() {
         switch message {
         case .agent(let event):
-          if case .finished(let result) = event {
-            history?.recordInBackground(result, name: result.request.name)
-          }
-            report(event.redacted(), exchanges: &exchanges)
+          if case .finished(let result) = event { finished.append((result, result.request.name)) }
+          report(event.redacted(), exchanges: &exchanges)
         case .flow(let event):
           report(event)
         case .done(let index, let outcome):
@@ -119,6 +120,7 @@ struct FlowCommand {
       // What this batch printed goes out now: one write per batch of events, not per line.
       Output.standard.flush()
     }
+    // Only the last commit is waited for.
     history?.waitForBackgroundRecords()
     let results = outcomes.compactMap { $0 }
     if options.json {

@@ -8,11 +8,20 @@ struct HistoryOptions: Equatable {
   var target: String?
   var stateDirectory: String?
   var json = false
-  var limit = 20
+  var har = false
+  /// `--limit N`; nil: 20 for the table and JSON, every entry for HAR.
+  var limit: Int?
+  var search: String?
+  var body = false
+  var statuses: [HistoryQuery.Status] = []
+  /// `--since`, as given (read against the clock when the command runs).
+  var since: String?
+  var failed = false
 }
 
-/// `reqbench history WORKSPACE [TARGET] [--state-dir DIR] [--json] [--limit N]`: the recorded
-/// exchanges of a workspace (or of one of its requests), newest first.
+/// `reqbench history WORKSPACE [TARGET] [--search TEXT [--body]] [--status S] [--since T]
+/// [--failed] [--limit N] [--json | --har] [--state-dir DIR]`: the recorded exchanges of a
+/// workspace (or of one of its requests), newest first, or a HAR 1.2 file of them.
 ///
 /// ```text
 /// TIME      NAME      METHOD  STATUS      SIZE   DURATION  RESULT
@@ -21,16 +30,29 @@ struct HistoryOptions: Equatable {
 /// ```
 enum HistoryCommand {
   static let usage = """
-    Usage: reqbench history WORKSPACE [TARGET] [--state-dir DIR] [--json] [--limit N]
+    Usage: reqbench history WORKSPACE [TARGET] [--search TEXT [--body]] [--status S]
+                            [--since T] [--failed] [--limit N] [--json | --har]
+                            [--state-dir DIR]
 
     Lists the recorded exchanges of WORKSPACE, newest first: all of them, those of the
     request TARGET, or those of every request in the folder TARGET/ (users/). TIME is the
-    time of day for today's exchanges, else the date and time. History lives in the workspace's state folder, .reqbench/NAME/ beside
-    NAME.json, and keeps the last 50 exchanges of each request (200 MB at most; the
-    workspace's "history": {"perRequest": N, "maxMB": M} changes both).
-      --state-dir DIR  the state folder to read instead
+    time of day for today's exchanges, else the date and time. History lives in the
+    workspace's state folder (.reqbench/NAME/history.sqlite beside NAME.json) and keeps the
+    last 50 exchanges of each request (200 MB at most; the workspace's
+    "history": {"perRequest": N, "maxMB": M} changes both).
+      --search TEXT    exchanges with every word of TEXT (or a word starting with it) in
+                       their name, method, URL, status, error or response headers
+      --body           --search looks in the request and response bodies too (anywhere)
+      --status S       a code (404), a class (2xx), a range (500-599) or none (no
+                       response); several joined by commas (4xx,5xx)
+      --since T        finished in the last T (30m, 1h, 2d, 1w) or since a local date
+                       (2026-11-30, 2026-11-30T14:00)
+      --failed         only exchanges that failed (not cancelled ones)
+      --limit N        the newest N exchanges (default 20; with --har every one)
       --json           one JSON object per exchange
-      --limit N        show the newest N exchanges (default 20)
+      --har            a HAR 1.2 file of the exchanges on stdout (oldest first; bodies as
+                       text, or base64 when they are binary; secrets stay masked)
+      --state-dir DIR  the state folder to read instead
     """
 
   static func run(_ args: [String]) -> Int32 {
@@ -60,17 +82,57 @@ enum HistoryCommand {
 
     let state = StateFolder.url(
       forWorkspace: workspaceURL, override: options.stateDirectory.map { URL(fileURLWithPath: $0) })
-    let store = HistoryStore(folder: StateFolder.history(in: state))
-    let all =
-      folder.map { folder in
-        store.entries().filter { $0.name.hasPrefix(folder) }
-      } ?? store.entries(for: options.target)
-    let entries = Array(all.prefix(options.limit))
+    let store = HistoryStore(stateFolder: state)
+    // An old file history is moved into the database first, so the listing is whole.
+    store.finishMigration()
+    var query = HistoryQuery()
+    if let folder {
+      query.requests = .folder(folder)
+    } else if let target = options.target {
+      query.requests = .named(target)
+    }
+    query.text = options.search ?? ""
+    query.includeBodies = options.body
+    query.statuses = options.statuses
+    query.failedOnly = options.failed
+    query.limit = options.limit ?? (options.har ? nil : 20)
+    if let since = options.since {
+      do {
+        query.since = try HistoryQuery.date(parsing: since, now: Date())
+      } catch {
+        Terminal.error("reqbench: \(error.message)")
+        return ExitStatus.usage
+      }
+    }
+    let results: HistoryResults
+    do {
+      results = try store.entries(matching: query)
+    } catch {
+      Terminal.error("reqbench: \(error.description)")
+      return ExitStatus.failure
+    }
+    for notice in store.takeNotices() { Terminal.error("reqbench: \(notice)") }
+    if results.damaged > 0 {
+      Terminal.error(
+        "reqbench: \(results.damaged) damaged history entr\(results.damaged == 1 ? "y" : "ies") skipped")
+    }
+    let entries = results.entries
+
+    if options.har {
+      let written = HARExport.write(entries, from: store) { Output.standard.write($0) }
+      Output.standard.flush()
+      for problem in written.problems { Terminal.error("reqbench: \(problem)") }
+      return ExitStatus.success
+    }
     guard !entries.isEmpty else {
       let subject = options.target.map { "\"\($0)\" in \(options.workspace)" } ?? options.workspace
+      let filtered =
+        options.search != nil || !options.statuses.isEmpty || options.since != nil || options.failed
       Terminal.error(
-        "reqbench: no history yet for \(subject) (kept in \(store.folder.path)); "
-          + "`reqbench run` records every exchange")
+        filtered
+          ? "reqbench: no history of \(subject) matches"
+          : "reqbench: no history yet for \(subject) (kept in \(store.paths.database)); "
+            + "`reqbench run` records every exchange")
       return ExitStatus.success
     }
 
@@ -93,6 +155,24 @@ enum HistoryCommand {
       switch option {
       case "-h", "--help": return nil
       case "--json": options.json = true
+      case "--har": options.har = true
+      case "--body": options.body = true
+      case "--failed": options.failed = true
+      case "--search":
+        let text = try reader.value(for: option)
+        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else {
+          throw UsageError(message: "--search needs some text")
+        }
+        options.search = text
+      case "--status":
+        let text = try reader.value(for: option)
+        do {
+          options.statuses = try HistoryQuery.statuses(parsing: text)
+        } catch {
+          throw UsageError(message: error.message)
+        }
+      case "--since":
+        options.since = try reader.value(for: option)
       case "--state-dir":
         let directory = try reader.value(for: option)
         guard !directory.isEmpty else { throw UsageError(message: "--state-dir needs a folder") }
@@ -106,7 +186,8 @@ enum HistoryCommand {
       default:
         throw UsageError(
           message:
-            "history: unknown option \"\(option)\"; it takes --state-dir DIR, --json and --limit N")
+            "history: unknown option \"\(option)\"; it takes --search TEXT, --body, --status S, "
+            + "--since T, --failed, --limit N, --json, --har and --state-dir DIR")
       }
     }
     let positional = reader.positional
@@ -118,6 +199,12 @@ enum HistoryCommand {
       throw UsageError(
         message: "history takes one target at most, got \(positional.count - 1): "
           + "reqbench history \(workspace) [TARGET]")
+    }
+    if options.body && options.search == nil {
+      throw UsageError(message: "--body widens --search to the bodies; give --search TEXT too")
+    }
+    if options.json && options.har {
+      throw UsageError(message: "--json and --har are two output formats; choose one")
     }
     options.workspace = workspace
     options.target = positional.count == 2 ? positional[1] : nil
@@ -181,20 +268,6 @@ enum HistoryFormat {
     return parts
   }
 
-  /// `2026-11-30T01:46:36.123Z`.
-  static func iso8601(_ date: Date) -> String {
-    let milliseconds = Int((date.timeIntervalSince1970 * 1000).rounded(.down))
-    var seconds = time_t(milliseconds / 1000)
-    if milliseconds < 0 && milliseconds % 1000 != 0 { seconds -= 1 }
-    let fraction = ((milliseconds % 1000) + 1000) % 1000
-    var parts = tm()
-    gmtime_r(&seconds, &parts)
-    func two(_ n: Int32) -> String { String(n).leftPad(2) }
-    return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
-      + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))."
-      + String(fraction).leftPad(3) + "Z"
-  }
-
   /// One entry for `--json`, in the shape of `run --json`'s results plus `id`, `date` and
   /// `method`.
   static func json(_ entry: HistoryEntry) -> JSONObject {
@@ -206,7 +279,7 @@ enum HistoryFormat {
     }
     return JSONObject([
       ("id", .string(entry.id)),
-      ("date", .string(iso8601(entry.date))),
+      ("date", .string(HARExport.iso8601(entry.date))),
       ("name", .string(entry.name)),
       ("method", .string(entry.method.rawValue)),
       ("url", .string(entry.url)),

@@ -77,9 +77,15 @@ struct RunCommand {
       reporter = LinesReporter(total: templates.count, live: Terminal.stderrIsTTY)
     }
 
-    // Every finished exchange goes to the workspace's history, written on a background queue.
-    let history: HistoryStore? = options.history ? HistoryStore(folder: StateFolder.history(in: stateFolder), limits: workspace.history.limits) : nil
+    // Every finished exchange goes to the workspace's history, written by its writer thread.
+    let history: HistoryStore? = options.history ? HistoryStore(stateFolder: stateFolder, limits: workspace.history.limits) : nil
     let historyWarning = Locked(false)
+    let historyFailed: @Sendable (FileError) -> Void = { error in
+      if !historyWarning.get() {
+        historyWarning.set(true)
+        Terminal.error("reqbench: warning: history not recorded: \(error.description)")
+      }
+    }
 
     let events = BlockingQueue<AgentEvent>()
     let wantsProgress = reporter.wantsProgress
@@ -116,17 +122,14 @@ struct RunCommand {
     }
 
     while finishedCount < templates.count {
+      // The exchanges that ended in this hand-over (an engine pass's) are recorded together.
+      var recorded: [(result: ExchangeResult, name: String)] = []
       for event in events.popAll() {
         guard let index = indexByID[event.exchangeID] else { continue }
         let name = templates[index].name
         if case .finished(let exchange) = event {
           let result = RunResult(name: name, exchange: exchange)
-          history?.recordInBackground(exchange, name: name) { error in
-            if !historyWarning.get() {
-              historyWarning.set(true)
-              Terminal.error("reqbench: warning: history not recorded: \(error.description)")
-            }
-          }
+          recorded.append((exchange, name))
           results[index] = result
           finishedCount += 1
           reporter.finished(result)
@@ -135,11 +138,14 @@ struct RunCommand {
           reporter.event(event.redacted(), name: name)
         }
       }
+      history?.recordInBackground(recorded, failed: historyFailed)
       // What this batch printed goes out now: one write per batch of events, not per line.
       Output.standard.flush()
     }
 
+    // Only the last commit is waited for.
     history?.waitForBackgroundRecords()
+    for notice in history?.takeNotices() ?? [] { Terminal.error("reqbench: \(notice)") }
     let ordered = results.compactMap { $0 }
     reporter.summary(ordered)
     Output.standard.flush()

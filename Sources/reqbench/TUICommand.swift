@@ -193,18 +193,16 @@ final class TUIRuntime {
     case .showHistory(let name, let position):
       let history = self.history
       background.async {
-        let entries = history.entries(for: name)
-        guard entries.indices.contains(position) else {
-          inbox.post(.historyShown(nil, error: nil))
-          return
-        }
-        let entry = entries[position]
         do {
+          guard let (entry, count) = try history.entry(of: name, at: position) else {
+            inbox.post(.historyShown(nil, error: nil))
+            return
+          }
           let body = entry.bodyKept ? try history.body(of: entry) : []
           let requestBody = try history.requestBody(of: entry)
           inbox.post(
             .historyShown(
-              HistoryView(entry: entry, body: body, requestBody: requestBody, position: position, count: entries.count),
+              HistoryView(entry: entry, body: body, requestBody: requestBody, position: position, count: count),
               error: nil))
         } catch {
           inbox.post(.historyShown(nil, error: "\(error)"))

@@ -523,9 +523,9 @@ struct HistoryResendTests {
     guard case .agent(.finished(let result)) = events[3] else { throw CancellationError() }
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rb-hr-" + UUID().uuidString)
     defer { try? FileManager.default.removeItem(at: folder) }
-    let store = HistoryStore(folder: folder)
+    let store = HistoryStore(stateFolder: folder)
     try store.record(result, name: request.name)
-    let entry = try #require(store.entries(for: request.name).first)
+    let entry = try #require(try store.entries(for: request.name).first)
     return HistoryView(
       entry: entry, body: try store.body(of: entry), requestBody: try store.requestBody(of: entry), position: position,
       count: count)

@@ -407,9 +407,9 @@ struct HistoryViewerTests {
     guard case .agent(.finished(let result)) = events[3] else { throw CancellationError() }
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rb-hv-" + UUID().uuidString)
     defer { try? FileManager.default.removeItem(at: folder) }
-    let store = HistoryStore(folder: folder)
+    let store = HistoryStore(stateFolder: folder)
     try store.record(result, name: "users/list")
-    let entry = try #require(store.entries(for: "users/list").first)
+    let entry = try #require(try store.entries(for: "users/list").first)
     return HistoryView(entry: entry, body: try store.body(of: entry), position: position, count: count)
   }
 

@@ -75,9 +75,9 @@ struct ViewSnapshotTests {
     result.finishedAt = Scenario.epoch.addingTimeInterval(-86_400)
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rb-snap-" + UUID().uuidString)
     defer { try? FileManager.default.removeItem(at: folder) }
-    let store = HistoryStore(folder: folder)
+    let store = HistoryStore(stateFolder: folder)
     try store.record(result, name: "users/list")
-    let entry = try #require(store.entries(for: "users/list").first)
+    let entry = try #require(try store.entries(for: "users/list").first)
     _ = keys(&state, "3[")
     send(&state, .historyShown(HistoryView(entry: entry, body: try store.body(of: entry), position: 1, count: 3), error: nil))
     try assertSnapshot(state, "history-\(width)x\(height)")

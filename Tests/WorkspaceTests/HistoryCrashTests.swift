@@ -9,78 +9,115 @@ import Testing
   import Glibc
 #endif
 
-/// A process recording history is killed with SIGKILL at random moments; every entry left must be
-/// whole. The child is this same test binary running this same test with
-/// `REQBENCH_HISTORY_CRASH_CHILD` set: it then records into that folder until it is killed.
-@Suite("History crash safety")
+/// The real binary recording history while it is killed, and two of them recording into one
+/// state folder at once.
+@Suite("History crash safety", .serialized)
 struct HistoryCrashTests {
-  static let childVariable = "REQBENCH_HISTORY_CRASH_CHILD"
-  static let limits = HistoryStore.Limits(
-    perRequest: 4, totalBytes: 6 << 20, inlineBodyLimit: 64 << 10)
-
-  @Test func entriesSurviveKill9AtAnyMoment() throws {
-    if let folder = ProcessInfo.processInfo.environment[Self.childVariable] {
-      Self.recordUntilKilled(into: URL(fileURLWithPath: folder))
+  /// A workspace of `count` GETs of nginx's 1 KiB file (and a few 1.5 MB bodies from the fixture
+  /// server, which go to body files), its history bounded to `perRequest` entries per request.
+  func workspace(in folder: URL, prefix: String = "get", count: Int, large: Int = 0, perRequest: Int = 3) throws -> URL {
+    var requests: [String] = []
+    for i in 0..<count {
+      requests.append(#"{"name": "\#(prefix)-\#(i)", "url": "\#(try TestServer.nginx.url("/1k.bin"))", "dedup": false}"#)
     }
-    let root = try makeTemporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: root) }
-    let folder = root.appendingPathComponent("history")
-    for round in 0..<20 {
-      // The first round waits for some history to exist; later ones kill at random moments.
-      let killed = try killChildTest(
-        suite: "HistoryCrashTests", environment: [Self.childVariable: folder.path],
-        when: { round > 0 || historyFiles(folder).contains { $0.hasSuffix(".entry") } },
-        pause: round == 0 ? 200_000...200_000 : 150_000...900_000)
-      #expect(killed, "round \(round): the child was killed")
-
-      // Every entry file on disk is whole: a store that reads them drops none.
-      let entryFiles = historyFiles(folder).filter {
-        $0.hasSuffix(".entry") && !($0.split(separator: "/").last ?? "").hasPrefix(".")
-      }
-      let listed = HistoryStore(folder: folder, limits: Self.limits).entries()
-      #expect(listed.count == entryFiles.count, "round \(round): an entry file was not whole")
+    for i in 0..<large {
+      requests.append(#"{"name": "\#(prefix)-large-\#(i)", "url": "\#(try TestServer.fixture.url("/bytes/1500000"))", "dedup": false}"#)
     }
-
-    // Stray files of interrupted writes are cleaned up, never listed; every body reads back.
-    let store = HistoryStore(folder: folder, limits: Self.limits, strayFileGrace: 0)
-    let entries = store.entries()
-    #expect(!entries.isEmpty, "the child recorded something")
-    let files = historyFiles(folder)
-    #expect(!files.contains { $0.contains(".tmp-") }, "temporary files are removed")
-    let ids = Set(entries.map(\.id))
-    for file in files {
-      let name = String(file.split(separator: "/").last ?? "")
-      let id = name.replacingOccurrences(of: ".entry", with: "")
-        .replacingOccurrences(of: ".body", with: "")
-      #expect(ids.contains(id), "\(file) belongs to no entry")
-    }
-    for entry in entries {
-      #expect(try store.body(of: entry) == historyPattern(entry.bytes), "\(entry.id)")
-    }
-    try store.record(historyExchange(), name: "after")
-    #expect(store.entries(for: "after").count == 1)
+    let url = folder.appendingPathComponent("\(prefix).json")
+    try """
+    {"version": 1, "agent": {"maxConcurrent": 16, "maxPerHost": 16},
+     "history": {"perRequest": \(perRequest), "maxMB": 500},
+     "requests": [\(requests.joined(separator: ",\n"))]}
+    """.write(to: url, atomically: true, encoding: .utf8)
+    return url
   }
 
-  /// The child: small, separate and spilled bodies into three requests, pruning as it goes.
-  static func recordUntilKilled(into folder: URL) -> Never {
-    let store = HistoryStore(folder: folder, limits: limits)
-    // Spilled bodies beside the history, so the parent removes the ones a kill leaves behind.
-    let spillFolder = folder.deletingLastPathComponent().appendingPathComponent("spill")
-    try? FileManager.default.createDirectory(at: spillFolder, withIntermediateDirectories: true)
-    let spilled = historyPattern(1_500_000)
-    let separate = historyPattern(300_000)
-    let small = historyPattern(5000)
-    var i: UInt64 = 0
-    while true {
-      i += 1
-      let body: ResponseBody
-      switch i % 4 {
-      case 0: body = (try? historySpilledBody(spilled, in: spillFolder)) ?? .empty
-      case 1: body = .memory(separate)
-      default: body = .memory(Array(small.prefix(Int(i % 5000))))
+  /// Starts `reqbench run WS --all --state-dir STATE`, its output discarded.
+  func startRun(_ workspace: URL, state: URL) throws -> Process {
+    let process = Process()
+    process.executableURL = try reqbenchBinary
+    process.arguments = ["run", workspace.path, "--all", "--concurrency", "16", "--state-dir", state.path]
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    return process
+  }
+
+  /// The whole-database check: it opens, `PRAGMA integrity_check` says ok, the totals agree
+  /// with the rows, and every entry's bodies read back whole.
+  @discardableResult
+  func expectWhole(_ state: URL, nginxBody: [UInt8], round: Int) throws -> Int {
+    // Killed before its first commit: there may be no database yet (or an empty file).
+    guard FileManager.default.fileExists(atPath: state.path + "/history.sqlite") else { return 0 }
+    let db = try historyDatabase(state)
+    let check = try db.statement("PRAGMA integrity_check")
+    #expect(try check.step() && check.text(0) == "ok", "round \(round): integrity_check")
+    check.reset()
+    #expect(
+      try db.integer("SELECT count(*) FROM entries") == db.integer("SELECT entries FROM totals"),
+      "round \(round): the totals agree with the rows")
+    let store = HistoryStore(stateFolder: state)
+    let results = try store.entries(matching: HistoryQuery())
+    #expect(results.damaged == 0, "round \(round)")
+    for entry in results.entries {
+      let body = try store.body(of: entry)
+      #expect(body.count == entry.storedBodyBytes, "round \(round): \(entry.name)")
+      if entry.name.contains("large") {
+        #expect(body.count == 1_500_000, "round \(round): \(entry.name)")
+      } else {
+        #expect(body == nginxBody, "round \(round): \(entry.name)")
       }
-      try? store.record(historyExchange(id: i, body: body), name: "r\(i % 3)")
-      usleep(1000)  // leave some of the CPU to the tests running beside this one
     }
+    return results.entries.count
+  }
+
+  /// `kill -9` at a random moment of a run of 1,000 exchanges, 30 times into one state folder:
+  /// the database always opens, passes `integrity_check`, and every entry is whole.
+  @Test func killedDuringARunOfAThousandExchanges() throws {
+    let root = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: root) }
+    let nginxRoot = try #require(
+      ProcessInfo.processInfo.environment["REQBENCH_NGINX_ROOT"], "nginx is not running: use .ci/test")
+    let nginxBody = try Array(Data(contentsOf: URL(fileURLWithPath: nginxRoot + "/1k.bin")))
+    let ws = try workspace(in: root, count: 1000, large: 4)
+    let state = root.appendingPathComponent("state")
+    var random = SplitMix(seed: 0x5EED_1234)
+    var killedMidway = 0
+    var entries = 0
+    for round in 0..<30 {
+      let process = try startRun(ws, state: state)
+      // Between 10 ms and 400 ms in: before the first commit, amid the commits, or at the end.
+      usleep(UInt32(10_000 + random.next() % 390_000))
+      if process.isRunning { killedMidway += 1 }
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+      entries = try expectWhole(state, nginxBody: nginxBody, round: round)
+    }
+    #expect(killedMidway >= 10, "most rounds were killed while running (\(killedMidway) of 30)")
+    #expect(entries > 1000, "the runs recorded (\(entries) entries kept)")
+    // What a kill left between a body file and its row is swept (no grace here).
+    let store = HistoryStore(stateFolder: state, limits: HistoryStore.Limits(), strayFileGrace: 0)
+    try store.sweepStrayFiles()
+    let keys = Set(try store.entries().map { $0.id + ".body" })
+    for file in historyFiles(state.appendingPathComponent("history-bodies")) {
+      #expect(keys.contains(file), "\(file) belongs to no entry")
+    }
+  }
+
+  /// Two processes recording into one state folder at the same moment lose nothing.
+  @Test func twoProcessesRecordingAtOnceLoseNothing() throws {
+    let root = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: root) }
+    let state = root.appendingPathComponent("state")
+    let a = try workspace(in: root, prefix: "a", count: 500)
+    let b = try workspace(in: root, prefix: "b", count: 500)
+    let first = try startRun(a, state: state)
+    let second = try startRun(b, state: state)
+    first.waitUntilExit()
+    second.waitUntilExit()
+    #expect(first.terminationStatus == 0 && second.terminationStatus == 0)
+    let names = try HistoryStore(stateFolder: state).entries().map(\.name)
+    #expect(names.count == 1000)
+    #expect(Set(names) == Set((0..<500).flatMap { ["a-\($0)", "b-\($0)"] }))
   }
 }

@@ -33,7 +33,7 @@ struct HistoryEndToEndTests {
 
     let state = StateFolder.url(forWorkspace: workspaceURL, override: nil)
     #expect(state.path == root.appendingPathComponent(".reqbench/api").path)
-    let store = HistoryStore(folder: StateFolder.history(in: state))
+    let store = HistoryStore(stateFolder: state)
     // Bodies above 1 MB spill to a file, as a large download does with the default 16 MB.
     let agent = Agent(configuration: Agent.Configuration(memoryBodyLimit: 1 << 20))
     defer { agent.shutdown() }
@@ -46,9 +46,9 @@ struct HistoryEndToEndTests {
       results[template.name] = result
     }
 
-    let entries = store.entries()
+    let entries = try store.entries()
     #expect(entries.map(\.name) == ["login", "down", "download", "broken", "users/get"])
-    let download = try #require(store.entries(for: "download").first)
+    let download = try #require(try store.entries(for: "download").first)
     let spilled = try #require(results["download"]?.response?.body)
     guard case .file = spilled else {
       Issue.record("the download did not spill to a file")
@@ -56,16 +56,13 @@ struct HistoryEndToEndTests {
     }
     #expect(download.bytes == 2_000_000)
     #expect(try store.body(of: download) == spilled.bytes())
-    let login = try #require(store.entries(for: "login").first)
+    let login = try #require(try store.entries(for: "login").first)
     #expect(login.status == 302)
     #expect(login.responseHeaders["Location"] == "/next?token=••••")
     #expect(login.requestHeaders["Authorization"] == "Bearer ••••")
-    #expect(store.entries(for: "down").first?.error?.kind == .transport)
+    #expect(try store.entries(for: "down").first?.error?.kind == .transport)
 
-    for path in historyFiles(state) {
-      let bytes = try Array(Data(contentsOf: state.appendingPathComponent(path)))
-      #expect(bytes.firstRange(of: Array(token.utf8)) == nil, "\(path) holds the secret")
-    }
+    expectNoFileHolds([token], under: state)
 
     // The command, reading the state folder beside the workspace.
     let table = try runProcess(try reqbenchBinary, ["history", workspaceURL.path])

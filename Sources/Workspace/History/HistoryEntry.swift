@@ -13,7 +13,7 @@ import RequestEngine
 /// ```
 public struct HistoryEntry: Sendable, Equatable, Identifiable {
   /// Unique and sortable: the UTC time the exchange finished, its exchange id and a random
-  /// suffix (`20261130T014636.123456Z-42-9f3a61c0`). Also the name of its files.
+  /// suffix (`20261130T014636.123456Z-42-9f3a61c0`). Also the name of its body file, if any.
   public var id: String
   /// The workspace request's name (`users/get`).
   public var name: String
@@ -62,22 +62,20 @@ public struct HistoryEntry: Sendable, Equatable, Identifiable {
   /// Bytes this entry takes on disk, bodies included.
   public var storedBytes: Int
 
-  /// Where the entry's files are; see `HistoryStore` for the layout.
-  var location: Location
+  /// Where the entry is stored: its row in the history database and where its response body is.
+  var storage: Storage
 
-  struct Location: Sendable, Equatable {
-    /// The request's folder.
-    var folder: String
-    /// Offset of the request body in the entry file (just after the metadata line).
-    var requestBodyOffset: Int
+  struct Storage: Sendable, Equatable {
+    /// The row's `id` in `entries` (and `bodies`).
+    var row: Int64
     var responseBody: ResponseBodyStorage
   }
 
   /// Where the response body is.
   enum ResponseBodyStorage: String, Sendable, Equatable {
-    /// In the entry file, after the request body.
+    /// In the database, beside the request body (up to `HistoryStore.Limits.inlineBodyLimit`).
     case inline
-    /// In `ID.body` beside the entry file.
+    /// In `STATE/history-bodies/KEY.body`, where KEY is the entry's `id`.
     case file
     /// Not stored (larger than the whole history may hold).
     case dropped
@@ -85,13 +83,8 @@ public struct HistoryEntry: Sendable, Equatable, Identifiable {
 
   /// Wall time from the first start to the end, in milliseconds (0 if it never started).
   public var durationMs: Double {
-    startedAt.map { date.timeIntervalSince($0) * 1000 } ?? 0
+    startedAt.map { max(0, date.timeIntervalSince($0) * 1000) } ?? 0
   }
-
-  /// The entry file: `FOLDER/ID.entry`.
-  var entryPath: String { location.folder + "/" + id + HistoryStore.entrySuffix }
-  /// The separate body file: `FOLDER/ID.body` (used only when the body is above the inline limit).
-  var bodyPath: String { location.folder + "/" + id + HistoryStore.bodySuffix }
 
   /// Newest first: by date, then by id.
   static func newerFirst(_ a: HistoryEntry, _ b: HistoryEntry) -> Bool {

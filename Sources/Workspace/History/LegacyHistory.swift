@@ -1,8 +1,18 @@
 import Foundation
 import RequestEngine
 
-/// The entry file's first line: the entry's metadata as one line of compact JSON (format version
-/// 1). The request body follows the line, then the response body when it is stored inline.
+/// The history of reqbench before `history.sqlite`: a folder per request under `STATE/history/`,
+/// a file per exchange, read once to move it into the database (`HistoryMigration`).
+///
+/// ```text
+/// history/
+///   users%2Fget/                                  one folder per request name, percent-encoded
+///     20261130T014636.123456Z-42-9f3a61c0.entry   one file per exchange
+///     20261130T014701.002115Z-57-0c1d2e3f.entry
+///     20261130T014701.002115Z-57-0c1d2e3f.body    its response body, when above 1 MB
+/// ```
+/// An entry file is one line of JSON metadata (format version 1), a newline, the request body,
+/// then the response body when it was at most 1 MB (larger ones are `ID.body`):
 ///
 /// ```json
 /// {"version":1,"id":"20261130T014636.123456Z-42-9f3a61c0","name":"users/get","exchange":42,
@@ -18,101 +28,101 @@ import RequestEngine
 ///  "error":{"kind":"status","message":"status 500 is outside 200-299","status":500,"path":null}}
 /// ```
 /// Times are seconds since 1970 (UTC). `response` is null when the server never answered;
-/// `body.stored` is `inline` (in the entry file), `file` (`ID.body`) or `dropped`; `body.bytes` is
-/// the size as received, `body.storedBytes` the size as stored (secrets masked), which the entry
-/// file's size or the body file's size is checked against (an entry without it stores `bytes`).
-extension HistoryEntry {
+/// `body.stored` is `inline`, `file` or `dropped`; `body.bytes` is the size as received,
+/// `body.storedBytes` the size as stored (secrets masked), which the file sizes are checked
+/// against (an entry without it stores `bytes`).
+enum LegacyHistory {
   static let formatVersion = 1
+  static let entrySuffix = ".entry"
+  static let bodySuffix = ".body"
+  /// The longest metadata line read; a longer one is damage.
+  static let metadataLimit = 8 << 20
 
-  /// The metadata line, without its newline.
-  func metadataLine() -> String {
-    var request = JSONObject()
-    request["method"] = .string(method.rawValue)
-    request["url"] = .string(url)
-    request["headers"] = Self.json(requestHeaders)
-    request["contentType"] = requestContentType.map { .string($0) } ?? .null
-    request["bodyBytes"] = .number(requestBodyBytes)
+  /// One entry file read back whole.
+  struct Entry {
+    var entry: HistoryEntry
+    var requestBody: [UInt8]
+    var responseBody: ResponseBody
 
-    var response: JSONValue = .null
-    if let status {
-      var object = JSONObject()
-      object["status"] = .number(status)
-      object["httpVersion"] = .string(httpVersion ?? "")
-      object["headers"] = Self.json(responseHeaders)
-      object["effectiveURL"] = .string(effectiveURL ?? "")
-      object["redirectCount"] = .number(redirectCount)
-      if let timing {
-        object["timing"] = .object(
-          JSONObject([
-            ("dns", .number(timing.dns)), ("connect", .number(timing.connect)),
-            ("tls", .number(timing.tls)), ("firstByte", .number(timing.firstByte)),
-            ("total", .number(timing.total)),
-          ]))
-      }
-      object["bytesSent"] = .number(String(bytesSent))
-      object["body"] = .object(
-        JSONObject([
-          ("bytes", .number(bytes)), ("stored", .string(location.responseBody.rawValue)),
-          ("storedBytes", .number(storedBodyBytes)),
-        ]))
-      response = .object(object)
+    enum ResponseBody {
+      case none
+      case inline([UInt8])
+      /// `ID.body` beside the entry file.
+      case file(path: String)
     }
-
-    var failure: JSONValue = .null
-    if let error {
-      failure = .object(
-        JSONObject([
-          ("kind", .string(error.kind.rawValue)), ("message", .string(error.message)),
-          ("status", error.status.map { .number($0) } ?? .null),
-          ("path", error.path.map { .string($0) } ?? .null),
-        ]))
-    }
-
-    let object = JSONObject([
-      ("version", .number(Self.formatVersion)),
-      ("id", .string(id)),
-      ("name", .string(name)),
-      ("exchange", .number(String(exchangeID.rawValue))),
-      ("state", .string(state.rawValue)),
-      ("queuedAt", .number(queuedAt.timeIntervalSince1970)),
-      ("startedAt", startedAt.map { .number($0.timeIntervalSince1970) } ?? .null),
-      ("finishedAt", .number(date.timeIntervalSince1970)),
-      ("attempts", .number(attempts)),
-      ("fromCache", .bool(fromCache)),
-      ("deduplicated", .bool(deduplicated)),
-      ("request", .object(request)),
-      ("response", response),
-      ("error", failure),
-    ])
-    return JSONSerializer.compact(.object(object))
   }
 
-  private static func json(_ headers: HTTPHeaders) -> JSONValue {
-    .array(headers.fields.map { .array([.string($0.name), .string($0.value)]) })
+  /// The entry files under `root` (`STATE/history`), in no particular order; temporary files of
+  /// interrupted writes are left out.
+  static func entryFiles(in root: String) -> [String] {
+    var files: [String] = []
+    for folder in HistoryFiles.list(root) where !folder.hasPrefix(".") {
+      let path = root + "/" + folder
+      guard HistoryFiles.isDirectory(path) else { continue }
+      for name in HistoryFiles.list(path)
+      where name.hasSuffix(entrySuffix) && !HistoryFiles.isTemporary(name) {
+        files.append(path + "/" + name)
+      }
+    }
+    return files
+  }
+
+  /// The entry file at `path` with its bodies, checked against the sizes it records; nil when it
+  /// is damaged, truncated, lacks its body file or was written by a newer format.
+  static func read(_ path: String) -> Entry? {
+    guard let first = HistoryFiles.readFirstLine(path, limit: metadataLimit) else { return nil }
+    let name = String(path.split(separator: "/").last ?? "")
+    let id = String(name.dropLast(entrySuffix.count))
+    guard case .entry(var entry, let stored) = decode(line: first.line, id: id) else { return nil }
+    let requestOffset = first.line.count + 1
+    var expected = requestOffset + entry.requestBodyBytes
+    if stored == .inline { expected += entry.storedBodyBytes }
+    guard first.fileSize == expected,
+      let requestBody = try? HistoryFiles.read(path, offset: requestOffset, count: entry.requestBodyBytes)
+    else { return nil }
+    var body = Entry.ResponseBody.none
+    switch stored {
+    case .inline:
+      if entry.storedBodyBytes > 0 {
+        guard let bytes = try? HistoryFiles.read(
+          path, offset: requestOffset + entry.requestBodyBytes, count: entry.storedBodyBytes)
+        else { return nil }
+        body = .inline(bytes)
+      }
+    case .file:
+      let bodyPath = String(path.dropLast(entrySuffix.count)) + bodySuffix
+      guard let file = HistoryFiles.regularFile(bodyPath), file.size == entry.storedBodyBytes else {
+        return nil
+      }
+      body = .file(path: bodyPath)
+    case .dropped:
+      break
+    }
+    entry.storage = HistoryEntry.Storage(row: 0, responseBody: stored)
+    return Entry(entry: entry, requestBody: requestBody, responseBody: body)
   }
 
   /// What reading an entry file's metadata line gave.
   enum Decoded {
-    case entry(HistoryEntry)
+    case entry(HistoryEntry, HistoryEntry.ResponseBodyStorage)
     /// Written by a newer reqbench: left alone.
     case newerVersion
     /// Not a valid entry: ignored and removed.
     case corrupt
   }
 
-  /// Reads a metadata line. `id` is the file's name without `.entry`, `folder` its folder.
-  static func decode(line: [UInt8], id: String, folder: String) -> Decoded {
+  /// Reads a metadata line. `id` is the file's name without `.entry`.
+  static func decode(line: [UInt8], id: String) -> Decoded {
     guard let root = try? JSONParser.parse(line), let object = root.objectValue,
       let version = object["version"]?.intValue
     else { return .corrupt }
     if version > formatVersion { return .newerVersion }
     guard version == formatVersion, object["id"]?.stringValue == id else { return .corrupt }
-    return entry(object, id: id, folder: folder, lineLength: line.count).map { .entry($0) }
-      ?? .corrupt
+    return entry(object, id: id).map { .entry($0.0, $0.1) } ?? .corrupt
   }
 
-  private static func entry(_ object: JSONObject, id: String, folder: String, lineLength: Int)
-    -> HistoryEntry?
+  private static func entry(_ object: JSONObject, id: String)
+    -> (HistoryEntry, HistoryEntry.ResponseBodyStorage)?
   {
     guard let name = object["name"]?.stringValue,
       let exchange = object["exchange"].flatMap(uint64),
@@ -120,7 +130,7 @@ extension HistoryEntry {
       state.isTerminal,
       let queuedAt = object["queuedAt"].flatMap(date),
       let finishedAt = object["finishedAt"].flatMap(date),
-      let attempts = object["attempts"]?.intValue,
+      let attempts = object["attempts"]?.intValue, attempts >= 0,
       let request = object["request"]?.objectValue,
       let method = request["method"]?.stringValue.flatMap(HTTPMethod.init(rawValue:)),
       let url = request["url"]?.stringValue,
@@ -147,7 +157,8 @@ extension HistoryEntry {
       bytesSent: 0, bytes: 0, storedBodyBytes: 0, bodyKept: true, error: nil, attempts: attempts,
       fromCache: object["fromCache"]?.boolValue ?? false,
       deduplicated: object["deduplicated"]?.boolValue ?? false, storedBytes: 0,
-      location: Location(folder: folder, requestBodyOffset: lineLength + 1, responseBody: .inline))
+      storage: HistoryEntry.Storage(row: 0, responseBody: .inline))
+    var stored = HistoryEntry.ResponseBodyStorage.inline
 
     if let value = object["response"], !value.isNull {
       guard let response = value.objectValue,
@@ -155,8 +166,10 @@ extension HistoryEntry {
         let headers = response["headers"].flatMap(headers),
         let body = response["body"]?.objectValue,
         let bytes = body["bytes"]?.intValue, bytes >= 0,
-        let stored = body["stored"]?.stringValue.flatMap(ResponseBodyStorage.init(rawValue:))
+        let storage = body["stored"]?.stringValue.flatMap(HistoryEntry.ResponseBodyStorage.init(rawValue:)),
+        (0...999).contains(status)
       else { return nil }
+      stored = storage
       entry.status = status
       entry.httpVersion = response["httpVersion"]?.stringValue
       entry.responseHeaders = headers
@@ -176,7 +189,6 @@ extension HistoryEntry {
       } else {
         entry.storedBodyBytes = stored == .dropped ? 0 : bytes
       }
-      entry.location.responseBody = stored
       entry.bodyKept = stored != .dropped
     }
 
@@ -189,7 +201,7 @@ extension HistoryEntry {
         kind: kind, message: message, status: error["status"]?.intValue,
         path: error["path"]?.stringValue)
     }
-    return entry
+    return (entry, stored)
   }
 
   private static func uint64(_ value: JSONValue) -> UInt64? {
@@ -198,7 +210,9 @@ extension HistoryEntry {
   }
 
   private static func date(_ value: JSONValue) -> Date? {
-    guard let seconds = value.doubleValue, seconds.isFinite else { return nil }
+    guard let seconds = value.doubleValue, seconds >= 0, seconds <= HistoryRow.latestTime else {
+      return nil
+    }
     return Date(timeIntervalSince1970: seconds)
   }
 

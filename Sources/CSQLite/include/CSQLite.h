@@ -1,0 +1,18 @@
+#ifndef REQBENCH_CSQLITE_H
+#define REQBENCH_CSQLITE_H
+
+#include <sqlite3.h>
+
+// SQLite's SQLITE_TRANSIENT is a macro casting -1 to a function pointer, which Swift cannot
+// import. These bind text and blobs with it: SQLite copies the bytes before returning, so the
+// caller's buffer may go away right after the call.
+
+int rb_sqlite3_bind_text(sqlite3_stmt *statement, int index, const char *text, sqlite3_uint64 length);
+int rb_sqlite3_bind_blob(sqlite3_stmt *statement, int index, const void *bytes, sqlite3_uint64 length);
+
+/// sqlite3_db_config is variadic. SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE: closing the last connection
+/// leaves the WAL to the next checkpoint instead of copying it into the database (and syncing)
+/// right then, so a short process does not wait for that at its exit.
+int rb_sqlite3_no_checkpoint_on_close(sqlite3 *db);
+
+#endif

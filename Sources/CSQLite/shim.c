@@ -1,0 +1,16 @@
+#include "CSQLite.h"
+
+int rb_sqlite3_bind_text(sqlite3_stmt *statement, int index, const char *text, sqlite3_uint64 length) {
+  return sqlite3_bind_text64(statement, index, text, length, SQLITE_TRANSIENT, SQLITE_UTF8);
+}
+
+int rb_sqlite3_bind_blob(sqlite3_stmt *statement, int index, const void *bytes, sqlite3_uint64 length) {
+  // A zero-length blob with a NULL pointer would bind NULL: bind an empty blob instead.
+  static const char empty = 0;
+  return sqlite3_bind_blob64(statement, index, length == 0 ? (const void *)&empty : bytes, length,
+                             SQLITE_TRANSIENT);
+}
+
+int rb_sqlite3_no_checkpoint_on_close(sqlite3 *db) {
+  return sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)0);
+}

@@ -1,0 +1,202 @@
+import CSQLite
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The history database, `STATE/history.sqlite`: its schema, the migrations that bring an older
+/// file up to it, and how a connection to it is opened.
+///
+/// ## Schema (version 1, in `PRAGMA user_version`)
+///
+/// - `entries`: one row per exchange, metadata in columns (see `HistoryRow` for each). `id` is
+///   `AUTOINCREMENT`, so ids only grow (the search index relies on it); `key` is the entry's
+///   public id (`20261130T014636.123456Z-42-9f3a61c0`, also what names a body file), unique, so
+///   recording the same entry twice (the migration, run again) keeps one.
+/// - `bodies`: the request body and the response body (when kept inline, up to 1 MB) of an
+///   entry, apart from the metadata so listing never reads them. Larger response bodies are
+///   files, `STATE/history-bodies/KEY.body`, written before the row that refers to them.
+/// - `totals`: one row with the number of entries and the bytes they take, kept by triggers, so
+///   pruning by size never sums the table.
+/// - `search`: an FTS5 index (contentless, `unicode61` words) over name, method, URL, status,
+///   error and response headers. It is filled after the fact (`search_state.indexed` is the last
+///   id in it): recording never pays for it, and a search first indexes what is new.
+///
+/// Indexes: by name and time (a request's history, `[`, pruning per request), by time (every
+/// request, `--since`, pruning by size) and by status (`--status`).
+///
+/// ## Connections
+///
+/// WAL journal (readers never wait for the writer, and a `kill -9` loses at most the last
+/// uncommitted transaction), `synchronous=NORMAL` (commits are not fsynced one by one; a power
+/// loss may lose the last moments but leaves the file consistent), a busy timeout so several
+/// processes on one state folder take turns. Closing does not checkpoint: SQLite's automatic
+/// checkpoint (when the WAL reaches 1,000 pages) copies it into the database during a commit.
+enum HistoryDatabase {
+  /// The schema this build writes, `PRAGMA user_version`.
+  static let schemaVersion = 1
+  /// How long a connection waits for another process's lock.
+  static let busyTimeoutMilliseconds: Int32 = 10_000
+
+  /// Each migration brings the schema from its index to the next version: `migrations[0]` makes
+  /// an empty database version 1. Append new ones; never change a released one.
+  static let migrations: [String] = [
+    """
+    CREATE TABLE entries (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      key TEXT NOT NULL UNIQUE,
+      name TEXT NOT NULL,
+      exchange INTEGER NOT NULL,
+      state TEXT NOT NULL,
+      queued_at REAL NOT NULL,
+      started_at REAL,
+      finished_at REAL NOT NULL,
+      attempts INTEGER NOT NULL,
+      from_cache INTEGER NOT NULL,
+      deduplicated INTEGER NOT NULL,
+      method TEXT NOT NULL,
+      url TEXT NOT NULL,
+      request_headers TEXT NOT NULL,
+      request_content_type TEXT,
+      request_body_bytes INTEGER NOT NULL,
+      status INTEGER,
+      http_version TEXT,
+      response_headers TEXT,
+      effective_url TEXT,
+      redirect_count INTEGER,
+      dns REAL, connect REAL, tls REAL, first_byte REAL, total REAL,
+      bytes_sent INTEGER,
+      bytes INTEGER NOT NULL,
+      body_storage TEXT NOT NULL,
+      stored_body_bytes INTEGER NOT NULL,
+      error_kind TEXT,
+      error_message TEXT,
+      error_status INTEGER,
+      error_path TEXT,
+      stored_bytes INTEGER NOT NULL
+    );
+    CREATE INDEX entries_by_name ON entries(name, finished_at, id);
+    CREATE INDEX entries_by_time ON entries(finished_at, id);
+    CREATE INDEX entries_by_status ON entries(status, finished_at);
+    CREATE TABLE bodies (
+      id INTEGER PRIMARY KEY,
+      request BLOB,
+      response BLOB
+    );
+    CREATE TABLE totals (
+      one INTEGER PRIMARY KEY CHECK (one = 1),
+      entries INTEGER NOT NULL,
+      bytes INTEGER NOT NULL
+    );
+    INSERT INTO totals VALUES (1, 0, 0);
+    CREATE VIRTUAL TABLE search USING fts5(
+      name, method, url, status, error, headers, content='', tokenize='unicode61'
+    );
+    CREATE TABLE search_state (
+      one INTEGER PRIMARY KEY CHECK (one = 1),
+      indexed INTEGER NOT NULL
+    );
+    INSERT INTO search_state VALUES (1, 0);
+    CREATE TRIGGER entries_added AFTER INSERT ON entries BEGIN
+      UPDATE totals SET entries = entries + 1, bytes = bytes + new.stored_bytes;
+    END;
+    CREATE TRIGGER entries_removed AFTER DELETE ON entries BEGIN
+      UPDATE totals SET entries = entries - 1, bytes = bytes - old.stored_bytes;
+      DELETE FROM bodies WHERE id = old.id;
+    END;
+    CREATE TRIGGER entries_unindexed AFTER DELETE ON entries
+    WHEN old.id <= (SELECT indexed FROM search_state) BEGIN
+      INSERT INTO search(search, rowid, name, method, url, status, error, headers)
+      VALUES ('delete', old.id, \(HistoryDatabase.searchColumns(of: "old")));
+    END;
+    """
+  ]
+
+  /// The indexed text of an entry row named `row` (`old`, or a table alias), in the order of
+  /// the `search` table's columns. The index is filled and emptied with the same expressions,
+  /// as a contentless FTS5 table needs.
+  static func searchColumns(of row: String) -> String {
+    "\(row).name, \(row).method, \(row).url, ifnull(\(row).status, ''), "
+      + "ifnull(\(row).error_kind, '') || ' ' || ifnull(\(row).error_message, ''), "
+      + "ifnull(\(row).response_headers, '')"
+  }
+
+  /// What opening found.
+  enum Opened {
+    case ready(SQLiteConnection)
+    /// There is no database yet (only when not creating).
+    case missing
+  }
+
+  /// Opens the database at `path` for this build: WAL, `synchronous=NORMAL`, the busy timeout,
+  /// the schema created or migrated. `create` makes the file (mode 0600) when it is missing.
+  /// A file written by a newer reqbench is an error; so is a damaged one (`SQLiteError.isDamage`),
+  /// which the caller may set aside (`setAside`).
+  static func open(path: String, create: Bool) throws(SQLiteError) -> Opened {
+    if !FileManager.default.fileExists(atPath: path) {
+      guard create else { return .missing }
+      // SQLite creates its files with 0644; history may hold personal data: 0600 (the WAL and
+      // shared-memory files take the database file's mode).
+      createPrivateFile(path)
+    }
+    let connection = try SQLiteConnection(path: path, create: create)
+    connection.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
+    // The WAL is copied into the database by the automatic checkpoint of a later commit (at
+    // 1,000 pages), not when a connection closes: `run` does not wait for it at its exit.
+    connection.skipCheckpointOnClose()
+    // The journal mode is kept in the file: only the first connection switches it.
+    let journal = try connection.statement("PRAGMA journal_mode")
+    let mode = try journal.step() ? journal.text(0) : nil
+    journal.reset()
+    if mode != "wal" { try connection.execute("PRAGMA journal_mode=WAL") }
+    try connection.execute("PRAGMA synchronous=NORMAL")
+    try migrate(connection)
+    return .ready(connection)
+  }
+
+  /// Brings the schema up to `schemaVersion`, in one write transaction (another process doing
+  /// the same waits, then finds it done).
+  static func migrate(_ connection: SQLiteConnection) throws(SQLiteError) {
+    let version = try connection.integer("PRAGMA user_version") ?? 0
+    if version == schemaVersion { return }
+    if version > schemaVersion { throw newer(version, path: connection.path) }
+    try connection.transaction(immediate: true) { () throws(SQLiteError) in
+      let current = try connection.integer("PRAGMA user_version") ?? 0
+      if current > schemaVersion { throw newer(current, path: connection.path) }
+      for step in Int(current)..<schemaVersion {
+        try connection.execute(migrations[step])
+      }
+      try connection.execute("PRAGMA user_version = \(schemaVersion)")
+    }
+  }
+
+  private static func newer(_ version: Int64, path: String) -> SQLiteError {
+    SQLiteError(
+      code: SQLITE_CANTOPEN,
+      message: "\(path) was written by a newer reqbench (history schema \(version); this one knows "
+        + "\(schemaVersion)): upgrade reqbench, or move the file away to start a new history")
+  }
+
+  /// Moves a damaged database (and its WAL and shared-memory files) aside to `PATH.damaged`,
+  /// replacing an earlier one, so a new history can start. Returns where it went.
+  @discardableResult
+  static func setAside(path: String) -> String {
+    let target = path + ".damaged"
+    unlink(target)
+    rename(path, target)
+    unlink(path + "-wal")
+    unlink(path + "-shm")
+    return target
+  }
+}
+
+/// Creates an empty file with mode 0600 unless it exists.
+private func createPrivateFile(_ path: String) {
+  let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+  if fd >= 0 { close(fd) }
+}

@@ -1,0 +1,420 @@
+import CSQLite
+import Foundation
+import RequestEngine
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The one thread that writes a store's history database. Entries queue up (`submit`) and the
+/// thread commits whatever has queued in one transaction (an engine pass's entries arrive
+/// together; while a commit runs the next ones gather), pruning in the same transaction: per
+/// request beyond `perRequest`, then the oldest overall while above `totalBytes`. Bodies above
+/// the inline limit are written to their files before the transaction that adds their rows;
+/// the files of pruned entries are removed after it commits.
+///
+/// Between commits, when nothing is queued, it does the background work: the migration of an
+/// old file history (a chunk per transaction), the sweep of body files no row refers to, and,
+/// after a second without new entries, filling the search index. `close` finishes what is
+/// queued (never the background work) and ends the thread.
+final class HistoryWriter: @unchecked Sendable {
+  struct Job {
+    var result: ExchangeResult
+    var name: String
+    var failed: (@Sendable (FileError) -> Void)?
+  }
+
+  let paths: HistoryStore.Paths
+  let limits: HistoryStore.Limits
+
+  private let condition = NSCondition()
+  private var queue: [Job] = []
+  private var submitted = 0
+  private var finished = 0
+  private var closing = false
+  private var started = false
+  private var threadDone = false
+  /// When the search index may be filled: a second after the last commit.
+  private var indexAt: Date?
+  private var migration: HistoryMigration.State = .unknown
+  private var swept = false
+  /// Set while `finishMigration` waits: the migration runs before anything else.
+  private var migrationWanted = false
+  /// Notices for the user (a damaged database set aside, a migration done), taken by the store.
+  private var notices: [String] = []
+
+  /// The thread's connection (only the thread touches it).
+  private var connection: SQLiteConnection?
+
+  static let indexDelay: TimeInterval = 1
+
+  init(paths: HistoryStore.Paths, limits: HistoryStore.Limits) {
+    self.paths = paths
+    self.limits = limits
+  }
+
+  // MARK: - The callers' side
+
+  func submit(_ jobs: [Job]) {
+    guard !jobs.isEmpty else { return }
+    condition.lock()
+    queue.append(contentsOf: jobs)
+    submitted += jobs.count
+    startIfNeeded()
+    condition.signal()
+    condition.unlock()
+  }
+
+  /// Waits until everything submitted so far is committed (or has failed).
+  func waitForCommits() {
+    condition.lock()
+    let target = submitted
+    while finished < target && !threadDone { condition.wait() }
+    condition.unlock()
+  }
+
+  /// Starts the thread (for the background work alone: a migration) unless it runs.
+  func startBackgroundWork() {
+    condition.lock()
+    if !closing { startIfNeeded() }
+    condition.signal()
+    condition.unlock()
+  }
+
+  /// Runs the migration of an old file history to its end (if there is one), waiting for it.
+  func finishMigration() {
+    condition.lock()
+    guard migration != .done, !closing else {
+      condition.unlock()
+      return
+    }
+    migrationWanted = true
+    startIfNeeded()
+    condition.signal()
+    while migration != .done && !threadDone { condition.wait() }
+    migrationWanted = false
+    condition.unlock()
+  }
+
+  /// Finishes the queued entries and ends the thread (the background work stops where it is:
+  /// the next process goes on with it).
+  func close() {
+    condition.lock()
+    closing = true
+    condition.signal()
+    while started && !threadDone { condition.wait() }
+    condition.unlock()
+  }
+
+  func takeNotices() -> [String] {
+    condition.lock()
+    defer { condition.unlock() }
+    let taken = notices
+    notices = []
+    return taken
+  }
+
+  /// Call with the lock held.
+  private func startIfNeeded() {
+    guard !started else { return }
+    started = true
+    let thread = Thread { [self] in run() }
+    thread.name = "reqbench.history"
+    thread.start()
+  }
+
+  // MARK: - The thread
+
+  private enum Work {
+    case commit([Job])
+    case migrate(HistoryMigration.State)
+    case sweep
+    case index
+    case stop
+  }
+
+  private func run() {
+    while true {
+      switch nextWork() {
+      case .commit(let jobs):
+        commit(jobs)
+        condition.lock()
+        finished += jobs.count
+        indexAt = Date().addingTimeInterval(Self.indexDelay)
+        condition.broadcast()
+        condition.unlock()
+      case .migrate(let current):
+        let state = migrateStep(current)
+        condition.lock()
+        migration = state
+        condition.broadcast()
+        condition.unlock()
+      case .sweep:
+        sweepBodyFiles()
+        condition.lock()
+        swept = true
+        condition.unlock()
+      case .index:
+        let more = indexStep()
+        condition.lock()
+        indexAt = more ? Date() : nil
+        condition.unlock()
+      case .stop:
+        connection = nil
+        condition.lock()
+        threadDone = true
+        condition.broadcast()
+        condition.unlock()
+        return
+      }
+    }
+  }
+
+  /// What to do next, waiting (without a timer unless the index is due) when there is nothing.
+  private func nextWork() -> Work {
+    condition.lock()
+    defer { condition.unlock() }
+    while true {
+      if migrationWanted && migration != .done { return .migrate(migration) }
+      if !queue.isEmpty {
+        let jobs = queue
+        queue = []
+        return .commit(jobs)
+      }
+      if closing { return .stop }
+      if migration != .done { return .migrate(migration) }
+      if !swept { return .sweep }
+      if let due = indexAt {
+        if due <= Date() { return .index }
+        _ = condition.wait(until: due)
+      } else {
+        condition.wait()
+      }
+    }
+  }
+
+  /// The connection, opened (and the database created) on first use. A damaged database is set
+  /// aside and a new one started.
+  private func database() throws(FileError) -> SQLiteConnection {
+    if let connection { return connection }
+    try HistoryFiles.makeFolder(URL(fileURLWithPath: paths.stateFolder, isDirectory: true))
+    do throws(SQLiteError) {
+      let opened = try Self.openCreating(paths.database) { notice in self.notice(notice) }
+      connection = opened
+      return opened
+    } catch {
+      throw paths.error(error)
+    }
+  }
+
+  /// Opens (creating) the database at `path`; a damaged file is set aside first (`notice` says
+  /// so).
+  static func openCreating(_ path: String, notice: (String) -> Void) throws(SQLiteError)
+    -> SQLiteConnection
+  {
+    do {
+      if case .ready(let db) = try HistoryDatabase.open(path: path, create: true) { return db }
+    } catch where error.isDamage {
+      let aside = HistoryDatabase.setAside(path: path)
+      notice("\(path) was damaged (\(error.message)): moved to \(aside); a new history starts")
+    }
+    guard case .ready(let db) = try HistoryDatabase.open(path: path, create: true) else {
+      throw SQLiteError(code: SQLITE_CANTOPEN, message: "cannot create \(path)")
+    }
+    return db
+  }
+
+  private func notice(_ text: String) {
+    condition.lock()
+    notices.append(text)
+    condition.unlock()
+  }
+
+  // MARK: - Committing
+
+  /// One job's record, once its body file (if any) is written.
+  private struct Ready {
+    var record: HistoryRecord
+    var job: Job
+  }
+
+  private func commit(_ jobs: [Job]) {
+    var ready: [Ready] = []
+    for job in jobs where limits.perRequest > 0 {
+      var record = HistoryRecord(job.result, name: job.name, limits: limits)
+      do throws(FileError) {
+        try writeBodyFile(&record)
+        ready.append(Ready(record: record, job: job))
+      } catch {
+        job.failed?(error)
+      }
+    }
+    guard !ready.isEmpty else { return }
+    var pruned: [String] = []
+    do throws(FileError) {
+      pruned = try insert(ready.map(\.record))
+    } catch {
+      for item in ready {
+        if item.record.entry.storage.responseBody == .file { unlink(paths.bodyFile(item.record.entry.id)) }
+        item.job.failed?(error)
+      }
+      return
+    }
+    for key in pruned { unlink(paths.bodyFile(key)) }
+  }
+
+  /// Writes a body above the inline limit to `KEY.body` (atomically, fsynced: the row that
+  /// refers to it comes after), and fixes the stored size when masking changed it.
+  private func writeBodyFile(_ record: inout HistoryRecord) throws(FileError) {
+    if case .none = record.responseBody { return }
+    if case .inline = record.responseBody { return }
+    let target = URL(fileURLWithPath: paths.bodyFile(record.entry.id))
+    switch record.responseBody {
+    case .none, .inline: return
+    case .file(let bytes):
+      try HistoryFiles.makeFolder(URL(fileURLWithPath: paths.bodies, isDirectory: true))
+      try AtomicFile.write(bytes, to: target, permissions: HistoryFiles.fileMode)
+    case .spilled(let file, let masker):
+      try HistoryFiles.makeFolder(URL(fileURLWithPath: paths.bodies, isDirectory: true))
+      let written = try HistoryFiles.copyAtomically(
+        from: file.path, to: target, permissions: HistoryFiles.fileMode, masking: masker)
+      record.entry.storedBodyBytes = written
+      record.entry.storedBytes = HistoryRecord.storedBytes(of: record.entry)
+    }
+  }
+
+  /// Inserts the records and prunes, in one transaction; returns the keys of pruned entries
+  /// whose bodies are files. A damaged database is set aside and the insert tried once more in
+  /// a new one.
+  private func insert(_ records: [HistoryRecord]) throws(FileError) -> [String] {
+    for attempt in 0..<2 {
+      let db = try database()
+      do throws(SQLiteError) {
+        return try Self.insert(records, into: db, limits: limits)
+      } catch where error.isDamage && attempt == 0 {
+        connection = nil
+        let aside = HistoryDatabase.setAside(path: paths.database)
+        notice("\(paths.database) was damaged (\(error.message)): moved to \(aside); a new history starts")
+      } catch {
+        throw paths.error(error)
+      }
+    }
+    return []
+  }
+
+  static func insert(_ records: [HistoryRecord], into db: SQLiteConnection, limits: HistoryStore.Limits)
+    throws(SQLiteError) -> [String]
+  {
+    try db.transaction(immediate: true) { () throws(SQLiteError) -> [String] in
+      let insertEntry = try db.statement(HistoryRow.insert)
+      let insertBodies = try db.statement("INSERT INTO bodies (id, request, response) VALUES (?, ?, ?)")
+      var names: [String] = []
+      var seen: Set<String> = []
+      for record in records {
+        try insertEntry.run(HistoryRow.values(of: record.entry))
+        guard db.changes == 1 else { continue }  // already there (a migration run again)
+        let row = db.lastInsertRowID
+        var response: SQLiteValue = .null
+        if case .inline(let bytes) = record.responseBody { response = .blob(bytes) }
+        if !record.requestBody.isEmpty || response != .null {
+          try insertBodies.run([
+            .integer(row), record.requestBody.isEmpty ? .null : .blob(record.requestBody), response,
+          ])
+        }
+        if seen.insert(record.entry.name).inserted { names.append(record.entry.name) }
+      }
+      return try prune(names: names, in: db, limits: limits)
+    }
+  }
+
+  /// Drops the oldest entries of each of `names` beyond `perRequest`, then the oldest overall
+  /// while the total is above `totalBytes`. Returns the keys of dropped entries with body files.
+  static func prune(names: [String], in db: SQLiteConnection, limits: HistoryStore.Limits)
+    throws(SQLiteError) -> [String]
+  {
+    var files: [String] = []
+    func collect(_ row: SQLiteStatement) {
+      if row.text(1) == HistoryEntry.ResponseBodyStorage.file.rawValue, let key = row.text(0) {
+        files.append(key)
+      }
+    }
+    let perName = try db.statement(
+      """
+      DELETE FROM entries WHERE id IN (SELECT id FROM entries WHERE name = ?1
+        ORDER BY finished_at DESC, id DESC LIMIT -1 OFFSET ?2) RETURNING key, body_storage
+      """)
+    for name in names {
+      try perName.forEachRow([.text(name), .integer(limits.perRequest)], collect)
+    }
+    let oldest = try db.statement(
+      """
+      DELETE FROM entries WHERE id = (SELECT id FROM entries ORDER BY finished_at, id LIMIT 1)
+      RETURNING key, body_storage
+      """)
+    while let total = try db.integer("SELECT bytes FROM totals"), total > Int64(limits.totalBytes) {
+      var deleted = false
+      try oldest.forEachRow { row in
+        deleted = true
+        collect(row)
+      }
+      if !deleted { break }
+    }
+    return files
+  }
+
+  // MARK: - Background work
+
+  /// One chunk of the migration; `.done` when there is nothing (more) to migrate.
+  private func migrateStep(_ state: HistoryMigration.State) -> HistoryMigration.State {
+    guard FileManager.default.fileExists(atPath: paths.legacyFolder) else { return .done }
+    do throws(FileError) {
+      let db = try database()
+      let step = try HistoryMigration.step(state: state, paths: paths, into: db, limits: limits)
+      if case .done = step.state, let report = step.report { notice(report) }
+      return step.state
+    } catch {
+      notice("cannot move the old history into \(paths.database): \(error.description)")
+      return .done
+    }
+  }
+
+  private func sweepBodyFiles() {
+    guard !HistoryFiles.list(paths.bodies).isEmpty, let db = try? database() else { return }
+    try? Self.sweepBodyFiles(paths: paths, db: db)
+  }
+
+  /// Removes body files no row refers to (left by a crash between a file and its row, or after a
+  /// prune) and temporary files of interrupted writes, once they are older than
+  /// `strayFileGrace` (younger ones may belong to a write in progress in another process).
+  static func sweepBodyFiles(paths: HistoryStore.Paths, db: SQLiteConnection) throws(SQLiteError) {
+    let names = HistoryFiles.list(paths.bodies)
+    guard !names.isEmpty else { return }
+    let now = Date().timeIntervalSince1970
+    let exists = try db.statement("SELECT 1 FROM entries WHERE key = ?")
+    for name in names {
+      let path = paths.bodies + "/" + name
+      guard let file = HistoryFiles.regularFile(path), now - file.modified >= paths.strayFileGrace else {
+        continue
+      }
+      if HistoryFiles.isTemporary(name) {
+        unlink(path)
+      } else if name.hasSuffix(HistoryStore.Paths.bodySuffix) {
+        let key = String(name.dropLast(HistoryStore.Paths.bodySuffix.count))
+        try exists.bind([.text(key)])
+        let referred = try exists.step()
+        exists.reset()
+        if !referred { unlink(path) }
+      }
+    }
+  }
+
+  /// Indexes a chunk of new entries for search; true when there are more.
+  private func indexStep() -> Bool {
+    guard let db = try? database() else { return false }
+    return (try? HistorySearchIndex.indexChunk(db)) ?? false
+  }
+}

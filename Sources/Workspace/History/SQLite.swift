@@ -1,0 +1,259 @@
+import CSQLite
+
+/// What a SQLite call reported: its result code and message (`database is locked`).
+struct SQLiteError: Error, Sendable, CustomStringConvertible {
+  /// The extended result code (`SQLITE_BUSY`, `SQLITE_CORRUPT`, …).
+  var code: Int32
+  var message: String
+
+  /// The primary result code, without the extended bits.
+  var primary: Int32 { code & 0xFF }
+  /// The file is not a database or is damaged: set it aside and start anew.
+  var isDamage: Bool { primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB }
+  var description: String { message }
+}
+
+/// One connection to a SQLite database, used by one thread at a time (the history's writer
+/// thread has its own; readers share one under a lock). Statements are prepared once per SQL
+/// text and reused.
+///
+/// ```swift
+/// let db = try SQLiteConnection(path: "STATE/history.sqlite", create: true)
+/// let insert = try db.statement("INSERT INTO t(a, b) VALUES (?, ?)")
+/// try insert.run([.text("x"), .integer(1)])
+/// ```
+final class SQLiteConnection {
+  let path: String
+  private let handle: OpaquePointer
+  private var statements: [String: SQLiteStatement] = [:]
+
+  /// Opens (with `create`, creates) the database at `path`. `readOnly` opens it for reading only.
+  init(path: String, create: Bool, readOnly: Bool = false) throws(SQLiteError) {
+    self.path = path
+    var db: OpaquePointer?
+    var flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
+    if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
+    // One thread at a time uses a connection (the callers lock): no mutex of SQLite's own.
+    flags |= SQLITE_OPEN_NOMUTEX
+    let status = sqlite3_open_v2(path, &db, flags, nil)
+    guard let db else { throw SQLiteError(code: status, message: "out of memory opening \(path)") }
+    guard status == SQLITE_OK else {
+      let error = SQLiteError(code: status, message: String(cString: sqlite3_errmsg(db)))
+      sqlite3_close_v2(db)
+      throw error
+    }
+    handle = db
+    sqlite3_extended_result_codes(db, 1)
+  }
+
+  deinit {
+    statements.removeAll()
+    sqlite3_close_v2(handle)
+  }
+
+  /// Closing leaves the WAL for a later checkpoint (`rb_sqlite3_no_checkpoint_on_close`).
+  func skipCheckpointOnClose() {
+    _ = rb_sqlite3_no_checkpoint_on_close(handle)
+  }
+
+  /// Waits up to `milliseconds` for another connection's lock before failing with SQLITE_BUSY.
+  func setBusyTimeout(milliseconds: Int32) {
+    sqlite3_busy_timeout(handle, milliseconds)
+  }
+
+  /// Runs SQL that returns no rows (several statements separated by `;` are allowed).
+  func execute(_ sql: String) throws(SQLiteError) {
+    var message: UnsafeMutablePointer<CChar>?
+    let status = sqlite3_exec(handle, sql, nil, nil, &message)
+    if status != SQLITE_OK {
+      let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(status))
+      sqlite3_free(message)
+      throw SQLiteError(code: sqlite3_extended_errcode(handle), message: text)
+    }
+  }
+
+  /// The prepared statement for `sql`, reset and with its bindings cleared.
+  func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+    if let cached = statements[sql] {
+      cached.reset()
+      return cached
+    }
+    var raw: OpaquePointer?
+    let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil)
+    guard status == SQLITE_OK, let raw else { throw lastError(status) }
+    let statement = SQLiteStatement(raw, connection: self)
+    statements[sql] = statement
+    return statement
+  }
+
+  /// The first column of the first row of `sql` as an integer (nil when there is no row or
+  /// it is not an integer).
+  func integer(_ sql: String, _ values: [SQLiteValue] = []) throws(SQLiteError) -> Int64? {
+    let statement = try statement(sql)
+    try statement.bind(values)
+    defer { statement.reset() }
+    return try statement.step() ? statement.int64(0) : nil
+  }
+
+  /// Runs `body` in a transaction: `BEGIN IMMEDIATE` (the write lock at once, waiting for it
+  /// up to the busy timeout) or a deferred `BEGIN` for reading; commits when it returns, rolls
+  /// back when it throws.
+  func transaction<T>(immediate: Bool, _ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+    try execute(immediate ? "BEGIN IMMEDIATE" : "BEGIN")
+    let value: T
+    do {
+      value = try body()
+    } catch {
+      try? execute("ROLLBACK")
+      throw error
+    }
+    do {
+      try execute("COMMIT")
+    } catch {
+      try? execute("ROLLBACK")
+      throw error
+    }
+    return value
+  }
+
+  /// Rows changed by the last INSERT, UPDATE or DELETE.
+  var changes: Int { Int(sqlite3_changes64(handle)) }
+
+  var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+  func lastError(_ status: Int32) -> SQLiteError {
+    let code = sqlite3_extended_errcode(handle)
+    return SQLiteError(code: code == SQLITE_OK ? status : code, message: String(cString: sqlite3_errmsg(handle)))
+  }
+}
+
+/// A value to bind to a statement's `?`.
+enum SQLiteValue: Sendable, Equatable {
+  case null
+  case integer(Int64)
+  case real(Double)
+  case text(String)
+  case blob([UInt8])
+
+  static func integer(_ value: Int) -> SQLiteValue { .integer(Int64(value)) }
+  static func optional(_ value: Int?) -> SQLiteValue { value.map { .integer(Int64($0)) } ?? .null }
+  static func optional(_ value: Double?) -> SQLiteValue { value.map { .real($0) } ?? .null }
+  static func optional(_ value: String?) -> SQLiteValue { value.map { .text($0) } ?? .null }
+}
+
+/// A prepared statement of a `SQLiteConnection`. Column readers never trap on what a damaged
+/// database holds: a value of another type than asked for, out of range or not finite is nil.
+final class SQLiteStatement {
+  private let handle: OpaquePointer
+  private unowned let connection: SQLiteConnection
+
+  fileprivate init(_ handle: OpaquePointer, connection: SQLiteConnection) {
+    self.handle = handle
+    self.connection = connection
+  }
+
+  deinit { sqlite3_finalize(handle) }
+
+  func reset() {
+    sqlite3_reset(handle)
+    sqlite3_clear_bindings(handle)
+  }
+
+  func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
+    for (offset, value) in values.enumerated() {
+      try bind(value, at: Int32(offset + 1))
+    }
+  }
+
+  func bind(_ value: SQLiteValue, at index: Int32) throws(SQLiteError) {
+    let status: Int32
+    switch value {
+    case .null: status = sqlite3_bind_null(handle, index)
+    case .integer(let n): status = sqlite3_bind_int64(handle, index, n)
+    case .real(let x): status = sqlite3_bind_double(handle, index, x)
+    case .text(let text):
+      var text = text
+      status = text.withUTF8 { utf8 in
+        utf8.withMemoryRebound(to: CChar.self) {
+          rb_sqlite3_bind_text(handle, index, $0.baseAddress, sqlite3_uint64($0.count))
+        }
+      }
+    case .blob(let bytes):
+      status = bytes.withUnsafeBytes { rb_sqlite3_bind_blob(handle, index, $0.baseAddress, sqlite3_uint64($0.count)) }
+    }
+    guard status == SQLITE_OK else { throw connection.lastError(status) }
+  }
+
+  /// Steps once: true when a row is ready, false when done.
+  func step() throws(SQLiteError) -> Bool {
+    let status = sqlite3_step(handle)
+    switch status {
+    case SQLITE_ROW: return true
+    case SQLITE_DONE: return false
+    default: throw connection.lastError(status)
+    }
+  }
+
+  /// Binds `values`, steps to the end and resets: for statements that return no rows.
+  func run(_ values: [SQLiteValue] = []) throws(SQLiteError) {
+    try bind(values)
+    defer { reset() }
+    while try step() {}
+  }
+
+  /// Binds `values` and calls `row` for each row, then resets.
+  func forEachRow(_ values: [SQLiteValue] = [], _ row: (SQLiteStatement) throws(SQLiteError) -> Void) throws(SQLiteError) {
+    try bind(values)
+    defer { reset() }
+    while try step() { try row(self) }
+  }
+
+  func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
+  /// An integer column; a real with an integral value in range is accepted too.
+  func int64(_ column: Int32) -> Int64? {
+    switch sqlite3_column_type(handle, column) {
+    case SQLITE_INTEGER: return sqlite3_column_int64(handle, column)
+    case SQLITE_FLOAT:
+      let x = sqlite3_column_double(handle, column)
+      return Int64(exactly: x)
+    default: return nil
+    }
+  }
+
+  /// An integer column that fits an `Int`.
+  func int(_ column: Int32) -> Int? { int64(column).flatMap { Int(exactly: $0) } }
+
+  /// A finite number (integer or real) column.
+  func double(_ column: Int32) -> Double? {
+    switch sqlite3_column_type(handle, column) {
+    case SQLITE_INTEGER, SQLITE_FLOAT:
+      let x = sqlite3_column_double(handle, column)
+      return x.isFinite ? x : nil
+    default: return nil
+    }
+  }
+
+  /// A text column (invalid UTF-8 repaired with U+FFFD); nil for NULL or a number.
+  func text(_ column: Int32) -> String? {
+    switch sqlite3_column_type(handle, column) {
+    case SQLITE_TEXT, SQLITE_BLOB:
+      let bytes = blob(column)
+      return String(decoding: bytes, as: UTF8.self)
+    default: return nil
+    }
+  }
+
+  /// A blob (or text) column's bytes; empty for NULL.
+  func blob(_ column: Int32) -> [UInt8] {
+    guard sqlite3_column_type(handle, column) != SQLITE_NULL else { return [] }
+    // The pointer first, then the size (SQLite's documented order).
+    let pointer = sqlite3_column_blob(handle, column)
+    let count = Int(sqlite3_column_bytes(handle, column))
+    guard let pointer, count > 0 else { return [] }
+    return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+  }
+
+  /// A blob column's size without reading it.
+  func byteCount(_ column: Int32) -> Int { Int(sqlite3_column_bytes(handle, column)) }
+}
