@@ -2,7 +2,9 @@
 # Shared helpers for .ci/test, .ci/demo and Benchmarks/run. Source it; don't run it.
 #
 #   ensure_packages            Debian packages the build and the servers need (apt-get, only if missing)
-#   ensure_httpbin             a virtualenv with the pinned httpbin + gunicorn (.ci/httpbin-requirements.txt)
+#   ensure_httpbin             a virtualenv with the pinned httpbin + gunicorn (.ci/httpbin-requirements.txt),
+#                              and the tests' other Python packages (haralyzer); its python is
+#                              exported as REQBENCH_TEST_PYTHON
 #   start_servers [NAME...]    nginx, httpbin, fixture (default: all three) on free loopback ports;
 #                              exports REQBENCH_{NGINX,HTTPBIN,FIXTURE}_URL and REQBENCH_NGINX_ROOT
 #   stop_servers [STATUS]      stops them; called by the EXIT trap anyway
@@ -18,7 +20,7 @@
 #   REQBENCH_NGINX_ACCESS_LOG  off: no nginx access log (default on, in the nginx folder)
 
 RB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-RB_PACKAGES=(libcurl4-openssl-dev libncurses-dev libjq-dev nginx-light tmux openssl curl vim-tiny)
+RB_PACKAGES=(libcurl4-openssl-dev libncurses-dev libjq-dev libsqlite3-dev nginx-light tmux openssl curl vim-tiny)
 RB_PYTHON=${REQBENCH_PYTHON:-python3}
 read -r -a RB_SWIFTPM_ARGS <<<"${REQBENCH_SWIFTPM_ARGS:-}"
 
@@ -145,6 +147,7 @@ ensure_httpbin() {
   local stamp
   stamp=$(sha256sum <"$req" | cut -d' ' -f1)
   RB_VENV=$venv
+  export REQBENCH_TEST_PYTHON=$venv/bin/python
   if rb_venv_ok "$venv" "$stamp"; then
     return 0
   fi
@@ -168,8 +171,8 @@ ensure_httpbin() {
     fi
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input -r "$req" ||
       rb_die "pip could not install $req into $venv"
-    "$venv/bin/python" -c 'import gunicorn, httpbin' >/dev/null 2>&1 ||
-      rb_die "httpbin was installed into $venv but does not import"
+    "$venv/bin/python" -c 'import gunicorn, httpbin, haralyzer' >/dev/null 2>&1 ||
+      rb_die "httpbin (or haralyzer) was installed into $venv but does not import"
     printf '%s\n' "$stamp" >"$venv/.reqbench-stamp"
   fi
   exec {lock_fd}>&-
@@ -178,7 +181,7 @@ ensure_httpbin() {
 rb_venv_ok() {
   [ -x "$1/bin/gunicorn" ] &&
     [ "$(cat "$1/.reqbench-stamp" 2>/dev/null)" = "$2" ] &&
-    "$1/bin/python" -c 'import gunicorn, httpbin' >/dev/null 2>&1
+    "$1/bin/python" -c 'import gunicorn, httpbin, haralyzer' >/dev/null 2>&1
 }
 
 # ---------------------------------------------------------------------------------------------

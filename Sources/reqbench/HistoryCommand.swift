@@ -14,8 +14,8 @@ struct HistoryOptions: Equatable {
   var search: String?
   var body = false
   var statuses: [HistoryQuery.Status] = []
-  /// `--since`, as given (read against the clock when the command runs).
-  var since: String?
+  /// `--since`, read against the clock when the arguments were parsed.
+  var since: Date?
   var failed = false
 }
 
@@ -96,14 +96,7 @@ enum HistoryCommand {
     query.statuses = options.statuses
     query.failedOnly = options.failed
     query.limit = options.limit ?? (options.har ? nil : 20)
-    if let since = options.since {
-      do {
-        query.since = try HistoryQuery.date(parsing: since, now: Date())
-      } catch {
-        Terminal.error("reqbench: \(error.message)")
-        return ExitStatus.usage
-      }
-    }
+    query.since = options.since
     let results: HistoryResults
     do {
       results = try store.entries(matching: query)
@@ -172,7 +165,12 @@ enum HistoryCommand {
           throw UsageError(message: error.message)
         }
       case "--since":
-        options.since = try reader.value(for: option)
+        let text = try reader.value(for: option)
+        do {
+          options.since = try HistoryQuery.date(parsing: text, now: Date())
+        } catch {
+          throw UsageError(message: error.message)
+        }
       case "--state-dir":
         let directory = try reader.value(for: option)
         guard !directory.isEmpty else { throw UsageError(message: "--state-dir needs a folder") }

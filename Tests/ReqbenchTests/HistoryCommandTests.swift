@@ -87,7 +87,11 @@ struct HistoryCommandTests {
 
     let result = try history([workspace.path])
     #expect(result.status == 0, "\(result.stderr)")
-    #expect(result.stderr.isEmpty)
+    // The file history is moved into the database on first use, once.
+    #expect(result.stderr.hasPrefix("reqbench: moved 5 history entries from \(history.path) into "), "\(result.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: history.path), "the old folder is gone")
+    let again = try history([workspace.path])
+    #expect(again.stderr.isEmpty && again.stdout == result.stdout)
     // Today's times are the time of day; an older one has its date too, and sets the width.
     func time(_ date: Date) -> String { shownTime(date).padding(toLength: 19, withPad: " ", startingAt: 0) }
     let expected = [
@@ -229,7 +233,12 @@ struct HistoryCommandTests {
     ([], "history needs a workspace file"),
     (["api.json", "--limit", "0"], "--limit needs a number of 1 or more"),
     (["api.json", "--limit"], "--limit needs a value"),
-    (["api.json", "--since", "1h"], #"unknown option "--since""#),
+    (["api.json", "--since", "soon"], "--since takes a duration (30m, 1h, 2d, 1w) or a date"),
+    (["api.json", "--status", "2x"], "--status takes codes (404), classes (2xx)"),
+    (["api.json", "--body"], "--body widens --search to the bodies; give --search TEXT too"),
+    (["api.json", "--json", "--har"], "--json and --har are two output formats"),
+    (["api.json", "--search", " "], "--search needs some text"),
+    (["api.json", "--color"], #"unknown option "--color""#),
     (["api.json", "a", "b"], "history takes one target at most"),
   ])
   func usageErrors(args: [String], message: String) throws {
@@ -286,5 +295,158 @@ struct HistoryCommandTests {
     let result = try history(["--help"])
     #expect(result.status == 0)
     #expect(result.stdout.hasPrefix("Usage: reqbench history WORKSPACE [TARGET]"))
+  }
+
+  // MARK: - Search, filters and HAR against real exchanges
+
+  /// Real exchanges with httpbin, recorded by `reqbench run`, then searched, filtered and
+  /// exported by `reqbench history`.
+  @Test func searchFiltersAndHARAgainstRealExchanges() throws {
+    defer { try? FileManager.default.removeItem(at: root) }
+    let base = try TestServer.httpbin.baseURL
+    let ws = root.appendingPathComponent("live.json")
+    try """
+    {"version": 1, "baseURL": "\(base)",
+     "requests": [
+       {"name": "users/get", "url": "/anything/users/1", "headers": {"X-Api-Key": "{{secret.key}}"}},
+       {"name": "users/create", "method": "POST", "url": "/anything/users",
+        "body": {"json": {"name": "Ada Lovelace", "key": "{{secret.key}}"}}},
+       {"name": "teapot", "url": "/status/418"},
+       {"name": "picture", "url": "/image/png"},
+       {"name": "down", "url": "http://127.0.0.1:1/nothing"}
+     ]}
+    """.write(to: ws, atomically: true, encoding: .utf8)
+    let secret = "k3y-" + uniqueKey("live")
+    let set = try runProcess(try reqbenchBinary, ["secrets", "set", ws.path, "key"], stdin: secret + "\n")
+    #expect(set.status == 0, "\(set.stderr)")
+    let started = Date()
+    let run = try runProcess(try reqbenchBinary, ["run", ws.path, "--all"])
+    #expect(run.status == 1, "teapot and down fail: \(run.stderr)")
+
+    func names(_ args: [String]) throws -> [String] {
+      let result = try history([ws.path, "--json"] + args)
+      #expect(result.status == 0, "\(args): \(result.stderr)")
+      return result.stdout.split(separator: "\n").compactMap { try? JSONParser.parse(String($0))["name"]?.stringValue }
+    }
+    #expect(try Set(names(["--search", "users"])) == ["users/get", "users/create"])
+    #expect(try names(["--search", "POST"]) == ["users/create"])
+    #expect(try names(["--search", "418"]) == ["teapot"])
+    #expect(try names(["--search", "cannot connect"]) == ["down"], "the error")
+    #expect(try Set(names(["--search", "connect"])) == ["down", "users/get", "users/create", "teapot", "picture"], "Connection: keep-alive")
+    #expect(try names(["--search", "image/png"]) == ["picture"], "a response header")
+    #expect(try names(["--search", "Lovelace"]).isEmpty, "bodies only with --body")
+    #expect(try names(["--search", "Lovelace", "--body"]) == ["users/create"], "the request body (and httpbin's echo)")
+    #expect(try Set(names(["--status", "4xx,none"])) == ["teapot", "down"])
+    #expect(try names(["--status", "418"]) == ["teapot"])
+    #expect(try Set(names(["--failed"])) == ["teapot", "down"])
+    #expect(try names(["--since", "1h"]).count == 5)
+    #expect(try names(["--since", "2020-01-01", "--limit", "2"]).count == 2)
+    #expect(try names(["users/", "--search", "anything"]).count == 2)
+    let none = try history([ws.path, "--search", "nothing-like-this"])
+    #expect(none.status == 0 && none.stdout.isEmpty && none.stderr.contains("no history of"), "\(none.stderr)")
+
+    // HAR 1.2: parsed back and checked field by field.
+    let har = try history([ws.path, "--har"])
+    #expect(har.status == 0, "\(har.stderr)")
+    #expect(!har.stdout.contains(secret), "the secret stays masked")
+    let log = try #require(try JSONParser.parse(har.stdout)["log"])
+    #expect(log["version"]?.stringValue == "1.2")
+    #expect(log["creator"]?["name"]?.stringValue == "reqbench")
+    let entries = try #require(log["entries"]?.arrayValue)
+    #expect(entries.count == 5)
+    var previous = ""
+    for entry in entries {
+      let started = try #require(entry["startedDateTime"]?.stringValue)
+      #expect(started >= previous, "oldest first")
+      previous = started
+      #expect(started.hasSuffix("Z") && started.count == 24, "\(started)")
+      for field in ["request", "response", "cache", "timings"] { #expect(entry[field]?.objectValue != nil, "\(field)") }
+      let request = try #require(entry["request"])
+      for field in ["method", "url", "httpVersion"] { #expect(request[field]?.stringValue != nil, "request.\(field)") }
+      for field in ["cookies", "headers", "queryString"] { #expect(request[field]?.arrayValue != nil, "request.\(field)") }
+      #expect(request["headersSize"]?.intValue == -1 && request["bodySize"]?.intValue != nil)
+      let response = try #require(entry["response"])
+      #expect(response["status"]?.intValue != nil && response["statusText"]?.stringValue != nil)
+      for field in ["cookies", "headers"] { #expect(response[field]?.arrayValue != nil, "response.\(field)") }
+      #expect(response["content"]?["size"]?.intValue != nil && response["content"]?["mimeType"]?.stringValue != nil)
+      #expect(response["redirectURL"]?.stringValue != nil && response["headersSize"]?.intValue == -1)
+      let timings = try #require(entry["timings"])
+      var sum = 0.0
+      for phase in ["send", "wait", "receive"] {
+        let value = try #require(timings[phase]?.doubleValue, "\(phase)")
+        #expect(value >= 0)
+        sum += value
+      }
+      for phase in ["blocked", "dns", "connect"] {
+        let value = try #require(timings[phase]?.doubleValue, "\(phase)")
+        #expect(value >= -1)
+        if value > 0 { sum += value }
+      }
+      let time = try #require(entry["time"]?.doubleValue)
+      #expect(abs(time - sum) < 0.01, "time is the sum of the phases")
+    }
+    func entry(_ name: String) -> JSONValue? { entries.first { $0["_name"]?.stringValue == name } }
+    let create = try #require(entry("users/create"))
+    #expect(create["request"]?["method"]?.stringValue == "POST")
+    #expect(create["request"]?["postData"]?["mimeType"]?.stringValue == "application/json")
+    #expect(create["request"]?["postData"]?["text"]?.stringValue?.contains(#""key":"••••""#) == true)
+    let echoed = try #require(create["response"]?["content"]?["text"]?.stringValue)
+    #expect(try JSONParser.parse(echoed)["json"]?["name"]?.stringValue == "Ada Lovelace", "the body as text")
+    let get = try #require(entry("users/get"))
+    #expect(get["request"]?["headers"]?.arrayValue?.contains { $0["value"]?.stringValue == "••••" } == true)
+    let picture = try #require(entry("picture")?["response"]?["content"])
+    #expect(picture["encoding"]?.stringValue == "base64")
+    let png = try #require(Data(base64Encoded: picture["text"]?.stringValue ?? ""))
+    #expect(png.count == picture["size"]?.intValue && png.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
+    #expect(entry("teapot")?["response"]?["status"]?.intValue == 418)
+    #expect(entry("down")?["response"]?["status"]?.intValue == 0)
+    #expect(entry("down")?["_error"]?.stringValue?.contains("cannot connect") == true)
+    #expect(started.timeIntervalSinceNow < 60)
+
+    // A HAR library reads it: haralyzer (PyPI, in the tests' Python environment).
+    let python = try #require(
+      ProcessInfo.processInfo.environment["REQBENCH_TEST_PYTHON"],
+      "REQBENCH_TEST_PYTHON is not set: run the tests with `bash .ci/test`, which installs haralyzer")
+    let file = root.appendingPathComponent("session.har")
+    try har.stdout.write(to: file, atomically: true, encoding: .utf8)
+    let script = """
+      import json, sys
+      from haralyzer import HarParser
+      parser = HarParser.from_file(sys.argv[1])
+      entries = [e for page in [parser] for e in page.har_data["entries"]]
+      from haralyzer import HarEntry
+      parsed = [HarEntry(e) for e in entries]
+      print(len(parsed), ",".join(sorted(str(e.status) for e in parsed)), ",".join(e.request.method for e in parsed))
+      for e in parsed:
+          assert e.startTime is not None and e.time >= 0
+      """
+    let checked = try runProcess(URL(fileURLWithPath: python), ["-c", script, file.path])
+    #expect(checked.status == 0, "\(checked.stderr)")
+    #expect(checked.stdout.hasPrefix("5 0,200,200,200,418 "), "\(checked.stdout)")
+  }
+
+  /// A history database with damaged rows: the command lists the others, says how many it
+  /// skipped, and never traps (a `finishedAt` of 1e300 once trapped it on every call).
+  @Test func damagedRowsAreSkippedAndCounted() throws {
+    defer { try? FileManager.default.removeItem(at: root) }
+    let now = Date()
+    for i in 1...3 { try record("get-user", at: now - Double(i), exchange: i) }
+    #expect(try history([workspace.path]).status == 0, "migrated into the database")
+    let database = root.appendingPathComponent(".reqbench/api/history.sqlite").path
+    let damage = try runProcess(
+      URL(fileURLWithPath: "/usr/bin/env"),
+      ["python3", "-c", """
+        import sqlite3, sys
+        db = sqlite3.connect(sys.argv[1])
+        db.execute("UPDATE entries SET finished_at = 1e300 WHERE exchange = 1")
+        db.execute("UPDATE entries SET started_at = -1e300, bytes = -1 WHERE exchange = 2")
+        db.commit()
+        """, database])
+    #expect(damage.status == 0, "\(damage.stderr)")
+    for args in [[], ["--json"], ["--har"], ["--search", "get"], ["get-user"]] {
+      let result = try history([workspace.path] + args)
+      #expect(result.status == 0, "\(args): \(result.stderr)")
+      #expect(result.stderr.contains("2 damaged history entries skipped"), "\(args): \(result.stderr)")
+    }
   }
 }
