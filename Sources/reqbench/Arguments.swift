@@ -16,6 +16,7 @@ enum Invocation: Equatable {
   case screenshot([String])
   case benchmarkRender([String])
   case benchmarkBody([String])
+  case benchmarkHistory([String])
   case cache([String])
   case keys([String])
 }
@@ -157,6 +158,7 @@ enum Arguments {
     case "keys": return .keys(Array(args.dropFirst()))
     case "benchmark-render": return .benchmarkRender(Array(args.dropFirst()))
     case "benchmark-body": return .benchmarkBody(Array(args.dropFirst()))
+    case "benchmark-history": return .benchmarkHistory(Array(args.dropFirst()))
     default:
       if first.hasPrefix("-") || first.hasSuffix(".json") { return .tui(try parseTUI(args)) }
       throw UsageError(message: "unknown command \"\(first)\"; try `reqbench WORKSPACE.json`, `reqbench run WORKSPACE TARGET` or `reqbench --help`")

@@ -56,6 +56,8 @@ enum CLI {
       return BenchmarkCommand.run(args)
     case .benchmarkBody(let args):
       return BodyBenchmarkCommand.run(args)
+    case .benchmarkHistory(let args):
+      return HistoryBenchmarkCommand.run(args)
     }
   }
 

@@ -114,6 +114,23 @@ final class TUIRuntime {
     return ExitStatus.success
   }
 
+  /// What `[` and `]` show: the entry of request `name` at `position` (0 the newest) with its
+  /// bodies, read from the store (on the background queue; `reqbench benchmark-history` times it).
+  static func historyShown(_ history: HistoryStore, name: String, position: Int) -> Msg {
+    do {
+      guard let (entry, count) = try history.entry(of: name, at: position) else {
+        return .historyShown(nil, error: nil)
+      }
+      let body = entry.bodyKept ? try history.body(of: entry) : []
+      let requestBody = try history.requestBody(of: entry)
+      return .historyShown(
+        HistoryView(entry: entry, body: body, requestBody: requestBody, position: position, count: count),
+        error: nil)
+    } catch {
+      return .historyShown(nil, error: "\(error)")
+    }
+  }
+
   private func apply(_ msg: Msg) {
     let commands = update(&state, msg)
     dirty = true
@@ -192,22 +209,7 @@ final class TUIRuntime {
       inbox.post(.searchContinue)
     case .showHistory(let name, let position):
       let history = self.history
-      background.async {
-        do {
-          guard let (entry, count) = try history.entry(of: name, at: position) else {
-            inbox.post(.historyShown(nil, error: nil))
-            return
-          }
-          let body = entry.bodyKept ? try history.body(of: entry) : []
-          let requestBody = try history.requestBody(of: entry)
-          inbox.post(
-            .historyShown(
-              HistoryView(entry: entry, body: body, requestBody: requestBody, position: position, count: count),
-              error: nil))
-        } catch {
-          inbox.post(.historyShown(nil, error: "\(error)"))
-        }
-      }
+      background.async { inbox.post(TUIRuntime.historyShown(history, name: name, position: position)) }
     case .filter(let expression, let id):
       guard let body = state.exchanges.first(where: { $0.id == id })?.result?.response?.body else { return }
       background.async {
