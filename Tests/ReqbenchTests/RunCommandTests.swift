@@ -288,14 +288,10 @@ struct RunCommandTests {
 
   // MARK: - History
 
-  /// Entry files under `folder` (any depth).
-  func entryFiles(_ folder: URL) -> [String] {
-    let enumerator = FileManager.default.enumerator(atPath: folder.path)
-    var files: [String] = []
-    while let path = enumerator?.nextObject() as? String {
-      if path.hasSuffix(".entry") { files.append(path) }
-    }
-    return files
+  /// The entries `reqbench history WS --json` lists from the state folder `state`.
+  func recorded(_ ws: String, state: URL) throws -> Int {
+    let listed = try run(["history", ws, "--json", "--state-dir", state.path])
+    return listed.stdout.split(separator: "\n").count
   }
 
   @Test func runRecordsHistoryThatTheHistoryCommandLists() throws {
@@ -303,7 +299,8 @@ struct RunCommandTests {
     let dir = URL(fileURLWithPath: ws).deletingLastPathComponent()
     defer { try? FileManager.default.removeItem(at: dir) }
     #expect(try run(["run", ws, "users/get", "broken"]).status == 1)
-    #expect(entryFiles(dir.appendingPathComponent(".reqbench/test/history")).count == 2)
+    #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent(".reqbench/test/history.sqlite").path))
+    #expect(try recorded(ws, state: dir.appendingPathComponent(".reqbench/test")) == 2)
     let listed = try run(["history", ws])
     #expect(listed.status == 0, "\(listed.stderr)")
     let rows = listed.stdout.split(separator: "\n").map(String.init)
@@ -318,7 +315,7 @@ struct RunCommandTests {
     defer { try? FileManager.default.removeItem(at: dir) }
     let state = dir.appendingPathComponent("elsewhere")
     #expect(try run(["run", ws, "users/get", "--state-dir", state.path]).status == 0)
-    #expect(entryFiles(state.appendingPathComponent("history")).count == 1)
+    #expect(FileManager.default.fileExists(atPath: state.appendingPathComponent("history.sqlite").path))
     #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent(".reqbench").path))
     let there = try run(["history", ws, "--state-dir", state.path])
     #expect(there.stdout.split(separator: "\n").count == 2)
@@ -333,8 +330,7 @@ struct RunCommandTests {
     let dir = URL(fileURLWithPath: ws).deletingLastPathComponent()
     defer { try? FileManager.default.removeItem(at: dir) }
     #expect(try run(["run", ws, "users/get", "--no-history"]).status == 0)
-    #expect(entryFiles(dir).isEmpty)
-    #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent(".reqbench/test/history").path))
+    #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent(".reqbench").path))
     let listed = try run(["history", ws])
     #expect(listed.stdout.isEmpty)
     #expect(listed.stderr.contains("no history yet"))

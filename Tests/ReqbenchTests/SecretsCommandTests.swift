@@ -134,16 +134,16 @@ struct SecretsCommandTests {
 
     let files = FileManager.default.enumerator(at: dir, includingPropertiesForKeys: nil)?
       .compactMap { $0 as? URL } ?? []
-    var entryFiles = 0
+    var databases = 0
     for file in files {
       var isDirectory: ObjCBool = false
       guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory), !isDirectory.boolValue
       else { continue }
-      if file.pathExtension == "entry" { entryFiles += 1 }
+      if file.lastPathComponent == "history.sqlite" { databases += 1 }
       let contents = (try? Data(contentsOf: file)) ?? Data()
       #expect(!String(decoding: contents, as: UTF8.self).contains(secret), "\(file.path) holds the secret")
     }
-    #expect(entryFiles == 1)
+    #expect(databases == 1)
   }
 
   /// A secret in the host name: curl's error message quotes it; every surface masks it. The

@@ -66,7 +66,7 @@ public enum HARExport {
 
     var response = JSONObject()
     response["status"] = .number(entry.status ?? 0)
-    response["statusText"] = .string(entry.status.map(reason) ?? "")
+    response["statusText"] = .string(entry.status.flatMap(ReasonPhrases.phrase) ?? "")
     response["httpVersion"] = .string(entry.httpVersion ?? "")
     response["cookies"] = .array(entry.responseHeaders.values("Set-Cookie").map(setCookie))
     response["headers"] = headers(entry.responseHeaders)
@@ -298,22 +298,6 @@ public enum HARExport {
     return .object(cookie)
   }
 
-  /// RFC 9110's reason phrases for the common codes; "" for others (HAR allows an empty one).
-  static func reason(_ status: Int) -> String {
-    phrases[status] ?? ""
-  }
-
-  private static let phrases: [Int: String] = [
-      100: "Continue", 101: "Switching Protocols", 200: "OK", 201: "Created", 202: "Accepted",
-      204: "No Content", 206: "Partial Content", 301: "Moved Permanently", 302: "Found",
-      303: "See Other", 304: "Not Modified", 307: "Temporary Redirect", 308: "Permanent Redirect",
-      400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
-      405: "Method Not Allowed", 409: "Conflict", 410: "Gone", 412: "Precondition Failed",
-      413: "Content Too Large", 415: "Unsupported Media Type", 416: "Range Not Satisfiable",
-      418: "I'm a teapot", 422: "Unprocessable Content", 429: "Too Many Requests",
-      500: "Internal Server Error", 501: "Not Implemented", 502: "Bad Gateway",
-      503: "Service Unavailable", 504: "Gateway Timeout",
-    ]
 
   /// `2026-11-30T01:46:36.123Z`.
   public static func iso8601(_ date: Date) -> String {
