@@ -112,7 +112,8 @@ enum HistoryCommand {
     let entries = results.entries
 
     if options.har {
-      let written = HARExport.write(entries, from: store) { Output.standard.write($0) }
+      let terminal = Output.standard.isTerminal
+      let written = HARExport.write(entries, from: store) { Output.standard.data($0, escaped: terminal) }
       Output.standard.flush()
       for problem in written.problems { Terminal.error("reqbench: \(problem)") }
       return ExitStatus.success
