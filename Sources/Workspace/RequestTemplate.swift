@@ -9,16 +9,21 @@ import RequestEngine
 ///  "validate": {"status": [200, 299], "json": {"id": "number"}}}
 /// ```
 /// Keys the app does not know are kept when the workspace is saved.
-public struct RequestTemplate: Sendable, Equatable {
+public struct RequestTemplate: Sendable, Equatable, SwitchableFields {
   /// Unique in the workspace; `/` separates folders (`users/get`).
   public var name: String
   public var method: HTTPMethod
   /// Absolute, or relative to the workspace's `baseURL`.
   public var url: String
   /// Query parameters in the order written; values may be any JSON (see `QueryEncoder`).
+  /// Switched-off ones are here too (see `switchedOff`); `sentQuery` leaves them out.
   public var query: JSONObject
   /// Header fields in the order written; they win over headers the body or auth would add.
+  /// Switched-off ones are here too (see `switchedOff`); `sentHeaders` leaves them out.
   public var headers: HTTPHeaders
+  /// The headers and query parameters switched off: kept (in the editor and in the file, as
+  /// `{"value": …, "enabled": false}`) but left out of what is sent, exported and cached.
+  public var switchedOff = SwitchedOff()
   public var body: BodyTemplate?
   public var auth: Auth?
   /// Idle timeout in seconds: the longest silence before the exchange fails.
@@ -192,10 +197,11 @@ public enum Auth: Sendable, Equatable {
 }
 
 /// The workspace's `defaults`: `{"headers": {…}, "query": {…}}`, added to requests whose URL is
-/// relative. Values may hold `{{variables}}`.
-public struct RequestDefaults: Sendable, Equatable {
+/// relative. Values may hold `{{variables}}`; entries may be switched off, as a request's can.
+public struct RequestDefaults: Sendable, Equatable, SwitchableFields {
   public var headers: HTTPHeaders
   public var query: JSONObject
+  public var switchedOff = SwitchedOff()
 
   public init(headers: HTTPHeaders = [:], query: JSONObject = JSONObject()) {
     self.headers = headers
@@ -264,5 +270,69 @@ extension Array where Element == Variable {
   /// The value of the variable `name`, nil when it is not defined.
   public func value(of name: String) -> String? {
     last { $0.name == name }?.value
+  }
+}
+
+/// Which headers and query parameters of a request (or of the workspace's `defaults`) are
+/// switched off. In the file a switched-off entry is an object:
+/// `"headers": {"X-Debug": {"value": "1", "enabled": false}}`,
+/// `"query": {"page": {"value": 2, "enabled": false}}` (for the query, only an object of exactly
+/// these two keys, `enabled` a boolean, is an entry: any other object is a nested parameter).
+public struct SwitchedOff: Sendable, Equatable, Hashable {
+  /// Header names, lower-cased (header names compare case-insensitively).
+  public private(set) var headers: Set<String> = []
+  /// Query parameter keys, as written.
+  public private(set) var query: Set<String> = []
+
+  public init() {}
+
+  public var isEmpty: Bool { headers.isEmpty && query.isEmpty }
+
+  public func contains(header name: String) -> Bool { headers.contains(name.lowercased()) }
+  public func contains(query key: String) -> Bool { query.contains(key) }
+
+  public mutating func set(header name: String, off: Bool) {
+    if off { headers.insert(name.lowercased()) } else { headers.remove(name.lowercased()) }
+  }
+
+  public mutating func set(query key: String, off: Bool) {
+    if off { query.insert(key) } else { query.remove(key) }
+  }
+}
+
+/// Headers and query parameters, some perhaps switched off: a request's, or the workspace's
+/// `defaults`.
+public protocol SwitchableFields {
+  var headers: HTTPHeaders { get set }
+  var query: JSONObject { get set }
+  var switchedOff: SwitchedOff { get set }
+}
+
+extension SwitchableFields {
+  public func isEnabled(header name: String) -> Bool { !switchedOff.contains(header: name) }
+  public func isEnabled(query key: String) -> Bool { !switchedOff.contains(query: key) }
+
+  /// Switches the header `name` (every field of that name) off or back on; it stays in `headers`.
+  public mutating func setEnabled(_ enabled: Bool, header name: String) {
+    switchedOff.set(header: name, off: !enabled)
+  }
+
+  /// Switches the query parameter `key` off or back on; it stays in `query`.
+  public mutating func setEnabled(_ enabled: Bool, query key: String) {
+    switchedOff.set(query: key, off: !enabled)
+  }
+
+  /// The headers that are sent: those not switched off, in order.
+  public var sentHeaders: HTTPHeaders {
+    guard !switchedOff.headers.isEmpty else { return headers }
+    var sent = HTTPHeaders()
+    for field in headers.fields where isEnabled(header: field.name) { sent.add(field.name, field.value) }
+    return sent
+  }
+
+  /// The query parameters that are sent: those not switched off, in order.
+  public var sentQuery: JSONObject {
+    guard !switchedOff.query.isEmpty else { return query }
+    return JSONObject(query.members.filter { isEnabled(query: $0.key) })
   }
 }

@@ -109,9 +109,10 @@ extension Workspace {
     } catch {
       throw PrepareError(code: .invalidURL, request: template.name, message: error.message)
     }
-    var query = template.query
+    // Switched-off parameters and headers are left out (a default then fills the gap).
+    var query = template.sentQuery
     if isRelative {
-      for member in defaults.query.members where query[member.key] == nil {
+      for member in defaults.sentQuery.members where query[member.key] == nil {
         query[member.key] = member.value
       }
     }
@@ -124,13 +125,13 @@ extension Workspace {
     url = URLResolver.appendQuery(QueryEncoder.encode(parameters), to: url)
 
     var headers = HTTPHeaders()
-    for field in template.headers.fields {
+    for field in template.sentHeaders.fields {
       let place = "header \(JSONSerializer.quote(field.name))"
       try scope.checkLiteralLine(field.name, in: "the name of \(place)")
       headers[field.name] = try scope.renderLine(field.value, in: place)
     }
     if isRelative {
-      for field in defaults.headers.fields where headers[field.name] == nil {
+      for field in defaults.sentHeaders.fields where headers[field.name] == nil {
         let place = "default header \(JSONSerializer.quote(field.name))"
         try scope.checkLiteralLine(field.name, in: "the name of \(place)")
         headers[field.name] = try scope.renderLine(field.value, in: place)

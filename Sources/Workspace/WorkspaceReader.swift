@@ -487,8 +487,9 @@ struct WorkspaceReader {
       for member in object.members {
         let at = path.appending(member.key)
         switch member.key {
-        case "headers": if let headers = r.headers(member.value, at) { defaults.headers = headers }
-        case "query": if let query = r.query(member.value, at) { defaults.query = query }
+        case "headers":
+          if let fields = r.headers(member.value, at) { defaults.setHeaders(fields) }
+        case "query": if let fields = r.query(member.value, at) { defaults.setQuery(fields) }
         default: r.fail(at, "unknown key; \"defaults\" holds \"headers\" and \"query\"")
         }
       }
@@ -637,11 +638,11 @@ struct WorkspaceReader {
       if let value = present("method"), let method = r.method(value, at("method")) {
         request.method = method
       }
-      if let value = present("query"), let query = r.query(value, at("query")) {
-        request.query = query
+      if let value = present("query"), let fields = r.query(value, at("query")) {
+        request.setQuery(fields)
       }
-      if let value = present("headers"), let headers = r.headers(value, at("headers")) {
-        request.headers = headers
+      if let value = present("headers"), let fields = r.headers(value, at("headers")) {
+        request.setHeaders(fields)
       }
       if let value = present("body") { request.body = r.body(value, at("body")) }
       if let value = present("auth") { request.auth = r.auth(value, at("auth")) }
@@ -690,14 +691,53 @@ struct WorkspaceReader {
     return ok ? request : nil
   }
 
-  mutating func query(_ value: JSONValue, _ path: JSONPath) -> JSONObject? {
-    guard let object = object(value, path) else { return nil }
-    return clean({ r in r.checkTemplates(in: value, path) }) ? object : nil
+  /// Query parameters as read: every one (switched-off ones too) and the keys switched off.
+  struct QueryFields: Equatable {
+    var query = JSONObject()
+    var off: Set<String> = []
   }
 
-  mutating func headers(_ value: JSONValue, _ path: JSONPath) -> HTTPHeaders? {
-    guard let object = object(value, path) else { return nil }
+  /// Header fields as read: every one (switched-off ones too) and the names switched off
+  /// (lower-cased).
+  struct HeaderFields: Equatable {
     var headers = HTTPHeaders()
+    var off: Set<String> = []
+  }
+
+  /// `{"key": value}`; a value `{"value": …, "enabled": false}` (exactly those two keys,
+  /// `enabled` a boolean) is a parameter switched off (or on, with `true`).
+  mutating func query(_ value: JSONValue, _ path: JSONPath) -> QueryFields? {
+    guard let object = object(value, path) else { return nil }
+    var fields = QueryFields()
+    let ok = clean { r in
+      for member in object.members {
+        let at = path.appending(member.key)
+        r.checkTemplate(member.key, at)
+        if let (content, enabled) = WorkspaceReader.queryEntry(member.value) {
+          r.checkTemplates(in: content, at.appending("value"))
+          fields.query[member.key] = content
+          if !enabled { fields.off.insert(member.key) }
+        } else {
+          r.checkTemplates(in: member.value, at)
+          fields.query[member.key] = member.value
+        }
+      }
+    }
+    return ok ? fields : nil
+  }
+
+  /// The value and flag of a switchable query entry; nil for any other value.
+  static func queryEntry(_ value: JSONValue) -> (JSONValue, Bool)? {
+    guard case .object(let object) = value, object.count == 2, let content = object["value"],
+      case .bool(let enabled)? = object["enabled"]
+    else { return nil }
+    return (content, enabled)
+  }
+
+  /// `{"Name": "value"}`; a value `{"value": "…", "enabled": false}` is a header switched off.
+  mutating func headers(_ value: JSONValue, _ path: JSONPath) -> HeaderFields? {
+    guard let object = object(value, path) else { return nil }
+    var fields = HeaderFields()
     let ok = clean { r in
       for member in object.members {
         let at = path.appending(member.key)
@@ -705,10 +745,37 @@ struct WorkspaceReader {
           if r.checkLine(member.key, at) { r.fail(at, "\(JSONSerializer.quote(member.key)) is not a valid header name") }
           continue
         }
-        if let text = r.lineTemplate(member.value, at) { headers.add(member.key, text) }
+        var content = member.value
+        var contentPath = at
+        if case .object(let entry) = member.value {
+          guard let (value, enabled) = r.headerEntry(entry, at) else { continue }
+          content = value
+          contentPath = at.appending("value")
+          if !enabled { fields.off.insert(member.key.lowercased()) }
+        }
+        if let text = r.lineTemplate(content, contentPath) { fields.headers.add(member.key, text) }
       }
     }
-    return ok ? headers : nil
+    return ok ? fields : nil
+  }
+
+  /// `{"value": "…", "enabled": false}`: a header's value and whether it is sent.
+  private mutating func headerEntry(_ entry: JSONObject, _ path: JSONPath) -> (JSONValue, Bool)? {
+    var enabled = true
+    let ok = clean { r in
+      if entry["value"] == nil {
+        r.fail(path, "missing \"value\"; a header is \"value\" or {\"value\": \"value\", \"enabled\": false}")
+      }
+      for member in entry.members where member.key != "value" {
+        if member.key == "enabled" {
+          if let flag = r.bool(member.value, path.appending("enabled")) { enabled = flag }
+        } else {
+          r.fail(path.appending(member.key), "unknown header setting; use value and enabled")
+        }
+      }
+    }
+    guard ok, let value = entry["value"] else { return nil }
+    return (value, enabled)
   }
 
   static func isValidHeaderName(_ name: String) -> Bool {

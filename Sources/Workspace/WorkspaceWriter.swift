@@ -60,8 +60,8 @@ extension Workspace {
       "defaults", defaults, default: RequestDefaults(), read: { $0.defaults($1, $2) },
       encode: { defaults, old in
         var object = old?.objectValue ?? JSONObject()
-        object["headers"] = defaults.headers.isEmpty ? nil : .object(JSONObject(defaults.headers.fields.map { (key: $0.name, value: .string($0.value)) }))
-        object["query"] = defaults.query.isEmpty ? nil : .object(defaults.query)
+        object["headers"] = defaults.headers.isEmpty ? nil : defaults.headerFields.json(merging: object["headers"])
+        object["query"] = defaults.query.isEmpty ? nil : defaults.queryFields.json(merging: object["query"])
         return .object(object)
       })
     w.write(
@@ -108,13 +108,11 @@ extension RequestTemplate {
       encode: { v, _ in .string(v.rawValue) })
     w.write("url", url, read: { $0.template($1, $2) }, encode: { v, _ in .string(v) })
     w.write(
-      "query", query, default: JSONObject(), read: { $0.query($1, $2) },
-      encode: { v, _ in .object(v) })
+      "query", queryFields, default: .init(), read: { $0.query($1, $2) },
+      encode: { $0.json(merging: $1) })
     w.write(
-      "headers", headers, default: HTTPHeaders(), read: { $0.headers($1, $2) },
-      encode: { headers, _ in
-        .object(JSONObject(headers.fields.map { (key: $0.name, value: .string($0.value)) }))
-      })
+      "headers", headerFields, default: .init(), read: { $0.headers($1, $2) },
+      encode: { $0.json(merging: $1) })
     w.write("body", body, read: { $0.body($1, $2) }, encode: { $0.json(merging: $1) })
     w.write("auth", auth, read: { $0.auth($1, $2) }, encode: { $0.json(merging: $1) })
     w.write(
@@ -154,6 +152,76 @@ extension RequestTemplate {
       "validate", validation, default: Validation(), read: { $0.validation($1, $2) },
       encode: { validation, old in validation.json(merging: old) })
     return .object(w.object)
+  }
+}
+
+extension SwitchableFields {
+  /// The query as the reader returns it, to compare with the file's.
+  var queryFields: WorkspaceReader.QueryFields {
+    WorkspaceReader.QueryFields(query: query, off: switchedOff.query.intersection(query.keys))
+  }
+
+  var headerFields: WorkspaceReader.HeaderFields {
+    WorkspaceReader.HeaderFields(
+      headers: headers, off: switchedOff.headers.intersection(headers.fields.map { $0.name.lowercased() }))
+  }
+
+  /// Takes what the reader read.
+  mutating func setQuery(_ fields: WorkspaceReader.QueryFields) {
+    query = fields.query
+    for key in fields.off { switchedOff.set(query: key, off: true) }
+  }
+
+  mutating func setHeaders(_ fields: WorkspaceReader.HeaderFields) {
+    headers = fields.headers
+    for name in fields.off { switchedOff.set(header: name, off: true) }
+  }
+}
+
+/// A switched-off entry: `{"value": …, "enabled": false}`, written over the entry object the file
+/// had (so its spelling stays), or anew.
+private func switchedOffEntry(_ value: JSONValue, over old: JSONValue?) -> JSONValue {
+  var entry = old?.objectValue ?? JSONObject()
+  entry["value"] = value
+  entry["enabled"] = false
+  return .object(entry)
+}
+
+extension WorkspaceReader.QueryFields {
+  /// Each parameter as the file wrote it while it reads the same; otherwise its value, or a
+  /// switched-off entry.
+  func json(merging old: JSONValue?) -> JSONValue {
+    var object = JSONObject()
+    for member in query.members {
+      let isOff = off.contains(member.key)
+      let single = Self(query: JSONObject([member]), off: isOff ? [member.key] : [])
+      let previous = old?[member.key]
+      if let previous, WorkspaceReader.decode({ $0.query([member.key: previous], .root) }) == single {
+        object[member.key] = previous
+      } else {
+        object[member.key] = isOff ? switchedOffEntry(member.value, over: previous) : member.value
+      }
+    }
+    return .object(object)
+  }
+}
+
+extension WorkspaceReader.HeaderFields {
+  func json(merging old: JSONValue?) -> JSONValue {
+    var object = JSONObject()
+    for field in headers.fields {
+      let isOff = off.contains(field.name.lowercased())
+      var single = HTTPHeaders()
+      single.add(field.name, field.value)
+      let expected = Self(headers: single, off: isOff ? [field.name.lowercased()] : [])
+      let previous = old?[field.name]
+      if let previous, WorkspaceReader.decode({ $0.headers([field.name: previous], .root) }) == expected {
+        object[field.name] = previous
+      } else {
+        object[field.name] = isOff ? switchedOffEntry(.string(field.value), over: previous) : .string(field.value)
+      }
+    }
+    return .object(object)
   }
 }
 

@@ -147,8 +147,12 @@ struct ImportPostmanTests {
     let get = try postman(collection).templates[0]
     #expect(get.method == .GET)
     #expect(get.url == "{{baseUrl}}/users/42")
-    #expect(get.query == JSONObject([("verbose", "1"), ("fields", "name")]))
-    #expect(get.headers == ["Accept": "application/json"])
+    // Disabled entries are kept, switched off: in the file, not sent.
+    #expect(get.query == JSONObject([("verbose", "1"), ("fields", "name"), ("debug", "true")]))
+    #expect(get.sentQuery == JSONObject([("verbose", "1"), ("fields", "name")]))
+    #expect(get.headers == ["Accept": "application/json", "X-Debug": "1"])
+    #expect(get.sentHeaders == ["Accept": "application/json"])
+    #expect(!get.isEnabled(header: "x-debug") && !get.isEnabled(query: "debug"))
     let note = try postman(collection).templates[3]
     #expect(note.url == "https://shop.test:8443/notes/1")
   }

@@ -7,7 +7,8 @@
 /// or removed members are written anew. New members follow the container's style: on one line
 /// when the container, or every compound sibling in it, is on one line; otherwise one per line
 /// at the siblings' indentation, nested values indented by the file's own unit (two spaces when
-/// the file shows none).
+/// the file shows none). A flat object or array (scalars only) that replaces a scalar stays on
+/// the scalar's line.
 ///
 /// ```swift
 /// let old = Array(#"{"a": 1,   "b": [1,2]}"#.utf8)
@@ -191,7 +192,11 @@ public enum JSONTextEditor {
         renderArray(new, old: previous, node: node, into: &out)
       default:
         let wasOneLine = !old.isScalar && !hasNewline(node.start..<node.end)
-        out += fresh(value, indent: lineIndent(at: node.start), oneLine: preferOneLine || wasOneLine)
+        // A flat object or array (scalars only) that replaces a scalar keeps to its line:
+        // `"X-Debug": "1"` → `"X-Debug": {"value": "1", "enabled": false}`.
+        let staysOnItsLine = old.isScalar && JSONTextEditor.isFlat(value)
+        out += fresh(
+          value, indent: lineIndent(at: node.start), oneLine: preferOneLine || wasOneLine || staysOnItsLine)
       }
     }
 
@@ -328,6 +333,15 @@ public enum JSONTextEditor {
         }
       }
       return out
+    }
+  }
+
+  /// An object or array whose members are all scalars.
+  static func isFlat(_ value: JSONValue) -> Bool {
+    switch value {
+    case .object(let object): object.members.allSatisfy { $0.value.isScalar }
+    case .array(let items): items.allSatisfy(\.isScalar)
+    default: false
     }
   }
 

@@ -67,7 +67,11 @@ public enum HTTPFileExporter {
     var exported: [RequestTemplate] = []
     var bases: [(name: String, value: String)] = []
     for template in templates {
+      // Switched-off headers and query parameters are not sent, so not exported.
       var copy = template
+      copy.query = template.sentQuery
+      copy.headers = template.sentHeaders
+      copy.switchedOff = SwitchedOff()
       // Relative or not is decided on the URL with its variables filled in, as `prepare` does
       // (`{{host}}/me` is absolute when `host` is).
       let filledURL = fill(template.url, values: values, depth: 0)
@@ -84,10 +88,10 @@ public enum HTTPFileExporter {
           bases.append((baseName, base))
         }
       }
-      for member in workspace.defaults.query.members where copy.query[member.key] == nil {
+      for member in workspace.defaults.sentQuery.members where copy.query[member.key] == nil {
         copy.query[member.key] = member.value
       }
-      for field in workspace.defaults.headers.fields where copy.headers[field.name] == nil {
+      for field in workspace.defaults.sentHeaders.fields where copy.headers[field.name] == nil {
         copy.headers[field.name] = field.value
       }
       exported.append(copy)
@@ -178,14 +182,14 @@ public enum HTTPFileExporter {
     }
     lines.append("\(template.method.rawValue) \(template.url)")
     var separator = template.url.contains("?") ? "&" : "?"
-    for member in template.query.members {
+    for member in template.sentQuery.members {
       for pair in queryPairs(member.key, member.value) {
         lines.append("    \(separator)\(pair)")
         separator = "&"
       }
     }
-    for field in template.headers { lines.append("\(field.name): \(field.value)") }
-    if let auth = template.auth, !template.headers.contains("Authorization") {
+    for field in template.sentHeaders { lines.append("\(field.name): \(field.value)") }
+    if let auth = template.auth, !template.sentHeaders.contains("Authorization") {
       switch auth {
       case .basic(let user, let password):
         lines.append(
@@ -199,7 +203,7 @@ public enum HTTPFileExporter {
       }
     }
     if let body = template.body {
-      if !template.headers.contains("Content-Type") {
+      if !template.sentHeaders.contains("Content-Type") {
         switch body {
         case .json: lines.append("Content-Type: application/json")
         case .form: lines.append("Content-Type: \(RequestDraft.formType)")
@@ -252,7 +256,7 @@ public enum HTTPFileExporter {
     for key in ["name", "method", "url", "query", "headers", "body", "timeout", "followRedirects"] {
       object[key] = nil
     }
-    if case .bearer? = template.auth, !template.headers.contains("Authorization") {
+    if case .bearer? = template.auth, !template.sentHeaders.contains("Authorization") {
     } else {
       object["auth"] = nil
     }
@@ -307,8 +311,8 @@ public enum HTTPFileExporter {
       default: break
       }
     }
-    collect(.object(template.query))
-    for field in template.headers { texts += [field.name, field.value] }
+    collect(.object(template.sentQuery))
+    for field in template.sentHeaders { texts += [field.name, field.value] }
     switch template.body {
     case .json(let value): collect(value)
     case .form(let fields): collect(.object(fields))

@@ -8,9 +8,10 @@ import RequestEngine
 /// ```
 /// - Folders (`item` inside `item`) become name prefixes: `folder/sub/request`.
 /// - `request.url` is a string or an object (`raw`, or `protocol`/`host`/`port`/`path`; its `query`
-///   list wins over the query in `raw`, disabled entries skipped; `:id` path variables get their
+///   list wins over the query in `raw`; `:id` path variables get their
 ///   values, or become `{{id}}`).
-/// - `header` entries marked `disabled` are skipped.
+/// - `header` entries (and `query` entries) marked `disabled` are kept switched off
+///   (`{"value": …, "enabled": false}`), unless an enabled entry has the same name.
 /// - Bodies: `raw` (JSON when `options.raw.language` is `json` or the Content-Type is JSON, and it
 ///   parses; otherwise text), `urlencoded` (a form), `graphql` (the JSON Postman sends),
 ///   `formdata` (a `{"multipart": […]}` body: `text` entries are values, `file` entries files from
@@ -315,16 +316,25 @@ public enum PostmanImporter {
       if let query = url["query"]?.arrayValue {
         draft.setURL(try absolute(base, at: path, name: name))
         var pairs: [(key: String, value: String?)] = []
-        for item in query where item["disabled"]?.boolValue != true {
+        var disabled: [(key: String, value: String?)] = []
+        for item in query {
           guard let key = item["key"]?.stringValue else { continue }
           let value = item["value"].flatMap { $0 == .null ? nil : Reader.text($0) }
-          pairs.append(
-            (
-              QueryDecoder.decode(key[...], form: false) ?? key,
-              value.map { QueryDecoder.decode($0[...], form: false) ?? $0 }
-            ))
+          let pair = (
+            key: QueryDecoder.decode(key[...], form: false) ?? key,
+            value: value.map { QueryDecoder.decode($0[...], form: false) ?? $0 }
+          )
+          if item["disabled"]?.boolValue == true { disabled.append(pair) } else { pairs.append(pair) }
         }
         draft.setQuery(pairs)
+        // Disabled parameters are kept switched off, when the query is an object (its keys
+        // unique) and no enabled parameter has the key.
+        if pairs.isEmpty || !draft.query.isEmpty {
+          for pair in disabled where !pair.key.isEmpty && draft.query[pair.key] == nil {
+            draft.query[pair.key] = pair.value.map { .string($0) } ?? .null
+            draft.switchedOff.set(query: pair.key, off: true)
+          }
+        }
       } else {
         draft.setURL(try absolute(raw.isEmpty ? base : raw, at: path, name: name))
       }
@@ -335,14 +345,14 @@ public enum PostmanImporter {
     )
       throws(ImportError)
     {
-      var fields: [(name: String, value: String, path: JSONPath)] = []
+      var fields: [(name: String, value: String, path: JSONPath, disabled: Bool)] = []
       switch value {
       case .array(let items):
-        for (i, item) in items.enumerated() where item["disabled"]?.boolValue != true {
+        for (i, item) in items.enumerated() {
           fields.append(
             (
               item["key"]?.stringValue ?? "", Reader.text(item["value"]),
-              path.appending(i).appending("key")
+              path.appending(i).appending("key"), item["disabled"]?.boolValue == true
             ))
         }
       case .string(let text):
@@ -351,20 +361,31 @@ public enum PostmanImporter {
           fields.append(
             (
               line[..<colon].trimmingSpaces(),
-              colon < line.endIndex ? line[line.index(after: colon)...].trimmingSpaces() : "", path
+              colon < line.endIndex ? line[line.index(after: colon)...].trimmingSpaces() : "", path,
+              false
             ))
         }
       default:
         throw error("request \(JSONSerializer.quote(name)): \"header\" should be a list", at: path)
       }
+      // A disabled header is kept switched off unless an enabled one has its name (Postman users
+      // keep variants of a header, one enabled); a disabled one without a valid name is dropped.
+      let enabled = Set(fields.filter { !$0.disabled }.map { $0.name.trimmingSpaces().lowercased() })
       for field in fields {
         let fieldName = field.name.trimmingSpaces()
+        if field.disabled,
+          !WorkspaceReader.isValidHeaderName(fieldName) || enabled.contains(fieldName.lowercased())
+            || draft.headers.contains(fieldName)
+        {
+          continue
+        }
         guard WorkspaceReader.isValidHeaderName(fieldName) else {
           throw error(
             "request \(JSONSerializer.quote(name)): \(JSONSerializer.quote(fieldName)) is not a "
               + "valid header name", at: field.path)
         }
         draft.addHeader(fieldName, field.value)
+        if field.disabled { draft.switchedOff.set(header: fieldName, off: true) }
       }
     }
 

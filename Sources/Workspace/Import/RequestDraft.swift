@@ -9,6 +9,8 @@ struct RequestDraft {
   var url = ""
   var query = JSONObject()
   var headers = HTTPHeaders()
+  /// Headers and query parameters the input has but switches off (Postman's `disabled`).
+  var switchedOff = SwitchedOff()
   var body: BodyTemplate?
   var auth: Auth?
   /// `--digest`: the user and password answer a Digest challenge.
@@ -178,6 +180,7 @@ struct RequestDraft {
     template.download = method == .GET ? download : nil
     if digest, case .basic(let user, let password)? = auth { template.auth = .digest(user: user, password: password) }
     template.tls = tls
+    template.switchedOff = switchedOff
     return template
   }
 
