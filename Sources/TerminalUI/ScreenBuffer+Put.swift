@@ -1,4 +1,15 @@
 extension ScreenBuffer {
+  /// Draws `text` in at most `width` columns (and no further than the buffer's right edge),
+  /// saying so when it is cut: it then ends in `…` (`TextWidth.truncate`). The one way to draw
+  /// text that may not fit; `put(_:x:y:style:maxWidth:)` clips silently, for what marks its cut
+  /// otherwise (a body line's `›`) or draws a line in pieces. Returns the columns advanced.
+  @discardableResult
+  public mutating func putTruncated(_ text: String, x: Int, y: Int, style: Style = .plain, width: Int) -> Int {
+    let room = min(width, self.width - max(0, x))
+    guard room > 0 else { return 0 }
+    return put(TextWidth.truncate(text, to: room), x: x, y: y, style: style, maxWidth: room)
+  }
+
   /// Draws `text` on row `y` from column `x`, clipped to `maxWidth` columns (default: to the
   /// buffer's right edge) and to the buffer. Returns the number of columns advanced from `x`
   /// (columns clipped off at the left count; nothing is counted past the clip).

@@ -127,6 +127,11 @@ enum CLI {
       forWorkspace: url, override: options.stateDirectory.map { URL(fileURLWithPath: $0) })
     let agent = makeAgent(for: workspace, stateFolder: stateFolder, concurrency: nil)
     var state = AppState(workspace: workspace, workspaceFile: path, sources: sources)
+    if options.workspace == nil {
+      // Found by looking (here, or beside the binary's package): say which file it is.
+      state.message = StatusMessage(
+        "opened \(url.standardizedFileURL.path)" + (server.map { " · demo server at \($0.baseURL)" } ?? ""))
+    }
     state.restorePendingDownloads(agent.configuration.downloads.pending())
     let history = HistoryStore(stateFolder: stateFolder, limits: workspace.history.limits)
     history.startMigration()

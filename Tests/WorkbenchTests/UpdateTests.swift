@@ -56,7 +56,7 @@ struct UpdateTests {
     send(&state, .agent(.progress(id, TransferProgress(downloaded: 10, downloadTotal: 100))))
     #expect(state.exchanges[0].progress.downloaded == 10)
     send(&state, .agent(.retrying(id, attempt: 2, delay: 0.5, reason: .status(503, accepted: Validation()))))
-    #expect(state.exchanges[0].retrying)
+    #expect(state.exchanges[0].retryWait?.attempt == 2)
     #expect(state.runningCount == 0 && state.queuedCount == 1)
   }
 

@@ -18,7 +18,7 @@ extension Painter {
       return
     }
     guard let template = state.selectedRequest else {
-      buffer.put("select a request on the left", x: area.x + 1, y: area.y, style: theme.dim)
+      buffer.putTruncated("select a request on the left", x: area.x + 1, y: area.y, style: theme.dim, width: area.width - 1)
       return
     }
     // The resolved request (variables filled in, secrets masked) above the fields.
@@ -30,9 +30,9 @@ extension Painter {
       var x = area.x + 1
       x += buffer.put("→ ", x: x, y: area.y, style: theme.dim)
       x += buffer.put(redacted.method.rawValue + " ", x: x, y: area.y, style: theme.method(redacted.method))
-      buffer.put(redacted.url, x: x, y: area.y, style: theme.dim, maxWidth: area.x + area.width - x)
+      buffer.putTruncated(redacted.url, x: x, y: area.y, style: theme.dim, width: area.x + area.width - x)
     case .failure(let error)?:
-      buffer.put("✗ " + error.message, x: area.x + 1, y: area.y, style: theme.error, maxWidth: area.width - 1)
+      buffer.putTruncated("✗ " + error.message, x: area.x + 1, y: area.y, style: theme.error, width: area.width - 1)
     case nil:
       break
     }
@@ -55,14 +55,14 @@ extension Painter {
         case .body: value = "none (E edits in $EDITOR)"
         default: value = "-"
         }
-        buffer.put(value, x: x, y: y, style: theme.dim, maxWidth: area.x + area.width - x)
+        buffer.putTruncated(value, x: x, y: y, style: theme.dim, width: area.x + area.width - x)
       } else if field.kind == .method, let method = HTTPMethod(rawValue: value) {
         buffer.put(value, x: x, y: y, style: theme.method(method))
       } else {
-        x += buffer.put(value.replacingOccurrences(of: "\n", with: "⏎"), x: x, y: y, maxWidth: area.x + area.width - x)
+        x += buffer.putTruncated(value.replacingOccurrences(of: "\n", with: "⏎"), x: x, y: y, width: area.x + area.width - x)
         // A template's value as it will be sent, beside it.
         if value.contains("{{"), let shown = resolvedValue(of: field, in: template, resolved), x + 4 < area.x + area.width {
-          buffer.put("  → " + shown, x: x, y: y, style: theme.dim, maxWidth: area.x + area.width - x)
+          buffer.putTruncated("  → " + shown, x: x, y: y, style: theme.dim, width: area.x + area.width - x)
         }
       }
       if isSelected {
@@ -95,7 +95,7 @@ extension Painter {
       }
     }
     for (i, line) in lines.prefix(area.height).enumerated() {
-      buffer.put(line.0, x: area.x + 1, y: area.y + i, style: line.1, maxWidth: area.width - 1)
+      buffer.putTruncated(line.0, x: area.x + 1, y: area.y + i, style: line.1, width: area.width - 1)
     }
   }
 

@@ -134,20 +134,52 @@ extension AppState {
 
 /// A line being edited, drawn with its cursor (or reversed while it is selected).
 extension Painter {
+  /// Text longer than `width` scrolls so the cursor stays in view; a side with text out of view
+  /// ends in a dim `…`.
   func drawEdit(_ edit: LineEdit, _ buffer: inout ScreenBuffer, x: Int, y: Int, width: Int) {
+    guard width > 0 else { return }
     let chars = Array(edit.text)
-    // Scroll horizontally so the cursor stays visible.
-    let start = max(0, edit.cursor - max(1, width - 2))
-    let visible = String(chars[min(start, chars.count)...])
+    let window = Painter.editWindow(chars, cursor: edit.cursor, width: width)
+    var cx = x
+    if window.start > 0 { cx += buffer.put("…", x: cx, y: y, style: theme.dim) }
     // Selected text (a prompt's last value) is drawn reversed: typing replaces it.
-    buffer.put(visible, x: x, y: y, style: edit.selected ? Style(reverse: true) : Style(underline: true), maxWidth: width)
+    let visible = String(chars[window.start..<window.end])
+    buffer.put(visible, x: cx, y: y, style: edit.selected ? Style(reverse: true) : Style(underline: true), maxWidth: x + width - cx)
+    if window.end < chars.count { buffer.put("…", x: x + width - 1, y: y, style: theme.dim) }
     if edit.selected { return }
-    let cursorX = x + TextWidth.of(String(chars[min(start, chars.count)..<edit.cursor]))
+    let cursorX = cx + TextWidth.of(String(chars[window.start..<min(max(window.start, edit.cursor), window.end)]))
     if cursorX < x + width {
       var cell = buffer[cursorX, y]
       if cell.text.isEmpty || cell.text == " " { cell.text = " " }
       cell.style.reverse = true
       buffer[cursorX, y] = cell
     }
+  }
+
+  /// The characters of a line being edited shown in `width` columns: from `start` (after a `…`
+  /// when it is not 0) to `end` (before a `…` when it is not the end), with the cursor inside
+  /// (on its character, or on the cell after the text when it is at the end).
+  static func editWindow(_ chars: [Character], cursor: Int, width: Int) -> (start: Int, end: Int) {
+    let widths = chars.map { TextWidth.of($0) }
+    let cursor = min(max(0, cursor), chars.count)
+    // As many characters from `start` as fit with the marks (and the cursor's cell at the end).
+    func end(from start: Int) -> Int {
+      var used = start > 0 ? 1 : 0
+      var end = start
+      while end < chars.count {
+        let after = end + 1 < chars.count || cursor == chars.count ? 1 : 0
+        guard used + widths[end] + after <= width else { break }
+        used += widths[end]
+        end += 1
+      }
+      return end
+    }
+    var start = 0
+    while start < cursor {
+      let shown = end(from: start)
+      if cursor < shown || (cursor == chars.count && shown == chars.count) { break }
+      start += 1
+    }
+    return (start, max(start, end(from: start)))
   }
 }

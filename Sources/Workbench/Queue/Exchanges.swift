@@ -11,11 +11,16 @@ public struct ExchangeRow: Sendable {
   public var url: String
   public var state: ExchangeState
   public var attempt = 0
-  public var retrying = false
+  /// Between two attempts: set by `retrying`, over when the next attempt starts or the exchange
+  /// ends (a cancel during the wait ends it `cancelled`, never `retrying`).
+  public var retryWait: RetryWait?
   public var status: Int?
   public var progress = TransferProgress()
   public var startedAt: Date?
   public var result: ExchangeResult?
+  /// `cacheThenNetwork`: what the cache's early delivery was (its age), kept once the network's
+  /// response replaced it, so the row and the viewer can say the cache answered first.
+  public var cachedDelivery: CacheOutcome?
   /// Where a download's body goes.
   public var downloadTarget: String?
   /// A later exchange took over this download's file (resuming it): no longer resumable here.
@@ -42,10 +47,21 @@ public struct ExchangeRow: Sendable {
   /// waits between attempts included); nil before it ended. `lastAttempt` is curl's total of the
   /// last attempt when there were several.
   public var time: (total: Double, lastAttempt: Double?)? {
-    guard let result, result.startedAt != nil || result.response != nil else { return nil }
+    // A result while it runs is cacheThenNetwork's early one: the exchange's time is not known.
+    guard state.isTerminal, let result, result.startedAt != nil || result.response != nil else { return nil }
     let curl = result.response?.timing.total ?? 0
     if result.attempts <= 1, curl > 0 { return (curl, nil) }
     return (result.startedAt == nil ? curl : result.duration, result.attempts > 1 && curl > 0 ? curl : nil)
+  }
+
+  /// The state as the queue and the viewer show it: a chain step whose capture failed is
+  /// `failed` whatever its exchange did.
+  public var shownState: ExchangeState { flowFailure == nil ? state : .failed }
+
+  /// The state's word: `retrying 2` while waiting for attempt 2, `failed` for a step whose capture
+  /// failed, else the state's name.
+  public var stateWord: String {
+    flowFailure?.state ?? retryWait.map { "retrying \($0.attempt)" } ?? state.rawValue
   }
 
   /// The batch and chain step it belongs to: `smoke › login-flow 2/3`.
@@ -54,17 +70,29 @@ public struct ExchangeRow: Sendable {
   /// `smoke › login-flow 2/3 › users/me`, or just the name.
   public var label: String { context.map { $0 + " › " + name } ?? name }
 
-  /// `cache` for a response served from the cache, `dedup` for one shared with an identical
-  /// request in flight.
+  /// `cache` for a response served from the cache (a `cacheThenNetwork` one until the network's
+  /// replaces it, then `refreshed`), `dedup` for one shared with an identical request in flight.
   public var badges: [String] {
     var badges: [String] = []
-    if result?.fromCache == true { badges.append(result?.cache?.stale == true ? "stale" : "cache") }
+    if result?.fromCache == true {
+      badges.append(result?.cache?.stale == true ? "stale" : "cache")
+    } else if cachedDelivery != nil, state == .succeeded {
+      badges.append("refreshed")
+    }
     if result?.deduplicated == true { badges.append("dedup") }
     if let download = result?.download, download.resumable, state != .succeeded, !superseded {
       badges.append("resumable" + (download.percent.map { " \(Int($0))%" } ?? ""))
     }
     return badges
   }
+}
+
+/// An exchange waiting between two attempts: the attempt that comes next, after how long, and
+/// why the last one is retried.
+public struct RetryWait: Sendable {
+  public var attempt: Int
+  public var delay: Double
+  public var reason: ExchangeError
 }
 
 /// A batch or chain run, as the queue shows it.
@@ -77,11 +105,12 @@ public struct FlowRow: Sendable {
   /// Batches: members ended and in all.
   public var done = 0
   public var total = 0
-  public var succeeded = 0
-  public var failed = 0
-  public var cancelled = 0
   /// Batches: each member's outcome once it ended, by its index in the batch's `members`.
   public var members: [Int: FlowOutcome] = [:]
+  /// Batches: the members that ended so, counted from their outcomes.
+  public var succeeded: Int { members.values.count { $0.state == .succeeded } }
+  public var failed: Int { members.values.count { $0.state == .failed } }
+  public var cancelled: Int { members.values.count { $0.state == .cancelled } }
   /// Batches: the members whose exchange started (the others still wait for the batch's
   /// concurrency), and each member's latest exchange.
   public var startedMembers: Set<Int> = []
@@ -158,7 +187,7 @@ extension AppState {
       mutateRow(id) {
         $0.state = .running
         $0.attempt = attempt
-        $0.retrying = false
+        $0.retryWait = nil
         if $0.startedAt == nil { $0.startedAt = now }
       }
       // A batch member leaves the queue of its batch's concurrency.
@@ -171,9 +200,9 @@ extension AppState {
       mutateRow(id) { $0.status = status }
     case .progress(let id, let progress):
       mutateRow(id) { $0.progress = progress }
-    case .retrying(let id, _, _, _):
+    case .retrying(let id, let attempt, let delay, let reason):
       mutateRow(id) {
-        $0.retrying = true
+        $0.retryWait = RetryWait(attempt: attempt, delay: delay, reason: reason)
         $0.state = .queued
       }
     case .delivered(let result):
@@ -181,6 +210,7 @@ extension AppState {
       mutateRow(result.id) {
         $0.status = result.response?.status
         $0.result = result
+        if result.fromCache { $0.cachedDelivery = result.cache }
       }
       if viewer.exchange == result.id {
         viewer.document = nil
@@ -189,6 +219,7 @@ extension AppState {
     case .finished(let result):
       mutateRow(result.id) {
         $0.state = result.state
+        $0.retryWait = nil
         // A cancelled exchange keeps the status its headers brought.
         $0.status = result.response?.status ?? $0.status
         $0.result = result
@@ -265,11 +296,6 @@ extension AppState {
       flows[index].done = done
       flows[index].total = total
       flows[index].members[member] = outcome
-      switch outcome.state {
-      case .succeeded: flows[index].succeeded += 1
-      case .cancelled: flows[index].cancelled += 1
-      default: flows[index].failed += 1
-      }
     case .finished(let outcome):
       guard outcome.name == flows[index].name, outcome.kind == flows[index].kind else { return }
       flows[index].state = outcome.state

@@ -67,15 +67,13 @@ extension Painter {
     area.y += flowLines
     area.height -= flowLines
     if state.exchanges.isEmpty {
-      buffer.put("nothing sent yet: Enter sends the selected request", x: area.x + 2, y: area.y + 1, style: theme.dim)
+      buffer.putTruncated("nothing sent yet: Enter sends the selected request", x: area.x + 2, y: area.y + 1, style: theme.dim, width: area.width - 2)
       return
     }
     for (line, row) in state.exchanges.enumerated().dropFirst(state.queue.scroll).prefix(max(0, area.height - 1)) {
       let y = area.y + 1 + line - state.queue.scroll
-      // A chain step whose capture failed: the step failed, whatever its exchange did.
-      let shownState = row.flowFailure == nil ? row.state : .failed
-      let stateText = row.flowFailure?.state ?? (row.retrying ? "retrying \(row.attempt + 1)" : row.state.rawValue)
-      buffer.put(glyph(shownState) + " " + stateText, x: c.state, y: y, style: theme.state(shownState), maxWidth: 13)
+      let shownState = row.shownState
+      buffer.putTruncated(glyph(shownState) + " " + row.stateWord, x: c.state, y: y, style: theme.state(shownState), width: 13)
       buffer.put(row.status.map(String.init) ?? "-", x: c.status, y: y, style: theme.status(row.status))
       var x = c.name
       x += buffer.put(TextWidth.pad(row.method.rawValue, to: 7), x: x, y: y, style: theme.method(row.method))
@@ -90,15 +88,15 @@ extension Painter {
       }
       let badgeRoom = badges.reduce(0) { $0 + TextWidth.of($1) + 3 }
       let nameRoom = max(min(wanted, room), room - badgeRoom)
-      x += buffer.put(TextWidth.truncate(row.label, to: max(1, nameRoom)), x: x, y: y, maxWidth: max(1, nameRoom))
+      x += buffer.putTruncated(row.label, x: x, y: y, width: max(1, nameRoom))
       for badge in badges where x + TextWidth.of(badge) + 3 <= c.size {
         x += 1
         x += buffer.put(" " + badge + " ", x: x, y: y, style: theme.badge)
       }
       if let error = row.result?.error, row.state == .failed, x + 2 < c.size - 1 {
-        buffer.put(error.message, x: x + 2, y: y, style: theme.dim, maxWidth: c.size - x - 3)
+        buffer.putTruncated(error.message, x: x + 2, y: y, style: theme.dim, width: c.size - x - 3)
       } else if let failure = row.flowFailure, x + 2 < c.size - 1 {
-        buffer.put(failure.message, x: x + 2, y: y, style: theme.dim, maxWidth: c.size - x - 3)
+        buffer.putTruncated(failure.message, x: x + 2, y: y, style: theme.dim, width: c.size - x - 3)
       }
       let size = row.state == .queued ? "" : Formatting.bytes(row.bytes)
       if c.sizeWidth > 0 { buffer.put(TextWidth.pad(size, to: 9, alignRight: true), x: c.size, y: y) }
@@ -120,32 +118,41 @@ extension Painter {
   /// `⧉ smoke  batch  [████····] 2/3  ✓2 ✗0 ⊘0` or `⛓ login-flow  chain  step 2/3  ✓ ▶ ·`.
   func flowRow(_ buffer: inout ScreenBuffer, _ flow: FlowRow, y: Int, x: Int, width: Int) {
     var cx = x
+    let end = x + width
     cx += buffer.put(glyph(flow.state) + " " + TextWidth.pad(flow.state.rawValue, to: 11), x: cx, y: y, style: theme.state(flow.state))
     cx += 1
     cx += buffer.put(state.queue.expandedFlows.contains(flow.run) ? "▾ " : "▸ ", x: cx, y: y, style: theme.dim)
-    cx += buffer.put((flow.kind == .batch ? "⧉ " : "⛓ ") + flow.name + "  ", x: cx, y: y, style: theme.flow, maxWidth: max(1, width / 3))
+    cx += buffer.putTruncated((flow.kind == .batch ? "⧉ " : "⛓ ") + flow.name, x: cx, y: y, style: theme.flow, width: max(1, width / 3 - 2))
+    cx += 2
     switch flow.kind {
     case .batch:
       let total = max(flow.total, state.workspace.batch(named: flow.name)?.members.count ?? 0)
-      let barWidth = 16
-      let filled = total == 0 ? barWidth : barWidth * flow.done / total
-      cx += buffer.put("[" + String(repeating: "█", count: filled) + String(repeating: "·", count: barWidth - filled) + "] ", x: cx, y: y, style: theme.state(flow.state))
-      cx += buffer.put("\(flow.done)/\(total)  ✓\(flow.succeeded) ✗\(flow.failed) ⊘\(flow.cancelled)", x: cx, y: y)
+      if end - cx >= 18 {
+        cx += buffer.put("[", x: cx, y: y)
+        for (cells, segment) in Painter.batchBar(flow, total: total, width: 16) {
+          cx += buffer.put(String(repeating: segment.cell, count: cells), x: cx, y: y, style: theme.state(segment.state))
+        }
+        cx += buffer.put("] ", x: cx, y: y)
+      }
+      // What finished of all, then how each member ended: a cancelled member did not finish.
+      let finished = flow.succeeded + flow.failed
+      cx += buffer.putTruncated(
+        "\(finished)/\(total)  ✓\(flow.succeeded) ✗\(flow.failed) ⊘\(flow.cancelled)", x: cx, y: y, width: end - cx)
     case .chain:
       let count = max(flow.steps, state.workspace.chain(named: flow.name)?.steps.count ?? 0)
-      cx += buffer.put("step \(max(flow.step, flow.stepStates.keys.max() ?? 0))/\(count)  ", x: cx, y: y)
-      for i in 1...max(1, count) where count > 0 {
+      cx += buffer.putTruncated("step \(max(flow.step, flow.stepStates.keys.max() ?? 0))/\(count)  ", x: cx, y: y, width: end - cx)
+      for i in 1...max(1, count) where count > 0 && cx + 2 <= end {
         let stepState = FlowRow.stepState(flow, i)
         cx += buffer.put(glyph(stepState) + " ", x: cx, y: y, style: theme.state(stepState))
       }
       if let captured = flow.captured.last {
-        buffer.put("  \(flow.captured.count) captured, last \(captured.name)", x: cx, y: y, style: theme.dim, maxWidth: x + width - cx)
+        buffer.putTruncated("  \(flow.captured.count) captured, last \(captured.name)", x: cx, y: y, style: theme.dim, width: end - cx)
       }
     case .request:
       break
     }
-    if flow.state == .failed, let message = flow.outcome.flatMap(FlowRow.detail), cx + 4 < x + width {
-      buffer.put("  " + message, x: cx, y: y, style: theme.dim, maxWidth: x + width - cx)
+    if flow.state == .failed, let message = flow.outcome.flatMap(FlowRow.detail), cx + 4 < end {
+      buffer.putTruncated("  " + message, x: cx, y: y, style: theme.dim, width: end - cx)
     }
   }
 
@@ -157,13 +164,13 @@ extension Painter {
     let outcome = flow.members[index]
     var cx = x + 4
     cx += buffer.put(glyph(memberState) + " " + TextWidth.pad(memberState.rawValue, to: 11), x: cx, y: y, style: theme.state(memberState))
-    cx += buffer.put(name, x: cx, y: y, style: state.workspace.chain(named: name) != nil ? theme.flow : .plain, maxWidth: max(1, width / 3))
+    cx += buffer.putTruncated(name, x: cx, y: y, style: state.workspace.chain(named: name) != nil ? theme.flow : .plain, width: max(1, width / 3))
     var details: [String] = []
     if let status = outcome?.exchange?.response?.status { details.append(String(status)) }
     if let outcome, outcome.kind == .chain { details.append("\(outcome.steps.filter { $0.state == .succeeded }.count)/\(outcome.steps.count) steps") }
     if let outcome, let detail = FlowRow.detail(outcome) { details.append(detail) }
     if !details.isEmpty, cx + 4 < x + width {
-      buffer.put("  " + details.joined(separator: "  "), x: cx, y: y, style: theme.dim, maxWidth: x + width - cx)
+      buffer.putTruncated("  " + details.joined(separator: "  "), x: cx, y: y, style: theme.dim, width: x + width - cx)
     }
   }
 
@@ -174,14 +181,37 @@ extension Painter {
     let stepState = FlowRow.stepState(flow, step)
     var cx = x + 4
     cx += buffer.put(glyph(stepState) + " " + TextWidth.pad(stepState.rawValue, to: 11), x: cx, y: y, style: theme.state(stepState))
-    cx += buffer.put("\(step). \(request)", x: cx, y: y, maxWidth: max(1, width / 3))
+    cx += buffer.putTruncated("\(step). \(request)", x: cx, y: y, width: max(1, width / 3))
     var details = flow.captured.filter { $0.step == step }.map { "\($0.name)=\(Painter.short($0.value))" }
     if let outcome = flow.outcome?.steps.first(where: { $0.step == step }) {
       if let detail = FlowRow.detail(outcome) { details.append(detail) }
     }
     if !details.isEmpty, cx + 4 < x + width {
-      buffer.put("  " + details.joined(separator: " "), x: cx, y: y, style: theme.dim, maxWidth: x + width - cx)
+      buffer.putTruncated("  " + details.joined(separator: " "), x: cx, y: y, style: theme.dim, width: x + width - cx)
     }
+  }
+
+  /// A batch's bar as runs of cells: its members' shares by how they ended, finished ones first
+  /// (`█`, green for succeeded, red for failed), then the cancelled (`░`, yellow), then those
+  /// still to end (`·`). A cancelled batch's bar is not full: its cancelled members did not finish.
+  static func batchBar(_ flow: FlowRow, total: Int, width: Int) -> [(cells: Int, segment: (cell: String, state: ExchangeState))] {
+    guard total > 0 else { return [(width, ("█", .succeeded))] }
+    let segments: [(count: Int, cell: String, state: ExchangeState)] = [
+      (flow.succeeded, "█", .succeeded), (flow.failed, "█", .failed), (flow.cancelled, "░", .cancelled),
+      (max(0, total - flow.succeeded - flow.failed - flow.cancelled), "·", .queued),
+    ]
+    var runs: [(cells: Int, segment: (cell: String, state: ExchangeState))] = []
+    var members = 0
+    var drawn = 0
+    for segment in segments {
+      members += segment.count
+      // Cumulative rounding: the runs add up to `width` exactly.
+      let edge = min(width, (width * members + total / 2) / total)
+      if edge > drawn { runs.append((edge - drawn, (segment.cell, segment.state))) }
+      drawn = max(drawn, edge)
+    }
+    if drawn < width { runs.append((width - drawn, ("·", .queued))) }
+    return runs
   }
 
   static func short(_ value: String) -> String { value.count > 24 ? String(value.prefix(21)) + "…" : value }

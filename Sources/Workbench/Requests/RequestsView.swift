@@ -12,9 +12,9 @@ extension Painter {
     let rows = state.listRows
     let selected = state.selectedRequest?.name
     if rows.isEmpty {
-      buffer.put(
+      buffer.putTruncated(
         state.list.filter.isEmpty ? "no requests" : "nothing matches; Esc clears",
-        x: area.x + 1, y: area.y, style: theme.dim, maxWidth: area.width - 1)
+        x: area.x + 1, y: area.y, style: theme.dim, width: area.width - 1)
       return
     }
     for (line, row) in rows.dropFirst(state.list.scroll).prefix(area.height).enumerated() {
@@ -22,9 +22,9 @@ extension Painter {
       switch row {
       case .folder(let path, let depth):
         let name = String(path.split(separator: "/").last ?? "")
-        buffer.put(
+        buffer.putTruncated(
           String(repeating: "  ", count: depth) + "▾ " + name + "/", x: area.x, y: y, style: theme.folder,
-          maxWidth: area.width)
+          width: area.width)
       case .request(let name, let depth):
         guard let template = state.workspace.request(named: name) else { continue }
         var x = area.x + depth * 2
@@ -32,16 +32,16 @@ extension Painter {
         x += buffer.put(marker, x: x, y: y, style: theme.unsaved)
         x += buffer.put(TextWidth.pad(template.method.rawValue, to: 7), x: x, y: y, style: theme.method(template.method))
         let leaf = String(name.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
-        buffer.put(TextWidth.truncate(leaf, to: area.x + area.width - x), x: x, y: y, maxWidth: area.x + area.width - x)
+        buffer.putTruncated(leaf, x: x, y: y, width: area.x + area.width - x)
         if name == selected {
           highlight(&buffer, Rect(x: area.x, y: y, width: area.width, height: 1), focused: state.focus == .requests)
         }
       case .flowsHeading:
-        buffer.put("▾ batches and chains", x: area.x, y: y, style: theme.folder, maxWidth: area.width)
+        buffer.putTruncated("▾ batches and chains", x: area.x, y: y, style: theme.folder, width: area.width)
       case .flow(let name, let kind):
         var x = area.x + 2
         x += buffer.put(" " + TextWidth.pad(kind == .batch ? "BATCH" : "CHAIN", to: 7), x: x, y: y, style: theme.flow)
-        buffer.put(name, x: x, y: y, maxWidth: area.x + area.width - x)
+        buffer.putTruncated(name, x: x, y: y, width: area.x + area.width - x)
         if name == state.selectedFlow?.name {
           highlight(&buffer, Rect(x: area.x, y: y, width: area.width, height: 1), focused: state.focus == .requests)
         }

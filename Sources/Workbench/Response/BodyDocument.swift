@@ -17,6 +17,10 @@ public final class BodyDocument: @unchecked Sendable {
   public static let maxLineBytes = 16 << 10
 
   public let kind: Kind
+  /// Why a body its response calls JSON (`Content-Type: application/json`, `…+json`) is shown as
+  /// text: where it stops being JSON. Nil for valid JSON, bodies not said to be JSON, and JSON
+  /// above `prettyLimit` (laid out as it is drawn, never validated).
+  public let invalidJSON: JSONSyntaxError?
   private let bytes: BodyBytes
   private var pretty: [String]?
   private var lazyJSON: LazyJSONLines?
@@ -40,15 +44,23 @@ public final class BodyDocument: @unchecked Sendable {
     self.bytes = bytes
     if bytes.isEmpty {
       kind = .empty
+      invalidJSON = nil
       indexedAll = true
       return
     }
     let isJSONType = mediaType.map { $0.contains("json") } ?? false
     let first = bytes.withUnsafeBufferPointer { $0.first(where: { $0 > 0x20 }) }
     let looksLikeJSON = first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
-    if bytes.count <= BodyDocument.prettyLimit, isJSONType || looksLikeJSON,
-      let value = try? bytes.withUnsafeBufferPointer({ try JSONParser.parse($0) })
-    {
+    var parsed: Result<JSONValue, JSONSyntaxError>?
+    if bytes.count <= BodyDocument.prettyLimit, isJSONType || looksLikeJSON {
+      parsed = bytes.withUnsafeBufferPointer { buffer in Result { () throws(JSONSyntaxError) in try JSONParser.parse(buffer) } }
+    }
+    if case .failure(let error)? = parsed, isJSONType {
+      invalidJSON = error
+    } else {
+      invalidJSON = nil
+    }
+    if case .success(let value)? = parsed {
       kind = .json
       pretty = JSONSerializer.pretty(value).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
       indexedAll = true

@@ -140,8 +140,15 @@ extension AppState {
     }
   }
 
+  /// The body lines the viewer shows at once: its height, less the line saying a body called
+  /// JSON is not.
+  var bodyRows: Int {
+    let document = viewer.filtered ?? viewer.document
+    return max(1, layout.contentHeight(of: .response) - (document?.invalidJSON == nil ? 0 : 1))
+  }
+
   mutating func handleResponse(_ action: Action) -> [Command] {
-    let page = layout.contentHeight(of: .response)
+    let page = bodyRows
     let document = viewer.filtered ?? viewer.document
     switch action {
     case .down: scrollViewer(by: 1)
@@ -240,8 +247,9 @@ extension AppState {
         viewer.scroll = 0
         return
       }
-      let (count, exact) = document.lineCount(atLeast: target + page)
-      last = exact ? count - page : count - 1
+      let rows = bodyRows
+      let (count, exact) = document.lineCount(atLeast: target + rows)
+      last = exact ? count - rows : count - 1
     case .headers:
       let response = viewer.history?.result.response ?? shownExchange?.result?.response
       last = (response?.headers.fields.count ?? 0) - page

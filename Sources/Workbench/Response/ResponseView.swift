@@ -29,38 +29,60 @@ extension Painter {
     frame(&buffer, .response, suffix: suffix)
     let area = inner(.response)
     guard let row else {
-      buffer.put("send a request (Enter) or pick one in the queue", x: area.x + 1, y: area.y, style: theme.dim)
+      buffer.putTruncated("send a request (Enter) or pick one in the queue", x: area.x + 1, y: area.y, style: theme.dim, width: area.width - 1)
       return
     }
-    // Summary line.
+    // Summary line: its pieces one after the other, the last cut with … at the pane's edge.
     var x = area.x + 1
+    let end = area.x + area.width
     let response = row.result?.response
     switch row.state {
     case .queued, .running:
-      x += buffer.put(glyph(row.state) + " " + row.state.rawValue, x: x, y: area.y, style: theme.state(row.state))
-      if row.state == .running { x += buffer.put("  " + progressText(row), x: x, y: area.y, style: theme.dim) }
+      x += buffer.putTruncated(glyph(row.state) + " " + row.stateWord, x: x, y: area.y, style: theme.state(row.state), width: end - x)
+      if row.state == .running {
+        x += buffer.putTruncated("  " + progressText(row), x: x, y: area.y, style: theme.dim, width: end - x)
+      }
+      if let early = row.result, early.fromCache, let cache = early.cache, let response = early.response {
+        // cacheThenNetwork: the cache's response is shown while the network's comes.
+        x += buffer.putTruncated(
+          "  showing " + Formatting.status(response.status) + " " + Painter.cacheText(cache, mode: early.request.cache?.mode)
+            + "; the network's answer replaces it", x: x, y: area.y, style: theme.badge, width: end - x)
+      }
+      if let wait = row.retryWait {
+        buffer.putTruncated(
+          " in \(Formatting.milliseconds(wait.delay * 1000)): \(wait.reason.message)", x: x, y: area.y, style: theme.dim,
+          width: end - x)
+      }
     default:
       if let response {
-        x += buffer.put(Formatting.status(response.status), x: x, y: area.y, style: theme.status(response.status))
+        x += buffer.putTruncated(Formatting.status(response.status), x: x, y: area.y, style: theme.status(response.status), width: end - x)
         // The queue's time; after retries, the last attempt's beside it.
         var time = ""
         if let (total, last) = row.time {
           time = Formatting.milliseconds(total * 1000)
           if let last { time += " (\(row.result?.attempts ?? 1) attempts; last \(Formatting.milliseconds(last * 1000)))" }
         }
-        x += buffer.put(
-          "  \(Formatting.bytes(row.bytes))  \(time)  \(response.httpVersion)", x: x, y: area.y, style: theme.dim)
+        x += buffer.putTruncated(
+          "  \(Formatting.bytes(row.bytes))  \(time)  \(response.httpVersion)", x: x, y: area.y, style: theme.dim, width: end - x)
         if let cache = row.result?.cache, row.result?.fromCache == true {
-          x += buffer.put(
-            "  " + Painter.cacheText(cache, mode: row.result?.request.cache?.mode), x: x, y: area.y, style: theme.badge)
+          x += buffer.putTruncated(
+            "  " + Painter.cacheText(cache, mode: row.result?.request.cache?.mode), x: x, y: area.y, style: theme.badge,
+            width: end - x)
+        } else if let cached = row.cachedDelivery {
+          // cacheThenNetwork: the network's response replaced the cache's, shown first.
+          let age = cached.ageSeconds.map { " (" + Formatting.age($0) + " old)" } ?? ""
+          x += buffer.putTruncated(
+            "  from cache first" + age
+              + (row.state == .succeeded ? ", then refreshed from the network" : "; the network's answer failed"),
+            x: x, y: area.y, style: theme.badge, width: end - x)
         }
       }
       if let error = row.result?.error {
-        x += buffer.put((response == nil ? "" : "  ") + glyph(row.state) + " " + error.message, x: x, y: area.y,
-          style: theme.state(row.state), maxWidth: area.x + area.width - x)
+        x += buffer.putTruncated((response == nil ? "" : "  ") + glyph(row.state) + " " + error.message, x: x, y: area.y,
+          style: theme.state(row.state), width: end - x)
       } else if let failure = row.flowFailure {
-        x += buffer.put("  " + glyph(.failed) + " " + failure.message, x: x, y: area.y,
-          style: theme.state(.failed), maxWidth: area.x + area.width - x)
+        x += buffer.putTruncated("  " + glyph(.failed) + " " + failure.message, x: x, y: area.y,
+          style: theme.state(.failed), width: end - x)
       }
     }
     // Tabs.
@@ -90,7 +112,7 @@ extension Painter {
     frame(&buffer, .response, suffix: " · \(name)")
     let area = inner(.response)
     guard let run else {
-      buffer.put("not run yet: Enter runs \(name)", x: area.x + 1, y: area.y, style: theme.dim)
+      buffer.putTruncated("not run yet: Enter runs \(name)", x: area.x + 1, y: area.y, style: theme.dim, width: area.width - 1)
       return
     }
     // Scrolled like a body (j/k, pages, g) when the viewer has the focus.
@@ -104,7 +126,7 @@ extension Painter {
       case .dim: style = theme.dim
       case .error: style = theme.error
       }
-      buffer.put(line.text, x: area.x + 1, y: area.y + i, style: style, maxWidth: area.width - 1)
+      buffer.putTruncated(line.text, x: area.x + 1, y: area.y + i, style: style, width: area.width - 1)
     }
   }
 
@@ -196,9 +218,7 @@ extension Painter {
         lines[0] = lines[0].replacingOccurrences(of: "press r to resume", with: "resumed by a newer exchange")
       }
       for line in lines where area.height > 0 {
-        buffer.put(
-          TextWidth.truncate(line, to: area.width), x: area.x, y: area.y, style: download.complete ? theme.title : theme.dim,
-          maxWidth: area.width)
+        buffer.putTruncated(line, x: area.x, y: area.y, style: download.complete ? theme.title : theme.dim, width: area.width)
         area.y += 1
         area.height -= 1
       }
@@ -213,15 +233,25 @@ extension Painter {
       ]
       if row.state == .failed, let error = row.result?.error {
         lines = ["no response: " + error.message] + (Painter.whatToTry(error, url: row.url).map { [$0] } ?? [])
+      } else if row.state == .cancelled, let status = row.status {
+        lines = ["cancelled after the server answered \(Formatting.status(status)); its body was not kept (r re-sends)"]
       }
       for (i, line) in lines.enumerated() where i < area.height {
-        buffer.put(TextWidth.truncate(line, to: area.width), x: area.x, y: area.y + i, style: theme.dim)
+        buffer.putTruncated(line, x: area.x, y: area.y + i, style: theme.dim, width: area.width)
       }
       return
     }
     if document.kind == .empty {
-      buffer.put("empty body", x: area.x, y: area.y, style: theme.dim)
+      buffer.putTruncated("empty body", x: area.x, y: area.y, style: theme.dim, width: area.width)
       return
+    }
+    if let error = document.invalidJSON, area.height > 1 {
+      // The response says JSON but it is not: the text as it came, below where it breaks.
+      buffer.putTruncated(
+        "not valid JSON: line \(error.location.line), column \(error.location.column): \(error.message)", x: area.x,
+        y: area.y, style: theme.error, width: area.width)
+      area.y += 1
+      area.height -= 1
     }
     var y = area.y
     var index = state.viewer.scroll
@@ -321,7 +351,7 @@ extension Painter {
 
   func headers(_ buffer: inout ScreenBuffer, _ area: Rect, _ response: Response?, _ row: ExchangeRow) {
     guard let response else {
-      buffer.put("no response headers", x: area.x, y: area.y, style: theme.dim)
+      buffer.putTruncated("no response headers", x: area.x, y: area.y, style: theme.dim, width: area.width)
       return
     }
     let redaction = Self.redaction(row)
@@ -329,9 +359,9 @@ extension Painter {
     let nameWidth = min(28, (fields.map { TextWidth.of($0.name) }.max() ?? 0) + 1)
     for (line, field) in fields.dropFirst(state.viewer.scroll).prefix(area.height).enumerated() {
       buffer.put(TextWidth.pad(field.name + ":", to: nameWidth + 1), x: area.x, y: area.y + line, style: theme.json(.key))
-      buffer.put(
+      buffer.putTruncated(
         redaction?.apply(field.value) ?? field.value, x: area.x + nameWidth + 2, y: area.y + line,
-        maxWidth: area.width - nameWidth - 2)
+        width: area.width - nameWidth - 2)
     }
   }
 
@@ -339,11 +369,13 @@ extension Painter {
     guard let response = row.result?.response else {
       let text =
         switch row.state {
-        case .cancelled: "cancelled before a response"
+        case .cancelled:
+          row.status.map { "cancelled after the server answered \(Formatting.status($0)) (no timing kept)" }
+            ?? "cancelled before a response"
         case .failed: "failed before a response" + (row.result?.error.map { ": " + $0.message } ?? "")
         default: "no timing yet"
         }
-      buffer.put(text, x: area.x, y: area.y, style: theme.dim, maxWidth: area.width)
+      buffer.putTruncated(text, x: area.x, y: area.y, style: theme.dim, width: area.width)
       return
     }
     let t = response.timing
@@ -373,7 +405,7 @@ extension Painter {
     if response.bytesSent > 0 { extra.append("sent \(Formatting.bytes(Int(response.bytesSent)))") }
     extra += ["attempts \(row.result?.attempts ?? 1)", response.effectiveURL]
     if lines.count + 1 < area.height {
-      buffer.put(extra.joined(separator: " · "), x: area.x, y: area.y + lines.count + 1, style: theme.dim, maxWidth: area.width)
+      buffer.putTruncated(extra.joined(separator: " · "), x: area.x, y: area.y + lines.count + 1, style: theme.dim, width: area.width)
     }
   }
 }

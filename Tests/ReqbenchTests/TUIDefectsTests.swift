@@ -1,0 +1,132 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Issue 12's screen defects, as a new user met them: the real binary in tmux.
+@Suite("TUI end to end: issue 12's defects (tmux)", .serialized)
+struct TUIDefectsTests {
+  func lines(_ screen: String) -> [String] { screen.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
+
+  /// The lines of the queue pane (below its title).
+  func queue(_ screen: String) -> [String] {
+    let all = lines(screen)
+    guard let title = all.firstIndex(where: { $0.contains("4 Queue") }) else { return [] }
+    return Array(all[(title + 1)...])
+  }
+
+  /// A workspace on the fixture server with `requests` and `batches` (JSON arrays' contents).
+  func workspace(_ requests: String, batches: String = "") throws -> String {
+    try workspaceFile(
+      #"{"version": 1, "baseURL": "\#(try TestServer.fixture.baseURL)", "requests": [\#(requests)], "batches": [\#(batches)]}"#,
+      named: "w.json"
+    ).path
+  }
+
+  /// Filters the request list to `name` and sends it.
+  func send(_ session: TmuxSession, _ name: String) throws {
+    try session.send("1", "/")
+    try session.type(name)
+    try session.send("Enter")
+    try session.waitFor("Requests /\(name)")
+    try session.send("Enter")
+  }
+
+  // 2: `c` in the retry wait of `flaky` (its first call is a 503).
+  @Test func aCancelDuringARetryWaitEndsCancelled() throws {
+    let session = try TmuxSession([try reqbenchBinary.path, "--demo"])
+    try session.waitFor("users/")
+    try send(session, "flaky")
+    try session.waitFor("retrying 2")
+    try session.send("c")
+    let screen = try session.waitFor("⊘ cancelled   503")
+    let row = try #require(queue(screen).first { $0.contains("flaky") })
+    #expect(!row.contains("retrying"), "\(row)")
+    // The viewer: the 503 it had, never "before a response".
+    try session.send("3", "l", "l")
+    let timing = try session.waitFor("[Timing]")
+    #expect(!timing.contains("cancelled before a response"), "\(timing)")
+    #expect(timing.contains("503"), "\(timing)")
+    try session.send("C-c", "y")
+    try session.waitFor("[exited 0]")
+  }
+
+  // 6: cut text ends in `…`: the resolved URL at 80 columns and at 60×16, the queue's error column.
+  @Test func cutTextIsMarked() throws {
+    for (width, height) in [(80, 24), (60, 16)] {
+      let session = try TmuxSession([try reqbenchBinary.path, "--demo"], width: width, height: height)
+      try session.waitFor("users/")
+      try session.send("/")
+      try session.type("files/big")
+      try session.send("Enter", "j")  // files/big-head, then files/big
+      let screen = try session.waitFor("Editor · files/big ─")
+      let resolved = try #require(lines(screen).first { $0.contains("→ GET http://127.0.0.1:") }, "\(screen)")
+      #expect(resolved.contains("…│"), "\(width)×\(height): \(resolved)")
+      try session.send("q")
+      try session.waitFor("[exited 0]")
+    }
+    let file = try workspaceFile(
+      #"{"version": 1, "requests": [{"name": "nowhere", "url": "http://127.0.0.1:9/a/rather/long/path/that/goes/on"}]}"#
+    ).path
+    let session = try TmuxSession([try reqbenchBinary.path, file])
+    try session.waitFor("nowhere")
+    try session.send("Enter")
+    let screen = try session.waitFor("✗ failed")
+    let row = try #require(queue(screen).first { $0.contains("nowhere") })
+    #expect(row.contains("cannot connect") && row.contains("…"), "\(row)")
+    try session.send("q")
+    try session.waitFor("[exited 0]")
+  }
+
+  // 8: cacheThenNetwork sent again shows the cache's answer at once, then the network's.
+  @Test func theCachedDeliveryShowsThenTheFreshOne() throws {
+    let file = try workspace(
+      #"{"name": "slow-cached", "url": "/delay/1.5", "cache": {"seconds": 60, "mode": "cacheThenNetwork"}}"#)
+    let session = try TmuxSession([try reqbenchBinary.path, file])
+    try session.waitFor("slow-cached")
+    try session.send("Enter")
+    try session.waitFor("✓ succeeded")
+    try session.send("Enter")
+    var screen = try session.waitFor("▶ running")
+    #expect(queue(screen).first { $0.contains("▶ running") }?.contains("cache") == true, "\(screen)")
+    #expect(screen.contains("showing 200 OK from cache"), "\(screen)")
+    screen = try session.waitFor("refreshed from the network")
+    #expect(queue(screen).first?.contains("refreshed") == true || queue(screen).contains { $0.contains("refreshed") })
+    #expect(!screen.contains("▶ running"))
+    try session.send("q")
+    try session.waitFor("[exited 0]")
+  }
+
+  // 10: a body called JSON that is not says where; a cancelled batch's bar is not full; the
+  // demo workspace found beside the binary is named at start.
+  @Test func smallerOnes() throws {
+    let file = try workspace(
+      #"{"name": "broken", "url": "/json-invalid"}, {"name": "wait-a", "url": "/delay/20"}, {"name": "wait-b", "url": "/delay/20"}"#,
+      batches: #"{"name": "waits", "members": ["wait-a", "wait-b", "broken"], "concurrency": 1}"#)
+    let session = try TmuxSession([try reqbenchBinary.path, file])
+    try session.waitFor("broken")
+    try session.send("Enter")
+    var screen = try session.waitFor("not valid JSON: line 1, column")
+    #expect(screen.contains(#"{"a": 1,"#))
+    try session.send("G")
+    try session.waitFor("Editor · waits")
+    try session.send("Enter")
+    try session.waitFor("▶ running")
+    try session.send("c")
+    screen = try session.waitFor("⊘3")
+    let row = try #require(queue(screen).first { $0.contains("⧉ waits") }, "\(screen)")
+    #expect(row.contains("0/3") && row.contains("⊘"), "\(row)")
+    #expect(!row.contains("████████████████"), "\(row)")
+    try session.send("q")
+    try session.waitFor("[exited 0]")
+
+    // From another folder: the demo workspace is found beside the binary, and named.
+    let elsewhere = FileManager.default.temporaryDirectory.appendingPathComponent("rb-elsewhere-" + uniqueKey())
+    try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: elsewhere) }
+    let demo = try TmuxSession(["sh", "-c", "cd \(shellQuote(elsewhere.path)) && exec \(shellQuote(try reqbenchBinary.path)) --demo"])
+    screen = try demo.waitFor("opened /")
+    #expect(screen.contains("workspaces/demo.json · demo server at http://127.0.0.1:"), "\(screen)")
+    try demo.send("q")
+    try demo.waitFor("[exited 0]")
+  }
+}

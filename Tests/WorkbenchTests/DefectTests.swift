@@ -1,0 +1,181 @@
+import Foundation
+import RequestEngine
+import TerminalUI
+import Testing
+import Workbench
+import Workspace
+
+/// The screen-side defects of issue 12, each as the state and screen a new user met them in.
+@Suite("update and view: issue 12's TUI defects")
+struct DefectTests {
+  func screen(_ state: AppState) -> [String] {
+    var buffer = ScreenBuffer(width: state.width, height: state.height)
+    view(state, into: &buffer)
+    return buffer.text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+  }
+
+  /// The first line of the queue pane that contains `text`.
+  func queueLine(_ state: AppState, containing text: String) -> String? {
+    let lines = screen(state)
+    guard let title = lines.firstIndex(where: { $0.contains("4 Queue") }) else { return nil }
+    return lines[(title + 1)...].first { $0.contains(text) }
+  }
+
+  func response(_ request: Request, status: Int, body: String, contentType: String = "application/json") -> Response {
+    var headers = HTTPHeaders()
+    headers["Content-Type"] = contentType
+    return Response(
+      status: status, httpVersion: "HTTP/1.1", headers: headers, body: .memory(Array(body.utf8)),
+      effectiveURL: request.url, redirectCount: 0, timing: Timing(total: 0.002), bytesSent: 0)
+  }
+
+  // MARK: - 2: a cancel during a retry wait
+
+  @Test func aCancelDuringARetryWaitShowsCancelledWithTheLastResponse() throws {
+    var state = try demoState()
+    let request = Request(name: "flaky", url: "http://127.0.0.1:8080/flaky-demo")
+    let id = ExchangeID(rawValue: 1)
+    send(&state, .key(.char("/")))
+    _ = keys(&state, "flaky")
+    send(&state, .key(.enter), .key(.enter))
+    send(&state, .agent(.queued(id, request)), .agent(.started(id, attempt: 1)))
+    send(&state, .agent(.headers(id, status: 503, headers: HTTPHeaders())))
+    let reason = ExchangeError.status(503, accepted: Validation())
+    send(&state, .agent(.retrying(id, attempt: 2, delay: 0.5, reason: reason)))
+    // While it waits: the row and the viewer say so, with the wait and why.
+    #expect(queueLine(state, containing: "flaky")?.contains("… retrying 2  503") == true)
+    #expect(screen(state).contains { $0.contains("… retrying 2 in 500.0 ms: " + reason.message) })
+
+    // Cancelled in the wait, with the 503 it had (the agent keeps the last response).
+    var last = ExchangeResult(
+      id: id, request: request, state: .cancelled, response: response(request, status: 503, body: #"{"error": "try again"}"#),
+      error: .cancelled, attempts: 1, queuedAt: epoch, startedAt: epoch, finishedAt: epoch.addingTimeInterval(0.1))
+    send(&state, .agent(.finished(last)))
+    #expect(state.exchanges[0].retryWait == nil)
+    let row = try #require(queueLine(state, containing: "flaky"))
+    #expect(row.contains("⊘ cancelled   503"))
+    #expect(!row.contains("retrying"))
+    var lines = screen(state)
+    #expect(lines.contains { $0.contains("503 Service Unavailable") && $0.contains("⊘ cancelled") })
+    #expect(lines.contains { $0.contains(#""error": "try again""#) })
+    _ = keys(&state, "3l")
+    _ = keys(&state, "l")
+    lines = screen(state)
+    #expect(!lines.contains { $0.contains("cancelled before a response") })
+
+    // Without the body (a cancel after the headers): the viewer says what came, not "before a response".
+    last.response = nil
+    send(&state, .agent(.finished(last)))
+    lines = screen(state)
+    #expect(lines.contains { $0.contains("cancelled after the server answered 503 Service Unavailable") })
+    #expect(!lines.contains { $0.contains("cancelled before a response") })
+  }
+
+  // MARK: - 6: text cut says so
+
+  @Test func cutTextEndsInAnEllipsis() throws {
+    // The queue's error column at 160 columns.
+    var state = try demoState()
+    let request = Request(name: "users/list", url: "http://127.0.0.1:18/users")
+    let error = ExchangeError(
+      kind: .transport,
+      message: "cannot connect: Failed to connect to 127.0.0.1 port 18 after 0 ms: Could not connect to server (and a longer explanation)",
+      transport: .cannotConnect)
+    for msg in exchangeEvents(id: 1, request: request, status: nil, state: .failed, error: error) { send(&state, msg) }
+    let row = try #require(queueLine(state, containing: "users/list"))
+    #expect(row.contains("cannot connect: Failed to connect to 127.0.0.1 po…"))
+
+    // A long URL: the resolved line and the URL field at 160 columns.
+    let long = "/search?" + (1...40).map { "field\($0)=value\($0)" }.joined(separator: "&")
+    state = try demoState()
+    state.workspace.requests[0].url = long
+    var lines = screen(state)
+    let resolved = try #require(lines.first { $0.contains("→ GET http://127.0.0.1:8080/search?field1=value1") })
+    #expect(resolved.contains("…│"))
+    let field = try #require(lines.first { $0.contains("URL        /search?field1") })
+    #expect(field.contains("…│"))
+    // Editing it: the cut side (the start, with the cursor at the end) is marked too.
+    _ = keys(&state, "2j")
+    send(&state, .key(.char("e")))
+    lines = screen(state)
+    #expect(lines.first { $0.contains("URL        …") }?.contains("value40") == true)
+
+    // files/big's resolved URL at 80×24 and 60×16.
+    for (width, height) in [(80, 24), (60, 16)] {
+      state = try demoState(width: width, height: height)
+      let big = try #require(state.visibleRequests.firstIndex { $0.name == "files/big" })
+      state.requestSelection = big
+      lines = screen(state)
+      let line = try #require(lines.first { $0.contains("→ GET http://127.0.0.1:8080/") }, "\(width)×\(height)")
+      #expect(line.contains("…│"), "\(width)×\(height): \(line)")
+    }
+  }
+
+  // MARK: - 8: cacheThenNetwork's cached delivery
+
+  @Test func theCachedDeliveryShowsThenTheFreshOneReplacesIt() throws {
+    var state = try demoState()
+    _ = keys(&state, "j")
+    #expect(state.selectedRequest?.name == "users/list-cached")
+    let request = Request(
+      name: "users/list-cached", url: "http://127.0.0.1:8080/users", cache: CachePolicy(seconds: 60, mode: .cacheThenNetwork))
+    let id = ExchangeID(rawValue: 3)
+    send(&state, .key(.enter))
+    send(&state, .agent(.queued(id, request)))
+    // The cache's response at once, the exchange still going.
+    let cached = ExchangeResult(
+      id: id, request: request, state: .running, response: response(request, status: 200, body: #"[{"id": 1}]"#),
+      error: nil, attempts: 0, queuedAt: epoch, startedAt: epoch, finishedAt: epoch, fromCache: true,
+      cache: CacheOutcome(hit: true, reason: .fresh, ageSeconds: 12))
+    send(&state, .agent(.delivered(cached)), .agent(.started(id, attempt: 1)))
+    #expect(state.exchanges[0].badges == ["cache"])
+    var lines = screen(state)
+    #expect(lines.contains { $0.contains("showing 200 OK from cache, 12 s old") })
+    #expect(lines.contains { $0.contains(#""id": 1"#) })
+    // The network's replaces it; the row and the viewer still say the cache answered first.
+    var fresh = cached
+    fresh.state = .succeeded
+    fresh.response = response(request, status: 200, body: #"[{"id": 1}, {"id": 2}]"#)
+    fresh.fromCache = false
+    fresh.attempts = 1
+    fresh.cache = CacheOutcome(hit: false, reason: .bypassed, ageSeconds: 12)
+    send(&state, .agent(.finished(fresh)))
+    #expect(state.exchanges[0].badges == ["refreshed"])
+    lines = screen(state)
+    #expect(queueLine(state, containing: "users/list-cached")?.contains("refreshed") == true)
+    #expect(lines.contains { $0.contains("from cache first (12 s old), then refreshed from the network") })
+    #expect(lines.contains { $0.contains(#""id": 2"#) })
+  }
+
+  // MARK: - 10: a cancelled batch's bar, a body that is not JSON
+
+  @Test func aCancelledBatchsBarIsWhatFinished() throws {
+    var state = try demoState()
+    send(&state, .flowStarted(run: "b1", name: "smoke", kind: .batch))
+    let ok = FlowOutcome(kind: .request, name: "users/list", state: .succeeded)
+    send(&state, .flow(run: "b1", .member(batch: "smoke", index: 0, done: 1, total: 4, outcome: ok)))
+    var outcome = FlowOutcome(kind: .batch, name: "smoke", state: .cancelled)
+    outcome.members = [
+      ok, FlowOutcome(kind: .request, name: "users/get", state: .cancelled),
+      FlowOutcome(kind: .chain, name: "login-flow", state: .cancelled),
+      FlowOutcome(kind: .request, name: "files/small-json", state: .cancelled),
+    ]
+    send(&state, .flow(run: "b1", .finished(outcome)))
+    let row = try #require(queueLine(state, containing: "⧉ smoke"))
+    #expect(row.contains("[████░░░░░░░░░░░░] 1/4  ✓1 ✗0 ⊘3"), "\(row)")
+  }
+
+  @Test func aBodyCalledJSONThatIsNotSaysWhere() throws {
+    var state = try demoState()
+    let request = Request(name: "users/list", url: "http://127.0.0.1:8080/users")
+    send(&state, .key(.enter))
+    for msg in exchangeEvents(id: 1, request: request, body: "{\"id\": 1,\n \"name\": }") { send(&state, msg) }
+    let lines = screen(state)
+    let note = try #require(lines.firstIndex { $0.contains("not valid JSON: line 2, column 10") })
+    #expect(lines[note + 1].contains("1 {\"id\": 1,"))
+    // A text body not said to be JSON has no note.
+    for msg in exchangeEvents(id: 2, request: request, body: "{not json", contentType: "text/plain") { send(&state, msg) }
+    send(&state, .key(.char("4")), .key(.char("g")))
+    #expect(!screen(state).contains { $0.contains("not valid JSON") })
+  }
+}
