@@ -26,18 +26,16 @@ extension Painter {
     var left = " \(state.workspace.name)"
     if let environment { left += " · env \(environment)" }
     if !state.unsaved.isEmpty { left += " · \(state.unsaved.count) unsaved" }
-    var x = buffer.put(left, x: area.x, y: area.y, style: theme.title)
+    var x = buffer.putTruncated(left, x: area.x, y: area.y, style: theme.title, width: area.width)
     let counts = " · \(state.runningCount) running · \(state.queuedCount) queued · \(state.failedCount) failed "
-    x += buffer.put(counts, x: x, y: area.y, style: state.failedCount > 0 ? theme.error : theme.dim)
+    x += buffer.putTruncated(counts, x: x, y: area.y, style: state.failedCount > 0 ? theme.error : theme.dim, width: area.width - x)
     if let message = state.message {
-      buffer.put(
-        " " + TextWidth.truncate(message.text, to: area.width - x - 1), x: x, y: area.y,
-        style: message.isError ? theme.error : .plain, maxWidth: area.width - x)
+      buffer.putTruncated(" " + message.text, x: x, y: area.y, style: message.isError ? theme.error : .plain, width: area.width - x)
     } else {
       let (hints, essential) = Keymap.hints(in: state.paneContext)
-      buffer.put(
+      buffer.putTruncated(
         " " + Painter.fit(hints, width: area.width - x - 1, keeping: essential), x: x, y: area.y, style: theme.dim,
-        maxWidth: area.width - x)
+        width: area.width - x)
     }
   }
 

@@ -65,7 +65,7 @@ extension Painter {
     buffer.fill(rect)
     buffer.box(rect, title: title, style: theme.error, titleStyle: theme.error)
     for (i, line) in lines.enumerated() {
-      buffer.put(TextWidth.truncate(line, to: width - 6), x: rect.x + 3, y: rect.y + 2 + i, style: i == 0 ? .plain : theme.dim)
+      buffer.putTruncated(line, x: rect.x + 3, y: rect.y + 2 + i, style: i == 0 ? .plain : theme.dim, width: width - 6)
     }
   }
 }

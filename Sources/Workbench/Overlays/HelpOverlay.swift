@@ -52,18 +52,18 @@ extension Painter {
     let scrolls = rows < lines.count
     let title =
       scrolls ? "Keys \(first + 1)–\(first + rows)/\(lines.count) · j k scroll · other keys close" : "Keys · any key closes"
-    buffer.box(rect, title: TextWidth.truncate(title, to: width - 4), style: theme.focusedBorder, titleStyle: theme.focusedBorder)
+    buffer.box(rect, title: title, style: theme.focusedBorder, titleStyle: theme.focusedBorder)
     let room = width - 4 - keyWidth
     for (i, line) in lines.dropFirst(first).prefix(rows).enumerated() {
       let y = rect.y + 2 + i
       switch line {
       case .heading(let text):
-        buffer.put(TextWidth.truncate(text, to: width - 4), x: rect.x + 2, y: y, style: theme.title)
+        buffer.putTruncated(text, x: rect.x + 2, y: y, style: theme.title, width: width - 4)
       case .binding(let keys, let help):
         buffer.put(TextWidth.pad(keys, to: keyWidth), x: rect.x + 2, y: y, style: theme.key)
-        buffer.put(TextWidth.truncate(help, to: room), x: rect.x + 2 + keyWidth, y: y, maxWidth: room)
+        buffer.putTruncated(help, x: rect.x + 2 + keyWidth, y: y, width: room)
       case .note(let text):
-        buffer.put(TextWidth.truncate(text, to: room), x: rect.x + 2 + keyWidth, y: y, style: theme.dim, maxWidth: room)
+        buffer.putTruncated(text, x: rect.x + 2 + keyWidth, y: y, style: theme.dim, width: room)
       }
     }
     if scrolls {
