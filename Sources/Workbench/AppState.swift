@@ -24,6 +24,8 @@ public enum Overlay: Sendable, Equatable {
   case confirmQuit
   /// Requests were edited and not saved: save, discard or stay?
   case unsavedChanges
+  /// `H`: the history of every request (`historyOverlay`).
+  case history
 }
 
 /// A message in the status bar; errors say what to do.
@@ -76,6 +78,9 @@ public struct AppState: Sendable {
 
   public var overlay: Overlay?
   public var helpScroll = 0
+  public var historyOverlay = HistoryOverlayState()
+  /// What the history overlay asked for the entry on its way (show, send again, copy).
+  var historyOpening: HistoryOpening?
   /// Set while a save asked for by the unsaved-changes question runs: quit once it succeeded.
   var quitAfterSave = false
   public var prompt: Prompt?

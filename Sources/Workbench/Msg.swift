@@ -20,6 +20,8 @@ public enum Msg: Sendable {
   case filtered(expression: String, result: Result<String, FilterError>)
   /// An earlier response from history (nil: no entry at that position), or why it could not be read.
   case historyShown(HistoryView?, error: String?)
+  /// The answer to `searchHistory` number `id` (the history overlay shows the latest only).
+  case historyFound(id: Int, HistoryResults, error: String?)
   /// A batch or chain run started (`run` is its id); a chain resumed at `fromStep` keeps the
   /// earlier steps' states and captured values of the run it resumes.
   case flowStarted(run: String, name: String, kind: FlowOutcome.Kind, fromStep: Int = 1)
@@ -49,6 +51,11 @@ public enum Command: Sendable, Equatable {
   case filter(expression: String, ExchangeID)
   /// Reads the history entry of request `name` at `position` (0 the newest) and its body.
   case showHistory(name: String, position: Int)
+  /// Searches the history of every request (the `H` overlay); `historyFound` comes back.
+  case searchHistory(HistoryQuery, id: Int)
+  /// Reads this entry's bodies and its place among its request's entries; `historyShown` comes
+  /// back.
+  case loadHistoryEntry(HistoryEntry)
   /// Runs a batch or chain; a chain may resume at a step with the values captured before.
   case runFlow(name: String, fromStep: Int, captured: [String: String])
   case cancelFlow(run: String)

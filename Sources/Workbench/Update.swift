@@ -48,6 +48,9 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
     return state.continueSearch()
   case .historyShown(let view, let error):
     return state.historyShown(view, error: error)
+  case .historyFound(let id, let results, let error):
+    state.historyFound(id: id, results, error: error)
+    return []
   }
 }
 
@@ -58,6 +61,7 @@ extension AppState {
     case .help: return .help
     case .confirmQuit: return .confirmQuit
     case .unsavedChanges: return .unsavedChanges
+    case .history: return historyOverlayContext
     case nil: break
     }
     if confirmOverwrite != nil { return .confirmOverwrite }
@@ -108,6 +112,8 @@ extension AppState {
     case .help:
       overlay = .help
       return []
+    case .openHistory:
+      return openHistoryOverlay()
     case .nextPane:
       focus = Pane(rawValue: (focus.rawValue + 1) % Pane.allCases.count) ?? .requests
       return []
@@ -159,6 +165,7 @@ extension AppState {
     case .help: return handleHelpKey(key)
     case .confirmQuit: return handleConfirmQuitKey(key)
     case .unsavedChanges: return handleUnsavedChangesKey(key)
+    case .history: return handleHistoryOverlayKey(key)
     }
   }
 

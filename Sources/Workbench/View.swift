@@ -31,6 +31,7 @@ public func view(_ state: AppState, into buffer: inout ScreenBuffer) {
   case .help: painter.help(&buffer)
   case .confirmQuit: painter.confirmQuit(&buffer)
   case .unsavedChanges: painter.unsavedChanges(&buffer)
+  case .history: painter.historyOverlay(&buffer)
   case nil: break
   }
 }

@@ -210,6 +210,25 @@ final class TUIRuntime {
     case .showHistory(let name, let position):
       let history = self.history
       background.async { inbox.post(TUIRuntime.historyShown(history, name: name, position: position)) }
+    case .searchHistory(let query, let id):
+      let history = self.history
+      background.async {
+        do throws(FileError) {
+          inbox.post(.historyFound(id: id, try history.entries(matching: query), error: nil))
+        } catch {
+          inbox.post(.historyFound(id: id, HistoryResults(), error: error.description))
+        }
+      }
+    case .loadHistoryEntry(let entry):
+      let history = self.history
+      background.async {
+        do throws(FileError) {
+          let position = try history.position(of: entry)
+          inbox.post(TUIRuntime.historyShown(history, name: entry.name, position: position))
+        } catch {
+          inbox.post(.historyShown(nil, error: error.description))
+        }
+      }
     case .filter(let expression, let id):
       guard let body = state.exchanges.first(where: { $0.id == id })?.result?.response?.body else { return }
       background.async {

@@ -20,6 +20,8 @@ public enum Action: String, Sendable, CaseIterable {
   // The response
   case search, nextMatch, previousMatch, jq, writeBody, wrap, previousTab, nextTab
   case olderResponse, newerResponse, resend, back
+  // The history overlay
+  case openHistory, switchHistoryMode, openAsRequest
   // The queue
   case view, cancelExchange, whereIsFilter
   // Prompts and line editing
@@ -49,6 +51,8 @@ public enum KeyContext: String, Sendable, CaseIterable {
   /// The text of a prompt or a field being edited.
   case lineEdit
   case help
+  /// The history overlay (`H`) while typing its filter, and on its list.
+  case historyFilter, historyList
   case confirmQuit, unsavedChanges, confirmOverwrite
 
   /// The contexts of the four panes, where `global` keys apply too.
@@ -58,7 +62,7 @@ public enum KeyContext: String, Sendable, CaseIterable {
 /// A group of bindings as the help and the README show them.
 public enum KeySection: String, Sendable, CaseIterable {
   case everywhere, lists, scrolling, requests, flowInList, editor, editing, response, queue, queueRun
-  case prompt, lineEdit, confirmQuit, unsavedChanges, confirmOverwrite, mouse
+  case prompt, lineEdit, historyFilter, historyList, confirmQuit, unsavedChanges, confirmOverwrite, mouse
 
   public var title: String {
     switch self {
@@ -74,6 +78,8 @@ public enum KeySection: String, Sendable, CaseIterable {
     case .queueRun: "A batch or chain run in the queue"
     case .prompt: "Prompts (search, jq, filter, write)"
     case .lineEdit: "Typing in a prompt or a field"
+    case .historyFilter: "History of every request (H), typing its filter"
+    case .historyList: "History of every request (H), on its list"
     case .confirmQuit: "Quit while transfers run"
     case .unsavedChanges: "Quit with unsaved edits"
     case .confirmOverwrite: "Write over an existing file"
@@ -96,6 +102,8 @@ public enum KeySection: String, Sendable, CaseIterable {
     case .queueRun: [.queueRun]
     case .prompt: [.prompt]
     case .lineEdit: [.lineEdit]
+    case .historyFilter: [.historyFilter]
+    case .historyList: [.historyList]
     case .confirmQuit: [.confirmQuit]
     case .unsavedChanges: [.unsavedChanges]
     case .confirmOverwrite: [.confirmOverwrite]
@@ -108,6 +116,7 @@ public enum KeySection: String, Sendable, CaseIterable {
     switch self {
     case .scrolling: "in the help, any other key closes it"
     case .prompt: "a prompt comes back with its last value selected: typing replaces it, ← → Home End keep it to edit"
+    case .historyFilter: "the words are those of reqbench history --search; the line-editing keys edit the filter"
     case .confirmQuit, .unsavedChanges: "any other key: stay"
     case .confirmOverwrite: "any other key: keep the file"
     case .mouse: "a click selects and focuses, the wheel scrolls"
@@ -198,6 +207,8 @@ public enum Keymap {
     KeyBinding(.save, [.ctrl("s")], "save the workspace", hint: "save", hintIn: [.editor], .everywhere),
     KeyBinding(.help, [.char("?"), .function(1)], "all keys (this help)", hint: "help", .everywhere),
     KeyBinding(
+      .openHistory, [.char("H")], "the history of every request, newest first, filtered as you type", .everywhere),
+    KeyBinding(
       .quit, [.char("q"), .ctrl("c")], "quit: asks first while transfers run, then when edits are unsaved", hint: "quit",
       .everywhere),
     // Lists
@@ -285,6 +296,25 @@ public enum Keymap {
     KeyBinding(.deleteForward, [.delete], "delete after the cursor", .lineEdit),
     KeyBinding(.clearBefore, [.ctrl("u")], "clear before the cursor", hint: "clears", .lineEdit),
     KeyBinding(.clearAfter, [.ctrl("k")], "clear after the cursor", .lineEdit),
+    // The history overlay
+    KeyBinding(.down, [.down], "next entry", .historyFilter),
+    KeyBinding(.up, [.up], "previous entry", .historyFilter),
+    KeyBinding(.pageDown, [.pageDown], "a page down", .historyFilter),
+    KeyBinding(.pageUp, [.pageUp], "a page up", .historyFilter),
+    KeyBinding(.view, [.enter], "show the exchange in the response pane ([ and ] go on from it)", .historyFilter),
+    KeyBinding(.switchHistoryMode, [.tab], "to the list, where s and o act", .historyFilter),
+    KeyBinding(.back, [.escape], "clear the filter; with none, close", .historyFilter),
+    KeyBinding(.down, [.down, .char("j")], "next entry", .historyList),
+    KeyBinding(.up, [.up, .char("k")], "previous entry", .historyList),
+    KeyBinding(.pageDown, [.pageDown, .ctrl("d")], "a page down", .historyList),
+    KeyBinding(.pageUp, [.pageUp, .ctrl("u")], "a page up", .historyList),
+    KeyBinding(.first, [.home, .char("g")], "the newest", .historyList),
+    KeyBinding(.last, [.end, .char("G")], "the oldest shown", .historyList),
+    KeyBinding(.view, [.enter], "show the exchange in the response pane", .historyList),
+    KeyBinding(.resend, [.char("s"), .char("r")], "send it again as recorded (masked secrets: the workspace's request)", .historyList),
+    KeyBinding(.openAsRequest, [.char("o")], "open it as a new request of the workspace (unsaved)", .historyList),
+    KeyBinding(.switchHistoryMode, [.tab, .char("/")], "back to typing the filter", .historyList),
+    KeyBinding(.back, [.escape], "close", .historyList),
     // Questions
     KeyBinding(.cancelAndQuit, [.char("y"), .char("Y"), .enter], "cancel the transfers and quit", .confirmQuit),
     KeyBinding(.quitNow, [.ctrl("c")], "cancel them and quit at once, unsaved edits too", .confirmQuit),

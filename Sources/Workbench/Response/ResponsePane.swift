@@ -87,6 +87,8 @@ extension AppState {
 
   /// An earlier response from history, shown instead of the live exchange.
   mutating func historyShown(_ view: HistoryView?, error: String?) -> [Command] {
+    let opening = historyOpening
+    historyOpening = nil
     if view != nil || error == nil {
       // A late answer (the viewer moved on: a send, another exchange) or one for an earlier key.
       guard historyWanted != nil else { return [] }
@@ -97,7 +99,7 @@ extension AppState {
     } else if let view {
       // The first step back: the newest entry may be the response already shown (recorded when it
       // ended); then the one before it.
-      if viewer.history == nil, view.position == 0, let live = shownExchange?.result,
+      if opening == nil, viewer.history == nil, view.position == 0, let live = shownExchange?.result,
         view.entry.exchangeID == live.id, abs(view.entry.date.timeIntervalSince(live.finishedAt)) < 1
       {
         guard view.count > 1 else {
@@ -111,6 +113,7 @@ extension AppState {
       let response = view.result.response
       viewer.document = response.map { BodyDocument(body: $0.body, mediaType: $0.mediaType) }
       message = StatusMessage("history \(view.position + 1)/\(view.count): [ older · ] newer · Esc back")
+      if let opening { return followUp(opening, view) }
     } else {
       message = StatusMessage(
         viewer.history == nil ? "no history for this request yet" : "no older response in history")
@@ -323,7 +326,7 @@ extension AppState {
   /// Sends a request from history again as it was recorded (method, URL, headers, body), with
   /// the workspace request's other settings (timeouts, validation, TLS…) when it still exists.
   /// A recording holds secrets masked (`••••`): then the workspace's request is sent instead.
-  private mutating func resend(_ history: HistoryView) -> [Command] {
+  mutating func resend(_ history: HistoryView) -> [Command] {
     let entry = history.entry
     let mask = Redaction.mask
     let masked =

@@ -226,6 +226,18 @@ public final class HistoryStore: @unchecked Sendable {
     }
   }
 
+  /// Where `entry` is among its request's entries (0 the newest), for `entry(of:at:)`.
+  public func position(of entry: HistoryEntry) throws(FileError) -> Int {
+    try read(or: 0) { db throws(SQLiteError) in
+      Int(
+        try db.integer(
+          """
+          SELECT count(*) FROM entries e, entries me WHERE me.id = ? AND e.name = me.name
+            AND (e.finished_at > me.finished_at OR (e.finished_at = me.finished_at AND e.id > me.id))
+          """, [.integer(entry.storage.row)]) ?? 0)
+    }
+  }
+
   /// The names that have history, sorted.
   public func names() throws(FileError) -> [String] {
     try read(or: []) { db throws(SQLiteError) in

@@ -1,0 +1,234 @@
+import Foundation
+import RequestEngine
+import TerminalUI
+import Workspace
+
+/// `H`: the history of every request in a box over the panes, newest first, filtered as you
+/// type (the words of `reqbench history --search`: name, method, URL, status, error, response
+/// headers). Enter shows the exchange in the response pane (where `[` and `]` go on from it);
+/// Tab goes to the list, where `s` sends it again as recorded and `o` copies it into the
+/// workspace as a new request. The runtime runs the searches in the background; only the answer
+/// to the latest one is shown.
+public struct HistoryOverlayState: Sendable, Equatable {
+  public var filter = LineEdit("")
+  /// Typing goes to the filter (true) or keys act on the list (false).
+  public var typing = true
+  public var selection = 0
+  public var scroll = 0
+  public var entries: [HistoryEntry] = []
+  /// Damaged rows the last search skipped.
+  public var damaged = 0
+  /// The id of the latest search asked for, and whether its answer has come.
+  var search = 0
+  public var searching = false
+  public var error: String?
+
+  public init() {}
+}
+
+/// What to do with a history entry once its bodies are read.
+enum HistoryOpening: Sendable, Equatable {
+  case show, resend, copy
+}
+
+extension AppState {
+  /// The entries the overlay asks for at most.
+  static let historyOverlayLimit = 500
+
+  mutating func openHistoryOverlay() -> [Command] {
+    overlay = .history
+    historyOverlay = HistoryOverlayState()
+    return searchHistory()
+  }
+
+  /// Asks the runtime for the entries matching the filter.
+  private mutating func searchHistory() -> [Command] {
+    historyOverlay.search += 1
+    historyOverlay.searching = true
+    var query = HistoryQuery(text: historyOverlay.filter.text, limit: Self.historyOverlayLimit)
+    query.requests = .all
+    return [.searchHistory(query, id: historyOverlay.search)]
+  }
+
+  /// The runtime's answer to `searchHistory`: the latest one only.
+  mutating func historyFound(id: Int, _ results: HistoryResults, error: String?) {
+    guard overlay == .history, id == historyOverlay.search else { return }
+    historyOverlay.searching = false
+    historyOverlay.error = error
+    historyOverlay.entries = results.entries
+    historyOverlay.damaged = results.damaged
+    historyOverlay.selection = min(historyOverlay.selection, max(0, results.entries.count - 1))
+    keepHistorySelectionInView()
+  }
+
+  var historyOverlayContext: KeyContext { historyOverlay.typing ? .historyFilter : .historyList }
+
+  mutating func handleHistoryOverlayKey(_ key: Key) -> [Command] {
+    let context = historyOverlayContext
+    guard let action = Keymap.action(for: key, in: context) else {
+      // Typing: characters and the line-editing keys change the filter, and search again.
+      guard historyOverlay.typing else { return [] }
+      let before = historyOverlay.filter.text
+      guard historyOverlay.filter.apply(key) else { return [] }
+      guard historyOverlay.filter.text != before else { return [] }
+      historyOverlay.selection = 0
+      historyOverlay.scroll = 0
+      return searchHistory()
+    }
+    switch action {
+    case .down, .up, .pageDown, .pageUp, .first, .last:
+      if let index = move(action, historyOverlay.selection, count: historyOverlay.entries.count, page: historyRows) {
+        historyOverlay.selection = index
+        keepHistorySelectionInView()
+      }
+      return []
+    case .switchHistoryMode:
+      historyOverlay.typing.toggle()
+      return []
+    case .back:
+      if historyOverlay.typing && !historyOverlay.filter.text.isEmpty {
+        historyOverlay.filter = LineEdit("")
+        return searchHistory()
+      }
+      overlay = nil
+      return []
+    case .view: return open(.show)
+    case .resend: return open(.resend)
+    case .openAsRequest: return open(.copy)
+    default: return []
+    }
+  }
+
+  /// Closes the overlay and asks for the selected entry's bodies; `historyShown` then shows it,
+  /// sends it again or copies it.
+  private mutating func open(_ opening: HistoryOpening) -> [Command] {
+    let entries = historyOverlay.entries
+    guard entries.indices.contains(historyOverlay.selection) else {
+      message = StatusMessage(historyOverlay.searching ? "history: still searching" : "no history entry selected")
+      return []
+    }
+    let entry = entries[historyOverlay.selection]
+    overlay = nil
+    historyOpening = opening
+    historyWanted = HistoryRequest(name: entry.name, position: -1)
+    if opening == .show { focus = .response }
+    return [.loadHistoryEntry(entry)]
+  }
+
+  /// After `historyShown` put the entry in the viewer: what the overlay asked for beyond it.
+  mutating func followUp(_ opening: HistoryOpening, _ view: HistoryView) -> [Command] {
+    switch opening {
+    case .show: return []
+    case .resend: return resend(view)
+    case .copy:
+      copyAsRequest(view)
+      return []
+    }
+  }
+
+  /// The recorded request as a new request of the workspace (unsaved), after the original, with
+  /// its method, URL, headers and body (JSON when it parses, else text). Masked secrets stay
+  /// masked (`••••`): the message says to fill them in.
+  private mutating func copyAsRequest(_ view: HistoryView) {
+    let entry = view.entry
+    let name = workspace.uniqueName(entry.name)
+    var template = RequestTemplate(name: name, method: entry.method, url: entry.url, headers: entry.requestHeaders)
+    if !view.requestBody.isEmpty || entry.requestContentType != nil {
+      let type = entry.requestContentType
+      if type?.contains("json") == true, let json = try? JSONParser.parse(view.requestBody) {
+        template.body = .json(json)
+      } else if let text = String(validating: view.requestBody, as: UTF8.self) {
+        template.body = .text(text, contentType: type)
+      } else {
+        message = StatusMessage("not copied: the recorded body of \(entry.name) is not text", isError: true)
+        return
+      }
+    }
+    do {
+      try workspace.addRequest(template, placement: workspace.request(named: entry.name) == nil ? .inFolder : .after(entry.name))
+    } catch {
+      message = StatusMessage("not copied: \(error.message)", isError: true)
+      return
+    }
+    unsaved.insert(name)
+    list.filter = ""
+    if let index = visibleRequests.firstIndex(where: { $0.name == name }) {
+      focus = .requests
+      selectRequest(index)
+    }
+    let masked = (entry.url + entry.requestHeaders.fields.map(\.value).joined()).contains(Redaction.mask)
+    message = StatusMessage(
+      "copied as \(name) (unsaved; Ctrl-S saves)" + (masked ? "; fill in the masked secrets (••••)" : ""))
+  }
+
+  /// Rows of entries the overlay shows.
+  var historyRows: Int { max(1, historyOverlayRect.height - 5) }
+
+  var historyOverlayRect: Rect {
+    let width = max(20, width - 8)
+    let height = max(8, self.height - 4)
+    return Rect(x: (self.width - width) / 2, y: (self.height - height) / 2, width: width, height: height)
+  }
+
+  private mutating func keepHistorySelectionInView() {
+    let rows = historyRows
+    if historyOverlay.selection < historyOverlay.scroll { historyOverlay.scroll = historyOverlay.selection }
+    if historyOverlay.selection >= historyOverlay.scroll + rows {
+      historyOverlay.scroll = historyOverlay.selection - rows + 1
+    }
+  }
+}
+
+extension Painter {
+  /// The overlay: a filter line, the entries (time, status, method, name, URL, size, time taken),
+  /// and the keys.
+  func historyOverlay(_ buffer: inout ScreenBuffer) {
+    let history = state.historyOverlay
+    let rect = state.historyOverlayRect
+    buffer.fill(rect)
+    let count = history.searching ? "searching…" : "\(history.entries.count)\(history.entries.count == AppState.historyOverlayLimit ? "+" : "")"
+    buffer.box(rect, title: "History · \(count)", style: theme.focusedBorder, titleStyle: theme.focusedBorder)
+    let inner = rect.inset(by: 1)
+    let filterLine = "filter: " + history.filter.text
+    buffer.put(
+      TextWidth.truncate(filterLine, to: inner.width - 2), x: inner.x + 1, y: inner.y,
+      style: history.typing ? .plain : theme.dim)
+    if history.typing {
+      let cursorX = inner.x + 1 + TextWidth.of("filter: " + String(history.filter.text.prefix(history.filter.cursor)))
+      if cursorX < inner.x + inner.width { buffer.setStyle(Rect(x: cursorX, y: inner.y, width: 1, height: 1)) { $0.reverse = true } }
+    }
+    let listTop = inner.y + 2
+    let rows = state.historyRows
+    if let error = history.error {
+      buffer.put(TextWidth.truncate("history: \(error)", to: inner.width - 2), x: inner.x + 1, y: listTop, style: theme.error)
+    } else if history.entries.isEmpty && !history.searching {
+      let empty = history.filter.text.isEmpty ? "no history yet: sent requests are recorded here" : "nothing in history matches"
+      buffer.put(empty, x: inner.x + 1, y: listTop, style: theme.dim)
+    }
+    let nameWidth = min(28, max(8, inner.width / 5))
+    for row in 0..<rows {
+      let index = history.scroll + row
+      guard history.entries.indices.contains(index) else { break }
+      let entry = history.entries[index]
+      let status = entry.status.map(String.init) ?? (entry.state == .cancelled ? "⊘" : "✗")
+      let prefix =
+        Painter.dateText(entry.date) + "  " + TextWidth.pad(status, to: 3) + "  "
+        + TextWidth.pad(entry.method.rawValue, to: 7) + TextWidth.pad(TextWidth.truncate(entry.name, to: nameWidth), to: nameWidth) + "  "
+      let suffix = "  " + Formatting.bytes(entry.bytes) + "  " + Formatting.milliseconds(entry.durationMs)
+      let urlWidth = max(0, inner.width - 2 - TextWidth.of(prefix) - TextWidth.of(suffix))
+      let line = prefix + TextWidth.pad(TextWidth.truncate(entry.url, to: urlWidth), to: urlWidth) + suffix
+      let y = listTop + row
+      let style: Style = entry.state == .failed ? theme.error : .plain
+      buffer.put(TextWidth.truncate(line, to: inner.width - 2), x: inner.x + 1, y: y, style: style)
+      if index == history.selection {
+        highlight(&buffer, Rect(x: inner.x, y: y, width: inner.width, height: 1), focused: !history.typing)
+      }
+    }
+    var keys =
+      history.typing
+      ? "type to filter · ↑↓ select · Enter show · Tab to the list (s re-send, o open as new request) · Esc close"
+      : "j k select · Enter show · s send again · o open as new request · Tab or / filter · Esc close"
+    if history.damaged > 0 { keys = "\(history.damaged) damaged skipped · " + keys }
+    buffer.put(TextWidth.truncate(keys, to: inner.width - 2), x: inner.x + 1, y: inner.y + inner.height - 1, style: theme.dim)
+  }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import RequestEngine
+import TerminalUI
+import Testing
+import Workspace
+
+@testable import Workbench
+
+/// `H`: the history of every request over the panes, as `update` drives it (the runtime's
+/// answers are entries recorded by a real store).
+@Suite("update: the history overlay")
+struct HistoryOverlayTests {
+  let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rb-ho-" + UUID().uuidString)
+
+  /// Three recorded exchanges of two requests, newest first.
+  func recorded() throws -> (HistoryStore, [HistoryEntry]) {
+    let store = HistoryStore(stateFolder: folder)
+    for (id, name, body) in [(1, "users/list", "[1]"), (2, "users/create", #"{"name": "Ada"}"#), (3, "users/list", "[1, 2]")] {
+      let request = Request(
+        name: name, method: name == "users/create" ? .POST : .GET, url: "http://127.0.0.1:8080/users",
+        body: name == "users/create" ? RequestBody(bytes: Array(body.utf8), contentType: "application/json") : .empty)
+      let events = Scenario.exchange(id: UInt64(id), request: request, body: body, duration: 0.01)
+      guard case .agent(.finished(var result)) = events[3] else { throw CancellationError() }
+      result.finishedAt = Scenario.epoch.addingTimeInterval(Double(id))
+      try store.record(result, name: name)
+    }
+    return (store, try store.entries())
+  }
+
+  @Test func filtersAsYouTypeAndShowsOnlyTheLatestAnswer() throws {
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let (store, entries) = try recorded()
+    var state = try demoState()
+    let opened = keys(&state, "H")
+    #expect(state.overlay == .history)
+    #expect(opened == [.searchHistory(HistoryQuery(text: "", limit: 500), id: 1)])
+    let typed = keys(&state, "cre")
+    #expect(typed.last == .searchHistory(HistoryQuery(text: "cre", limit: 500), id: 4), "a search per key")
+    #expect(state.historyOverlay.filter.text == "cre", "typing goes to the filter, not to the panes")
+    // An answer to an earlier search is dropped; the latest is shown.
+    send(&state, .historyFound(id: 1, HistoryResults(entries: entries), error: nil))
+    #expect(state.historyOverlay.entries.isEmpty)
+    let found = try store.entries(matching: HistoryQuery(text: "cre", limit: 500))
+    send(&state, .historyFound(id: 4, found, error: nil))
+    #expect(state.historyOverlay.entries.map(\.name) == ["users/create"])
+    // Esc clears the filter first, then closes.
+    _ = send(&state, .key(.escape))
+    #expect(state.overlay == .history && state.historyOverlay.filter.text.isEmpty)
+    _ = send(&state, .key(.escape))
+    #expect(state.overlay == nil)
+  }
+
+  @Test func enterShowsTheExchangeAndBracketsGoOnFromIt() throws {
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let (store, entries) = try recorded()
+    var state = try demoState()
+    _ = keys(&state, "H")
+    send(&state, .historyFound(id: 1, HistoryResults(entries: entries), error: nil))
+    _ = send(&state, .key(.down), .key(.down))
+    let commands = send(&state, .key(.enter))
+    #expect(commands == [.loadHistoryEntry(entries[2])])
+    #expect(state.overlay == nil && state.focus == .response)
+    // The runtime's answer: the oldest users/list entry, position 1 of 2.
+    let position = try store.position(of: entries[2])
+    #expect(position == 1)
+    let (entry, count) = try #require(try store.entry(of: "users/list", at: position))
+    send(&state, .historyShown(HistoryView(entry: entry, body: try store.body(of: entry), position: position, count: count), error: nil))
+    #expect(state.viewer.history?.entry.id == entries[2].id)
+    #expect(keys(&state, "]") == [.showHistory(name: "users/list", position: 0)])
+  }
+
+  @Test func onTheListSSendsAgainAndOOpensAsANewRequest() throws {
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let (store, entries) = try recorded()
+    var state = try demoState()
+    _ = keys(&state, "H")
+    send(&state, .historyFound(id: 1, HistoryResults(entries: entries), error: nil))
+    _ = send(&state, .key(.tab))
+    #expect(state.keyContext == .historyList)
+    _ = keys(&state, "j")
+    let create = entries[1]
+    #expect(keys(&state, "o") == [.loadHistoryEntry(create)])
+    let view = HistoryView(
+      entry: create, body: try store.body(of: create), requestBody: try store.requestBody(of: create), position: 0, count: 1)
+    send(&state, .historyShown(view, error: nil))
+    let copy = try #require(state.workspace.request(named: "users/create-2"))
+    #expect(copy.method == .POST && copy.url == "http://127.0.0.1:8080/users")
+    #expect(copy.body == .json(["name": "Ada"]))
+    #expect(state.unsaved.contains("users/create-2") && state.selectedRequest?.name == "users/create-2")
+    #expect(state.message?.text.hasPrefix("copied as users/create-2") == true)
+
+    _ = keys(&state, "H")
+    send(&state, .historyFound(id: 1, HistoryResults(entries: entries), error: nil))
+    _ = send(&state, .key(.tab))
+    #expect(keys(&state, "s") == [.loadHistoryEntry(entries[0])])
+    let newest = HistoryView(entry: entries[0], body: try store.body(of: entries[0]), position: 0, count: 2)
+    let sent = send(&state, .historyShown(newest, error: nil))
+    guard case .send(let request) = sent.first else {
+      Issue.record("s sends it again: \(sent)")
+      return
+    }
+    #expect(request.name == "users/list" && request.url == "http://127.0.0.1:8080/users")
+  }
+
+  @Test func theOverlayOnScreen() throws {
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let (_, entries) = try recorded()
+    var state = try demoState(width: 100, height: 24)
+    _ = keys(&state, "H")
+    send(&state, .historyFound(id: 1, HistoryResults(entries: entries, damaged: 1), error: nil))
+    var buffer = ScreenBuffer(width: 100, height: 24)
+    view(state, into: &buffer)
+    let text = buffer.text
+    #expect(text.contains("History · 3"))
+    #expect(text.contains("filter:"))
+    #expect(text.contains("users/create") && text.contains("POST"))
+    #expect(text.contains("1 damaged skipped"))
+    _ = keys(&state, "zzz")
+    send(&state, .historyFound(id: 4, HistoryResults(), error: nil))
+    view(state, into: &buffer)
+    #expect(buffer.text.contains("nothing in history matches"))
+  }
+}
