@@ -53,7 +53,9 @@ enum AwaitedOutcome: Sendable, Equatable {
 
 /// The whole state of the TUI. `update` changes it; `view` draws it.
 public struct AppState: Sendable {
-  public var workspace: Workspace
+  public var workspace: Workspace {
+    didSet { refreshMatches() }
+  }
   /// The workspace file, for the status bar and saving.
   public var workspaceFile: String
   public var sources: VariableSources
@@ -71,7 +73,9 @@ public struct AppState: Sendable {
   public var flows: [FlowRow] = []
 
   // Each pane's own state, declared beside its update and view.
-  public var list = RequestListState()
+  public var list = RequestListState() {
+    didSet { if list.filter != oldValue.filter { refreshMatches() } }
+  }
   public var editor = EditorState()
   public var queue = QueueState()
   public var viewer = ViewerState()

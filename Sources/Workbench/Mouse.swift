@@ -27,17 +27,7 @@ extension AppState {
       let row = event.y - rect.y - 1
       switch pane {
       case .requests:
-        let rows = listRows
-        let index = list.scroll + row
-        if rows.indices.contains(index), case .request(let name, _) = rows[index],
-          let position = visibleRequests.firstIndex(where: { $0.name == name })
-        {
-          selectRequest(position)
-        } else if rows.indices.contains(index), case .flow(let name, _) = rows[index],
-          let position = visibleFlows.firstIndex(where: { $0.name == name })
-        {
-          selectRequest(visibleRequests.count + position)
-        }
+        if row >= 0, let item = listEntries(from: list.scroll + row, count: 1).first?.item { selectRequest(item) }
       case .queue:
         let section = queueFlowLines
         let window = Array(queueFlowWindow)

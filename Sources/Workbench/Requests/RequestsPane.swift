@@ -11,6 +11,9 @@ public struct RequestListState: Sendable {
   public var selection = 0
   /// The first row shown (folder headings count as rows).
   public var scroll = 0
+  /// The indices (in the workspace) of the requests that match the filter; nil without a filter.
+  /// Kept by `AppState` as the filter and the workspace change.
+  var matches: [Int]?
 }
 
 /// The request list: its keys, selection and sending.
@@ -72,14 +75,7 @@ extension AppState {
     list.selection = index
     let height = layout.contentHeight(of: .requests)
     // Keep the selected row (folders add rows above it) in view.
-    let selectedFlowName = selectedFlow?.name
-    let row = listRows.firstIndex { row in
-      switch row {
-      case .request(let name, _): return name == selectedRequest?.name
-      case .flow(let name, _): return name == selectedFlowName
-      default: return false
-      }
-    } ?? 0
+    let row = listRow(ofItem: index) ?? 0
     if row < list.scroll { list.scroll = row }
     if row >= list.scroll + height { list.scroll = row - height + 1 }
     editor.field = min(editor.field, max(0, (selectedRequest?.editorFields.count ?? 1) - 1))
@@ -116,7 +112,7 @@ extension AppState {
     if let request, let index = visibleRequests.firstIndex(where: { $0.name == request }) {
       selectRequest(index)
     } else if let flow, let index = visibleFlows.firstIndex(where: { $0.name == flow }) {
-      selectRequest(visibleRequests.count + index)
+      selectRequest(visibleRequestCount + index)
     } else {
       selectRequest(0)
     }

@@ -9,31 +9,33 @@ extension Painter {
   func requests(_ buffer: inout ScreenBuffer) {
     frame(&buffer, .requests, suffix: state.list.filter.isEmpty ? "" : " /\(state.list.filter)")
     let area = inner(.requests)
-    let rows = state.listRows
-    let selected = state.selectedRequest?.name
-    if rows.isEmpty {
+    // Only the rows in view are made.
+    let rows = state.listEntries(from: state.list.scroll, count: area.height)
+    let selected = state.list.selection
+    if rows.isEmpty && state.list.scroll == 0 {
       buffer.putTruncated(
         state.list.filter.isEmpty ? "no requests" : "nothing matches; Esc clears",
         x: area.x + 1, y: area.y, style: theme.dim, width: area.width - 1)
       return
     }
-    for (line, row) in rows.dropFirst(state.list.scroll).prefix(area.height).enumerated() {
+    for (line, entry) in rows.enumerated() {
       let y = area.y + line
-      switch row {
+      switch entry.row {
       case .folder(let path, let depth):
         let name = String(path.split(separator: "/").last ?? "")
         buffer.putTruncated(
           String(repeating: "  ", count: depth) + "▾ " + name + "/", x: area.x, y: y, style: theme.folder,
           width: area.width)
       case .request(let name, let depth):
-        guard let template = state.workspace.request(named: name) else { continue }
+        guard let index = entry.request else { continue }
+        let template = state.workspace.requests[index]
         var x = area.x + depth * 2
         let marker = state.unsaved.contains(name) ? "●" : " "
         x += buffer.put(marker, x: x, y: y, style: theme.unsaved)
         x += buffer.put(TextWidth.pad(template.method.rawValue, to: 7), x: x, y: y, style: theme.method(template.method))
         let leaf = String(name.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
         buffer.putTruncated(leaf, x: x, y: y, width: area.x + area.width - x)
-        if name == selected {
+        if entry.item == selected {
           highlight(&buffer, Rect(x: area.x, y: y, width: area.width, height: 1), focused: state.focus == .requests)
         }
       case .flowsHeading:
@@ -42,7 +44,7 @@ extension Painter {
         var x = area.x + 2
         x += buffer.put(" " + TextWidth.pad(kind == .batch ? "BATCH" : "CHAIN", to: 7), x: x, y: y, style: theme.flow)
         buffer.putTruncated(name, x: x, y: y, width: area.x + area.width - x)
-        if name == state.selectedFlow?.name {
+        if entry.item == selected {
           highlight(&buffer, Rect(x: area.x, y: y, width: area.width, height: 1), focused: state.focus == .requests)
         }
       }
