@@ -172,6 +172,23 @@ extension Workspace {
     if let sensitive = cache?.sensitive { cache?.sensitive = try scope.render(sensitive, in: "cache.sensitive") }
     if let namespace = cache?.namespace { cache?.namespace = try scope.render(namespace, in: "cache.namespace") }
 
+    // Certificates and keys follow the folder rule of every file a workspace names: a hostile
+    // workspace must not present the user's client certificate from ~/.ssh or elsewhere.
+    var tls: TLSSettings?
+    if let settings = template.tls {
+      func resolve(_ path: String?, _ place: String) throws(PrepareError) -> String? {
+        guard let path else { return nil }
+        do {
+          return try WorkspacePaths.resolve(path, in: folder)
+        } catch {
+          throw PrepareError(code: .invalidPath, request: template.name, message: "tls.\(place): \(error.message)")
+        }
+      }
+      tls = TLSSettings(
+        caFile: try resolve(settings.caFile, "ca"), pinnedPublicKey: settings.pinnedPublicKey,
+        clientCertificate: try resolve(settings.clientCertificate, "cert"), clientKey: try resolve(settings.clientKey, "key"))
+    }
+
     var request = Request(
       name: template.name,
       method: template.method,
@@ -191,19 +208,7 @@ extension Workspace {
       secrets: scope.secretForms(),
       download: download,
       digest: digest,
-      tls: template.tls.map { tls in
-        // Certificates and keys are only read, never sent: absolute paths are fine, relative ones
-        // are the workspace folder's.
-        func resolve(_ path: String?) -> String? {
-          path.map { path in
-            path.hasPrefix("/") ? path : (folder ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
-              .appendingPathComponent(path).standardizedFileURL.path
-          }
-        }
-        return TLSSettings(
-          caFile: resolve(tls.caFile), pinnedPublicKey: tls.pinnedPublicKey,
-          clientCertificate: resolve(tls.clientCertificate), clientKey: resolve(tls.clientKey))
-      })
+      tls: tls)
     request.throttle = template.throttle
     return request
   }

@@ -18,11 +18,77 @@ public enum WorkspacePaths {
     return nil
   }
 
-  /// `path` inside `folder` (the current directory when nil), checked.
+  /// `path` inside `folder` (the current directory when nil), checked, as a real path: every
+  /// symbolic link in it followed. A link inside the folder that leads out of it (`data ->
+  /// ../outside`, `key.pem -> /home/me/.ssh/id`) is refused like a `..` would be, so a workspace
+  /// from elsewhere (a cloned repository holds symlinks as easily as files) cannot read or write
+  /// outside its folder. A path whose end does not exist yet (a download target) is resolved as
+  /// far as it exists.
   public static func resolve(_ path: String, in folder: URL?) throws(PathError) -> String {
     if let problem = problem(with: path) { throw PathError(message: problem) }
-    let base = folder ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-    return base.appendingPathComponent(path).standardizedFileURL.path
+    let base = (folder ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).standardizedFileURL.path
+    let realBase: String
+    do {
+      realBase = try realPath(base)
+    } catch {
+      throw PathError(message: "the workspace's folder \(JSONSerializer.quote(base)): \(error.message)")
+    }
+    let resolved: String
+    do {
+      resolved = try realPath(realBase + "/" + path)
+    } catch {
+      throw PathError(message: "\(JSONSerializer.quote(path)): \(error.message)")
+    }
+    guard isInside(resolved, realBase) else {
+      throw PathError(
+        message: "\(JSONSerializer.quote(path)) leads outside the workspace's folder through a symbolic link "
+          + "(to \(JSONSerializer.quote(resolved))); keep files inside it")
+    }
+    return resolved
+  }
+
+  /// Whether `path` is `folder` or inside it (both real, absolute paths).
+  static func isInside(_ path: String, _ folder: String) -> Bool {
+    folder == "/" || path == folder || path.hasPrefix(folder.hasSuffix("/") ? folder : folder + "/")
+  }
+
+  /// `path` (absolute) with every symbolic link followed, `.` and `..` applied to the real
+  /// folders they are in; the components that do not exist are kept as written. Unlike
+  /// `realpath(3)` it accepts a path whose end does not exist yet, and a dangling link is
+  /// followed to where it points.
+  static func realPath(_ path: String) throws(PathError) -> String {
+    var pending = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init).reversed() as [String]
+    var resolved: [String] = []
+    var links = 0
+    while let component = pending.popLast() {
+      switch component {
+      case ".": continue
+      case "..":
+        if !resolved.isEmpty { resolved.removeLast() }
+        continue
+      default: break
+      }
+      let candidate = "/" + (resolved + [component]).joined(separator: "/")
+      var info = stat()
+      guard lstat(candidate, &info) == 0 else {
+        // It does not exist (yet): taken as written.
+        resolved.append(component)
+        continue
+      }
+      guard info.st_mode & S_IFMT == S_IFLNK else {
+        resolved.append(component)
+        continue
+      }
+      links += 1
+      if links > 40 { throw PathError(message: "too many levels of symbolic links") }
+      var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+      let length = readlink(candidate, &buffer, Int(PATH_MAX))
+      guard length >= 0 else { throw PathError(message: "cannot read the symbolic link \(JSONSerializer.quote(candidate))") }
+      let target = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      if target.hasPrefix("/") { resolved = [] }
+      pending.append(contentsOf: target.split(separator: "/", omittingEmptySubsequences: true).map(String.init).reversed())
+    }
+    return "/" + resolved.joined(separator: "/")
   }
 
   /// A download's target: `to` inside `folder`; a folder (an existing one, or `to` ending in
@@ -33,7 +99,8 @@ public enum WorkspacePaths {
     var isDirectory: ObjCBool = false
     let exists = FileManager.default.fileExists(atPath: resolved, isDirectory: &isDirectory)
     guard to.hasSuffix("/") || (exists && isDirectory.boolValue) else { return resolved }
-    return resolved + "/" + fileName(from: url)
+    // The file in the folder may itself be a link leading out: resolved and checked too.
+    return try resolve((to.hasSuffix("/") ? to : to + "/") + fileName(from: url), in: folder)
   }
 
   /// The URL's last path component, percent-decoded; `download` for an empty name, `.`, `..`

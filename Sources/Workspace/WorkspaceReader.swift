@@ -904,6 +904,16 @@ struct WorkspaceReader {
     return text
   }
 
+  /// A path without `{{variables}}` (a TLS file), under the same folder rule.
+  mutating func filePath(_ value: JSONValue, _ path: JSONPath) -> String? {
+    guard let text = nonEmptyString(value, path) else { return nil }
+    if let problem = WorkspacePaths.problem(with: text) {
+      fail(path, problem)
+      return nil
+    }
+    return text
+  }
+
   mutating func download(_ value: JSONValue, _ path: JSONPath) -> DownloadTemplate? {
     guard let object = object(value, path) else { return nil }
     var download = DownloadTemplate(to: "")
@@ -984,9 +994,9 @@ struct WorkspaceReader {
       for member in object.members {
         let at = path.appending(member.key)
         switch member.key {
-        case "ca": settings.caFile = r.nonEmptyString(member.value, at)
-        case "cert": settings.clientCertificate = r.nonEmptyString(member.value, at)
-        case "key": settings.clientKey = r.nonEmptyString(member.value, at)
+        case "ca": settings.caFile = r.filePath(member.value, at)
+        case "cert": settings.clientCertificate = r.filePath(member.value, at)
+        case "key": settings.clientKey = r.filePath(member.value, at)
         case "pin":
           guard let pin = r.nonEmptyString(member.value, at) else { continue }
           if pin.split(separator: ";").allSatisfy({ $0.hasPrefix("sha256//") && $0.count > 8 }) {

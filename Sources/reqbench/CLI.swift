@@ -123,8 +123,9 @@ enum CLI {
     let sources = VariableSources(
       overrides: Dictionary(variables, uniquingKeysWith: { _, last in last }),
       environment: options.environment, secrets: secrets)
-    let stateFolder = StateFolder.url(
-      forWorkspace: url, override: options.stateDirectory.map { URL(fileURLWithPath: $0) })
+    guard let stateFolder = stateFolder(forWorkspace: url, override: options.stateDirectory) else {
+      return ExitStatus.usage
+    }
     let agent = makeAgent(for: workspace, stateFolder: stateFolder, concurrency: nil)
     var state = AppState(workspace: workspace, workspaceFile: path, sources: sources)
     if options.workspace == nil {
@@ -153,6 +154,17 @@ enum CLI {
       return workspace
     } catch {
       Terminal.error(error.description)
+      return nil
+    }
+  }
+
+  /// The state folder of the workspace at `url` (`--state-dir` when given), or nil after saying
+  /// why it cannot be used (`StateFolder.checked`: a symbolic link).
+  static func stateFolder(forWorkspace url: URL, override: String?) -> URL? {
+    do {
+      return try StateFolder.checked(forWorkspace: url, override: override.map { URL(fileURLWithPath: $0) })
+    } catch {
+      Terminal.error("reqbench: \(error.message)")
       return nil
     }
   }

@@ -44,8 +44,8 @@ enum CacheCommand {
       Terminal.error(unknownTargetMessage(target, names: workspace.requests.map(\.name), file: positional[1]))
       return ExitStatus.usage
     }
-    let folder = StateFolder.cache(
-      in: StateFolder.url(forWorkspace: workspaceURL, override: stateDirectory.map { URL(fileURLWithPath: $0) }))
+    guard let state = CLI.stateFolder(forWorkspace: workspaceURL, override: stateDirectory) else { return ExitStatus.usage }
+    let folder = StateFolder.cache(in: state)
     let cache = ResponseCache(folder: folder)
     if positional[0] == "clear" {
       let removed = cache.clear(name: target, namespace: namespace)

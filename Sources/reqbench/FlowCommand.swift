@@ -35,8 +35,9 @@ struct FlowCommand {
         }
       }
     }
-    let stateFolder = StateFolder.url(
-      forWorkspace: workspaceURL, override: options.stateDirectory.map { URL(fileURLWithPath: $0) })
+    guard let stateFolder = CLI.stateFolder(forWorkspace: workspaceURL, override: options.stateDirectory) else {
+      return ExitStatus.usage
+    }
     let agent = CLI.makeAgent(for: workspace, stateFolder: stateFolder, concurrency: options.concurrency)
     defer { agent.shutdown() }
     let history = options.history ? HistoryStore(stateFolder: stateFolder, limits: workspace.history.limits) : nil

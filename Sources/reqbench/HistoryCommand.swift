@@ -80,8 +80,9 @@ enum HistoryCommand {
       return ExitStatus.usage
     }
 
-    let state = StateFolder.url(
-      forWorkspace: workspaceURL, override: options.stateDirectory.map { URL(fileURLWithPath: $0) })
+    guard let state = CLI.stateFolder(forWorkspace: workspaceURL, override: options.stateDirectory) else {
+      return ExitStatus.usage
+    }
     let store = HistoryStore(stateFolder: state)
     // An old file history is moved into the database first, so the listing is whole.
     store.finishMigration()

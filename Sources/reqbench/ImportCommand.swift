@@ -87,7 +87,9 @@ enum ImportCommand {
     }
     let imported: ImportedRequests
     do {
-      imported = try options.format.parse(bytes, file: inputName)
+      // Files the input names (`-d @body.json`) are the workspace folder's, as in the workspace.
+      let folder = URL(fileURLWithPath: options.workspace).standardizedFileURL.deletingLastPathComponent()
+      imported = try options.format.parse(bytes, file: inputName, readFile: ImportFile.reader(in: folder))
     } catch {
       Terminal.error(error.description)
       return ExitStatus.usage

@@ -56,8 +56,9 @@ struct RunCommand {
       templates = found
     }
 
-    let stateFolder = StateFolder.url(
-      forWorkspace: workspaceURL, override: options.stateDirectory.map { URL(fileURLWithPath: $0) })
+    guard let stateFolder = CLI.stateFolder(forWorkspace: workspaceURL, override: options.stateDirectory) else {
+      return ExitStatus.usage
+    }
     let agent = CLI.makeAgent(for: workspace, stateFolder: stateFolder, concurrency: options.concurrency)
     defer { agent.shutdown() }
 

@@ -189,7 +189,10 @@ struct RunCommandTests {
     let ca = try #require(ProcessInfo.processInfo.environment["REQBENCH_TLS_CA"], "REQBENCH_TLS_CA is not set")
     let target = try TestServer.nginxTLS.url("/1k.bin")
     let authority = try #require(URL(string: target)).port.map { "127.0.0.1:\($0)" }
-    let ws = try workspace(#"{"name": "secure", "url": "\#(target)", "tls": {"ca": "\#(ca)"}}"#)
+    // TLS files are the workspace folder's, like every file it names.
+    let ws = try workspace(#"{"name": "secure", "url": "\#(target)", "tls": {"ca": "ca.pem"}}"#)
+    try FileManager.default.copyItem(
+      atPath: ca, toPath: URL(fileURLWithPath: ws).deletingLastPathComponent().appendingPathComponent("ca.pem").path)
     func connects() throws -> Int {
       try fixtureJSON("/log?key=connect").arrayValue?.filter { $0["target"]?.stringValue == authority }.count ?? 0
     }

@@ -24,6 +24,28 @@ public struct StateFolder {
       .appendingPathComponent(name, isDirectory: true)
   }
 
+  /// `url(forWorkspace:override:)`, refused when the default state folder, or anything in its
+  /// path the workspace's folder holds (`.reqbench`, `.reqbench/NAME`, its `history`, `cache`,
+  /// `chains` and `downloads`), is a symbolic link: a workspace from elsewhere (a cloned
+  /// repository) must not move reqbench's state, tokens captured by chains among it, to a place
+  /// of its choosing. `--state-dir DIR` is the user's own choice and is used as given.
+  public static func checked(forWorkspace file: URL, override: URL?) throws(StateFolderError) -> URL {
+    let state = url(forWorkspace: file, override: override)
+    guard override == nil else { return state }
+    let dotFolder = state.deletingLastPathComponent()
+    let places = [dotFolder, state] + [history(in: state), cache(in: state), chains(in: state), downloads(in: state)]
+    for place in places {
+      var info = stat()
+      if lstat(place.path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
+        throw StateFolderError(
+          message: "the state folder \(place.path) is a symbolic link; reqbench keeps history, the cache, "
+            + "downloads and captured values only in a real folder beside the workspace: remove the link "
+            + "(reqbench creates the folder) or choose a folder with --state-dir DIR")
+      }
+    }
+    return state
+  }
+
   /// The history folder inside a state folder: `STATE/history/`.
   public static func history(in stateFolder: URL) -> URL {
     stateFolder.appendingPathComponent("history", isDirectory: true)
@@ -43,4 +65,10 @@ public struct StateFolder {
   public static func downloads(in stateFolder: URL) -> URL {
     stateFolder.appendingPathComponent("downloads", isDirectory: true)
   }
+}
+
+/// Why the state folder cannot be used.
+public struct StateFolderError: Error, Sendable, CustomStringConvertible {
+  public var message: String
+  public var description: String { message }
 }

@@ -57,7 +57,7 @@ import RequestEngine
 public enum CurlImporter {
   public static func parse(
     _ text: String, file: String,
-    readFile: @escaping (String) throws(FileError) -> [UInt8] = ImportFile.read
+    readFile: @escaping (String) throws(FileError) -> [UInt8] = ImportFile.reader(in: nil)
   ) throws(ImportError) -> ImportedRequests {
     let commands: [[ShellWord]]
     do {
@@ -359,6 +359,7 @@ public enum CurlImporter {
       case .insecure: draft.insecure = true
       case .digest: draft.digest = true
       case .cacert:
+        if let problem = RequestDraft.pathProblem(text) { throw error("\(flag) \(text): \(problem)", at: valueLocation) }
         draft.tls = draft.tls ?? TLSSettings()
         draft.tls?.caFile = text
       case .pinnedPublicKey:
@@ -376,9 +377,11 @@ public enum CurlImporter {
             "\(flag) \(JSONSerializer.quote(text)): a key password is not supported; decrypt the key "
               + "(openssl pkey -in key.pem -out plain.pem) and give it with --key", at: valueLocation)
         }
+        if let problem = RequestDraft.pathProblem(text) { throw error("\(flag) \(text): \(problem)", at: valueLocation) }
         draft.tls = draft.tls ?? TLSSettings()
         draft.tls?.clientCertificate = text
       case .key:
+        if let problem = RequestDraft.pathProblem(text) { throw error("\(flag) \(text): \(problem)", at: valueLocation) }
         draft.tls = draft.tls ?? TLSSettings()
         draft.tls?.clientKey = text
       case .location: draft.followRedirects = true
@@ -494,6 +497,7 @@ public enum CurlImporter {
         if spec.filename != nil {
           throw fail("filename= does not go with <file (a text field); write name=@file to send a file")
         }
+        if let problem = RequestDraft.pathProblem(spec.word) { throw fail(problem) }
         let bytes: [UInt8]
         do {
           bytes = try readFile(spec.word)
@@ -545,6 +549,9 @@ public enum CurlImporter {
         throw error(
           "\(flag) @- reads the body from standard input, which an import cannot; "
             + "save it to a file and write \(flag) @FILE", at: location)
+      }
+      if let problem = RequestDraft.pathProblem(path) {
+        throw error("\(flag) @\(path): \(problem)", at: location)
       }
       let bytes: [UInt8]
       do {

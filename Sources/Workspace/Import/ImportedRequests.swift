@@ -48,11 +48,12 @@ public enum ImportFormat: String, Sendable, CaseIterable {
   case postman
 
   /// Reads `bytes` (the input, named `file` in errors) in this format. `readFile` reads the files
-  /// a curl command names (`-d @body.json`); the default reads them from disk, relative to the
-  /// current directory as curl does.
+  /// a curl command names (`-d @body.json`, `-F 'a=<notes.txt'`); the default reads them from
+  /// the current directory's tree under the folder rule (`ImportFile.reader(in:)`); `import` reads
+  /// them from the workspace's folder.
   public func parse(
     _ bytes: [UInt8], file: String,
-    readFile: @escaping (String) throws(FileError) -> [UInt8] = ImportFile.read
+    readFile: @escaping (String) throws(FileError) -> [UInt8] = ImportFile.reader(in: nil)
   ) throws(ImportError) -> ImportedRequests {
     switch self {
     case .curl:
@@ -68,6 +69,21 @@ public enum ImportFile {
   /// The bytes of the file at `path`.
   public static func read(_ path: String) throws(FileError) -> [UInt8] {
     try FileAccess.read(URL(fileURLWithPath: path))
+  }
+
+  /// Reads the files an import names, relative to `folder` (the current directory when nil)
+  /// under the rule of every file a workspace names (`WorkspacePaths.resolve`): an absolute
+  /// path, `~`, `..` or a symbolic link leading out of the folder is refused, never read.
+  public static func reader(in folder: URL?) -> @Sendable (String) throws(FileError) -> [UInt8] {
+    { path throws(FileError) in
+      let resolved: String
+      do throws(WorkspacePaths.PathError) {
+        resolved = try WorkspacePaths.resolve(path, in: folder)
+      } catch {
+        throw FileError(path: path, message: error.message, reason: error.message)
+      }
+      return try FileAccess.read(URL(fileURLWithPath: resolved))
+    }
   }
 
   /// The input as text: UTF-8 (a byte order mark is dropped), else an error at the first bad byte.
