@@ -26,7 +26,7 @@ public struct StateFolder {
 
   /// `url(forWorkspace:override:)`, refused when the default state folder, or anything in its
   /// path the workspace's folder holds (`.reqbench`, `.reqbench/NAME`, its `history`, `cache`,
-  /// `chains` and `downloads`), is a symbolic link: a workspace from elsewhere (a cloned
+  /// `chains` and `downloads` and the history database), is a symbolic link: a workspace from elsewhere (a cloned
   /// repository) must not move reqbench's state, tokens captured by chains among it, to a place
   /// of its choosing. `--state-dir DIR` is the user's own choice and is used as given.
   public static func checked(forWorkspace file: URL, override: URL?) throws(StateFolderError) -> URL {
@@ -34,6 +34,7 @@ public struct StateFolder {
     guard override == nil else { return state }
     let dotFolder = state.deletingLastPathComponent()
     let places = [dotFolder, state] + [history(in: state), cache(in: state), chains(in: state), downloads(in: state)]
+      + ["history.sqlite", "history.sqlite-wal", "history.sqlite-shm"].map { state.appendingPathComponent($0) }
     for place in places {
       var info = stat()
       if lstat(place.path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
