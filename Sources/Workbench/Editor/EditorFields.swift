@@ -363,8 +363,8 @@ extension RequestTemplate {
     }
   }
 
-  /// This template with the body read back from `$EDITOR`, in the body's kind (JSON when there
-  /// was none and the text parses as JSON, else text).
+  /// This template with the body read back from `$EDITOR`, in the body's kind (with none yet,
+  /// `BodyTemplate.typed`: a JSON object or array is a JSON body, else text).
   public func applyingBody(_ text: String) throws(EditError) -> RequestTemplate {
     var copy = self
     let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -391,18 +391,17 @@ extension RequestTemplate {
       var fields: [MultipartField] = []
       for line in trimmed.split(separator: "\n") where !line.isEmpty { fields.append(try Self.part(from: line)) }
       copy.body = fields.isEmpty ? nil : .multipart(fields)
-    case .json, nil:
+    case nil:
+      copy.body = BodyTemplate.typed(text)
+    case .json:
       if trimmed.isEmpty {
         copy.body = nil
       } else {
         do {
           copy.body = .json(try JSONParser.parse(trimmed))
         } catch {
-          if case .json = body {
-            throw EditError(
-              message: "the body is not valid JSON (line \(error.location.line), column \(error.location.column): \(error.message)); press E to fix it")
-          }
-          copy.body = .text(text, contentType: nil)
+          throw EditError(
+            message: "the body is not valid JSON (line \(error.location.line), column \(error.location.column): \(error.message)); press E to fix it")
         }
       }
     }
