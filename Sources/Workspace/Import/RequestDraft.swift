@@ -189,9 +189,11 @@ struct RequestDraft {
   static func derivedName(method: HTTPMethod, url: String) -> String {
     let parts = URLResolver.split(url)
     var segments = parts.path.split(separator: "/").map(String.init)
-    // `{{baseUrl}}/users`: the leading placeholder stands for the base, not a path segment.
+    // `{{baseUrl}}/users`, `{{baseURL}}users`: the leading placeholder stands for the base, not
+    // a path segment.
     if parts.authority == nil, let first = segments.first, first.hasPrefix("{{") {
-      segments.removeFirst()
+      let rest = first.range(of: "}}").map { String(first[$0.upperBound...]) } ?? ""
+      if rest.isEmpty { segments.removeFirst() } else { segments[0] = rest }
     }
     var words = segments.suffix(3).map(slug).filter { !$0.isEmpty }
     if words.isEmpty, let host = parts.authority.map(slug), !host.isEmpty { words = [host] }
