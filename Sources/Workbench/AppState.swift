@@ -65,6 +65,8 @@ public struct AppState: Sendable {
   public var now: Date?
   public var colors = true
 
+  /// The workspace file does not exist yet: the first save creates it.
+  public var isNewFile = false
   /// Requests edited since the last save (the list marks them, the status bar counts them).
   public var unsaved: Set<String> = []
   /// Every exchange, newest first (the queue lists them, the viewer shows one).
@@ -111,6 +113,12 @@ public struct AppState: Sendable {
     self.sources = sources
     self.width = width
     self.height = height
+  }
+
+  /// Marks the workspace as new (its file missing), and says so.
+  public mutating func openedNewFile() {
+    isNewFile = true
+    message = StatusMessage("new workspace \(workspaceFile), not saved yet")
   }
 
   /// Exchanges that have not ended.

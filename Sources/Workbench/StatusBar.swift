@@ -20,11 +20,18 @@ extension Painter {
         width -= hintWidth + 1
       }
       drawEdit(prompt.input, &buffer, x: x, y: area.y, width: width)
+      if let error = prompt.error, area.y > 0 {
+        // Why Enter was refused, on the line above the prompt until the text changes.
+        let line = Rect(x: area.x, y: area.y - 1, width: area.width, height: 1)
+        buffer.fill(line)
+        buffer.putTruncated("✗ " + error, x: area.x + 1, y: line.y, style: theme.error, width: area.width - 2)
+      }
       return
     }
     let environment = state.sources.environment ?? state.workspace.environment
     var left = " \(state.workspace.name)"
     if let environment { left += " · env \(environment)" }
+    if state.isNewFile { left += " · new, not saved" }
     if !state.unsaved.isEmpty { left += " · \(state.unsaved.count) unsaved" }
     var x = buffer.putTruncated(left, x: area.x, y: area.y, style: theme.title, width: area.width)
     let counts = " · \(state.runningCount) running · \(state.queuedCount) queued · \(state.failedCount) failed "

@@ -214,7 +214,8 @@ extension AppState {
       return []
     }
     unsaved = []
-    message = StatusMessage("saved \(workspaceFile)")
+    message = StatusMessage((isNewFile ? "created " : "saved ") + workspaceFile)
+    isNewFile = false
     return quitting ? [.quit] : []
   }
 }

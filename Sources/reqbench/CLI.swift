@@ -107,9 +107,9 @@ enum CLI {
     let url = URL(fileURLWithPath: path)
     let workspace: Workspace
     let secrets: SecretsFile
+    // A missing file opens as a new, empty workspace; the first save creates it.
+    var file = WorkspaceFile(url)
     do {
-      // A missing file opens as a new, empty workspace; the first save creates it.
-      var file = WorkspaceFile(url)
       workspace = try file.load()
       secrets = try SecretsFile.load(forWorkspace: url)
     } catch {
@@ -133,10 +133,13 @@ enum CLI {
       state.message = StatusMessage(
         "opened \(url.standardizedFileURL.path)" + (server.map { " · demo server at \($0.baseURL)" } ?? ""))
     }
+    if file.isNew { state.openedNewFile() }
     state.restorePendingDownloads(agent.configuration.downloads.pending())
     let history = HistoryStore(stateFolder: stateFolder, limits: workspace.history.limits)
     history.startMigration()
-    return TUIRuntime(state: state, workspaceURL: url, agent: agent, history: history, backend: backend).run()
+    return TUIRuntime(
+      state: state, file: file, stateFolder: stateFolder, agent: agent, history: history, backend: backend
+    ).run()
   }
 
   /// Loads a workspace file that must exist (the commands that read one: `run`, `export`,

@@ -14,7 +14,10 @@ import Workspace
 final class TUIRuntime {
   private let inbox = MessageInbox()
   private var state: AppState
-  private let workspaceURL: URL
+  /// The workspace file: saves go through it, refusing to write over another program's change.
+  private var file: WorkspaceFile
+  private var workspaceURL: URL { file.url }
+  private let stateFolder: URL
   private let agent: Agent
   private let history: HistoryStore
   private let backend: CursesBackend
@@ -29,9 +32,12 @@ final class TUIRuntime {
   private static let frameInterval = 1.0 / 30
   private static let tickInterval = 0.25
 
-  init(state: AppState, workspaceURL: URL, agent: Agent, history: HistoryStore, backend: CursesBackend) {
+  init(
+    state: AppState, file: WorkspaceFile, stateFolder: URL, agent: Agent, history: HistoryStore, backend: CursesBackend
+  ) {
     self.state = state
-    self.workspaceURL = workspaceURL
+    self.file = file
+    self.stateFolder = stateFolder
     self.agent = agent
     self.history = history
     self.backend = backend
@@ -163,8 +169,11 @@ final class TUIRuntime {
     case .quit:
       quitting = true
     case .save:
+      let creating = file.isNew
       do {
-        try state.workspace.save(to: workspaceURL)
+        try file.save(state.workspace)
+        // A new workspace's first save makes its state folder too (history, cache, downloads).
+        if creating { try? FileManager.default.createDirectory(at: stateFolder, withIntermediateDirectories: true) }
         apply(.saved(error: nil))
       } catch {
         apply(.saved(error: error.description))

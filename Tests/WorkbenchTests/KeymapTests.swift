@@ -49,11 +49,11 @@ struct KeymapTests {
 
   @Test func theStatusBarHintsComeFromTheTable() throws {
     let requests = Keymap.hints(in: .requests)
-    #expect(requests.hints == ["Enter send", "S no cache", "/ filter", "c cancel", "E body", "? help", "q quit"])
+    #expect(requests.hints == ["Enter send", "n new", "S no cache", "/ filter", "c cancel", "E body", "? help", "q quit"])
     #expect(requests.essential == ["? help", "q quit"])
     #expect(Keymap.hints(in: .response).hints.contains("n/N next"))
     #expect(Keymap.hints(in: .editor).hints.contains("Ctrl-S save"))
-    #expect(Keymap.hints(in: .flowInList).hints == ["/ filter", "Enter run", "c cancel", "r resume", "? help", "q quit"])
+    #expect(Keymap.hints(in: .flowInList).hints == ["n new", "/ filter", "Enter run", "c cancel", "r resume", "? help", "q quit"])
     // What the status bar draws.
     var state = try demoState()
     var buffer = ScreenBuffer(width: 160, height: 45)

@@ -18,7 +18,11 @@ extension Painter {
       return
     }
     guard let template = state.selectedRequest else {
-      buffer.putTruncated("select a request on the left", x: area.x + 1, y: area.y, style: theme.dim, width: area.width - 1)
+      if state.workspace.requests.isEmpty {
+        gettingStarted(&buffer, area)
+      } else {
+        buffer.putTruncated("select a request on the left", x: area.x + 1, y: area.y, style: theme.dim, width: area.width - 1)
+      }
       return
     }
     // The resolved request (variables filled in, secrets masked) above the fields.
@@ -116,6 +120,26 @@ extension Painter {
       return query.split(separator: "&").first { $0.hasPrefix(prefix) }.map(String.init)
     default:
       return nil
+    }
+  }
+
+  /// An empty workspace says how to begin.
+  func gettingStarted(_ buffer: inout ScreenBuffer, _ area: Rect) {
+    func keys(_ action: Action) -> String { Keymap.binding(action, in: .requests)?.keyText ?? "" }
+    let lines: [(String, String)] = [
+      ("", "No requests yet. To begin:"),
+      (keys(.newRequest), "new request: type METHOD URL (GET https://api.test/users), a curl command or an .http request"),
+      (keys(.save), state.isNewFile ? "save: the first save creates \(state.workspaceFile)" : "save the workspace"),
+      (keys(.help), "every key"),
+    ]
+    for (i, line) in lines.prefix(area.height).enumerated() {
+      let y = area.y + i
+      if line.0.isEmpty {
+        buffer.putTruncated(line.1, x: area.x + 1, y: y, width: area.width - 1)
+        continue
+      }
+      let x = buffer.put(TextWidth.pad(line.0, to: 8), x: area.x + 3, y: y, style: theme.key)
+      buffer.putTruncated(line.1, x: area.x + 3 + x, y: y, style: theme.dim, width: area.width - 4 - x)
     }
   }
 }

@@ -12,7 +12,7 @@ public enum Action: String, Sendable, CaseIterable {
   // Moving in a list, scrolling a view
   case down, up, pageDown, pageUp, first, last
   // The request list
-  case send, sendIgnoringCache, cancelRequest, filterRequests, clearFilter, editBody, editRequest
+  case send, sendIgnoringCache, cancelRequest, filterRequests, clearFilter, editBody, editRequest, newRequest
   // A batch or chain in the list, a run in the queue
   case runFlow, cancelFlow, resumeChain, cancelRun, toggleRun, expandRun, collapseRun
   // The editor
@@ -227,6 +227,9 @@ public enum Keymap {
     KeyBinding(.last, [.end, .char("G")], "the end", .scrolling),
     // Request list
     KeyBinding(.send, [.enter, .char("s"), .char("r")], "send the selected request", hint: "send", .requests),
+    KeyBinding(
+      .newRequest, [.char("n")], "new request: METHOD URL, a curl command or an .http request, then its name",
+      hint: "new", .requests, also: [.flowInList]),
     KeyBinding(
       .sendIgnoringCache, [.char("S")], "send it ignoring the cache (the cached response is refreshed)", hint: "no cache",
       .requests),

@@ -144,18 +144,9 @@ extension AppState {
         return
       }
     }
-    do {
-      try workspace.addRequest(template, placement: workspace.request(named: entry.name) == nil ? .inFolder : .after(entry.name))
-    } catch {
-      message = StatusMessage("not copied: \(error.message)", isError: true)
-      return
-    }
-    unsaved.insert(name)
-    list.filter = ""
-    if let index = visibleRequests.firstIndex(where: { $0.name == name }) {
-      focus = .requests
-      selectRequest(index)
-    }
+    guard addNewRequest(template, placement: workspace.request(named: entry.name) == nil ? .inFolder : .after(entry.name))
+    else { return }
+    focus = .requests
     let masked = (entry.url + entry.requestHeaders.fields.map(\.value).joined()).contains(Redaction.mask)
     message = StatusMessage(
       "copied as \(name) (unsaved; Ctrl-S saves)" + (masked ? "; fill in the masked secrets (••••)" : ""))

@@ -77,12 +77,28 @@ public struct LineEdit: Sendable, Equatable {
   }
 }
 
-/// A question in the status line: search, jq filter, file to write, request filter.
+/// A question in the status line: search, jq filter, file to write, request filter, a new
+/// request and its name.
 public struct Prompt: Sendable, Equatable {
-  public enum Purpose: Sendable, Equatable { case search, filterBody, writeBody, filterRequests }
+  public enum Purpose: Sendable, Equatable {
+    case search, filterBody, writeBody, filterRequests
+    /// `n`: METHOD URL, a curl command or an `.http` request.
+    case newRequest
+    /// The name of the one request read from the text before.
+    case nameNewRequest(ImportedRequests)
+  }
   public var purpose: Purpose
   public var label: String
   public var input: LineEdit
+  /// Why the last Enter was refused (shown beside the text until it changes).
+  public var error: String?
+
+  public init(purpose: Purpose, label: String, input: LineEdit, error: String? = nil) {
+    self.purpose = purpose
+    self.label = label
+    self.input = input
+    self.error = error
+  }
 }
 
 /// Keys while a prompt is open: Enter acts on its text, Esc closes it, the rest edit it.
@@ -116,10 +132,15 @@ extension AppState {
         let command = Command.writeBody(id, path: text, jqOutput: viewer.filter == nil ? nil : viewer.filteredText)
         pendingWrite = command
         return [command]
+      case .newRequest:
+        submitNewRequest(current.input)
+      case .nameNewRequest(let imported):
+        nameNewRequest(imported, current.input)
       }
       return []
     default:
       if current.input.apply(key) {
+        current.error = nil
         prompt = current
         if current.purpose == .filterRequests {
           list.filter = current.input.text  // filter as you type

@@ -23,6 +23,10 @@ extension AppState {
       selectRequest(index)
       return []
     }
+    if action == .newRequest {
+      startNewRequest()
+      return []
+    }
     if action == .filterRequests {
       prompt = Prompt(purpose: .filterRequests, label: "filter requests", input: LineEdit(list.filter, selected: true))
       return []

@@ -13,9 +13,14 @@ extension Painter {
     let rows = state.listEntries(from: state.list.scroll, count: area.height)
     let selected = state.list.selection
     if rows.isEmpty && state.list.scroll == 0 {
-      buffer.putTruncated(
-        state.list.filter.isEmpty ? "no requests" : "nothing matches; Esc clears",
-        x: area.x + 1, y: area.y, style: theme.dim, width: area.width - 1)
+      let new = Keymap.binding(.newRequest, in: .requests)?.keyText ?? "n"
+      let lines =
+        state.list.filter.isEmpty
+        ? ["no requests yet", "", "\(new)  new request:", "   METHOD URL, a curl", "   command or .http"]
+        : ["nothing matches; Esc clears"]
+      for (i, line) in lines.prefix(area.height).enumerated() {
+        buffer.putTruncated(line, x: area.x + 1, y: area.y + i, style: i == 2 ? theme.key : theme.dim, width: area.width - 1)
+      }
       return
     }
     for (line, entry) in rows.enumerated() {

@@ -1,0 +1,91 @@
+import RequestEngine
+import Workspace
+
+/// Making requests from text: `n` asks for one line (`METHOD URL`, a curl command, an `.http`
+/// request), read through the importers (`RequestText.drafts`); one request is then named (the
+/// importer's name suggested, selected), several are added with their own names. A new request
+/// is selected and opens in the editor with its URL focused.
+extension AppState {
+  static let newRequestLabel = "new request (METHOD URL, curl or .http)"
+
+  mutating func startNewRequest() {
+    prompt = Prompt(purpose: .newRequest, label: AppState.newRequestLabel, input: LineEdit(""))
+  }
+
+  /// The text of the first prompt: read as requests; an error keeps the prompt open, saying what
+  /// and where, and adds nothing.
+  mutating func submitNewRequest(_ input: LineEdit) {
+    let imported: ImportedRequests
+    do {
+      imported = try RequestText.drafts(from: input.text, source: "new request", readFile: readNothing).imported
+    } catch {
+      prompt = Prompt(purpose: .newRequest, label: AppState.newRequestLabel, input: input, error: error.description)
+      return
+    }
+    if imported.requests.count == 1, let template = imported.requests.first?.template {
+      let suggested = workspace.uniqueName(template.name)
+      prompt = Prompt(
+        purpose: .nameNewRequest(imported), label: "name (folders with /)", input: LineEdit(suggested, selected: true))
+      return
+    }
+    addImported(imported, naming: nil)
+  }
+
+  /// The name prompt's answer: the request is added under it (or the prompt says why not).
+  mutating func nameNewRequest(_ imported: ImportedRequests, _ input: LineEdit) {
+    let name = input.text
+    if let problem = Workspace.problem(withName: name) ?? (workspace.request(named: name) != nil
+      || workspace.batch(named: name) != nil || workspace.chain(named: name) != nil
+      ? "\(name) is taken; names are unique" : nil)
+    {
+      prompt = Prompt(purpose: .nameNewRequest(imported), label: "name (folders with /)", input: input, error: problem)
+      return
+    }
+    addImported(imported, naming: name)
+  }
+
+  /// Adds the requests (the first one named `name` when given) and the variables an `.http` text
+  /// defined, then selects the first new request in the editor, its URL focused.
+  private mutating func addImported(_ imported: ImportedRequests, naming name: String?) {
+    var added: [String] = []
+    for (i, request) in imported.requests.enumerated() {
+      var template = request.template
+      template.name = i == 0 ? (name ?? workspace.uniqueName(template.name)) : workspace.uniqueName(template.name)
+      guard addNewRequest(template, placement: .inFolder) else { return }
+      added.append(template.name)
+    }
+    // The variables and the importer's warnings (one addImported without requests adds them).
+    let extras = ImportedRequests(requests: [], variables: imported.variables, warnings: imported.warnings)
+    let warnings = (try? workspace.addImported(extras))?.warnings ?? []
+    guard let first = added.first else { return }
+    if let index = visibleRequests.firstIndex(where: { $0.name == first }) { selectRequest(index) }
+    focus = .editor
+    editor.field = selectedRequest?.editorFields.firstIndex { $0.kind == .url } ?? 0
+    editor.scroll = 0
+    let what = added.count == 1 ? "added \(first)" : "added \(added.count) requests: " + added.joined(separator: ", ")
+    message = StatusMessage(what + " (unsaved; Ctrl-S saves)" + (warnings.first.map { "; " + $0 } ?? ""))
+  }
+
+  /// Adds a request to the workspace, marked unsaved, and selects it in the whole list (the
+  /// filter cleared). False, with the reason in the status bar, when the workspace refused it.
+  @discardableResult
+  mutating func addNewRequest(_ template: RequestTemplate, placement: RequestPlacement) -> Bool {
+    do {
+      try workspace.addRequest(template, placement: placement)
+    } catch {
+      message = StatusMessage("not added: \(error.message)", isError: true)
+      return false
+    }
+    unsaved.insert(template.name)
+    list.filter = ""
+    if let index = visibleRequests.firstIndex(where: { $0.name == template.name }) { selectRequest(index) }
+    return true
+  }
+}
+
+/// `update` reads no files: a typed or pasted command that names one (`-d @body.json`) is refused,
+/// saying what to do instead.
+func readNothing(_ path: String) throws(FileError) -> [UInt8] {
+  let why = "a command typed or pasted here cannot read files (reqbench import curl FILE --into WORKSPACE can)"
+  throw FileError(path: path, message: "not read: " + why, reason: why)
+}
