@@ -20,6 +20,22 @@ CURLcode rb_easy_setopt_xferinfo_callback(CURL *handle, rb_xferinfo_callback cb)
   return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, cb);
 }
 
+static int rb_debug_function(CURL *handle, curl_infotype type, char *data, size_t size, void *userptr) {
+  (void)handle;
+  if (type == CURLINFO_HEADER_OUT && userptr != NULL) {
+    const struct rb_header_out_target *target = userptr;
+    target->callback(data, size, target->userdata);
+  }
+  return 0;
+}
+
+CURLcode rb_easy_set_header_out(CURL *handle, const struct rb_header_out_target *target) {
+  CURLcode code = curl_easy_setopt(handle, CURLOPT_DEBUGFUNCTION, rb_debug_function);
+  if (code == CURLE_OK) code = curl_easy_setopt(handle, CURLOPT_DEBUGDATA, (void *)target);
+  if (code == CURLE_OK) code = curl_easy_setopt(handle, CURLOPT_VERBOSE, 1L);
+  return code;
+}
+
 CURLcode rb_easy_getinfo_long(CURL *handle, CURLINFO info, long *out) {
   return curl_easy_getinfo(handle, info, out);
 }

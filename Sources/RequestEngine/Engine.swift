@@ -132,6 +132,8 @@ private final class Record {
   var finalizing: FinalizeJob?
   var finalResponse: Response?
   var finalWriter: DownloadWriter?
+  /// The request as curl sent it on the last attempt that ended (nil: nothing went out).
+  var sent: SentRequest?
 
   init(id: ExchangeID, request: Request, completion: Agent.Completion?, sequence: UInt64) {
     self.id = id
@@ -284,6 +286,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       heir.finalizing = record.finalizing
       heir.finalResponse = record.finalResponse
       heir.finalWriter = record.finalWriter
+      heir.sent = record.sent
       if let job = record.finalizing { finalizers[ObjectIdentifier(job)] = heir }
       if let transfer = record.transfer { running[transfer.handle] = heir }
       record.transfer = nil
@@ -295,6 +298,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     }
     var download: DownloadOutcome?
     if let transfer = record.transfer {
+      record.sent = transfer.sentHeads.sent(for: record.request)
       if let writer = transfer.download {
         // Write out and record the partial data before the cancel is reported: a restart resumes.
         writer.closeKeeping()
@@ -608,6 +612,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     let body = transfer.finishBody()
     let sinkError = transfer.bodyError
     let errorDetail = transfer.errorMessage
+    record.sent = transfer.sentHeads.sent(for: record.request)
     detach(record, transfer)
 
     var response: Response?
@@ -685,6 +690,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     let info = transfer.info()
     let headers = transfer.responseHeaders
     let body = transfer.finishBody()
+    record.sent = transfer.sentHeads.sent(for: record.request)
     detach(record, transfer)
     noteAttempt(record, writer)
     let status = info.status > 0 ? info.status : transfer.statusLine
@@ -887,7 +893,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       error: error?.redacted(by: Redaction(secrets: record.request.secrets)),
       attempts: record.primary?.attempts ?? record.attempts, queuedAt: record.queuedAt,
       startedAt: record.startedAt, finishedAt: finishedAt, fromCache: fromCache,
-      deduplicated: record.primary != nil, cache: cache, download: download)
+      deduplicated: record.primary != nil, cache: cache, download: download, sent: record.sent)
     publishCounts()
     emit(.finished(result))
     // A completion runs at the end of this pass of the loop, after every subscriber, batch ones
@@ -897,6 +903,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     let followers = record.followers
     record.followers = []
     for follower in followers {
+      follower.sent = record.sent
       // The same response, judged by the waiter's own validators.
       var ownState = state
       var ownError = error

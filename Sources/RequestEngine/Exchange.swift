@@ -147,11 +147,15 @@ public struct ExchangeResult: Sendable {
   public var cache: CacheOutcome?
   /// What a download did with its file; nil for other requests.
   public var download: DownloadOutcome?
+  /// The request as curl sent it (the last attempt's; secrets masked); nil when nothing was sent
+  /// (a cache hit, a failure to connect, a cancel before the request went out).
+  public var sent: SentRequest?
 
   public init(
     id: ExchangeID, request: Request, state: ExchangeState, response: Response?, error: ExchangeError?,
     attempts: Int = 1, queuedAt: Date, startedAt: Date?, finishedAt: Date, fromCache: Bool = false,
-    deduplicated: Bool = false, cache: CacheOutcome? = nil, download: DownloadOutcome? = nil
+    deduplicated: Bool = false, cache: CacheOutcome? = nil, download: DownloadOutcome? = nil,
+    sent: SentRequest? = nil
   ) {
     self.id = id
     self.request = request
@@ -166,6 +170,7 @@ public struct ExchangeResult: Sendable {
     self.deduplicated = deduplicated
     self.cache = cache
     self.download = download
+    self.sent = sent
   }
 
   /// Wall time from the first start to the end, in seconds (0 if never started).

@@ -8,11 +8,15 @@ final class Transfer {
   private var headerList: UnsafeMutablePointer<curl_slist>?
   private var bodyBuffer: UnsafeMutableRawBufferPointer?
   private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+  /// Where curl's debug function hands the request heads it sends (see `sentHeads`).
+  private let headOutTarget = UnsafeMutablePointer<rb_header_out_target>.allocate(capacity: 1)
 
   // Filled by callbacks.
   var responseHeaders = HTTPHeaders()
   var statusLine: Int = 0
   var headersComplete = false
+  /// The request heads curl wrote, for `SentRequest`.
+  private(set) var sentHeads = SentHeads()
   private(set) var sink: BodySink
   var lastActivity: Double
   var lastProgressEmit: Double = 0
@@ -69,6 +73,7 @@ final class Transfer {
     if let headerList { curl_slist_free_all(headerList) }
     bodyBuffer?.deallocate()
     errorBuffer.deallocate()
+    headOutTarget.deallocate()
     sink.discard()
   }
 
@@ -102,6 +107,8 @@ final class Transfer {
     rb_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, me)
     rb_easy_setopt_xferinfo_callback(handle, transferProgressCallback)
     rb_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, me)
+    headOutTarget.initialize(to: rb_header_out_target(callback: transferHeaderOutCallback, userdata: me))
+    rb_easy_set_header_out(handle, headOutTarget)
 
     // Method and body.
     let body = request.body
@@ -323,6 +330,11 @@ final class Transfer {
     return slice
   }
 
+  /// A request head curl sent (CURLINFO_HEADER_OUT).
+  fileprivate func sentHead(_ bytes: UnsafeRawBufferPointer) {
+    sentHeads.append(bytes)
+  }
+
   fileprivate func updateProgress(dlTotal: Int64, dlNow: Int64, ulTotal: Int64, ulNow: Int64) {
     if progressOffset + dlNow != progress.downloaded || ulNow != progress.uploaded {
       lastActivity = clock.now
@@ -442,6 +454,12 @@ private let transferHeaderCallback: rb_data_callback = { pointer, size, count, u
   let length = size * count
   transfer.receiveHeader(UnsafeRawBufferPointer(start: pointer, count: length))
   return length
+}
+
+private let transferHeaderOutCallback: rb_header_out_callback = { pointer, size, userdata in
+  guard let userdata, let pointer else { return }
+  let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+  transfer.sentHead(UnsafeRawBufferPointer(start: pointer, count: size))
 }
 
 private let transferProgressCallback: rb_xferinfo_callback = { userdata, dlTotal, dlNow, ulTotal, ulNow in

@@ -226,7 +226,46 @@ enum Format {
       ("attempts", .number(result.exchange?.attempts ?? 0)),
       ("url", result.url.map { .string($0) } ?? .null),
       ("error", error),
-    ] + cacheMember(result.exchange?.cache) + downloadMembers(result.exchange?.download))
+    ] + cacheMember(result.exchange?.cache) + downloadMembers(result.exchange?.download)
+      + (result.exchange.map { [("sent", $0.sent.map(sent) ?? .null)] } ?? []))
+  }
+
+  /// `"sent"`: the request as curl sent it (`http -v`'s top half), secrets masked:
+  /// `{"request": "GET /users/1 HTTP/1.1", "headers": [{"name": "Host", "value": "…"}, …],
+  /// "body": null | {"bytes": N, "text": "…"[, "truncated": true]} | {"bytes": N, "binary": true}
+  /// | {"file": PATH, "bytes": N} | {"multipart": [{"name": …, "value" | "file": …}, …]},
+  /// "requests": 1}` (more requests after redirects: the last one is shown).
+  static func sent(_ sent: SentRequest) -> JSONValue {
+    let headers = sent.headers.map { JSONValue.object(JSONObject([("name", .string($0.name)), ("value", .string($0.value))])) }
+    var body: JSONValue = .null
+    switch sent.body {
+    case .none:
+      break
+    case .bytes(let bytes, let total):
+      var object = JSONObject([("bytes", .number(total))])
+      if let text = String(validating: bytes, as: UTF8.self) {
+        object["text"] = .string(text)
+        if bytes.count < total { object["truncated"] = .bool(true) }
+      } else {
+        object["binary"] = .bool(true)
+      }
+      body = .object(object)
+    case .file(let path, let size):
+      body = .object(JSONObject([("file", .string(relativePath(path))), ("bytes", .number(Int(size)))]))
+    case .multipart(let parts):
+      body = .object(JSONObject([("multipart", .array(parts.map { part in
+        var object = JSONObject([("name", .string(part.name))])
+        if let value = part.value { object["value"] = .string(value) }
+        if let file = part.file { object["file"] = .string(relativePath(file)) }
+        if let filename = part.filename { object["filename"] = .string(filename) }
+        if let type = part.contentType { object["type"] = .string(type) }
+        return .object(object)
+      }))]))
+    }
+    return .object(JSONObject([
+      ("request", .string(sent.requestLine)), ("headers", .array(headers)), ("body", body),
+      ("requests", .number(sent.count)),
+    ]))
   }
 
   /// `"file"`, `"resumedFrom"`, `"restartReason"`, `"resumable"` and `"totalBytes"` for downloads

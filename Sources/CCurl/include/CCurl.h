@@ -9,12 +9,23 @@
 typedef size_t (*rb_data_callback)(char *ptr, size_t size, size_t nmemb, void *userdata);
 typedef int (*rb_xferinfo_callback)(void *userdata, curl_off_t dltotal, curl_off_t dlnow,
                                     curl_off_t ultotal, curl_off_t ulnow);
+/// What a request head curl sent is handed to: `data` and `size` as curl gives them.
+typedef void (*rb_header_out_callback)(const char *data, size_t size, void *userdata);
+struct rb_header_out_target {
+  rb_header_out_callback callback;
+  void *userdata;
+};
 
 CURLcode rb_easy_setopt_long(CURL *handle, CURLoption option, long value);
 CURLcode rb_easy_setopt_off(CURL *handle, CURLoption option, curl_off_t value);
 CURLcode rb_easy_setopt_pointer(CURL *handle, CURLoption option, const void *value);
 CURLcode rb_easy_setopt_data_callback(CURL *handle, CURLoption option, rb_data_callback cb);
 CURLcode rb_easy_setopt_xferinfo_callback(CURL *handle, rb_xferinfo_callback cb);
+/// Turns on CURLOPT_VERBOSE with a CURLOPT_DEBUGFUNCTION that hands only the request heads curl
+/// sends (CURLINFO_HEADER_OUT) to `target` (which must outlive the transfer): curl's text and
+/// the data in and out are dropped here in C, so a large transfer makes no call into Swift per
+/// chunk.
+CURLcode rb_easy_set_header_out(CURL *handle, const struct rb_header_out_target *target);
 
 CURLcode rb_easy_getinfo_long(CURL *handle, CURLINFO info, long *out);
 CURLcode rb_easy_getinfo_off(CURL *handle, CURLINFO info, curl_off_t *out);
