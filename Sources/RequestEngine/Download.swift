@@ -95,6 +95,9 @@ enum DownloadDecision: Equatable {
     }
     switch status {
     case 206:
+      // A server that ignores If-Range may send another resource's bytes as a 206: they are
+      // appended only when the response's validator is the one the partial data was fetched with.
+      guard stored.matches(Validators(headers: headers)) else { return .restart(.resourceChanged) }
       guard let range = ContentRange(headers["Content-Range"]), let start = range.start, start == offset else {
         return .restart(.badContentRange)
       }
@@ -131,6 +134,15 @@ struct Validators: Equatable, Codable {
   var ifRange: String? {
     if let etag, !etag.hasPrefix("W/") { return etag }
     return lastModified
+  }
+
+  /// Whether a 206 answers for the same resource: it carries the validator `If-Range` was sent
+  /// with (the strong ETag, else Last-Modified), unchanged. Without a stored validator (a resume
+  /// that trusts the length) there is nothing to compare and it passes.
+  func matches(_ response: Validators) -> Bool {
+    if let etag, !etag.hasPrefix("W/") { return response.etag == etag }
+    if let lastModified { return response.lastModified == lastModified }
+    return true
   }
 
   /// Whether a new response's validators show a different resource.
@@ -171,153 +183,6 @@ struct ContentRange: Equatable {
   }
 }
 
-/// A download that has not finished: what `DownloadStore.pending()` lists, e.g. for a UI that
-/// offers to resume after a restart.
-public struct PendingDownload: Sendable, Equatable {
-  /// The request's name when it was sent.
-  public var label: String
-  public var method: String
-  public var url: String
-  public var target: String
-  /// Bytes in the partial file right now.
-  public var bytesOnDisk: Int64
-  public var totalBytes: Int64?
-  public var updated: Date
-
-  public init(
-    label: String, method: String, url: String, target: String, bytesOnDisk: Int64, totalBytes: Int64?, updated: Date
-  ) {
-    self.label = label
-    self.method = method
-    self.url = url
-    self.target = target
-    self.bytesOnDisk = bytesOnDisk
-    self.totalBytes = totalBytes
-    self.updated = updated
-  }
-
-  public var percent: Double? { DownloadOutcome.percent(bytesOnDisk, of: totalBytes) }
-}
-
-/// Resume state on disk: for each unfinished download a partial file `KEY.part` and a sidecar
-/// `KEY.json` (method, URL, target, validators, length), keyed by sha256(method, URL, target) so
-/// two downloads never share state and a restart of the app finds it again. Unreadable or stale
-/// state is ignored and removed: the download restarts from 0, nothing crashes.
-public final class DownloadStore: Sendable {
-  public let directory: String
-  /// State untouched for this long is garbage (30 days).
-  public let maxAge: Double
-
-  public init(directory: String, maxAge: Double = 30 * 24 * 3600) {
-    self.directory = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
-    self.maxAge = maxAge
-  }
-
-  struct Sidecar: Codable, Equatable {
-    var version = 1
-    var label: String
-    var method: String
-    /// Secrets masked (`Request.redacted()`): for showing, not for matching.
-    var url: String
-    var target: String
-    var validators: Validators
-    var totalLength: Int64?
-    /// The partial file's length at the last checkpoint (it may hold more: a resume goes by
-    /// its actual length).
-    var recordedBytes: Int64
-    var updated: Double
-  }
-
-  enum Loaded {
-    case absent
-    case invalid
-    case found(Sidecar, bytesOnDisk: Int64)
-  }
-
-  static func key(method: HTTPMethod, url: String, target: String) -> String {
-    SHA256.hex(Array("\(method.rawValue)\n\(url)\n\(target)".utf8))
-  }
-
-  func partPath(_ key: String) -> String { "\(directory)/\(key).part" }
-  func sidecarPath(_ key: String) -> String { "\(directory)/\(key).json" }
-
-  func ensureDirectory() throws {
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-  }
-
-  func load(_ key: String, method: HTTPMethod, url: String, target: String) -> Loaded {
-    guard let data = FileManager.default.contents(atPath: sidecarPath(key)) else {
-      // Partial data without its sidecar cannot be trusted.
-      if FileManager.default.fileExists(atPath: partPath(key)) {
-        unlink(partPath(key))
-        return .invalid
-      }
-      return .absent
-    }
-    // The key is a digest of the full URL; the sidecar keeps it with secrets masked.
-    guard let sidecar = try? JSONDecoder().decode(Sidecar.self, from: data), sidecar.version == 1,
-      sidecar.method == method.rawValue, sidecar.target == target,
-      Date().timeIntervalSince1970 - sidecar.updated < maxAge
-    else {
-      remove(key)
-      return .invalid
-    }
-    var info = stat()
-    guard stat(partPath(key), &info) == 0 else {
-      remove(key)
-      return .invalid
-    }
-    return .found(sidecar, bytesOnDisk: Int64(info.st_size))
-  }
-
-  /// Writes the sidecar atomically and durably: a temporary file in the same folder, fsync (a
-  /// few hundred bytes: about 0.2 ms), rename. The partial data file is not synced (see
-  /// `DownloadWriter.checkpoint`).
-  func save(_ sidecar: Sidecar, key: String) throws {
-    let data = try JSONEncoder().encode(sidecar)
-    try CacheFile.write(Array(data), to: URL(fileURLWithPath: sidecarPath(key)), durable: true)
-  }
-
-  func remove(_ key: String) {
-    unlink(sidecarPath(key))
-    unlink(partPath(key))
-  }
-
-  /// The unfinished downloads on disk, most recently updated first. Removes stale and unreadable
-  /// state on the way.
-  public func pending() -> [PendingDownload] {
-    guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
-    var found: [PendingDownload] = []
-    let now = Date().timeIntervalSince1970
-    for name in names where name.hasSuffix(".json") {
-      let key = String(name.dropLast(5))
-      guard let data = FileManager.default.contents(atPath: sidecarPath(key)),
-        let sidecar = try? JSONDecoder().decode(Sidecar.self, from: data), sidecar.version == 1,
-        now - sidecar.updated < maxAge
-      else {
-        remove(key)
-        continue
-      }
-      var info = stat()
-      guard stat(partPath(key), &info) == 0 else {
-        remove(key)
-        continue
-      }
-      found.append(
-        PendingDownload(
-          label: sidecar.label, method: sidecar.method, url: sidecar.url, target: sidecar.target,
-          bytesOnDisk: Int64(info.st_size), totalBytes: sidecar.totalLength,
-          updated: Date(timeIntervalSince1970: sidecar.updated)))
-    }
-    // Partial files whose sidecar is gone are garbage.
-    for name in names where name.hasSuffix(".part") {
-      let key = String(name.dropLast(5))
-      if !FileManager.default.fileExists(atPath: sidecarPath(key)) { unlink(partPath(key)) }
-    }
-    return found.sorted { $0.updated > $1.updated }
-  }
-}
-
 /// The partial file of one download attempt: written on the engine thread from curl's write
 /// callback, its state saved every 16 MB or 2 s and on every end, so a restart (after a cancel,
 /// a crash or `kill -9`) resumes from the bytes actually on disk.
@@ -349,14 +214,14 @@ final class DownloadWriter {
   init(request: Request, target: DownloadTarget, store: DownloadStore, fresh: RestartReason?) throws {
     self.store = store
     self.target = target
-    key = DownloadStore.key(method: request.method, url: request.url, target: target.path)
+    key = store.key(method: request.method, target: target.path)
     try store.ensureDirectory()
     // Partial data to continue from, or why it is dropped.
     var reason = fresh
     var existing: DownloadStore.Sidecar?
     var onDisk: Int64 = 0
     if fresh == nil {
-      switch store.load(key, method: request.method, url: request.url, target: target.path) {
+      switch store.load(method: request.method, target: target.path) {
       case .absent: break
       case .invalid: reason = .invalidState
       case .found(let sidecar, let bytes):
@@ -399,7 +264,10 @@ final class DownloadWriter {
       ?? DownloadStore.Sidecar(
         label: request.name, method: request.method.rawValue, url: request.redacted().url, target: target.path,
         validators: Validators(), totalLength: nil, recordedBytes: 0, updated: Date().timeIntervalSince1970)
+    // The state is the target's: the latest attempt's name and URL are what it shows.
     sidecar.label = request.name
+    sidecar.url = request.redacted().url
+    sidecar.target = target.path
     requestedOffset = onDisk
     bytesOnDisk = onDisk
     writtenOffset = onDisk

@@ -789,10 +789,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
   /// The state of a download cancelled before or between attempts: what is on disk.
   private func pendingOutcome(_ record: Record, _ target: DownloadTarget) -> DownloadOutcome {
     let store = configuration.downloads
-    let key = DownloadStore.key(method: record.request.method, url: record.request.url, target: target.path)
-    if case .found(let sidecar, let bytes) = store.load(
-      key, method: record.request.method, url: record.request.url, target: target.path)
-    {
+    if case .found(let sidecar, let bytes) = store.load(method: record.request.method, target: target.path) {
       return DownloadOutcome(
         file: target.path, bytes: bytes, totalBytes: sidecar.totalLength, resumedFrom: record.resumedFrom ?? 0,
         restartReason: record.restartReason, resumable: bytes > 0, complete: false)

@@ -17,6 +17,42 @@ struct RunEngineDefectsTests {
     try #require(try summary(stdout)["results"]?.arrayValue?.first)
   }
 
+  // Issue 12.1: `--var host=…` changes between two runs (here the same fixture server by two
+  // names); the second run resumes the first one's partial file and leaves nothing behind.
+  @Test func aDownloadResumesWhenTheHostChangesBetweenRuns() throws {
+    let base = try TestServer.fixture.baseURL
+    let port = try #require(URLComponents(string: base)?.port)
+    let (ws, folder) = try workspaceFile(
+      #"""
+      {"version": 1, "baseURL": "{{host}}/",
+       "requests": [{"name": "big", "url": "bytes/4000000?seed=run-host&rate=4000000", "download": {"to": "big.bin"}}]}
+      """#)
+    let running = try RunningReqbench(["run", ws, "big", "--json", "--var", "host=http://127.0.0.1:\(port)"])
+    running.read { output in
+      output.split(separator: "\n").reversed().contains { line in
+        guard let event = try? JSONParser.parse(String(line)) else { return false }
+        return event["event"] == "progress" && (event["downloaded"]?.intValue ?? 0) > 1_300_000
+      }
+    }
+    kill(running.pid, SIGINT)
+    running.finish()
+    #expect(running.process.terminationStatus == 130)
+    let downloads = folder.appendingPathComponent(".reqbench/w/downloads").path
+    #expect(((try? FileManager.default.contentsOfDirectory(atPath: downloads)) ?? []).count == 2)
+
+    let again = try runProcess(try reqbenchBinary, ["run", ws, "big", "--json", "--var", "host=http://localhost:\(port)"])
+    #expect(again.status == 0, "\(again.stderr)")
+    let result = try firstResult(again.stdout)
+    #expect(result["status"]?.intValue == 206)
+    #expect((result["resumedFrom"]?.intValue ?? 0) > 1_000_000)
+    #expect(result["restartReason"] == .null)
+    let expected = Agent().sendAndWait(Request(url: try TestServer.fixture.url("/bytes/4000000?seed=run-host")))
+    #expect(
+      SHA256.hex(Array(try Data(contentsOf: folder.appendingPathComponent("big.bin"))))
+        == SHA256.hex(try #require(expected.response).body.bytes()))
+    #expect(((try? FileManager.default.contentsOfDirectory(atPath: downloads)) ?? []) == [])
+  }
+
   // Issue 11 ("see what was sent"): every result carries the request as curl sent it.
   @Test func jsonResultsCarryTheRequestAsSent() throws {
     let ws = try fixtureWorkspace(

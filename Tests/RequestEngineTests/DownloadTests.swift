@@ -175,7 +175,7 @@ struct DownloadTests {
   func seedPartial(_ scratch: Scratch, url: String, target: String, bytes: [UInt8], total: Int64) throws {
     let head = Agent().sendAndWait(Request(method: .HEAD, url: url))
     let headers = try #require(head.response).headers
-    let key = DownloadStore.key(method: .GET, url: url, target: target)
+    let key = scratch.store.key(method: .GET, target: target)
     try scratch.store.ensureDirectory()
     try Data(bytes).write(to: URL(fileURLWithPath: scratch.store.partPath(key)))
     try scratch.store.save(
@@ -336,7 +336,7 @@ struct DownloadTests {
     let url = try fixture("/bytes/50000?seed=dl13")
     let target = scratch.target()
     try seedPartial(scratch, url: url, target: target, bytes: Array(repeating: 7, count: 1000), total: 50_000)
-    let key = DownloadStore.key(method: .GET, url: url, target: target)
+    let key = scratch.store.key(method: .GET, target: target)
     try Data("{not json".utf8).write(to: URL(fileURLWithPath: scratch.store.sidecarPath(key)))
     let result = scratch.agent().sendAndWait(download(url, to: target))
     #expect(result.state == .succeeded)
@@ -412,10 +412,29 @@ struct DownloadTests {
     func decide(_ status: Int, _ headers: [(String, String)], offset: Int64 = 100) -> DownloadDecision {
       DownloadDecision.decide(status: status, headers: HTTPHeaders(headers), offset: offset, stored: stored)
     }
-    #expect(decide(206, [("Content-Range", "bytes 100-199/200")]) == .write(offset: 100, total: 200, restartReason: nil))
-    #expect(decide(206, [("Content-Range", "bytes 0-199/200")]) == .restart(.badContentRange))
-    #expect(decide(206, [("Content-Range", "bytes 100-199/*")]) == .write(offset: 100, total: nil, restartReason: nil))
-    #expect(decide(206, []) == .restart(.badContentRange))
+    let same = ("ETag", "\"a\"")
+    #expect(decide(206, [same, ("Content-Range", "bytes 100-199/200")]) == .write(offset: 100, total: 200, restartReason: nil))
+    #expect(decide(206, [same, ("Content-Range", "bytes 0-199/200")]) == .restart(.badContentRange))
+    #expect(decide(206, [same, ("Content-Range", "bytes 100-199/*")]) == .write(offset: 100, total: nil, restartReason: nil))
+    #expect(decide(206, [same]) == .restart(.badContentRange))
+    // Issue 18.3: a 206 for another resource (a server that ignores If-Range) is never appended.
+    #expect(decide(206, [("ETag", "\"b\""), ("Content-Range", "bytes 100-199/200")]) == .restart(.resourceChanged))
+    #expect(decide(206, [("ETag", "W/\"a\""), ("Content-Range", "bytes 100-199/200")]) == .restart(.resourceChanged))
+    #expect(decide(206, [("Content-Range", "bytes 100-199/200")]) == .restart(.resourceChanged))
+    let dated = Validators(etag: "W/\"w\"", lastModified: "Wed, 01 Jan 2025 00:00:00 GMT")
+    let range = ("Content-Range", "bytes 100-199/200")
+    #expect(
+      DownloadDecision.decide(
+        status: 206, headers: HTTPHeaders([("Last-Modified", "Wed, 01 Jan 2025 00:00:00 GMT"), range]), offset: 100,
+        stored: dated) == .write(offset: 100, total: 200, restartReason: nil))
+    #expect(
+      DownloadDecision.decide(
+        status: 206, headers: HTTPHeaders([("ETag", "W/\"w\""), ("Last-Modified", "Thu, 02 Jan 2025 00:00:00 GMT"), range]),
+        offset: 100, stored: dated) == .restart(.resourceChanged))
+    // Resuming on trust (no validator stored): nothing to compare.
+    #expect(
+      DownloadDecision.decide(status: 206, headers: HTTPHeaders([range]), offset: 100, stored: Validators())
+        == .write(offset: 100, total: 200, restartReason: nil))
     #expect(decide(200, [("ETag", "\"a\""), ("Content-Length", "200")]) == .write(offset: 0, total: 200, restartReason: .rangeNotSupported))
     #expect(decide(200, [("ETag", "\"b\"")]) == .write(offset: 0, total: nil, restartReason: .resourceChanged))
     #expect(decide(416, [("Content-Range", "bytes */100")]) == .alreadyComplete(total: 100))
