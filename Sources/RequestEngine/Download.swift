@@ -233,7 +233,9 @@ final class DownloadWriter {
         }
       }
     }
-    let descriptor = open(store.partPath(key), O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+    // The partial file becomes the downloaded file (renamed into place): created 0666 less the
+    // umask, as curl -o and browsers create theirs. (Its sidecar, the state, is 0600.)
+    let descriptor = open(store.partPath(key), O_WRONLY | O_CREAT | O_CLOEXEC, 0o666)
     guard descriptor >= 0 else {
       throw DownloadFailure("cannot open \(store.partPath(key)): \(String(cString: strerror(errno)))")
     }
@@ -513,7 +515,7 @@ enum DownloadFinalizer {
   /// The state folder is on another file system: copy beside the target, then rename.
   private static func copyAcross(fd: Int32, to target: String, folder: String) throws(Failure) {
     let temporary = folder + "/.\((target as NSString).lastPathComponent).reqbench-\(UInt32.random(in: 0 ... .max))"
-    let out = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+    let out = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)  // less the umask
     guard out >= 0 else { throw .io("cannot create \(temporary): \(String(cString: strerror(errno)))") }
     lseek(fd, 0, SEEK_SET)
     let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)

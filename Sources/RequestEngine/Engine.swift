@@ -106,6 +106,9 @@ private final class Record {
   var attempts = 0
   var transfer: Transfer?
   var retryDue: Double?
+  /// The response of the attempt that failed, while the next one waits or runs: what a cancel
+  /// ends the exchange with (the 503 it had, not "nothing").
+  var lastResponse: Response?
   /// The identical requests that joined this one instead of going to the network (dedup).
   var followers: [Record] = []
   /// Set on a follower: the record whose transfer it waits for.
@@ -265,7 +268,8 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     if let primary = record.primary {
       // A waiter leaves; the transfer goes on for the others.
       primary.followers.removeAll { $0 === record }
-      finish(record, state: .cancelled, response: nil, error: .cancelled, shareWithFollowers: false)
+      record.sent = primary.sent
+      finish(record, state: .cancelled, response: primary.lastResponse, error: .cancelled, shareWithFollowers: false)
       return
     }
     if !record.followers.isEmpty {
@@ -278,6 +282,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       heir.transfer = record.transfer
       heir.attempts = record.attempts
       heir.retryDue = record.retryDue
+      heir.lastResponse = record.lastResponse
       heir.revalidating = record.revalidating
       heir.freshStart = record.freshStart
       heir.forcedRestarts = record.forcedRestarts
@@ -293,12 +298,16 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       if let index = queue.firstIndex(where: { $0 === record }) { queue[index] = heir }
       if let index = waitingRetry.firstIndex(where: { $0 === record }) { waitingRetry[index] = heir }
       if let key = record.dedupKey, inFlight[key] === record { inFlight[key] = heir }
-      finish(record, state: .cancelled, response: nil, error: .cancelled, shareWithFollowers: false)
+      finish(record, state: .cancelled, response: record.lastResponse, error: .cancelled, shareWithFollowers: false)
       return
     }
     var download: DownloadOutcome?
-    if let transfer = record.transfer {
+    if let transfer = record.transfer, record.lastResponse == nil {
+      // What this attempt sent, unless an earlier attempt's response is what the exchange ends
+      // with (then its request stays beside it).
       record.sent = transfer.sentHeads.sent(for: record.request)
+    }
+    if let transfer = record.transfer {
       if let writer = transfer.download {
         // Write out and record the partial data before the cancel is reported: a restart resumes.
         writer.closeKeeping()
@@ -311,7 +320,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     if download == nil, let target = record.request.download {
       download = pendingOutcome(record, target)
     }
-    finish(record, state: .cancelled, response: nil, error: .cancelled, download: download)
+    finish(record, state: .cancelled, response: record.lastResponse, error: .cancelled, download: download)
   }
 
   // MARK: - Cache and de-duplication
@@ -440,9 +449,17 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     }
     primary.followers.append(record)
     record.primary = primary
-    if primary.transfer != nil {
+    // The waiter is a waiter from its first event on, and shows what its primary has so far.
+    emit(.joined(record.id, primary: primary.id))
+    if let transfer = primary.transfer {
       record.startedAt = Date()
       emit(.started(record.id, attempt: primary.attempts))
+      if transfer.headersComplete {
+        emit(.headers(record.id, status: transfer.statusLine, headers: transfer.responseHeaders))
+      }
+      if transfer.progress.downloaded > 0 || transfer.progress.uploaded > 0 {
+        emit(.progress(record.id, transfer.progress))
+      }
     }
     return true
   }
@@ -648,13 +665,13 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
         finish(record, state: .succeeded, response: served, error: nil, fromCache: true, cache: outcome)
         return
       }
-      error = ResponseValidator.validate(response, record.request.validation)
+      error = ResponseValidator.validate(response, record.request.judgedBy)
     } else {
       error = .transport(.connectionLost, detail: "the server sent no response")
     }
 
-    if let error {
-      if scheduleRetry(record, after: error) { return }
+    if var error {
+      if scheduleRetry(record, after: &error, response: response) { return }
       if serveStale(record, after: error) { return }
       finish(record, state: .failed, response: response, error: error, cache: networkOutcome(record, stored: false))
     } else {
@@ -667,11 +684,22 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
   }
 
   /// Schedules another attempt when the request's retry policy allows; returns whether it did.
-  private func scheduleRetry(_ record: Record, after error: ExchangeError) -> Bool {
+  /// The wait is the server's `Retry-After` on a 429 or 503 (capped by the policy's
+  /// `maxRetryAfter`), else the policy's backoff; a `Retry-After` that would end the wait past the
+  /// request's deadline is not waited for: the attempt's failure is the exchange's.
+  private func scheduleRetry(_ record: Record, after error: inout ExchangeError, response: Response?) -> Bool {
     guard let policy = record.request.retry,
       policy.shouldRetry(method: record.request.method, error: error, retriesSoFar: record.attempts - 1)
     else { return false }
-    let delay = policy.delay(beforeRetry: record.attempts - 1)
+    let now = Date()
+    let (delay, fromServer) = policy.wait(beforeRetry: record.attempts - 1, after: response, now: now)
+    if fromServer, let deadline = record.request.timeouts.deadline, let started = record.startedAt,
+      now.timeIntervalSince(started) + delay >= deadline
+    {
+      error.message += " (not retried: the server's Retry-After of \(formatSeconds(delay)) would pass the deadline of \(formatSeconds(deadline)))"
+      return false
+    }
+    record.lastResponse = response
     record.retryDue = monotonicNow() + delay
     waitingRetry.append(record)
     for member in [record] + record.followers {
@@ -737,7 +765,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       writer.closeForFinalizing()
       if let writeError = writer.error { error = .transport(.cannotWriteFile, detail: writeError) }
     }
-    guard let error else {
+    guard var error else {
       let job = FinalizeJob()
       record.finalizing = job
       var served = response
@@ -764,7 +792,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     // and any transport failure keep the partial data.
     let transient = error.kind != .status || [408, 429].contains(status) || status >= 500
     if transient { writer.closeKeeping() } else { writer.closeDiscarding() }
-    if transient, scheduleRetry(record, after: error) { return }
+    if transient, scheduleRetry(record, after: &error, response: response) { return }
     finish(
       record, state: .failed, response: response, error: error,
       download: downloadOutcome(record, writer, resumable: transient && writer.bytesOnDisk > 0))
@@ -880,7 +908,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     // validator the value), so every surface that shows them shows masked text.
     // A transfer ends when curl says it did (several may end in one pass of the engine loop).
     var finishedAt = Date()
-    if !fromCache, let started = record.startedAt, let total = response?.timing.total, total > 0,
+    if !fromCache, state != .cancelled, let started = record.startedAt, let total = response?.timing.total, total > 0,
       (record.primary?.attempts ?? record.attempts) <= 1
     {
       finishedAt = min(finishedAt, started.addingTimeInterval(total))
@@ -905,7 +933,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       var ownState = state
       var ownError = error
       if let response, state != .cancelled, error?.kind != .transport {
-        ownError = ResponseValidator.validate(response, follower.request.validation)
+        ownError = ResponseValidator.validate(response, follower.request.judgedBy)
         ownState = ownError == nil ? .succeeded : .failed
       }
       if record.request.download != nil {

@@ -219,12 +219,19 @@ public struct TransferProgress: Sendable, Equatable {
 }
 
 /// What the agent reports, in order per exchange:
-/// queued → (started → headers? → progress*)+ with retrying between attempts → finished.
+/// queued → joined? → (started → headers? → progress*)+ with retrying between attempts → finished.
 public enum AgentEvent: Sendable {
   case queued(ExchangeID, Request)
+  /// The exchange joined an identical request in flight (de-duplication): it gets that
+  /// exchange's response and is flagged `deduplicated`. Right after `queued`; when the primary is
+  /// running already, its `started`, its `headers` (when they came) and its latest `progress`
+  /// follow at once, so a waiter shows the same status and bytes as the primary from the start.
+  case joined(ExchangeID, primary: ExchangeID)
   case started(ExchangeID, attempt: Int)
   case headers(ExchangeID, status: Int, headers: HTTPHeaders)
   case progress(ExchangeID, TransferProgress)
+  /// The attempt failed and attempt `attempt` starts in `delay` seconds (the server's
+  /// `Retry-After`, or the policy's backoff); the exchange is queued meanwhile.
   case retrying(ExchangeID, attempt: Int, delay: Double, reason: ExchangeError)
   /// A response delivered before the end (`cacheThenNetwork`: the cached one, then `finished`
   /// with the fresh one). Not terminal.
@@ -233,7 +240,7 @@ public enum AgentEvent: Sendable {
 
   public var exchangeID: ExchangeID {
     switch self {
-    case .queued(let id, _), .started(let id, _), .headers(let id, _, _), .progress(let id, _),
+    case .queued(let id, _), .joined(let id, _), .started(let id, _), .headers(let id, _, _), .progress(let id, _),
       .retrying(let id, _, _, _):
       id
     case .delivered(let result), .finished(let result): result.id

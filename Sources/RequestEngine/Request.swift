@@ -271,6 +271,19 @@ public struct Request: Sendable, Equatable {
   }
 }
 
+extension Request {
+  /// What the agent judges a response by: `validation`, with 3xx accepted too when the request
+  /// does not follow redirects and keeps the default status range. A redirect that was not
+  /// followed is the answer the request asked for, as for curl without `-L`; a `validate.status`
+  /// of its own decides otherwise.
+  public var judgedBy: Validation {
+    guard !followRedirects, validation.status == Validation.defaultStatus else { return validation }
+    var judged = validation
+    judged.status = [200...399]
+    return judged
+  }
+}
+
 /// A user name and password for HTTP Digest authentication.
 public struct DigestCredentials: Sendable, Equatable, Hashable {
   public var user: String

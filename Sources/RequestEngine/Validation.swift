@@ -1,3 +1,5 @@
+import Foundation
+
 /// What makes a response a success: a status range and, optionally, a JSON shape.
 public struct Validation: Sendable, Equatable, Hashable {
   /// Accepted status codes (default 200–299).
@@ -9,7 +11,7 @@ public struct Validation: Sendable, Equatable, Hashable {
   public var requireBody: Bool
 
   public init(
-    status: [ClosedRange<Int>] = [200...299], json: JSONShape? = nil, strict: Bool = false,
+    status: [ClosedRange<Int>] = Validation.defaultStatus, json: JSONShape? = nil, strict: Bool = false,
     requireBody: Bool = false
   ) {
     self.status = status
@@ -19,6 +21,9 @@ public struct Validation: Sendable, Equatable, Hashable {
   }
 
   public func accepts(status code: Int) -> Bool { status.contains { $0.contains(code) } }
+
+  /// The statuses accepted when a request says nothing: 200–299.
+  public static let defaultStatus: [ClosedRange<Int>] = [200...299]
 
   /// `200-299`, `200-299, 418` as people write them.
   public var statusDescription: String {
@@ -127,17 +132,34 @@ public struct RetryPolicy: Sendable, Equatable, Hashable {
   public var multiplier: Double
   public var methods: Set<HTTPMethod>
   public var statuses: Set<Int>
+  /// The longest wait a server's `Retry-After` (on 429 and 503) gets; a longer one is cut to it.
+  public var maxRetryAfter: Double
 
   public init(
     max: Int = 2, baseDelay: Double = 0.5, multiplier: Double = 2,
     methods: Set<HTTPMethod> = [.GET, .HEAD, .PUT, .DELETE, .OPTIONS],
-    statuses: Set<Int> = [408, 500, 502, 503, 504]
+    statuses: Set<Int> = [408, 500, 502, 503, 504], maxRetryAfter: Double = 60
   ) {
     self.max = max
     self.baseDelay = baseDelay
     self.multiplier = multiplier
     self.methods = methods
     self.statuses = statuses
+    self.maxRetryAfter = maxRetryAfter
+  }
+
+  /// The wait before retry number `retry` (0-based) after a failed attempt that got `response`:
+  /// the server's `Retry-After` on a 429 or 503 (at most `maxRetryAfter`), else the backoff
+  /// (`delay(beforeRetry:)`). `fromServer` says which.
+  public func wait(beforeRetry retry: Int, after response: Response?, now: Date = Date())
+    -> (seconds: Double, fromServer: Bool)
+  {
+    if let response, RetryAfter.statuses.contains(response.status),
+      let asked = RetryAfter.seconds(response.headers, now: now)
+    {
+      return (Swift.min(asked, maxRetryAfter.isFinite ? Swift.max(0, maxRetryAfter) : 60), true)
+    }
+    return (delay(beforeRetry: retry), false)
   }
 
   /// The longest wait before a retry, however large the base delay and the attempt count: a day.

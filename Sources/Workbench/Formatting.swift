@@ -21,6 +21,9 @@ public enum Formatting {
     ms < 1000 ? decimal(ms, places: 1) + " ms" : decimal(ms / 1000, places: 2) + " s"
   }
 
+  /// `1.0 s`, `0.4 s`, `60.0 s`: a wait before a retry.
+  public static func retryDelay(_ seconds: Double) -> String { decimal(seconds, places: 1) + " s" }
+
   /// `value` rounded to `places` decimals, without Foundation's slow `String(format:)`.
   public static func decimal(_ value: Double, places: Int) -> String {
     var scale = 1

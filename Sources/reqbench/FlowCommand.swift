@@ -173,9 +173,13 @@ struct FlowCommand {
       case .progress(let id, let p):
         object = named("progress", id)
         object["downloaded"] = .number(Int(p.downloaded))
-      case .retrying(let id, let attempt, _, let reason):
+      case .joined(let id, let primary):
+        object = named("joined", id)
+        object["primary"] = .number(Int(primary.rawValue))
+      case .retrying(let id, let attempt, let delay, let reason):
         object = named("retrying", id)
         object["attempt"] = .number(attempt)
+        object["delayMs"] = .number(delay * 1000)
         object["reason"] = .string(reason.message)
       case .delivered(let result), .finished(let result):
         if case .finished = event { exchanges[result.id] = nil }

@@ -24,7 +24,13 @@ final class SingleReporter: Reporter {
   var wantsProgress: Bool { live }
 
   func event(_ event: AgentEvent, name: String) {
-    guard case .progress(_, let p) = event else { return }
+    if case .retrying(_, let attempt, let delay, let reason) = event {
+      if drawn { Terminal.clearProgress() }
+      drawn = false
+      Terminal.error(Format.retryLine(name: name, attempt: attempt, delay: delay, reason: reason))
+      return
+    }
+    guard live, case .progress(_, let p) = event else { return }
     let now = Date().timeIntervalSince1970
     guard now - lastDraw >= 0.1 else { return }
     lastDraw = now
@@ -86,7 +92,10 @@ final class LinesReporter: Reporter {
   func event(_ event: AgentEvent, name: String) {
     switch event {
     case .started(let id, _): running.insert(id)
-    case .retrying(let id, _, _, _): running.remove(id)
+    case .retrying(let id, let attempt, let delay, let reason):
+      running.remove(id)
+      clearProgress()
+      Terminal.error(Format.retryLine(name: name, attempt: attempt, delay: delay, reason: reason))
     default: return
     }
     drawProgress()
@@ -139,6 +148,11 @@ struct JSONReporter: Reporter {
       object = JSONObject([
         ("event", "queued"), ("name", .string(name)), ("id", .number(Int(id.rawValue))),
         ("method", .string(request.method.rawValue)), ("url", .string(request.url)),
+      ])
+    case .joined(let id, let primary):
+      object = JSONObject([
+        ("event", "joined"), ("name", .string(name)), ("id", .number(Int(id.rawValue))),
+        ("primary", .number(Int(primary.rawValue))),
       ])
     case .started(let id, let attempt):
       object = JSONObject([
@@ -206,6 +220,12 @@ enum Format {
       if let left = p.secondsLeft { line += "  ETA \(milliseconds(left * 1000))" }
     }
     return line
+  }
+
+  /// `flaky: status 503 is outside 200-299; retrying in 1.0 s (attempt 2)`: what a retry waits
+  /// for, on stderr.
+  static func retryLine(name: String, attempt: Int, delay: Double, reason: ExchangeError) -> String {
+    "\(name): \(reason.message); retrying in \(Formatting.retryDelay(delay)) (attempt \(attempt))"
   }
 
   static func json(_ result: RunResult) -> JSONObject {

@@ -94,7 +94,9 @@ struct RunCommand {
     agent.subscribeBatches { batch in
       events.push(contentsOf: batch.filter { event in
         switch event {
-        case .finished: true
+        // A retry's wait is told on stderr even when nothing else live is (like curl's
+        // "Will retry in 1 seconds").
+        case .finished, .retrying: true
         case .headers: false
         default: wantsProgress
         }

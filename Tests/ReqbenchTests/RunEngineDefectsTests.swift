@@ -76,4 +76,35 @@ struct RunEngineDefectsTests {
     #expect(sent["body"]?["bytes"]?.intValue == 14)
     #expect(sent["requests"]?.intValue == 1)
   }
+
+  // Issue 12.3: the server's `Retry-After` is the wait, and `run` says so on stderr.
+  @Test func aRetryWaitIsToldWithTheServersDelay() throws {
+    let key = uniqueKey()
+    let ws = try fixtureWorkspace(
+      #"{"name": "flaky", "url": "/flaky?key=\#(key)&fail_first=1&retry_after=1", "retry": {"max": 1, "delay": 0.05}}"#)
+    let started = Date()
+    let plain = try runProcess(try reqbenchBinary, ["run", ws, "flaky"])
+    #expect(plain.status == 0, "\(plain.stderr)")
+    #expect(Date().timeIntervalSince(started) >= 0.95)
+    #expect(plain.stderr.contains("flaky: status 503 is outside 200-299; retrying in 1.0 s (attempt 2)\n"), "\(plain.stderr)")
+    #expect(plain.stderr.contains("flaky: 200 OK, "))
+
+    let json = try fixtureWorkspace(
+      #"{"name": "flaky", "url": "/flaky?key=\#(uniqueKey())&fail_first=1&retry_after=1", "retry": {"max": 1, "delay": 0.05}}"#)
+    let events = try runProcess(try reqbenchBinary, ["run", json, "flaky", "--json"])
+    let retrying = try events.stdout.split(separator: "\n").map { try JSONParser.parse(String($0)) }
+      .filter { $0["event"] == "retrying" }
+    #expect(retrying.count == 1)
+    #expect(retrying.first?["delayMs"]?.doubleValue == 1000)
+    #expect(retrying.first?["attempt"]?.intValue == 2)
+  }
+
+  // Issue 12.10: `followRedirects: false` gets the 3xx, and that is a success (curl without -L).
+  @Test func aRedirectNotFollowedIsASuccess() throws {
+    let ws = try fixtureWorkspace(
+      #"{"name": "moved", "url": "/redirect-to?url=/get&status=302", "followRedirects": false}"#)
+    let result = try runProcess(try reqbenchBinary, ["run", ws, "moved"])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stderr.hasPrefix("moved: 302 Found, "), "\(result.stderr)")
+  }
 }

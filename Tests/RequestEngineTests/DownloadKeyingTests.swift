@@ -143,3 +143,23 @@ extension DownloadTests {
     #expect(here.key(method: .GET, target: "/a/proj/downloads/f.bin") != here.key(method: .GET, target: "/a/proj/downloads/g.bin"))
   }
 }
+
+extension DownloadTests {
+  // One target, one partial file: a second download into it from another URL, while the first
+  // runs, is refused (never interleaved); the first completes.
+  @Test func anotherURLIntoARunningTargetIsRefused() throws {
+    let scratch = Scratch()
+    let target = scratch.target()
+    let agent = scratch.agent()
+    let recorder = EventRecorder(agent)
+    let url = try fixture("/bytes/2000000?seed=one-target&rate=4000000")
+    let first = agent.send(download(url, to: target))
+    #expect(recorder.wait { $0.contains { if case .progress(first, _) = $0 { true } else { false } } })
+    let second = agent.sendAndWait(download(url + "&sig=other", to: target))
+    #expect(second.state == .failed)
+    #expect(second.error?.message.contains("another reqbench is downloading to \(target)") == true, "\(second.error?.message ?? "")")
+    #expect(recorder.waitForFinished(count: 2))
+    #expect(recorder.finished.first { $0.id == first }?.state == .succeeded)
+    #expect(try digest(ofFile: target) == (try expectedDigest(try fixture("/bytes/2000000?seed=one-target"))))
+  }
+}

@@ -14,6 +14,8 @@ public struct ExchangeRow: Sendable {
   /// Between two attempts: set by `retrying`, over when the next attempt starts or the exchange
   /// ends (a cancel during the wait ends it `cancelled`, never `retrying`).
   public var retryWait: RetryWait?
+  /// Joined an identical request in flight (its `dedup` badge shows from the start).
+  public var joined = false
   public var status: Int?
   public var progress = TransferProgress()
   public var startedAt: Date?
@@ -79,7 +81,7 @@ public struct ExchangeRow: Sendable {
     } else if cachedDelivery != nil, state == .succeeded {
       badges.append("refreshed")
     }
-    if result?.deduplicated == true { badges.append("dedup") }
+    if result?.deduplicated ?? joined { badges.append("dedup") }
     if let download = result?.download, download.resumable, state != .succeeded, !superseded {
       badges.append("resumable" + (download.percent.map { " \(Int($0))%" } ?? ""))
     }
@@ -200,6 +202,8 @@ extension AppState {
       mutateRow(id) { $0.status = status }
     case .progress(let id, let progress):
       mutateRow(id) { $0.progress = progress }
+    case .joined(let id, _):
+      mutateRow(id) { $0.joined = true }
     case .retrying(let id, let attempt, let delay, let reason):
       mutateRow(id) {
         $0.retryWait = RetryWait(attempt: attempt, delay: delay, reason: reason)
