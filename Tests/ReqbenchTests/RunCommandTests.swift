@@ -123,7 +123,10 @@ struct RunCommandTests {
     // Every exchange is queued, then started, before it finishes.
     for name in ["get-user", "broken", "shape", "down"] {
       let own = lines.filter { $0["name"]?.stringValue == name }.compactMap { $0["event"]?.stringValue }
-      #expect(Array(own.prefix(2)) == ["queued", "started"], "\(name): \(own)")
+      // `shape` asks for what `get-user` asks for: it joins it (de-duplication) when that is
+      // still in flight, right after its `queued`.
+      let joined = name == "shape" && own.dropFirst().first == "joined"
+      #expect(Array(own.filter { !joined || $0 != "joined" }.prefix(2)) == ["queued", "started"], "\(name): \(own)")
       #expect(own.last == "finished", "\(name): \(own)")
     }
     let started = try #require(lines.first { $0["event"] == "started" && $0["name"] == "get-user" })
