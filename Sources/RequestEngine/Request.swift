@@ -106,6 +106,15 @@ public enum BodyStream: Sendable, Equatable, Hashable {
     }
   }
 
+  /// Why the existing `path` cannot be sent as a body (`"a folder"`, `"not a regular file"`), or
+  /// nil for a regular file or one that does not exist. A folder reads as nothing (or an error
+  /// after the idle timeout); a pipe or a device never ends.
+  public static func notAFile(_ path: String) -> String? {
+    var info = stat()
+    guard stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG else { return nil }
+    return info.st_mode & S_IFMT == S_IFDIR ? "a folder" : "not a regular file"
+  }
+
   /// What identifies the body for the cache and de-duplication keys without reading the files:
   /// the parts, and each file's path, size and modification time.
   public var fingerprint: String {

@@ -110,8 +110,12 @@ final class Transfer {
     headOutTarget.initialize(to: rb_header_out_target(callback: transferHeaderOutCallback, userdata: me))
     rb_easy_set_header_out(handle, headOutTarget)
 
-    // Method and body.
+    // Method and body. A HEAD with a body: curl would send it and then wait for a response
+    // body a HEAD never gets (the workspace refuses one at load; this is for every caller).
     let body = request.body
+    if request.method == .HEAD, body.stream != nil || !body.bytes.isEmpty {
+      throw SetupError(message: "a HEAD request has no body; remove the body or use another method")
+    }
     if let stream = body.stream {
       try attachStream(stream, method: request.method)
     } else {
@@ -219,8 +223,13 @@ final class Transfer {
   /// A body streamed from disk: a file through curl's default read function (fread on the
   /// FILE*), multipart through curl_mime. Either way memory stays flat whatever the size.
   private func attachStream(_ stream: BodyStream, method: HTTPMethod) throws(SetupError) {
-    for path in stream.files where access(path, R_OK) != 0 {
-      throw SetupError(message: "cannot read \(path): \(String(cString: strerror(errno)))")
+    for path in stream.files {
+      if access(path, R_OK) != 0 {
+        throw SetupError(message: "cannot read \(path): \(String(cString: strerror(errno)))")
+      }
+      if let what = BodyStream.notAFile(path) {
+        throw SetupError(message: "cannot send \(path): it is \(what); name a file")
+      }
     }
     switch stream {
     case .file(let path):

@@ -449,7 +449,7 @@ private final class VariableScope {
     func path(_ text: String, in place: String) throws(PrepareError) -> String {
       let rendered = try render(text, in: place)
       do {
-        return try WorkspacePaths.resolve(rendered, in: folder)
+        return try WorkspacePaths.uploadSource(rendered, in: folder)
       } catch {
         throw PrepareError(code: .invalidPath, request: request, message: "\(place): \(error.message)")
       }

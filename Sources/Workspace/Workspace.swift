@@ -132,9 +132,30 @@ public struct Workspace: Sendable, Equatable {
     return Array((JSONSerializer.pretty(json) + "\n").utf8)
   }
 
-  /// Writes `encoded()` atomically: a reader sees the old file or the new one, never a mix.
-  public func save(to url: URL) throws(FileError) {
-    try AtomicFile.write(encoded(), to: url)
+  /// `encoded()`, read back before anything is written: text the reader would refuse (a JSON
+  /// body nested deeper than the parser goes, a value an import or an edit brought in that the
+  /// reader does not take) is never written, so a save can never leave a file that no longer
+  /// loads. `file` names it in the error.
+  public func checkedEncoding(file: String) throws(WorkspaceError) -> [UInt8] {
+    let bytes = encoded()
+    _ = try Workspace.parse(bytes, file: file)
+    return bytes
+  }
+
+  /// Writes `checkedEncoding()` atomically: a reader sees the old file or the new one, never a
+  /// mix, and never one it cannot read.
+  public func save(to url: URL) throws(WorkspaceSaveError) {
+    let bytes: [UInt8]
+    do {
+      bytes = try checkedEncoding(file: url.relativePath)
+    } catch {
+      throw .wouldNotLoad(error)
+    }
+    do {
+      try AtomicFile.write(bytes, to: url)
+    } catch {
+      throw .file(error)
+    }
   }
 
   // MARK: - Requests

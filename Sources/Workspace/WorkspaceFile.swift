@@ -82,7 +82,12 @@ public struct WorkspaceFile: Sendable {
     {
       throw .changedOnDisk(path: url.relativePath)
     }
-    let bytes = workspace.encoded()
+    let bytes: [UInt8]
+    do {
+      bytes = try workspace.checkedEncoding(file: url.relativePath)
+    } catch {
+      throw .wouldNotLoad(error)
+    }
     do {
       if now == .missing { try FileAccess.createDirectory(url.deletingLastPathComponent()) }
       try AtomicFile.write(bytes, to: url)
@@ -106,12 +111,16 @@ public enum WorkspaceSaveError: Error, Sendable, Equatable, CustomStringConverti
   case changedOnDisk(path: String)
   /// The file (or its folder) could not be written.
   case file(FileError)
+  /// The text would not load again (`Workspace.checkedEncoding`); nothing was written.
+  case wouldNotLoad(WorkspaceError)
 
   public var description: String {
     switch self {
     case .changedOnDisk(let path):
       "\(path): changed on disk since it was loaded; reload it (dropping these edits) or overwrite it"
     case .file(let error): error.description
+    case .wouldNotLoad(let error):
+      "nothing was written: the new text would not load again (\(error.description)); change what was added"
     }
   }
 }

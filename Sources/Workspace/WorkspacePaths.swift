@@ -47,6 +47,17 @@ public enum WorkspacePaths {
     return resolved
   }
 
+  /// A file to upload (`body.file`, a multipart part): `resolve`d, and refused when it is a folder
+  /// or not a regular file (a pipe or a device would never end). A missing file is the engine's
+  /// to report when it is sent.
+  public static func uploadSource(_ path: String, in folder: URL?) throws(PathError) -> String {
+    let resolved = try resolve(path, in: folder)
+    if let what = BodyStream.notAFile(resolved) {
+      throw PathError(message: "\(JSONSerializer.quote(path)) is \(what); name a file to send")
+    }
+    return resolved
+  }
+
   /// Whether `path` is `folder` or inside it (both real, absolute paths).
   static func isInside(_ path: String, _ folder: String) -> Bool {
     folder == "/" || path == folder || path.hasPrefix(folder.hasSuffix("/") ? folder : folder + "/")

@@ -644,7 +644,13 @@ struct WorkspaceReader {
       if let value = present("headers"), let fields = r.headers(value, at("headers")) {
         request.setHeaders(fields)
       }
-      if let value = present("body") { request.body = r.body(value, at("body")) }
+      if let value = present("body") {
+        request.body = r.body(value, at("body"))
+        if request.method == .HEAD {
+          // curl would send it and then wait for a response body a HEAD never gets.
+          r.fail(at("body"), "a HEAD request has no body; remove \"body\" or use another method")
+        }
+      }
       if let value = present("auth") { request.auth = r.auth(value, at("auth")) }
       if let value = present("timeout"), let timeout = r.seconds(value, at("timeout")) {
         request.timeout = timeout

@@ -177,4 +177,46 @@ struct UploadTests {
     }
     #expect(try hits(key) == 0)
   }
+
+  // Issue 18, item 9: a folder (curl reads it as nothing, or waits the idle timeout), a pipe
+  // (endless) and a device are not bodies: refused before anything is sent, as a file part too.
+  @Test func aFolderOrAPipeIsNotABodyAndNothingIsSent() throws {
+    let files = Files()
+    let fifo = files.folder + "/pipe"
+    #expect(mkfifo(fifo, 0o600) == 0)
+    let key = uniqueKey()
+    let cases: [(RequestBody, String)] = [
+      (.file(files.folder), "cannot send \(files.folder): it is a folder; name a file"),
+      (.multipart([.field("a", "1"), .file("f", path: files.folder)]), "cannot send \(files.folder): it is a folder; name a file"),
+      (.file(fifo), "cannot send \(fifo): it is not a regular file; name a file"),
+      (.file("/dev/zero"), "cannot send /dev/zero: it is not a regular file; name a file"),
+    ]
+    for (body, message) in cases {
+      let request = Request(method: .PUT, url: try fixture("/upload?key=\(key)"), body: body)
+      let result = Agent().sendAndWait(request)
+      #expect(result.state == .failed)
+      #expect(result.error?.kind == .usage)
+      #expect(result.error?.message == message)
+    }
+    #expect(try hits(key) == 0)
+  }
+
+  // Issue 18, item 9: a HEAD with a body (curl sends it, then waits for a response body a HEAD
+  // never gets) is refused before anything is sent, whatever the body.
+  @Test func aHEADWithABodyIsRefused() throws {
+    let files = Files()
+    let blob = try files.make("blob.bin", size: 1000)
+    let key = uniqueKey()
+    for body in [RequestBody.file(blob.path), .multipart([.field("a", "1")]), RequestBody(bytes: Array("abc".utf8), contentType: nil)] {
+      let result = Agent().sendAndWait(Request(method: .HEAD, url: try fixture("/upload?key=\(key)"), body: body))
+      #expect(result.state == .failed)
+      #expect(result.error?.kind == .usage)
+      #expect(result.error?.message == "a HEAD request has no body; remove the body or use another method")
+    }
+    #expect(try hits(key) == 0)
+    // Without a body a HEAD is sent as ever.
+    let plain = Agent().sendAndWait(Request(method: .HEAD, url: try fixture("/bytes/10?key=\(key)")))
+    #expect(plain.state == .succeeded, "\(plain.error?.message ?? "")")
+    #expect(try hits(key) == 1)
+  }
 }

@@ -1,0 +1,82 @@
+import Foundation
+import RequestEngine
+import TestSupport
+import Testing
+
+/// Issue 18, items 9 and 10, through the built binary against the fixture server: a body that is
+/// a folder fails at once (it waited the idle timeout), a HEAD with a body does not load, and an
+/// import never leaves a workspace that no longer loads.
+@Suite struct WorkspaceHardeningCommandTests {
+  func reqbench(_ args: [String], in folder: URL) throws -> ProcessResult {
+    try runProcess(try reqbenchBinary, args, currentDirectory: folder, timeout: 60)
+  }
+
+  @Test func aFolderToUploadFailsBeforeAnythingIsSent() throws {
+    let key = uniqueKey("dirbody")
+    let (ws, folder) = try workspaceFile(
+      """
+      {"version": 1, "baseURL": "\(try TestServer.fixture.baseURL)/", "requests": [
+       {"name": "a", "method": "PUT", "url": "upload?key=\(key)", "body": {"file": "data/"}, "timeout": 30},
+       {"name": "c", "method": "POST", "url": "upload?key=\(key)", "body": {"multipart": [{"name": "f", "file": "data"}]}, "timeout": 30},
+       {"name": "ok", "method": "PUT", "url": "upload?key=\(key)", "body": {"file": "data/blob.bin"}}
+      ]}
+      """)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    try FileManager.default.createDirectory(at: folder.appendingPathComponent("data"), withIntermediateDirectories: true)
+    try Data("blob".utf8).write(to: folder.appendingPathComponent("data/blob.bin"))
+    for (name, place, path) in [("a", "body.file", "data/"), ("c", "body.multipart[0]", "data")] {
+      let result = try reqbench(["run", ws, name, "--no-history"], in: folder)
+      #expect(result.status == 2, "\(name): \(result.stderr)")
+      #expect(result.stderr.contains("\(name): failed: \(place): \"\(path)\" is a folder; name a file to send"), "\(name): \(result.stderr)")
+    }
+    #expect(try hits(key) == 0)
+    let ok = try reqbench(["run", ws, "ok", "--no-history"], in: folder)
+    #expect(ok.status == 0, "\(ok.stderr)")
+    #expect(try hits(key) == 1)
+  }
+
+  @Test func aHEADWithABodyDoesNotLoad() throws {
+    let key = uniqueKey("headbody")
+    let (ws, folder) = try workspaceFile(
+      """
+      {"version": 1, "requests": [
+       {"name": "d", "method": "HEAD", "url": "\(try TestServer.fixture.url("/anything?key=\(key)"))", "body": {"text": "abc"}}
+      ]}
+      """)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let result = try reqbench(["run", ws, "d", "--no-history"], in: folder)
+    #expect(result.status == 2, "\(result.stderr)")
+    #expect(result.stderr.contains(#"w.json:2:"#) && result.stderr.contains(#"requests[0].body: a HEAD request has no body"#), "\(result.stderr)")
+    #expect(try hits(key) == 0)
+  }
+
+  /// A JSON body 510 deep parses on its own but not inside a workspace (4 levels more, over the
+  /// reader's 512): each importer refuses it, names why, and the workspace keeps its bytes.
+  @Test func anImportNeverLeavesAWorkspaceThatDoesNotLoad() throws {
+    let (ws, folder) = try workspaceFile(#"{"version": 1, "requests": [{"name": "kept", "url": "http://127.0.0.1:9/"}]}"# + "\n")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let original = try String(contentsOfFile: ws, encoding: .utf8)
+    let deep = String(repeating: "[", count: 510) + String(repeating: "]", count: 510)
+    let postmanBody = JSONSerializer.quote(deep)
+    let inputs = [
+      ("curl", "in.sh", "curl http://127.0.0.1:9/anything -H 'Content-Type: application/json' --data-raw '\(deep)'\n"),
+      ("http", "in.http", "POST http://127.0.0.1:9/anything\nContent-Type: application/json\n\n\(deep)\n"),
+      ("postman", "in.postman.json",
+       #"{"info": {"name": "c", "schema": "https://schema.getpostman.com/json/collection/v2.1.0/collection.json"}, "item": [{"name": "deep", "request": {"method": "POST", "url": "http://127.0.0.1:9/anything", "header": [{"key": "Content-Type", "value": "application/json"}], "body": {"mode": "raw", "raw": \#(postmanBody)}}}]}"#),
+    ]
+    for (format, file, text) in inputs {
+      let input = folder.appendingPathComponent(file)
+      try text.write(to: input, atomically: true, encoding: .utf8)
+      let result = try reqbench(["import", format, input.path, "--into", ws], in: folder)
+      #expect(result.status == 2, "\(format): \(result.stderr)")
+      #expect(result.stderr.contains("nothing was written: the new text would not load again"), "\(format): \(result.stderr)")
+      #expect(result.stderr.contains("nesting deeper than 512 levels"), "\(format): \(result.stderr)")
+      #expect(try String(contentsOfFile: ws, encoding: .utf8) == original, "\(format) changed the workspace")
+    }
+    // The same into a workspace that does not exist yet: it is not created.
+    let fresh = folder.appendingPathComponent("fresh.json").path
+    let result = try reqbench(["import", "curl", folder.appendingPathComponent("in.sh").path, "--into", fresh], in: folder)
+    #expect(result.status == 2, "\(result.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: fresh))
+  }
+}
