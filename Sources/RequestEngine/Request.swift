@@ -269,13 +269,19 @@ public struct Request: Sendable, Equatable {
       copy.body.bytes = Array(redaction.apply(text).utf8)
     }
     copy.digest?.password = redaction.apply(digest?.password ?? "")
-    if case .multipart(let parts) = body.stream {
+    switch body.stream {
+    case .multipart(let parts):
       copy.body.stream = .multipart(parts.map { part in
         var masked = part
         masked.value = part.value.map(redaction.apply)
+        masked.file = part.file.map(redaction.apply)
         return masked
       })
+    case .file(let path): copy.body.stream = .file(path: redaction.apply(path))
+    case nil: break
     }
+    // A path a secret filled in (`download.to: "out/{{secret.k}}"`).
+    if let path = download?.path { copy.download?.path = redaction.apply(path) }
     return copy
   }
 }

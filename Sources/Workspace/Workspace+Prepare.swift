@@ -78,6 +78,8 @@ extension Workspace {
   /// `RequestBody` and yields to a `Content-Type` header. Every secret used ends up in
   /// `Request.secrets`, with the forms it takes on the wire (percent-encoded, JSON-escaped, inside
   /// an Authorization header).
+  /// An error names no secret's value: a URL that a secret fills in and that then has a space or
+  /// no host, a download path made from one, are masked (`••••`) like everything else printed.
   public func prepare(_ template: RequestTemplate, sources: VariableSources) throws(PrepareError)
     -> Request
   {
@@ -85,6 +87,16 @@ extension Workspace {
       request: template.name, sources: sources,
       environment: try selectEnvironment(sources.environment, for: template.name),
       variables: variables)
+    do {
+      return try prepare(template, in: scope)
+    } catch {
+      var masked = error
+      masked.message = Redaction(secrets: scope.secretForms()).apply(error.message)
+      throw masked
+    }
+  }
+
+  private func prepare(_ template: RequestTemplate, in scope: VariableScope) throws(PrepareError) -> Request {
     try scope.fillStepVariables()
 
     let reference = try scope.renderLine(template.url, in: "url")

@@ -184,12 +184,19 @@ struct RunResult {
     self.exchange = exchange
   }
 
+  /// Every output names no secret's value: the URL, the error and a download's file (a path made
+  /// from a secret) are masked.
   init(name: String, exchange: ExchangeResult) {
+    let redaction = Redaction(secrets: exchange.request.secrets)
+    var exchange = exchange
+    if let file = exchange.download?.file { exchange.download?.file = redaction.apply(file) }
     self.init(
       name: name, state: exchange.state, status: exchange.response?.status,
       bytes: exchange.download.map { Int($0.bytes) } ?? exchange.response?.body.count ?? 0, durationMs: (exchange.duration * 10_000).rounded() / 10,
       url: exchange.request.redacted().url,
-      error: exchange.error.map { RunError(kind: $0.kind.rawValue, message: $0.message, path: $0.path) },
+      error: exchange.error.map {
+        RunError(kind: $0.kind.rawValue, message: redaction.apply($0.message), path: $0.path.map(redaction.apply))
+      },
       exchange: exchange)
   }
 }

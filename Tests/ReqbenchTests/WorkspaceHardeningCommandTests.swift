@@ -80,3 +80,52 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: fresh))
   }
 }
+
+/// Issue 18, item 13: a secret's value never shows in a message: a URL a secret makes invalid
+/// (a space, no host) on stderr, in `--json` and in `export curl`'s error; a download path made
+/// from a secret in the status line, `--json`'s `file` and `export curl -o`.
+@Suite struct SecretsInMessagesTests {
+  func reqbench(_ args: [String], secret: String, in folder: URL) throws -> ProcessResult {
+    try runProcess(
+      try reqbenchBinary, args, environment: ["REQBENCH_SECRET_X": secret], currentDirectory: folder, timeout: 60)
+  }
+
+  @Test func aSecretInAURLOrAPathIsMaskedInEveryMessage() throws {
+    let key = uniqueKey("secretmsg")
+    let (ws, folder) = try workspaceFile(
+      """
+      {"version": 1, "requests": [
+       {"name": "u", "url": "\(try TestServer.fixture.url("/anything"))/{{secret.x}}?key=\(key)"},
+       {"name": "h", "url": "http://{{secret.x}}"},
+       {"name": "dl", "url": "\(try TestServer.fixture.url("/bytes/10"))", "download": {"to": "d/{{secret.x}}.bin"}}
+      ]}
+      """)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let spaced = "sp ace-S3CRET"
+    for args in [["run", ws, "u"], ["run", ws, "u", "--json"], ["export", "curl", ws, "u"]] {
+      let result = try reqbench(args, secret: spaced, in: folder)
+      #expect(result.status == 2, "\(args): \(result.stderr)")
+      let all = result.stdout + result.stderr
+      #expect(all.contains("contains a space"), "\(args): \(all)")
+      #expect(all.contains("/anything/••••?key="), "\(args): \(all)")
+      #expect(!all.contains("S3CRET"), "\(args): \(all)")
+    }
+    let noHost = try reqbench(["run", ws, "h", "--json"], secret: "?S3CRET", in: folder)
+    #expect(noHost.stdout.contains(#"\"http://••••\" has no host"#), "\(noHost.stdout)")
+    #expect(!(noHost.stdout + noHost.stderr).contains("S3CRET"))
+    #expect(try hits(key) == 0)
+
+    let plain = try reqbench(["run", ws, "dl"], secret: "S3CRET", in: folder)
+    #expect(plain.status == 0, "\(plain.stderr)")
+    #expect(plain.stderr.contains("saved 10 B to d/••••.bin"), "\(plain.stderr)")
+    let json = try reqbench(["run", ws, "dl", "--json"], secret: "S3CRET", in: folder)
+    #expect(json.stdout.contains(#"/d/••••.bin""#), "\(json.stdout)")
+    let export = try reqbench(["export", "curl", ws, "dl"], secret: "S3CRET", in: folder)
+    #expect(export.stdout.contains("/d/••••.bin' -C -"), "\(export.stdout)")
+    for result in [plain, json, export] {
+      #expect(!(result.stdout + result.stderr).contains("S3CRET"), "\(result.stdout)\(result.stderr)")
+    }
+    // The file itself has the name the secret gives it.
+    #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("d/S3CRET.bin").path))
+  }
+}
