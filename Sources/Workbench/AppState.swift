@@ -113,6 +113,7 @@ public struct AppState: Sendable {
     self.sources = sources
     self.width = width
     self.height = height
+    editor.request = selectedRequest?.name
   }
 
   /// Marks the workspace as new (its file missing), and says so.

@@ -7,6 +7,15 @@ import Workspace
 /// pane; each pane and overlay handles its own keys and messages in its own file (`Requests/`,
 /// `Editor/`, `Response/`, `Queue/`, `Prompts/`, `Overlays/`, `Mouse.swift`).
 public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
+  let commands = route(&state, msg)
+  // Whatever selected another request (a key, the mouse, a filter, a resize), the editor shows
+  // its first fields.
+  state.editor.follow(state.selectedRequest?.name)
+  return commands
+}
+
+/// Hands a message to the overlay, prompt or component it concerns.
+private func route(_ state: inout AppState, _ msg: Msg) -> [Command] {
   switch msg {
   case .resize(let width, let height):
     state.width = width

@@ -129,4 +129,68 @@ struct TUIDefectsTests {
     try demo.send("q")
     try demo.waitFor("[exited 0]")
   }
+
+  // 4: the name `w` suggests is selected: typing a name replaces it.
+  @Test func theWritePromptsNameIsReplacedByTyping() throws {
+    let file = try workspace(#"{"name": "users/list", "url": "/users"}"#)
+    let folder = URL(fileURLWithPath: file).deletingLastPathComponent()
+    let session = try TmuxSession([try reqbenchBinary.path, file])
+    try session.waitFor("users/")
+    try session.send("Enter")
+    try session.waitFor("✓ succeeded")
+    try session.send("3", "w")
+    try session.waitFor("write body to: users-list.json")
+    try session.type("names.txt")
+    try session.send("Enter")
+    try session.waitFor("/names.txt")
+    #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("names.txt").path))
+    #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("users-list.jsonnames.txt").path))
+    try session.send("q")
+    try session.waitFor("[exited 0]")
+  }
+
+  // 5: `E`, a trailing comma, save and quit: refused; the next `E` opens what was typed.
+  @Test func aRefusedBodyReopensInTheEditor() throws {
+    let (file, dir) = try workspaceFile(
+      #"{"version": 1, "requests": [{"name": "users/create", "method": "POST", "url": "http://127.0.0.1:9/users", "body": {"json": {"name": "Grace Hopper"}}}]}"#)
+    let script = dir.appendingPathComponent("edit.sh").path
+    let seen = dir.appendingPathComponent("seen.txt").path
+    // First run: a trailing comma. Second run: keeps what it was given, writes a valid body.
+    try """
+      #!/bin/sh
+      if [ -f "\(dir.path)/once" ]; then
+        cp "$1" "\(seen)"
+        printf '{"name": "Grace Brewster Hopper"}' > "$1"
+      else
+        touch "\(dir.path)/once"
+        printf '{"name": "Grace Hopper",}' > "$1"
+      fi
+      """.write(toFile: script, atomically: true, encoding: .utf8)
+    chmod(script, 0o755)
+    let session = try TmuxSession([try reqbenchBinary.path, file], environment: ["EDITOR": script, "VISUAL": ""])
+    try session.waitFor("Editor · users/create")
+    try session.send("E")
+    try session.waitFor("E reopens your text")
+    try session.send("E")
+    let back = try session.waitFor("body updated")
+    #expect(try String(contentsOfFile: seen, encoding: .utf8) == #"{"name": "Grace Hopper",}"#)
+    #expect(back.contains("Grace Brewster Hopper"))
+    try session.send("q", "d")
+    try session.waitFor("[exited 0]")
+  }
+
+  // 9: the editor scrolled to its last fields on one request; another shows its first ones.
+  @Test func anotherRequestShowsItsFirstFields() throws {
+    let session = try TmuxSession([try reqbenchBinary.path, "--demo"])
+    try session.waitFor("users/")
+    try session.send("2", "G")
+    try session.waitFor("TLS        ")
+    try session.send("1")
+    for _ in 0..<8 { try session.send("j") }  // users/list … auth/me, slow
+    let screen = try session.waitFor("Editor · slow")
+    #expect(screen.contains("Method     GET"), "\(screen)")
+    #expect(screen.contains("URL        /slow"), "\(screen)")
+    try session.send("q")
+    try session.waitFor("[exited 0]")
+  }
 }

@@ -178,4 +178,78 @@ struct DefectTests {
     send(&state, .key(.char("4")), .key(.char("g")))
     #expect(!screen(state).contains { $0.contains("not valid JSON") })
   }
+
+  // MARK: - 4: the name `w` suggests is selected
+
+  @Test func theWritePromptsNameIsSelected() throws {
+    var state = try demoState()
+    let request = Request(name: "users/list", url: "http://127.0.0.1:8080/users")
+    send(&state, .key(.enter))
+    for msg in exchangeEvents(id: 1, request: request, body: #"[{"name": "Ada"}]"#) { send(&state, msg) }
+    _ = keys(&state, "3w")
+    #expect(state.prompt?.input.text == "users-list.json")
+    #expect(state.prompt?.input.selected == true)
+    _ = keys(&state, "names.txt")
+    #expect(send(&state, .key(.enter)) == [.writeBody(ExchangeID(rawValue: 1), path: "names.txt")])
+    // With a jq filter shown.
+    _ = keys(&state, "|")
+    send(&state, .key(.enter))
+    send(&state, .filtered(expression: ".", result: .success("\"Ada\"\n")))
+    _ = keys(&state, "w")
+    #expect(state.prompt?.input.text == "users-list.jq.txt" && state.prompt?.input.selected == true)
+    _ = keys(&state, "names.txt")
+    #expect(
+      send(&state, .key(.enter)) == [.writeBody(ExchangeID(rawValue: 1), path: "names.txt", jqOutput: "\"Ada\"\n")])
+  }
+
+  // MARK: - 5: a refused body is not lost
+
+  @Test func aRefusedBodyReopensOnTheNextE() throws {
+    var state = try demoState()
+    let create = try #require(state.visibleRequests.firstIndex { $0.name == "users/create" })
+    for _ in 0..<create { send(&state, .key(.down)) }
+    guard case .edit(let original, _)? = keys(&state, "E").first else {
+      Issue.record("E did not open the editor")
+      return
+    }
+    let typed = "{\n  \"name\": \"Grace Hopper\",\n}\n"
+    send(&state, .editorFinished(typed, error: nil))
+    #expect(state.message?.isError == true)
+    #expect(state.message?.text.contains("E reopens your text") == true)
+    #expect(state.selectedRequest?.body == .json(["name": "Grace Hopper"]))
+    // The next E opens what was typed, not the body as it was.
+    #expect(keys(&state, "E") == [.edit(text: typed, fileExtension: "json")])
+    send(&state, .editorFinished(#"{"name": "Grace"}"#, error: nil))
+    #expect(state.selectedRequest?.body == .json(["name": "Grace"]))
+    guard case .edit(let now, _)? = keys(&state, "E").first else { return }
+    #expect(now != typed && now != original && now.contains("Grace"))
+    // Refused again, reopened and left as it was: given up, the body stays.
+    send(&state, .editorFinished("{", error: nil))
+    #expect(keys(&state, "E") == [.edit(text: "{", fileExtension: "json")])
+    send(&state, .editorFinished(nil, error: nil))
+    #expect(state.message?.text.contains("dropped") == true)
+    #expect(keys(&state, "E") == [.edit(text: now, fileExtension: "json")])
+  }
+
+  // MARK: - 9: another request shows its first fields
+
+  @Test func anotherRequestShowsItsFirstFields() throws {
+    var state = try demoState()
+    _ = keys(&state, "2")
+    _ = keys(&state, "G")
+    #expect(state.editorField > 10 && state.editorScroll > 0)
+    _ = keys(&state, "1")
+    let slow = try #require(state.visibleRequests.firstIndex { $0.name == "slow" })
+    for _ in 0..<slow { send(&state, .key(.down)) }
+    #expect(state.selectedRequest?.name == "slow")
+    #expect(state.editorField == 0 && state.editorScroll == 0)
+    let lines = screen(state)
+    #expect(lines.contains { $0.contains("Method     GET") })
+    #expect(lines.contains { $0.contains("URL        /slow") })
+    // The same request after a resize keeps its place.
+    _ = keys(&state, "2")
+    send(&state, .key(.char("j")), .key(.char("j")))
+    send(&state, .resize(width: 150, height: 40))
+    #expect(state.editorField == 2)
+  }
 }

@@ -4,12 +4,26 @@ import Workspace
 
 /// The editor pane's own state.
 public struct EditorState: Sendable {
+  /// The request the position below belongs to: another request selected starts at its first
+  /// fields (`follow`), not where the one before was scrolled to.
+  public var request: String?
   /// The selected field of the selected request (`RequestTemplate.editorFields`).
   public var field = 0
   /// The first field shown below the resolved request line.
   public var scroll = 0
   /// The field being edited in place, while it is.
   public var editing: LineEdit?
+  /// A body `$EDITOR` left that was refused (not valid JSON), by request name: the next `E` on
+  /// that request opens it again instead of the body as it was, so nothing typed is lost.
+  public var refusedBodies: [String: String] = [:]
+
+  /// The request shown is `name`: a different one than the position belongs to starts at the top.
+  mutating func follow(_ name: String?) {
+    guard name != request else { return }
+    request = name
+    field = 0
+    scroll = 0
+  }
 }
 
 /// The editor pane: moving over the fields, editing one in place, the body in $EDITOR.
@@ -22,19 +36,28 @@ extension AppState {
     } else if let text, let template = selectedRequest {
       do {
         replace(template, with: try template.applyingBody(text))
+        editor.refusedBodies[template.name] = nil
         message = StatusMessage("body updated; Ctrl-S saves the workspace")
       } catch {
-        message = StatusMessage(error.message, isError: true)
+        // Kept: the next E reopens the editor on it.
+        editor.refusedBodies[template.name] = text
+        message = StatusMessage(error.message + "; E reopens your text to fix it", isError: true)
       }
     } else if text == nil {
-      message = StatusMessage("body unchanged")
+      if let name = selectedRequest?.name, editor.refusedBodies.removeValue(forKey: name) != nil {
+        // The refused text reopened and left as it was: given up; the body is the one before.
+        message = StatusMessage("refused text left unchanged and dropped; the body is as it was (E edits it)")
+      } else {
+        message = StatusMessage("body unchanged")
+      }
     }
   }
 
+  /// `E`: `$EDITOR` on the body, or on the text it left last time when that was refused.
   mutating func editBody() -> [Command] {
     guard let template = selectedRequest else { return [] }
     let (text, ext) = template.bodyEditorText
-    return [.edit(text: text, fileExtension: ext)]
+    return [.edit(text: editor.refusedBodies[template.name] ?? text, fileExtension: ext)]
   }
 
   mutating func handleEditor(_ action: Action) -> [Command] {

@@ -215,10 +215,10 @@ extension AppState {
       let name = row.name.replacingOccurrences(of: "/", with: "-")
       if viewer.filter != nil, viewer.filteredText != nil {
         // The jq output shown is what gets written.
-        prompt = Prompt(purpose: .writeBody, label: "write jq output to", input: LineEdit("\(name).jq.txt"))
+        prompt = Prompt(purpose: .writeBody, label: "write jq output to", input: LineEdit("\(name).jq.txt", selected: true))
       } else {
         let ext = viewer.document?.kind == .json ? "json" : "txt"
-        prompt = Prompt(purpose: .writeBody, label: "write body to", input: LineEdit("\(name).\(ext)"))
+        prompt = Prompt(purpose: .writeBody, label: "write body to", input: LineEdit("\(name).\(ext)", selected: true))
       }
     case .resend:
       if let history = viewer.history {
