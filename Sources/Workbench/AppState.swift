@@ -157,9 +157,13 @@ extension AppState {
     get { editor.editing }
     set { editor.editing = newValue }
   }
+  /// The selected exchange's index in `exchanges` (0 while a run's line or nothing is selected).
   public var queueSelection: Int {
-    get { queue.selection }
-    set { queue.selection = newValue }
+    get {
+      guard case .exchange(let id)? = queue.selected else { return 0 }
+      return exchanges.firstIndex { $0.id == id } ?? 0
+    }
+    set { queue.selected = exchanges.indices.contains(newValue) ? .exchange(exchanges[newValue].id) : nil }
   }
   public var queueScroll: Int {
     get { queue.scroll }
@@ -167,7 +171,7 @@ extension AppState {
   }
   public var queueFlowSelection: QueueFlowItem? {
     get { queue.flowSelection }
-    set { queue.flowSelection = newValue }
+    set { queue.selected = newValue.map(QueueLine.flow) }
   }
   public var expandedFlows: Set<String> {
     get { queue.expandedFlows }

@@ -15,7 +15,11 @@ extension AppState {
       case .requests:
         selectRequest(min(max(0, list.selection + delta), max(0, selectableCount - 1)))
       case .queue:
-        if !exchanges.isEmpty { selectQueueRow(min(max(0, queue.selection + delta), exchanges.count - 1)) }
+        let lines = queueLines
+        if !lines.isEmpty {
+          let current = queue.selected.flatMap { lines.firstIndex(of: $0) } ?? 0
+          selectQueueLine(lines[min(max(0, current + delta), lines.count - 1)])
+        }
       case .editor:
         // The fields under the resolved URL line: the last one stays on screen.
         let fields = selectedRequest?.editorFields.count ?? 0
@@ -29,19 +33,10 @@ extension AppState {
       case .requests:
         if row >= 0, let item = listEntries(from: list.scroll + row, count: 1).first?.item { selectRequest(item) }
       case .queue:
-        let section = queueFlowLines
-        let window = Array(queueFlowWindow)
-        // The column header is the pane's first line, above the section.
-        if row >= 1, row - 1 < section, window.indices.contains(row - 1) {
-          selectQueueFlow(window[row - 1])
-        } else if row >= 1 + section {
-          let index = queue.scroll + row - section - 1
-          if exchanges.indices.contains(index) {
-            queue.flowSelection = nil
-            queue.selection = index
-            show(exchanges[index].id)
-          }
-        }
+        // The column header is the pane's first line, above the lines shown.
+        let lines = queueLines
+        let index = queueFirstLine(lines) + row - 1
+        if row >= 1, lines.indices.contains(index) { selectQueueLine(lines[index]) }
       case .editor:
         let index = editor.scroll + row - 1  // the resolved URL line
         if let count = selectedRequest?.editorFields.count, index >= 0, index < count { editor.field = index }

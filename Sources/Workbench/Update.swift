@@ -198,18 +198,15 @@ extension AppState {
   mutating func keepSelectionsInView() {
     guard !layout.tooSmall else { return }
     selectRequest(list.selection)
-    let height = max(1, queueExchangeLines)
-    if queue.selection < queue.scroll { queue.scroll = queue.selection }
-    if queue.selection >= queue.scroll + height { queue.scroll = queue.selection - height + 1 }
+    keepQueueSelectionInView()
   }
 
   var layout: Layout { Layout(width: width, height: height) }
 
   mutating func clampSelections() {
     list.selection = min(list.selection, max(0, selectableCount - 1))
-    queue.selection = min(queue.selection, max(0, exchanges.count - 1))
     if let item = queue.flowSelection, !queueFlowItems.contains(item) {
-      queue.flowSelection = flows.contains { $0.run == item.run } ? .flow(run: item.run) : nil
+      queue.selected = flows.contains { $0.run == item.run } ? .flow(.flow(run: item.run)) : exchanges.first.map { .exchange($0.id) }
     }
   }
 

@@ -193,4 +193,51 @@ struct TUIDefectsTests {
     try session.send("q")
     try session.waitFor("[exited 0]")
   }
+
+  // 7: the queue scrolls as one list: no empty lines while lines remain, members in place.
+  @Test func theQueueScrollsAsOneList() throws {
+    let session = try TmuxSession([try reqbenchBinary.path, "--demo"])
+    try session.waitFor("users/")
+    for n in 1...10 {
+      try session.send("Enter")
+      try session.waitFor("4 Queue · \(n) ")
+    }
+    try session.send("4", "G")
+    usleep(200_000)
+    var rows = queueRows(try session.screen())
+    #expect(rows.count == 10 && rows.allSatisfy { $0.contains("users/list") }, "\(rows.joined(separator: "\n"))")
+    // Six batch and chain runs (the list's last two entries), then G: no empty line.
+    try session.send("1", "G")
+    try session.waitFor("Editor · login-flow")
+    for _ in 0..<3 {
+      try session.send("Enter")
+      try session.waitFor("chain login-flow succeeded")
+      try session.send("k", "Enter")
+      try session.waitFor("batch smoke ")
+      try session.send("j")
+    }
+    try session.send("4", "G")
+    usleep(300_000)
+    rows = queueRows(try session.screen())
+    #expect(rows.count == 10 && !rows.contains(where: isEmpty), "\(rows.joined(separator: "\n"))")
+    // The newest run at the top, expanded: its members right under it, the other runs below.
+    try session.send("g", "Enter")
+    let screen = try session.waitFor("▾ ⧉ smoke")
+    rows = queueRows(screen)
+    let batch = try #require(rows.firstIndex { $0.contains("▾ ⧉ smoke") }, "\(screen)")
+    #expect(batch == 0)
+    #expect(rows[1].contains("users/list") && rows[2].contains("users/get") && rows[3].contains("login-flow"), "\(screen)")
+    #expect(rows[5].contains("⛓ login-flow"), "\(screen)")
+    #expect(!rows.contains(where: isEmpty))
+    try session.send("q")
+    try session.waitFor("[exited 0]")
+  }
+
+  func queueRows(_ screen: String) -> [String] {
+    let all = lines(screen)
+    guard let header = all.firstIndex(where: { $0.contains("STATE       STATUS REQUEST") }) else { return [] }
+    return Array(all[(header + 1)...].prefix { !$0.hasPrefix("└") })
+  }
+
+  func isEmpty(_ line: String) -> Bool { line.dropFirst().dropLast().allSatisfy { $0 == " " } }
 }

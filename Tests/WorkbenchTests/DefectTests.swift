@@ -252,4 +252,81 @@ struct DefectTests {
     send(&state, .resize(width: 150, height: 40))
     #expect(state.editorField == 2)
   }
+
+  // MARK: - 7: the queue is one scrollable sequence
+
+  /// The queue pane's lines below its column header.
+  func queueRows(_ state: AppState) -> [String] {
+    let lines = screen(state)
+    guard let header = lines.firstIndex(where: { $0.contains("STATE       STATUS REQUEST") }) else { return [] }
+    return Array(lines[(header + 1)...].prefix { !$0.hasPrefix("└") })
+  }
+
+  func isEmptyRow(_ line: String) -> Bool { line.dropFirst().dropLast().allSatisfy { $0 == " " } }
+
+  /// `count` finished exchanges of users/get, ids from `from`.
+  func exchanges(_ state: inout AppState, _ count: Int, from: UInt64 = 1) {
+    let request = Request(name: "users/get", url: "http://127.0.0.1:8080/users/1")
+    for id in from..<(from + UInt64(count)) { for msg in exchangeEvents(id: id, request: request) { send(&state, msg) } }
+  }
+
+  @Test func tenExchangesInTenLinesAllShowAfterG() throws {
+    var state = try demoState()
+    exchanges(&state, 10)
+    _ = keys(&state, "4G")
+    let rows = queueRows(state)
+    #expect(rows.count == 10)
+    #expect(rows.allSatisfy { $0.contains("users/get") }, "\(rows.joined(separator: "\n"))")
+    #expect(state.queueSelection == 9 && state.queueScroll == 0)
+    // Twelve: the last ten, the last one selected, no empty line.
+    exchanges(&state, 2, from: 11)
+    _ = keys(&state, "G")
+    #expect(queueRows(state).allSatisfy { $0.contains("users/get") })
+    #expect(state.queueScroll == 2)
+    // New exchanges arriving above keep the selection in view.
+    exchanges(&state, 5, from: 13)
+    #expect(state.queueSelection == 16)
+    let first = state.queueFirstLine(state.queueLines)
+    #expect(first <= 16 && 16 < first + 10)
+  }
+
+  @Test func runsAndExchangesScrollAsOneList() throws {
+    var state = try demoState()
+    for run in 1...6 {
+      send(&state, .flowStarted(run: "r\(run)", name: run % 2 == 0 ? "smoke" : "login-flow", kind: run % 2 == 0 ? .batch : .chain))
+    }
+    exchanges(&state, 8)
+    _ = keys(&state, "4G")
+    var rows = queueRows(state)
+    #expect(!rows.contains(where: isEmptyRow), "\(rows.joined(separator: "\n"))")
+    #expect(rows.filter { $0.contains("users/get") }.count == 8)
+    #expect(rows.last?.contains("users/get") == true)
+    // Up through the exchanges into the runs: the selection is always on screen.
+    for step in 0..<14 {
+      let selected = try #require(state.queue.selected)
+      let index = try #require(state.queueLines.firstIndex(of: selected))
+      let first = state.queueFirstLine(state.queueLines)
+      #expect(first <= index && index < first + 10, "step \(step)")
+      #expect(!queueRows(state).contains(where: isEmptyRow))
+      _ = keys(&state, "k")
+    }
+    #expect(state.queueFlowSelection == .flow(run: "r6"))
+    // Expanding a batch: its members in place under its row, the exchanges below them.
+    _ = keys(&state, "j")
+    #expect(state.queueFlowSelection == .flow(run: "r5"))
+    _ = keys(&state, "j")
+    #expect(state.queueFlowSelection == .flow(run: "r4"))
+    send(&state, .key(.enter))
+    rows = queueRows(state)
+    let batch = try #require(rows.firstIndex { $0.contains("⧉ smoke") && $0.contains("▾") })
+    #expect(rows[batch + 1].contains("users/list") && rows[batch + 4].contains("files/small-json"), "\(rows.joined(separator: "\n"))")
+    #expect(!rows.contains(where: isEmptyRow))
+    // Down through the members and on to the exchanges, in view all the way.
+    for _ in 0..<10 {
+      _ = keys(&state, "j")
+      let index = try #require(state.queue.selected.flatMap { state.queueLines.firstIndex(of: $0) })
+      let first = state.queueFirstLine(state.queueLines)
+      #expect(first <= index && index < first + 10)
+    }
+  }
 }

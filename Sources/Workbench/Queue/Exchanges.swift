@@ -178,11 +178,11 @@ extension AppState {
       exchanges.insert(row, at: 0)
       if following == request.name {
         following = nil
-        queue.flowSelection = nil
-        queue.selection = 0
+        queue.selected = .exchange(id)
         show(id)
-      } else if exchanges.count > 1 {
-        queue.selection += 1  // keep the selected row selected
+        keepQueueSelectionInView()
+      } else if queue.selected == nil {
+        queue.selected = .exchange(id)  // the first line of an empty queue; later ones keep the selection
       }
     case .started(let id, let attempt):
       let now = self.now

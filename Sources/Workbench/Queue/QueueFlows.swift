@@ -25,27 +25,6 @@ extension AppState {
     return items
   }
 
-  /// How many lines of the queue pane the section takes: a third of it, half while a run is
-  /// expanded.
-  public var queueFlowLines: Int {
-    let height = layout.contentHeight(of: .queue)
-    let items = queueFlowItems.count
-    return min(items, max(0, queue.expandedFlows.isEmpty ? height / 3 : height / 2))
-  }
-
-  /// The section's lines on screen: a window that keeps the selected one in view.
-  public var queueFlowWindow: ArraySlice<QueueFlowItem> {
-    let items = queueFlowItems
-    let lines = queueFlowLines
-    guard lines > 0 else { return [] }
-    let selected = queue.flowSelection.flatMap { items.firstIndex(of: $0) } ?? 0
-    let start = selected >= lines ? selected - lines + 1 : 0
-    return items[start..<min(items.count, start + lines)]
-  }
-
-  /// The exchange rows below the section (without its header line).
-  var queueExchangeLines: Int { max(1, layout.contentHeight(of: .queue) - queueFlowLines - 1) }
-
   /// The run a queue line belongs to.
   public func flowRow(_ run: String) -> FlowRow? { flows.first { $0.run == run } }
 
@@ -56,10 +35,10 @@ extension AppState {
       exchanges.contains(where: { $0.id == id })
     {
       show(id)
-      queue.flowSelection = item
+      queue.selected = .flow(item)
       return
     }
-    queue.flowSelection = item
+    queue.selected = .flow(item)
     viewer.flow = item.run
     viewer.history = nil
     viewer.scroll = 0

@@ -2,35 +2,74 @@ import Foundation
 import RequestEngine
 import Workspace
 
-/// The queue pane's own state (the exchanges and runs it lists are the app's: `exchanges`, `flows`).
-public struct QueueState: Sendable {
-  /// The selected exchange (an index into `exchanges`), when no run line is selected.
-  public var selection = 0
-  /// The first exchange shown.
-  public var scroll = 0
-  /// The selected line of the batch and chain section; nil when an exchange is selected.
-  public var flowSelection: QueueFlowItem?
-  /// Runs whose members (batches) or steps (chains) are listed under their row.
-  public var expandedFlows: Set<String> = []
+/// A line of the queue: a batch or chain run's row (or, expanded, one of its members or steps),
+/// or an exchange.
+public enum QueueLine: Sendable, Hashable {
+  case flow(QueueFlowItem)
+  case exchange(ExchangeID)
 }
 
-/// The queue pane: keys over its exchanges (the batch and chain section is in QueueFlows.swift),
+/// The queue pane's own state (the exchanges and runs it lists are the app's: `exchanges`, `flows`).
+/// Its lines are one sequence (`AppState.queueLines`: the runs, each expanded one with its members
+/// or steps in place, then the exchanges), scrolled as one: the selection is always in view and
+/// no line is left empty while lines remain below (`AppState.queueFirstLine`).
+public struct QueueState: Sendable {
+  /// The selected line, by what it shows (so rows arriving above it keep it selected); nil while
+  /// the queue is empty.
+  public var selected: QueueLine?
+  /// The first line shown (below the column header), as last scrolled; drawn from
+  /// `AppState.queueFirstLine`, which keeps the selection in view.
+  public var scroll = 0
+  /// Runs whose members (batches) or steps (chains) are listed under their row.
+  public var expandedFlows: Set<String> = []
+
+  /// The selected line of the batch and chain section; nil when an exchange (or nothing) is selected.
+  public var flowSelection: QueueFlowItem? {
+    if case .flow(let item)? = selected { item } else { nil }
+  }
+}
+
+/// The queue pane: its one list of lines, keys over it (a run's own keys are in QueueFlows.swift),
 /// re-sending, and the downloads an earlier session left.
 extension AppState {
   var selectedExchange: ExchangeRow? {
-    exchanges.indices.contains(queue.selection) ? exchanges[queue.selection] : nil
+    guard case .exchange(let id)? = queue.selected else { return nil }
+    return exchanges.first { $0.id == id }
+  }
+
+  /// Every line of the queue, in order: the runs (expanded ones followed by their members or
+  /// steps), then the exchanges, newest first.
+  public var queueLines: [QueueLine] {
+    queueFlowItems.map(QueueLine.flow) + exchanges.map { .exchange($0.id) }
+  }
+
+  /// The lines shown below the column header.
+  var queueRows: Int { max(1, layout.contentHeight(of: .queue)) }
+
+  /// The first line shown: where the queue was scrolled to, moved as little as keeps the
+  /// selected line in view, and never so far that lines stay empty at the bottom while lines
+  /// above are hidden.
+  public func queueFirstLine(_ lines: [QueueLine]) -> Int {
+    let rows = queueRows
+    var first = min(queue.scroll, max(0, lines.count - rows))
+    if let selected = queue.selected, let index = lines.firstIndex(of: selected) {
+      if index < first { first = index }
+      if index >= first + rows { first = index - rows + 1 }
+    }
+    return max(0, first)
+  }
+
+  /// Scrolls the queue (as little as needed) so the selected line is in view.
+  mutating func keepQueueSelectionInView() {
+    queue.scroll = queueFirstLine(queueLines)
   }
 
   mutating func handleQueue(_ action: Action) -> [Command] {
-    // One list: the batch and chain section, then the exchanges.
-    let items = queueFlowItems
-    let current = queue.flowSelection.flatMap { items.firstIndex(of: $0) } ?? (items.count + queue.selection)
-    if let index = move(action, current, count: items.count + exchanges.count, page: layout.contentHeight(of: .queue)) {
-      if index < items.count {
-        selectQueueFlow(items[index])
-      } else {
-        selectQueueRow(index - items.count)
-      }
+    let lines = queueLines
+    // Nothing selected yet: moving starts from the first exchange, below the runs.
+    let current = queue.selected.flatMap { lines.firstIndex(of: $0) } ?? queueFlowItems.count
+    if let index = move(action, current, count: lines.count, page: queueRows) {
+      selectQueueLine(lines[index])
       return []
     }
     if let item = queue.flowSelection { return handleQueueFlow(action, item) }
@@ -57,15 +96,17 @@ extension AppState {
     }
   }
 
-  /// Selects an exchange row, scrolls the queue to keep it in view and shows it in the viewer.
-  mutating func selectQueueRow(_ index: Int) {
-    guard exchanges.indices.contains(index) else { return }
-    queue.flowSelection = nil
-    queue.selection = index
-    let height = queueExchangeLines
-    if queue.selection < queue.scroll { queue.scroll = queue.selection }
-    if queue.selection >= queue.scroll + height { queue.scroll = queue.selection - height + 1 }
-    show(exchanges[index].id)
+  /// Selects a line, scrolls the queue to keep it in view and shows what it stands for in the
+  /// viewer (an exchange, a run, a member's exchange).
+  mutating func selectQueueLine(_ line: QueueLine) {
+    switch line {
+    case .flow(let item):
+      selectQueueFlow(item)
+    case .exchange(let id):
+      queue.selected = line
+      show(id)
+    }
+    keepQueueSelectionInView()
   }
 
   /// Sends the request of an exchange again (as it is in the workspace now).
@@ -100,6 +141,7 @@ extension AppState {
         response: nil, error: ExchangeError(kind: .cancelled, message: "interrupted in an earlier session"),
         attempts: 0, queuedAt: download.updated, startedAt: nil, finishedAt: download.updated, download: outcome)
       exchanges.append(row)
+      if queue.selected == nil { queue.selected = .exchange(id) }
     }
   }
 

@@ -38,9 +38,9 @@ extension Painter {
 
   func queue(_ buffer: inout ScreenBuffer) {
     frame(&buffer, .queue, suffix: state.exchanges.isEmpty ? "" : " · \(state.exchanges.count)")
-    var area = inner(.queue)
-    // The column header on top, then the batch and chain runs (the newest few, expanded ones
-    // with their members or steps), then the exchanges.
+    let area = inner(.queue)
+    // The column header on top, then the batch and chain runs (expanded ones with their members
+    // or steps), then the exchanges.
     let c = QueueColumns(area)
     buffer.put("  STATE", x: c.state, y: area.y, style: theme.dim)
     buffer.put("STATUS", x: c.status, y: area.y, style: theme.dim)
@@ -48,70 +48,72 @@ extension Painter {
     if c.sizeWidth > 0 { buffer.put(TextWidth.pad("SIZE", to: 9, alignRight: true), x: c.size, y: area.y, style: theme.dim) }
     if c.timeWidth > 0 { buffer.put(TextWidth.pad("TIME", to: 10, alignRight: true), x: c.time, y: area.y, style: theme.dim) }
     if c.progressWidth > 0 { buffer.put("PROGRESS", x: c.progress + 1, y: area.y, style: theme.dim) }
-    let flowLines = state.queueFlowLines
-    for (i, item) in state.queueFlowWindow.enumerated() {
-      guard let flow = state.flowRow(item.run) else { continue }
+    // One sequence of lines below the header, scrolled as one (`AppState.queueFirstLine`).
+    let lines = state.queueLines
+    let first = state.queueFirstLine(lines)
+    let shown = lines.dropFirst(first).prefix(max(0, area.height - 1))
+    if state.exchanges.isEmpty, shown.count < area.height - 1 {
+      // Nothing or runs only (their requests not sent yet): the hint below them.
+      buffer.putTruncated(
+        "nothing sent yet: Enter sends the selected request", x: area.x + 2, y: area.y + 1 + shown.count, style: theme.dim,
+        width: area.width - 2)
+    }
+    for (i, line) in shown.enumerated() {
       let y = area.y + 1 + i
-      switch item {
-      case .flow: flowRow(&buffer, flow, y: y, x: area.x, width: area.width)
-      case .member(_, let index): memberRow(&buffer, flow, index, y: y, x: area.x, width: area.width)
-      case .step(_, let index): stepRow(&buffer, flow, index, y: y, x: area.x, width: area.width)
-      }
-      if item == state.queue.flowSelection {
-        buffer.setStyle(Rect(x: area.x, y: y, width: area.width, height: 1)) { style in
-          if state.focus == .queue { style.reverse = true } else { style.underline = true }
+      switch line {
+      case .flow(let item):
+        guard let flow = state.flowRow(item.run) else { continue }
+        switch item {
+        case .flow: flowRow(&buffer, flow, y: y, x: area.x, width: area.width)
+        case .member(_, let index): memberRow(&buffer, flow, index, y: y, x: area.x, width: area.width)
+        case .step(_, let index): stepRow(&buffer, flow, index, y: y, x: area.x, width: area.width)
         }
+      case .exchange(let id):
+        guard let row = state.exchanges.first(where: { $0.id == id }) else { continue }
+        exchangeRow(&buffer, row, c, y: y)
+      }
+      if line == state.queue.selected {
+        highlight(&buffer, Rect(x: area.x, y: y, width: area.width, height: 1), focused: state.focus == .queue)
       }
     }
-    // `area.y` stays the header's line: the exchanges start below it and the section.
-    area.y += flowLines
-    area.height -= flowLines
-    if state.exchanges.isEmpty {
-      buffer.putTruncated("nothing sent yet: Enter sends the selected request", x: area.x + 2, y: area.y + 1, style: theme.dim, width: area.width - 2)
-      return
+  }
+
+  /// An exchange's row: state, status, method, name and badges, error, size, time, progress.
+  func exchangeRow(_ buffer: inout ScreenBuffer, _ row: ExchangeRow, _ c: QueueColumns, y: Int) {
+    let shownState = row.shownState
+    buffer.putTruncated(glyph(shownState) + " " + row.stateWord, x: c.state, y: y, style: theme.state(shownState), width: 13)
+    buffer.put(row.status.map(String.init) ?? "-", x: c.status, y: y, style: theme.status(row.status))
+    var x = c.name
+    x += buffer.put(TextWidth.pad(row.method.rawValue, to: 7), x: x, y: y, style: theme.method(row.method))
+    // Badges (served from the cache, merged with an identical request in flight, resumable)
+    // keep their room: the name is cut (with "…") before they are.
+    // On a narrow screen `resumable 17%` becomes `⟳ 17%` rather than push the name under 9.
+    var badges = row.badges
+    let room = c.size - x - 1
+    let wanted = min(9, TextWidth.of(row.label))
+    if room - badges.reduce(0, { $0 + TextWidth.of($1) + 3 }) < wanted {
+      badges = badges.map { $0.hasPrefix("resumable") ? "⟳" + $0.dropFirst("resumable".count) : $0 }
     }
-    for (line, row) in state.exchanges.enumerated().dropFirst(state.queue.scroll).prefix(max(0, area.height - 1)) {
-      let y = area.y + 1 + line - state.queue.scroll
-      let shownState = row.shownState
-      buffer.putTruncated(glyph(shownState) + " " + row.stateWord, x: c.state, y: y, style: theme.state(shownState), width: 13)
-      buffer.put(row.status.map(String.init) ?? "-", x: c.status, y: y, style: theme.status(row.status))
-      var x = c.name
-      x += buffer.put(TextWidth.pad(row.method.rawValue, to: 7), x: x, y: y, style: theme.method(row.method))
-      // Badges (served from the cache, merged with an identical request in flight, resumable)
-      // keep their room: the name is cut (with "…") before they are.
-      // On a narrow screen `resumable 17%` becomes `⟳ 17%` rather than push the name under 9.
-      var badges = row.badges
-      let room = c.size - x - 1
-      let wanted = min(9, TextWidth.of(row.label))
-      if room - badges.reduce(0, { $0 + TextWidth.of($1) + 3 }) < wanted {
-        badges = badges.map { $0.hasPrefix("resumable") ? "⟳" + $0.dropFirst("resumable".count) : $0 }
-      }
-      let badgeRoom = badges.reduce(0) { $0 + TextWidth.of($1) + 3 }
-      let nameRoom = max(min(wanted, room), room - badgeRoom)
-      x += buffer.putTruncated(row.label, x: x, y: y, width: max(1, nameRoom))
-      for badge in badges where x + TextWidth.of(badge) + 3 <= c.size {
-        x += 1
-        x += buffer.put(" " + badge + " ", x: x, y: y, style: theme.badge)
-      }
-      if let error = row.result?.error, row.state == .failed, x + 2 < c.size - 1 {
-        buffer.putTruncated(error.message, x: x + 2, y: y, style: theme.dim, width: c.size - x - 3)
-      } else if let failure = row.flowFailure, x + 2 < c.size - 1 {
-        buffer.putTruncated(failure.message, x: x + 2, y: y, style: theme.dim, width: c.size - x - 3)
-      }
-      let size = row.state == .queued ? "" : Formatting.bytes(row.bytes)
-      if c.sizeWidth > 0 { buffer.put(TextWidth.pad(size, to: 9, alignRight: true), x: c.size, y: y) }
-      let duration = row.time.map { Formatting.milliseconds($0.total * 1000) }
-        ?? row.startedAt.flatMap { start in state.now.map { Formatting.milliseconds(max(0, $0.timeIntervalSince(start)) * 1000) } }
-        ?? ""
-      if c.timeWidth > 0 { buffer.put(TextWidth.pad(duration, to: 10, alignRight: true), x: c.time, y: y) }
-      if row.state == .running, c.progressWidth > 0 {
-        buffer.put(progressBar(row, width: c.progressWidth - 1), x: c.progress + 1, y: y, style: theme.state(row.state))
-      }
-      if line == state.queue.selection && state.queue.flowSelection == nil {
-        buffer.setStyle(Rect(x: area.x, y: y, width: area.width, height: 1)) { style in
-          if state.focus == .queue { style.reverse = true } else { style.underline = true }
-        }
-      }
+    let badgeRoom = badges.reduce(0) { $0 + TextWidth.of($1) + 3 }
+    let nameRoom = max(min(wanted, room), room - badgeRoom)
+    x += buffer.putTruncated(row.label, x: x, y: y, width: max(1, nameRoom))
+    for badge in badges where x + TextWidth.of(badge) + 3 <= c.size {
+      x += 1
+      x += buffer.put(" " + badge + " ", x: x, y: y, style: theme.badge)
+    }
+    if let error = row.result?.error, row.state == .failed, x + 2 < c.size - 1 {
+      buffer.putTruncated(error.message, x: x + 2, y: y, style: theme.dim, width: c.size - x - 3)
+    } else if let failure = row.flowFailure, x + 2 < c.size - 1 {
+      buffer.putTruncated(failure.message, x: x + 2, y: y, style: theme.dim, width: c.size - x - 3)
+    }
+    let size = row.state == .queued ? "" : Formatting.bytes(row.bytes)
+    if c.sizeWidth > 0 { buffer.put(TextWidth.pad(size, to: 9, alignRight: true), x: c.size, y: y) }
+    let duration = row.time.map { Formatting.milliseconds($0.total * 1000) }
+      ?? row.startedAt.flatMap { start in state.now.map { Formatting.milliseconds(max(0, $0.timeIntervalSince(start)) * 1000) } }
+      ?? ""
+    if c.timeWidth > 0 { buffer.put(TextWidth.pad(duration, to: 10, alignRight: true), x: c.time, y: y) }
+    if row.state == .running, c.progressWidth > 0 {
+      buffer.put(progressBar(row, width: c.progressWidth - 1), x: c.progress + 1, y: y, style: theme.state(row.state))
     }
   }
 
