@@ -51,9 +51,11 @@ final class TUIRuntime {
   func run() -> Int32 {
     let inbox = self.inbox
     let history = self.history
-    agent.subscribe { event in
-      inbox.post(.agent(event))
-      if case .finished(let result) = event {
+    // A pass of the engine's events at once: what one pass says of an exchange (a dedup
+    // waiter's queued and joined, its primary's headers) reaches the screen in the same frame.
+    agent.subscribeBatches { events in
+      inbox.post(events.map(Msg.agent))
+      for case .finished(let result) in events {
         history.recordInBackground(result, name: result.request.name) { error in
           inbox.post(.historyShown(nil, error: "not recorded: \(error.description)"))
         }
@@ -301,10 +303,14 @@ final class MessageInbox: @unchecked Sendable {
     close(writeFD)
   }
 
-  func post(_ msg: Msg) {
+  func post(_ msg: Msg) { post([msg]) }
+
+  /// Posts `batch` as one: the UI thread takes all of it or none of it.
+  func post(_ batch: [Msg]) {
+    guard !batch.isEmpty else { return }
     let wake = lock.withLock {
-      messages.append(msg)
-      return messages.count == 1
+      messages.append(contentsOf: batch)
+      return messages.count == batch.count
     }
     if wake {
       var byte: UInt8 = 1

@@ -233,6 +233,58 @@ struct TUIDefectsTests {
     try session.waitFor("[exited 0]")
   }
 
+  // 3: the demo's flaky answers 503 with `Retry-After: 1`: the viewer says the wait it takes,
+  // and the retry comes after it.
+  @Test func aRetryWaitsAsTheServerSays() throws {
+    let session = try TmuxSession([try reqbenchBinary.path, "--demo"])
+    try session.waitFor("users/")
+    try send(session, "flaky")
+    try session.waitFor("retrying 2 in 1.00 s: status 503")
+    let screen = try session.waitFor("✓ succeeded")
+    let row = try #require(queue(screen).first { $0.contains("flaky") }, "\(screen)")
+    #expect(row.contains("200"), "\(row)")
+    // Its time (the wait included) is over the second the server asked for.
+    let time = row.range(of: #"[0-9]+\.[0-9]+ s "#, options: .regularExpression).map { row[$0].dropLast(3) }
+    #expect((time.flatMap { Double($0) } ?? 0) >= 1.0, "\(row)")
+    try session.send("q")
+    try session.waitFor("[exited 0]")
+  }
+
+  // 10: a dedup waiter shows its primary's status and its `dedup` badge in its first frame.
+  @Test func aDedupWaiterShowsStatusAndBadgeFromTheStart() throws {
+    let session = try TmuxSession([try reqbenchBinary.path, "--demo"])
+    try session.waitFor("users/")
+    try send(session, "trickle")
+    try session.waitFor("▶ running     200    GET    trickle")
+    try session.send("Enter")
+    // The first screen with two trickle rows (trickle takes about 4 s, so the primary is still going).
+    let deadline = Date().addingTimeInterval(3)
+    var rows: [String] = []
+    while Date() < deadline, rows.count < 2 {
+      rows = queueRows(try session.screen()).filter { $0.contains("trickle") }
+      usleep(10_000)
+    }
+    #expect(rows.count == 2, "\(rows)")
+    let waiter = try #require(rows.first, "\(rows)")
+    #expect(waiter.contains("dedup") && waiter.contains("▶ running     200"), "\(waiter)")
+    try session.waitFor("✓ succeeded   200    GET    trickle  dedup")
+    try session.send("q")
+    try session.waitFor("[exited 0]")
+  }
+
+  // 10: a 3xx with followRedirects false is a success (curl without -L).
+  @Test func aRedirectNotFollowedSucceeds() throws {
+    let file = try workspace(#"{"name": "moved", "url": "/redirect-to?url=/get&status=302", "followRedirects": false}"#)
+    let session = try TmuxSession([try reqbenchBinary.path, file])
+    try session.waitFor("moved")
+    try session.send("Enter")
+    let screen = try session.waitFor("✓ succeeded   302")
+    #expect(screen.contains("302 Found"), "\(screen)")
+    #expect(!screen.contains("outside 200-299"), "\(screen)")
+    try session.send("q")
+    try session.waitFor("[exited 0]")
+  }
+
   func queueRows(_ screen: String) -> [String] {
     let all = lines(screen)
     guard let header = all.firstIndex(where: { $0.contains("STATE       STATUS REQUEST") }) else { return [] }

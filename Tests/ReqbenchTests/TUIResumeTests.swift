@@ -86,6 +86,14 @@ struct TUIResumeTests {
     #expect(
       SHA256.hex(Array((try? Data(contentsOf: file)) ?? Data()))
         == SHA256.hex(try #require(expected.response).body.bytes()))
+    // Issue 12.10: the downloaded file follows the umask, as curl's do (the state files stay 0600).
+    // The umask read, not set (setting it would race the tests running beside this one).
+    let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+    let mask = try #require(
+      status.split(separator: "\n").first { $0.hasPrefix("Umask:") }
+        .flatMap { Int($0.dropFirst(6).trimmingCharacters(in: .whitespaces), radix: 8) })
+    let mode = (try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int) ?? 0
+    #expect(mode == 0o666 & ~mask, "mode \(String(mode, radix: 8))")
     // The partial file was the target's: nothing is left in the state folder.
     #expect(((try? FileManager.default.contentsOfDirectory(atPath: downloads)) ?? []) == [])
     try second.send("q")

@@ -60,8 +60,9 @@ extension AppState {
     guard let first = added.first else { return }
     if let index = visibleRequests.firstIndex(where: { $0.name == first }) { selectRequest(index) }
     focus = .editor
+    // The position belongs to the new request now (so update's follow keeps it): its URL.
+    editor.follow(selectedRequest?.name)
     editor.field = selectedRequest?.editorFields.firstIndex { $0.kind == .url } ?? 0
-    editor.scroll = 0
     let what = added.count == 1 ? "added \(first)" : "added \(added.count) requests: " + added.joined(separator: ", ")
     message = StatusMessage(what + " (unsaved; Ctrl-S saves)" + (warnings.first.map { "; " + $0 } ?? ""))
   }
