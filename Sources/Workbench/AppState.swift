@@ -26,6 +26,10 @@ public enum Overlay: Sendable, Equatable {
   case unsavedChanges
   /// `H`: the history of every request (`historyOverlay`).
   case history
+  /// `v`: the environments, to choose one (`environmentOverlay`).
+  case environments
+  /// `V`: the variables in scope for the selected request (`variablesOverlay`).
+  case variables
 }
 
 /// A message in the status bar; errors say what to do.
@@ -69,6 +73,11 @@ public struct AppState: Sendable {
   public var isNewFile = false
   /// Requests edited since the last save (the list marks them, the status bar counts them).
   public var unsaved: Set<String> = []
+  /// Edits of the workspace outside its requests since the last save: `environment`,
+  /// `variables.host`, `environments.staging.host` (the status bar counts them with `unsaved`).
+  public var unsavedSettings: Set<String> = []
+  /// The `environment` key as the file has it (loaded or last saved): choosing it again is no edit.
+  var savedEnvironment: String?
   /// Every exchange, newest first (the queue lists them, the viewer shows one).
   public var exchanges: [ExchangeRow] = []
   /// Batch and chain runs, newest first, drawn above the exchanges.
@@ -85,6 +94,8 @@ public struct AppState: Sendable {
   public var overlay: Overlay?
   public var helpScroll = 0
   public var historyOverlay = HistoryOverlayState()
+  public var environmentOverlay = EnvironmentOverlayState()
+  public var variablesOverlay = VariablesOverlayState()
   /// What the history overlay asked for the entry on its way (show, send again, copy).
   var historyOpening: HistoryOpening?
   /// Set while a save asked for by the unsaved-changes question runs: quit once it succeeded.
@@ -109,6 +120,7 @@ public struct AppState: Sendable {
     width: Int = 160, height: Int = 45
   ) {
     self.workspace = workspace
+    self.savedEnvironment = workspace.environment
     self.workspaceFile = workspaceFile
     self.sources = sources
     self.width = width
@@ -121,6 +133,9 @@ public struct AppState: Sendable {
     isNewFile = true
     message = StatusMessage("new workspace \(workspaceFile), not saved yet")
   }
+
+  /// Anything edited and not saved: a save writes it, quitting asks first.
+  public var hasUnsavedEdits: Bool { !unsaved.isEmpty || !unsavedSettings.isEmpty }
 
   /// Exchanges that have not ended.
   public var runningCount: Int { exchanges.filter { $0.state == .running }.count }

@@ -28,6 +28,8 @@ public enum Msg: Sendable {
   case flow(run: String, FlowEvent)
   /// The runtime's answer to `continueSearch`: the next slice of a search in a big body.
   case searchContinue
+  /// `setSecret` wrote the secrets file (`secrets`: its content now), or why it could not.
+  case secretSaved(name: String, secrets: SecretsFile?, error: String?)
 }
 
 public struct FilterError: Error, Sendable, Equatable {
@@ -61,5 +63,8 @@ public enum Command: Sendable, Equatable {
   case cancelFlow(run: String)
   /// Sends `searchContinue` back once pending input and events have been handled.
   case continueSearch
+  /// Sets the secret `name` in the secrets file beside the workspace (read again first, so
+  /// secrets another program added stay); `secretSaved` comes back.
+  case setSecret(name: String, value: String)
   case quit
 }

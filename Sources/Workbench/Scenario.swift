@@ -21,6 +21,10 @@ public enum Scenario: String, CaseIterable, Sendable {
   /// Downloads and uploads: one running with speed and ETA, an upload going out, one left from
   /// an earlier session (resumable), one resumed and finished, shown in the viewer.
   case downloads
+  /// `v`: the environments, `grace` highlighted with its variables beside the list.
+  case environments
+  /// `V`: the variables in scope for users/get, environment `ada` in use.
+  case variables
 
   public static let epoch = Date(timeIntervalSince1970: 1_790_000_000)
 
@@ -48,6 +52,14 @@ public enum Scenario: String, CaseIterable, Sendable {
       Scenario.send(&state, .key(.char("?")))
     case .downloads:
       Scenario.playDownloads(&state)
+    case .environments, .variables:
+      if let index = state.visibleRequests.firstIndex(where: { $0.name == "users/get" }) { state.selectRequest(index) }
+      Scenario.send(&state, .key(.char("v")), .key(.char("j")))
+      if self == .environments {
+        Scenario.send(&state, .key(.char("j")))
+      } else {
+        Scenario.send(&state, .key(.enter), .key(.char("V")))
+      }
     }
     return state
   }

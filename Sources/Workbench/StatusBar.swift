@@ -19,7 +19,9 @@ extension Painter {
         buffer.put(hint, x: area.x + area.width - hintWidth, y: area.y, style: theme.dim)
         width -= hintWidth + 1
       }
-      drawEdit(prompt.input, &buffer, x: x, y: area.y, width: width)
+      var input = prompt.input
+      if prompt.isHidden { input.text = String(repeating: "•", count: input.text.count) }
+      drawEdit(input, &buffer, x: x, y: area.y, width: width)
       if let error = prompt.error, area.y > 0 {
         // Why Enter was refused, on the line above the prompt until the text changes.
         let line = Rect(x: area.x, y: area.y - 1, width: area.width, height: 1)
@@ -32,7 +34,8 @@ extension Painter {
     var left = " \(state.workspace.name)"
     if let environment { left += " · env \(environment)" }
     if state.isNewFile { left += " · new, not saved" }
-    if !state.unsaved.isEmpty { left += " · \(state.unsaved.count) unsaved" }
+    let unsavedCount = state.unsaved.count + state.unsavedSettings.count
+    if unsavedCount > 0 { left += " · \(unsavedCount) unsaved" }
     var x = buffer.putTruncated(left, x: area.x, y: area.y, style: theme.title, width: area.width)
     let counts = " · \(state.runningCount) running · \(state.queuedCount) queued · \(state.failedCount) failed "
     x += buffer.putTruncated(counts, x: x, y: area.y, style: state.failedCount > 0 ? theme.error : theme.dim, width: area.width - x)

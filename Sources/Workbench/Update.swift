@@ -60,6 +60,9 @@ private func route(_ state: inout AppState, _ msg: Msg) -> [Command] {
   case .historyFound(let id, let results, let error):
     state.historyFound(id: id, results, error: error)
     return []
+  case .secretSaved(let name, let secrets, let error):
+    state.secretSaved(name: name, secrets: secrets, error: error)
+    return []
   }
 }
 
@@ -71,6 +74,8 @@ extension AppState {
     case .confirmQuit: return .confirmQuit
     case .unsavedChanges: return .unsavedChanges
     case .history: return historyOverlayContext
+    case .environments: return .environments
+    case .variables: return .variables
     case nil: break
     }
     if confirmOverwrite != nil { return .confirmOverwrite }
@@ -123,6 +128,12 @@ extension AppState {
       return []
     case .openHistory:
       return openHistoryOverlay()
+    case .chooseEnvironment:
+      openEnvironmentOverlay()
+      return []
+    case .showVariables:
+      openVariablesOverlay()
+      return []
     case .nextPane:
       focus = Pane(rawValue: (focus.rawValue + 1) % Pane.allCases.count) ?? .requests
       return []
@@ -162,7 +173,7 @@ extension AppState {
       overlay = .confirmQuit
       return []
     }
-    if !unsaved.isEmpty {
+    if hasUnsavedEdits {
       overlay = .unsavedChanges
       return []
     }
@@ -175,6 +186,8 @@ extension AppState {
     case .confirmQuit: return handleConfirmQuitKey(key)
     case .unsavedChanges: return handleUnsavedChangesKey(key)
     case .history: return handleHistoryOverlayKey(key)
+    case .environments: return handleEnvironmentOverlayKey(key)
+    case .variables: return handleVariablesOverlayKey(key)
     }
   }
 
@@ -220,6 +233,8 @@ extension AppState {
       return []
     }
     unsaved = []
+    unsavedSettings = []
+    savedEnvironment = workspace.environment
     message = StatusMessage((isNewFile ? "created " : "saved ") + workspaceFile)
     isNewFile = false
     return quitting ? [.quit] : []

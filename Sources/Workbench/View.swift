@@ -32,6 +32,8 @@ public func view(_ state: AppState, into buffer: inout ScreenBuffer) {
   case .confirmQuit: painter.confirmQuit(&buffer)
   case .unsavedChanges: painter.unsavedChanges(&buffer)
   case .history: painter.historyOverlay(&buffer)
+  case .environments: painter.environmentOverlay(&buffer)
+  case .variables: painter.variablesOverlay(&buffer)
   case nil: break
   }
 }

@@ -270,22 +270,39 @@ private final class VariableScope {
   }
 
   func value(of name: String, in place: String) throws(PrepareError) -> String {
-    if let value = stepValues[name] {
-      return noteOrigin(name, value, "from vars.\(name) of \(sources.stepDescription)")
-    }
-    if let value = sources.overrides[name] {
-      if name.hasPrefix("secret.") { usedSecrets.append(value) }
-      return noteOrigin(name, value, "from --var \(name)")
-    }
-    if let value = sources.captured[name] {
-      if name.hasPrefix("secret.") { usedSecrets.append(value) }
-      return noteOrigin(name, value, "captured from a server's response by an earlier step of the chain")
+    // One lookup decides the layer (`VariableSources.lookup`); here each layer's value is noted,
+    // a secret's remembered for masking, a workspace value's own variables filled in.
+    if let found = sources.lookup(name, environment: environment, variables: variables, stepValues: stepValues) {
+      let value = found.value
+      switch found.layer {
+      case .step:
+        return noteOrigin(name, value, "from vars.\(name) of \(sources.stepDescription)")
+      case .override:
+        if name.hasPrefix("secret.") { usedSecrets.append(value) }
+        return noteOrigin(name, value, "from --var \(name)")
+      case .captured:
+        if name.hasPrefix("secret.") { usedSecrets.append(value) }
+        return noteOrigin(name, value, "captured from a server's response by an earlier step of the chain")
+      case .processEnvironment(let variable):
+        return noteOrigin(name, value, "from the environment variable \(variable)")
+      case .secretEnvironment(let variable):
+        usedSecrets.append(value)
+        return noteOrigin(name, value, "the secret \(JSONSerializer.quote(String(name.dropFirst(7)))), from \(variable)")
+      case .secretsFile:
+        usedSecrets.append(value)
+        return noteOrigin(name, value, "the secret \(JSONSerializer.quote(String(name.dropFirst(7)))), from the secrets file")
+      case .environment(let environment):
+        let filled = try fillIn(name, value, in: place)
+        rawValues[name] = value
+        return noteOrigin(name, filled, "from environment \(JSONSerializer.quote(environment))")
+      case .workspace:
+        let filled = try fillIn(name, value, in: place)
+        rawValues[name] = value
+        return noteOrigin(name, filled, "from \"variables\"")
+      }
     }
     if name.hasPrefix("env.") {
       let variable = String(name.dropFirst(4))
-      if let value = sources.processEnvironment[variable] {
-        return noteOrigin(name, value, "from the environment variable \(variable)")
-      }
       throw PrepareError(
         code: .undefinedVariable(name), request: request,
         message: "{{\(name)}} in \(place): the environment variable \(variable) is not set; "
@@ -294,28 +311,10 @@ private final class VariableScope {
     if name.hasPrefix("secret.") {
       let secret = String(name.dropFirst(7))
       let variable = VariableSources.secretEnvironmentName(secret)
-      if let value = sources.processEnvironment[variable] {
-        usedSecrets.append(value)
-        return noteOrigin(name, value, "the secret \(JSONSerializer.quote(secret)), from \(variable)")
-      }
-      if let value = sources.secrets.value(of: secret) {
-        usedSecrets.append(value)
-        return noteOrigin(name, value, "the secret \(JSONSerializer.quote(secret)), from the secrets file")
-      }
       throw PrepareError(
         code: .undefinedVariable(name), request: request,
         message: "{{\(name)}} in \(place): no secret \(JSONSerializer.quote(secret)); set it with "
           + "`reqbench secrets set WORKSPACE \(secret)` or export \(variable)")
-    }
-    if let value = environment?.value(of: name) {
-      let filled = try fillIn(name, value, in: place)
-      rawValues[name] = value
-      return noteOrigin(name, filled, "from environment \(JSONSerializer.quote(environment?.name ?? ""))")
-    }
-    if let value = variables.value(of: name) {
-      let filled = try fillIn(name, value, in: place)
-      rawValues[name] = value
-      return noteOrigin(name, filled, "from \"variables\"")
     }
     throw PrepareError(
       code: .undefinedVariable(name), request: request,

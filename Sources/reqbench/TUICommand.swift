@@ -215,6 +215,20 @@ final class TUIRuntime {
         events: { inbox.post(.flow(run: token, $0)) }, completion: { _ in })
     case .cancelFlow(let run):
       flowRuns[run]?.cancel()
+    case .setSecret(let name, let value):
+      // On this thread: a small file, and the next frame shows the outcome.
+      do {
+        var secrets = try SecretsFile.load(forWorkspace: workspaceURL)
+        secrets.set(name, value)
+        try secrets.save()
+        apply(.secretSaved(name: name, secrets: secrets, error: nil))
+      } catch let error as WorkspaceError {
+        apply(.secretSaved(name: name, secrets: nil, error: error.description))
+      } catch let error as FileError {
+        apply(.secretSaved(name: name, secrets: nil, error: error.description))
+      } catch {
+        apply(.secretSaved(name: name, secrets: nil, error: "\(error)"))
+      }
     case .continueSearch:
       // Through the inbox: keys, agent events and a frame get their turn between two slices.
       inbox.post(.searchContinue)

@@ -24,6 +24,8 @@ public enum Action: String, Sendable, CaseIterable {
   case openHistory, switchHistoryMode, openAsRequest
   // The queue
   case view, cancelExchange, whereIsFilter
+  // Environments and variables (`v`, `V`)
+  case chooseEnvironment, showVariables, applyEnvironment, editVariable, closeOverlay
   // Prompts and line editing
   case accept, cancelPrompt
   case cursorLeft, cursorRight, lineStart, lineEnd, deleteBackward, deleteForward, clearBefore, clearAfter
@@ -53,6 +55,8 @@ public enum KeyContext: String, Sendable, CaseIterable {
   case help
   /// The history overlay (`H`) while typing its filter, and on its list.
   case historyFilter, historyList
+  /// The environment list (`v`) and the variables in scope (`V`).
+  case environments, variables
   case confirmQuit, unsavedChanges, confirmOverwrite
 
   /// The contexts of the four panes, where `global` keys apply too.
@@ -62,7 +66,7 @@ public enum KeyContext: String, Sendable, CaseIterable {
 /// A group of bindings as the help and the README show them.
 public enum KeySection: String, Sendable, CaseIterable {
   case everywhere, lists, scrolling, requests, flowInList, editor, editing, response, queue, queueRun
-  case prompt, lineEdit, historyFilter, historyList, confirmQuit, unsavedChanges, confirmOverwrite, mouse
+  case prompt, lineEdit, historyFilter, historyList, environments, variables, confirmQuit, unsavedChanges, confirmOverwrite, mouse
 
   public var title: String {
     switch self {
@@ -80,6 +84,8 @@ public enum KeySection: String, Sendable, CaseIterable {
     case .lineEdit: "Typing in a prompt or a field"
     case .historyFilter: "History of every request (H), typing its filter"
     case .historyList: "History of every request (H), on its list"
+    case .environments: "Environments (v)"
+    case .variables: "Variables in scope (V)"
     case .confirmQuit: "Quit while transfers run"
     case .unsavedChanges: "Quit with unsaved edits"
     case .confirmOverwrite: "Write over an existing file"
@@ -104,6 +110,8 @@ public enum KeySection: String, Sendable, CaseIterable {
     case .lineEdit: [.lineEdit]
     case .historyFilter: [.historyFilter]
     case .historyList: [.historyList]
+    case .environments: [.environments]
+    case .variables: [.variables]
     case .confirmQuit: [.confirmQuit]
     case .unsavedChanges: [.unsavedChanges]
     case .confirmOverwrite: [.confirmOverwrite]
@@ -117,6 +125,8 @@ public enum KeySection: String, Sendable, CaseIterable {
     case .scrolling: "in the help, any other key closes it"
     case .prompt: "a prompt comes back with its last value selected: typing replaces it, ← → Home End keep it to edit"
     case .historyFilter: "the words are those of reqbench history --search; the line-editing keys edit the filter"
+    case .environments: "--env NAME on the command line gives way to the environment chosen here"
+    case .variables: "secrets show as ••••; a secret's value is typed hidden and written to the secrets file at once"
     case .confirmQuit, .unsavedChanges: "any other key: stay"
     case .confirmOverwrite: "any other key: keep the file"
     case .mouse: "a click selects and focuses, the wheel scrolls"
@@ -205,6 +215,12 @@ public enum Keymap {
     KeyBinding(.focusQueue, [.char("4")], "the queue", .everywhere),
     KeyBinding(.cancelAll, [.char("C")], "cancel everything running", hint: "cancel all", hintIn: [.queue], .everywhere),
     KeyBinding(.save, [.ctrl("s")], "save the workspace", hint: "save", hintIn: [.editor], .everywhere),
+    KeyBinding(
+      .chooseEnvironment, [.char("v")], "choose the environment (or none): it applies at once; Ctrl-S saves the choice",
+      hint: "env", hintIn: [.requests, .editor], .everywhere),
+    KeyBinding(
+      .showVariables, [.char("V")], "the variables in scope for the selected request: value, where it comes from; edit them",
+      .everywhere),
     KeyBinding(.help, [.char("?"), .function(1)], "all keys (this help)", hint: "help", .everywhere),
     KeyBinding(
       .openHistory, [.char("H")], "the history of every request, newest first, filtered as you type", .everywhere),
@@ -318,6 +334,24 @@ public enum Keymap {
     KeyBinding(.openAsRequest, [.char("o")], "open it as a new request of the workspace (unsaved)", .historyList),
     KeyBinding(.switchHistoryMode, [.tab, .char("/")], "back to typing the filter", .historyList),
     KeyBinding(.back, [.escape], "close", .historyList),
+    // Environments
+    KeyBinding(.down, [.down, .char("j")], "next environment", .environments),
+    KeyBinding(.up, [.up, .char("k")], "previous environment", .environments),
+    KeyBinding(
+      .applyEnvironment, [.enter], "use it: the editor's resolved URL, sends and the status bar follow at once",
+      .environments),
+    KeyBinding(.closeOverlay, [.escape, .char("v"), .char("q")], "close, keeping the environment", .environments),
+    // Variables
+    KeyBinding(.down, [.down, .char("j")], "next variable", .variables),
+    KeyBinding(.up, [.up, .char("k")], "previous variable", .variables),
+    KeyBinding(.pageDown, [.pageDown, .ctrl("d")], "a page down", .variables),
+    KeyBinding(.pageUp, [.pageUp, .ctrl("u")], "a page up", .variables),
+    KeyBinding(
+      .editVariable, [.enter, .char("e")],
+      "edit its value: in the environment chosen, else the workspace's variables; a secret, hidden, in the secrets file",
+      .variables),
+    KeyBinding(.chooseEnvironment, [.char("v")], "choose the environment", .variables),
+    KeyBinding(.closeOverlay, [.escape, .char("V"), .char("q")], "close", .variables),
     // Questions
     KeyBinding(.cancelAndQuit, [.char("y"), .char("Y"), .enter], "cancel the transfers and quit", .confirmQuit),
     KeyBinding(.quitNow, [.ctrl("c")], "cancel them and quit at once, unsaved edits too", .confirmQuit),

@@ -8,7 +8,7 @@ import Workspace
 extension AppState {
   mutating func handleConfirmQuitKey(_ key: Key) -> [Command] {
     switch Keymap.action(for: key, in: .confirmQuit) {
-    case .cancelAndQuit where !unsaved.isEmpty:
+    case .cancelAndQuit where hasUnsavedEdits:
       overlay = .unsavedChanges
       return [.cancelAll]
     case .cancelAndQuit, .quitNow:
@@ -50,10 +50,13 @@ extension Painter {
   func unsavedChanges(_ buffer: inout ScreenBuffer) {
     let count = state.unsaved.count
     let names = state.unsaved.sorted().joined(separator: ", ")
+    var what: [String] = []
+    if count > 0 { what.append((count == 1 ? "1 request has unsaved changes: " : "\(count) requests have unsaved changes: ") + names) }
+    if !state.unsavedSettings.isEmpty { what.append("unsaved: " + state.unsavedSettings.sorted().joined(separator: ", ")) }
     dialog(
       &buffer, title: "Unsaved changes",
       [
-        (count == 1 ? "1 request has unsaved changes: " : "\(count) requests have unsaved changes: ") + names,
+        what.joined(separator: "; "),
         "s save and quit · d discard and quit · Esc stay",
       ])
   }

@@ -86,6 +86,10 @@ public struct Prompt: Sendable, Equatable {
     case newRequest
     /// The name of the one request read from the text before.
     case nameNewRequest(ImportedRequests)
+    /// A variable's new value (`V`), written into the workspace there.
+    case setVariable(name: String, home: VariableHome)
+    /// A secret's value (`V`), typed hidden, for the secrets file.
+    case setSecret(name: String)
   }
   public var purpose: Purpose
   public var label: String
@@ -99,6 +103,12 @@ public struct Prompt: Sendable, Equatable {
     self.input = input
     self.error = error
   }
+
+  /// The text is drawn as `•`s (a secret being typed).
+  public var isHidden: Bool {
+    if case .setSecret = purpose { return true }
+    return false
+  }
 }
 
 /// Keys while a prompt is open: Enter acts on its text, Esc closes it, the rest edit it.
@@ -108,7 +118,11 @@ extension AppState {
     switch Keymap.action(for: key, in: .prompt) {
     case .cancelPrompt:
       prompt = nil
-      if current.purpose == .filterRequests { clearRequestFilter() }
+      switch current.purpose {
+      case .filterRequests: clearRequestFilter()
+      case .setVariable, .setSecret: overlay = .variables
+      default: break
+      }
       return []
     case .accept:
       prompt = nil
@@ -136,6 +150,8 @@ extension AppState {
         submitNewRequest(current.input)
       case .nameNewRequest(let imported):
         nameNewRequest(imported, current.input)
+      case .setVariable, .setSecret:
+        return acceptVariable(current.purpose, text: text)
       }
       return []
     default:

@@ -107,7 +107,7 @@ public enum HTTPFileExporter {
       visiting.remove(name)
       order.append(name)
     }
-    for name in exported.flatMap(variableNames) { visit(name) }
+    for name in exported.flatMap(\.variableNames) { visit(name) }
     return text(
       for: exported, variables: order.map { Variable(name: $0, value: values[$0] ?? "") },
       onlyUsed: false)
@@ -163,7 +163,7 @@ public enum HTTPFileExporter {
   static func text(for templates: [RequestTemplate], variables: [Variable], onlyUsed: Bool) -> String {
     var out = ""
     // The variables used, each once with the value that wins (the last), in workspace order.
-    let used = Set(templates.flatMap(variableNames))
+    let used = Set(templates.flatMap(\.variableNames))
     let lines = variables.enumerated().filter { index, variable in
       (!onlyUsed || used.contains(variable.name))
         && variables.lastIndex(where: { $0.name == variable.name }) == index
@@ -294,40 +294,5 @@ public enum HTTPFileExporter {
     case .bool(let flag): flag ? "true" : "false"
     default: JSONSerializer.compact(value)
     }
-  }
-
-  /// The `{{variables}}` a template uses, anywhere.
-  static func variableNames(_ template: RequestTemplate) -> [String] {
-    var texts = [template.url]
-    func collect(_ value: JSONValue) {
-      switch value {
-      case .string(let text): texts.append(text)
-      case .array(let items): items.forEach(collect)
-      case .object(let object):
-        for member in object.members {
-          texts.append(member.key)
-          collect(member.value)
-        }
-      default: break
-      }
-    }
-    collect(.object(template.sentQuery))
-    for field in template.sentHeaders { texts += [field.name, field.value] }
-    switch template.body {
-    case .json(let value): collect(value)
-    case .form(let fields): collect(.object(fields))
-    case .text(let text, _): texts.append(text)
-    case .file(let path, _): texts.append(path)
-    case .multipart(let fields):
-      for field in fields { texts += [field.name, field.value, field.file, field.type, field.filename].compactMap { $0 } }
-    case nil: break
-    }
-    if let download = template.download { texts.append(download.to) }
-    switch template.auth {
-    case .basic(let user, let password), .digest(let user, let password): texts += [user, password]
-    case .bearer(let token): texts.append(token)
-    case nil: break
-    }
-    return texts.flatMap { (try? Template($0))?.variableNames ?? [] }
   }
 }

@@ -1,0 +1,130 @@
+import Foundation
+import RequestEngine
+import TerminalUI
+import Workspace
+
+/// `v`: the workspace's environments (and none) in a box over the panes, the one in use marked,
+/// the highlighted one's variables beside the list (as Slumber's profile list previews a
+/// profile's fields). Enter applies it at once: the editor's resolved URL, the next sends and the
+/// status bar follow; the choice becomes the file's `environment` key on the next save.
+public struct EnvironmentOverlayState: Sendable, Equatable {
+  /// 0 is "none", then the environments in file order.
+  public var selection = 0
+  public init() {}
+}
+
+extension AppState {
+  /// The environment in use: `--env`, else the `environment` key.
+  public var environmentInUse: String? { sources.environment ?? workspace.environment }
+
+  mutating func openEnvironmentOverlay() {
+    guard !workspace.environments.isEmpty else {
+      message = StatusMessage("this workspace has no environments: add \"environments\": {\"NAME\": {\"var\": \"value\"}} to its file")
+      return
+    }
+    overlay = .environments
+    let index = workspace.environments.firstIndex { $0.name == environmentInUse }
+    environmentOverlay.selection = index.map { $0 + 1 } ?? 0
+  }
+
+  mutating func handleEnvironmentOverlayKey(_ key: Key) -> [Command] {
+    guard let action = Keymap.action(for: key, in: .environments) else { return [] }
+    switch action {
+    case .down, .up:
+      let count = workspace.environments.count + 1
+      if let index = move(action, environmentOverlay.selection, count: count, page: count) {
+        environmentOverlay.selection = index
+      }
+    case .applyEnvironment:
+      let index = environmentOverlay.selection - 1
+      applyEnvironment(workspace.environments.indices.contains(index) ? workspace.environments[index].name : nil)
+      overlay = nil
+    case .closeOverlay:
+      overlay = nil
+    default:
+      break
+    }
+    return []
+  }
+
+  /// Uses `name` (nil: none) from now on, in place of `--env` too; an unsaved edit of the file's
+  /// `environment` key until it is saved (choosing the saved one again is no edit).
+  mutating func applyEnvironment(_ name: String?) {
+    let before = environmentInUse
+    do {
+      try workspace.selectEnvironment(name)
+    } catch {
+      message = StatusMessage(error.message, isError: true)
+      return
+    }
+    sources.environment = nil
+    if name == savedEnvironment {
+      unsavedSettings.remove("environment")
+    } else {
+      unsavedSettings.insert("environment")
+    }
+    if name == before {
+      message = StatusMessage("environment \(name ?? "none") (unchanged)")
+    } else {
+      message = StatusMessage(
+        "environment \(name ?? "none"): sends use it from now on"
+          + (unsavedSettings.contains("environment") ? " (Ctrl-S saves the choice)" : ""))
+    }
+  }
+
+  var environmentOverlayRect: Rect {
+    let names = [EnvironmentOverlayState.noneLabel] + workspace.environments.map(\.name)
+    let listWidth = min(30, (names.map(TextWidth.of).max() ?? 4) + 4)
+    let width = min(self.width - 4, max(60, listWidth + 50))
+    let rows = max(workspace.environments.count + 1, (workspace.environments.map(\.variables.count).max() ?? 0))
+    let height = min(self.height - 4, rows + 5)
+    return Rect(x: (self.width - width) / 2, y: max(1, (self.height - height) / 2), width: width, height: height)
+  }
+}
+
+extension EnvironmentOverlayState {
+  static let noneLabel = "(none)"
+}
+
+extension Painter {
+  func environmentOverlay(_ buffer: inout ScreenBuffer) {
+    let rect = state.environmentOverlayRect
+    let environments = state.workspace.environments
+    buffer.fill(rect)
+    buffer.box(rect, title: "Environments", style: theme.focusedBorder, titleStyle: theme.focusedBorder)
+    let inner = rect.inset(by: 1)
+    let names = [EnvironmentOverlayState.noneLabel] + environments.map(\.name)
+    let listWidth = min(30, (names.map(TextWidth.of).max() ?? 4) + 4)
+    let rows = max(1, inner.height - 2)
+    let selection = state.environmentOverlay.selection
+    let scroll = max(0, selection - rows + 1)
+    for row in 0..<rows {
+      let index = scroll + row
+      guard names.indices.contains(index) else { break }
+      let inUse = index == 0 ? state.environmentInUse == nil : environments[index - 1].name == state.environmentInUse
+      let y = inner.y + row
+      buffer.putTruncated((inUse ? "● " : "  ") + names[index], x: inner.x + 1, y: y, style: inUse ? theme.key : .plain, width: listWidth - 1)
+      if index == selection { highlight(&buffer, Rect(x: inner.x, y: y, width: listWidth, height: 1), focused: true) }
+    }
+    // The highlighted environment's variables, as written (its own {{variables}} not filled in).
+    for y in inner.y..<(inner.y + rows) { buffer.put("│", x: inner.x + listWidth, y: y, style: theme.border) }
+    let x = inner.x + listWidth + 2
+    let width = inner.width - listWidth - 3
+    let variables = selection > 0 && environments.indices.contains(selection - 1) ? environments[selection - 1].variables : []
+    if selection == 0 {
+      buffer.putTruncated("no environment: the workspace's variables only", x: x, y: inner.y, style: theme.dim, width: width)
+    } else if variables.isEmpty {
+      buffer.putTruncated("no variables", x: x, y: inner.y, style: theme.dim, width: width)
+    }
+    let nameWidth = min(24, (variables.map { TextWidth.of($0.name) }.max() ?? 0) + 1)
+    for (row, variable) in variables.prefix(rows).enumerated() {
+      let y = inner.y + row
+      buffer.putTruncated(variable.name, x: x, y: y, style: theme.key, width: nameWidth)
+      let value = ControlEscaping.visible(variable.value)
+      buffer.putTruncated(value, x: x + nameWidth + 1, y: y, style: .plain, width: width - nameWidth - 1)
+    }
+    buffer.putTruncated(
+      "j k choose · Enter use it now · Esc close", x: inner.x + 1,
+      y: inner.y + inner.height - 1, style: theme.dim, width: inner.width - 2)
+  }
+}

@@ -1,0 +1,221 @@
+import Foundation
+import RequestEngine
+import TerminalUI
+import Workspace
+
+/// `V`: every variable in scope for the selected request (`Workspace.variablesInScope`): its
+/// name, its value (a secret's as `••••`), the layer it comes from (`--var`, captured by a chain,
+/// environment NAME, workspace, `env.`, secret) and the layers it wins over. The ones the request
+/// uses come first. Enter edits a value where it lives: the environment's or the workspace's
+/// `variables` (an unsaved edit until Ctrl-S), or a secret, typed hidden, written to the secrets
+/// file at once (`Command.setSecret`). The prompt comes back to the overlay.
+public struct VariablesOverlayState: Sendable, Equatable {
+  public var selection = 0
+  public var scroll = 0
+  public init() {}
+}
+
+extension AppState {
+  /// The rows of the overlay: the variables the selected request uses, then the others.
+  public var variableRows: [ScopedVariable] {
+    let all = workspace.variablesInScope(for: selectedRequest, sources: sources)
+    return all.filter(\.used) + all.filter { !$0.used }
+  }
+
+  mutating func openVariablesOverlay() {
+    overlay = .variables
+    variablesOverlay = VariablesOverlayState()
+  }
+
+  mutating func handleVariablesOverlayKey(_ key: Key) -> [Command] {
+    guard let action = Keymap.action(for: key, in: .variables) else { return [] }
+    let rows = variableRows
+    switch action {
+    case .down, .up, .pageDown, .pageUp:
+      if let index = move(action, variablesOverlay.selection, count: rows.count, page: variableListRows) {
+        variablesOverlay.selection = index
+        keepVariableSelectionInView()
+      }
+    case .editVariable:
+      guard rows.indices.contains(variablesOverlay.selection) else {
+        message = StatusMessage("no variable selected")
+        return []
+      }
+      editVariable(rows[variablesOverlay.selection])
+    case .chooseEnvironment:
+      openEnvironmentOverlay()
+    case .closeOverlay:
+      overlay = nil
+    default:
+      break
+    }
+    return []
+  }
+
+  /// Opens the prompt for a variable's new value, or says why this one is not edited here.
+  private mutating func editVariable(_ variable: ScopedVariable) {
+    let name = variable.name
+    if name.hasPrefix("secret.") {
+      if case .secretEnvironment(let variableName) = variable.found?.layer {
+        message = StatusMessage("\(name) comes from \(variableName) in reqbench's environment: change it there", isError: true)
+        return
+      }
+      overlay = nil
+      prompt = Prompt(purpose: .setSecret(name: String(name.dropFirst(7))), label: "\(name) (hidden, saved to the secrets file)", input: LineEdit(""))
+      return
+    }
+    switch variable.found?.layer {
+    case .processEnvironment(let process):
+      message = StatusMessage("{{\(name)}} is the environment variable \(process): export it before starting reqbench", isError: true)
+    case .override:
+      message = StatusMessage("\(name) is set by --var \(name)=… on the command line: start without it to use the file's value", isError: true)
+    case .captured, .step:
+      message = StatusMessage("\(name) is set by a chain's run", isError: true)
+    case .environment(let environment):
+      promptValue(variable, home: .environment(environment))
+    case .workspace:
+      promptValue(variable, home: .workspace)
+    case .secretEnvironment, .secretsFile:
+      break
+    case nil:
+      if name.hasPrefix("env.") {
+        message = StatusMessage("{{\(name)}} reads the environment variable \(name.dropFirst(4)): export it before starting reqbench", isError: true)
+        return
+      }
+      // Undefined: into the environment in use (where a user switching hosts wants it), else the workspace.
+      let home: VariableHome = workspace.selectedEnvironment(sources).map { .environment($0.name) } ?? .workspace
+      promptValue(variable, home: home)
+    }
+  }
+
+  private mutating func promptValue(_ variable: ScopedVariable, home: VariableHome) {
+    overlay = nil
+    prompt = Prompt(
+      purpose: .setVariable(name: variable.name, home: home), label: "\(variable.name) in \(home.label)",
+      input: LineEdit(variable.found?.value ?? "", selected: true))
+  }
+
+  /// The prompt's Enter: the new value in the workspace (unsaved), or the secret to the secrets file.
+  mutating func acceptVariable(_ purpose: Prompt.Purpose, text: String) -> [Command] {
+    overlay = .variables
+    switch purpose {
+    case .setVariable(let name, let home):
+      do {
+        try workspace.setVariable(name, text, in: home)
+      } catch {
+        message = StatusMessage(error.message, isError: true)
+        return []
+      }
+      unsavedSettings.insert(home.key(of: name))
+      message = StatusMessage("\(name) set in \(home.label) (unsaved; Ctrl-S saves)")
+      return []
+    case .setSecret(let name):
+      guard !text.isEmpty else {
+        message = StatusMessage("secret.\(name) not changed (the value was empty)")
+        return []
+      }
+      message = StatusMessage("saving secret.\(name)…")
+      return [.setSecret(name: name, value: text)]
+    default:
+      return []
+    }
+  }
+
+  /// The runtime saved a secret (`secrets`: the file as now written) or could not.
+  mutating func secretSaved(name: String, secrets: SecretsFile?, error: String?) {
+    if let error {
+      message = StatusMessage("secret.\(name) not saved: \(error)", isError: true)
+      return
+    }
+    if let secrets { sources.secrets = secrets }
+    let file = sources.secrets.url.map { " in \($0.lastPathComponent)" } ?? ""
+    message = StatusMessage("secret.\(name) saved\(file)")
+  }
+
+  var variablesOverlayRect: Rect {
+    let width = max(40, width - 8)
+    let height = max(8, self.height - 6)
+    return Rect(x: (self.width - width) / 2, y: (self.height - height) / 2, width: width, height: height)
+  }
+
+  /// Rows of variables the overlay shows (below its heading line, above its keys).
+  var variableListRows: Int { max(1, variablesOverlayRect.height - 5) }
+
+  private mutating func keepVariableSelectionInView() {
+    let rows = variableListRows
+    if variablesOverlay.selection < variablesOverlay.scroll { variablesOverlay.scroll = variablesOverlay.selection }
+    if variablesOverlay.selection >= variablesOverlay.scroll + rows {
+      variablesOverlay.scroll = variablesOverlay.selection - rows + 1
+    }
+  }
+}
+
+extension VariableHome {
+  /// `environment staging`, `the workspace's variables`.
+  public var label: String {
+    switch self {
+    case .workspace: "the workspace's variables"
+    case .environment(let name): "environment \(name)"
+    }
+  }
+
+  /// How `unsavedSettings` names an edit of `name` here.
+  func key(of name: String) -> String {
+    switch self {
+    case .workspace: "variables.\(name)"
+    case .environment(let environment): "environments.\(environment).\(name)"
+    }
+  }
+}
+
+extension Painter {
+  func variablesOverlay(_ buffer: inout ScreenBuffer) {
+    let rect = state.variablesOverlayRect
+    let rows = state.variableRows
+    buffer.fill(rect)
+    let request = state.selectedRequest?.name ?? "no request selected"
+    let environment = state.environmentInUse.map { "environment \($0)" } ?? "no environment"
+    buffer.box(rect, title: "Variables · \(request) · \(environment)", style: theme.focusedBorder, titleStyle: theme.focusedBorder)
+    let inner = rect.inset(by: 1)
+    let nameWidth = min(28, max(8, (rows.map { TextWidth.of($0.name) }.max() ?? 0) + 2))
+    // The values as wide as the longest (to half the box), the layers the rest.
+    let longest = rows.map { $0.isSecret && $0.found != nil ? 4 : TextWidth.of(ControlEscaping.visible($0.found?.value ?? "undefined")) }.max() ?? 5
+    let valueWidth = max(5, min(longest, (inner.width - 2 - nameWidth) / 2))
+    let heading = TextWidth.pad("NAME", to: nameWidth) + TextWidth.pad("VALUE", to: valueWidth + 2) + "FROM"
+    buffer.putTruncated(heading, x: inner.x + 1, y: inner.y, style: theme.dim, width: inner.width - 2)
+    if rows.isEmpty {
+      buffer.putTruncated(
+        "no variables: define them in \"variables\" or an environment", x: inner.x + 1, y: inner.y + 2, style: theme.dim,
+        width: inner.width - 2)
+    }
+    let overlay = state.variablesOverlay
+    for row in 0..<state.variableListRows {
+      let index = overlay.scroll + row
+      guard rows.indices.contains(index) else { break }
+      let variable = rows[index]
+      let y = inner.y + 1 + row
+      let value: String
+      let from: String
+      var style: Style = variable.used ? .plain : theme.dim
+      if let found = variable.found {
+        value = variable.isSecret ? Redaction.mask : ControlEscaping.visible(found.value)
+        from = found.layer.label + (variable.shadowed.isEmpty ? "" : " (over \(variable.shadowed.map(\.label).joined(separator: ", ")))")
+      } else {
+        value = "undefined"
+        from = "nothing defines it"
+        style = theme.error
+      }
+      var x = inner.x + 1
+      buffer.putTruncated(variable.name, x: x, y: y, style: variable.used ? theme.key : theme.dim, width: nameWidth - 1)
+      x += nameWidth
+      buffer.putTruncated(value, x: x, y: y, style: style, width: valueWidth)
+      x += valueWidth + 2
+      buffer.putTruncated(from, x: x, y: y, style: theme.dim, width: inner.x + inner.width - 1 - x)
+      if index == overlay.selection { highlight(&buffer, Rect(x: inner.x, y: y, width: inner.width, height: 1), focused: true) }
+    }
+    let used = rows.filter(\.used).count
+    buffer.putTruncated(
+      "\(used) used by the request (bright), \(rows.count - used) more in scope · j k select · Enter edit · v environments · Esc close",
+      x: inner.x + 1, y: inner.y + inner.height - 1, style: theme.dim, width: inner.width - 2)
+  }
+}
