@@ -7,7 +7,9 @@ import Digest
 /// `{b:1,a:2}` and `{a:2,b:1}` give the same key; a different base URL or CDN gives another.
 public enum CacheKey {
   /// The canonical text the key digests (secrets still in: redact before storing or showing it).
-  public static func inputs(for request: Request, policy: CachePolicy) -> String {
+  /// The namespace is in it as HMAC-SHA256 under `digestKey` (the cache's key), like the digest
+  /// the metadata keeps.
+  public static func inputs(for request: Request, policy: CachePolicy, digestKey: [UInt8] = []) -> String {
     let ignored = Set(policy.ignore)
     var parts = URLResolver.split(request.url)
     parts.fragment = nil
@@ -30,12 +32,14 @@ public enum CacheKey {
     for name in policy.vary.map({ $0.lowercased() }).sorted() {
       lines.append("vary \(name): \(request.headers[name] ?? "")")
     }
-    if let namespace = policy.namespace { lines.append("namespace " + SHA256.hex(Array(namespace.utf8))) }
+    if let namespace = policy.namespace {
+      lines.append("namespace " + hexString(HMAC.sha256(key: digestKey, message: Array(namespace.utf8))))
+    }
     return lines.joined(separator: "\n")
   }
 
-  public static func key(for request: Request, policy: CachePolicy) -> String {
-    SHA256.hex(Array(inputs(for: request, policy: policy).utf8))
+  public static func key(for request: Request, policy: CachePolicy, digestKey: [UInt8] = []) -> String {
+    SHA256.hex(Array(inputs(for: request, policy: policy, digestKey: digestKey).utf8))
   }
 
   /// `b=2&a=1&ts=9` minus `ts`, sorted: `a=1&b=2`. Names compare percent-decoded.

@@ -104,10 +104,17 @@ public final class ResponseCache: @unchecked Sendable {
   private var index: [String: (bytes: Int, used: Date)]?
   private var folderExists = false
 
+  /// The key of the digests of `sensitive` and `namespace` values (`digest(_:)`).
+  private let digestKey: [UInt8]
+
+  /// `digestKey` keys the digests stored for `sensitive` and `namespace` values: the command line
+  /// and the TUI pass the state folder's own random key (`StateFolder.cacheDigestKey`), so the
+  /// metadata cannot be matched against guessed values without it.
   public init(
     folder: URL, sizeLimit: Int = 256 << 20, memoryLimit: Int = 32 << 20,
-    appVersion: String = reqbenchVersion, sweepAfter: Double = 86_400
+    appVersion: String = reqbenchVersion, sweepAfter: Double = 86_400, digestKey: [UInt8] = []
   ) {
+    self.digestKey = digestKey
     self.folder = folder
     self.sizeLimit = sizeLimit
     self.memoryLimit = memoryLimit
@@ -121,7 +128,7 @@ public final class ResponseCache: @unchecked Sendable {
   /// the reqbench version.
   public func lookup(_ request: Request, policy: CachePolicy, now: Date = Date()) -> Lookup {
     guard policy.isEnabled else { return .miss(.disabled) }
-    let key = CacheKey.key(for: request, policy: policy)
+    let key = CacheKey.key(for: request, policy: policy, digestKey: digestKey)
     guard let entry = read(key) ?? read(key) else {
       // Read twice: another process may have just replaced the entry under the first read.
       guard exists(key) else { return .miss(.absent) }
@@ -130,7 +137,7 @@ public final class ResponseCache: @unchecked Sendable {
     }
     if entry.appVersion != appVersion { return .miss(.appVersionMismatch) }
     if entry.version != policy.version { return .miss(.versionMismatch) }
-    if entry.sensitiveDigest != ResponseCache.digest(policy.sensitive) { return .miss(.sensitiveMismatch) }
+    if entry.sensitiveDigest != digest(policy.sensitive) { return .miss(.sensitiveMismatch) }
     for stored in entry.varyValues where ResponseCache.varyDigest(request.headers[stored.name]) != stored.value {
       return .miss(.varyMismatch)
     }
@@ -171,19 +178,19 @@ public final class ResponseCache: @unchecked Sendable {
     let redaction = Redaction(secrets: request.secrets)
     var saved = entry
     saved.headers = HTTPHeaders(entry.headers.fields.map { ($0.name, redaction.apply($0.value)) })
-    saved.key = CacheKey.key(for: request, policy: policy)
+    saved.key = CacheKey.key(for: request, policy: policy, digestKey: digestKey)
     saved.name = request.name
     saved.url = redaction.apply(request.url)
     saved.createdAt = now
     saved.expiresAt = now.addingTimeInterval(policy.seconds)
     saved.version = policy.version
-    saved.sensitiveDigest = ResponseCache.digest(policy.sensitive)
-    saved.namespaceDigest = ResponseCache.digest(policy.namespace)
+    saved.sensitiveDigest = digest(policy.sensitive)
+    saved.namespaceDigest = digest(policy.namespace)
     saved.appVersion = appVersion
     saved.mustRevalidate = ResponseCache.cacheControl(entry.headers).contains("no-cache")
     saved.varyValues = ResponseCache.varyNames(entry.headers).map { (name: $0, value: ResponseCache.varyDigest(request.headers[$0])) }
     saved.generation = String(UInt64.random(in: .min ... .max), radix: 16)
-    let inputs = redaction.apply(CacheKey.inputs(for: request, policy: policy))
+    let inputs = redaction.apply(CacheKey.inputs(for: request, policy: policy, digestKey: digestKey))
     guard write(&saved, inputs: inputs) else { return nil }
     remember(saved)
     sweepOnce()
@@ -243,9 +250,9 @@ public final class ResponseCache: @unchecked Sendable {
       .filter { !$0.isEmpty && seen.insert($0).inserted }
   }
 
-  /// How sensitive values and namespaces are stored: sha256, hex.
-  public static func digest(_ value: String?) -> String? {
-    value.map { SHA256.hex(Array($0.utf8)) }
+  /// How sensitive values and namespaces are stored: HMAC-SHA256 under the cache's key, hex.
+  public func digest(_ value: String?) -> String? {
+    value.map { hexString(HMAC.sha256(key: digestKey, message: Array($0.utf8))) }
   }
 
   // MARK: - Listing and clearing
@@ -280,7 +287,7 @@ public final class ResponseCache: @unchecked Sendable {
       if name != nil || namespace != nil {
         guard let entry = read(key, remember: false) else { continue }
         if let name, entry.name != name { continue }
-        if let namespace, entry.namespaceDigest != ResponseCache.digest(namespace) { continue }
+        if let namespace, entry.namespaceDigest != digest(namespace) { continue }
       }
       remove(key)
       removed += 1

@@ -172,12 +172,24 @@ enum CLI {
     }
   }
 
+  /// The state folder's cache digest key; when it cannot be written (a read-only folder), a key
+  /// of this process only (the cache's sensitive and namespaced entries then miss), said once.
+  static func cacheDigestKey(in stateFolder: URL) -> [UInt8] {
+    do {
+      return try StateFolder.cacheDigestKey(in: stateFolder)
+    } catch {
+      Terminal.error("reqbench: warning: \(error.description); namespaced and sensitive cache entries will not be reused")
+      var generator = SystemRandomNumberGenerator()
+      return (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+    }
+  }
+
   /// The agent of a command run on a workspace: its limits (or `--concurrency N` for both), the
   /// response cache in its state folder.
   static func makeAgent(for workspace: Workspace, stateFolder: URL, concurrency: Int?) -> Agent {
     var configuration = Agent.Configuration(
       maxConcurrent: workspace.agent.maxConcurrent, maxPerHost: workspace.agent.maxPerHost,
-      cache: ResponseCache(folder: StateFolder.cache(in: stateFolder)),
+      cache: ResponseCache(folder: StateFolder.cache(in: stateFolder), digestKey: cacheDigestKey(in: stateFolder)),
       downloads: DownloadStore(directory: StateFolder.downloads(in: stateFolder).path))
     if let n = concurrency {
       configuration.maxConcurrent = n

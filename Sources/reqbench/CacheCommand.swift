@@ -46,7 +46,7 @@ enum CacheCommand {
     }
     guard let state = CLI.stateFolder(forWorkspace: workspaceURL, override: stateDirectory) else { return ExitStatus.usage }
     let folder = StateFolder.cache(in: state)
-    let cache = ResponseCache(folder: folder)
+    let cache = ResponseCache(folder: folder, digestKey: CLI.cacheDigestKey(in: state))
     if positional[0] == "clear" {
       let removed = cache.clear(name: target, namespace: namespace)
       Terminal.error("removed \(removed) cached response\(removed == 1 ? "" : "s")")
@@ -54,7 +54,7 @@ enum CacheCommand {
     }
     let now = Date()
     let entries = cache.list().filter {
-      (target == nil || $0.name == target) && (namespace == nil || $0.namespaceDigest == ResponseCache.digest(namespace))
+      (target == nil || $0.name == target) && (namespace == nil || $0.namespaceDigest == cache.digest(namespace))
     }
     if entries.isEmpty {
       Terminal.error("no cached responses in \(folder.relativePath)")

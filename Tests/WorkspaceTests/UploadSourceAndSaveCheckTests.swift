@@ -116,3 +116,31 @@ private func realPath(_ path: String) throws -> String {
   defer { free(resolved) }
   return String(cString: resolved)
 }
+
+/// Issue 18, item 13: the cache's digest key is per state folder, random, 0600, kept.
+@Suite struct CacheDigestKeyTests {
+  @Test func theKeyIsMadeOnceKeptAndPrivate() throws {
+    let state = try makeTemporaryDirectory().appendingPathComponent("state")
+    defer { try? FileManager.default.removeItem(at: state.deletingLastPathComponent()) }
+    let key = try StateFolder.cacheDigestKey(in: state)
+    #expect(key.count == 32)
+    #expect(try StateFolder.cacheDigestKey(in: state) == key)
+    let file = state.appendingPathComponent("cache.key")
+    let mode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
+    #expect(mode == 0o600)
+    // Another state folder has another key.
+    let other = try StateFolder.cacheDigestKey(in: state.deletingLastPathComponent().appendingPathComponent("other"))
+    #expect(other != key)
+    // Damaged (another length): made again.
+    try Data("short".utf8).write(to: file)
+    let remade = try StateFolder.cacheDigestKey(in: state)
+    #expect(remade.count == 32 && remade != key)
+    // A link is never written through.
+    let target = state.deletingLastPathComponent().appendingPathComponent("elsewhere.txt")
+    try Data("keep me\n".utf8).write(to: target)
+    try FileManager.default.removeItem(at: file)
+    try FileManager.default.createSymbolicLink(at: file, withDestinationURL: target)
+    #expect(throws: FileError.self) { try StateFolder.cacheDigestKey(in: state) }
+    #expect(try String(contentsOf: target, encoding: .utf8) == "keep me\n")
+  }
+}

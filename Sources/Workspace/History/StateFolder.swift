@@ -62,6 +62,29 @@ public struct StateFolder {
     stateFolder.appendingPathComponent("chains", isDirectory: true)
   }
 
+  /// The key of the cache's keyed digests (`ResponseCache.digest`): 32 random bytes in
+  /// `STATE/cache.key`, mode 0600, made on first use (written by `AtomicFile`; a file of another
+  /// length is damaged and made again, its cache entries then missing once). Read back after a
+  /// write, so two processes that start together agree on the one that won the rename.
+  public static func cacheDigestKey(in stateFolder: URL) throws(FileError) -> [UInt8] {
+    let url = stateFolder.appendingPathComponent("cache.key")
+    let size = 32
+    // A link would make the write below replace the file it names (anywhere).
+    var info = stat()
+    if lstat(url.path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+      throw FileError(
+        path: url.path, message: "is not a regular file (a link?); remove it, reqbench makes a new one",
+        reason: "not a regular file")
+    }
+    if let bytes = try? FileAccess.read(url), bytes.count == size { return bytes }
+    var generator = SystemRandomNumberGenerator()
+    let key = (0..<size).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+    try FileAccess.createDirectory(stateFolder)
+    try AtomicFile.write(key, to: url, permissions: 0o600)
+    let written = try FileAccess.read(url)
+    return written.count == size ? written : key
+  }
+
   /// `STATE/downloads`: partial downloads and their resume state.
   public static func downloads(in stateFolder: URL) -> URL {
     stateFolder.appendingPathComponent("downloads", isDirectory: true)
