@@ -57,7 +57,53 @@ int rb_jq_compile(const char *program, char **output) {
   return -1;
 }
 
+/* The one JSON value of input[0..<length], as jv_parse_sized gives it, without its limit to an
+   int length and without echoing the whole input in an error ("while parsing '…'"). */
+static jv parse_whole(const char *input, size_t length, size_t piece) {
+  jv_parser *parser = jv_parser_new(0);
+  if (!parser) return jv_invalid_with_msg(jv_string("out of memory"));
+  jv value = jv_invalid();
+  int have = 0;
+  size_t offset = 0;
+  do {
+    size_t n = length - offset < piece ? length - offset : piece;
+    int partial = offset + n < length;
+    jv_parser_set_buf(parser, input + offset, (int)n, partial);
+    offset += n;
+    for (;;) {
+      jv next = jv_parser_next(parser);
+      if (jv_is_valid(next)) {
+        if (have) {
+          jv_free(next);
+          jv_free(value);
+          jv_parser_free(parser);
+          return jv_invalid_with_msg(jv_string("Unexpected extra JSON values"));
+        }
+        value = next;
+        have = 1;
+        continue;
+      }
+      if (jv_invalid_has_msg(jv_copy(next))) {
+        jv_free(value);
+        jv_parser_free(parser);
+        return next;
+      }
+      jv_free(next);
+      break; /* this piece is used up */
+    }
+  } while (offset < length);
+  jv_parser_free(parser);
+  if (!have) return jv_invalid_with_msg(jv_string("Expected JSON value"));
+  return value;
+}
+
 int rb_jq_run(const char *program, const char *input, size_t length, int pretty, char **output) {
+  return rb_jq_run_pieces(program, input, length, pretty, (size_t)1 << 30, output);
+}
+
+int rb_jq_run_pieces(const char *program, const char *input, size_t length, int pretty, size_t piece,
+                     char **output) {
+  if (piece == 0 || piece > (size_t)1 << 30) piece = (size_t)1 << 30;
   struct buffer out = {0}, errors = {0};
   *output = NULL;
   jq_state *jq = jq_init();
@@ -73,7 +119,7 @@ int rb_jq_run(const char *program, const char *input, size_t length, int pretty,
     free(out.data);
     return -1;
   }
-  jv value = jv_parse_sized(input, (int)length);
+  jv value = parse_whole(input, length, piece);
   if (!jv_is_valid(value)) {
     jv message = jv_invalid_get_msg(value);
     const char *text = jv_get_kind(message) == JV_KIND_STRING ? jv_string_value(message) : "invalid JSON";

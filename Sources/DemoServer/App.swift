@@ -16,7 +16,10 @@
 ///   parsed as the body streams in without keeping it; `rate` reads the body at about B bytes a
 ///   second (for upload progress and cancelling);
 /// - `/log` entries also say how many body bytes were `received` and whether the body read was
-///   `aborted` (the client closed the connection mid-body).
+///   `aborted` (the client closed the connection mid-body);
+/// - `/hostile/…` answers as a hostile server would (a huge Content-Length, an endless body, a
+///   gzip bomb, a 1 MB header line, a huge JSON body, a malformed status line): see
+///   `HostileEndpoints.swift`.
 final class App: Sendable {
   let tracker = KeyTracker()
   let users = UserStore()
@@ -63,6 +66,7 @@ final class App: Sendable {
       return response
     case "cookies": return cookies(request, rest)
     case "upload" where rest.isEmpty: return upload(request)
+    case "hostile": return hostile(request, rest)
     // Demo endpoints
     case "users": return usersEndpoint(request, rest)
     case "auth" where rest == ["login"]: return login(request)

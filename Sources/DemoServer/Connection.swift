@@ -228,6 +228,11 @@ final class ConnectionHandler {
       socket.drop()
       return Outcome(completed: false, keepAlive: false)
     }
+    if let raw = response.raw {
+      beforeLastSend()
+      let sent = (try? socket.send(raw)) != nil
+      return Outcome(completed: sent, keepAlive: false)
+    }
     var keepAlive = requested && !response.closeConnection && !isStopping()
     let status = response.status
     let bodyless = (100..<200).contains(status) || status == 204 || status == 304

@@ -17,6 +17,9 @@ struct Response {
   var closeConnection = false
   /// Send nothing at all; just drop the connection.
   var dropConnection = false
+  /// Send these bytes as the whole response, unframed and as they are, then close (a hostile
+  /// status line; see `App.hostile`).
+  var raw: [UInt8]? = nil
 
   init(status: Int, headers: [(String, String)] = [], body: Body = .bytes([])) {
     self.status = status

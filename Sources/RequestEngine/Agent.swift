@@ -22,6 +22,10 @@ public final class Agent: Sendable {
     public var proxy: ProxySettings
     /// Bodies larger than this go to a temporary file.
     public var memoryBodyLimit: Int
+    /// The most bytes a response body may have when its request sets no `maxBodyBytes`
+    /// (1024 MB; see `Request.maxBodyBytes`).
+    public var maxBodyBytes: Int64 = Configuration.defaultMaxBodyBytes
+    public static let defaultMaxBodyBytes: Int64 = 1024 << 20
     public var spillDirectory: String
     /// Minimum seconds between two progress events of one exchange.
     public var progressInterval: Double

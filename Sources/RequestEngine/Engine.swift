@@ -627,8 +627,6 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     let info = transfer.info()
     let headers = transfer.responseHeaders
     let body = transfer.finishBody()
-    let sinkError = transfer.bodyError
-    let errorDetail = transfer.errorMessage
     record.sent = transfer.sentHeads.sent(for: record.request)
     detach(record, transfer)
 
@@ -645,12 +643,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     if transfer.timedOutIdle {
       error = .transport(.timedOut, detail: "no data for \(formatSeconds(transfer.idleTimeout))")
     } else if curlCode != CURLE_OK {
-      let failure = TransportFailure(curlCode: Int(curlCode.rawValue), message: errorDetail)
-      if let sinkError {
-        error = .transport(.cannotWriteFile, detail: sinkError)
-      } else {
-        error = .transport(failure, detail: errorDetail)
-      }
+      error = transfer.failure(curlCode: curlCode)
     } else if let response {
       if let entry = record.revalidating, response.status == 304, let policy = record.request.cache,
         let cache = configuration.cache
@@ -750,7 +743,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     } else if let writeError = writer.error ?? transfer.bodyError {
       error = .transport(.cannotWriteFile, detail: writeError)
     } else if curlCode != CURLE_OK {
-      error = .transport(TransportFailure(curlCode: Int(curlCode.rawValue), message: transfer.errorMessage), detail: transfer.errorMessage)
+      error = transfer.failure(curlCode: curlCode)
     } else if let response, case .failure? = writer.decision {
       // Whatever the status validator accepts, a download needs the resource itself.
       error = ExchangeError(
@@ -970,5 +963,5 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
 }
 
 func formatSeconds(_ seconds: Double) -> String {
-  seconds == seconds.rounded() ? "\(Int(seconds)) s" : String(format: "%.1f s", seconds)
+  seconds == seconds.rounded() ? "\(Int(saturating: seconds)) s" : String(format: "%.1f s", seconds)
 }

@@ -57,7 +57,7 @@ public enum ResponseBody: Sendable {
   public func bytes() throws -> [UInt8] {
     switch self {
     case .memory(let bytes): return bytes
-    case .file(let file): return try Array(Data(contentsOf: URL(fileURLWithPath: file.path)))
+    case .file(let file): return try file.read(offset: 0, count: file.size)
     }
   }
 
@@ -65,23 +65,95 @@ public enum ResponseBody: Sendable {
   public func prefix(_ limit: Int) -> [UInt8] {
     switch self {
     case .memory(let bytes): return Array(bytes.prefix(limit))
-    case .file(let file):
-      guard let handle = FileHandle(forReadingAtPath: file.path) else { return [] }
-      defer { try? handle.close() }
-      return Array((try? handle.read(upToCount: limit)) ?? Data())
+    case .file(let file): return (try? file.read(offset: 0, count: min(max(0, limit), file.size))) ?? []
     }
   }
 }
 
-/// A body written to a temporary file; the file is deleted when the last reference goes.
+/// A body the agent wrote to a temporary file. The file has no name (it was unlinked as soon as
+/// it was created): it exists as the open `descriptor` this object owns and is gone when the
+/// last reference goes, or with the process, however it ends. Read it with `read`, map the
+/// descriptor, or open `path`.
 public final class SpilledFile: Sendable {
-  public let path: String
+  /// Open for reading and writing; reads use `pread`, so they share no file offset.
+  public let descriptor: Int32
   public let size: Int
-  init(path: String, size: Int) {
-    self.path = path
+
+  init(descriptor: Int32, size: Int) {
+    self.descriptor = descriptor
     self.size = size
   }
-  deinit { unlink(path) }
+
+  /// Takes over the file at `path`: opens it and removes its name, so it goes with this object
+  /// (tests and tools that make a spilled body of their own). A file that cannot be opened reads
+  /// as an error.
+  convenience init(path: String, size: Int) {
+    let fd = open(path, O_RDWR | O_CLOEXEC)
+    if fd >= 0 { unlink(path) }
+    self.init(descriptor: fd, size: size)
+  }
+
+  deinit { if descriptor >= 0 { close(descriptor) } }
+
+  /// A path that opens this file while this object lives (`/proc/self/fd/N`: the file has no
+  /// name of its own), for code that reads files by path.
+  public var path: String { "/proc/self/fd/\(descriptor)" }
+
+  public struct ReadError: Error, CustomStringConvertible {
+    public let description: String
+  }
+
+  /// `count` bytes from `offset`; an error when the file is shorter or cannot be read.
+  public func read(offset: Int, count: Int) throws(ReadError) -> [UInt8] {
+    var out = [UInt8](repeating: 0, count: count)
+    var done = 0
+    while done < count {
+      let n = out.withUnsafeMutableBytes { buffer in
+        pread(descriptor, buffer.baseAddress! + done, count - done, off_t(offset + done))
+      }
+      if n < 0 && errno == EINTR { continue }
+      guard n > 0 else {
+        throw ReadError(description: "cannot read the spilled response body: \(n < 0 ? String(cString: strerror(errno)) : "it is shorter than \(size) bytes")")
+      }
+      done += n
+    }
+    return out
+  }
+
+  /// The whole file, `chunkSize` bytes at a time, never loaded whole.
+  public func forEachChunk(_ chunkSize: Int = 1 << 20, _ body: ([UInt8]) throws -> Void) throws {
+    var offset = 0
+    while offset < size {
+      let chunk = try read(offset: offset, count: min(chunkSize, size - offset))
+      try body(chunk)
+      offset += chunk.count
+    }
+  }
+
+  /// A new temporary file in `directory` with no name: created (mode 0600) and unlinked at once,
+  /// so nothing is left behind whatever happens next. Nil when it cannot be created.
+  static func createAnonymous(in directory: String) -> Int32? {
+    var template = Array((directory + "/reqbench-body-XXXXXX").utf8CString)
+    let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+    guard fd >= 0 else { return nil }
+    _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+    template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+    return fd
+  }
+
+  /// Writes every byte (retrying short writes and EINTR); false on an error (errno says which).
+  static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+    var offset = 0
+    while offset < bytes.count {
+      let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+      if n < 0 {
+        if errno == EINTR { continue }
+        return false
+      }
+      offset += n
+    }
+    return true
+  }
 }
 
 /// What came back from the server.

@@ -15,12 +15,21 @@ public enum JQ {
 
   /// The program's outputs, one JSON text per line (pretty-printed when `pretty`).
   public static func run(_ program: String, input: [UInt8], pretty: Bool = true) throws(Failure) -> String {
+    try run(program, input: input, pretty: pretty, pieceSize: 0)
+  }
+
+  /// `run`, feeding libjq `pieceSize` bytes at a time (0: 1 GiB, the most it takes at once).
+  static func run(_ program: String, input: [UInt8], pretty: Bool, pieceSize: Int) throws(Failure) -> String {
     var output: UnsafeMutablePointer<CChar>?
-    // jv_parse_sized reads exactly `count` bytes; a NUL-terminated copy keeps an empty input valid.
-    let terminated = input + [0]
-    let status = terminated.withUnsafeBufferPointer { buffer in
+    // The shim reads exactly `count` bytes (in pieces libjq's int lengths can hold, so bodies over
+    // 2 GiB parse too) and no copy is made; an empty input still needs a valid pointer.
+    let empty: [CChar] = [0]
+    let status = input.withUnsafeBufferPointer { buffer in
       buffer.withMemoryRebound(to: CChar.self) { chars in
-        rb_jq_run(program, chars.baseAddress, input.count, pretty ? 1 : 0, &output)
+        empty.withUnsafeBufferPointer { fallback in
+          rb_jq_run_pieces(
+            program, chars.baseAddress ?? fallback.baseAddress, input.count, pretty ? 1 : 0, pieceSize, &output)
+        }
       }
     }
     let text = output.map { String(cString: $0) } ?? ""

@@ -214,6 +214,11 @@ public struct Request: Sendable, Equatable {
   public var digest: DigestCredentials?
   /// Certificate checks beyond the system's: a CA bundle, a pinned public key.
   public var tls: TLSSettings?
+  /// The most bytes the response body may have (after decoding: a gzip bomb is stopped by the
+  /// same count); more stops the transfer with `body over N MB: stopped; raise maxBodyMB or use
+  /// download`. Nil: the agent's `Configuration.maxBodyBytes` (1024 MB). Downloads are bounded
+  /// by their disk instead.
+  public var maxBodyBytes: Int64? = nil
 
   public init(
     name: String = "",

@@ -30,7 +30,10 @@ final class Transfer {
   private let handles: EasyHandlePool
   let idleTimeout: Double
   let followRedirects: Bool
+  private let isHead: Bool
   var timedOutIdle = false
+  /// The response body passed the request's limit (`maxBodyMB`): curl was stopped.
+  private(set) var bodyOverLimit = false
   /// The `GroupLimit` this transfer counts against while it runs.
   var groupName: String?
   /// Where a download's body goes (nil: into `sink`).
@@ -56,12 +59,15 @@ final class Transfer {
     self.handle = handle
     self.handles = handles
     self.download = download
-    self.sink = BodySink(memoryLimit: configuration.memoryBodyLimit, directory: configuration.spillDirectory)
+    self.sink = BodySink(
+      memoryLimit: configuration.memoryBodyLimit, directory: configuration.spillDirectory,
+      maxBytes: request.maxBodyBytes ?? configuration.maxBodyBytes)
     self.lastActivity = now
     self.startedAt = now
     self.clock = clock
     self.idleTimeout = request.timeouts.idle
     self.followRedirects = request.followRedirects
+    self.isHead = request.method == .HEAD
     self.progressInterval = configuration.progressInterval
     try configure(request, configuration)
   }
@@ -165,8 +171,8 @@ final class Transfer {
     // Redirects, timeouts, TLS, HTTP version, proxy.
     set(CURLOPT_FOLLOWLOCATION, request.followRedirects ? 1 : 0)
     set(CURLOPT_MAXREDIRS, request.maxRedirects)
-    set(CURLOPT_CONNECTTIMEOUT_MS, Int(saturating: request.timeouts.idle * 1000))
-    if let deadline = request.timeouts.deadline { set(CURLOPT_TIMEOUT_MS, Int(saturating: deadline * 1000)) }
+    set(CURLOPT_CONNECTTIMEOUT_MS, Self.curlMilliseconds(request.timeouts.idle))
+    if let deadline = request.timeouts.deadline { set(CURLOPT_TIMEOUT_MS, Self.curlMilliseconds(deadline)) }
     if request.insecure {
       set(CURLOPT_SSL_VERIFYPEER, 0)
       set(CURLOPT_SSL_VERIFYHOST, 0)
@@ -187,6 +193,12 @@ final class Transfer {
       set(CURLOPT_PROXY, "")  // ignore curl's own reading of the environment
     }
     if let noProxy = configuration.proxy.noProxy { set(CURLOPT_NOPROXY, noProxy) }
+  }
+
+  /// Seconds as curl's milliseconds, clamped to what curl takes (about 24 days): a timeout of
+  /// 1e16 s from a workspace must not trap, and is as good as none.
+  static func curlMilliseconds(_ seconds: Double) -> Int {
+    min(max(0, Int(saturating: seconds * 1000)), Int(Int32.max))
   }
 
   private func attachMethodAndBytes(_ method: HTTPMethod, _ body: RequestBody) {
@@ -282,6 +294,7 @@ final class Transfer {
 
   fileprivate func receiveBody(_ pointer: UnsafeRawBufferPointer) -> Bool {
     lastActivity = clock.now
+    if bodyOverLimit { return false }
     if let download {
       switch download.decision {
       case .write?: return download.append(pointer)
@@ -290,12 +303,16 @@ final class Transfer {
       case .failure?, nil: break  // an error body: kept in memory like any response
       }
     }
-    return sink.append(pointer)
+    guard sink.append(pointer) else {
+      bodyOverLimit = sink.overLimit
+      return false
+    }
+    return true
   }
 
   /// One header line as curl hands it over (CRLF included). Parsed on bytes: this runs for every
-  /// header of every response.
-  fileprivate func receiveHeader(_ raw: UnsafeRawBufferPointer) {
+  /// header of every response. False stops the transfer (a body over the limit, said up front).
+  fileprivate func receiveHeader(_ raw: UnsafeRawBufferPointer) -> Bool {
     lastActivity = clock.now
     var line = raw[...]
     while let last = line.last, last == 0x0A || last == 0x0D { line = line.dropLast() }
@@ -305,7 +322,8 @@ final class Transfer {
       headersComplete = false
       statusLine = 0
       if let space = line.firstIndex(of: 0x20) {
-        for byte in line[(space + 1)...] {
+        // Three digits (RFC 9112 §4): a longer run from a hostile server must not overflow.
+        for byte in line[(space + 1)...].prefix(3) {
           guard byte >= 0x30 && byte <= 0x39 else { break }
           statusLine = statusLine * 10 + Int(byte - 0x30)
         }
@@ -323,6 +341,14 @@ final class Transfer {
             progress.downloadTotal = total
           }
         }
+        if download?.decision.map({ if case .failure = $0 { false } else { true } }) != true,
+          expectsBody, responseHeaders["Content-Encoding"] == nil,
+          let length = responseHeaders["Content-Length"].flatMap({ Int64($0) }), length > sink.maxBytes
+        {
+          // Said up front: stop before a byte of a body that is over the limit arrives.
+          bodyOverLimit = true
+          return false
+        }
         onHeaders?(statusLine, responseHeaders)
       }
     } else if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
@@ -330,7 +356,11 @@ final class Transfer {
       let value = String(decoding: trimSpaces(line[(colon + 1)...]), as: UTF8.self)
       responseHeaders.add(name, value)
     }
+    return true
   }
+
+  /// Whether the response being received has a body: not for HEAD, 204 or 304.
+  private var expectsBody: Bool { !isHead && statusLine != 204 && statusLine != 304 }
 
   private func trimSpaces(_ bytes: Slice<UnsafeRawBufferPointer>) -> Slice<UnsafeRawBufferPointer> {
     var slice = bytes
@@ -345,12 +375,13 @@ final class Transfer {
   }
 
   fileprivate func updateProgress(dlTotal: Int64, dlNow: Int64, ulTotal: Int64, ulNow: Int64) {
-    if progressOffset + dlNow != progress.downloaded || ulNow != progress.uploaded {
+    if progressOffset.addingSaturating(dlNow) != progress.downloaded || ulNow != progress.uploaded {
       lastActivity = clock.now
     }
-    // A resumed download counts from the bytes already on disk, of the full length.
-    progress.downloaded = progressOffset + dlNow
-    progress.downloadTotal = dlTotal > 0 ? progressOffset + dlTotal : nil
+    // A resumed download counts from the bytes already on disk, of the full length (saturating:
+    // the total is the server's Content-Length, which may be 9e18).
+    progress.downloaded = progressOffset.addingSaturating(dlNow)
+    progress.downloadTotal = dlTotal > 0 ? progressOffset.addingSaturating(dlTotal) : nil
     progress.uploaded = ulNow
     if ulTotal > 0 { progress.uploadTotal = ulTotal }
     let now = clock.now
@@ -403,6 +434,17 @@ final class Transfer {
   func finishBody() -> ResponseBody { sink.finish() }
 
   var bodyError: String? { sink.error }
+
+  /// Why the transfer ended with `curlCode`, in the engine's terms: a body over the limit and a
+  /// header line over curl's 100 KB (which curl 7.88 reports as out of memory, 27) get their own
+  /// words; a spill file that could not be written is `cannotWriteFile`.
+  func failure(curlCode: CURLcode) -> ExchangeError {
+    if bodyOverLimit { return .bodyTooLarge(limit: sink.maxBytes) }
+    if let bodyError { return .transport(.cannotWriteFile, detail: bodyError) }
+    let code = Int(curlCode.rawValue)
+    if code == 27 && !headersComplete { return .transport(.responseHeaderTooLarge) }
+    return .transport(TransportFailure(curlCode: code, message: errorMessage), detail: errorMessage)
+  }
 }
 
 /// Easy handles of finished transfers, reset (`curl_easy_reset`) for the next ones: a handle keeps
@@ -461,8 +503,7 @@ private let transferHeaderCallback: rb_data_callback = { pointer, size, count, u
   guard let userdata, let pointer else { return 0 }
   let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
   let length = size * count
-  transfer.receiveHeader(UnsafeRawBufferPointer(start: pointer, count: length))
-  return length
+  return transfer.receiveHeader(UnsafeRawBufferPointer(start: pointer, count: length)) ? length : 0
 }
 
 private let transferHeaderOutCallback: rb_header_out_callback = { pointer, size, userdata in
@@ -479,63 +520,74 @@ private let transferProgressCallback: rb_xferinfo_callback = { userdata, dlTotal
   return 0
 }
 
-/// Collects a response body in memory and moves it to a temporary file once it passes the limit.
+/// Collects a response body in memory and moves it to a temporary file once it passes the memory
+/// limit; stops at `maxBytes` (the request's `maxBodyMB`). The file has no name: it is unlinked
+/// right after it is created and lives on as the open descriptor a `SpilledFile` keeps, so no
+/// end of the process (SIGKILL, a crash) can leave it behind.
 struct BodySink {
   private var memory: [UInt8] = []
-  private var file: UnsafeMutablePointer<FILE>?
-  private var path: String?
+  private var descriptor: Int32 = -1
   private var size = 0
   let memoryLimit: Int
   let directory: String
+  /// The most the body may hold; `append` refuses more (`overLimit`).
+  let maxBytes: Int64
   private(set) var error: String?
+  /// The body passed `maxBytes`: the transfer was stopped.
+  private(set) var overLimit = false
 
-  init(memoryLimit: Int, directory: String) {
+  init(memoryLimit: Int, directory: String, maxBytes: Int64) {
     self.memoryLimit = memoryLimit
     self.directory = directory
+    self.maxBytes = maxBytes
   }
 
+  var count: Int { size }
+
   mutating func append(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    guard Int64(size) + Int64(bytes.count) <= maxBytes else {
+      overLimit = true
+      return false
+    }
     size += bytes.count
-    if file == nil && memory.count + bytes.count <= memoryLimit {
+    if descriptor < 0 && memory.count + bytes.count <= memoryLimit {
       memory.append(contentsOf: bytes)
       return true
     }
-    if file == nil {
-      var template = Array((directory + "/reqbench-body-XXXXXX").utf8CString)
-      let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-      guard fd >= 0, let handle = fdopen(fd, "w+") else {
+    if descriptor < 0 {
+      guard let fd = SpilledFile.createAnonymous(in: directory) else {
         error = "cannot create a temporary file in \(directory): \(String(cString: strerror(errno)))"
         return false
       }
-      file = handle
-      path = String(cString: template.withUnsafeBufferPointer { $0.baseAddress! })
+      descriptor = fd
       if !memory.isEmpty {
-        _ = memory.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, handle) }
+        let written = memory.withUnsafeBytes { SpilledFile.writeAll(fd, $0) }
         memory = []
+        guard written else { return failedWrite() }
       }
     }
-    guard let file else { return false }
-    if !bytes.isEmpty, fwrite(bytes.baseAddress, 1, bytes.count, file) != bytes.count {
-      error = "cannot write the response body to \(path ?? directory): \(String(cString: strerror(errno)))"
-      return false
-    }
+    guard SpilledFile.writeAll(descriptor, bytes) else { return failedWrite() }
     return true
   }
 
-  /// Closes and removes a spilled file that was never handed out (a cancelled transfer).
+  private mutating func failedWrite() -> Bool {
+    error = "cannot write the response body to a temporary file in \(directory): \(String(cString: strerror(errno)))"
+    return false
+  }
+
+  /// Closes a spilled file that was never handed out (a cancelled transfer); it had no name.
   mutating func discard() {
-    if let file, let path {
-      fclose(file)
-      unlink(path)
-      self.file = nil
+    if descriptor >= 0 {
+      close(descriptor)
+      descriptor = -1
     }
   }
 
   mutating func finish() -> ResponseBody {
-    if let file, let path {
-      fclose(file)
-      self.file = nil
-      return .file(SpilledFile(path: path, size: size))
+    if descriptor >= 0 {
+      let file = SpilledFile(descriptor: descriptor, size: size)
+      descriptor = -1
+      return .file(file)
     }
     return .memory(memory)
   }

@@ -17,8 +17,12 @@ public enum Formatting {
     "jq: " + JQ.summary(raw)
   }
 
+  /// `412.3 ms`, `11.00 s`; a day or more as an age (`3 d`): an ETA from a server's
+  /// `Content-Length: 9000000000000000000` is a number of days, not a trap.
   public static func milliseconds(_ ms: Double) -> String {
-    ms < 1000 ? decimal(ms, places: 1) + " ms" : decimal(ms / 1000, places: 2) + " s"
+    if ms < 1000 { return decimal(ms, places: 1) + " ms" }
+    if ms < 86_400_000 { return decimal(ms / 1000, places: 2) + " s" }
+    return age(ms / 1000)
   }
 
   /// `1.0 s`, `0.4 s`, `60.0 s`: a wait before a retry.

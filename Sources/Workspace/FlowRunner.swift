@@ -321,6 +321,15 @@ public final class FlowRunner: @unchecked Sendable {
     }
   }
 
+  /// The largest body a jq capture reads (64 MB): a capture loads and parses the whole body.
+  public static let captureBodyLimit = 64 << 20
+
+  /// `2.0 GB`, `65.0 MB`: a body's size in a capture failure.
+  private static func sizeText(_ count: Int) -> String {
+    count >= 1 << 30
+      ? String(format: "%.1f GB", Double(count) / Double(1 << 30)) : String(format: "%.1f MB", Double(count) / Double(1 << 20))
+  }
+
   /// The values a step captures from its response, or why one found nothing.
   public static func capture(_ captures: [(name: String, source: Capture)], from exchange: ExchangeResult)
     -> Result<[(String, String)], CaptureFailure>
@@ -339,10 +348,20 @@ public final class FlowRunner: @unchecked Sendable {
         }
         values.append((capture.name, value))
       case .jq(let expression):
-        let body = (try? exchange.response?.body.bytes()) ?? []
+        let response = exchange.response?.body ?? .empty
         // One line: the start of the body with its line breaks and indentation as single spaces.
         let shown =
-          String(decoding: body.prefix(300), as: UTF8.self).split(whereSeparator: \.isWhitespace).joined(separator: " ") + (body.count > 300 ? "…" : "")
+          String(decoding: response.prefix(300), as: UTF8.self).split(whereSeparator: \.isWhitespace).joined(separator: " ")
+          + (response.count > 300 ? "…" : "")
+        // A capture loads the body and parses it whole: bounded well below the body cap.
+        guard response.count <= captureBodyLimit else {
+          let reason =
+            "the body is \(sizeText(response.count)), over the \(captureBodyLimit >> 20) MB a capture reads"
+          return .failure(
+            CaptureFailure(capture: capture.name, source: expression, reason: reason, body: shown,
+              message: "capture \(capture.name): \(expression): \(reason); capture from a smaller response"))
+        }
+        let body = (try? response.bytes()) ?? []
         do {
           let output = try JQ.run(expression, input: body, pretty: false)
           let first = output.split(separator: "\n").first.map(String.init) ?? ""

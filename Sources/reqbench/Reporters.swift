@@ -52,11 +52,7 @@ final class SingleReporter: Reporter {
     case .memory(let bytes):
       write(bytes, escaped: tty)
     case .file(let file):
-      guard let handle = FileHandle(forReadingAtPath: file.path) else { return }
-      defer { try? handle.close() }
-      while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-        write(Array(chunk), escaped: tty)
-      }
+      try? file.forEachChunk { write($0, escaped: tty) }
     }
     if tty, body.count > 0 { Output.standard.line("") }
     Output.standard.flush()

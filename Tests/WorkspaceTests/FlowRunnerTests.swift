@@ -42,7 +42,8 @@ struct FlowRunnerTests {
          {"name": "teapot", "url": "/status/418?key=\(key)-teapot", "validate": {"status": [418]}},
          {"name": "refused", "url": "http://127.0.0.1:1/refused", "dedup": false},
          {"name": "refused2", "url": "http://127.0.0.1:1/refused2", "dedup": false},
-         {"name": "shapeless", "url": "/get?key=\(key)-shape", "validate": {"json": {"nope": "number"}}, "dedup": false}
+         {"name": "shapeless", "url": "/get?key=\(key)-shape", "validate": {"json": {"nope": "number"}}, "dedup": false},
+         {"name": "huge-json", "url": "/hostile/json?mb=65&key=\(key)-huge", "dedup": false}
        ],
        "chains": [
          {"name": "login-flow", "steps": [
@@ -63,7 +64,8 @@ struct FlowRunnerTests {
          {"name": "teapot-status", "steps": [{"request": "teapot", "capture": {"code": "status"}}, {"request": "after"}]},
          {"name": "stop-on-transport", "steps": [{"request": "ok"}, {"request": "refused"}, {"request": "after"}]},
          {"name": "stop-on-validation", "steps": [{"request": "ok"}, {"request": "shapeless"}, {"request": "after"}]},
-         {"name": "go-on", "onFailure": "continue", "steps": [{"request": "ok"}, {"request": "broken"}, {"request": "ok"}]}
+         {"name": "go-on", "onFailure": "continue", "steps": [{"request": "ok"}, {"request": "broken"}, {"request": "ok"}]},
+         {"name": "huge-capture", "steps": [{"request": "huge-json", "capture": {"x": ".a"}}, {"request": "after"}]}
        ],
        "batches": [
          {"name": "fast", "members": ["slow", "slow", "slow", "broken"], "policy": "failFast", "concurrency": 8},
@@ -139,6 +141,17 @@ struct FlowRunnerTests {
     #expect(message.contains("capture token: .nope found nothing in the body: {"))
     #expect(message.contains("\"token\""))
     #expect(try hits("\(key)-2") == 0)
+  }
+
+  // Issue 18, item 4: a capture reads at most 64 MB (it loads and parses the whole body; a 2 GiB
+  // body took 4.2 GB of memory). Over it the step fails, naming the size, and the chain stops.
+  @Test func aCaptureRefusesABodyOver64MB() throws {
+    let (outcome, _) = run("huge-capture", in: try flows())
+    #expect(outcome.state == .failed)
+    #expect(outcome.step == 1)
+    let message = try #require(outcome.steps.first?.message)
+    #expect(message.hasPrefix("capture x: .a: the body is 65.0 MB, over the 64 MB a capture reads; capture from a smaller response"), "\(message)")
+    #expect(try hits("\(key)-after") == 0)
   }
 
   // A step's `vars` are filled in from every source: here the selected environment.

@@ -9,6 +9,12 @@
 /// The caller frees `*output`. Each call uses its own jq state, so calls may run on any thread.
 int rb_jq_run(const char *program, const char *input, size_t length, int pretty, char **output);
 
+/// `rb_jq_run` feeding libjq's parser `piece` bytes at a time (at most 1 GiB; 0 means 1 GiB).
+/// libjq takes buffer lengths as `int`: a body over 2 GiB passed whole aborted in jv_parse.c, so
+/// the input always goes in pieces; a small `piece` lets tests cross many piece boundaries.
+int rb_jq_run_pieces(const char *program, const char *input, size_t length, int pretty, size_t piece,
+                     char **output);
+
 /// Compiles the jq `program` without running it. Returns 0 when it compiles; otherwise -1 and sets
 /// `*output` to jq's error message, malloc'd (the caller frees it).
 int rb_jq_compile(const char *program, char **output);

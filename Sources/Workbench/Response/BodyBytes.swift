@@ -5,8 +5,8 @@ import RequestEngine
 /// it in memory, or a read-only mapping of the file it spilled a big body to. Opening a spilled
 /// 50 MB body reads nothing: the kernel brings in the pages the screen touches as it is drawn.
 ///
-/// The mapping is private and read-only; it stays valid after the `SpilledFile` deletes the file
-/// (the mapping holds the inode) and is unmapped when the last reference goes. An empty file, or
+/// The mapping is private and read-only; it stays valid after the `SpilledFile` closes its
+/// descriptor (the mapping holds the inode) and is unmapped when the last reference goes. An empty file, or
 /// one that cannot be mapped, is read instead.
 public final class BodyBytes: @unchecked Sendable {
   /// In-memory bytes (empty when mapped).
@@ -27,7 +27,7 @@ public final class BodyBytes: @unchecked Sendable {
     case .memory(let bytes):
       self.init(bytes)
     case .file(let file):
-      if let mapping = BodyBytes.map(file.path) {
+      if let mapping = BodyBytes.map(descriptor: file.descriptor) {
         self.init(mapping: mapping)
       } else {
         self.init((try? body.bytes()) ?? [])
@@ -78,11 +78,9 @@ public final class BodyBytes: @unchecked Sendable {
     return try array.withUnsafeBufferPointer(body)
   }
 
-  /// A private read-only mapping of the whole file; nil when it is empty or cannot be mapped.
-  static func map(_ path: String) -> UnsafeBufferPointer<UInt8>? {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
+  /// A private read-only mapping of the whole open file (a spilled body has no name, only its
+  /// descriptor); the mapping outlives the descriptor. Nil when it is empty or cannot be mapped.
+  static func map(descriptor fd: Int32) -> UnsafeBufferPointer<UInt8>? {
     var info = stat()
     guard fstat(fd, &info) == 0, info.st_size > 0 else { return nil }
     let size = Int(info.st_size)
