@@ -26,6 +26,9 @@ public final class Agent: Sendable {
     /// (1024 MB; see `Request.maxBodyBytes`).
     public var maxBodyBytes: Int64 = Configuration.defaultMaxBodyBytes
     public static let defaultMaxBodyBytes: Int64 = 1024 << 20
+    /// Host names mapped to addresses for every request (curl's `--resolve`): tests and
+    /// development servers reach a name without the system's resolver.
+    public var resolve: [HostMapping] = []
     public var spillDirectory: String
     /// Minimum seconds between two progress events of one exchange.
     public var progressInterval: Double

@@ -6,6 +6,7 @@ import Foundation
 final class Transfer {
   let handle: UnsafeMutableRawPointer
   private var headerList: UnsafeMutablePointer<curl_slist>?
+  private var resolveList: UnsafeMutablePointer<curl_slist>?
   private var bodyBuffer: UnsafeMutableRawBufferPointer?
   private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
   /// Where curl's debug function hands the request heads it sends (see `sentHeads`).
@@ -77,6 +78,7 @@ final class Transfer {
     if let mime { curl_mime_free(mime) }
     if let uploadFile { fclose(uploadFile) }
     if let headerList { curl_slist_free_all(headerList) }
+    if let resolveList { curl_slist_free_all(resolveList) }
     bodyBuffer?.deallocate()
     errorBuffer.deallocate()
     headOutTarget.deallocate()
@@ -193,6 +195,10 @@ final class Transfer {
       set(CURLOPT_PROXY, "")  // ignore curl's own reading of the environment
     }
     if let noProxy = configuration.proxy.noProxy { set(CURLOPT_NOPROXY, noProxy) }
+    if !configuration.resolve.isEmpty {
+      for mapping in configuration.resolve { resolveList = curl_slist_append(resolveList, mapping.curlEntry) }
+      rb_easy_setopt_pointer(handle, CURLOPT_RESOLVE, resolveList)
+    }
   }
 
   /// Seconds as curl's milliseconds, clamped to what curl takes (about 24 days): a timeout of

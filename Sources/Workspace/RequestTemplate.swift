@@ -53,6 +53,9 @@ public struct RequestTemplate: Sendable, Equatable, SwitchableFields {
   /// `"tls": {"ca": "certs/ca.pem", "pin": "sha256//…"}`: trust this CA bundle (a path relative
   /// to the workspace's folder, or absolute), require this public key.
   public var tls: TLSSettings?
+  /// `"maxBodyMB": 64`: the largest response body, in MB (1 MB = 1,048,576 bytes); nil uses the
+  /// workspace's `maxBodyMB` (1024 when that is absent too). Downloads are bounded by their disk.
+  public var maxBodyMB: Double?
 
   /// The JSON object this template was read from, unknown keys included; changes are written back
   /// into it so a save keeps everything the app does not know about.

@@ -222,6 +222,7 @@ extension Workspace {
       digest: digest,
       tls: tls)
     request.throttle = template.throttle
+    if let mb = template.maxBodyMB ?? maxBodyMB { request.maxBodyBytes = Int64(saturating: mb * 1_048_576) }
     return request
   }
 

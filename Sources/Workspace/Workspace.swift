@@ -30,6 +30,11 @@ public struct Workspace: Sendable, Equatable {
   public var history: HistorySettings = HistorySettings()
   /// The retry policy of requests that have none of their own; nil for no retries.
   public var retry: RetryPolicy?
+  /// The largest response body of requests without their own `maxBodyMB`, in MB; nil: 1024.
+  public var maxBodyMB: Double?
+  /// `"resolve": ["api.test:443:127.0.0.1"]`: host names mapped to addresses for every request
+  /// (curl's `--resolve`), so they are never asked of the system's resolver.
+  public var resolve: [HostMapping] = []
   /// The values of `{{variables}}` when neither an override nor the environment sets them.
   public var variables: [Variable]
   /// The environment used when none is chosen (the `environment` key).

@@ -306,6 +306,10 @@ struct WorkspaceReader {
         workspace.agent = agent
       }
       if let value = present("retry") { workspace.retry = r.retry(value, at("retry")) }
+      if let value = present("maxBodyMB") { workspace.maxBodyMB = r.megabytes(value, at("maxBodyMB")) }
+      if let value = present("resolve"), let resolve = r.resolve(value, at("resolve")) {
+        workspace.resolve = resolve
+      }
       if let value = present("history"), let history = r.history(value, at("history")) {
         workspace.history = history
       }
@@ -514,6 +518,37 @@ struct WorkspaceReader {
   }
 
   /// `{"perRequest": 50, "maxMB": 200}`: a whole number from 0, and megabytes above 0.
+  /// `maxBodyMB`: more than 0 and at most 1048576 (1 TB), so it is a number of bytes.
+  mutating func megabytes(_ value: JSONValue, _ path: JSONPath) -> Double? {
+    guard let mb = number(value, path) else { return nil }
+    guard mb > 0, mb <= 1_048_576 else {
+      fail(path, "must be more than 0 and at most 1048576 (MB), found \(JSONSerializer.compact(value))")
+      return nil
+    }
+    return mb
+  }
+
+  /// `resolve`: `["HOST:PORT:ADDRESS", …]`, as curl's `--resolve`.
+  mutating func resolve(_ value: JSONValue, _ path: JSONPath) -> [HostMapping]? {
+    guard case .array(let items) = value else {
+      expected("an array of \"HOST:PORT:ADDRESS\" strings", value, path)
+      return nil
+    }
+    var mappings: [HostMapping] = []
+    let ok = clean { r in
+      for (i, item) in items.enumerated() {
+        let at = path.appending(i)
+        guard let text = r.string(item, at) else { continue }
+        do {
+          mappings.append(try HostMapping(parsing: text))
+        } catch {
+          r.fail(at, (error as? HostMapping.ParseError)?.message ?? "\(error)")
+        }
+      }
+    }
+    return ok ? mappings : nil
+  }
+
   mutating func history(_ value: JSONValue, _ path: JSONPath) -> HistorySettings? {
     guard let object = object(value, path) else { return nil }
     var history = HistorySettings()
@@ -690,6 +725,7 @@ struct WorkspaceReader {
         request.throttle = seconds
       }
       if let value = present("retry") { request.retry = r.retry(value, at("retry")) }
+      if let value = present("maxBodyMB") { request.maxBodyMB = r.megabytes(value, at("maxBodyMB")) }
       if let value = present("validate"), let validation = r.validation(value, at("validate")) {
         request.validation = validation
       }

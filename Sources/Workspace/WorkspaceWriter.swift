@@ -68,6 +68,10 @@ extension Workspace {
       "agent", agent, default: AgentSettings(), read: { $0.agent($1, $2) },
       encode: { agent, old in agent.json(merging: old) })
     w.write("retry", retry, read: { $0.retry($1, $2) }, encode: { $0.json(merging: $1) })
+    w.write("maxBodyMB", maxBodyMB, read: { $0.megabytes($1, $2) }, encode: { v, _ in .number(v) })
+    w.write(
+      "resolve", resolve, default: [], read: { $0.resolve($1, $2) },
+      encode: { v, _ in .array(v.map { .string($0.curlEntry) }) })
     w.write(
       "history", history, default: HistorySettings(), read: { $0.history($1, $2) },
       encode: { history, old in history.json(merging: old) })
@@ -148,6 +152,7 @@ extension RequestTemplate {
       "dedup", dedup, default: true, read: { $0.bool($1, $2) }, encode: { v, _ in .bool(v) })
     w.write("throttle", throttle, read: { $0.number($1, $2) }, encode: { v, _ in .number(v) })
     w.write("retry", retry, read: { $0.retry($1, $2) }, encode: { $0.json(merging: $1) })
+    w.write("maxBodyMB", maxBodyMB, read: { $0.megabytes($1, $2) }, encode: { v, _ in .number(v) })
     w.write(
       "validate", validation, default: Validation(), read: { $0.validation($1, $2) },
       encode: { validation, old in validation.json(merging: old) })

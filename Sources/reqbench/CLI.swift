@@ -195,6 +195,7 @@ enum CLI {
       configuration.maxConcurrent = n
       configuration.maxPerHost = n
     }
+    configuration.resolve = workspace.resolve
     return Agent(configuration: configuration)
   }
 

@@ -178,11 +178,28 @@ struct RunCommandTests {
     #expect(try JSONParser.parse(far.stdout)["target"] == "http://reqbench.invalid/anything/far")
     let near = try runProcess(try reqbenchBinary, ["run", ws, "near"], environment: environment)
     #expect(try JSONParser.parse(near.stdout)["target"] == "/anything/near")
-    // Without the proxy the made-up host cannot be resolved.
-    let direct = try runProcess(
+    // Without the proxy the made-up host cannot be resolved: tried in a network namespace of its
+    // own (no interface, no resolver), so no DNS query leaves the machine.
+    let direct = try runInEmptyNetwork(
       try reqbenchBinary, ["run", ws, "far"], environment: ["HTTP_PROXY": "", "http_proxy": ""])
-    #expect(direct.status == 1)
-    #expect(direct.stderr.contains("far: failed: cannot resolve host"))
+    #expect(direct.status == 1, "\(direct.stderr)")
+    #expect(direct.stderr.contains("far: failed: cannot resolve host"), "\(direct.stderr)")
+  }
+
+  /// The workspace's `resolve` maps a made-up name to the fixture on loopback, as curl's
+  /// `--resolve` does: the URL and the Host header keep the name.
+  @Test func resolveMapsANameWithoutTheResolver() throws {
+    let port = try #require(URL(string: try TestServer.fixture.baseURL)?.port)
+    let ws = try workspace(
+      #"{"name": "far", "url": "http://reqbench.invalid:\#(port)/anything/far"}"#,
+      extra: #" "resolve": ["reqbench.invalid:\#(port):127.0.0.1"],"#)
+    let result = try run(["run", ws, "far"])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(try JSONParser.parse(result.stdout)["headers"]?["Host"] == .string("reqbench.invalid:\(port)"))
+    let bad = try workspace(#"{"name": "far", "url": "/x"}"#, extra: #" "resolve": ["reqbench.invalid:80"],"#)
+    let refused = try run(["run", bad, "far"])
+    #expect(refused.status == 2)
+    #expect(refused.stderr.contains(#"resolve[0]: "reqbench.invalid:80" is not HOST:PORT:ADDRESS"#), "\(refused.stderr)")
   }
 
   /// HTTPS_PROXY from the environment: an https URL goes through the proxy's CONNECT tunnel (the

@@ -116,3 +116,28 @@ public func runProcess(
     status: signal == 0 ? (status >> 8) & 0xff : signal,
     stdout: String(decoding: outputData, as: UTF8.self), stderr: String(decoding: errorData.get(), as: UTF8.self))
 }
+
+/// `runProcess` inside a network namespace of its own (`unshare --net`: no interface, not even
+/// loopback, so no resolver either): what a program does when a name cannot be resolved, without
+/// a DNS query leaving the machine. Needs root (CI has it); where `unshare` cannot make the
+/// namespace the call throws, saying so: the test fails, it never skips.
+public func runInEmptyNetwork(
+  _ executable: URL, _ arguments: [String], environment: [String: String]? = nil, timeout: Double = 60
+) throws -> ProcessResult {
+  let unshare = URL(fileURLWithPath: "/usr/bin/unshare")
+  guard FileManager.default.isExecutableFile(atPath: unshare.path) else {
+    throw NetworkNamespaceUnavailable(reason: "/usr/bin/unshare is missing (util-linux)")
+  }
+  let probe = try runProcess(unshare, ["--net", "/bin/true"], timeout: timeout)
+  guard probe.status == 0 else {
+    throw NetworkNamespaceUnavailable(reason: "`unshare --net` failed (status \(probe.status)): \(probe.stderr)")
+  }
+  return try runProcess(unshare, ["--net", "--", executable.path] + arguments, environment: environment, timeout: timeout)
+}
+
+public struct NetworkNamespaceUnavailable: Error, CustomStringConvertible {
+  public let reason: String
+  public var description: String {
+    "cannot make an empty network namespace: \(reason); run the tests as root (CI does), which `unshare --net` needs"
+  }
+}
