@@ -147,11 +147,13 @@ public final class Agent: Sendable {
   /// Exchanges that have not ended: (queued or waiting to retry, running).
   public var activeCounts: (queued: Int, running: Int) { inbox.counts }
 
-  /// Cancels everything, waits for the `cancelled` events and stops the engine thread.
+  /// Cancels everything, waits for the `cancelled` events and stops the engine thread; then lets
+  /// the cache's sweep finish (at most 10 s), so a short-lived process does not cut it off.
   public func shutdown() {
     guard inbox.beginShutdown() else { return }
     post(.shutdown)
     engineThread.join()
+    configuration.cache?.waitForSweep()
   }
 
   private func post(_ command: Command) {

@@ -94,6 +94,7 @@ public final class ResponseCache: @unchecked Sendable {
   /// may belong to a write in progress in another process).
   public var strayAge: Double = 600
   private var swept = false
+  private let sweeping = DispatchGroup()
   /// When this object last renewed each entry's body modification time.
   private var touchedAt: [String: Date] = [:]
   private let lock = NSLock()
@@ -317,14 +318,48 @@ public final class ResponseCache: @unchecked Sendable {
     }
   }
 
-  /// Sweeps once per cache object, in the background, after its first store.
-  private func sweepOnce() {
+  /// Sweeps once per cache object, in the background: when a command starts (`sweepIfDue`) or
+  /// after the first store. `waitForSweep` (which `Agent.shutdown` calls) lets it finish, so a
+  /// short `run` no longer cuts it off.
+  private func sweepOnce(after stamp: Bool = false) {
     let first = lock.withLock {
       defer { swept = true }
       return !swept
     }
     guard first else { return }
-    DispatchQueue.global(qos: .utility).async { self.sweep() }
+    sweeping.enter()
+    DispatchQueue.global(qos: .utility).async {
+      self.sweep()
+      if stamp { self.stampSweep() }
+      self.sweeping.leave()
+    }
+  }
+
+  /// Starts the sweep in the background unless a whole sweep ran less than `interval` seconds
+  /// ago (`cache/.swept` records when): a command sweeps at its start, and a folder of many
+  /// entries is read at most once an hour however many short runs there are.
+  public func sweepIfDue(interval: Double = 3600, now: Date = Date()) {
+    var info = stat()
+    let path = folder.appendingPathComponent(".swept").path
+    if stat(path, &info) == 0, now.timeIntervalSince1970 - Double(info.st_mtim.tv_sec) < interval {
+      return
+    }
+    sweepOnce(after: true)
+  }
+
+  /// Waits (at most `timeout` seconds) for a sweep in progress to end. A sweep cut off by the
+  /// timeout leaves no stamp: the next command sweeps again.
+  public func waitForSweep(timeout: Double = 10) {
+    _ = sweeping.wait(timeout: .now() + timeout)
+  }
+
+  private func stampSweep() {
+    guard FileManager.default.fileExists(atPath: folder.path) else { return }
+    let path = folder.appendingPathComponent(".swept").path
+    let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+    guard fd >= 0 else { return }
+    futimens(fd, nil)
+    close(fd)
   }
 
   private func age(of url: URL, now: Date) -> Double {

@@ -196,6 +196,10 @@ enum CLI {
       configuration.maxPerHost = n
     }
     configuration.resolve = workspace.resolve
+    // What killed processes left (issue 18, item 12): swept at the start, not after the fact.
+    StaleTemporaries.sweep(
+      workspaceFolder: workspace.folder, stateFolder: stateFolder, spillDirectory: configuration.spillDirectory)
+    configuration.cache?.sweepIfDue()
     return Agent(configuration: configuration)
   }
 
@@ -227,13 +231,36 @@ enum Signals {
     sources.forEach { $0.cancel() }
   }
 
-  /// Calls `handler` (on a background queue) on SIGINT; keep the returned source alive.
-  static func onInterrupt(_ handler: @escaping @Sendable () -> Void) -> DispatchSourceSignal {
-    signal(SIGINT, SIG_IGN)
-    let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-    source.setEventHandler(handler: handler)
-    source.resume()
-    return source
+  /// Calls `handler` (on a background queue) on SIGINT, SIGTERM and SIGHUP alike: in-flight
+  /// exchanges are cancelled cleanly (a download keeps its partial data, history is written)
+  /// whichever of them ends the command. Keep the returned watch alive; its `exitStatus` is
+  /// 128 + the signal received (130, 143, 129).
+  static func onInterrupt(_ handler: @escaping @Sendable () -> Void) -> Interruption {
+    Interruption(handler)
+  }
+
+  final class Interruption: @unchecked Sendable {  // its sources are only read
+    private let sources: [DispatchSourceSignal]
+    private let received = Locked<Int32>(SIGINT)
+
+    fileprivate init(_ handler: @escaping @Sendable () -> Void) {
+      let received = self.received
+      sources = [SIGINT, SIGTERM, SIGHUP].map { sig in
+        signal(sig, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+        source.setEventHandler {
+          received.set(sig)
+          handler()
+        }
+        source.resume()
+        return source
+      }
+    }
+
+    /// 128 + the signal that interrupted the command (130 for Ctrl-C).
+    var exitStatus: Int32 { 128 + received.get() }
+
+    func cancel() { sources.forEach { $0.cancel() } }
   }
 }
 

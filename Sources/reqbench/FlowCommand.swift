@@ -141,7 +141,7 @@ struct FlowCommand {
       Terminal.error("\(ok) succeeded, \(results.filter { $0.state == .failed }.count) failed, \(results.filter { $0.state == .cancelled }.count) cancelled")
     }
     Output.standard.flush()
-    if interrupted.get() { return ExitStatus.interrupted }
+    if interrupted.get() { return interruptSource.exitStatus }
     if results.contains(where: { $0.errorKind == "usage" || $0.steps.contains { $0.errorKind == "usage" } }) {
       return ExitStatus.usage
     }

@@ -152,7 +152,7 @@ struct RunCommand {
     let ordered = results.compactMap { $0 }
     reporter.summary(ordered)
     Output.standard.flush()
-    if interrupted.get() { return ExitStatus.interrupted }
+    if interrupted.get() { return interruptSource.exitStatus }
     if ordered.contains(where: { $0.error?.kind == "usage" }) { return ExitStatus.usage }
     return ordered.allSatisfy { $0.state == .succeeded } ? ExitStatus.success : ExitStatus.failure
   }

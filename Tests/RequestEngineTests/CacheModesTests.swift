@@ -319,6 +319,34 @@ struct CacheModesTests {
     #expect(FileManager.default.fileExists(atPath: young.path), "a young temporary file may be a write in progress")
   }
 
+  // Issue 18, item 12: the sweep starts with the command (`sweepIfDue`) and the agent's shutdown
+  // lets it finish, so a short `run` no longer cuts it off (orphans had grown to 887 MB); a
+  // sweep that completed is not repeated for an hour.
+  @Test func aSweepAtStartIsNotCutOffByAShortRun() throws {
+    let stray = folder.appendingPathComponent("0000.deadbeef.body")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    try Data("x".utf8).write(to: stray)
+    let anHourAgo = Date().addingTimeInterval(-3600)
+    try FileManager.default.setAttributes([.modificationDate: anHourAgo], ofItemAtPath: stray.path)
+    let cache = ResponseCache(folder: folder)
+    let shortRun = Agent(configuration: .init(cache: cache))
+    cache.sweepIfDue()
+    shortRun.shutdown()  // nothing was stored: only the start-up sweep ran
+    #expect(!FileManager.default.fileExists(atPath: stray.path))
+    #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(".swept").path))
+
+    try Data("x".utf8).write(to: stray)
+    try FileManager.default.setAttributes([.modificationDate: anHourAgo], ofItemAtPath: stray.path)
+    let next = ResponseCache(folder: folder)
+    next.sweepIfDue()
+    next.waitForSweep()
+    #expect(FileManager.default.fileExists(atPath: stray.path), "swept less than an hour ago: not again")
+    let later = ResponseCache(folder: folder)
+    later.sweepIfDue(now: Date().addingTimeInterval(7200))
+    later.waitForSweep()
+    #expect(!FileManager.default.fileExists(atPath: stray.path))
+  }
+
   // A damaged entry is removed at lookup (README: "a miss with reason invalid and is removed").
   @Test func aDamagedEntryIsRemovedAtLookup() throws {
     let cache = ResponseCache(folder: folder)

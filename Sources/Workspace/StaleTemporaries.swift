@@ -1,0 +1,59 @@
+import Foundation
+
+/// Temporary files a killed process left behind, swept when a command starts (`run`, chains and
+/// batches, the TUI): the `.NAME.tmp-HEX` files of atomic writes (`AtomicFile`, the cache's and
+/// the downloads' state) beside the workspace and in its state folder, and spilled response
+/// bodies (`reqbench-body-XXXXXX`) named by an older reqbench, which did not unlink them at once.
+/// Only files older than `minimumAge` go: a younger one may be another process's write in
+/// progress. The walk is bounded (two folder levels, `maximumEntries` names) so a start never
+/// waits on a huge folder.
+public enum StaleTemporaries {
+  public static let minimumAge: Double = 600
+  public static let maximumEntries = 20_000
+
+  /// Removes what is stale in `workspaceFolder` (only `.*.json.tmp-HEX`: the workspace's and its
+  /// secrets file's writes), `stateFolder` and its subfolders, two levels deep (`.*.tmp-*`), and
+  /// `spillDirectory` (`reqbench-body-*`). Returns the paths removed.
+  @discardableResult
+  public static func sweep(
+    workspaceFolder: URL?, stateFolder: URL, spillDirectory: String?, now: Date = Date()
+  ) -> [String] {
+    var removed: [String] = []
+    var budget = maximumEntries
+    func visit(_ folder: String, depth: Int, matches: (String) -> Bool) {
+      guard let directory = opendir(folder) else { return }
+      defer { closedir(directory) }
+      var subfolders: [String] = []
+      while budget > 0, let entry = readdir(directory) {
+        budget -= 1
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        guard name != ".", name != ".." else { continue }
+        let path = folder + "/" + name
+        var info = stat()
+        guard lstat(path, &info) == 0 else { continue }
+        if info.st_mode & S_IFMT == S_IFDIR {
+          if depth > 0 { subfolders.append(path) }
+        } else if info.st_mode & S_IFMT == S_IFREG, matches(name),
+          now.timeIntervalSince1970 - Double(info.st_mtim.tv_sec) > minimumAge, unlink(path) == 0
+        {
+          removed.append(path)
+        }
+      }
+      for subfolder in subfolders { visit(subfolder, depth: depth - 1, matches: matches) }
+    }
+    if let workspaceFolder {
+      visit(workspaceFolder.path, depth: 0) { isAtomicTemporary($0) && $0.contains(".json.tmp-") }
+    }
+    visit(stateFolder.path, depth: 2, matches: isAtomicTemporary)
+    if let spillDirectory {
+      visit(spillDirectory, depth: 0) { $0.hasPrefix("reqbench-body-") && $0.count == "reqbench-body-XXXXXX".count }
+    }
+    return removed
+  }
+
+  /// `.NAME.tmp-…`: what `AtomicFile` (and the cache's and downloads' writers) write before the
+  /// rename.
+  static func isAtomicTemporary(_ name: String) -> Bool {
+    name.hasPrefix(".") && name.contains(".tmp-")
+  }
+}
