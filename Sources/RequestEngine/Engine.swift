@@ -105,6 +105,14 @@ private final class Record {
   var startedAt: Date?
   var attempts = 0
   var transfer: Transfer?
+  /// The request on the wire in this attempt: `request` (with a revalidation's conditions) on
+  /// the first hop, then what `Redirect.next` made of it for each redirect the engine followed.
+  var onWire: Request?
+  /// Redirects followed in this attempt, and the seconds their hops took.
+  var hops = 0
+  var hopSeconds: Double = 0
+  /// Requests curl sent on the attempt's earlier hops (for `SentRequest.count`).
+  var hopRequests = 0
   var retryDue: Double?
   /// The response of the attempt that failed, while the next one waits or runs: what a cancel
   /// ends the exchange with (the 503 it had, not "nothing").
@@ -281,6 +289,10 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       record.followers = []
       heir.transfer = record.transfer
       heir.attempts = record.attempts
+      heir.onWire = record.onWire
+      heir.hops = record.hops
+      heir.hopSeconds = record.hopSeconds
+      heir.hopRequests = record.hopRequests
       heir.retryDue = record.retryDue
       heir.lastResponse = record.lastResponse
       heir.revalidating = record.revalidating
@@ -305,7 +317,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     if let transfer = record.transfer, record.lastResponse == nil {
       // What this attempt sent, unless an earlier attempt's response is what the exchange ends
       // with (then its request stays beside it).
-      record.sent = transfer.sentHeads.sent(for: record.request)
+      noteSent(record, transfer)
     }
     if let transfer = record.transfer {
       if let writer = transfer.download {
@@ -502,13 +514,24 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     }
   }
 
-  private func start(_ record: Record) {
+  /// Starts an attempt (`hop` nil), or the next hop of one after a redirect (`followRedirect`):
+  /// a hop is the same attempt, announced by no event of its own.
+  private func start(_ record: Record, hop: Request? = nil) {
     clock.tick()
     var request = record.request
     if let entry = record.revalidating {
       if let etag = entry.etag { request.headers["If-None-Match"] = etag }
       if let lastModified = entry.lastModified { request.headers["If-Modified-Since"] = lastModified }
     }
+    if hop == nil {
+      record.hops = 0
+      record.hopSeconds = 0
+      record.hopRequests = 0
+    }
+    // A download's resume state belongs to its target and the first request, whatever URL the
+    // redirects lead to; the transfer sends the hop's request.
+    let sending = hop ?? request
+    record.onWire = sending
     var writer: DownloadWriter?
     if let target = request.download {
       do {
@@ -522,13 +545,13 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     let transfer: Transfer
     do {
       transfer = try Transfer(
-        request: request, configuration: configuration, clock: clock, handles: handles, download: writer)
+        request: sending, configuration: configuration, clock: clock, handles: handles, download: writer)
     } catch {
       writer?.closeKeeping()
       finish(record, state: .failed, response: nil, error: ExchangeError(kind: .usage, message: error.message))
       return
     }
-    record.attempts += 1
+    if hop == nil { record.attempts += 1 }
     record.transfer = transfer
     transfer.onHeaders = { [unowned self, unowned transfer] status, headers in
       self.emitForGroup(transfer) { .headers($0, status: status, headers: headers) }
@@ -542,9 +565,11 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       perGroup[limit.name, default: 0] += 1
       transfer.groupName = limit.name
     }
-    for member in [record] + record.followers {
-      if member.startedAt == nil { member.startedAt = Date() }
-      emit(.started(member.id, attempt: record.attempts))
+    if hop == nil {
+      for member in [record] + record.followers {
+        if member.startedAt == nil { member.startedAt = Date() }
+        emit(.started(member.id, attempt: record.attempts))
+      }
     }
     curl_multi_add_handle(multi, transfer.handle)
   }
@@ -627,7 +652,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     let info = transfer.info()
     let headers = transfer.responseHeaders
     let body = transfer.finishBody()
-    record.sent = transfer.sentHeads.sent(for: record.request)
+    noteSent(record, transfer)
     detach(record, transfer)
 
     var response: Response?
@@ -635,8 +660,12 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     if status > 0 {
       response = Response(
         status: status, httpVersion: info.version, headers: headers, body: body,
-        effectiveURL: info.effectiveURL, redirectCount: info.redirects, timing: info.timing,
+        effectiveURL: info.effectiveURL, redirectCount: record.hops, timing: info.timing.after(record.hopSeconds),
         bytesSent: info.sent)
+    }
+    if curlCode == CURLE_OK, !transfer.timedOutIdle, let response, let location = redirectLocation(record, transfer, response) {
+      followRedirect(record, response, to: location)
+      return
     }
 
     var error: ExchangeError?
@@ -702,6 +731,61 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     return true
   }
 
+  // MARK: - Redirects
+
+  /// Where the engine follows `response` to, when it does: a status `Redirect` follows with a
+  /// `Location`, on a request that follows redirects. curl's resolution of the location against
+  /// the hop's URL (CURLINFO_REDIRECT_URL) when it has one; the header as sent when curl could
+  /// not resolve it (a scheme it does not know), so that `Redirect` refuses it by name.
+  private func redirectLocation(_ record: Record, _ transfer: Transfer, _ response: Response) -> String? {
+    guard let sent = record.onWire, sent.followRedirects, Redirect.followedStatuses.contains(response.status),
+      let location = response.headers["Location"], !location.isEmpty
+    else { return nil }
+    return transfer.redirectURL ?? location
+  }
+
+  /// What the transfer sent (the hop's request, masked with the request's secrets), counting the
+  /// requests of the attempt's earlier hops.
+  private func noteSent(_ record: Record, _ transfer: Transfer) {
+    record.sent = transfer.sentHeads.sent(for: record.onWire ?? record.request)
+    record.sent?.count += record.hopRequests
+  }
+
+  /// The next hop of the attempt, on the same record: no new attempt, no event; or the exchange
+  /// fails with the redirect's response (a scheme other than http or https, too many hops, the
+  /// deadline spent).
+  private func followRedirect(_ record: Record, _ response: Response, to location: String) {
+    let sent = record.onWire ?? record.request
+    record.hops += 1
+    record.hopSeconds = response.timing.total
+    record.hopRequests = record.sent?.count ?? record.hopRequests
+    var error: ExchangeError
+    switch Redirect.next(after: sent, status: response.status, location: location, hop: record.hops) {
+    case .success(var next):
+      guard let deadline = record.request.timeouts.deadline else {
+        start(record, hop: next)
+        return
+      }
+      let left = deadline - record.hopSeconds
+      if left > 0 {
+        next.timeouts.deadline = left
+        start(record, hop: next)
+        return
+      }
+      error = .transport(.timedOut, detail: "the deadline of \(formatSeconds(deadline)) passed after \(record.hops) redirects")
+    case .failure(let refused):
+      error = refused
+    }
+    var answer = response
+    answer.redirectCount = record.hops - 1
+    if record.request.download != nil {
+      finish(record, state: .failed, response: answer, error: error, download: record.request.download.map { pendingOutcome(record, $0) })
+      return
+    }
+    if scheduleRetry(record, after: &error, response: answer) { return }
+    finish(record, state: .failed, response: answer, error: error, cache: networkOutcome(record, stored: false))
+  }
+
   // MARK: - Downloads
 
   /// A download attempt ended: restart from 0 on a wrong range answer, keep the partial data on a
@@ -711,7 +795,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     let info = transfer.info()
     let headers = transfer.responseHeaders
     let body = transfer.finishBody()
-    record.sent = transfer.sentHeads.sent(for: record.request)
+    noteSent(record, transfer)
     detach(record, transfer)
     noteAttempt(record, writer)
     let status = info.status > 0 ? info.status : transfer.statusLine
@@ -719,8 +803,16 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       status > 0
       ? Response(
         status: status, httpVersion: info.version, headers: headers, body: body, effectiveURL: info.effectiveURL,
-        redirectCount: info.redirects, timing: info.timing, bytesSent: info.sent)
+        redirectCount: record.hops, timing: info.timing.after(record.hopSeconds), bytesSent: info.sent)
       : nil
+    if writer.decision == nil, curlCode == CURLE_OK, !transfer.timedOutIdle, let response,
+      let location = redirectLocation(record, transfer, response)
+    {
+      // Nothing was written for a redirect: the next hop opens the target's state again.
+      writer.closeKeeping()
+      followRedirect(record, response, to: location)
+      return
+    }
 
     if case .restart(let reason)? = writer.decision {
       writer.closeDiscarding()

@@ -171,8 +171,11 @@ final class Transfer {
     }
 
     // Redirects, timeouts, TLS, HTTP version, proxy.
-    set(CURLOPT_FOLLOWLOCATION, request.followRedirects ? 1 : 0)
-    set(CURLOPT_MAXREDIRS, request.maxRedirects)
+    // The engine follows redirects itself (Redirect: what goes to another origin is its rule,
+    // not curl's); curl speaks http and https only, and would redirect only to them.
+    set(CURLOPT_FOLLOWLOCATION, 0)
+    set(CURLOPT_PROTOCOLS_STR, "http,https")
+    set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
     set(CURLOPT_CONNECTTIMEOUT_MS, Self.curlMilliseconds(request.timeouts.idle))
     if let deadline = request.timeouts.deadline { set(CURLOPT_TIMEOUT_MS, Self.curlMilliseconds(deadline)) }
     if request.insecure {
@@ -337,7 +340,8 @@ final class Transfer {
     } else if line.isEmpty {
       let isInterim = (100..<200).contains(statusLine)
       let willFollow =
-        followRedirects && (300..<400).contains(statusLine) && responseHeaders.contains("Location")
+        followRedirects && Redirect.followedStatuses.contains(statusLine)
+        && !(responseHeaders["Location"] ?? "").isEmpty
       if !isInterim && !willFollow && !headersComplete {
         headersComplete = true
         if let download {
@@ -438,6 +442,14 @@ final class Transfer {
   }
 
   func finishBody() -> ResponseBody { sink.finish() }
+
+  /// Where the response's `Location` points, resolved by curl against the URL of this transfer
+  /// (CURLINFO_REDIRECT_URL); nil without one, or when curl could not make a URL of it.
+  var redirectURL: String? {
+    var pointer: UnsafePointer<CChar>?
+    rb_easy_getinfo_string(handle, CURLINFO_REDIRECT_URL, &pointer)
+    return pointer.map { String(cString: $0) }
+  }
 
   var bodyError: String? { sink.error }
 
