@@ -105,17 +105,22 @@ public final class ResponseCache: @unchecked Sendable {
   private var index: [String: (bytes: Int, used: Date)]?
   private var folderExists = false
 
-  /// The key of the digests of `sensitive` and `namespace` values (`digest(_:)`).
-  private let digestKey: [UInt8]
+  /// Where the key of the digests of `sensitive` and `namespace` values comes from, asked the
+  /// first time one is needed (`digestKey`): a run that caches nothing sensitive or namespaced
+  /// never makes the state folder's key file.
+  private let digestKeySource: @Sendable () -> [UInt8]
+  private let digestKeyLock = NSLock()
+  private var madeDigestKey: [UInt8]?
 
   /// `digestKey` keys the digests stored for `sensitive` and `namespace` values: the command line
   /// and the TUI pass the state folder's own random key (`StateFolder.cacheDigestKey`), so the
-  /// metadata cannot be matched against guessed values without it.
+  /// metadata cannot be matched against guessed values without it. It is evaluated on first use.
   public init(
     folder: URL, sizeLimit: Int = 256 << 20, memoryLimit: Int = 32 << 20,
-    appVersion: String = reqbenchVersion, sweepAfter: Double = 86_400, digestKey: [UInt8] = []
+    appVersion: String = reqbenchVersion, sweepAfter: Double = 86_400,
+    digestKey: @autoclosure @escaping @Sendable () -> [UInt8] = []
   ) {
-    self.digestKey = digestKey
+    self.digestKeySource = digestKey
     self.folder = folder
     self.sizeLimit = sizeLimit
     self.memoryLimit = memoryLimit
@@ -129,7 +134,7 @@ public final class ResponseCache: @unchecked Sendable {
   /// the reqbench version.
   public func lookup(_ request: Request, policy: CachePolicy, now: Date = Date()) -> Lookup {
     guard policy.isEnabled else { return .miss(.disabled) }
-    let key = CacheKey.key(for: request, policy: policy, digestKey: digestKey)
+    let key = CacheKey.key(for: request, policy: policy, digestKey: cacheKeyDigestKey(policy))
     guard let entry = read(key) ?? read(key) else {
       // Read twice: another process may have just replaced the entry under the first read.
       guard exists(key) else { return .miss(.absent) }
@@ -179,7 +184,7 @@ public final class ResponseCache: @unchecked Sendable {
     let redaction = Redaction(secrets: request.secrets)
     var saved = entry
     saved.headers = HTTPHeaders(entry.headers.fields.map { ($0.name, redaction.apply($0.value)) })
-    saved.key = CacheKey.key(for: request, policy: policy, digestKey: digestKey)
+    saved.key = CacheKey.key(for: request, policy: policy, digestKey: cacheKeyDigestKey(policy))
     saved.name = request.name
     saved.url = redaction.apply(request.url)
     saved.createdAt = now
@@ -191,7 +196,7 @@ public final class ResponseCache: @unchecked Sendable {
     saved.mustRevalidate = ResponseCache.cacheControl(entry.headers).contains("no-cache")
     saved.varyValues = ResponseCache.varyNames(entry.headers).map { (name: $0, value: ResponseCache.varyDigest(request.headers[$0])) }
     saved.generation = String(UInt64.random(in: .min ... .max), radix: 16)
-    let inputs = redaction.apply(CacheKey.inputs(for: request, policy: policy, digestKey: digestKey))
+    let inputs = redaction.apply(CacheKey.inputs(for: request, policy: policy, digestKey: cacheKeyDigestKey(policy)))
     guard write(&saved, inputs: inputs) else { return nil }
     remember(saved)
     sweepOnce()
@@ -254,6 +259,21 @@ public final class ResponseCache: @unchecked Sendable {
   /// How sensitive values and namespaces are stored: HMAC-SHA256 under the cache's key, hex.
   public func digest(_ value: String?) -> String? {
     value.map { hexString(HMAC.sha256(key: digestKey, message: Array($0.utf8))) }
+  }
+
+  /// The digest key, made once (see `digestKeySource`).
+  private var digestKey: [UInt8] {
+    digestKeyLock.withLock {
+      if let key = madeDigestKey { return key }
+      let key = digestKeySource()
+      madeDigestKey = key
+      return key
+    }
+  }
+
+  /// The key `CacheKey` needs for `policy`: only a namespace is keyed there.
+  private func cacheKeyDigestKey(_ policy: CachePolicy) -> [UInt8] {
+    policy.namespace == nil ? [] : digestKey
   }
 
   // MARK: - Listing and clearing
