@@ -15,6 +15,14 @@ extern char **environ;
 
 static int started = 0;
 
+// Bracketed paste (xterm's mode 2004): a paste comes between ESC[200~ and ESC[201~, which the
+// TUI reads as one paste (PasteAssembler), never as keys. Terminals without it ignore the mode.
+static void bracketed_paste(int on) {
+  const char *mode = on ? "\033[?2004h" : "\033[?2004l";
+  ssize_t ignored = write(STDOUT_FILENO, mode, strlen(mode));
+  (void)ignored;
+}
+
 int rb_curses_start(int mouse) {
   setlocale(LC_ALL, "");
   if (initscr() == NULL) return -1;
@@ -35,12 +43,15 @@ int rb_curses_start(int mouse) {
     mousemask(ALL_MOUSE_EVENTS, NULL);
     mouseinterval(0);
   }
+  refresh();
+  bracketed_paste(1);
   return 0;
 }
 
 void rb_curses_stop(void) {
   if (!started) return;
   started = 0;
+  bracketed_paste(0);
   curs_set(1);
   endwin();
 }
@@ -48,6 +59,7 @@ void rb_curses_stop(void) {
 int rb_curses_run_in_terminal(const char *command, const char *argument, int mouse) {
   // Leave curses mode: the terminal gets the settings it had before reqbench started.
   if (started) {
+    bracketed_paste(0);
     def_prog_mode();
     curs_set(1);
     endwin();
@@ -119,6 +131,7 @@ int rb_curses_run_in_terminal(const char *command, const char *argument, int mou
   flushinp();
   clearok(curscr, TRUE);
   refresh();
+  bracketed_paste(1);
 
   if (status == -1) return -1;
   if (WIFEXITED(status)) return WEXITSTATUS(status);

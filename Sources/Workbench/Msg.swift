@@ -5,6 +5,10 @@ import Workspace
 /// Everything that can happen to the UI: input, the agent's events, and the results of commands.
 public enum Msg: Sendable {
   case key(Key)
+  /// Text pasted (bracketed paste, or a burst of characters in one read): never keys.
+  case paste(String)
+  /// A paste over `limit` bytes (`PasteAssembler.limit`): dropped.
+  case pasteTooLong(limit: Int)
   case mouse(MouseEvent)
   case resize(width: Int, height: Int)
   case agent(AgentEvent)

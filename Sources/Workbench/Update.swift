@@ -31,6 +31,12 @@ private func route(_ state: inout AppState, _ msg: Msg) -> [Command] {
     return []
   case .key(let key):
     return state.handle(key)
+  case .paste(let text):
+    return state.handlePaste(text)
+  case .pasteTooLong(let limit):
+    state.message = StatusMessage(
+      "paste too long (over \(limit) bytes): nothing added; save it to a file and use reqbench import", isError: true)
+    return []
   case .mouse(let event):
     return state.handle(event)
   case .editorFinished(let text, let error):

@@ -10,6 +10,8 @@ final class CursesBackend {
   private var pairs: [Int: Int16] = [:]
   private let colorCount: Int
   private let mouse: Bool
+  /// Finds bracketed pastes (and bursts) in the key stream: one `.paste`, never keys.
+  private var paste = PasteAssembler()
   let colors: Bool
 
   /// Starts curses; nil when stdin/stdout is not a terminal curses can use.
@@ -140,7 +142,8 @@ final class CursesBackend {
     return (bits, pair)
   }
 
-  /// Everything typed since the last call, decoded; resizes come as `.resize`.
+  /// Everything typed since the last call, decoded; resizes come as `.resize`, a paste as one
+  /// `.paste`.
   func readInput() -> [Msg] {
     var messages: [Msg] = []
     var ch: UInt32 = 0
@@ -154,7 +157,7 @@ final class CursesBackend {
         messages.append(.key(key))
       }
     }
-    return messages
+    return paste.feed(messages)
   }
 
   private func character(_ ch: UInt32) -> Key? {

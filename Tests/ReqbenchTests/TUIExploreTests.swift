@@ -4,6 +4,18 @@ import Testing
 
 /// Issue 11, as a new user meets it: the real binary in tmux, from a file that does not exist to
 /// requests made, pasted and organised, saved and read back.
+extension TmuxSession {
+  /// Pastes `text` as a terminal does: `tmux load-buffer` then `paste-buffer`, with `-p` the
+  /// bracketed way when the program asked for it.
+  func paste(_ text: String, bracketed: Bool) throws {
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("rb-paste-" + uniqueKey())
+    try text.write(to: file, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(at: file) }
+    try tmux(["load-buffer", "-b", name, file.path])
+    try tmux(["paste-buffer", "-d", "-b", name, "-t", name] + (bracketed ? ["-p"] : []))
+  }
+}
+
 @Suite("TUI end to end: exploring from nothing (tmux)", .serialized)
 struct TUIExploreTests {
   /// A path in a fresh folder where no file is yet.
@@ -14,6 +26,52 @@ struct TUIExploreTests {
   }
 
   func text(_ path: String) throws -> String { try String(contentsOfFile: path, encoding: .utf8) }
+
+  /// Chrome's "Copy as cURL" of a GET to the fixture server, counted under `key`.
+  func chromeCurl(key: String) throws -> String {
+    """
+    curl '\(try TestServer.fixture.url("/get?key=\(key)"))' \\
+      -H 'accept: application/json' \\
+      -H 'accept-language: en-GB,en;q=0.9' \\
+      -H 'sec-fetch-mode: cors' \\
+      -H 'user-agent: Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36'
+    """
+  }
+
+  /// A paste start to finish: once bracketed (the TUI asked for it) and once as the burst of
+  /// keys a terminal without bracketed paste sends; neither sends anything.
+  @Test func aMultiLineCopyAsCurlPasteBecomesARequestAndSendsNothing() throws {
+    let (file, _) = try missingFile()
+    let key = uniqueKey("paste")
+    let session = try TmuxSession([try reqbenchBinary.path, file])
+    try session.waitFor("new workspace")
+    try session.paste(try chromeCurl(key: key), bracketed: true)
+    let added = try session.waitFor("added get-get")
+    #expect(added.contains("Editor · get-get"), "\(added)")
+    #expect(added.contains("accept-language"), "the headers came with it:\n\(added)")
+    usleep(300_000)
+    #expect(try hits(key) == 0, "the paste sent nothing")
+    // A terminal without bracketed paste: the same text as keys, in one burst.
+    try session.send("1")
+    try session.type(try chromeCurl(key: key) + "\n")
+    try session.waitFor("added get-get-2")
+    usleep(300_000)
+    #expect(try hits(key) == 0, "the keys of a paste sent nothing")
+    // A mistake: a paste that is not a request says where and adds nothing.
+    try session.paste("curl 'http://127.0.0.1:9/x", bracketed: true)
+    try session.waitFor("nothing added: paste:1:6")
+    #expect(try !session.screen().contains("get-get-3"))
+    // Sending it is a key of its own.
+    try session.send("1")
+    try session.send("Enter")
+    try session.waitFor("✓ succeeded")
+    #expect(try hits(key) == 1)
+    try session.send("q")
+    try session.waitFor("d discard and quit")
+    try session.send("d")
+    try session.waitFor("[exited 0]")
+    #expect(!FileManager.default.fileExists(atPath: file))
+  }
 
   /// A missing file opens as a new workspace that says how to begin; `n` makes a request from
   /// `METHOD URL` (a mistake first: a bad name), the first Ctrl-S creates the file.

@@ -10,7 +10,8 @@
 // macros such as getmaxyx or A_BOLD, nor wcwidth: accessors and constants instead.
 
 /// Starts curses on the terminal: UTF-8 locale, raw keys, no echo, keypad, non-blocking reads,
-/// mouse, colours (default background kept). Returns 0, or -1 when the terminal cannot be used.
+/// mouse, colours (default background kept), bracketed paste (ESC[?2004h; off again on stop and
+/// while a program runs in the terminal). Returns 0, or -1 when the terminal cannot be used.
 int rb_curses_start(int mouse);
 /// Restores the terminal (safe to call twice).
 void rb_curses_stop(void);

@@ -42,7 +42,7 @@ extension AppState {
   }
 
   /// Asks the runtime for the entries matching the filter.
-  private mutating func searchHistory() -> [Command] {
+  mutating func searchHistory() -> [Command] {
     historyOverlay.search += 1
     historyOverlay.searching = true
     var query = HistoryQuery(text: historyOverlay.filter.text, limit: Self.historyOverlayLimit)

@@ -147,7 +147,7 @@ extension AppState {
         pendingWrite = command
         return [command]
       case .newRequest:
-        submitNewRequest(current.input)
+        submitNewRequest(text: current.input.text, shown: current.input)
       case .nameNewRequest(let imported):
         nameNewRequest(imported, current.input)
       case .setVariable, .setSecret:
@@ -155,16 +155,21 @@ extension AppState {
       }
       return []
     default:
-      if current.input.apply(key) {
-        current.error = nil
-        prompt = current
-        if current.purpose == .filterRequests {
-          list.filter = current.input.text  // filter as you type
-          list.selection = 0
-          list.scroll = 0
-        }
-      }
+      if current.input.apply(key) { editPrompt(current) }
       return []
+    }
+  }
+
+  /// The prompt with its text changed (typed or pasted): an error shown goes, and the request
+  /// filter follows as you type.
+  mutating func editPrompt(_ changed: Prompt) {
+    var current = changed
+    current.error = nil
+    prompt = current
+    if current.purpose == .filterRequests {
+      list.filter = current.input.text
+      list.selection = 0
+      list.scroll = 0
     }
   }
 }

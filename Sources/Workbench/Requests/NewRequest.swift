@@ -14,10 +14,11 @@ extension AppState {
 
   /// The text of the first prompt: read as requests; an error keeps the prompt open, saying what
   /// and where, and adds nothing.
-  mutating func submitNewRequest(_ input: LineEdit) {
+  /// `shown` is the prompt's line should it stay open (a pasted text of several lines made one).
+  mutating func submitNewRequest(text: String, shown input: LineEdit) {
     let imported: ImportedRequests
     do {
-      imported = try RequestText.drafts(from: input.text, source: "new request", readFile: readNothing).imported
+      imported = try RequestText.drafts(from: text, source: "new request", readFile: readNothing).imported
     } catch {
       prompt = Prompt(purpose: .newRequest, label: AppState.newRequestLabel, input: input, error: error.description)
       return
@@ -46,7 +47,7 @@ extension AppState {
 
   /// Adds the requests (the first one named `name` when given) and the variables an `.http` text
   /// defined, then selects the first new request in the editor, its URL focused.
-  private mutating func addImported(_ imported: ImportedRequests, naming name: String?) {
+  mutating func addImported(_ imported: ImportedRequests, naming name: String?) {
     var added: [String] = []
     for (i, request) in imported.requests.enumerated() {
       var template = request.template
