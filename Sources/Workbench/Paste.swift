@@ -95,17 +95,22 @@ public struct PasteAssembler: Sendable {
   }
 
   /// A read that is only `burst` or more characters, with a space or a line break, is a paste
-  /// from a terminal without bracketed paste.
+  /// from a terminal without bracketed paste. One line then Enter stays a line then the Enter
+  /// key (text typed by a program, then Enter to accept a prompt): `[.paste(line), .key(.enter)]`.
   static func burstAsPaste(_ messages: [Msg]) -> [Msg] {
     guard messages.count >= burst else { return messages }
     var pasted = ""
-    var spaced = false
     for message in messages {
       guard case .key(let key) = message, let piece = text(of: key) else { return messages }
-      if piece == " " || piece == "\n" || piece == "\t" { spaced = true }
       pasted += piece
     }
-    return spaced ? [.paste(pasted)] : messages
+    var trailingEnter: [Msg] = []
+    if pasted.last == "\n", !pasted.dropLast().contains("\n") {
+      pasted.removeLast()
+      trailingEnter = [.key(.enter)]
+    }
+    let spaced = pasted.contains { $0 == " " || $0 == "\n" || $0 == "\t" }
+    return spaced ? [.paste(pasted)] + trailingEnter : messages
   }
 }
 

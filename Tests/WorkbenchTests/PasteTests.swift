@@ -74,7 +74,10 @@ struct PasteAssemblerTests {
   /// keys (`3`, `l`, `l` in one read) stay keys.
   @Test func aBurstIsAPasteAFewKeysAreNot() {
     var assembler = PasteAssembler()
-    #expect(words(assembler.feed(typed("curl http://127.0.0.1:1/x\n"))) == ["paste:curl http://127.0.0.1:1/x\n"])
+    #expect(words(assembler.feed(typed("curl http://127.0.0.1:1/x \\\n -H 'a: b'\n"))) == ["paste:curl http://127.0.0.1:1/x \\\n -H 'a: b'\n"])
+    // One line and Enter: the line, then the Enter key (a prompt accepts it).
+    #expect(words(assembler.feed(typed("GET http://127.0.0.1:1/x\n"))) == ["paste:GET http://127.0.0.1:1/x", "enter"])
+    #expect(words(assembler.feed(typed("/tmp/no/such/folder/x.txt\n"))).count == 26)  // no space: keys
     #expect(words(assembler.feed(typed("3ll"))) == ["3", "l", "l"])
     #expect(assembler.feed(typed("jjjjjjjjjjjjjjjjjjjj")).count == 20)  // no space: a held key
   }
