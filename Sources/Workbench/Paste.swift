@@ -155,10 +155,10 @@ extension AppState {
       historyOverlay.selection = 0
       historyOverlay.scroll = 0
       return searchHistory()
-    case .help, .confirmQuit, .unsavedChanges:
-      return []  // a question waits for its answer: a paste is not one
     case nil:
       break
+    default:
+      return []  // a question waits for its answer, a list for its keys: a paste is neither
     }
     if layout.tooSmall || confirmOverwrite != nil { return [] }
     if var current = prompt {
