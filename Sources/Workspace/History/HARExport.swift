@@ -16,7 +16,7 @@ import RequestEngine
 /// let entries = try store.entries(matching: query).entries
 /// let report = HARExport.write(entries, from: store) { bytes in output.write(bytes) }
 /// ```
-/// Entries are written oldest first (HAR's order). What the history stored is what goes out:
+/// Entries are written oldest first by start (HAR's order). What the history stored is what goes out:
 /// secrets are already masked (`••••`), in the URL, headers, bodies and error messages alike.
 /// Bodies are `text` when they are UTF-8 and base64 (`"encoding": "base64"`) otherwise; a body
 /// kept in a file is streamed from it in 1 MB pieces, never loaded whole. Timings come from
@@ -30,7 +30,7 @@ public enum HARExport {
     public var problems: [String] = []
   }
 
-  /// Writes the HAR of `entries` (any order; written oldest first) through `write`.
+  /// Writes the HAR of `entries` (any order; written by start, oldest first) through `write`.
   @discardableResult
   public static func write(
     _ entries: [HistoryEntry], from store: HistoryStore, to write: ([UInt8]) -> Void
@@ -40,7 +40,12 @@ public enum HARExport {
     write(Array(#"{"log":{"version":"1.2","creator":"#.utf8))
     write(Array(JSONSerializer.compact(.object(creator)).utf8))
     write(Array(#","entries":["#.utf8))
-    let ordered = entries.sorted { HistoryEntry.newerFirst($1, $0) }
+    // By startedDateTime, oldest first (HAR 1.2's preferred order): exchanges run side by side
+    // finish in another order than they start.
+    let ordered = entries.sorted { a, b in
+      let startA = a.startedAt ?? a.queuedAt, startB = b.startedAt ?? b.queuedAt
+      return startA != startB ? startA < startB : HistoryEntry.newerFirst(b, a)
+    }
     for (index, entry) in ordered.enumerated() {
       if index > 0 { write(Array(",\n".utf8)) }
       writeEntry(entry, from: store, to: write, report: &report)
