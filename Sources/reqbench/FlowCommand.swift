@@ -1,5 +1,6 @@
 import Foundation
 import RequestEngine
+import TerminalUI
 import Workbench
 import Workspace
 
@@ -204,7 +205,9 @@ struct FlowCommand {
   private func report(_ event: FlowEvent) {
     guard options.json else {
       if case .captured(let chain, let batch, let index, let values) = event {
-        let shown = values.map { "\($0.name)=\(FlowFormat.short(redaction.apply($0.value)))" }.joined(separator: " ")
+        // A value is a server's: every control character escaped, line breaks too (one line each).
+        let shown = values.map { "\($0.name)=\(FlowFormat.short(ControlEscaping.visible(redaction.apply($0.value))))" }
+          .joined(separator: " ")
         Output.standard.line("  \(batch.map { $0 + " › " } ?? "")\(chain) step \(index) captured \(shown)")
       }
       return

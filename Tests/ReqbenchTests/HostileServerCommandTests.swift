@@ -29,6 +29,9 @@ struct HostileServerCommandTests {
         #"header "X-Token": {{tok}} (captured from a server's response by an earlier step of the chain) contains CR (\r)"#),
       "\(result.stdout)\n\(result.stderr)")
     #expect(try hits(key) == 0)
+    // What step 1 captured is shown on one line: the server's line break cannot start a line.
+    #expect(!result.stdout.split(separator: "\n").contains { $0.hasPrefix("X-Injected") }, "\(result.stdout)")
+    #expect(result.stdout.contains(#"captured tok=\r\nX-Injected"#), "\(result.stdout)")
   }
 
   // Item 6: `X-Api-Key: {{secret.k}}` reaches the first origin, not the one a redirect points to
