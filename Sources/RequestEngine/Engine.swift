@@ -1,3 +1,8 @@
+// Over 500 lines on purpose: this is the one engine thread, and its state (the multi handle, the
+// queue, running transfers, retry waits, dedup waiters, downloads) is private to it; splitting it
+// would make that state internal to the module. Pure decisions live elsewhere already
+// (Redirect, RetryAfter, DownloadDecision, ResponseValidator, CacheKey); the sections below are marked.
+
 import CCurl
 import Digest
 import Foundation

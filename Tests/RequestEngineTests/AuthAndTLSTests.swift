@@ -3,7 +3,7 @@ import RequestEngine
 import TestSupport
 import Testing
 
-/// engine-acceptance.md: "Redirects, authentication challenges, TLS": Digest answered by curl
+/// Engine scenario "Redirects, authentication challenges, TLS": Digest answered by curl
 /// (httpbin), a custom CA bundle and a pinned public key (the self-signed TLS nginx).
 @Suite("Digest auth and TLS settings")
 struct AuthAndTLSTests {

@@ -3,7 +3,7 @@ import RequestEngine
 import TestSupport
 import Testing
 
-/// engine-acceptance.md's cache cases beyond the basics (CacheTests): the server's own
+/// The engine's cache scenarios beyond the basics (CacheTests): the server's own
 /// Cache-Control and Vary, the offline policies (HC-5), shared and namespaced entries (C-11,
 /// C-12), downloads (C-13), a clock set back (C-4), key sharing (C-3), and housekeeping: the
 /// size limit's least-recently-used order across processes, and the sweep.

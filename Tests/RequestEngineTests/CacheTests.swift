@@ -3,7 +3,7 @@ import RequestEngine
 import TestSupport
 import Testing
 
-/// engine-acceptance.md: "App-level cache" and "HTTP cache layer", against the fixture's hit
+/// Engine scenario "App-level cache" and "HTTP cache layer", against the fixture's hit
 /// counters.
 @Suite("Response cache", .serialized)
 struct CacheTests {

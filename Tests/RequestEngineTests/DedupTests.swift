@@ -3,7 +3,7 @@ import RequestEngine
 import TestSupport
 import Testing
 
-/// engine-acceptance.md: "Deduplication (XP semantics, made safe)".
+/// Engine scenario "Deduplication (XP semantics, made safe)".
 @Suite("De-duplication", .serialized)
 struct DedupTests {
   // DD-1: five identical GETs: one request on the wire, five results, byte-identical bodies.

@@ -4,7 +4,7 @@ import RequestEngine
 import TestSupport
 import Testing
 
-/// engine-acceptance.md: "Multipart and upload", against the fixture's `/upload` (which parses
+/// Engine scenario "Multipart and upload", against the fixture's `/upload` (which parses
 /// multipart bodies as they stream and hashes every part) and httpbin.
 @Suite("Streamed uploads", .serialized)
 struct UploadTests {

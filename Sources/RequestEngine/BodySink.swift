@@ -1,0 +1,75 @@
+import CCurl
+import Foundation
+
+/// Collects a response body in memory and moves it to a temporary file once it passes the memory
+/// limit; stops at `maxBytes` (the request's `maxBodyMB`). The file has no name: it is unlinked
+/// right after it is created and lives on as the open descriptor a `SpilledFile` keeps, so no
+/// end of the process (SIGKILL, a crash) can leave it behind.
+struct BodySink {
+  private var memory: [UInt8] = []
+  private var descriptor: Int32 = -1
+  private var size = 0
+  let memoryLimit: Int
+  let directory: String
+  /// The most the body may hold; `append` refuses more (`overLimit`).
+  let maxBytes: Int64
+  private(set) var error: String?
+  /// The body passed `maxBytes`: the transfer was stopped.
+  private(set) var overLimit = false
+
+  init(memoryLimit: Int, directory: String, maxBytes: Int64) {
+    self.memoryLimit = memoryLimit
+    self.directory = directory
+    self.maxBytes = maxBytes
+  }
+
+  var count: Int { size }
+
+  mutating func append(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    guard Int64(size) + Int64(bytes.count) <= maxBytes else {
+      overLimit = true
+      return false
+    }
+    size += bytes.count
+    if descriptor < 0 && memory.count + bytes.count <= memoryLimit {
+      memory.append(contentsOf: bytes)
+      return true
+    }
+    if descriptor < 0 {
+      guard let fd = SpilledFile.createAnonymous(in: directory) else {
+        error = "cannot create a temporary file in \(directory): \(String(cString: strerror(errno)))"
+        return false
+      }
+      descriptor = fd
+      if !memory.isEmpty {
+        let written = memory.withUnsafeBytes { SpilledFile.writeAll(fd, $0) }
+        memory = []
+        guard written else { return failedWrite() }
+      }
+    }
+    guard SpilledFile.writeAll(descriptor, bytes) else { return failedWrite() }
+    return true
+  }
+
+  private mutating func failedWrite() -> Bool {
+    error = "cannot write the response body to a temporary file in \(directory): \(String(cString: strerror(errno)))"
+    return false
+  }
+
+  /// Closes a spilled file that was never handed out (a cancelled transfer); it had no name.
+  mutating func discard() {
+    if descriptor >= 0 {
+      close(descriptor)
+      descriptor = -1
+    }
+  }
+
+  mutating func finish() -> ResponseBody {
+    if descriptor >= 0 {
+      let file = SpilledFile(descriptor: descriptor, size: size)
+      descriptor = -1
+      return .file(file)
+    }
+    return .memory(memory)
+  }
+}
