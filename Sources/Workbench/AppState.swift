@@ -105,6 +105,12 @@ public struct AppState: Sendable {
   /// A message that stands for transfers still going ("resuming files/big from 23.0 MB",
   /// "cancelling everything"): replaced by their outcome when they end.
   var awaiting: AwaitedOutcome?
+  /// `d` asked whether to delete this request (`y` deletes, any other key keeps it).
+  public var pendingDelete: String?
+  /// The last delete, for `u` (until the next save), and whether the request had unsaved edits.
+  var lastDeletion: (deletion: RequestDeletion, wasUnsaved: Bool)?
+  /// Requests marked with space, in marking order (`b`/`B` make a batch or chain of them).
+  public var marked: [String] = []
   /// A write that found its file there: `y` repeats it overwriting, any other key drops it.
   public var confirmOverwrite: Command?
   /// The history entry last asked for (`[`, `]`): a `historyShown` that comes when none is

@@ -85,6 +85,7 @@ extension AppState {
     case nil: break
     }
     if confirmOverwrite != nil { return .confirmOverwrite }
+    if pendingDelete != nil { return .confirmDelete }
     if prompt != nil { return .prompt }
     return paneContext
   }
@@ -114,6 +115,10 @@ extension AppState {
         return [command]
       }
       message = StatusMessage("not written")
+      return []
+    }
+    if pendingDelete != nil {
+      answerDelete(key)
       return []
     }
     if prompt != nil { return handlePrompt(key) }
@@ -241,6 +246,7 @@ extension AppState {
     unsaved = []
     unsavedSettings = []
     savedEnvironment = workspace.environment
+    lastDeletion = nil
     message = StatusMessage((isNewFile ? "created " : "saved ") + workspaceFile)
     isNewFile = false
     return quitting ? [.quit] : []

@@ -117,4 +117,58 @@ struct TUIExploreTests {
     try again.send("q")
     try again.waitFor("[exited 0]")
   }
+
+  /// D, R, d then u, on a real file: after a save the file's diff is what was done, nothing else.
+  @Test func duplicateRenameDeleteUndoSaveAndTheDiffIsOnlyThat() throws {
+    let (file, _) = try workspaceFile(
+      """
+      {
+        "version": 1,
+        "requests": [
+          {"name": "users/list", "url": "http://127.0.0.1:9/users"},
+          {"name": "users/get", "url": "http://127.0.0.1:9/users/1"}
+        ],
+        "batches": [{"name": "both", "members": ["users/list", "users/get"]}]
+      }
+
+      """, named: "ws.json")
+    let original = try text(file)
+    let session = try TmuxSession([try reqbenchBinary.path, file])
+    try session.waitFor("users/")
+    try session.send("j")
+    try session.waitFor("Editor · users/get")
+    try session.send("D")
+    try session.waitFor("duplicated users/get as users/get-2")
+    try session.send("R")
+    try session.waitFor("rename users/get-2 to")
+    try session.send("C-u")
+    try session.type("people/get")
+    try session.send("Enter")
+    try session.waitFor("renamed users/get-2 to people/get")
+    // Delete users/list: asked first; a mistake (n) keeps it, y deletes, u brings it back.
+    try session.send("g")
+    try session.send("d")
+    try session.waitFor("delete users/list and its 1 batch and chain references? y/n")
+    try session.send("n")
+    try session.waitFor("kept users/list")
+    try session.send("d")
+    try session.waitFor("? y/n")
+    try session.send("y")
+    try session.waitFor("u undoes it until the next save")
+    try session.send("u")
+    try session.waitFor("restored users/list")
+    try session.send("C-s")
+    try session.waitFor("saved \(file)")
+    try session.send("q")
+    try session.waitFor("[exited 0]")
+    let saved = try text(file)
+    let expected = original.replacingOccurrences(
+      of: #"{"name": "users/get", "url": "http://127.0.0.1:9/users/1"}"#,
+      with: #"{"name": "users/get", "url": "http://127.0.0.1:9/users/1"}"#)
+    #expect(saved.contains(#""name": "people/get""#), "\(saved)")
+    #expect(saved.contains(#""name": "users/list""#))
+    // Every line of the original is still there, and the batch is untouched.
+    for line in expected.split(separator: "\n") { #expect(saved.contains(line), "lost: \(line)\n\(saved)") }
+    #expect(saved.split(separator: "\n").count == original.split(separator: "\n").count + 1, "\(saved)")
+  }
 }

@@ -13,6 +13,7 @@ public enum Action: String, Sendable, CaseIterable {
   case down, up, pageDown, pageUp, first, last
   // The request list
   case send, sendIgnoringCache, cancelRequest, filterRequests, clearFilter, editBody, editRequest, newRequest
+  case duplicateRequest, renameRequest, deleteRequest, undoDelete, toggleMark, batchFromMarked, chainFromMarked
   // A batch or chain in the list, a run in the queue
   case runFlow, cancelFlow, resumeChain, cancelRun, toggleRun, expandRun, collapseRun
   // The editor
@@ -30,7 +31,7 @@ public enum Action: String, Sendable, CaseIterable {
   case accept, cancelPrompt
   case cursorLeft, cursorRight, lineStart, lineEnd, deleteBackward, deleteForward, clearBefore, clearAfter
   // Questions
-  case cancelAndQuit, quitNow, saveAndQuit, discardAndQuit, overwrite
+  case cancelAndQuit, quitNow, saveAndQuit, discardAndQuit, overwrite, deleteNow
 }
 
 /// Where the user is, for what a key means: one at a time (`AppState.keyContext`), plus
@@ -58,6 +59,8 @@ public enum KeyContext: String, Sendable, CaseIterable {
   /// The environment list (`v`) and the variables in scope (`V`).
   case environments, variables
   case confirmQuit, unsavedChanges, confirmOverwrite
+  /// `d` asked `delete NAME? y/n`.
+  case confirmDelete
 
   /// The contexts of the four panes, where `global` keys apply too.
   public static let panes: [KeyContext] = [.requests, .flowInList, .editor, .response, .queue, .queueRun]
@@ -66,7 +69,7 @@ public enum KeyContext: String, Sendable, CaseIterable {
 /// A group of bindings as the help and the README show them.
 public enum KeySection: String, Sendable, CaseIterable {
   case everywhere, lists, scrolling, requests, flowInList, editor, editing, response, queue, queueRun
-  case prompt, lineEdit, historyFilter, historyList, environments, variables, confirmQuit, unsavedChanges, confirmOverwrite, mouse
+  case prompt, lineEdit, historyFilter, historyList, environments, variables, confirmQuit, unsavedChanges, confirmOverwrite, confirmDelete, mouse
 
   public var title: String {
     switch self {
@@ -89,6 +92,7 @@ public enum KeySection: String, Sendable, CaseIterable {
     case .confirmQuit: "Quit while transfers run"
     case .unsavedChanges: "Quit with unsaved edits"
     case .confirmOverwrite: "Write over an existing file"
+    case .confirmDelete: "Delete a request (d)"
     case .mouse: "Mouse"
     }
   }
@@ -115,6 +119,7 @@ public enum KeySection: String, Sendable, CaseIterable {
     case .confirmQuit: [.confirmQuit]
     case .unsavedChanges: [.unsavedChanges]
     case .confirmOverwrite: [.confirmOverwrite]
+    case .confirmDelete: [.confirmDelete]
     case .mouse: []
     }
   }
@@ -129,6 +134,7 @@ public enum KeySection: String, Sendable, CaseIterable {
     case .variables: "secrets show as ••••; a secret's value is typed hidden and written to the secrets file at once"
     case .confirmQuit, .unsavedChanges: "any other key: stay"
     case .confirmOverwrite: "any other key: keep the file"
+    case .confirmDelete: "any other key: keep it"
     case .mouse: "a click selects and focuses, the wheel scrolls"
     default: nil
     }
@@ -256,6 +262,15 @@ public enum Keymap {
     KeyBinding(.editBody, [.char("E")], "edit the body in $EDITOR", hint: "body", .requests),
     KeyBinding(.editRequest, [.char("e")], "edit the request in the editor pane", .requests),
     KeyBinding(.clearFilter, [.escape], "clear the filter", .requests),
+    KeyBinding(.duplicateRequest, [.char("D")], "duplicate it (name-2), right after it", .requests),
+    KeyBinding(
+      .renameRequest, [.char("R")], "rename or move it (the full name, folders by /); batches and chains follow",
+      .requests),
+    KeyBinding(.deleteRequest, [.char("d")], "delete it (asks y/n; batch members and chain steps naming it go too)", .requests),
+    KeyBinding(.undoDelete, [.char("u")], "undo the last delete (until the next save)", .requests, also: [.flowInList]),
+    KeyBinding(.toggleMark, [.char(" ")], "mark or unmark it (for a batch or chain, in marking order)", .requests),
+    KeyBinding(.batchFromMarked, [.char("b")], "make a batch of the marked requests (asks its name)", .requests),
+    KeyBinding(.chainFromMarked, [.char("B")], "make a chain of the marked requests, in marking order", .requests),
     // A batch or chain in the list
     KeyBinding(.runFlow, [.enter, .char("s")], "run it", hint: "run", .flowInList),
     KeyBinding(.cancelFlow, [.char("c")], "cancel its runs", hint: "cancel", .flowInList),
@@ -359,6 +374,7 @@ public enum Keymap {
       .saveAndQuit, [.char("s"), .char("S"), .char("y"), .char("Y"), .enter], "save and quit", .unsavedChanges),
     KeyBinding(.discardAndQuit, [.char("d"), .char("D"), .ctrl("c")], "discard the edits and quit", .unsavedChanges),
     KeyBinding(.overwrite, [.char("y"), .char("Y")], "write over it", .confirmOverwrite),
+    KeyBinding(.deleteNow, [.char("y"), .char("Y")], "delete it (u undoes it until the next save)", .confirmDelete),
   ]
 
   /// Which action each key has in each context, built once from the table.

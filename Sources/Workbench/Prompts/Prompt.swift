@@ -90,6 +90,10 @@ public struct Prompt: Sendable, Equatable {
     case setVariable(name: String, home: VariableHome)
     /// A secret's value (`V`), typed hidden, for the secrets file.
     case setSecret(name: String)
+    /// `R`: the new full name of this request.
+    case renameRequest(String)
+    /// `b`/`B`: the name of a batch or chain of these requests.
+    case nameFlow(FlowOutcome.Kind, members: [String])
   }
   public var purpose: Purpose
   public var label: String
@@ -152,6 +156,10 @@ extension AppState {
         nameNewRequest(imported, current.input)
       case .setVariable, .setSecret:
         return acceptVariable(current.purpose, text: text)
+      case .renameRequest(let old):
+        renameRequest(old, current.input)
+      case .nameFlow(let kind, let members):
+        makeFlow(kind, members: members, current.input)
       }
       return []
     default:

@@ -23,13 +23,19 @@ extension AppState {
       selectRequest(index)
       return []
     }
-    if action == .newRequest {
+    // What applies whatever is selected (a request, a batch or chain, nothing).
+    switch action {
+    case .newRequest:
       startNewRequest()
       return []
-    }
-    if action == .filterRequests {
+    case .undoDelete:
+      undoDelete()
+      return []
+    case .filterRequests:
       prompt = Prompt(purpose: .filterRequests, label: "filter requests", input: LineEdit(list.filter, selected: true))
       return []
+    default:
+      break
     }
     if let flow = selectedFlow {
       return handleFlow(action, flow.name)
@@ -52,9 +58,16 @@ extension AppState {
     case .editRequest:
       focus = .editor
       return []
+    case .duplicateRequest: duplicateSelected()
+    case .renameRequest: startRename()
+    case .deleteRequest: askDelete()
+    case .toggleMark: toggleMark()
+    case .batchFromMarked: startFlowFromMarked(.batch)
+    case .chainFromMarked: startFlowFromMarked(.chain)
     default:
-      return []
+      break
     }
+    return []
   }
 
   /// A selected batch or chain: run it, cancel its runs, resume a chain that failed or was

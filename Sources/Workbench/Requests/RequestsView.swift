@@ -35,8 +35,12 @@ extension Painter {
         guard let index = entry.request else { continue }
         let template = state.workspace.requests[index]
         var x = area.x + depth * 2
-        let marker = state.unsaved.contains(name) ? "●" : " "
-        x += buffer.put(marker, x: x, y: y, style: theme.unsaved)
+        // Marked (space): its place in the marking order; else `●` for unsaved edits.
+        if let mark = state.marked.firstIndex(of: name) {
+          x += buffer.put(mark < 9 ? String(mark + 1) : "+", x: x, y: y, style: theme.key)
+        } else {
+          x += buffer.put(state.unsaved.contains(name) ? "●" : " ", x: x, y: y, style: theme.unsaved)
+        }
         x += buffer.put(TextWidth.pad(template.method.rawValue, to: 7), x: x, y: y, style: theme.method(template.method))
         let leaf = String(name.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
         buffer.putTruncated(leaf, x: x, y: y, width: area.x + area.width - x)
