@@ -30,6 +30,10 @@ public enum Overlay: Sendable, Equatable {
   case environments
   /// `V`: the variables in scope for the selected request (`variablesOverlay`).
   case variables
+  /// `y`: what to copy to the clipboard (`copyMenu`).
+  case copyMenu
+  /// A save found the file changed by another program: reload, overwrite or cancel?
+  case diskConflict
 }
 
 /// A message in the status bar; errors say what to do.
@@ -76,6 +80,8 @@ public struct AppState: Sendable {
   /// Edits of the workspace outside its requests since the last save: `environment`,
   /// `variables.host`, `environments.staging.host` (the status bar counts them with `unsaved`).
   public var unsavedSettings: Set<String> = []
+  /// The file on disk changed, does not load or is gone (until a save or a reload).
+  public var disk: DiskNotice?
   /// The `environment` key as the file has it (loaded or last saved): choosing it again is no edit.
   var savedEnvironment: String?
   /// Every exchange, newest first (the queue lists them, the viewer shows one).
@@ -96,6 +102,7 @@ public struct AppState: Sendable {
   public var historyOverlay = HistoryOverlayState()
   public var environmentOverlay = EnvironmentOverlayState()
   public var variablesOverlay = VariablesOverlayState()
+  public var copyMenu = CopyMenuState()
   /// What the history overlay asked for the entry on its way (show, send again, copy).
   var historyOpening: HistoryOpening?
   /// Set while a save asked for by the unsaved-changes question runs: quit once it succeeded.

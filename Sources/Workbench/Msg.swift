@@ -34,6 +34,8 @@ public enum Msg: Sendable {
   case searchContinue
   /// `setSecret` wrote the secrets file (`secrets`: its content now), or why it could not.
   case secretSaved(name: String, secrets: SecretsFile?, error: String?)
+  /// The workspace file changed on disk, or a save found it changed (`DiskChanges.swift`).
+  case disk(DiskEvent)
 }
 
 public struct FilterError: Error, Sendable, Equatable {
@@ -46,8 +48,13 @@ public enum Command: Sendable, Equatable {
   case send(Request)
   case cancel(ExchangeID)
   case cancelAll
-  /// Saves the workspace (and nothing else) to its file, atomically.
+  /// Saves the workspace (and nothing else) to its file, atomically; refused (`disk(.saveRefused)`)
+  /// when another program changed the file since it was loaded or saved.
   case save
+  /// Saves it over another program's change (the user said so).
+  case saveOverwriting
+  /// Reads the file again, dropping the edits made here (the user said so).
+  case reload
   /// Opens `$EDITOR` on this text (the runtime suspends the screen meanwhile).
   case edit(text: String, fileExtension: String)
   /// Writes the exchange's body, or `jqOutput` (the jq filter's output shown instead), to
@@ -70,5 +77,7 @@ public enum Command: Sendable, Equatable {
   /// Sets the secret `name` in the secrets file beside the workspace (read again first, so
   /// secrets another program added stay); `secretSaved` comes back.
   case setSecret(name: String, value: String)
+  /// Puts the text on the terminal's clipboard (OSC 52, `Clipboard.osc52`).
+  case copy(String)
   case quit
 }

@@ -14,6 +14,11 @@ public enum Scenario: String, CaseIterable, Sendable {
   case headers
   /// The response's timing breakdown.
   case timing
+  /// The response's `Request` tab: what curl sent for users/create (its JSON body, the bearer
+  /// token masked).
+  case sent
+  /// `y` over that response: the copy menu.
+  case copy
   /// A field being edited in place.
   case editing
   /// The keys overlay.
@@ -45,6 +50,11 @@ public enum Scenario: String, CaseIterable, Sendable {
     case .timing:
       Scenario.playSession(&state)
       Scenario.send(&state, .key(.char("3")), .key(.char("l")), .key(.char("l")))
+    case .sent, .copy:
+      Scenario.playSession(&state)
+      Scenario.playCreate(&state)
+      Scenario.send(&state, .key(.char("3")), .key(.char("h")))
+      if self == .copy { Scenario.send(&state, .key(.char("y"))) }
     case .editing:
       Scenario.send(&state, .key(.char("2")), .key(.char("j")), .key(.char("e")))
       for c in "?debug=1" { Scenario.send(&state, .key(.char(c))) }
@@ -190,6 +200,43 @@ public enum Scenario: String, CaseIterable, Sendable {
     for msg in exchange(id: 4, request: list, body: demoUsers, duration: 0.0014) { send(&state, msg) }
   }
 
+  /// users/create sent with a bearer token and answered 201, shown in the viewer.
+  static func playCreate(_ state: inout AppState) {
+    let body = "{\n  \"name\": \"Ada Lovelace\",\n  \"email\": \"ada@example.com\"\n}"
+    var headers = HTTPHeaders()
+    headers["Accept"] = "application/json"
+    headers["Authorization"] = "Bearer s3cr3t"
+    let create = Request(
+      name: "users/create", method: .POST, url: "http://127.0.0.1:8080/users", headers: headers,
+      body: RequestBody(bytes: Array(body.utf8), contentType: "application/json"), secrets: ["s3cr3t"])
+    for msg in exchange(
+      id: 5, request: create, status: 201, body: #"{"id": 6, "name": "Ada Lovelace"}"#, duration: 0.0021)
+    {
+      send(&state, msg)
+    }
+    state.show(ExchangeID(rawValue: 5))
+  }
+
+  /// What curl sends for `request` (a head as the engine records it: secrets masked).
+  static func sent(_ request: Request) -> SentRequest {
+    let url = URLComponents(string: request.url)
+    let path = (url?.percentEncodedPath ?? "/") + (url?.percentEncodedQuery.map { "?" + $0 } ?? "")
+    var lines = ["\(request.method.rawValue) \(path.isEmpty ? "/" : path) HTTP/1.1", "Host: \(url?.host ?? ""):\(url?.port ?? 80)"]
+    lines += request.headers.map { "\($0.name): \($0.value)" }
+    lines += ["User-Agent: \(Agent.Configuration.defaultUserAgent)"]
+    if request.headers["Accept"] == nil { lines.append("Accept: */*") }
+    lines.append("Accept-Encoding: deflate, gzip, br, zstd")
+    let redaction = Redaction(secrets: request.secrets)
+    var body = SentBody.none
+    if !request.body.bytes.isEmpty {
+      lines.append("Content-Type: \(request.body.contentType ?? "application/octet-stream")")
+      lines.append("Content-Length: \(request.body.bytes.count)")
+      let text = redaction.apply(String(decoding: request.body.bytes, as: UTF8.self))
+      body = .bytes(Array(text.utf8), total: request.body.bytes.count)
+    }
+    return SentRequest(head: redaction.apply(lines.joined(separator: "\r\n")), body: body)
+  }
+
   /// The agent's events for one exchange that ended.
   public static func exchange(
     id: UInt64, request: Request, status: Int? = 200, body: String, contentType: String = "application/json",
@@ -211,7 +258,8 @@ public enum Scenario: String, CaseIterable, Sendable {
     }
     let result = ExchangeResult(
       id: exchange, request: request, state: state, response: response, error: error, attempts: 1,
-      queuedAt: epoch, startedAt: epoch, finishedAt: epoch.addingTimeInterval(duration))
+      queuedAt: epoch, startedAt: epoch, finishedAt: epoch.addingTimeInterval(duration),
+      sent: status == nil ? nil : sent(request))
     return [
       .agent(.queued(exchange, request)), .agent(.started(exchange, attempt: 1)),
       .agent(.headers(exchange, status: status ?? 0, headers: headers)), .agent(.finished(result)),

@@ -36,6 +36,7 @@ extension Painter {
     if state.isNewFile { left += " · new, not saved" }
     let unsavedCount = state.unsaved.count + state.unsavedSettings.count
     if unsavedCount > 0 { left += " · \(unsavedCount) unsaved" }
+    if let disk = state.disk { left += " · " + disk.label }
     var x = buffer.putTruncated(left, x: area.x, y: area.y, style: theme.title, width: area.width)
     let counts = " · \(state.runningCount) running · \(state.queuedCount) queued · \(state.failedCount) failed "
     x += buffer.putTruncated(counts, x: x, y: area.y, style: state.failedCount > 0 ? theme.error : theme.dim, width: area.width - x)

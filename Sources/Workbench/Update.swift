@@ -69,6 +69,9 @@ private func route(_ state: inout AppState, _ msg: Msg) -> [Command] {
   case .secretSaved(let name, let secrets, let error):
     state.secretSaved(name: name, secrets: secrets, error: error)
     return []
+  case .disk(let event):
+    state.diskChanged(event)
+    return []
   }
 }
 
@@ -82,6 +85,8 @@ extension AppState {
     case .history: return historyOverlayContext
     case .environments: return .environments
     case .variables: return .variables
+    case .copyMenu: return .copyMenu
+    case .diskConflict: return .diskConflict
     case nil: break
     }
     if confirmOverwrite != nil { return .confirmOverwrite }
@@ -145,6 +150,9 @@ extension AppState {
     case .showVariables:
       openVariablesOverlay()
       return []
+    case .copy:
+      openCopyMenu()
+      return []
     case .nextPane:
       focus = Pane(rawValue: (focus.rawValue + 1) % Pane.allCases.count) ?? .requests
       return []
@@ -199,23 +207,14 @@ extension AppState {
     case .history: return handleHistoryOverlayKey(key)
     case .environments: return handleEnvironmentOverlayKey(key)
     case .variables: return handleVariablesOverlayKey(key)
+    case .copyMenu: return handleCopyMenuKey(key)
+    case .diskConflict: return handleDiskConflictKey(key)
     }
   }
 
   /// Up, down, page and first/last over `count` items; returns the new index.
   func move(_ action: Action, _ index: Int, count: Int, page: Int) -> Int? {
-    guard count > 0 else { return nil }
-    let target: Int
-    switch action {
-    case .down: target = index + 1
-    case .up: target = index - 1
-    case .pageDown: target = index + max(1, page)
-    case .pageUp: target = index - max(1, page)
-    case .first: target = 0
-    case .last: target = count - 1
-    default: return nil
-    }
-    return min(max(0, target), count - 1)
+    ListKeys.target(action, from: index, count: count, page: page)
   }
 
   /// After a resize: the selected request and queue row scrolled back into view.
@@ -247,6 +246,7 @@ extension AppState {
     unsavedSettings = []
     savedEnvironment = workspace.environment
     lastDeletion = nil
+    disk = nil
     message = StatusMessage((isNewFile ? "created " : "saved ") + workspaceFile)
     isNewFile = false
     return quitting ? [.quit] : []

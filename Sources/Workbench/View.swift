@@ -34,6 +34,8 @@ public func view(_ state: AppState, into buffer: inout ScreenBuffer) {
   case .history: painter.historyOverlay(&buffer)
   case .environments: painter.environmentOverlay(&buffer)
   case .variables: painter.variablesOverlay(&buffer)
+  case .copyMenu: painter.copyMenu(&buffer)
+  case .diskConflict: painter.diskConflict(&buffer)
   case nil: break
   }
 }

@@ -113,6 +113,24 @@ final class CursesBackend {
     return String(repeating: "?", count: columns)
   }
 
+  /// Puts `text` on the terminal's clipboard (`Clipboard.osc52`), written after the frame curses
+  /// has drawn so it never lands inside one of its sequences.
+  func copyToClipboard(_ text: String) {
+    rb_curses_refresh()
+    let bytes = Clipboard.osc52(text)
+    var written = 0
+    var attempts = 0
+    while written < bytes.count, attempts < 1000 {
+      attempts += 1
+      let count = bytes[written...].withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+      if count > 0 {
+        written += count
+      } else if count < 0, errno != EINTR, errno != EAGAIN {
+        return
+      }
+    }
+  }
+
   /// Forgets the last frame so the next draw repaints everything (after a resize).
   func invalidate() {
     previous = nil

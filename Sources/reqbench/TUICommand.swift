@@ -22,6 +22,8 @@ final class TUIRuntime {
   private let history: HistoryStore
   private let backend: CursesBackend
   private var flowRuns: [String: FlowRunner.Run] = [:]
+  /// Says when the workspace file may have changed on disk (nil: not watched).
+  private var watcher: FileWatcher?
   private var flowCount = 0
   private var buffer: ScreenBuffer
   private var dirty = true
@@ -70,10 +72,12 @@ final class TUIRuntime {
     }
     defer { signals.forEach { $0.cancel() } }
 
+    startWatching()
     render()
     var fds = [
       pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
       pollfd(fd: inbox.readFD, events: Int16(POLLIN), revents: 0),
+      pollfd(fd: watcher?.fileDescriptor ?? -1, events: Int16(POLLIN), revents: 0),
     ]
     while !quitting {
       let now = monotonicSeconds()
@@ -83,9 +87,9 @@ final class TUIRuntime {
       } else if state.isBusy {
         timeout = Int32(max(0, (lastTick + TUIRuntime.tickInterval - now) * 1000))
       }
-      fds[0].revents = 0
-      fds[1].revents = 0
-      let ready = poll(&fds, 2, timeout)
+      for index in fds.indices { fds[index].revents = 0 }
+      fds[2].fd = watcher?.fileDescriptor ?? -1
+      let ready = poll(&fds, nfds_t(fds.count), timeout)
       if ready < 0 {
         guard errno == EINTR else { break }
         // A signal: SIGWINCH makes ncurses queue KEY_RESIZE, which only a read delivers.
@@ -108,6 +112,9 @@ final class TUIRuntime {
             apply(msg)
           }
         }
+      }
+      if fds[2].revents & Int16(POLLIN) != 0, watcher?.drain() == true {
+        fileMayHaveChanged()
       }
       let after = monotonicSeconds()
       if state.isBusy && after - lastTick >= TUIRuntime.tickInterval {
@@ -170,16 +177,21 @@ final class TUIRuntime {
       agent.cancelAll()
     case .quit:
       quitting = true
-    case .save:
+    case .save, .saveOverwriting:
       let creating = file.isNew
       do {
-        try file.save(state.workspace)
+        try file.save(state.workspace, overwrite: command == .saveOverwriting)
         // A new workspace's first save makes its state folder too (history, cache, downloads).
         if creating { try? FileManager.default.createDirectory(at: stateFolder, withIntermediateDirectories: true) }
         apply(.saved(error: nil))
+        if watcher == nil { startWatching() }
+      } catch WorkspaceSaveError.changedOnDisk {
+        apply(.disk(.saveRefused))
       } catch {
         apply(.saved(error: error.description))
       }
+    case .reload:
+      reloadFromDisk(dropping: true)
     case .edit(let text, let fileExtension):
       apply(editInEditor(text, fileExtension: fileExtension))
     case .writeBody(let id, let path, let jqOutput, let overwrite):
@@ -229,6 +241,8 @@ final class TUIRuntime {
       } catch {
         apply(.secretSaved(name: name, secrets: nil, error: "\(error)"))
       }
+    case .copy(let text):
+      backend.copyToClipboard(text)
     case .continueSearch:
       // Through the inbox: keys, agent events and a frame get their turn between two slices.
       inbox.post(.searchContinue)
@@ -266,6 +280,39 @@ final class TUIRuntime {
           inbox.post(.filtered(expression: expression, result: .failure(FilterError("\(error)"))))
         }
       }
+    }
+  }
+
+  /// Watches the workspace file's folder with inotify, in the same poll as the keys: a `git
+  /// pull` or an editor's save is seen at once, and an idle app still sleeps. A new workspace in
+  /// a folder that does not exist yet is watched once its first save made the folder.
+  private func startWatching() {
+    let url = file.url.absoluteURL
+    guard FileManager.default.fileExists(atPath: url.deletingLastPathComponent().path) else { return }
+    do {
+      watcher = try FileWatcher(watching: url)
+    } catch {
+      state.message = StatusMessage("not watching \(state.workspaceFile) for changes: \(error.message)", isError: true)
+    }
+  }
+
+  /// The watcher saw the file's folder change: what that means for the file (`checkDisk`), and
+  /// the workspace read again when nothing here is unsaved.
+  private func fileMayHaveChanged() {
+    switch file.checkDisk(hasUnsavedEdits: state.hasEditsInProgress) {
+    case .unchanged: break
+    case .reload: reloadFromDisk(dropping: false)
+    case .conflict: apply(.disk(.conflict))
+    case .deleted: apply(.disk(.deleted))
+    }
+  }
+
+  private func reloadFromDisk(dropping: Bool) {
+    do {
+      let workspace = try file.load()
+      apply(.disk(.reloaded(workspace, dropped: dropping)))
+    } catch {
+      apply(.disk(.unreadable(error.description)))
     }
   }
 

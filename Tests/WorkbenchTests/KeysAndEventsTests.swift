@@ -92,11 +92,13 @@ struct KeysAndEventsTests {
     _ = keys(&state, "l")
     #expect(state.viewer.tab == .timing)
     _ = keys(&state, "l")
+    #expect(state.viewer.tab == .request)
+    _ = keys(&state, "l")
     #expect(state.viewer.tab == .body)  // wraps around
     send(&state, .key(.left))
-    #expect(state.viewer.tab == .timing)
+    #expect(state.viewer.tab == .request)
     _ = keys(&state, "h")
-    #expect(state.viewer.tab == .headers)
+    #expect(state.viewer.tab == .timing)
   }
 
   @Test func numberKeysFocusEachPane() throws {

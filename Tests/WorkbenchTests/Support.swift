@@ -19,6 +19,13 @@ func demoState(width: Int = 160, height: Int = 45) throws -> AppState {
   return state
 }
 
+/// The screen a state draws, as text.
+func screenText(_ state: AppState) -> String {
+  var buffer = ScreenBuffer(width: state.width, height: state.height)
+  view(state, into: &buffer)
+  return buffer.text
+}
+
 /// Applies messages and returns every command they produced.
 @discardableResult
 func send(_ state: inout AppState, _ messages: Msg...) -> [Command] {

@@ -27,11 +27,13 @@ public enum Action: String, Sendable, CaseIterable {
   case view, cancelExchange, whereIsFilter
   // Environments and variables (`v`, `V`)
   case chooseEnvironment, showVariables, applyEnvironment, editVariable, closeOverlay
+  // The copy menu (`y`)
+  case copy, copyCurl, copyCurlWithSecrets, copyHTTP, copyURL, copyBody
   // Prompts and line editing
   case accept, cancelPrompt
   case cursorLeft, cursorRight, lineStart, lineEnd, deleteBackward, deleteForward, clearBefore, clearAfter
   // Questions
-  case cancelAndQuit, quitNow, saveAndQuit, discardAndQuit, overwrite, deleteNow
+  case cancelAndQuit, quitNow, saveAndQuit, discardAndQuit, overwrite, deleteNow, reloadFromDisk
 }
 
 /// Where the user is, for what a key means: one at a time (`AppState.keyContext`), plus
@@ -58,9 +60,13 @@ public enum KeyContext: String, Sendable, CaseIterable {
   case historyFilter, historyList
   /// The environment list (`v`) and the variables in scope (`V`).
   case environments, variables
+  /// The copy menu (`y`).
+  case copyMenu
   case confirmQuit, unsavedChanges, confirmOverwrite
   /// `d` asked `delete NAME? y/n`.
   case confirmDelete
+  /// A save found the file changed on disk by another program.
+  case diskConflict
 
   /// The contexts of the four panes, where `global` keys apply too.
   public static let panes: [KeyContext] = [.requests, .flowInList, .editor, .response, .queue, .queueRun]
@@ -69,7 +75,8 @@ public enum KeyContext: String, Sendable, CaseIterable {
 /// A group of bindings as the help and the README show them.
 public enum KeySection: String, Sendable, CaseIterable {
   case everywhere, lists, scrolling, requests, flowInList, editor, editing, response, queue, queueRun
-  case prompt, lineEdit, historyFilter, historyList, environments, variables, confirmQuit, unsavedChanges, confirmOverwrite, confirmDelete, mouse
+  case prompt, lineEdit, historyFilter, historyList, environments, variables, copyMenu, confirmQuit, unsavedChanges
+  case confirmOverwrite, confirmDelete, diskConflict, mouse
 
   public var title: String {
     switch self {
@@ -89,10 +96,12 @@ public enum KeySection: String, Sendable, CaseIterable {
     case .historyList: "History of every request (H), on its list"
     case .environments: "Environments (v)"
     case .variables: "Variables in scope (V)"
+    case .copyMenu: "Copy to the clipboard (y)"
     case .confirmQuit: "Quit while transfers run"
     case .unsavedChanges: "Quit with unsaved edits"
     case .confirmOverwrite: "Write over an existing file"
     case .confirmDelete: "Delete a request (d)"
+    case .diskConflict: "Save over a file another program changed"
     case .mouse: "Mouse"
     }
   }
@@ -116,10 +125,12 @@ public enum KeySection: String, Sendable, CaseIterable {
     case .historyList: [.historyList]
     case .environments: [.environments]
     case .variables: [.variables]
+    case .copyMenu: [.copyMenu]
     case .confirmQuit: [.confirmQuit]
     case .unsavedChanges: [.unsavedChanges]
     case .confirmOverwrite: [.confirmOverwrite]
     case .confirmDelete: [.confirmDelete]
+    case .diskConflict: [.diskConflict]
     case .mouse: []
     }
   }
@@ -132,9 +143,12 @@ public enum KeySection: String, Sendable, CaseIterable {
     case .historyFilter: "the words are those of reqbench history --search; the line-editing keys edit the filter"
     case .environments: "--env NAME on the command line gives way to the environment chosen here"
     case .variables: "secrets show as ••••; a secret's value is typed hidden and written to the secrets file at once"
+    case .copyMenu:
+      "copied with OSC 52 (tmux: set-clipboard on); curl and the URL with secrets ••••, .http with {{secret.NAME}}, unless said"
     case .confirmQuit, .unsavedChanges: "any other key: stay"
     case .confirmOverwrite: "any other key: keep the file"
     case .confirmDelete: "any other key: keep it"
+    case .diskConflict: "any other key: cancel, keeping your edits here and the file as it is"
     case .mouse: "a click selects and focuses, the wheel scrolls"
     default: nil
     }
@@ -227,6 +241,9 @@ public enum Keymap {
     KeyBinding(
       .showVariables, [.char("V")], "the variables in scope for the selected request: value, where it comes from; edit them",
       .everywhere),
+    KeyBinding(
+      .copy, [.char("y")], "copy: the request as curl or .http, its URL, the response body or a header",
+      hint: "copy", hintIn: [.response], .everywhere),
     KeyBinding(.help, [.char("?"), .function(1)], "all keys (this help)", hint: "help", .everywhere),
     KeyBinding(
       .openHistory, [.char("H")], "the history of every request, newest first, filtered as you type", .everywhere),
@@ -294,7 +311,7 @@ public enum Keymap {
       .writeBody, [.char("w")], "write the body (or the jq output shown) to a file; asks before overwriting one",
       hint: "write", .response),
     KeyBinding(.wrap, [.char("W")], "wrap long lines, or stop wrapping them", hint: "wrap", .response),
-    KeyBinding(.previousTab, [.left, .char("h")], "previous tab (body, headers, timing)", hint: "tabs", pair: .nextTab, .response),
+    KeyBinding(.previousTab, [.left, .char("h")], "previous tab (body, headers, timing, the request as sent)", hint: "tabs", pair: .nextTab, .response),
     KeyBinding(.nextTab, [.right, .char("l")], "next tab", .response),
     KeyBinding(
       .olderResponse, [.char("[")], "an older response of the request, from history", hint: "history", pair: .newerResponse,
@@ -367,6 +384,16 @@ public enum Keymap {
       .variables),
     KeyBinding(.chooseEnvironment, [.char("v")], "choose the environment", .variables),
     KeyBinding(.closeOverlay, [.escape, .char("V"), .char("q")], "close", .variables),
+    // The copy menu
+    KeyBinding(.down, [.down, .char("j")], "next entry", .copyMenu),
+    KeyBinding(.up, [.up, .char("k")], "previous entry", .copyMenu),
+    KeyBinding(.accept, [.enter], "copy it", .copyMenu),
+    KeyBinding(.copyCurl, [.char("c")], "the request as a curl command, secrets masked (••••)", .copyMenu),
+    KeyBinding(.copyCurlWithSecrets, [.char("S")], "the request as a curl command with its secrets", .copyMenu),
+    KeyBinding(.copyHTTP, [.char("h")], "the request as .http text (secrets stay {{secret.NAME}})", .copyMenu),
+    KeyBinding(.copyURL, [.char("u")], "the URL, variables filled in (secrets masked)", .copyMenu),
+    KeyBinding(.copyBody, [.char("b")], "the response body shown, or the jq output", .copyMenu),
+    KeyBinding(.closeOverlay, [.escape, .char("y"), .char("q")], "close", .copyMenu),
     // Questions
     KeyBinding(.cancelAndQuit, [.char("y"), .char("Y"), .enter], "cancel the transfers and quit", .confirmQuit),
     KeyBinding(.quitNow, [.ctrl("c")], "cancel them and quit at once, unsaved edits too", .confirmQuit),
@@ -375,6 +402,8 @@ public enum Keymap {
     KeyBinding(.discardAndQuit, [.char("d"), .char("D"), .ctrl("c")], "discard the edits and quit", .unsavedChanges),
     KeyBinding(.overwrite, [.char("y"), .char("Y")], "write over it", .confirmOverwrite),
     KeyBinding(.deleteNow, [.char("y"), .char("Y")], "delete it (u undoes it until the next save)", .confirmDelete),
+    KeyBinding(.reloadFromDisk, [.char("r"), .char("R")], "reload it and drop my edits", .diskConflict),
+    KeyBinding(.overwrite, [.char("o"), .char("O")], "overwrite it with mine", .diskConflict),
   ]
 
   /// Which action each key has in each context, built once from the table.

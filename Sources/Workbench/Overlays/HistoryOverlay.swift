@@ -9,7 +9,7 @@ import Workspace
 /// Tab goes to the list, where `s` sends it again as recorded and `o` copies it into the
 /// workspace as a new request. The runtime runs the searches in the background; only the answer
 /// to the latest one is shown.
-public struct HistoryOverlayState: Sendable, Equatable {
+public struct HistoryOverlayState: Sendable, Equatable, OverlayList {
   public var filter = LineEdit("")
   /// Typing goes to the filter (true) or keys act on the list (false).
   public var typing = true
@@ -57,8 +57,7 @@ extension AppState {
     historyOverlay.error = error
     historyOverlay.entries = results.entries
     historyOverlay.damaged = results.damaged
-    historyOverlay.selection = min(historyOverlay.selection, max(0, results.entries.count - 1))
-    keepHistorySelectionInView()
+    historyOverlay.clamp(count: results.entries.count, rows: historyRows)
   }
 
   var historyOverlayContext: KeyContext { historyOverlay.typing ? .historyFilter : .historyList }
@@ -77,10 +76,7 @@ extension AppState {
     }
     switch action {
     case .down, .up, .pageDown, .pageUp, .first, .last:
-      if let index = move(action, historyOverlay.selection, count: historyOverlay.entries.count, page: historyRows) {
-        historyOverlay.selection = index
-        keepHistorySelectionInView()
-      }
+      _ = historyOverlay.move(action, count: historyOverlay.entries.count, rows: historyRows)
       return []
     case .switchHistoryMode:
       historyOverlay.typing.toggle()
@@ -152,22 +148,12 @@ extension AppState {
       "copied as \(name) (unsaved; Ctrl-S saves)" + (masked ? "; fill in the masked secrets (••••)" : ""))
   }
 
+  var historyOverlayBox: OverlayBox {
+    OverlayBox(screenWidth: width, screenHeight: height, margin: (4, 2), minimum: (20, 8))
+  }
+
   /// Rows of entries the overlay shows.
-  var historyRows: Int { max(1, historyOverlayRect.height - 5) }
-
-  var historyOverlayRect: Rect {
-    let width = max(20, width - 8)
-    let height = max(8, self.height - 4)
-    return Rect(x: (self.width - width) / 2, y: (self.height - height) / 2, width: width, height: height)
-  }
-
-  private mutating func keepHistorySelectionInView() {
-    let rows = historyRows
-    if historyOverlay.selection < historyOverlay.scroll { historyOverlay.scroll = historyOverlay.selection }
-    if historyOverlay.selection >= historyOverlay.scroll + rows {
-      historyOverlay.scroll = historyOverlay.selection - rows + 1
-    }
-  }
+  var historyRows: Int { historyOverlayBox.listRows }
 }
 
 extension Painter {
@@ -175,7 +161,7 @@ extension Painter {
   /// and the keys.
   func historyOverlay(_ buffer: inout ScreenBuffer) {
     let history = state.historyOverlay
-    let rect = state.historyOverlayRect
+    let rect = state.historyOverlayBox.rect
     buffer.fill(rect)
     let count = history.searching ? "searching…" : "\(history.entries.count)\(history.entries.count == AppState.historyOverlayLimit ? "+" : "")"
     buffer.box(rect, title: "History · \(count)", style: theme.focusedBorder, titleStyle: theme.focusedBorder)

@@ -9,7 +9,7 @@ import Workspace
 /// uses come first. Enter edits a value where it lives: the environment's or the workspace's
 /// `variables` (an unsaved edit until Ctrl-S), or a secret, typed hidden, written to the secrets
 /// file at once (`Command.setSecret`). The prompt comes back to the overlay.
-public struct VariablesOverlayState: Sendable, Equatable {
+public struct VariablesOverlayState: Sendable, Equatable, OverlayList {
   public var selection = 0
   public var scroll = 0
   public init() {}
@@ -32,10 +32,7 @@ extension AppState {
     let rows = variableRows
     switch action {
     case .down, .up, .pageDown, .pageUp:
-      if let index = move(action, variablesOverlay.selection, count: rows.count, page: variableListRows) {
-        variablesOverlay.selection = index
-        keepVariableSelectionInView()
-      }
+      _ = variablesOverlay.move(action, count: rows.count, rows: variableListRows)
     case .editVariable:
       guard rows.indices.contains(variablesOverlay.selection) else {
         message = StatusMessage("no variable selected")
@@ -132,22 +129,12 @@ extension AppState {
     message = StatusMessage("secret.\(name) saved\(file)")
   }
 
-  var variablesOverlayRect: Rect {
-    let width = max(40, width - 8)
-    let height = max(8, self.height - 6)
-    return Rect(x: (self.width - width) / 2, y: (self.height - height) / 2, width: width, height: height)
+  var variablesOverlayBox: OverlayBox {
+    OverlayBox(screenWidth: width, screenHeight: height, margin: (4, 3), minimum: (40, 8))
   }
 
   /// Rows of variables the overlay shows (below its heading line, above its keys).
-  var variableListRows: Int { max(1, variablesOverlayRect.height - 5) }
-
-  private mutating func keepVariableSelectionInView() {
-    let rows = variableListRows
-    if variablesOverlay.selection < variablesOverlay.scroll { variablesOverlay.scroll = variablesOverlay.selection }
-    if variablesOverlay.selection >= variablesOverlay.scroll + rows {
-      variablesOverlay.scroll = variablesOverlay.selection - rows + 1
-    }
-  }
+  var variableListRows: Int { variablesOverlayBox.listRows }
 }
 
 extension VariableHome {
@@ -170,7 +157,7 @@ extension VariableHome {
 
 extension Painter {
   func variablesOverlay(_ buffer: inout ScreenBuffer) {
-    let rect = state.variablesOverlayRect
+    let rect = state.variablesOverlayBox.rect
     let rows = state.variableRows
     buffer.fill(rect)
     let request = state.selectedRequest?.name ?? "no request selected"

@@ -5,13 +5,21 @@ import Workspace
 /// What the response viewer shows and how.
 public struct ViewerState: Sendable {
   public enum Tab: Int, CaseIterable, Sendable {
-    case body, headers, timing
+    /// `request`: what curl sent (`SentRequestView.swift`).
+    case body, headers, timing, request
     public var title: String {
       switch self {
       case .body: "Body"
       case .headers: "Headers"
       case .timing: "Timing"
+      case .request: "Request"
       }
+    }
+
+    /// The tab `by` places after this one (before it, when negative), round the end.
+    func moved(by offset: Int) -> Tab {
+      let count = Tab.allCases.count
+      return Tab(rawValue: ((rawValue + offset) % count + count) % count) ?? .body
     }
   }
 
@@ -160,12 +168,16 @@ extension AppState {
     case .pageUp: scrollViewer(by: -max(1, page - 1))
     case .first: viewer.scroll = 0
     case .last:
-      if viewer.tab == .body, let document { viewer.scroll = max(0, document.totalLineCount() - page) }
+      if viewer.tab == .body, let document {
+        viewer.scroll = max(0, document.totalLineCount() - page)
+      } else if viewer.tab != .body {
+        scrollViewer(by: 1 << 30)  // stops where the last page shows the last line
+      }
     case .previousTab:
-      viewer.tab = ViewerState.Tab(rawValue: (viewer.tab.rawValue + 2) % 3) ?? .body
+      viewer.tab = viewer.tab.moved(by: -1)
       viewer.scroll = 0
     case .nextTab:
-      viewer.tab = ViewerState.Tab(rawValue: (viewer.tab.rawValue + 1) % 3) ?? .body
+      viewer.tab = viewer.tab.moved(by: 1)
       viewer.scroll = 0
     case .wrap:
       viewer.wrap.toggle()
@@ -258,6 +270,8 @@ extension AppState {
       last = (response?.headers.fields.count ?? 0) - page
     case .timing:
       last = 0
+    case .request:
+      last = (shownExchange.map(sentLines)?.count ?? viewer.history.map(AppState.recordedLines)?.count ?? 0) - page
     }
     viewer.scroll = min(target, max(0, last))
   }

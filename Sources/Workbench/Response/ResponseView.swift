@@ -3,7 +3,7 @@ import RequestEngine
 import TerminalUI
 import Workspace
 
-/// The response viewer: the summary line, the tabs (body, headers, timing), and a batch or chain
+/// The response viewer: the summary line, the tabs (body, headers, timing, request), and a batch or chain
 /// run when one is shown instead of an exchange.
 extension Painter {
   func response(_ buffer: inout ScreenBuffer) {
@@ -102,6 +102,7 @@ extension Painter {
     case .body: body(&buffer, content, row)
     case .headers: headers(&buffer, content, response, row)
     case .timing: timing(&buffer, content, row)
+    case .request: sentRequest(&buffer, content, row)
     }
   }
 

@@ -1,0 +1,129 @@
+import Foundation
+import RequestEngine
+import TerminalUI
+import Workspace
+
+/// What the runtime found about the workspace file on disk (a `git pull`, an editor's save),
+/// from the `FileWatcher` in its poll set and `WorkspaceFile`'s checks and saves.
+public enum DiskEvent: Sendable {
+  /// The file changed and was read again: this is what it holds now (`dropped`: the user asked
+  /// to reload, giving up the edits made here).
+  case reloaded(Workspace, dropped: Bool = false)
+  /// The file changed but does not load (or cannot be read): what is shown stays.
+  case unreadable(String)
+  /// The file changed while edits are unsaved here: they are kept; a save asks.
+  case conflict
+  /// The file is gone: what is shown stays; a save writes it again.
+  case deleted
+  /// A save found another program's change and wrote nothing: ask what to do.
+  case saveRefused
+}
+
+/// What the status bar keeps saying about the file on disk until a save or a reload.
+public enum DiskNotice: Sendable, Equatable {
+  /// Another program changed it while edits here are unsaved.
+  case changed
+  /// It changed and does not load now: the reason.
+  case unreadable(String)
+  /// It was deleted.
+  case deleted
+
+  var label: String {
+    switch self {
+    case .changed: "changed on disk"
+    case .unreadable: "file does not load"
+    case .deleted: "file deleted"
+    }
+  }
+}
+
+/// The file changing on disk: with no unsaved edits the workspace is read again (the selection
+/// kept by request name) and the status bar says so; with unsaved edits it says so at once and
+/// the next Ctrl-S asks: reload and drop my edits, overwrite, or cancel. Nothing here ever writes
+/// over another program's change without that answer: the runtime's save refuses to
+/// (`WorkspaceFile.save`) and comes back as `saveRefused`.
+extension AppState {
+  /// Edits here the file does not have: unsaved ones, or a field being typed.
+  public var hasEditsInProgress: Bool { hasUnsavedEdits || editor.editing != nil }
+
+  mutating func diskChanged(_ event: DiskEvent) {
+    switch event {
+    case .reloaded(let newWorkspace, let dropped):
+      reload(newWorkspace, dropped: dropped)
+    case .unreadable(let reason):
+      disk = .unreadable(reason)
+      message = StatusMessage(
+        "\(workspaceFile) changed on disk and does not load: \(reason); still showing what was loaded (fix the file; Ctrl-S asks before writing over it)",
+        isError: true)
+    case .conflict:
+      disk = .changed
+      message = StatusMessage(
+        "\(workspaceFile) changed on disk; your unsaved edits are kept here: Ctrl-S asks whether to reload (dropping them) or overwrite",
+        isError: true)
+    case .deleted:
+      disk = .deleted
+      message = StatusMessage("\(workspaceFile) was deleted on disk; still showing it (Ctrl-S writes it again)", isError: true)
+    case .saveRefused:
+      if disk == nil { disk = .changed }
+      quitAfterSave = false
+      overlay = .diskConflict
+    }
+  }
+
+  /// The file's new content in place of the workspace shown, keeping the selected request (or
+  /// batch or chain) by name.
+  private mutating func reload(_ newWorkspace: Workspace, dropped: Bool) {
+    let selectedName = selectedRequest?.name ?? selectedFlow?.name
+    workspace = newWorkspace
+    unsaved = []
+    unsavedSettings = []
+    savedEnvironment = newWorkspace.environment
+    isNewFile = false
+    disk = nil
+    editor.editing = nil
+    var kept = true
+    if let selectedName {
+      if let index = visibleRequests.firstIndex(where: { $0.name == selectedName }) {
+        selectRequest(index)
+      } else if let index = visibleFlows.firstIndex(where: { $0.name == selectedName }) {
+        selectRequest(visibleRequestCount + index)
+      } else {
+        kept = false
+      }
+    }
+    clampSelections()
+    let what = dropped ? "reloaded \(workspaceFile), your edits dropped" : "reloaded \(workspaceFile): it changed on disk"
+    message = StatusMessage(what + (kept ? "" : " (\(selectedName ?? "") is no longer in it)"))
+  }
+
+  mutating func handleDiskConflictKey(_ key: Key) -> [Command] {
+    overlay = nil
+    switch Keymap.action(for: key, in: .diskConflict) {
+    case .reloadFromDisk:
+      message = StatusMessage("reloading \(workspaceFile)…")
+      return [.reload]
+    case .overwrite:
+      return [.saveOverwriting]
+    default:
+      message = StatusMessage("not saved; your edits are kept here and the file on disk as it is")
+      return []
+    }
+  }
+}
+
+extension Painter {
+  func diskConflict(_ buffer: inout ScreenBuffer) {
+    let count = state.unsaved.count + state.unsavedSettings.count
+    let change =
+      switch state.disk {
+      case .unreadable(let reason): "was changed by another program and does not load (\(reason))"
+      default: "was changed by another program since it was loaded"
+      }
+    dialog(
+      &buffer, title: "Changed on disk",
+      [
+        "\(state.workspaceFile) \(change); \(count) edit\(count == 1 ? "" : "s") here \(count == 1 ? "is" : "are") not saved.",
+        "r reload it and drop my edits · o overwrite it with mine · Esc cancel",
+      ])
+  }
+}

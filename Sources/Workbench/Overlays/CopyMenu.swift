@@ -1,0 +1,251 @@
+import Foundation
+import RequestEngine
+import TerminalUI
+import Workspace
+
+/// `y`: a small menu of what to copy to the terminal's clipboard (OSC 52, `Command.copy`): the
+/// request as curl, as `.http`, its URL, the response body (or the jq output shown), one of the
+/// response's headers. The status bar says what was copied and how many bytes.
+///
+/// The request is the one the response pane shows when it or the queue has the focus, else the
+/// one selected in the list; it is prepared as a send would be (the environment in use, the
+/// variables filled in), so the command, the URL and the `.http` text run elsewhere.
+///
+/// Secrets: the clipboard leaves reqbench (clipboard managers keep it, tmux keeps a buffer, an
+/// ssh session hands it to another machine), so it is treated as an export: curl and the URL
+/// have their secrets masked (`••••`) as `reqbench export curl` has; `.http` keeps
+/// `{{secret.NAME}}` placeholders; the body and headers are copied as the viewer shows them
+/// (a secret the server echoed masked). Only the menu's own `curl, secrets included` entry puts
+/// the secrets on the clipboard, and the status bar says so — as `--reveal-secrets` does.
+public struct CopyMenuState: Sendable, Equatable, OverlayList {
+  public var choices: [CopyChoice] = []
+  public var selection = 0
+  public var scroll = 0
+  /// The request the request entries copy, by name.
+  public var request: String?
+  public init() {}
+}
+
+/// One entry of the copy menu.
+public enum CopyChoice: Sendable, Equatable {
+  case curl
+  case curlWithSecrets
+  case http
+  case url
+  /// The response body shown, or the jq output when a filter is shown.
+  case body(jqOutput: Bool)
+  /// A response header (its value is what is copied).
+  case header(name: String)
+
+  /// The action of its letter key (`Keymap`), for the ones that have one.
+  var action: Action? {
+    switch self {
+    case .curl: .copyCurl
+    case .curlWithSecrets: .copyCurlWithSecrets
+    case .http: .copyHTTP
+    case .url: .copyURL
+    case .body: .copyBody
+    case .header: nil
+    }
+  }
+}
+
+/// What the terminal's clipboard takes at most: OSC 52 goes through tmux and terminals as one
+/// control string, which they cap (tmux at 1 MB of base64).
+public let clipboardLimit = 512 << 10
+
+extension AppState {
+  /// The request the copy menu is about (see `CopyMenuState`).
+  var copyRequestName: String? {
+    if focus == .response || focus == .queue, let row = shownExchange {
+      return viewer.history?.entry.name ?? row.name
+    }
+    return selectedRequest?.name
+  }
+
+  /// The response the body and header entries copy from: the one shown.
+  private var copyResponse: (response: Response, row: ExchangeRow?)? {
+    if let history = viewer.history, let response = history.result.response { return (response, nil) }
+    guard let row = shownExchange, let response = row.result?.response else { return nil }
+    return (response, row)
+  }
+
+  mutating func openCopyMenu() {
+    var menu = CopyMenuState()
+    menu.request = copyRequestName
+    if menu.request != nil { menu.choices = [.curl, .curlWithSecrets, .http, .url] }
+    if let (response, _) = copyResponse {
+      menu.choices.append(.body(jqOutput: viewer.filteredText != nil))
+      menu.choices += response.headers.fields.map { .header(name: $0.name) }
+    } else if viewer.filteredText != nil {
+      menu.choices.append(.body(jqOutput: true))
+    }
+    guard !menu.choices.isEmpty else {
+      message = StatusMessage("nothing to copy: select a request or send one")
+      return
+    }
+    copyMenu = menu
+    overlay = .copyMenu
+  }
+
+  var copyMenuBox: OverlayBox {
+    OverlayBox(
+      screenWidth: width, screenHeight: height, width: min(width - 4, 76),
+      height: min(height - 2, copyMenu.choices.count + 5))
+  }
+
+  mutating func handleCopyMenuKey(_ key: Key) -> [Command] {
+    guard let action = Keymap.action(for: key, in: .copyMenu) else { return [] }
+    let choices = copyMenu.choices
+    switch action {
+    case .down, .up, .pageDown, .pageUp, .first, .last:
+      _ = copyMenu.move(action, count: choices.count, rows: copyMenuBox.listRows)
+      return []
+    case .closeOverlay:
+      overlay = nil
+      return []
+    case .accept:
+      guard choices.indices.contains(copyMenu.selection) else { return [] }
+      return copy(choices[copyMenu.selection])
+    default:
+      guard let choice = choices.first(where: { $0.action == action }) else { return [] }
+      return copy(choice)
+    }
+  }
+
+  /// Copies a choice (closing the menu), or says why it cannot.
+  mutating func copy(_ choice: CopyChoice) -> [Command] {
+    overlay = nil
+    let what = copyDescription(choice)
+    let text: String
+    switch copyText(choice) {
+    case .success(let copied): text = copied
+    case .failure(let error):
+      message = StatusMessage("not copied: \(error.message)", isError: true)
+      return []
+    }
+    let bytes = text.utf8.count
+    guard bytes <= clipboardLimit else {
+      message = StatusMessage(
+        "not copied: \(what) is \(Formatting.bytes(bytes)), more than a terminal's clipboard takes (\(Formatting.bytes(clipboardLimit)))"
+          + (choice == .body(jqOutput: false) || choice == .body(jqOutput: true) ? "; w writes it to a file" : ""),
+        isError: true)
+      return []
+    }
+    message = StatusMessage("copied \(what): \(bytes) byte\(bytes == 1 ? "" : "s") on the clipboard")
+    return [.copy(text)]
+  }
+
+  /// How the status bar names what was copied.
+  func copyDescription(_ choice: CopyChoice) -> String {
+    let name = copyMenu.request ?? "the request"
+    switch choice {
+    case .curl: return "\(name) as curl, secrets ••••"
+    case .curlWithSecrets: return "\(name) as curl, secrets included"
+    case .http: return "\(name) as .http"
+    case .url: return "the URL of \(name)"
+    case .body(let jq): return jq ? "the jq output" : "the response body"
+    case .header(let header): return "the \(header) header's value"
+    }
+  }
+
+  /// The text a choice copies.
+  func copyText(_ choice: CopyChoice) -> Result<String, FilterError> {
+    switch choice {
+    case .curl, .curlWithSecrets, .url:
+      return preparedCopyRequest().map { request in
+        switch choice {
+        case .curl: CurlExporter.command(for: request)
+        case .curlWithSecrets: CurlExporter.command(for: request, revealSecrets: true)
+        default: request.redacted().url
+        }
+      }
+    case .http:
+      guard let name = copyMenu.request, let template = workspace.request(named: name) else {
+        return .failure(FilterError("\(copyMenu.request ?? "the request") is not in the workspace"))
+      }
+      do {
+        return .success(try HTTPFileExporter.text(for: [template], in: workspace, environment: environmentInUse))
+      } catch {
+        return .failure(FilterError(error.message))
+      }
+    case .body(let jq):
+      if jq, let output = viewer.filteredText { return .success(output) }
+      guard let (response, row) = copyResponse else { return .failure(FilterError("no response body")) }
+      let bytes: [UInt8]
+      do {
+        bytes = try response.body.bytes()
+      } catch {
+        return .failure(FilterError("cannot read the body: \(error)"))
+      }
+      guard let text = String(validating: bytes, as: UTF8.self) else {
+        return .failure(FilterError("the body is not text (\(Formatting.bytes(bytes.count))); w writes it to a file"))
+      }
+      // As the viewer shows it: a secret the server echoed stays masked.
+      return .success(row.flatMap(Painter.redaction)?.apply(text) ?? text)
+    case .header(let name):
+      guard let (response, row) = copyResponse, let value = response.headers[name] else {
+        return .failure(FilterError("no \(name) header"))
+      }
+      return .success(row.flatMap(Painter.redaction)?.apply(value) ?? value)
+    }
+  }
+
+  /// The request prepared as a send would prepare it now; the exchange's own request when the
+  /// workspace no longer has it.
+  private func preparedCopyRequest() -> Result<Request, FilterError> {
+    guard let name = copyMenu.request else { return .failure(FilterError("no request selected")) }
+    guard let template = workspace.request(named: name) else {
+      if let request = shownExchange?.result?.request, request.name == name { return .success(request) }
+      return .failure(FilterError("\(name) is not in the workspace"))
+    }
+    do {
+      return .success(try workspace.prepare(template, sources: sources))
+    } catch {
+      return .failure(FilterError(error.message))
+    }
+  }
+}
+
+extension Painter {
+  func copyMenu(_ buffer: inout ScreenBuffer) {
+    let menu = state.copyMenu
+    let box = state.copyMenuBox
+    let rect = box.rect
+    buffer.fill(rect)
+    buffer.box(
+      rect, title: "Copy" + (menu.request.map { " · \($0)" } ?? ""), style: theme.focusedBorder,
+      titleStyle: theme.focusedBorder)
+    let inner = rect.inset(by: 1)
+    buffer.putTruncated(
+      "to the terminal's clipboard (OSC 52); secrets masked unless said", x: inner.x + 1, y: inner.y, style: theme.dim,
+      width: inner.width - 2)
+    let rows = box.listRows
+    for row in 0..<rows {
+      let index = menu.scroll + row
+      guard menu.choices.indices.contains(index) else { break }
+      let choice = menu.choices[index]
+      let y = inner.y + 2 + row
+      let key = choice.action.flatMap { Keymap.binding($0, in: .copyMenu)?.keyText } ?? ""
+      buffer.put(TextWidth.pad(key, to: 3), x: inner.x + 1, y: y, style: theme.key)
+      buffer.putTruncated(Self.copyLabel(choice, state), x: inner.x + 4, y: y, width: inner.width - 5)
+      if index == menu.selection { highlight(&buffer, Rect(x: inner.x, y: y, width: inner.width, height: 1), focused: true) }
+    }
+    buffer.putTruncated(
+      "j k select · Enter or the letter copies · Esc close", x: inner.x + 1, y: inner.y + inner.height - 1,
+      style: theme.dim, width: inner.width - 2)
+  }
+
+  static func copyLabel(_ choice: CopyChoice, _ state: AppState) -> String {
+    switch choice {
+    case .curl: return "the request as curl (secrets ••••)"
+    case .curlWithSecrets: return "the request as curl, secrets included"
+    case .http: return "the request as .http (secrets stay {{secret.NAME}})"
+    case .url: return "the URL, resolved"
+    case .body(let jq): return jq ? "the jq output shown" : "the response body"
+    case .header(let name):
+      let value = state.copyText(choice)
+      return "header \(name): " + ControlEscaping.visible((try? value.get()) ?? "")
+    }
+  }
+}
