@@ -81,6 +81,11 @@ extension AppState {
     isNewFile = false
     disk = nil
     editor.editing = nil
+    // What referred to the content shown before: a delete's undo and its question go; marks
+    // stay on the requests the file still has.
+    lastDeletion = nil
+    pendingDelete = nil
+    marked.removeAll { newWorkspace.request(named: $0) == nil }
     var kept = true
     if let selectedName {
       if let index = visibleRequests.firstIndex(where: { $0.name == selectedName }) {

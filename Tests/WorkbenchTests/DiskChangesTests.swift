@@ -31,6 +31,25 @@ struct DiskChangesTests {
     #expect(state.disk == nil && !state.hasUnsavedEdits)
   }
 
+  @Test func marksStayOnTheRequestsTheFileStillHasAndAnUndoGoes() throws {
+    var state = try demoState()
+    try select("users/get", &state)
+    _ = keys(&state, " ")
+    try select("slow", &state)
+    _ = keys(&state, " ")
+    try select("trickle", &state)
+    _ = keys(&state, "d")
+    send(&state, .key(.char("y")))
+    #expect(state.lastDeletion != nil && state.marked == ["users/get", "slow"])
+    var onDisk = try demoState().workspace
+    _ = try onDisk.deleteRequest(named: "slow")
+    send(&state, .disk(.reloaded(onDisk, dropped: true)))
+    #expect(state.marked == ["users/get"])
+    _ = keys(&state, "u")
+    #expect(state.workspace.request(named: "trickle") != nil, "trickle is in the file read again")
+    #expect(!state.hasUnsavedEdits, "nothing to undo into the reloaded file")
+  }
+
   @Test func aSelectedRequestNoLongerInTheFileIsSaid() throws {
     var state = try demoState()
     try select("slow", &state)
