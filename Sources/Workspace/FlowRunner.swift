@@ -138,7 +138,7 @@ public final class FlowRunner: @unchecked Sendable {
     do {
       request = try workspace.prepare(template, sources: sources)
     } catch {
-      outcome.message = error.description
+      outcome.message = error.locatedMessage
       outcome.errorKind = "usage"
       return done(outcome)
     }

@@ -92,29 +92,60 @@ extension Workspace {
     } catch {
       var masked = error
       masked.message = Redaction(secrets: scope.secretForms()).apply(error.message)
+      if let file = sourceText.file, let location = location(of: scope.field, in: template.name) {
+        masked.file = file
+        masked.location = location
+      }
       throw masked
+    }
+  }
+
+  /// Where `field` of the request `name` starts in the file this workspace was read from (the
+  /// nearest enclosing value the file has: the request itself for a header it does not write);
+  /// nil when the workspace was not read from a file or the file has no such request (one added
+  /// since). Only an error pays for this: the file is parsed again, recording locations.
+  func location(of field: PrepareError.Field, in name: String) -> SourceLocation? {
+    guard let bytes = sourceText.bytes, let document = try? JSONParser.parseDocument(bytes) else {
+      return nil
+    }
+    switch field {
+    case .workspace(let path):
+      return document.location(of: path)
+    case .request(let path):
+      guard
+        let index = document.root["requests"]?.arrayValue?.firstIndex(where: {
+          $0["name"]?.stringValue == name
+        })
+      else { return nil }
+      return document.location(
+        of: JSONPath([.key("requests"), .index(index)] + path.components))
     }
   }
 
   private func prepare(_ template: RequestTemplate, in scope: VariableScope) throws(PrepareError) -> Request {
     try scope.fillStepVariables()
 
+    scope.field = .inRequest("url")
     let reference = try scope.renderLine(template.url, in: "url")
     let isRelative = URLResolver.split(reference).scheme == nil
     // An absolute URL ignores the base, and so the base's variables too.
     var base: String?
     if isRelative {
       if template.useCDN {
+        scope.field = .inRequest("useCDN")
         guard let cdnURL else {
           throw PrepareError(
             code: .invalidURL, request: template.name,
             message: "\"useCDN\" is true but the workspace has no \"cdnURL\"; add one or remove \"useCDN\"")
         }
+        scope.field = .inWorkspace("cdnURL")
         base = try scope.renderLine(cdnURL, in: "cdnURL")
       } else if let baseURL {
+        scope.field = .inWorkspace("baseURL")
         base = try scope.renderLine(baseURL, in: "baseURL")
       }
     }
+    scope.field = .inRequest("url")
     var url: String
     do {
       url = try URLResolver.resolve(reference, against: base)
@@ -131,6 +162,9 @@ extension Workspace {
     var parameters: [(String, JSONValue)] = []
     for member in query.members {
       let place = "query parameter \(JSONSerializer.quote(member.key))"
+      scope.field =
+        template.query[member.key] != nil
+        ? .inRequest("query", member.key) : .inWorkspace("defaults", "query", member.key)
       parameters.append(
         (try scope.render(member.key, in: place), try scope.render(member.value, in: place)))
     }
@@ -139,12 +173,14 @@ extension Workspace {
     var headers = HTTPHeaders()
     for field in template.sentHeaders.fields {
       let place = "header \(JSONSerializer.quote(field.name))"
+      scope.field = .inRequest("headers", field.name)
       try scope.checkLiteralLine(field.name, in: "the name of \(place)")
       headers[field.name] = try scope.renderLine(field.value, in: place)
     }
     if isRelative {
       for field in defaults.sentHeaders.fields where headers[field.name] == nil {
         let place = "default header \(JSONSerializer.quote(field.name))"
+        scope.field = .inWorkspace("defaults", "headers", field.name)
         try scope.checkLiteralLine(field.name, in: "the name of \(place)")
         headers[field.name] = try scope.renderLine(field.value, in: place)
       }
@@ -152,6 +188,7 @@ extension Workspace {
     var digest: DigestCredentials?
     // A header auth yields to the template's own Authorization header (and is then not filled in).
     if let auth = template.auth, headers["Authorization"] == nil || auth.kind == "digest" {
+      scope.field = .inRequest("auth")
       let before = scope.usedSecrets.count
       switch try scope.credentials(auth) {
       case .header(let value):
@@ -163,9 +200,11 @@ extension Workspace {
       }
     }
     var body = RequestBody.empty
+    scope.field = .inRequest("body")
     if let template = template.body { body = try scope.render(template, folder: folder) }
     var download: DownloadTarget?
     if let spec = template.download {
+      scope.field = .inRequest("download", "to")
       guard template.method == .GET else {
         throw PrepareError(
           code: .invalidPath, request: template.name,
@@ -181,6 +220,7 @@ extension Workspace {
       }
     }
     var cache = template.cache
+    scope.field = .inRequest("cache")
     if let sensitive = cache?.sensitive { cache?.sensitive = try scope.render(sensitive, in: "cache.sensitive") }
     if let namespace = cache?.namespace { cache?.namespace = try scope.render(namespace, in: "cache.namespace") }
 
@@ -188,6 +228,7 @@ extension Workspace {
     // workspace must not present the user's client certificate from ~/.ssh or elsewhere.
     var tls: TLSSettings?
     if let settings = template.tls {
+      scope.field = .inRequest("tls")
       func resolve(_ path: String?, _ place: String) throws(PrepareError) -> String? {
         guard let path else { return nil }
         do {
@@ -249,6 +290,8 @@ private final class VariableScope {
   let environment: Environment?
   let variables: [Variable]
   var usedSecrets: [String] = []
+  /// The part of the file being filled in, for the error's location.
+  var field = PrepareError.Field.request(.root)
 
   init(request: String, sources: VariableSources, environment: Environment?, variables: [Variable]) {
     self.request = request

@@ -100,7 +100,7 @@ public struct Workspace: Sendable, Equatable {
     // parsed again recording where every value starts, so each problem points into the file.
     var fast = WorkspaceReader()
     if var workspace = fast.workspace(root, defaultName: defaultName(for: file)), fast.problems.isEmpty {
-      workspace.sourceText = SourceText(bytes)
+      workspace.sourceText = SourceText(bytes, file: file)
       return workspace
     }
     let document = (try? JSONParser.parseDocument(bytes)) ?? JSONDocument(root: root, locations: [:])
@@ -176,6 +176,11 @@ public struct Workspace: Sendable, Equatable {
 /// read from differently formatted files of the same JSON are equal.
 struct SourceText: Sendable, Equatable {
   var bytes: [UInt8]?
-  init(_ bytes: [UInt8]? = nil) { self.bytes = bytes }
+  /// The file as the user named it, for errors that point into it.
+  var file: String?
+  init(_ bytes: [UInt8]? = nil, file: String? = nil) {
+    self.bytes = bytes
+    self.file = file
+  }
   static func == (lhs: SourceText, rhs: SourceText) -> Bool { true }
 }

@@ -60,8 +60,10 @@ public struct WorkspaceError: Error, Sendable, Equatable, CustomStringConvertibl
 /// Why a request template could not be turned into a request (sending it is another matter).
 ///
 /// ```text
-/// get-user: undefined variable {{id}} in url; define it with --var id=… or in "variables"
+/// api.json:12:14: get-user: undefined variable {{id}} in url; define it with --var id=… or in "variables"
 /// ```
+/// A request read from a file says where in it: the field that could not be filled in (the
+/// request's `url`, a header, the workspace's `baseURL`…), else the request itself.
 public struct PrepareError: Error, Sendable, Equatable, CustomStringConvertible {
   public enum Code: Sendable, Equatable {
     /// A `{{name}}` with no value in the overrides, the environment or `variables`; an unset
@@ -86,6 +88,10 @@ public struct PrepareError: Error, Sendable, Equatable, CustomStringConvertible 
   /// The request being prepared.
   public var request: String
   public var message: String
+  /// The workspace file as the user named it, and where in it; nil for a workspace not read
+  /// from a file (a new one, one built in code) or a field the file does not have.
+  public var file: String?
+  public var location: SourceLocation?
 
   public init(code: Code, request: String, message: String) {
     self.code = code
@@ -93,8 +99,28 @@ public struct PrepareError: Error, Sendable, Equatable, CustomStringConvertible 
     self.message = message
   }
 
-  /// `request: message`.
-  public var description: String { "\(request): \(message)" }
+  /// `FILE:LINE:COLUMN: message`, or the message alone when there is no place in a file.
+  public var locatedMessage: String {
+    guard let file, let location else { return message }
+    return "\(file):\(location): \(message)"
+  }
+
+  /// `FILE:LINE:COLUMN: request: message`, or `request: message`.
+  public var description: String {
+    guard let file, let location else { return "\(request): \(message)" }
+    return "\(file):\(location): \(request): \(message)"
+  }
+
+  /// Which part of the workspace file a problem is in.
+  enum Field: Sendable, Equatable {
+    /// A path inside the request's own object (`url`, `headers.X`); the request itself at root.
+    case request(JSONPath)
+    /// A path from the top of the file (`baseURL`, `defaults.headers.X`).
+    case workspace(JSONPath)
+
+    static func inRequest(_ keys: String...) -> Field { .request(JSONPath(keys.map { .key($0) })) }
+    static func inWorkspace(_ keys: String...) -> Field { .workspace(JSONPath(keys.map { .key($0) })) }
+  }
 }
 
 /// Why an edit to a workspace was refused.

@@ -117,7 +117,7 @@ struct RunCommand {
       } catch {
         let result = RunResult(
           name: template.name, state: .failed, status: nil, bytes: 0, durationMs: 0, url: nil,
-          error: RunError(kind: "usage", message: error.message), exchange: nil)
+          error: RunError(kind: "usage", message: error.locatedMessage), exchange: nil)
         results[index] = result
         finishedCount += 1
         reporter.finished(result)

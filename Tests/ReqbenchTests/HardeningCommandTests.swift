@@ -17,7 +17,8 @@ struct HardeningCommandTests {
     let result = try runProcess(try reqbenchBinary, ["run", ws, "h", "--no-history", "--var", "v=z\r\nX-Injected: var"])
     #expect(result.status == 2, "\(result.stderr)")
     #expect(
-      result.stderr.contains(#"h: failed: header "X-K": {{v}} (from --var v) contains CR (\r); CR, LF and NUL are not allowed"#),
+      result.stderr.contains(
+        "h: failed: \(ws):1:141: " + #"header "X-K": {{v}} (from --var v) contains CR (\r); CR, LF and NUL are not allowed"#),
       "\(result.stderr)")
     #expect(try hits(key) == 0)
   }

@@ -284,14 +284,15 @@ struct RunCommandTests {
     #expect(unknown.stdout.isEmpty)
   }
 
-  /// A request that cannot be prepared is named once in its line.
+  /// A request that cannot be prepared is named once in its line, with the place in the file
+  /// (the `url` value: line 5, column 45).
   @Test func aFailureLineNamesTheRequestOnce() throws {
     let ws = try workspace(#"{"name": "users/get", "url": "/users/{{nope}}"}, {"name": "ok", "url": "/users/1"}"#)
     let result = try run(["run", ws, "users/get"])
     #expect(result.status == 2)
     #expect(
       result.stderr
-        == "users/get: failed: undefined variable {{nope}} in url; define it with --var nope=… or in \"variables\"\n",
+        == "users/get: failed: \(ws):5:45: undefined variable {{nope}} in url; define it with --var nope=… or in \"variables\"\n",
       "\(result.stderr)")
     let several = try run(["run", ws, "users/get", "ok"])
     #expect(several.stdout.components(separatedBy: "users/get").count == 2, "\(several.stdout)")

@@ -27,7 +27,9 @@ import Testing
     for (name, place, path) in [("a", "body.file", "data/"), ("c", "body.multipart[0]", "data")] {
       let result = try reqbench(["run", ws, name, "--no-history"], in: folder)
       #expect(result.status == 2, "\(name): \(result.stderr)")
-      #expect(result.stderr.contains("\(name): failed: \(place): \"\(path)\" is a folder; name a file to send"), "\(name): \(result.stderr)")
+      // FILE:LINE:COLUMN of the request's body, then what is wrong.
+      #expect(result.stderr.hasPrefix("\(name): failed: \(ws):"), "\(name): \(result.stderr)")
+      #expect(result.stderr.contains(": \(place): \"\(path)\" is a folder; name a file to send"), "\(name): \(result.stderr)")
     }
     #expect(try hits(key) == 0)
     let ok = try reqbench(["run", ws, "ok", "--no-history"], in: folder)

@@ -476,8 +476,8 @@ struct ImportCurlTests {
 
   @Test func commandErrors() {
     #expect(
-      curlError("")?.message
-        == "there is no curl command here; paste a command that starts with curl")
+      curlError("")?.description
+        == "paste.sh:1:1: there is no curl command here; paste a command that starts with curl")
     #expect(
       curlError("wget https://a.test")?.description
         == #"paste.sh:1:1: expected a curl command, found "wget"; every command must start with curl"#

@@ -44,7 +44,7 @@ import Workspace
     let error = try #require(prepareError(try single(url: "/users", baseURL: nil), "r"))
     #expect(error.code == .invalidURL)
     #expect(
-      error.description
+      error.unlocated
         == #"r: "/users" is a relative URL and there is no base URL; set "baseURL" in the workspace or write an absolute URL"#
     )
   }
@@ -248,7 +248,7 @@ import Workspace
     #expect(error.code == .undefinedVariable("id"))
     #expect(error.request == "get-user")
     #expect(
-      error.description
+      error.unlocated
         == #"get-user: undefined variable {{id}} in url; define it with --var id=… or in "variables""#
     )
   }
@@ -263,7 +263,7 @@ import Workspace
   func anUndefinedVariableSaysWhereItIsUsed(member: String, place: String) throws {
     let error = try #require(prepareError(try single(url: "/x", extra: ", " + member), "r"))
     #expect(
-      error.description
+      error.unlocated
         == #"r: undefined variable {{key}} in \#(place); define it with --var key=… or in "variables""#
     )
   }
@@ -271,7 +271,7 @@ import Workspace
   @Test func anUndefinedVariableInTheBaseURL() throws {
     let error = try #require(prepareError(try single(url: "/x", baseURL: "{{host}}/api/"), "r"))
     #expect(
-      error.description
+      error.unlocated
         == #"r: undefined variable {{host}} in baseURL; define it with --var host=… or in "variables""#
     )
   }

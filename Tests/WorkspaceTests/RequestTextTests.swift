@@ -185,7 +185,7 @@ import Workspace
         == "paste:1:1: the method \"FROB\" is not supported; use one of "
         + HTTPMethod.allCases.map(\.rawValue).joined(separator: ", "))
     #expect(error("GET https://a.test/a b")?.hasPrefix("paste:1:22: unexpected text after the URL") == true)
-    #expect(error("   \n") == "paste: there is nothing here; paste a curl command, an .http request or a URL")
+    #expect(error("   \n") == "paste:1:1: there is nothing here; paste a curl command, an .http request or a URL")
     // A file the command reads at import goes through readFile (here: none can be read).
     #expect(error("curl https://a.test -d a=1 -d @body.json")?.contains("body.json") == true)
     #expect(try drafts("curl https://a.test -d @body.json").imported.templates[0].body == .file("body.json", contentType: "application/x-www-form-urlencoded"))

@@ -82,3 +82,8 @@ let fullExample = """
     ]
   }
   """
+
+extension PrepareError {
+  /// `request: message`, without the place in the file (`PrepareLocationTests` checks that).
+  var unlocated: String { "\(request): \(message)" }
+}

@@ -90,7 +90,7 @@ import Workspace
   @Test func processEnvironmentVariables() throws {
     #expect(try prepare("home", sources(env: ["HOME": "/home/ada"])).headers["X-Home"] == "/home/ada")
     #expect(
-      failure("home", sources())?.description
+      failure("home", sources())?.unlocated
         == "home: {{env.HOME}} in header \"X-Home\": the environment variable HOME is not set; export it or pass --var env.HOME=…")
   }
 
@@ -172,15 +172,15 @@ import Workspace
       """#)
     let cycle = try #require(failure("cycle", sources(), in: nested))
     #expect(
-      cycle.description
+      cycle.unlocated
         == "cycle: url: the variables refer to each other in a cycle: {{a}} → {{b}} → {{c}} → {{a}}")
     let undefined = try #require(failure("undefined", sources(), in: nested))
     #expect(undefined.code == .undefinedVariable("missing"))
     #expect(
-      undefined.description
+      undefined.unlocated
         == #"undefined: undefined variable {{missing}} in the value of {{u}} (used in header "X"); define it with --var missing=… or in "variables""#)
     let deep = try #require(failure("deep", sources(), in: nested))
-    #expect(deep.description.hasPrefix("deep: url: variables nested more than 10 deep: {{d0}} → {{d1}}"))
+    #expect(deep.unlocated.hasPrefix("deep: url: variables nested more than 10 deep: {{d0}} → {{d1}}"))
   }
 
   /// A Postman collection variable built from another (`baseUrl = {{host}}/anything`).

@@ -7,6 +7,8 @@ public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
     self.column = column
   }
   public var description: String { "\(line):\(column)" }
+  /// Line 1, column 1: where an error about the whole text (nothing usable in it) points.
+  public static let start = SourceLocation(line: 1, column: 1)
 }
 
 /// A JSON text that is not valid JSON: what is wrong and where.

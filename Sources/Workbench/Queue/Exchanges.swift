@@ -249,7 +249,8 @@ extension AppState {
       switch result.state {
       case .succeeded:
         if let download = result.download, download.complete {
-          outcome = StatusMessage("\(name): saved to \(download.file) (\(Formatting.bytes(Int(download.bytes))))")
+          let file = Redaction(secrets: result.request.secrets).apply(download.file)
+          outcome = StatusMessage("\(name): saved to \(file) (\(Formatting.bytes(Int(download.bytes))))")
         } else {
           outcome = StatusMessage("\(name): " + (result.response.map { Formatting.status($0.status) } ?? "succeeded"))
         }

@@ -213,7 +213,9 @@ extension Painter {
 
   func body(_ buffer: inout ScreenBuffer, _ area: Rect, _ row: ExchangeRow) {
     var area = area
-    if let download = row.result?.download {
+    if var download = row.result?.download {
+      // A path a secret filled in (`download.to: "out/{{secret.k}}"`) is shown masked.
+      download.file = Self.redaction(row)?.apply(download.file) ?? download.file
       var lines = Self.downloadLines(download)
       if row.superseded, download.resumable, !download.complete {
         lines[0] = lines[0].replacingOccurrences(of: "press r to resume", with: "resumed by a newer exchange")
@@ -230,7 +232,7 @@ extension Painter {
     guard let document = state.viewer.filtered ?? state.viewer.document else {
       var lines = [
         row.state.isTerminal
-          ? "no response" : row.downloadTarget.map { "downloading to " + $0 } ?? "waiting for the response…"
+          ? "no response" : row.downloadTarget.map { "downloading to " + (Self.redaction(row)?.apply($0) ?? $0) } ?? "waiting for the response…"
       ]
       if row.state == .failed, let error = row.result?.error {
         lines = ["no response: " + error.message] + (Painter.whatToTry(error, url: row.url).map { [$0] } ?? [])

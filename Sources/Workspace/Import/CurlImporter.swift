@@ -67,7 +67,7 @@ public enum CurlImporter {
     }
     guard !commands.isEmpty else {
       throw ImportError(
-        file: file, location: nil,
+        file: file, location: .start,
         message: "there is no curl command here; paste a command that starts with curl")
     }
     var imported = ImportedRequests()

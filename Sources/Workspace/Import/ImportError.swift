@@ -11,7 +11,7 @@ import RequestEngine
 public struct ImportError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The input as the user named it (`<stdin>` for `-`).
   public var file: String
-  /// Where in the input; nil when the problem has no single place (an empty file).
+  /// Where in the input (`SourceLocation.start` when nothing in it was usable: an empty paste).
   public var location: SourceLocation?
   /// What is wrong, and what to do about it.
   public var message: String

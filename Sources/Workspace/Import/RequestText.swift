@@ -52,7 +52,7 @@ public enum RequestText {
   ) throws(ImportError) -> Drafts {
     if text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
       throw ImportError(
-        file: source, location: nil,
+        file: source, location: .start,
         message: "there is nothing here; paste a curl command, an .http request or a URL")
     }
     let kind = kind(of: text)
