@@ -17,6 +17,9 @@ public enum DiskEvent: Sendable {
   case deleted
   /// A save found another program's change and wrote nothing: ask what to do.
   case saveRefused
+  /// After a change was said, the file holds again what was loaded (a change undone, a broken
+  /// file put back): the notice goes.
+  case asLoaded
 }
 
 /// What the status bar keeps saying about the file on disk until a save or a reload.
@@ -52,8 +55,9 @@ extension AppState {
       reload(newWorkspace, dropped: dropped)
     case .unreadable(let reason):
       disk = .unreadable(reason)
+      // The reason first (it names the file and where it is broken): a narrow status bar cuts the end.
       message = StatusMessage(
-        "\(workspaceFile) changed on disk and does not load: \(reason); still showing what was loaded (fix the file; Ctrl-S asks before writing over it)",
+        "changed on disk, does not load: \(reason); still showing what was loaded (fix the file; Ctrl-S asks before writing over it)",
         isError: true)
     case .conflict:
       disk = .changed
@@ -67,6 +71,10 @@ extension AppState {
       if disk == nil { disk = .changed }
       quitAfterSave = false
       overlay = .diskConflict
+    case .asLoaded:
+      guard disk != nil else { return }
+      disk = nil
+      message = StatusMessage("\(workspaceFile) holds what was loaded again")
     }
   }
 

@@ -300,7 +300,7 @@ final class TUIRuntime {
   /// the workspace read again when nothing here is unsaved.
   private func fileMayHaveChanged() {
     switch file.checkDisk(hasUnsavedEdits: state.hasEditsInProgress) {
-    case .unchanged: break
+    case .unchanged: if state.disk != nil { apply(.disk(.asLoaded)) }
     case .reload: reloadFromDisk(dropping: false)
     case .conflict: apply(.disk(.conflict))
     case .deleted: apply(.disk(.deleted))

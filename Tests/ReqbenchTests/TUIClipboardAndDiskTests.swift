@@ -95,6 +95,20 @@ struct TUIClipboardAndDiskTests {
       .write(to: URL(fileURLWithPath: path))
     screen = try session.waitFor("/c?again=1")
     #expect(screen.contains("Editor · gamma") && !screen.contains("aardvark"), "\(screen)")
+    // A broken save is not loaded: where it is broken is said, what is shown stays; fixed, it is.
+    let good = try String(contentsOfFile: path, encoding: .utf8)
+    try replace(path, with: "{\"version\": 1, \"requests\": [")
+    screen = try session.waitFor("does not load")
+    #expect(screen.contains("file does not load") && screen.contains("Editor · gamma"), "\(screen)")
+    #expect(screen.contains("w.json:1:"), "where: \(screen)")
+    try replace(path, with: good)
+    try session.waitFor("holds what was loaded again")
+    // Deleted: still shown; put back, the notice goes.
+    try FileManager.default.removeItem(atPath: path)
+    screen = try session.waitFor("was deleted on disk")
+    #expect(screen.contains("file deleted") && screen.contains("gamma"), "\(screen)")
+    try replace(path, with: good)
+    try session.waitFor("holds what was loaded again")
     // Idle means idle: the watch costs nothing while nothing changes.
     if let pid = session.programPID {
       usleep(300_000)

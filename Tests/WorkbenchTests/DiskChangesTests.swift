@@ -134,11 +134,15 @@ struct DiskChangesTests {
     let requests = state.workspace.requests.count
     send(&state, .disk(.unreadable("workspaces/demo.json:3:5: expected a value")))
     #expect(state.disk == .unreadable("workspaces/demo.json:3:5: expected a value"))
-    #expect(state.message?.text.contains("does not load: workspaces/demo.json:3:5: expected a value") == true)
+    #expect(state.message?.text.hasPrefix("changed on disk, does not load: workspaces/demo.json:3:5: expected a value") == true)
     #expect(screenText(state).contains("file does not load"))
     send(&state, .disk(.deleted))
     #expect(state.disk == .deleted && state.workspace.requests.count == requests)
     #expect(state.message?.text == "workspaces/demo.json was deleted on disk; still showing it (Ctrl-S writes it again)")
+    // Put back as it was: the notice goes.
+    send(&state, .disk(.asLoaded))
+    #expect(state.disk == nil && state.message?.text == "workspaces/demo.json holds what was loaded again")
+    #expect(!screenText(state).contains("file deleted"))
   }
 
   @Test func snapshot() throws {
