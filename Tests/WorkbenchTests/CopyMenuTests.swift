@@ -120,6 +120,17 @@ struct CopyMenuTests {
     #expect(state.message?.text.contains("w writes it to a file") == true)
   }
 
+  @Test func anEmptyBodyIsSaidNotCopied() throws {
+    var state = try state()
+    let request = Request(name: "me", url: "http://127.0.0.1:8080/me")
+    for msg in exchangeEvents(id: 1, request: request, body: "", contentType: "text/plain") { send(&state, msg) }
+    state.focus = .queue
+    send(&state, .key(.enter))
+    _ = keys(&state, "y")
+    #expect(keys(&state, "b").isEmpty)
+    #expect(state.message == StatusMessage("not copied: the response has no body", isError: true))
+  }
+
   @Test func nothingToCopyInAnEmptyWorkspace() {
     var state = AppState(workspace: Workspace(name: "w"), workspaceFile: "w.json", width: 100, height: 30)
     #expect(keys(&state, "y").isEmpty)

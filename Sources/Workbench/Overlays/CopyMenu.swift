@@ -172,6 +172,15 @@ extension AppState {
     case .body(let jq):
       if jq, let output = viewer.filteredText { return .success(output) }
       guard let (response, row) = copyResponse else { return .failure(FilterError("no response body")) }
+      guard response.body.count > 0 else {
+        let file = row?.result?.download.map { ": the download went to \($0.file)" } ?? ""
+        return .failure(FilterError("the response has no body" + file))
+      }
+      // Too big is said before a spilled body is read into memory.
+      guard response.body.count <= clipboardLimit else {
+        return .failure(FilterError(
+          "the body is \(Formatting.bytes(response.body.count)), more than a terminal's clipboard takes (\(Formatting.bytes(clipboardLimit))); w writes it to a file"))
+      }
       let bytes: [UInt8]
       do {
         bytes = try response.body.bytes()
