@@ -178,6 +178,7 @@ extension AppState {
       editor.editing = edit
       return []
     }
+    if editor.choosing != nil { return [] }  // the type list waits for its keys
     addPasted(text)
     return []
   }

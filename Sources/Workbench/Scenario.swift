@@ -30,6 +30,8 @@ public enum Scenario: String, CaseIterable, Sendable {
   case environments
   /// `V`: the variables in scope for users/get, environment `ada` in use.
   case variables
+  /// The editor as a form: users/create's body type list open, json marked, form highlighted.
+  case form
 
   public static let epoch = Date(timeIntervalSince1970: 1_790_000_000)
 
@@ -56,12 +58,18 @@ public enum Scenario: String, CaseIterable, Sendable {
       Scenario.send(&state, .key(.char("3")), .key(.char("h")))
       if self == .copy { Scenario.send(&state, .key(.char("y"))) }
     case .editing:
-      Scenario.send(&state, .key(.char("2")), .key(.char("j")), .key(.char("e")))
+      Scenario.send(&state, .key(.char("2")), .key(.char("j")), .key(.char("j")), .key(.char("e")))
       for c in "?debug=1" { Scenario.send(&state, .key(.char(c))) }
     case .help:
       Scenario.send(&state, .key(.char("?")))
     case .downloads:
       Scenario.playDownloads(&state)
+    case .form:
+      if let index = state.visibleRequests.firstIndex(where: { $0.name == "users/create" }) { state.selectRequest(index) }
+      Scenario.send(&state, .key(.char("2")))
+      let body = state.selectedRequest?.editorFields.firstIndex { $0.kind == .body } ?? 0
+      for _ in 0..<body { Scenario.send(&state, .key(.char("j"))) }
+      Scenario.send(&state, .key(.enter), .key(.char("j")))
     case .environments, .variables:
       if let index = state.visibleRequests.firstIndex(where: { $0.name == "users/get" }) { state.selectRequest(index) }
       Scenario.send(&state, .key(.char("v")), .key(.char("j")))

@@ -99,6 +99,7 @@ extension AppState {
   /// the status bar's hints.
   var paneContext: KeyContext {
     if editor.editing != nil { return .editing }
+    if editor.choosing != nil { return .choice }
     switch focus {
     case .requests: return selectedFlow == nil ? .requests : .flowInList
     case .editor: return .editor
@@ -128,6 +129,7 @@ extension AppState {
     }
     if prompt != nil { return handlePrompt(key) }
     if editor.editing != nil { return handleEditing(key) }
+    if editor.choosing != nil { return handleChoiceKey(key) }
     message = nil
     let context = keyContext
     guard let action = Keymap.action(for: key, in: context) else { return [] }

@@ -26,6 +26,7 @@ public func view(_ state: AppState, into buffer: inout ScreenBuffer) {
   painter.editor(&buffer)
   painter.response(&buffer)
   painter.queue(&buffer)
+  painter.choiceList(&buffer)  // over the panes, under the selected editor field
   painter.statusBar(&buffer)
   switch state.overlay {
   case .help: painter.help(&buffer)

@@ -95,7 +95,7 @@ struct DefectTests {
     let field = try #require(lines.first { $0.contains("URL        /search?field1") })
     #expect(field.contains("…│"))
     // Editing it: the cut side (the start, with the cursor at the end) is marked too.
-    _ = keys(&state, "2j")
+    _ = keys(&state, "2jj")
     send(&state, .key(.char("e")))
     lines = screen(state)
     #expect(lines.first { $0.contains("URL        …") }?.contains("value40") == true)

@@ -308,7 +308,7 @@ struct KeysAndEventsTests {
 
   @Test func errorFormsOfSavedEditorAndHistory() throws {
     var state = try demoState()
-    _ = keys(&state, "2je")
+    _ = keys(&state, "2jje")
     _ = keys(&state, "x")
     send(&state, .key(.enter))
     #expect(!state.unsaved.isEmpty)
@@ -365,7 +365,7 @@ struct KeysAndEventsTests {
 struct QuitTests {
   @Test func unsavedEditsAskBeforeQuitting() throws {
     var state = try demoState()
-    _ = keys(&state, "2je")
+    _ = keys(&state, "2jje")
     _ = keys(&state, "x")
     send(&state, .key(.enter))
     #expect(keys(&state, "q") == [])
@@ -382,7 +382,7 @@ struct QuitTests {
     #expect(keys(&state, "s") == [.save])
     #expect(send(&state, .saved(error: nil)) == [.quit])
     // A failed save does not quit (another request's URL edited: it starts at its first field).
-    _ = keys(&state, "1j2je")
+    _ = keys(&state, "1j2jje")
     _ = keys(&state, "y")
     send(&state, .key(.enter))
     _ = keys(&state, "q")
@@ -416,7 +416,7 @@ struct QuitTests {
 
   @Test func transfersThenUnsavedEdits() throws {
     var state = try demoState()
-    _ = keys(&state, "2je")
+    _ = keys(&state, "2jje")
     _ = keys(&state, "x")
     send(&state, .key(.enter))
     send(&state, .agent(.queued(ExchangeID(rawValue: 1), Request(name: "x", url: "http://h.test/"))))

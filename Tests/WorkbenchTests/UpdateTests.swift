@@ -140,8 +140,8 @@ struct UpdateTests {
   @Test func editingAFieldInPlace() throws {
     var state = try demoState()
     let name = try #require(state.selectedRequest?.name)
-    _ = keys(&state, "2j")  // editor, second field: the URL
-    #expect(state.focus == .editor && state.editorField == 1)
+    _ = keys(&state, "2jj")  // editor, third field (after the name and the method): the URL
+    #expect(state.focus == .editor && state.editorField == 2)
     _ = keys(&state, "e")
     #expect(state.editing?.text == state.selectedRequest?.url)
     send(&state, .key(.ctrl("u")))
@@ -866,9 +866,15 @@ struct DownloadViewTests {
 struct DigestAndTLSEditorTests {
   @Test func theEditorReadsAndWritesThem() throws {
     var template = RequestTemplate(name: "r", url: "/x")
-    template = try template.applying("digest ada:{{secret.pw}}", to: .auth)
+    template.setAuthKind(.digest)
+    template = try template.applying("ada", to: .authUser).applying("{{secret.pw}}", to: .authPassword)
     #expect(template.auth == .digest(user: "ada", password: "{{secret.pw}}"))
-    #expect(template.editorFields.first { $0.kind == .auth }?.value == "digest ada:{{secret.pw}}")
+    #expect(template.editorFields.first { $0.kind == .auth }?.value == "digest")
+    // A {{variable}} is shown; a password typed in is shown masked.
+    let password = template.editorFields.first { $0.kind == .authPassword }
+    #expect(password?.value == "{{secret.pw}}" && password?.isMasked == false)
+    #expect(try template.applying("pw", to: .authPassword).editorFields.first { $0.kind == .authPassword }?.isMasked == true)
+    #expect(throws: EditError.self) { try RequestTemplate(name: "r", url: "/x").applying("ada", to: .authUser) }
     template = try template.applying("ca=certs/ca.pem pin=sha256//abc=", to: .tls)
     #expect(template.tls == TLSSettings(caFile: "certs/ca.pem", pinnedPublicKey: "sha256//abc="))
     #expect(template.editorFields.first { $0.kind == .tls }?.value == "ca=certs/ca.pem pin=sha256//abc=")

@@ -42,7 +42,7 @@ struct ViewSnapshotTests {
 
   @Test(arguments: sizes) func editingAField(width: Int, height: Int) throws {
     var state = try demoState(width: width, height: height)
-    _ = keys(&state, "2je")
+    _ = keys(&state, "2jje")
     _ = keys(&state, "?debug=1")
     try assertSnapshot(state, "editing-\(width)x\(height)")
   }
@@ -91,7 +91,7 @@ struct ViewSnapshotTests {
 
   @Test(arguments: sizes) func unsavedChangesOnQuit(width: Int, height: Int) throws {
     var state = try demoState(width: width, height: height)
-    _ = keys(&state, "2je")
+    _ = keys(&state, "2jje")
     _ = keys(&state, "?debug=1")
     send(&state, .key(.enter))
     _ = keys(&state, "q")

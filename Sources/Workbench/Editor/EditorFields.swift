@@ -2,21 +2,55 @@ import Foundation
 import RequestEngine
 import Workspace
 
-/// One line of the editor: a field of the selected request, as text one can edit in place.
+/// One line of the editor: a field of the selected request, as text one can edit in place, or
+/// (the body's and the auth's type) a choice from a list.
 public struct EditorField: Sendable, Equatable {
   public enum Kind: Sendable, Equatable {
-    case method, url
+    case name, method, url
     case query(Int), addQuery
     case header(Int), addHeader
-    case body, auth, timeout, deadline, priority, status, json, cache, dedup, download, tls
+    /// The body's type (a list); `bodyFile` the path of a `file` body.
+    case body, bodyFile
+    /// The auth's type (a list), then its credentials: user and password (basic, digest) or
+    /// the token (bearer).
+    case auth, authUser, authPassword, authToken
+    case timeout, deadline, priority, status, json, cache, dedup, download, tls
   }
 
   public var kind: Kind
   public var label: String
   /// The template text (with `{{variables}}`).
   public var value: String
-  /// Whether `e` edits it in place (the body is edited with `E`, in `$EDITOR`).
-  public var editable: Bool { kind != .body }
+  /// False for a header or query parameter switched off (kept, not sent; space switches it).
+  public var enabled = true
+
+  /// How `e` (and Enter) edit the field.
+  public enum Edit: Sendable, Equatable {
+    /// A line edited in place.
+    case inPlace
+    /// One of a list: the body's type, the auth's type.
+    case choice(ChoiceList.Purpose)
+  }
+
+  public var edit: Edit {
+    switch kind {
+    case .body: .choice(.bodyKind)
+    case .auth: .choice(.authKind)
+    default: .inPlace
+    }
+  }
+
+  /// A header or query parameter, which space switches off and on.
+  public var isSwitchable: Bool {
+    switch kind {
+    case .query, .header: true
+    default: false
+    }
+  }
+
+  /// A secret-like value (a password, a token) the editor shows as `••••` until it is edited,
+  /// unless it is a `{{variable}}` reference.
+  public var isMasked: Bool { (kind == .authPassword || kind == .authToken) && !value.contains("{{") }
 }
 
 /// Why an edited value was not taken; says what to write instead.
@@ -28,20 +62,33 @@ extension RequestTemplate {
   /// The fields the editor shows, in order.
   public var editorFields: [EditorField] {
     var fields = [
+      EditorField(kind: .name, label: "Name", value: name),
       EditorField(kind: .method, label: "Method", value: method.rawValue),
       EditorField(kind: .url, label: "URL", value: url),
     ]
     for (i, member) in query.members.enumerated() {
       let value = member.value.stringValue ?? JSONSerializer.compact(member.value)
-      fields.append(EditorField(kind: .query(i), label: "Query", value: "\(member.key)=\(value)"))
+      fields.append(
+        EditorField(kind: .query(i), label: "Query", value: "\(member.key)=\(value)", enabled: isEnabled(query: member.key)))
     }
     fields.append(EditorField(kind: .addQuery, label: "Query", value: ""))
     for (i, field) in headers.fields.enumerated() {
-      fields.append(EditorField(kind: .header(i), label: "Header", value: "\(field.name): \(field.value)"))
+      fields.append(
+        EditorField(kind: .header(i), label: "Header", value: "\(field.name): \(field.value)", enabled: isEnabled(header: field.name)))
     }
     fields.append(EditorField(kind: .addHeader, label: "Header", value: ""))
     fields.append(EditorField(kind: .body, label: "Body", value: bodySummary))
-    fields.append(EditorField(kind: .auth, label: "Auth", value: authText))
+    if case .file(let path, _) = body { fields.append(EditorField(kind: .bodyFile, label: "  File", value: path)) }
+    fields.append(EditorField(kind: .auth, label: "Auth", value: authKind == .none ? "" : authKind.rawValue))
+    switch auth {
+    case .basic(let user, let password), .digest(let user, let password):
+      fields.append(EditorField(kind: .authUser, label: "  User", value: user))
+      fields.append(EditorField(kind: .authPassword, label: "  Password", value: password))
+    case .bearer(let token):
+      fields.append(EditorField(kind: .authToken, label: "  Token", value: token))
+    case nil:
+      break
+    }
     fields.append(EditorField(kind: .timeout, label: "Timeout", value: Self.seconds(timeout)))
     fields.append(EditorField(kind: .deadline, label: "Deadline", value: deadline.map(Self.seconds) ?? ""))
     fields.append(EditorField(kind: .priority, label: "Priority", value: priority.name))
@@ -79,29 +126,6 @@ extension RequestTemplate {
     return text
   }
 
-  /// Reads `partText` back.
-  static func part(from line: Substring) throws(EditError) -> MultipartField {
-    guard let eq = line.firstIndex(of: "="), eq != line.startIndex else {
-      throw EditError(message: "multipart lines are name=value or name=@path;type=…; \"\(line)\" has no =")
-    }
-    let name = String(line[..<eq])
-    let rest = line[line.index(after: eq)...]
-    guard rest.hasPrefix("@") else { return MultipartField(name: name, value: String(rest)) }
-    var pieces = rest.dropFirst().split(separator: ";", omittingEmptySubsequences: false)
-    var field = MultipartField(name: name, file: String(pieces.removeFirst()))
-    for piece in pieces {
-      if piece.hasPrefix("type=") {
-        field.type = String(piece.dropFirst(5))
-      } else if piece.hasPrefix("filename=") {
-        field.filename = String(piece.dropFirst(9))
-      } else {
-        throw EditError(message: "\"\(piece)\" is not a part setting; use type=… or filename=…")
-      }
-    }
-    if let problem = WorkspacePaths.problem(with: field.file ?? "") { throw EditError(message: problem) }
-    return field
-  }
-
   /// `300 s cacheThenNetwork revalidate v2`: seconds, then the mode and flags that differ from
   /// the defaults.
   static func cacheText(_ policy: CachePolicy) -> String {
@@ -118,17 +142,8 @@ extension RequestTemplate {
     case .json(let value): return "json " + JSONSerializer.compact(value)
     case .form(let fields): return "form " + JSONSerializer.compact(.object(fields))
     case .text(let text, let type): return "text" + (type.map { " (\($0))" } ?? "") + " " + text
-    case .file(let path, let type): return "file " + path + (type.map { " (\($0))" } ?? "")
+    case .file(_, let type): return "file" + (type.map { " (\($0))" } ?? "")
     case .multipart(let fields): return "multipart " + fields.map(Self.partText).joined(separator: ", ")
-    }
-  }
-
-  var authText: String {
-    switch auth {
-    case nil: return ""
-    case .basic(let user, let password): return "basic \(user):\(password)"
-    case .bearer(let token): return "bearer \(token)"
-    case .digest(let user, let password): return "digest \(user):\(password)"
     }
   }
 
@@ -146,265 +161,5 @@ extension RequestTemplate {
       }
     }
     return JSONSerializer.compact(json(shape))
-  }
-
-  /// This template with `text` written into the field; empty text removes a query parameter or
-  /// header, and clears optional fields.
-  public func applying(_ text: String, to kind: EditorField.Kind) throws(EditError) -> RequestTemplate {
-    var copy = self
-    let trimmed = text.trimmingCharacters(in: .whitespaces)
-    switch kind {
-    case .method:
-      guard let method = HTTPMethod(rawValue: trimmed.uppercased()) else {
-        throw EditError(message: "unknown method \"\(trimmed)\"; use one of \(HTTPMethod.allCases.map(\.rawValue).joined(separator: ", "))")
-      }
-      copy.method = method
-    case .url:
-      guard !trimmed.isEmpty else { throw EditError(message: "the URL cannot be empty") }
-      _ = try template(trimmed)
-      copy.url = trimmed
-    case .query, .addQuery:
-      var members = copy.query.members
-      let position: Int? = if case .query(let i) = kind { i } else { nil }
-      if trimmed.isEmpty {
-        if let position, members.indices.contains(position) { members.remove(at: position) }
-      } else {
-        guard let eq = trimmed.firstIndex(of: "="), eq != trimmed.startIndex else {
-          throw EditError(message: "write a query parameter as name=value")
-        }
-        let name = String(trimmed[..<eq])
-        let value = String(trimmed[trimmed.index(after: eq)...])
-        _ = try template(name + value)
-        if let position, members.indices.contains(position) {
-          members[position] = (name, .string(value))
-        } else {
-          members.append((name, .string(value)))
-        }
-      }
-      copy.query = JSONObject(members)
-    case .header, .addHeader:
-      var fields = copy.headers.fields
-      let position: Int? = if case .header(let i) = kind { i } else { nil }
-      if trimmed.isEmpty {
-        if let position, fields.indices.contains(position) { fields.remove(at: position) }
-      } else {
-        guard let colon = trimmed.firstIndex(of: ":"), colon != trimmed.startIndex else {
-          throw EditError(message: "write a header as Name: value")
-        }
-        let name = trimmed[..<colon].trimmingCharacters(in: .whitespaces)
-        let value = trimmed[trimmed.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        guard name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_".contains($0)) }) else {
-          throw EditError(message: "\"\(name)\" is not a header name; use letters, digits and -")
-        }
-        _ = try template(value)
-        if let position, fields.indices.contains(position) {
-          fields[position] = (name, value)
-        } else {
-          fields.append((name, value))
-        }
-      }
-      copy.headers = HTTPHeaders(fields.map { ($0.name, $0.value) })
-    case .body:
-      throw EditError(message: "press E to edit the body in $EDITOR")
-    case .auth:
-      if trimmed.isEmpty {
-        copy.auth = nil
-      } else if trimmed.hasPrefix("bearer ") {
-        copy.auth = .bearer(String(trimmed.dropFirst(7)).trimmingCharacters(in: .whitespaces))
-      } else if trimmed.hasPrefix("basic ") || trimmed.hasPrefix("digest "),
-        let colon = trimmed.firstIndex(of: ":")
-      {
-        let space = trimmed.firstIndex(of: " ") ?? trimmed.startIndex
-        let user = String(trimmed[trimmed.index(after: space)..<colon])
-        let password = String(trimmed[trimmed.index(after: colon)...])
-        copy.auth = trimmed.hasPrefix("basic ") ? .basic(user: user, password: password) : .digest(user: user, password: password)
-      } else {
-        throw EditError(
-          message: "write auth as \"bearer TOKEN\", \"basic USER:PASSWORD\" or \"digest USER:PASSWORD\" ({{secret.NAME}} works)")
-      }
-    case .timeout:
-      guard let seconds = Double(trimmed), seconds > 0 else {
-        throw EditError(message: "the timeout is a number of seconds above 0")
-      }
-      copy.timeout = seconds
-    case .deadline:
-      if trimmed.isEmpty {
-        copy.deadline = nil
-      } else {
-        guard let seconds = Double(trimmed), seconds > 0 else {
-          throw EditError(message: "the deadline is a number of seconds above 0, or empty for none")
-        }
-        copy.deadline = seconds
-      }
-    case .priority:
-      guard let priority = Priority(name: trimmed.lowercased()) else {
-        throw EditError(message: "the priority is high, normal or low")
-      }
-      copy.priority = priority
-    case .status:
-      var ranges: [ClosedRange<Int>] = []
-      for part in trimmed.split(separator: ",") {
-        let bounds = part.split(separator: "-").map { Int($0.trimmingCharacters(in: .whitespaces)) }
-        guard let low = bounds.first ?? nil, let high = bounds.last ?? nil, bounds.count <= 2, low <= high,
-          (100...599).contains(low), (100...599).contains(high)
-        else {
-          throw EditError(message: "write statuses as 200-299 or 200-299, 418")
-        }
-        ranges.append(low...high)
-      }
-      guard !ranges.isEmpty else { throw EditError(message: "write statuses as 200-299 or 200-299, 418") }
-      copy.validation.status = ranges
-    case .cache:
-      if trimmed.isEmpty {
-        copy.cache = nil
-      } else {
-        var words = trimmed.split(separator: " ").map(String.init)
-        guard let first = words.first, let seconds = Double(first), seconds >= 0 else {
-          throw EditError(message: "write the cache as SECONDS [mode] [revalidate] [vN], e.g. 300 s cacheThenNetwork")
-        }
-        words.removeFirst()
-        var policy = copy.cache ?? CachePolicy(seconds: seconds)
-        // What the text shows is what the policy becomes: a word left out is back to its default.
-        policy.seconds = seconds
-        policy.mode = .cacheElseNetwork
-        policy.revalidate = false
-        policy.version = 0
-        for word in words where word != "s" {
-          if let mode = CachePolicy.Mode(rawValue: word) {
-            policy.mode = mode
-          } else if word == "revalidate" {
-            policy.revalidate = true
-          } else if word.hasPrefix("v"), let version = Int(word.dropFirst()) {
-            policy.version = version
-          } else {
-            throw EditError(
-              message: "\"\(word)\" is not a cache mode; use "
-                + CachePolicy.Mode.allCases.map(\.rawValue).joined(separator: ", ") + ", revalidate or vN")
-          }
-        }
-        copy.cache = policy
-      }
-    case .download:
-      if trimmed.isEmpty {
-        copy.download = nil
-      } else {
-        var words = trimmed.split(separator: " ").map(String.init)
-        let to = words.removeFirst()
-        if let problem = WorkspacePaths.problem(with: to) { throw EditError(message: problem) }
-        _ = try template(to)
-        var download = DownloadTemplate(to: to)
-        for word in words {
-          if word.hasPrefix("sha256="), word.count == 71, word.dropFirst(7).allSatisfy(\.isHexDigit) {
-            download.sha256 = word.dropFirst(7).lowercased()
-          } else if word == "trust" {
-            download.trustLength = true
-          } else {
-            throw EditError(message: "write the download as PATH [sha256=64 hex digits] [trust]")
-          }
-        }
-        copy.download = download
-      }
-    case .tls:
-      var tls = TLSSettings()
-      for word in trimmed.split(separator: " ") {
-        if word.hasPrefix("ca="), word.count > 3 {
-          tls.caFile = String(word.dropFirst(3))
-        } else if word.hasPrefix("pin=sha256//"), word.count > 12 {
-          tls.pinnedPublicKey = String(word.dropFirst(4))
-        } else if word.hasPrefix("cert="), word.count > 5 {
-          tls.clientCertificate = String(word.dropFirst(5))
-        } else if word.hasPrefix("key="), word.count > 4 {
-          tls.clientKey = String(word.dropFirst(4))
-        } else {
-          throw EditError(message: "write TLS settings as ca=PATH pin=sha256//BASE64 cert=PATH key=PATH (any of them, or empty for none)")
-        }
-      }
-      copy.tls = tls == TLSSettings() ? nil : tls
-    case .dedup:
-      switch trimmed.lowercased() {
-      case "on", "true", "yes": copy.dedup = true
-      case "off", "false", "no": copy.dedup = false
-      default: throw EditError(message: "dedup is on or off")
-      }
-    case .json:
-      if trimmed.isEmpty {
-        copy.validation.json = nil
-      } else {
-        do {
-          copy.validation.json = try JSONShape(try JSONParser.parse(trimmed))
-        } catch let error as JSONSyntaxError {
-          throw EditError(message: "the shape is not JSON: \(error.message) at column \(error.location.column)")
-        } catch {
-          throw EditError(message: "\(error)")
-        }
-      }
-    }
-    return copy
-  }
-
-  private func template(_ text: String) throws(EditError) -> Template {
-    do {
-      return try Template(text)
-    } catch {
-      throw EditError(message: error.message)
-    }
-  }
-
-  /// The body as text for `$EDITOR`: pretty JSON, `k=v` lines for forms, the text itself.
-  public var bodyEditorText: (text: String, fileExtension: String) {
-    switch body {
-    case nil: return ("", "txt")
-    case .json(let value): return (JSONSerializer.pretty(value) + "\n", "json")
-    case .form(let fields):
-      return (fields.members.map { "\($0.key)=\($0.value.stringValue ?? JSONSerializer.compact($0.value))" }.joined(separator: "\n") + "\n", "txt")
-    case .text(let text, _): return (text, "txt")
-    case .file(let path, _): return (path + "\n", "txt")
-    case .multipart(let fields): return (fields.map(Self.partText).joined(separator: "\n") + "\n", "txt")
-    }
-  }
-
-  /// This template with the body read back from `$EDITOR`, in the body's kind (with none yet,
-  /// `BodyTemplate.typed`: a JSON object or array is a JSON body, else text).
-  public func applyingBody(_ text: String) throws(EditError) -> RequestTemplate {
-    var copy = self
-    let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-    switch body {
-    case .form:
-      var fields: [(key: String, value: JSONValue)] = []
-      for line in trimmed.split(separator: "\n") where !line.isEmpty {
-        guard let eq = line.firstIndex(of: "=") else {
-          throw EditError(message: "form lines are name=value; \"\(line)\" has no =")
-        }
-        fields.append((String(line[..<eq]), .string(String(line[line.index(after: eq)...]))))
-      }
-      copy.body = .form(JSONObject(fields))
-    case .text(_, let type):
-      copy.body = trimmed.isEmpty ? nil : .text(text, contentType: type)
-    case .file(_, let type):
-      if trimmed.isEmpty {
-        copy.body = nil
-      } else {
-        if let problem = WorkspacePaths.problem(with: trimmed) { throw EditError(message: problem) }
-        copy.body = .file(trimmed, contentType: type)
-      }
-    case .multipart:
-      var fields: [MultipartField] = []
-      for line in trimmed.split(separator: "\n") where !line.isEmpty { fields.append(try Self.part(from: line)) }
-      copy.body = fields.isEmpty ? nil : .multipart(fields)
-    case nil:
-      copy.body = BodyTemplate.typed(text)
-    case .json:
-      if trimmed.isEmpty {
-        copy.body = nil
-      } else {
-        do {
-          copy.body = .json(try JSONParser.parse(trimmed))
-        } catch {
-          throw EditError(
-            message: "the body is not valid JSON (line \(error.location.line), column \(error.location.column): \(error.message)); press E to fix it")
-        }
-      }
-    }
-    return copy
   }
 }

@@ -13,6 +13,11 @@ public struct EditorState: Sendable {
   public var scroll = 0
   /// The field being edited in place, while it is.
   public var editing: LineEdit?
+  /// What `editing` edits when it is not the selected field itself: the path of a file body,
+  /// asked on the body's line when `file` is chosen.
+  public var editingKind: EditorField.Kind?
+  /// The list open under the selected field (the body's or the auth's type).
+  public var choosing: ChoiceList?
   /// A body `$EDITOR` left that was refused (not valid JSON), by request name: the next `E` on
   /// that request opens it again instead of the body as it was, so nothing typed is lost.
   public var refusedBodies: [String: String] = [:]
@@ -23,6 +28,15 @@ public struct EditorState: Sendable {
     request = name
     field = 0
     scroll = 0
+    editing = nil
+    editingKind = nil
+    choosing = nil
+  }
+
+  /// The request `old` is now called `new`: the position and a refused body go with it.
+  mutating func requestRenamed(_ old: String, to new: String) {
+    if request == old { request = new }
+    if let text = refusedBodies.removeValue(forKey: old) { refusedBodies[new] = text }
   }
 }
 
@@ -35,9 +49,13 @@ extension AppState {
       message = StatusMessage("$EDITOR failed: \(error); set EDITOR to your editor's command", isError: true)
     } else if let text, let template = selectedRequest {
       do {
-        replace(template, with: try template.applyingBody(text))
+        let edited = try template.applyingBody(text)
+        guard take(edited, replacing: template) else { return }
         editor.refusedBodies[template.name] = nil
-        message = StatusMessage("body updated; Ctrl-S saves the workspace")
+        message = StatusMessage(
+          template.body == nil && edited.body?.bodyKind == .json
+            ? "body updated: JSON, so a json body (sent as application/json); Ctrl-S saves the workspace"
+            : "body updated; Ctrl-S saves the workspace")
       } catch {
         // Kept: the next E reopens the editor on it.
         editor.refusedBodies[template.name] = text
@@ -76,11 +94,15 @@ extension AppState {
     case .editField:
       guard fields.indices.contains(editor.field) else { return [] }
       let field = fields[editor.field]
-      if field.editable {
-        editor.editing = LineEdit(field.value)
-        return []
+      switch field.edit {
+      case .inPlace: editor.editing = LineEdit(field.value)
+      case .choice(let purpose): openChoice(purpose, for: template)
       }
-      return editBody()
+      return []
+    case .toggleField:
+      guard fields.indices.contains(editor.field) else { return [] }
+      toggle(fields[editor.field], in: template)
+      return []
     case .editBody:
       return editBody()
     case .send:
@@ -98,30 +120,101 @@ extension AppState {
     switch Keymap.action(for: key, in: .editing) {
     case .cancelEdit:
       editor.editing = nil
+      editor.editingKind = nil
       message = StatusMessage("edit cancelled")
     case .keepEdit:
       let fields = template.editorFields
-      guard fields.indices.contains(editor.field) else {
+      guard let kind = editor.editingKind ?? (fields.indices.contains(editor.field) ? fields[editor.field].kind : nil) else {
         editor.editing = nil
         return []
       }
+      let label = fields.first { $0.kind == kind }?.label.trimmingCharacters(in: .whitespaces).lowercased() ?? "file"
+      let edited: RequestTemplate
       do {
-        replace(template, with: try template.applying(edit.text, to: fields[editor.field].kind))
-        editor.editing = nil
-        message = StatusMessage("changed \(fields[editor.field].label.lowercased()); Ctrl-S saves")
+        edited = try template.applying(edit.text, to: kind)
       } catch {
         message = StatusMessage(error.message + " (Esc cancels)", isError: true)
+        return []
       }
+      do {
+        try replace(template, with: edited)
+      } catch {
+        message = StatusMessage(error.message + " (Esc cancels)", isError: true)
+        return []
+      }
+      editor.editing = nil
+      editor.editingKind = nil
+      message = StatusMessage(
+        edited.name != template.name
+          ? "renamed \(template.name) to \(edited.name)\(referencesNote(to: edited.name)); Ctrl-S saves"
+          : "changed \(label); Ctrl-S saves")
     default:
       if edit.apply(key) { editor.editing = edit }
     }
     return []
   }
 
-  /// Puts an edited template in place of the old one and marks it unsaved.
-  mutating func replace(_ old: RequestTemplate, with new: RequestTemplate) {
-    guard let index = workspace.requests.firstIndex(where: { $0.name == old.name }) else { return }
-    workspace.requests[index] = new
+  /// Space on a header or query parameter: switches it off (kept in the editor and the file,
+  /// not sent) or back on.
+  private mutating func toggle(_ field: EditorField, in template: RequestTemplate) {
+    var changed = template
+    let what: String
+    switch field.kind {
+    case .header(let i) where template.headers.fields.indices.contains(i):
+      let name = template.headers.fields[i].name
+      changed.setEnabled(!template.isEnabled(header: name), header: name)
+      what = "header \(name)"
+    case .query(let i) where template.query.members.indices.contains(i):
+      let key = template.query.members[i].key
+      changed.setEnabled(!template.isEnabled(query: key), query: key)
+      what = "query parameter \(key)"
+    default:
+      message = StatusMessage("space switches a header or a query parameter off and on; this line is neither")
+      return
+    }
+    guard take(changed, replacing: template) else { return }
+    message = StatusMessage(
+      field.enabled ? "\(what) off: kept, not sent (space turns it on)" : "\(what) on: sent again")
+  }
+
+  /// `; the 2 batch and chain steps naming it follow` when batches or chains name the request.
+  private func referencesNote(to name: String) -> String {
+    let count = workspace.references(to: name).count
+    return count == 0
+      ? "" : count == 1 ? "; the batch or chain step naming it follows" : "; the \(count) batch and chain steps naming it follow"
+  }
+
+  /// Puts an edited template in place of the old one through the workspace model (a new name is
+  /// a rename: checked, batches and chains follow, and so does everything kept by the name) and
+  /// marks it unsaved.
+  mutating func replace(_ old: RequestTemplate, with new: RequestTemplate) throws(WorkspaceEditError) {
+    try workspace.update(new, named: old.name)
+    if new.name != old.name { requestRenamed(old.name, to: new.name) }
     unsaved.insert(new.name)
+  }
+
+  /// `replace`, a refusal said in the status bar (false then).
+  mutating func take(_ new: RequestTemplate, replacing old: RequestTemplate) -> Bool {
+    do {
+      try replace(old, with: new)
+      return true
+    } catch {
+      message = StatusMessage(error.message, isError: true)
+      return false
+    }
+  }
+
+  /// Everything the TUI keeps by a request's name follows its rename (the editor's Name field,
+  /// `R`): the unsaved mark (a rename is an edit), a mark for a batch or chain, the editor's
+  /// position (so the editor stays where it was), a refused body, the viewer's follow, and the
+  /// selection (the filter cleared when the new name no longer matches it).
+  mutating func requestRenamed(_ old: String, to new: String) {
+    unsaved.remove(old)
+    unsaved.insert(new)
+    marked = marked.map { $0 == old ? new : $0 }
+    editor.requestRenamed(old, to: new)
+    if following == old { following = new }
+    if !visibleRequests.contains(where: { $0.name == new }) { list.filter = "" }
+    if let index = visibleRequests.firstIndex(where: { $0.name == new }) { selectRequest(index) }
   }
 }

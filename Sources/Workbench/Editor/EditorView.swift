@@ -6,6 +6,9 @@ import Workspace
 /// The editor pane: the request as it will be sent, then its fields (or a batch's members, a
 /// chain's steps).
 extension Painter {
+  /// The width of the fields' labels; their values start after it.
+  static let editorLabelWidth = 11
+
   func editor(_ buffer: inout ScreenBuffer) {
     let unsaved = state.selectedRequest.map { state.unsaved.contains($0.name) } ?? false
     frame(
@@ -41,12 +44,13 @@ extension Painter {
       break
     }
     let fields = template.editorFields
-    let labelWidth = 11
+    let labelWidth = Painter.editorLabelWidth
     for (line, field) in fields.enumerated().dropFirst(state.editor.scroll).prefix(max(0, area.height - 1)) {
       let y = area.y + 1 + line - state.editor.scroll
       let isSelected = line == state.editor.field
       var x = area.x + 1
-      x += buffer.put(TextWidth.pad(field.label, to: labelWidth), x: x, y: y, style: theme.dim)
+      let label = isSelected && state.editor.editingKind == .bodyFile ? "  File" : field.label
+      x += buffer.put(TextWidth.pad(label, to: labelWidth), x: x, y: y, style: theme.dim)
       if isSelected, let edit = state.editor.editing {
         drawEdit(edit, &buffer, x: x, y: y, width: area.x + area.width - x)
         continue
@@ -56,16 +60,25 @@ extension Painter {
         switch field.kind {
         case .addQuery: value = "+ add name=value"
         case .addHeader: value = "+ add Name: value"
-        case .body: value = "none (E edits in $EDITOR)"
+        case .body: value = "none (Enter chooses a type, E writes it in $EDITOR)"
+        case .auth: value = "none (Enter chooses a type)"
         default: value = "-"
         }
         buffer.putTruncated(value, x: x, y: y, style: theme.dim, width: area.x + area.width - x)
       } else if field.kind == .method, let method = HTTPMethod(rawValue: value) {
         buffer.put(value, x: x, y: y, style: theme.method(method))
+      } else if !field.enabled {
+        // Switched off: kept, not sent.
+        x += buffer.putTruncated(value.replacingOccurrences(of: "\n", with: "⏎"), x: x, y: y, style: theme.dim, width: area.x + area.width - x)
+        buffer.putTruncated("  off (space turns it on)", x: x, y: y, style: theme.dim, width: area.x + area.width - x)
+      } else if field.isMasked {
+        buffer.putTruncated("••••", x: x, y: y, width: area.x + area.width - x)
       } else {
         x += buffer.putTruncated(value.replacingOccurrences(of: "\n", with: "⏎"), x: x, y: y, width: area.x + area.width - x)
-        // A template's value as it will be sent, beside it.
-        if value.contains("{{"), let shown = resolvedValue(of: field, in: template, resolved), x + 4 < area.x + area.width {
+        // A template's value as it will be sent (the body: its content type), beside it.
+        if value.contains("{{") || field.kind == .body, let shown = resolvedValue(of: field, in: template, resolved),
+          x + 4 < area.x + area.width
+        {
           buffer.putTruncated("  → " + shown, x: x, y: y, style: theme.dim, width: area.x + area.width - x)
         }
       }
@@ -111,8 +124,12 @@ extension Painter {
     case .header(let i):
       guard template.headers.fields.indices.contains(i) else { return nil }
       return request.headers[template.headers.fields[i].name]
-    case .auth:
+    case .auth, .authUser, .authPassword, .authToken:
       return request.headers["Authorization"]
+    case .body:
+      // What the body is sent as: a Content-Type header of the request wins.
+      if case .multipart? = template.body { return request.headers["Content-Type"] ?? "multipart/form-data" }
+      return request.headers["Content-Type"] ?? request.body.contentType
     case .query(let i):
       guard template.query.members.indices.contains(i) else { return nil }
       let query = URLResolver.split(request.url).query ?? ""

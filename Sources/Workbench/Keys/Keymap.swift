@@ -17,7 +17,7 @@ public enum Action: String, Sendable, CaseIterable {
   // A batch or chain in the list, a run in the queue
   case runFlow, cancelFlow, resumeChain, cancelRun, toggleRun, expandRun, collapseRun
   // The editor
-  case editField, keepEdit, cancelEdit
+  case editField, toggleField, keepEdit, cancelEdit, choose, closeChoice
   // The response
   case search, nextMatch, previousMatch, jq, writeBody, wrap, previousTab, nextTab
   case olderResponse, newerResponse, resend, back
@@ -47,6 +47,8 @@ public enum KeyContext: String, Sendable, CaseIterable {
   case editor
   /// A field of the editor being edited in place.
   case editing
+  /// The list of a field's values open in the editor (the body's type, the auth's type).
+  case choice
   case response
   /// The queue with an exchange selected.
   case queue
@@ -74,7 +76,7 @@ public enum KeyContext: String, Sendable, CaseIterable {
 
 /// A group of bindings as the help and the README show them.
 public enum KeySection: String, Sendable, CaseIterable {
-  case everywhere, lists, scrolling, requests, flowInList, editor, editing, response, queue, queueRun
+  case everywhere, lists, scrolling, requests, flowInList, editor, editing, choice, response, queue, queueRun
   case prompt, lineEdit, historyFilter, historyList, environments, variables, copyMenu, confirmQuit, unsavedChanges
   case confirmOverwrite, confirmDelete, diskConflict, mouse
 
@@ -87,6 +89,7 @@ public enum KeySection: String, Sendable, CaseIterable {
     case .flowInList: "A batch or chain in the request list"
     case .editor: "Editor"
     case .editing: "Editing a field"
+    case .choice: "Choosing a body or auth type"
     case .response: "Response"
     case .queue: "Queue"
     case .queueRun: "A batch or chain run in the queue"
@@ -116,6 +119,7 @@ public enum KeySection: String, Sendable, CaseIterable {
     case .flowInList: [.flowInList]
     case .editor: [.editor]
     case .editing: [.editing]
+    case .choice: [.choice]
     case .response: [.response]
     case .queue: [.queue]
     case .queueRun: [.queueRun]
@@ -295,13 +299,29 @@ public enum Keymap {
       .resumeChain, [.char("r")], "resume a chain that failed or was cancelled, from that step, with the values captured",
       hint: "resume", .flowInList),
     // Editor
-    KeyBinding(.editField, [.char("e"), .enter], "edit the field in place (the body: in $EDITOR)", hint: "edit field", .editor),
-    KeyBinding(.editBody, [.char("E")], "edit the body in $EDITOR", hint: "body in $EDITOR", .editor),
+    KeyBinding(
+      .editField, [.char("e"), .enter], "edit the field in place; on Body or Auth choose its type from a list",
+      hint: "edit field", .editor),
+    KeyBinding(
+      .toggleField, [.char(" ")], "switch a header or query parameter off (kept, not sent) or back on", hint: "on/off",
+      .editor),
+    KeyBinding(
+      .editBody, [.char("E")], "edit the body in $EDITOR (a json body in a .json file; JSON typed for no body makes one)",
+      hint: "body in $EDITOR", .editor),
     KeyBinding(.send, [.char("s")], "send the request", hint: "send", .editor),
     KeyBinding(.sendIgnoringCache, [.char("S")], "send it ignoring the cache", .editor),
     // Editing a field
     KeyBinding(.keepEdit, [.enter], "keep the value (an empty one removes a parameter or header)", hint: "keeps", .editing),
     KeyBinding(.cancelEdit, [.escape], "cancel the edit", hint: "cancels", .editing),
+    // Choosing a type
+    KeyBinding(.down, [.down, .char("j")], "next type", .choice),
+    KeyBinding(.up, [.up, .char("k")], "previous type", .choice),
+    KeyBinding(.first, [.home, .char("g")], "the first", .choice),
+    KeyBinding(.last, [.end, .char("G")], "the last", .choice),
+    KeyBinding(
+      .choose, [.enter, .char(" ")], "take it (what the body or auth holds is kept where the new type can hold it)",
+      hint: "takes it", .choice),
+    KeyBinding(.closeChoice, [.escape, .char("q")], "close, keeping the type", hint: "keeps the type", .choice),
     // Response
     KeyBinding(.search, [.char("/")], "search the body", hint: "search", .response),
     KeyBinding(.nextMatch, [.char("n")], "next match", hint: "next", pair: .previousMatch, .response),

@@ -40,10 +40,7 @@ extension AppState {
         purpose: .renameRequest(old), label: "rename \(old) to (folders with /)", input: input, error: error.message)
       return
     }
-    unsaved.remove(old)
-    unsaved.insert(new)
-    marked = marked.map { $0 == old ? new : $0 }
-    if let index = visibleRequests.firstIndex(where: { $0.name == new }) { selectRequest(index) }
+    requestRenamed(old, to: new)
     message = StatusMessage(
       "renamed \(old) to \(new)" + (references > 0 ? "; \(references) batch and chain references follow" : "")
         + " (unsaved)")
