@@ -126,7 +126,7 @@ struct TUIClipboardAndDiskTests {
     let session = try TmuxSession([try reqbenchBinary.path, path])
     try session.waitFor("1 Requests")
     // An unsaved edit: alpha's URL.
-    try session.send("2", "j", "e")
+    try session.send("2", "j", "j", "e")  // the URL, below the name and the method
     try session.type("?mine=1")
     try session.send("Enter")
     try session.waitFor("1 unsaved")
