@@ -235,7 +235,8 @@ struct FormEditorTests {
     #expect(state.selectedRequest?.auth == .basic(user: "", password: ""))
     type(&state, "ada")
     send(&state, .key(.enter))
-    _ = keys(&state, "je")
+    // The password is asked next.
+    #expect(state.selectedRequest?.editorFields[state.editorField].kind == .authPassword && state.editing != nil)
     type(&state, "hunter 2")
     send(&state, .key(.enter))
     #expect(state.selectedRequest?.auth == .basic(user: "ada", password: "hunter 2"))
@@ -254,6 +255,19 @@ struct FormEditorTests {
     send(&state, .key(.enter))
     #expect(state.selectedRequest?.auth == nil)
     #expect(state.selectedRequest?.editorFields.contains { $0.kind == .authUser } == false)
+  }
+
+  /// On a small screen the line asked for at once (the new token) is scrolled into view.
+  @Test func theCredentialAskedForIsInView() throws {
+    var state = try demoState(width: 80, height: 24)
+    try selectField(&state, .auth)
+    send(&state, .key(.enter))
+    _ = keys(&state, "jj")
+    send(&state, .key(.enter))
+    #expect(state.editing != nil)
+    var buffer = ScreenBuffer(width: state.width, height: state.height)
+    view(state, into: &buffer)
+    #expect(buffer.text.contains("  Token      "), "\(buffer.text)")
   }
 
   /// The `form` scenario (the README's screenshot): users/create's body type list open.

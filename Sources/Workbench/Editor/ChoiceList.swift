@@ -133,7 +133,7 @@ extension AppState {
       // A new type's first empty credential is edited at once.
       let fields = changed.editorFields
       if let index = fields.firstIndex(where: { [.authUser, .authToken].contains($0.kind) && $0.value.isEmpty }) {
-        editor.field = index
+        selectField(index)
         editor.editing = LineEdit("")
         message = StatusMessage("auth \(option): type the \(fields[index].kind == .authToken ? "token" : "user") ({{secret.NAME}} works)")
       } else {

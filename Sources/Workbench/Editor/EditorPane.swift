@@ -82,10 +82,7 @@ extension AppState {
     guard let template = selectedRequest else { return [] }
     let fields = template.editorFields
     if let index = move(action, editor.field, count: fields.count, page: layout.contentHeight(of: .editor)) {
-      editor.field = index
-      let height = layout.contentHeight(of: .editor) - 1
-      if editor.field < editor.scroll { editor.scroll = editor.field }
-      if editor.field >= editor.scroll + height { editor.scroll = editor.field - height + 1 }
+      selectField(index)
       return []
     }
     switch action {
@@ -110,6 +107,14 @@ extension AppState {
     default:
       return []
     }
+  }
+
+  /// Selects the editor's field `index`, scrolled into view (below the resolved request line).
+  mutating func selectField(_ index: Int) {
+    editor.field = index
+    let height = max(1, layout.contentHeight(of: .editor) - 1)
+    if editor.field < editor.scroll { editor.scroll = editor.field }
+    if editor.field >= editor.scroll + height { editor.scroll = editor.field - height + 1 }
   }
 
   mutating func handleEditing(_ key: Key) -> [Command] {
@@ -144,6 +149,14 @@ extension AppState {
       }
       editor.editing = nil
       editor.editingKind = nil
+      // A user typed for a new basic or digest auth: its password next.
+      let next = edited.editorFields
+      if kind == .authUser, let password = next.firstIndex(where: { $0.kind == .authPassword }), next[password].value.isEmpty {
+        selectField(password)
+        editor.editing = LineEdit("")
+        message = StatusMessage("changed user; now the password ({{secret.NAME}} works; Esc leaves it empty)")
+        return []
+      }
       message = StatusMessage(
         edited.name != template.name
           ? "renamed \(template.name) to \(edited.name)\(referencesNote(to: edited.name)); Ctrl-S saves"
