@@ -19,6 +19,8 @@ public enum Scenario: String, CaseIterable, Sendable {
   case sent
   /// `y` over that response: the copy menu.
   case copy
+  /// The file changed on disk while an edit (the environment chosen) is unsaved; Ctrl-S asks.
+  case disk
   /// A field being edited in place.
   case editing
   /// The keys overlay.
@@ -57,6 +59,9 @@ public enum Scenario: String, CaseIterable, Sendable {
       Scenario.playCreate(&state)
       Scenario.send(&state, .key(.char("3")), .key(.char("h")))
       if self == .copy { Scenario.send(&state, .key(.char("y"))) }
+    case .disk:
+      Scenario.send(&state, .key(.char("v")), .key(.char("j")), .key(.enter), .disk(.conflict))
+      Scenario.send(&state, .key(.ctrl("s")), .disk(.saveRefused))
     case .editing:
       Scenario.send(&state, .key(.char("2")), .key(.char("j")), .key(.char("j")), .key(.char("e")))
       for c in "?debug=1" { Scenario.send(&state, .key(.char(c))) }

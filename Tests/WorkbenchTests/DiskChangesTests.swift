@@ -146,10 +146,9 @@ struct DiskChangesTests {
   }
 
   @Test func snapshot() throws {
-    var state = try demoState()
-    _ = keys(&state, "v")
-    _ = keys(&state, "j")
-    send(&state, .key(.enter), .disk(.conflict), .key(.ctrl("s")), .disk(.saveRefused))
+    let base = try demoState()
+    let state = Scenario.disk.state(workspace: base.workspace, file: base.workspaceFile, width: 160, height: 45)
+    #expect(state.overlay == .diskConflict)
     try assertSnapshot(state, "disk-conflict-160x45")
   }
 }
