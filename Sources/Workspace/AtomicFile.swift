@@ -49,6 +49,18 @@ public enum AtomicFile {
   public static func write(
     _ bytes: [UInt8], to url: URL, permissions: mode_t? = nil, durable: Bool = true
   ) throws(FileError) {
+    try write(to: url, permissions: permissions, durable: durable) { (output) throws(FileError) in
+      try output(bytes[...])
+    }
+  }
+
+  /// Writes the file from pieces `contents` hands to the function it is given, so a large file
+  /// (a spilled response body copied into history) is never held whole; the same temporary file,
+  /// fsync and rename as `write(_:to:)`. What `contents` throws leaves the target as it was.
+  public static func write(
+    to url: URL, permissions: mode_t? = nil, durable: Bool = true,
+    contents: (_ output: (ArraySlice<UInt8>) throws(FileError) -> Void) throws(FileError) -> Void
+  ) throws(FileError) {
     let shownPath = url.relativePath
     func failure(_ what: String, _ code: Int32 = errno) -> FileError {
       let reason = FileAccess.describe(code)
@@ -64,7 +76,9 @@ public enum AtomicFile {
     let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
     guard fd >= 0 else { throw failure("cannot create a temporary file in \(directory)") }
     var written = false
+    var isOpen = true
     defer {
+      if isOpen { close(fd) }
       if !written { unlink(temporary) }
     }
 
@@ -74,27 +88,22 @@ public enum AtomicFile {
       if stat(target, &info) == 0 { mode = info.st_mode & 0o7777 }
     }
     if let mode, fchmod(fd, mode) != 0 {
-      let error = failure("cannot set the permissions of the temporary file")
-      close(fd)
-      throw error
+      throw failure("cannot set the permissions of the temporary file")
     }
 
-    var offset = 0
-    while offset < bytes.count {
-      let count = bytes[offset...].withUnsafeBytes { posixWrite(fd, $0.baseAddress, $0.count) }
-      if count < 0 {
-        if errno == EINTR { continue }
-        let error = failure("cannot write the temporary file")
-        close(fd)
-        throw error
+    try contents { (bytes) throws(FileError) in
+      var offset = bytes.startIndex
+      while offset < bytes.endIndex {
+        let count = bytes[offset...].withUnsafeBytes { posixWrite(fd, $0.baseAddress, $0.count) }
+        if count < 0 {
+          if errno == EINTR { continue }
+          throw failure("cannot write the temporary file")
+        }
+        offset += count
       }
-      offset += count
     }
-    if durable && fsync(fd) != 0 {
-      let error = failure("cannot flush the temporary file to disk")
-      close(fd)
-      throw error
-    }
+    if durable && fsync(fd) != 0 { throw failure("cannot flush the temporary file to disk") }
+    isOpen = false
     if close(fd) != 0 { throw failure("cannot close the temporary file") }
     if rename(temporary, target) != 0 { throw failure("cannot replace the file") }
     written = true

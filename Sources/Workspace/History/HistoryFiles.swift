@@ -9,14 +9,14 @@ import Foundation
 #endif
 
 /// The file operations of the history store that `AtomicFile` and `FileAccess` do not cover:
-/// copying a spilled body without loading it, reading a file's first line or a slice of it, and
+/// copying a spilled body without loading it (through `AtomicFile`), reading a file's first line or a slice of it, and
 /// listing, stating and removing files. Every error is a `FileError` naming the file.
 enum HistoryFiles {
   /// Mode of every history file and folder: responses may hold tokens and personal data.
   static let fileMode: mode_t = 0o600
   static let folderMode: mode_t = 0o700
 
-  /// Whether `name` is an `AtomicFile` (or `copyAtomically`) temporary file: `.NAME.tmp-HEX`.
+  /// Whether `name` is an `AtomicFile` temporary file: `.NAME.tmp-HEX`.
   static func isTemporary(_ name: String) -> Bool {
     name.hasPrefix(".") && name.contains(".tmp-")
   }
@@ -38,6 +38,18 @@ enum HistoryFiles {
           path: folder, message: "cannot create the folder: \(reason)", reason: reason)
       }
     }
+  }
+
+  /// Which file a path names (device and inode), to see that it was replaced.
+  struct Identity: Equatable {
+    var device: UInt64
+    var inode: UInt64
+  }
+
+  static func identity(_ path: String) -> Identity? {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return nil }
+    return Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
   }
 
   static func isDirectory(_ path: String) -> Bool {
@@ -76,80 +88,44 @@ enum HistoryFiles {
     unlink(path)
   }
 
-  /// Copies the file at `source` to `target` the way `AtomicFile.write` writes: a temporary file
-  /// beside the target, written in 1 MB chunks (the source is never loaded whole), fsynced, then
-  /// renamed over the target, then the folder fsynced. With a `masker`, secrets are masked on the
-  /// way. Returns the bytes written.
+  /// Copies the file at `source` to `target` through `AtomicFile` (fsynced, renamed over the
+  /// target), reading it in 1 MB chunks so it is never loaded whole; with a `masker`, secrets are
+  /// masked on the way. Returns the bytes written.
   @discardableResult
-  static func copyAtomically(
-    from source: String, to target: URL, permissions: mode_t, durable: Bool = true,
-    masking masker: SecretMasker? = nil
+  static func copy(
+    from source: String, to target: URL, permissions: mode_t, masking masker: SecretMasker? = nil
   ) throws(FileError) -> Int {
-    let targetPath = target.path
-    let directory = FileAccess.directory(of: targetPath)
-    let name = target.lastPathComponent
-    let temporary =
-      directory + "/." + name + ".tmp-" + String(UInt64.random(in: .min ... .max), radix: 16)
-    func failure(_ path: String, _ what: String, _ code: Int32 = errno) -> FileError {
+    func failure(_ code: Int32 = errno) -> FileError {
       let reason = FileAccess.describe(code)
-      return FileError(path: path, message: "\(what): \(reason)", reason: reason)
+      return FileError(path: source, message: "cannot read the response body: \(reason)", reason: reason)
     }
-
     let input = open(source, O_RDONLY | O_CLOEXEC)
-    guard input >= 0 else { throw failure(source, "cannot read the response body") }
+    guard input >= 0 else { throw failure() }
     defer { close(input) }
-    let output = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions)
-    guard output >= 0 else {
-      throw failure(targetPath, "cannot create a temporary file in \(directory)")
-    }
-    var renamed = false
-    defer { if !renamed { unlink(temporary) } }
-    var closed = false
-    defer { if !closed { close(output) } }
-
     var masker = masker.flatMap { $0.isEmpty ? nil : $0 }
     var total = 0
-    func writeAll(_ bytes: ArraySlice<UInt8>) throws(FileError) {
-      var offset = bytes.startIndex
-      while offset < bytes.endIndex {
-        let written = bytes[offset...].withUnsafeBytes {
-          posixWrite(output, $0.baseAddress, $0.count)
-        }
-        if written < 0 {
+    try AtomicFile.write(to: target, permissions: permissions) { (output) throws(FileError) in
+      var chunk = [UInt8](repeating: 0, count: 1 << 20)
+      while true {
+        let count = chunk.withUnsafeMutableBytes { posixRead(input, $0.baseAddress, $0.count) }
+        if count < 0 {
           if errno == EINTR { continue }
-          throw failure(targetPath, "cannot write the temporary file")
+          throw failure()
         }
-        offset += written
+        if count == 0 { break }
+        let piece: ArraySlice<UInt8>
+        if masker != nil, let masked = masker?.feed(chunk[0..<count]) {
+          piece = masked[...]
+        } else {
+          piece = chunk[0..<count]
+        }
+        try output(piece)
+        total += piece.count
       }
-      total += bytes.count
-    }
-    var chunk = [UInt8](repeating: 0, count: 1 << 20)
-    while true {
-      let count = chunk.withUnsafeMutableBytes { posixRead(input, $0.baseAddress, $0.count) }
-      if count < 0 {
-        if errno == EINTR { continue }
-        throw failure(source, "cannot read the response body")
+      if let rest = masker?.finish() {
+        try output(rest[...])
+        total += rest.count
       }
-      if count == 0 { break }
-      if let masked = masker?.feed(chunk[0..<count]) {
-        try writeAll(masked[...])
-      } else {
-        try writeAll(chunk[0..<count])
-      }
-    }
-    if let rest = masker?.finish() { try writeAll(rest[...]) }
-    if durable && fsync(output) != 0 {
-      throw failure(targetPath, "cannot flush the temporary file to disk")
-    }
-    closed = true
-    if close(output) != 0 { throw failure(targetPath, "cannot close the temporary file") }
-    if rename(temporary, targetPath) != 0 { throw failure(targetPath, "cannot replace the file") }
-    renamed = true
-    guard durable else { return total }
-    let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    if directoryFD >= 0 {
-      fsync(directoryFD)
-      close(directoryFD)
     }
     return total
   }
@@ -217,11 +193,7 @@ enum HistoryFiles {
   }
 }
 
-// The POSIX calls, under names that methods called `read` / `write` do not shadow.
-private func posixWrite(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
-  write(fd, buffer, count)
-}
-
+// The POSIX call, under a name that the method called `read` does not shadow.
 private func posixRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
   read(fd, buffer, count)
 }
