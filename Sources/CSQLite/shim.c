@@ -11,6 +11,17 @@ int rb_sqlite3_bind_blob(sqlite3_stmt *statement, int index, const void *bytes, 
                              SQLITE_TRANSIENT);
 }
 
+static int rb_wal_hook(void *frames, sqlite3 *db, const char *name, int count) {
+  (void)db;
+  (void)name;
+  *(int *)frames = count;
+  return SQLITE_OK;
+}
+
+void rb_sqlite3_count_wal_frames(sqlite3 *db, int *frames) {
+  sqlite3_wal_hook(db, rb_wal_hook, frames);
+}
+
 int rb_sqlite3_no_checkpoint_on_close(sqlite3 *db) {
   return sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)0);
 }

@@ -15,4 +15,9 @@ int rb_sqlite3_bind_blob(sqlite3_stmt *statement, int index, const void *bytes, 
 /// right then, so a short process does not wait for that at its exit.
 int rb_sqlite3_no_checkpoint_on_close(sqlite3 *db);
 
+/// Replaces SQLite's automatic checkpoint (its own WAL hook) with one that stores, after each
+/// commit of this connection, the number of frames in the WAL at `frames`, which must outlive
+/// the connection. The caller then checkpoints when it suits it.
+void rb_sqlite3_count_wal_frames(sqlite3 *db, int *frames);
+
 #endif

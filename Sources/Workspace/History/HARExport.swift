@@ -108,12 +108,14 @@ public enum HARExport {
     var request = JSONObject()
     request["method"] = .string(entry.method.rawValue)
     request["url"] = .string(entry.url)
-    request["httpVersion"] = .string(entry.httpVersion ?? "HTTP/1.1")
-    request["cookies"] = .array(cookies(entry.requestHeaders["Cookie"]))
-    var headers = entry.requestHeaders
-    if let type = entry.requestContentType, !headers.contains("Content-Type") {
+    request["httpVersion"] = .string(entry.sentHTTPVersion ?? entry.httpVersion ?? "HTTP/1.1")
+    // The headers as curl sent them (Host, User-Agent, Content-Length… as on the wire, secrets
+    // masked); for an entry without them, the request's own and its content type.
+    var headers = entry.sentHeaders
+    if entry.sentHead == nil, let type = entry.requestContentType, !headers.contains("Content-Type") {
       headers.add("Content-Type", type)
     }
+    request["cookies"] = .array(cookies(headers["Cookie"]))
     request["headers"] = self.headers(headers)
     request["queryString"] = .array(query(entry.url))
     if entry.requestBodyBytes > 0 || entry.requestContentType != nil {

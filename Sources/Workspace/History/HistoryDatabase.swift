@@ -12,7 +12,7 @@ import Foundation
 /// The history database, `STATE/history.sqlite`: its schema, the migrations that bring an older
 /// file up to it, and how a connection to it is opened.
 ///
-/// ## Schema (version 1, in `PRAGMA user_version`)
+/// ## Schema (version 2, in `PRAGMA user_version`)
 ///
 /// - `entries`: one row per exchange, metadata in columns (see `HistoryRow` for each). `id` is
 ///   `AUTOINCREMENT`, so ids only grow (the search index relies on it); `key` is the entry's
@@ -23,6 +23,10 @@ import Foundation
 ///   files, `STATE/history-bodies/KEY.body`, written before the row that refers to them.
 /// - `totals`: one row with the number of entries and the bytes they take, kept by triggers, so
 ///   pruning by size never sums the table.
+/// - `entries.sent_head` (version 2): the request head as curl sent it (`HistoryEntry.sentHead`).
+/// - `names` (version 2): each request name with its number of entries, kept by triggers, so
+///   pruning per request reads one small table instead of every request's entries (which grew
+///   with the history: the cost of a run rose with every run before it).
 /// - `search`: an FTS5 index (contentless, `unicode61` words) over name, method, URL, status,
 ///   error and response headers. It is filled after the fact (`search_state.indexed` is the last
 ///   id in it): recording never pays for it, and a search first indexes what is new.
@@ -39,7 +43,7 @@ import Foundation
 /// checkpoint (when the WAL reaches 1,000 pages) copies it into the database during a commit.
 enum HistoryDatabase {
   /// The schema this build writes, `PRAGMA user_version`.
-  static let schemaVersion = 1
+  static let schemaVersion = 2
   /// How long a connection waits for another process's lock.
   static let busyTimeoutMilliseconds: Int32 = 10_000
 
@@ -114,7 +118,21 @@ enum HistoryDatabase {
       INSERT INTO search(search, rowid, name, method, url, status, error, headers)
       VALUES ('delete', old.id, \(HistoryDatabase.searchColumns(of: "old")));
     END;
+    """,
     """
+    CREATE TABLE names (
+      name TEXT PRIMARY KEY,
+      entries INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    INSERT INTO names SELECT name, count(*) FROM entries GROUP BY name;
+    ALTER TABLE entries ADD COLUMN sent_head TEXT;
+    CREATE TRIGGER names_added AFTER INSERT ON entries BEGIN
+      INSERT INTO names VALUES (new.name, 1) ON CONFLICT (name) DO UPDATE SET entries = entries + 1;
+    END;
+    CREATE TRIGGER names_removed AFTER DELETE ON entries BEGIN
+      UPDATE names SET entries = entries - 1 WHERE name = old.name;
+    END;
+    """,
   ]
 
   /// The indexed text of an entry row named `row` (`old`, or a table alias), in the order of

@@ -65,6 +65,25 @@ public struct HistoryEntry: Sendable, Equatable, Identifiable {
   /// Where the entry is stored: its row in the history database and where its response body is.
   var storage: Storage
 
+  /// The request head as curl put it on the wire (`ExchangeResult.sent`): the request line and
+  /// every header curl wrote, `Host`, `User-Agent`, `Content-Length` and the cookies included,
+  /// secrets masked. Nil when nothing was sent (a cache hit, a failure to connect) and for
+  /// entries recorded before reqbench kept it.
+  public var sentHead: String? = nil
+
+  /// The header fields as curl sent them when known (`sentHead`), else the request's own.
+  public var sentHeaders: HTTPHeaders {
+    sentHead.map { SentRequest(head: $0, body: .none).headers } ?? requestHeaders
+  }
+
+  /// `HTTP/1.1` or `HTTP/2` from the sent request line; nil when nothing was sent.
+  public var sentHTTPVersion: String? {
+    guard let head = sentHead else { return nil }
+    let line = head.prefix { !$0.isNewline }
+    guard let space = line.lastIndex(of: " "), line[line.index(after: space)...].hasPrefix("HTTP/") else { return nil }
+    return String(line[line.index(after: space)...])
+  }
+
   struct Storage: Sendable, Equatable {
     /// The row's `id` in `entries` (and `bodies`).
     var row: Int64

@@ -88,7 +88,8 @@ enum HistoryMigration {
     }
     let pruned: [String]
     do throws(SQLiteError) {
-      pruned = try HistoryWriter.insert(records, into: db, limits: limits)
+      var recounted = false
+      pruned = try HistoryWriter.insert(records, into: db, limits: limits, totalsRecounted: &recounted)
     } catch {
       throw paths.error(error)
     }
@@ -113,7 +114,7 @@ enum HistoryMigration {
     {
       return
     }
-    try HistoryFiles.copyAtomically(
+    try HistoryFiles.copy(
       from: source, to: URL(fileURLWithPath: target), permissions: HistoryFiles.fileMode)
   }
 }

@@ -94,6 +94,9 @@ struct HistoryRecord {
       },
       attempts: result.attempts, fromCache: result.fromCache, deduplicated: result.deduplicated,
       storedBytes: 0, storage: HistoryEntry.Storage(row: 0, responseBody: storage))
+    // The engine masked the head already; masking again costs nothing and keeps history safe
+    // whatever filled it.
+    entry.sentHead = result.sent.map { secrets.isEmpty ? $0.head : redaction.apply($0.head) }
     entry.storedBytes = Self.storedBytes(of: entry)
   }
 
@@ -114,10 +117,12 @@ struct HistoryRecord {
     }
     text += (entry.effectiveURL?.utf8.count ?? 0) + (entry.error?.message.utf8.count ?? 0)
     text += (entry.requestContentType?.utf8.count ?? 0) + (entry.httpVersion?.utf8.count ?? 0)
+    text += entry.sentHead?.utf8.count ?? 0
     return 128 + text + entry.requestBodyBytes + entry.storedBodyBytes
   }
 
-  /// `20261130T014636.123456Z-42-9f3a61c0`: sortable by time, unique across processes.
+  /// `20261130T014636.123456Z-42-9f3a61c0`: sortable by time, unique across processes (the
+  /// last part differs between processes, and between keys of one process).
   private static let hexDigits = Array("0123456789abcdef".utf8)
 
   static func key(finishedAt: Date, exchange: ExchangeID) -> String {
@@ -156,10 +161,27 @@ struct HistoryRecord {
     key.append(UInt8(ascii: "-"))
     key.append(contentsOf: String(exchange.rawValue).utf8)
     key.append(UInt8(ascii: "-"))
-    let random = UInt32.random(in: .min ... .max)
+    let random = keyTags.next()
     for shift in stride(from: 28, through: 0, by: -4) {
       key.append(Self.hexDigits[Int(random >> UInt32(shift) & 0xF)])
     }
     return String(decoding: key, as: UTF8.self)
+  }
+}
+
+/// The last part of the keys: a random start per process, then the next value for each key (one
+/// random number per process, not a system call per exchange recorded).
+private let keyTags = KeyTags()
+
+private final class KeyTags: @unchecked Sendable {
+  private let lock = NSLock()
+  private var state = UInt32.random(in: .min ... .max)
+
+  func next() -> UInt32 {
+    lock.withLock {
+      // An odd step visits every 32-bit value before one comes back.
+      state &+= 0x9E37_79B9
+      return state
+    }
   }
 }

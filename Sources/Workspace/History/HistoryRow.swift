@@ -13,7 +13,7 @@ enum HistoryRow {
     e.request_body_bytes, e.status, e.http_version, e.response_headers, e.effective_url,
     e.redirect_count, e.dns, e.connect, e.tls, e.first_byte, e.total, e.bytes_sent, e.bytes,
     e.body_storage, e.stored_body_bytes, e.error_kind, e.error_message, e.error_status,
-    e.error_path, e.stored_bytes
+    e.error_path, e.stored_bytes, e.sent_head
     """
 
   /// The INSERT of `values(of:)`.
@@ -22,9 +22,9 @@ enum HistoryRow {
       attempts, from_cache, deduplicated, method, url, request_headers, request_content_type,
       request_body_bytes, status, http_version, response_headers, effective_url, redirect_count,
       dns, connect, tls, first_byte, total, bytes_sent, bytes, body_storage, stored_body_bytes,
-      error_kind, error_message, error_status, error_path, stored_bytes)
+      error_kind, error_message, error_status, error_path, stored_bytes, sent_head)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-      ?, ?, ?, ?, ?)
+      ?, ?, ?, ?, ?, ?)
     """
 
   /// Times outside 1970 … 9999 are damage (a formatted date of 1e300 seconds would trap).
@@ -48,6 +48,7 @@ enum HistoryRow {
       .text(entry.storage.responseBody.rawValue), .integer(entry.storedBodyBytes),
       .optional(entry.error?.kind.rawValue), .optional(entry.error?.message),
       .optional(entry.error?.status), .optional(entry.error?.path), .integer(entry.storedBytes),
+      .optional(entry.sentHead),
     ]
   }
 
@@ -122,7 +123,7 @@ enum HistoryRow {
       error = ExchangeError(
         kind: kind, message: row.text(31) ?? "", status: errorStatus, path: row.text(33))
     }
-    return HistoryEntry(
+    var entry = HistoryEntry(
       id: key, name: name, exchangeID: ExchangeID(rawValue: UInt64(bitPattern: exchange)),
       date: finishedAt, queuedAt: queuedAt, startedAt: startedAt, method: method, url: url,
       requestHeaders: requestHeaders, requestContentType: contentType,
@@ -136,5 +137,7 @@ enum HistoryRow {
       error: error, attempts: attempts, fromCache: row.int64(9).map { $0 != 0 } ?? false,
       deduplicated: row.int64(10).map { $0 != 0 } ?? false, storedBytes: storedBytes,
       storage: HistoryEntry.Storage(row: id, responseBody: storage))
+    entry.sentHead = row.text(35)
+    return entry
   }
 }

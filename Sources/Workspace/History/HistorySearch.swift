@@ -13,10 +13,17 @@ enum HistorySearchIndex {
   /// Indexes up to `chunk` rows newer than the index; true when more are left.
   static func indexChunk(_ db: SQLiteConnection) throws(SQLiteError) -> Bool {
     try db.transaction(immediate: true) { () throws(SQLiteError) -> Bool in
-      let indexed = try db.integer("SELECT indexed FROM search_state") ?? 0
-      guard let newest = try db.integer("SELECT max(id) FROM entries"), newest > indexed else {
-        return false
+      let newest = try db.integer("SELECT max(id) FROM entries") ?? 0
+      // The bookmark can be no further than the largest id ever given; one that is gone, not a
+      // number or beyond it (another program's edit) starts the index again.
+      let given = try db.integer("SELECT seq FROM sqlite_sequence WHERE name = 'entries'") ?? 0
+      guard let indexed = try db.integer("SELECT indexed FROM search_state"), indexed >= 0,
+        indexed <= max(newest, given)
+      else {
+        try clear(db)
+        return newest > 0
       }
+      guard newest > indexed else { return false }
       // Only up to the newest row: ids only grow (AUTOINCREMENT), so every later row is above.
       let upTo = min(newest, indexed + Int64(chunk))
       try db.statement(
@@ -35,7 +42,7 @@ enum HistorySearchIndex {
       do throws(SQLiteError) {
         if !(try indexChunk(db)) { return true }
       } catch {
-        if error.isDamage { try? rebuild(db) }
+        if error.isDamage, (try? rebuild(db)) == nil { try? abandon(db) }
         return false
       }
     }
@@ -44,16 +51,26 @@ enum HistorySearchIndex {
 
   /// Empties the index (after FTS5 reported it damaged); it is filled again from the rows.
   static func rebuild(_ db: SQLiteConnection) throws(SQLiteError) {
-    try db.transaction(immediate: true) { () throws(SQLiteError) in
-      try db.execute("INSERT INTO search(search) VALUES ('delete-all')")
-      try db.execute("UPDATE search_state SET indexed = 0")
-    }
+    try db.transaction(immediate: true) { () throws(SQLiteError) in try clear(db) }
+  }
+
+  /// Sets the index aside when it cannot even be emptied (FTS5 cannot open its own tables): its
+  /// bookmark goes back to 0, so deleting a row no longer touches it and a search scans the rows.
+  static func abandon(_ db: SQLiteConnection) throws(SQLiteError) {
+    try db.execute("INSERT OR REPLACE INTO search_state (one, indexed) VALUES (1, 0)")
+  }
+
+  /// `rebuild` inside the caller's transaction.
+  private static func clear(_ db: SQLiteConnection) throws(SQLiteError) {
+    try db.execute("INSERT INTO search(search) VALUES ('delete-all')")
+    try db.execute("INSERT OR REPLACE INTO search_state (one, indexed) VALUES (1, 0)")
   }
 
   // MARK: - Queries
 
-  /// The SELECT of `query`'s entries, newest first, with its values.
-  static func select(_ query: HistoryQuery, indexed: Int64) -> (sql: String, values: [SQLiteValue]) {
+  /// The SELECT of `query`'s entries, newest first, with its values. `indexed` is the last row
+  /// in the index; nil when the index cannot be used at all (every row is scanned).
+  static func select(_ query: HistoryQuery, indexed: Int64?) -> (sql: String, values: [SQLiteValue]) {
     var conditions: [String] = []
     var values: [SQLiteValue] = []
     switch query.requests {
@@ -91,7 +108,7 @@ enum HistorySearchIndex {
     for word in query.words {
       var any: [String] = []
       let pattern = SQLiteValue.text(likePattern(word))
-      if word.contains(where: { $0.isLetter || $0.isNumber }) {
+      if let indexed, word.contains(where: { $0.isLetter || $0.isNumber }) {
         // As a word or the start of one, through the index; rows not indexed yet by a scan.
         any.append("e.id IN (SELECT rowid FROM search WHERE search MATCH ?)")
         values.append(.text("\"" + word.replacingOccurrences(of: "\"", with: "\"\"") + "\" *"))

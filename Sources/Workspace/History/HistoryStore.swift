@@ -89,6 +89,8 @@ public final class HistoryStore: @unchecked Sendable {
   /// The readers' connection, opened on first read (nil until then, or while there is no
   /// database yet).
   private var reader: SQLiteConnection?
+  /// The file the reader opened (`HistoryFiles.identity`).
+  private var readerIdentity: HistoryFiles.Identity?
   private var readerNotices: [String] = []
 
   /// A store over the state folder `stateFolder` (`StateFolder.url(forWorkspace:override:)`).
@@ -193,11 +195,16 @@ public final class HistoryStore: @unchecked Sendable {
       do throws(SQLiteError) {
         try Self.collect(db, sql, values, into: &results)
       } catch where error.isDamage && !query.words.isEmpty {
-        // A damaged search index: emptied, filled again from the rows, and asked again.
-        try HistorySearchIndex.rebuild(db)
-        _ = HistorySearchIndex.catchUp(db)
         results = HistoryResults()
-        try Self.collect(db, sql, values, into: &results)
+        if (try? HistorySearchIndex.rebuild(db)) != nil, HistorySearchIndex.catchUp(db) {
+          // A damaged search index: emptied, filled again from the rows, and asked again.
+          try Self.collect(db, sql, values, into: &results)
+        } else {
+          // One that cannot even be emptied is set aside: the rows are scanned.
+          try? HistorySearchIndex.abandon(db)
+          let (scan, scanValues) = HistorySearchIndex.select(query, indexed: nil)
+          try Self.collect(db, scan, scanValues, into: &results)
+        }
       }
       return results
     }
@@ -326,10 +333,14 @@ public final class HistoryStore: @unchecked Sendable {
   /// The readers' connection, opened on first use; nil while there is no database. Call with
   /// `readLock` held.
   private func openReader() throws(FileError) -> SQLiteConnection? {
+    // A database set aside since (by this process's writer or another process) is not read on:
+    // the file at the path now is.
+    if reader != nil, HistoryFiles.identity(paths.database) != readerIdentity { reader = nil }
     if let reader { return reader }
     do throws(SQLiteError) {
       if case .ready(let db) = try HistoryDatabase.open(path: paths.database, create: false) {
         reader = db
+        readerIdentity = HistoryFiles.identity(paths.database)
       }
     } catch where error.isDamage {
       let aside = HistoryDatabase.setAside(path: paths.database)

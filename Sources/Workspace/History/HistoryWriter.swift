@@ -17,10 +17,18 @@ import RequestEngine
 /// the inline limit are written to their files before the transaction that adds their rows;
 /// the files of pruned entries are removed after it commits.
 ///
-/// Between commits, when nothing is queued, it does the background work: the migration of an
-/// old file history (a chunk per transaction), the sweep of body files no row refers to, and,
-/// after a second without new entries, filling the search index. `close` finishes what is
-/// queued (never the background work) and ends the thread.
+/// Between commits, while entries gather or nothing is queued, it does the background work: the
+/// checkpoint of the WAL (see below), the migration of an old file history (a chunk per
+/// transaction), the sweep of body files no row refers to, and, after a second without new
+/// entries, filling the search index. `close` finishes what is queued (never the background
+/// work) and ends the thread.
+///
+/// Checkpoints are the writer's, not SQLite's automatic one inside the commit that crosses 1,000
+/// pages (which `run` would wait for at its exit): when the thread first opens the database, while
+/// the first entries gather (what earlier processes left in the WAL), and after a commit that left
+/// more than `checkpointFrames` in it, once nothing is queued. A process that ends before it
+/// checkpoints leaves the WAL to the next one, up to `closingCheckpointFrames`, beyond which
+/// closing checkpoints first, so the WAL stays bounded whatever the processes do.
 final class HistoryWriter: @unchecked Sendable {
   struct Job {
     var result: ExchangeResult
@@ -40,6 +48,10 @@ final class HistoryWriter: @unchecked Sendable {
   private var threadDone = false
   /// When the search index may be filled: a second after the last commit.
   private var indexAt: Date?
+  /// When what has queued is committed at the latest: `gatherInterval` after the first of it.
+  private var commitAt: Date?
+  /// Callers waiting in `waitForCommits`: what is queued is committed at once.
+  private var waiters = 0
   private var migration: HistoryMigration.State = .unknown
   private var swept = false
   /// Set while `finishMigration` waits: the migration runs before anything else.
@@ -49,8 +61,24 @@ final class HistoryWriter: @unchecked Sendable {
 
   /// The thread's connection (only the thread touches it).
   private var connection: SQLiteConnection?
+  /// The file the connection opened (`HistoryFiles.identity`).
+  private var connectionIdentity: HistoryFiles.Identity?
+  /// Whether the totals were counted again on this connection (`prune`).
+  private var totalsRecounted = false
+  /// A checkpoint is due (at the first open, and after a commit that left the WAL long).
+  private var checkpointWanted = true
 
   static let indexDelay: TimeInterval = 1
+  /// WAL frames (pages) after which the thread checkpoints once idle: SQLite's own default.
+  static let checkpointFrames = 1000
+  /// WAL frames beyond which closing checkpoints before the thread ends (about 16 MB).
+  static let closingCheckpointFrames = 4000
+  /// How long entries gather before a commit, and how many make one at once. Each commit writes
+  /// every page it changed to the WAL, the same tree pages again and again when a commit is made
+  /// per engine pass: a run of 1,000 commits a handful of times, and waits at its end only for
+  /// the last 20 ms of entries.
+  static let gatherInterval: TimeInterval = 0.02
+  static let gatherCount = 250
 
   init(paths: HistoryStore.Paths, limits: HistoryStore.Limits) {
     self.paths = paths
@@ -62,10 +90,11 @@ final class HistoryWriter: @unchecked Sendable {
   func submit(_ jobs: [Job]) {
     guard !jobs.isEmpty else { return }
     condition.lock()
+    if queue.isEmpty { commitAt = Date().addingTimeInterval(Self.gatherInterval) }
     queue.append(contentsOf: jobs)
     submitted += jobs.count
     startIfNeeded()
-    condition.signal()
+    condition.broadcast()
     condition.unlock()
   }
 
@@ -73,7 +102,10 @@ final class HistoryWriter: @unchecked Sendable {
   func waitForCommits() {
     condition.lock()
     let target = submitted
+    waiters += 1
+    condition.broadcast()
     while finished < target && !threadDone { condition.wait() }
+    waiters -= 1
     condition.unlock()
   }
 
@@ -81,7 +113,7 @@ final class HistoryWriter: @unchecked Sendable {
   func startBackgroundWork() {
     condition.lock()
     if !closing { startIfNeeded() }
-    condition.signal()
+    condition.broadcast()
     condition.unlock()
   }
 
@@ -94,7 +126,7 @@ final class HistoryWriter: @unchecked Sendable {
     }
     migrationWanted = true
     startIfNeeded()
-    condition.signal()
+    condition.broadcast()
     while migration != .done && !threadDone { condition.wait() }
     migrationWanted = false
     condition.unlock()
@@ -105,7 +137,7 @@ final class HistoryWriter: @unchecked Sendable {
   func close() {
     condition.lock()
     closing = true
-    condition.signal()
+    condition.broadcast()
     while started && !threadDone { condition.wait() }
     condition.unlock()
   }
@@ -134,6 +166,7 @@ final class HistoryWriter: @unchecked Sendable {
     case migrate(HistoryMigration.State)
     case sweep
     case index
+    case checkpoint
     case stop
   }
 
@@ -142,8 +175,10 @@ final class HistoryWriter: @unchecked Sendable {
       switch nextWork() {
       case .commit(let jobs):
         commit(jobs)
+        let frames = connection?.framesInWAL ?? 0
         condition.lock()
         finished += jobs.count
+        if frames > Self.checkpointFrames { checkpointWanted = true }
         indexAt = Date().addingTimeInterval(Self.indexDelay)
         condition.broadcast()
         condition.unlock()
@@ -158,12 +193,20 @@ final class HistoryWriter: @unchecked Sendable {
         condition.lock()
         swept = true
         condition.unlock()
+      case .checkpoint:
+        try? database().checkpoint()
+        condition.lock()
+        checkpointWanted = false
+        condition.unlock()
       case .index:
         let more = indexStep()
         condition.lock()
         indexAt = more ? Date() : nil
         condition.unlock()
       case .stop:
+        if let connection, connection.framesInWAL > Self.closingCheckpointFrames {
+          try? connection.checkpoint()
+        }
         connection = nil
         condition.lock()
         threadDone = true
@@ -180,12 +223,24 @@ final class HistoryWriter: @unchecked Sendable {
     defer { condition.unlock() }
     while true {
       if migrationWanted && migration != .done { return .migrate(migration) }
+      var due: Date?
       if !queue.isEmpty {
-        let jobs = queue
-        queue = []
-        return .commit(jobs)
+        let at = commitAt ?? Date()
+        if waiters > 0 || closing || queue.count >= Self.gatherCount || at <= Date() {
+          let jobs = queue
+          queue = []
+          commitAt = nil
+          return .commit(jobs)
+        }
+        due = at
       }
       if closing { return .stop }
+      // While entries gather, or idle: the checkpoint first.
+      if checkpointWanted { return .checkpoint }
+      if let due {
+        _ = condition.wait(until: due)
+        continue
+      }
       if migration != .done { return .migrate(migration) }
       if !swept { return .sweep }
       if let due = indexAt {
@@ -200,11 +255,18 @@ final class HistoryWriter: @unchecked Sendable {
   /// The connection, opened (and the database created) on first use. A damaged database is set
   /// aside and a new one started.
   private func database() throws(FileError) -> SQLiteConnection {
+    // A database another process set aside since is not written on: the file at the path is.
+    if connection != nil, HistoryFiles.identity(paths.database) != connectionIdentity {
+      connection = nil
+      totalsRecounted = false
+    }
     if let connection { return connection }
     try HistoryFiles.makeFolder(URL(fileURLWithPath: paths.stateFolder, isDirectory: true))
     do throws(SQLiteError) {
       let opened = try Self.openCreating(paths.database) { notice in self.notice(notice) }
+      opened.takeOverCheckpoints()
       connection = opened
+      connectionIdentity = HistoryFiles.identity(paths.database)
       return opened
     } catch {
       throw paths.error(error)
@@ -280,7 +342,7 @@ final class HistoryWriter: @unchecked Sendable {
       try AtomicFile.write(bytes, to: target, permissions: HistoryFiles.fileMode)
     case .spilled(let file, let masker):
       try HistoryFiles.makeFolder(URL(fileURLWithPath: paths.bodies, isDirectory: true))
-      let written = try HistoryFiles.copyAtomically(
+      let written = try HistoryFiles.copy(
         from: file.path, to: target, permissions: HistoryFiles.fileMode, masking: masker)
       record.entry.storedBodyBytes = written
       record.entry.storedBytes = HistoryRecord.storedBytes(of: record.entry)
@@ -288,15 +350,21 @@ final class HistoryWriter: @unchecked Sendable {
   }
 
   /// Inserts the records and prunes, in one transaction; returns the keys of pruned entries
-  /// whose bodies are files. A damaged database is set aside and the insert tried once more in
-  /// a new one.
+  /// whose bodies are files. On damage the search index is emptied first (pruning deletes from
+  /// it; it is filled again from the rows) and the insert tried again; a database still damaged
+  /// is set aside and the insert tried once more in a new one.
   private func insert(_ records: [HistoryRecord]) throws(FileError) -> [String] {
-    for attempt in 0..<2 {
+    for attempt in 0..<3 {
       let db = try database()
       do throws(SQLiteError) {
-        return try Self.insert(records, into: db, limits: limits)
-      } catch where error.isDamage && attempt == 0 {
+        return try Self.insert(records, into: db, limits: limits, totalsRecounted: &totalsRecounted)
+      } catch where error.isDamage && attempt == 0
+        && ((try? HistorySearchIndex.rebuild(db)) != nil || (try? HistorySearchIndex.abandon(db)) != nil)
+      {
+        continue
+      } catch where error.isDamage && attempt < 2 {
         connection = nil
+        totalsRecounted = false
         let aside = HistoryDatabase.setAside(path: paths.database)
         notice("\(paths.database) was damaged (\(error.message)): moved to \(aside); a new history starts")
       } catch {
@@ -306,14 +374,13 @@ final class HistoryWriter: @unchecked Sendable {
     return []
   }
 
-  static func insert(_ records: [HistoryRecord], into db: SQLiteConnection, limits: HistoryStore.Limits)
-    throws(SQLiteError) -> [String]
-  {
+  static func insert(
+    _ records: [HistoryRecord], into db: SQLiteConnection, limits: HistoryStore.Limits,
+    totalsRecounted: inout Bool
+  ) throws(SQLiteError) -> [String] {
     try db.transaction(immediate: true) { () throws(SQLiteError) -> [String] in
       let insertEntry = try db.statement(HistoryRow.insert)
       let insertBodies = try db.statement("INSERT INTO bodies (id, request, response) VALUES (?, ?, ?)")
-      var names: [String] = []
-      var seen: Set<String> = []
       for record in records {
         try insertEntry.run(HistoryRow.values(of: record.entry))
         guard db.changes == 1 else { continue }  // already there (a migration run again)
@@ -325,37 +392,63 @@ final class HistoryWriter: @unchecked Sendable {
             .integer(row), record.requestBody.isEmpty ? .null : .blob(record.requestBody), response,
           ])
         }
-        if seen.insert(record.entry.name).inserted { names.append(record.entry.name) }
       }
-      return try prune(names: names, in: db, limits: limits)
+      return try prune(in: db, limits: limits, totalsRecounted: &totalsRecounted)
     }
   }
 
-  /// Drops the oldest entries of each of `names` beyond `perRequest`, then the oldest overall
-  /// while the total is above `totalBytes`. Returns the keys of dropped entries with body files.
-  static func prune(names: [String], in db: SQLiteConnection, limits: HistoryStore.Limits)
-    throws(SQLiteError) -> [String]
-  {
+  /// Drops the oldest entries of each request beyond `perRequest` (the requests `names` counts
+  /// above it), then the oldest overall while the total is above `totalBytes`. Returns the keys
+  /// of dropped entries with body files.
+  ///
+  /// The counts in `names` and `totals` are kept by triggers; one another program damaged is
+  /// counted again before anything is dropped for it: a request's count after its prune; the
+  /// totals when they are impossible, and before the first prune by size of a connection
+  /// (`totalsRecounted`), so a wrong row never empties the history and a history at its bound
+  /// does not sum the table at every commit.
+  static func prune(
+    in db: SQLiteConnection, limits: HistoryStore.Limits, totalsRecounted: inout Bool
+  ) throws(SQLiteError) -> [String] {
     var files: [String] = []
     func collect(_ row: SQLiteStatement) {
       if row.text(1) == HistoryEntry.ResponseBodyStorage.file.rawValue, let key = row.text(0) {
         files.append(key)
       }
     }
+    var over: [String] = []
+    try db.statement("SELECT name FROM names WHERE entries > ?").forEachRow([.integer(limits.perRequest)]) { row in
+      if let name = row.text(0) { over.append(name) }
+    }
     let perName = try db.statement(
       """
       DELETE FROM entries WHERE id IN (SELECT id FROM entries WHERE name = ?1
         ORDER BY finished_at DESC, id DESC LIMIT -1 OFFSET ?2) RETURNING key, body_storage
       """)
-    for name in names {
+    let recount = try db.statement(
+      "UPDATE names SET entries = (SELECT count(*) FROM entries WHERE name = ?1) WHERE name = ?1")
+    for name in over {
       try perName.forEachRow([.text(name), .integer(limits.perRequest)], collect)
+      try recount.run([.text(name)])
+    }
+    let limit = Int64(limits.totalBytes)
+    let total = try db.integer("SELECT bytes FROM totals")
+    let impossible = total.map { $0 < 0 } ?? true
+    guard impossible || total.map({ $0 > limit }) == true else { return files }
+    if impossible || !totalsRecounted {
+      try db.execute(
+        """
+        INSERT OR REPLACE INTO totals (one, entries, bytes)
+          SELECT 1, count(*), total(CASE WHEN typeof(stored_bytes) = 'integer'
+            AND stored_bytes BETWEEN 0 AND 1099511627776 THEN stored_bytes ELSE 0 END) FROM entries
+        """)
+      totalsRecounted = true
     }
     let oldest = try db.statement(
       """
       DELETE FROM entries WHERE id = (SELECT id FROM entries ORDER BY finished_at, id LIMIT 1)
       RETURNING key, body_storage
       """)
-    while let total = try db.integer("SELECT bytes FROM totals"), total > Int64(limits.totalBytes) {
+    while let total = try db.integer("SELECT bytes FROM totals"), total > limit {
       var deleted = false
       try oldest.forEachRow { row in
         deleted = true

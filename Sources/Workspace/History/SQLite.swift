@@ -26,6 +26,8 @@ final class SQLiteConnection {
   let path: String
   private let handle: OpaquePointer
   private var statements: [String: SQLiteStatement] = [:]
+  /// Frames in the WAL after this connection's last commit, once `takeOverCheckpoints` ran.
+  private var walFrames: UnsafeMutablePointer<Int32>?
 
   /// Opens (with `create`, creates) the database at `path`. `readOnly` opens it for reading only.
   init(path: String, create: Bool, readOnly: Bool = false) throws(SQLiteError) {
@@ -49,6 +51,29 @@ final class SQLiteConnection {
   deinit {
     statements.removeAll()
     sqlite3_close_v2(handle)
+    walFrames?.deallocate()
+  }
+
+  /// Turns off SQLite's automatic checkpoint for this connection's commits (which runs inside
+  /// the commit that crosses 1,000 pages, so whoever waits for that commit waits for the copy
+  /// and its fsyncs too); the owner calls `checkpoint` when nobody waits, `framesInWAL` saying
+  /// how far the WAL has grown.
+  func takeOverCheckpoints() {
+    guard walFrames == nil else { return }
+    let frames = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
+    frames.initialize(to: 0)
+    walFrames = frames
+    rb_sqlite3_count_wal_frames(handle, frames)
+  }
+
+  /// Frames in the WAL after the last commit (0 when not known, or just checkpointed).
+  var framesInWAL: Int { Int(walFrames?.pointee ?? 0) }
+
+  /// Copies what the WAL holds into the database as far as readers allow (`PASSIVE`: it waits
+  /// for no one); the next writer then starts the WAL over.
+  func checkpoint() throws(SQLiteError) {
+    try execute("PRAGMA wal_checkpoint(PASSIVE)")
+    walFrames?.pointee = 0
   }
 
   /// Closing leaves the WAL for a later checkpoint (`rb_sqlite3_no_checkpoint_on_close`).
