@@ -394,6 +394,21 @@ struct HistoryCommandTests {
     #expect(try JSONParser.parse(echoed)["json"]?["name"]?.stringValue == "Ada Lovelace", "the body as text")
     let get = try #require(entry("users/get"))
     #expect(get["request"]?["headers"]?.arrayValue?.contains { $0["value"]?.stringValue == "••••" } == true)
+    // The request headers are those curl sent (ExchangeResult.sent): what httpbin says it
+    // received, Host and User-Agent included, the secret masked.
+    let sent = try #require(get["request"]?["headers"]?.arrayValue)
+    func sentValue(_ name: String) -> String? {
+      sent.first { $0["name"]?.stringValue?.lowercased() == name.lowercased() }?["value"]?.stringValue
+    }
+    #expect(get["request"]?["httpVersion"]?.stringValue == "HTTP/1.1")
+    let received = try #require(try JSONParser.parse(get["response"]?["content"]?["text"]?.stringValue ?? "")["headers"]?.objectValue)
+    for (name, value) in received.members where name != "X-Api-Key" {
+      #expect(sentValue(name) == value.stringValue, "\(name) as sent")
+    }
+    #expect(sentValue("Host") != nil && sentValue("User-Agent")?.hasPrefix("reqbench") == true, "\(sent)")
+    #expect(sentValue("X-Api-Key") == "••••")
+    // Nothing was sent to a port that refused the connection: the request's own headers.
+    #expect(entry("down")?["request"]?["headers"]?.arrayValue?.contains { $0["name"]?.stringValue == "Host" } == false)
     let picture = try #require(entry("picture")?["response"]?["content"])
     #expect(picture["encoding"]?.stringValue == "base64")
     let png = try #require(Data(base64Encoded: picture["text"]?.stringValue ?? ""))

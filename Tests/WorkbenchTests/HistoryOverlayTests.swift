@@ -120,4 +120,14 @@ struct HistoryOverlayTests {
     view(state, into: &buffer)
     #expect(buffer.text.contains("nothing in history matches"))
   }
+
+  /// The overlay as a user first sees it, at the two sizes of the other snapshots.
+  @Test(arguments: [(80, 24), (160, 45)]) func theOverlaySnapshot(width: Int, height: Int) throws {
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let (_, entries) = try recorded()
+    var state = try demoState(width: width, height: height)
+    _ = keys(&state, "H")
+    send(&state, .historyFound(id: 1, HistoryResults(entries: entries, damaged: 0), error: nil))
+    try assertSnapshot(state, "history-overlay-\(width)x\(height)")
+  }
 }
