@@ -194,7 +194,10 @@ final class HistoryWriter: @unchecked Sendable {
         swept = true
         condition.unlock()
       case .checkpoint:
-        try? database().checkpoint()
+        // Only a database that is there: nothing recorded (perRequest 0) creates none.
+        if connection != nil || FileManager.default.fileExists(atPath: paths.database) {
+          try? database().checkpoint()
+        }
         condition.lock()
         checkpointWanted = false
         condition.unlock()
