@@ -123,7 +123,7 @@ public enum AtomicFile {
 }
 
 /// Plain file reads with the system's reason on failure.
-enum FileAccess {
+public enum FileAccess {
   static func read(_ url: URL) throws(FileError) -> [UInt8] {
     let path = url.path
     func failure() -> FileError {
@@ -136,8 +136,9 @@ enum FileAccess {
     return try read(descriptor: fd, path: url.relativePath)
   }
 
-  /// Everything left to read from an open descriptor; `path` names it in the error.
-  static func read(descriptor fd: Int32, path: String) throws(FileError) -> [UInt8] {
+  /// Everything left to read from an open descriptor (stdin too: EINTR is retried, where
+  /// Foundation's `readDataToEndOfFile()` would stop the process); `path` names it in the error.
+  public static func read(descriptor fd: Int32, path: String) throws(FileError) -> [UInt8] {
     func failure() -> FileError {
       let reason = describe(errno)
       return FileError(path: path, message: "cannot read: \(reason)", reason: reason)

@@ -269,23 +269,23 @@ enum Signals {
 enum Terminal {
   /// A message of one or more lines; every control character but the newline escaped.
   static func error(_ text: String) {
-    FileHandle.standardError.write(Data((ControlEscaping.visibleLines(text) + "\n").utf8))
+    Output.writeAll(STDERR_FILENO, Array((ControlEscaping.visibleLines(text) + "\n").utf8))
   }
 
   /// The live progress line, drawn over the previous one (`\r`, erase to the end of the line);
   /// its text escaped whole.
   static func progress(_ line: String) {
-    FileHandle.standardError.write(Data(("\r\u{1b}[K" + ControlEscaping.visible(line)).utf8))
+    Output.writeAll(STDERR_FILENO, Array(("\r\u{1b}[K" + ControlEscaping.visible(line)).utf8))
   }
 
   /// Erases the progress line.
   static func clearProgress() {
-    FileHandle.standardError.write(Data("\r\u{1b}[K".utf8))
+    Output.writeAll(STDERR_FILENO, Array("\r\u{1b}[K".utf8))
   }
 
   /// A prompt (no newline), escaped.
   static func prompt(_ text: String) {
-    FileHandle.standardError.write(Data(ControlEscaping.visibleLines(text).utf8))
+    Output.writeAll(STDERR_FILENO, Array(ControlEscaping.visibleLines(text).utf8))
   }
 
   static var stdoutIsTTY: Bool { isatty(STDOUT_FILENO) == 1 }

@@ -75,15 +75,12 @@ enum ImportCommand {
     // Read and parse the input first: nothing is written unless all of it imports.
     let bytes: [UInt8]
     let inputName = options.input == "-" ? "<stdin>" : options.input
-    if options.input == "-" {
-      bytes = [UInt8](FileHandle.standardInput.readDataToEndOfFile())
-    } else {
-      do {
-        bytes = try ImportFile.read(options.input)
-      } catch {
-        Terminal.error("reqbench: cannot read \(options.input): \(error.reason)")
-        return ExitStatus.usage
-      }
+    do {
+      bytes = options.input == "-"
+        ? try FileAccess.read(descriptor: STDIN_FILENO, path: inputName) : try ImportFile.read(options.input)
+    } catch {
+      Terminal.error("reqbench: cannot read \(inputName): \(error.reason)")
+      return ExitStatus.usage
     }
     let imported: ImportedRequests
     do {

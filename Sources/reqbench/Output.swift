@@ -53,15 +53,21 @@ final class Output: @unchecked Sendable {
   func flush() { lock.withLock { flushLocked() } }
 
   private func flushLocked() {
+    Output.writeAll(fd, buffer)
+    buffer.removeAll(keepingCapacity: true)
+  }
+
+  /// Writes every byte now, retrying short writes and EINTR; a closed pipe ends it quietly.
+  /// (Not `FileHandle.write(_:)`: it stops the process, `try!`, when the write fails.)
+  static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
     var offset = 0
-    while offset < buffer.count {
-      let n = buffer[offset...].withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
+    while offset < bytes.count {
+      let n = bytes[offset...].withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
       if n < 0 {
         if errno == EINTR { continue }
-        break  // a closed pipe: nothing more can be written
+        return  // a closed pipe: nothing more can be written
       }
       offset += n
     }
-    buffer.removeAll(keepingCapacity: true)
   }
 }

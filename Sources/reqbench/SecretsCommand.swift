@@ -88,23 +88,23 @@ enum SecretsCommand {
         Terminal.prompt("\n")
       }
     }
-    let data = FileHandle.standardInput.readDataToEndOfFileOrLine(tty: tty)
+    let data = readToEndOrLine(tty: tty)
     var text = String(decoding: data, as: UTF8.self)
     while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
     return text.isEmpty ? nil : text
   }
 }
 
-extension FileHandle {
-  /// A terminal gives one line; a pipe gives everything.
-  fileprivate func readDataToEndOfFileOrLine(tty: Bool) -> Data {
-    guard tty else { return readDataToEndOfFile() }
-    var bytes = Data()
-    var byte: UInt8 = 0
-    while Glibc.read(STDIN_FILENO, &byte, 1) == 1 {
-      if byte == 0x0A { break }
-      bytes.append(byte)
-    }
-    return bytes
+/// Standard input: a terminal gives one line; a pipe gives everything (nothing when it cannot be
+/// read). EINTR is retried both ways.
+private func readToEndOrLine(tty: Bool) -> [UInt8] {
+  guard tty else { return (try? FileAccess.read(descriptor: STDIN_FILENO, path: "<stdin>")) ?? [] }
+  var bytes: [UInt8] = []
+  var byte: UInt8 = 0
+  while true {
+    let count = Glibc.read(STDIN_FILENO, &byte, 1)
+    if count < 0 && errno == EINTR { continue }
+    guard count == 1, byte != 0x0A else { return bytes }
+    bytes.append(byte)
   }
 }

@@ -210,7 +210,7 @@ struct FlowCommandTests {
     defer { server.terminate(); server.waitUntilExit() }
     var first = ""
     while !first.contains("\n") {
-      let data = pipe.fileHandleForReading.availableData
+      let data = PipeRead.some(pipe.fileHandleForReading.fileDescriptor)
       guard !data.isEmpty else { break }
       first += String(decoding: data, as: UTF8.self)
     }

@@ -98,10 +98,12 @@ public func runProcess(
   group.enter()
   let errorFD = errors[0]
   DispatchQueue.global().async {
-    errorData.set(FileHandle(fileDescriptor: errorFD, closeOnDealloc: true).readDataToEndOfFile())
+    errorData.set(PipeRead.all(errorFD))
+    close(errorFD)
     group.leave()
   }
-  let outputData = FileHandle(fileDescriptor: output[0], closeOnDealloc: true).readDataToEndOfFile()
+  let outputData = PipeRead.all(output[0])
+  close(output[0])
   group.wait()
 
   var status: Int32 = 0

@@ -26,7 +26,7 @@ public final class RunningReqbench {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
       if done(output) { return true }
-      let chunk = out.fileHandleForReading.availableData
+      let chunk = PipeRead.some(out.fileHandleForReading.fileDescriptor)
       if chunk.isEmpty { return done(output) }
       output += String(decoding: chunk, as: UTF8.self)
     }
@@ -36,8 +36,8 @@ public final class RunningReqbench {
   /// Waits for the end: the rest of stdout (added to `output`), and stderr.
   @discardableResult
   public func finish() -> (stdout: String, stderr: String) {
-    output += String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    output += String(decoding: PipeRead.all(out.fileHandleForReading.fileDescriptor), as: UTF8.self)
+    let stderr = String(decoding: PipeRead.all(err.fileHandleForReading.fileDescriptor), as: UTF8.self)
     process.waitUntilExit()
     return (output, stderr)
   }
