@@ -28,6 +28,11 @@ public enum StaleTemporaries {
         budget -= 1
         let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         guard name != ".", name != ".." else { continue }
+        // The entry's type comes with its name (d_type): only a folder to walk or a name that
+        // matches costs an lstat, not every entry of a full /tmp at every start.
+        let type = entry.pointee.d_type
+        let mayBeFolder = depth > 0 && (type == UInt8(DT_DIR) || type == UInt8(DT_UNKNOWN))
+        guard mayBeFolder || matches(name) else { continue }
         let path = folder + "/" + name
         var info = stat()
         guard lstat(path, &info) == 0 else { continue }
