@@ -34,6 +34,8 @@ public enum Overlay: Sendable, Equatable {
   case copyMenu
   /// A save found the file changed by another program: reload, overwrite or cancel?
   case diskConflict
+  /// `:` or Ctrl-P: the command palette (`palette`).
+  case palette
 }
 
 /// A message in the status bar; errors say what to do.
@@ -103,6 +105,7 @@ public struct AppState: Sendable {
   public var environmentOverlay = EnvironmentOverlayState()
   public var variablesOverlay = VariablesOverlayState()
   public var copyMenu = CopyMenuState()
+  public var palette = PaletteState()
   /// What the history overlay asked for the entry on its way (show, send again, copy).
   var historyOpening: HistoryOpening?
   /// Set while a save asked for by the unsaved-changes question runs: quit once it succeeded.
@@ -138,6 +141,8 @@ public struct AppState: Sendable {
     self.sources = sources
     self.width = width
     self.height = height
+    // The first request, not the folder row above it.
+    list.selection = firstRequestItem
     editor.request = selectedRequest?.name
   }
 

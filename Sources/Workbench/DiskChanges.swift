@@ -96,13 +96,7 @@ extension AppState {
     marked.removeAll { newWorkspace.request(named: $0) == nil }
     var kept = true
     if let selectedName {
-      if let index = visibleRequests.firstIndex(where: { $0.name == selectedName }) {
-        selectRequest(index)
-      } else if let index = visibleFlows.firstIndex(where: { $0.name == selectedName }) {
-        selectRequest(visibleRequestCount + index)
-      } else {
-        kept = false
-      }
+      kept = selectRequest(named: selectedName) || selectFlow(named: selectedName)
     }
     clampSelections()
     let what = dropped ? "reloaded \(workspaceFile), your edits dropped" : "reloaded \(workspaceFile): it changed on disk"

@@ -155,12 +155,15 @@ extension AppState {
       historyOverlay.selection = 0
       historyOverlay.scroll = 0
       return searchHistory()
+    case .palette:
+      pasteIntoPalette(text)
+      return []
     case nil:
       break
     default:
       return []  // a question waits for its answer, a list for its keys: a paste is neither
     }
-    if layout.tooSmall || confirmOverwrite != nil { return [] }
+    if layout.tooSmall || confirmOverwrite != nil || pendingDelete != nil { return [] }
     if var current = prompt {
       // `n` with a text of several lines (a curl command with `\`, an .http block): read at once.
       if current.purpose == .newRequest, text.contains(where: \.isNewline) {

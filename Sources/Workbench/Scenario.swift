@@ -70,13 +70,13 @@ public enum Scenario: String, CaseIterable, Sendable {
     case .downloads:
       Scenario.playDownloads(&state)
     case .form:
-      if let index = state.visibleRequests.firstIndex(where: { $0.name == "users/create" }) { state.selectRequest(index) }
+      state.selectRequest(named: "users/create")
       Scenario.send(&state, .key(.char("2")))
       let body = state.selectedRequest?.editorFields.firstIndex { $0.kind == .body } ?? 0
       for _ in 0..<body { Scenario.send(&state, .key(.char("j"))) }
       Scenario.send(&state, .key(.enter), .key(.char("j")))
     case .environments, .variables:
-      if let index = state.visibleRequests.firstIndex(where: { $0.name == "users/get" }) { state.selectRequest(index) }
+      state.selectRequest(named: "users/get")
       Scenario.send(&state, .key(.char("v")), .key(.char("j")))
       if self == .environments {
         Scenario.send(&state, .key(.char("j")))

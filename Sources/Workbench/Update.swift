@@ -87,6 +87,7 @@ extension AppState {
     case .variables: return .variables
     case .copyMenu: return .copyMenu
     case .diskConflict: return .diskConflict
+    case .palette: return .palette
     case nil: break
     }
     if confirmOverwrite != nil { return .confirmOverwrite }
@@ -100,12 +101,7 @@ extension AppState {
   var paneContext: KeyContext {
     if editor.editing != nil { return .editing }
     if editor.choosing != nil { return .choice }
-    switch focus {
-    case .requests: return selectedFlow == nil ? .requests : .flowInList
-    case .editor: return .editor
-    case .response: return .response
-    case .queue: return queue.flowSelection == nil ? .queue : .queueRun
-    }
+    return context(of: focus)
   }
 
   mutating func handle(_ key: Key) -> [Command] {
@@ -136,7 +132,7 @@ extension AppState {
     return perform(action, in: context)
   }
 
-  /// Does what an action does where the user is: the key's, or (later) the palette's.
+  /// Does what an action does where the user is: the key's, or the palette's.
   mutating func perform(_ action: Action, in context: KeyContext) -> [Command] {
     switch action {
     case .quit:
@@ -154,6 +150,8 @@ extension AppState {
       return []
     case .copy:
       openCopyMenu()
+    case .openPalette:
+      openPalette()
       return []
     case .nextPane:
       focus = Pane(rawValue: (focus.rawValue + 1) % Pane.allCases.count) ?? .requests
@@ -180,7 +178,7 @@ extension AppState {
       break
     }
     switch context {
-    case .requests, .flowInList: return handleRequests(action)
+    case .requests, .flowInList, .folderInList: return handleRequests(action)
     case .editor: return handleEditor(action)
     case .response: return handleResponse(action)
     case .queue, .queueRun: return handleQueue(action)
@@ -211,6 +209,7 @@ extension AppState {
     case .variables: return handleVariablesOverlayKey(key)
     case .copyMenu: return handleCopyMenuKey(key)
     case .diskConflict: return handleDiskConflictKey(key)
+    case .palette: return handlePaletteKey(key)
     }
   }
 

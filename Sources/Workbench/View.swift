@@ -37,6 +37,7 @@ public func view(_ state: AppState, into buffer: inout ScreenBuffer) {
   case .variables: painter.variablesOverlay(&buffer)
   case .copyMenu: painter.copyMenu(&buffer)
   case .diskConflict: painter.diskConflict(&buffer)
+  case .palette: painter.palette(&buffer)
   case nil: break
   }
 }

@@ -103,8 +103,8 @@ struct DefectTests {
     // files/big's resolved URL at 80×24 and 60×16.
     for (width, height) in [(80, 24), (60, 16)] {
       state = try demoState(width: width, height: height)
-      let big = try #require(state.visibleRequests.firstIndex { $0.name == "files/big" })
-      state.requestSelection = big
+      state.selectRequest(named: "files/big")
+      #expect(state.selectedRequest?.name == "files/big")
       lines = screen(state)
       let line = try #require(lines.first { $0.contains("→ GET http://127.0.0.1:8080/") }, "\(width)×\(height)")
       #expect(line.contains("…│"), "\(width)×\(height): \(line)")
@@ -206,8 +206,7 @@ struct DefectTests {
 
   @Test func aRefusedBodyReopensOnTheNextE() throws {
     var state = try demoState()
-    let create = try #require(state.visibleRequests.firstIndex { $0.name == "users/create" })
-    for _ in 0..<create { send(&state, .key(.down)) }
+    moveDown(&state, to: "users/create")
     guard case .edit(let original, _)? = keys(&state, "E").first else {
       Issue.record("E did not open the editor")
       return
@@ -239,9 +238,7 @@ struct DefectTests {
     _ = keys(&state, "G")
     #expect(state.editorField > 10 && state.editorScroll > 0)
     _ = keys(&state, "1")
-    let slow = try #require(state.visibleRequests.firstIndex { $0.name == "slow" })
-    for _ in 0..<slow { send(&state, .key(.down)) }
-    #expect(state.selectedRequest?.name == "slow")
+    moveDown(&state, to: "slow")
     #expect(state.editorField == 0 && state.editorScroll == 0)
     let lines = screen(state)
     #expect(lines.contains { $0.contains("Method     GET") })

@@ -12,13 +12,14 @@ import Workspace
 @Suite("update: the file changing on disk")
 struct DiskChangesTests {
   func select(_ name: String, _ state: inout AppState) throws {
-    state.selectRequest(try #require(state.visibleRequests.firstIndex { $0.name == name }))
+    state.selectRequest(named: name)
+    #expect(state.selectedRequest?.name == name)
   }
 
   @Test func withNothingUnsavedTheFileIsReloadedKeepingTheSelectionByName() throws {
     var state = try demoState()
     try select("users/get", &state)
-    let before = try #require(state.visibleRequests.firstIndex { $0.name == "users/get" })
+    let before = state.list.selection
     var changed = state.workspace
     _ = try changed.deleteRequest(named: "users/list")
     try changed.modifyRequest(named: "users/get") { $0.url = "/users/{{id}}?changed=1" }

@@ -19,8 +19,8 @@ struct EnvironmentsTests {
   /// The demo state with users/get selected.
   func onUsersGet() throws -> AppState {
     var state = try demoState()
-    let index = try #require(state.visibleRequests.firstIndex { $0.name == "users/get" })
-    state.selectRequest(index)
+    state.selectRequest(named: "users/get")
+    #expect(state.selectedRequest?.name == "users/get")
     return state
   }
 

@@ -33,8 +33,7 @@ func selectField(_ state: inout AppState, _ kind: EditorField.Kind) throws {
 struct FormEditorTests {
   @Test func theNameFieldRenamesAndEverythingKeptByTheNameFollows() throws {
     var state = try demoState()
-    let login = try #require(state.visibleRequests.firstIndex { $0.name == "auth/login" })
-    state.requestSelection = login
+    state.selectRequest(named: "auth/login")
     _ = keys(&state, "2")
     #expect(state.selectedRequest?.editorFields.first?.kind == .name)
     #expect(state.selectedRequest?.editorFields.first?.value == "auth/login")

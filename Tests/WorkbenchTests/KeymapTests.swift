@@ -49,7 +49,7 @@ struct KeymapTests {
 
   @Test func theStatusBarHintsComeFromTheTable() throws {
     let requests = Keymap.hints(in: .requests)
-    #expect(requests.hints == ["Enter send", "n new", "S no cache", "/ filter", "c cancel", "E body", "v env", "? help", "q quit"])
+    #expect(requests.hints == ["Enter send", "n new", "S no cache", "/ filter", "c cancel", "E body", "v env", "? help", ": commands", "q quit"])
     #expect(requests.essential == ["? help", "q quit"])
     #expect(Keymap.hints(in: .response).hints.contains("n/N next"))
     #expect(Keymap.hints(in: .editor).hints.contains("Ctrl-S save"))

@@ -12,7 +12,8 @@ struct OrganiseTests {
   /// Selects the request `name` in the list.
   func select(_ state: inout AppState, _ name: String) throws {
     state.focus = .requests
-    state.requestSelection = try #require(state.visibleRequests.firstIndex { $0.name == name })
+    state.selectRequest(named: name)
+    #expect(state.selectedRequest?.name == name)
   }
 
   @Test func duplicateThenRenameWithBatchesAndChainsFollowing() throws {

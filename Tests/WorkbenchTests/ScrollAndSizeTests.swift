@@ -214,7 +214,7 @@ struct ScrollAndSizeTests {
     send(&state, .resize(width: 50, height: 12))
     #expect(keys(&state, "j2") == [])
     #expect(send(&state, .key(.enter), .key(.tab), .key(.ctrl("s"))) == [])
-    #expect(state.focus == .requests && state.requestSelection == 0)
+    #expect(state.focus == .requests && state.selectedRequest?.name == "users/list")
     send(&state, .mouse(MouseEvent(x: 40, y: 5, kind: .press)))
     #expect(state.focus == .requests)
     #expect(keys(&state, "q") == [.quit])

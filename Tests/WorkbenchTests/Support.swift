@@ -32,6 +32,12 @@ func send(_ state: inout AppState, _ messages: Msg...) -> [Command] {
   messages.flatMap { update(&state, $0) }
 }
 
+/// Presses ↓ in the request list until the request `name` is selected (at most once a row).
+func moveDown(_ state: inout AppState, to name: String) {
+  for _ in 0..<state.selectableCount where state.selectedRequest?.name != name { send(&state, .key(.down)) }
+  #expect(state.selectedRequest?.name == name)
+}
+
 func keys(_ state: inout AppState, _ text: String) -> [Command] {
   text.flatMap { update(&state, .key(.char($0))) }
 }

@@ -20,15 +20,20 @@ struct UpdateTests {
 
   @Test func movingInTheRequestList() throws {
     var state = try demoState()
+    // The first request is selected at the start, under its folder's row.
     let first = state.selectedRequest?.name
+    #expect(first == "users/list" && state.requestSelection == 1)
     _ = keys(&state, "jj")
-    #expect(state.requestSelection == 2)
+    #expect(state.requestSelection == 3)
     _ = keys(&state, "G")
     #expect(state.requestSelection == state.selectableCount - 1)  // the last chain
+    #expect(state.selectedFlow?.name == "login-flow")
     _ = keys(&state, "g")
-    #expect(state.selectedRequest?.name == first)
+    #expect(state.selectedFolder == "users" && state.selectedRequest == nil)
     send(&state, .key(.up))
     #expect(state.requestSelection == 0)
+    _ = keys(&state, "j")
+    #expect(state.selectedRequest?.name == first)
   }
 
   @Test func enterSendsThePreparedRequestAndTheViewerFollowsIt() throws {
@@ -101,7 +106,7 @@ struct UpdateTests {
     #expect(state.overlay == .help && state.helpScroll == 1)
     #expect(keys(&state, "x") == [])
     #expect(state.overlay == nil)
-    #expect(state.requestSelection == 0)  // the keys only scrolled and closed the overlay
+    #expect(state.selectedRequest?.name == "users/list")  // the keys only scrolled and closed the overlay
     send(&state, .key(.function(1)))
     #expect(state.overlay == .help)
   }
@@ -185,8 +190,7 @@ struct UpdateTests {
 
   @Test func bodyInTheEditor() throws {
     var state = try demoState()
-    let create = try #require(state.visibleRequests.firstIndex { $0.name == "users/create" })
-    for _ in 0..<create { send(&state, .key(.down)) }
+    moveDown(&state, to: "users/create")
     let commands = keys(&state, "E")
     guard case .edit(let text, let ext)? = commands.first else {
       Issue.record("expected an edit command")
@@ -477,8 +481,7 @@ struct BodyDocumentTests {
 struct CacheViewTests {
   @Test func capitalSSendsIgnoringTheCache() throws {
     var state = try demoState()
-    let cached = try #require(state.visibleRequests.firstIndex { $0.name == "users/list-cached" })
-    for _ in 0..<cached { send(&state, .key(.down)) }
+    moveDown(&state, to: "users/list-cached")
     guard case .send(let request)? = keys(&state, "S").first else {
       Issue.record("expected a send")
       return

@@ -109,7 +109,7 @@ struct ViewSnapshotTests {
     let me = try #require(state.visibleRequests.firstIndex { $0.name == "auth/me" })
     state.workspace.requests[me].auth = .bearer("{{secret.token}}")
     state.workspace.requests[me].headers["X-Key"] = "{{secret.token}}"
-    for _ in 0..<me { send(&state, .key(.down)) }
+    moveDown(&state, to: "auth/me")
     var buffer = ScreenBuffer(width: 120, height: 30)
     view(state, into: &buffer)
     #expect(!buffer.text.contains("s3cr3t"))

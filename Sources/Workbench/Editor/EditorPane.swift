@@ -228,6 +228,6 @@ extension AppState {
     editor.requestRenamed(old, to: new)
     if following == old { following = new }
     if !visibleRequests.contains(where: { $0.name == new }) { list.filter = "" }
-    if let index = visibleRequests.firstIndex(where: { $0.name == new }) { selectRequest(index) }
+    selectRequest(named: new)
   }
 }

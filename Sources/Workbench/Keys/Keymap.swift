@@ -8,12 +8,13 @@
 public enum Action: String, Sendable, CaseIterable {
   // Everywhere
   case nextPane, previousPane, focusRequests, focusEditor, focusResponse, focusQueue
-  case help, cancelAll, save, quit
+  case help, cancelAll, save, quit, openPalette
   // Moving in a list, scrolling a view
   case down, up, pageDown, pageUp, first, last
   // The request list
   case send, sendIgnoringCache, cancelRequest, filterRequests, clearFilter, editBody, editRequest, newRequest
   case duplicateRequest, renameRequest, deleteRequest, undoDelete, toggleMark, batchFromMarked, chainFromMarked
+  case toggleFolder, expandFolder, collapseFolder
   // A batch or chain in the list, a run in the queue
   case runFlow, cancelFlow, resumeChain, cancelRun, toggleRun, expandRun, collapseRun
   // The editor
@@ -24,11 +25,13 @@ public enum Action: String, Sendable, CaseIterable {
   // The history overlay
   case openHistory, switchHistoryMode, openAsRequest
   // The queue
-  case view, cancelExchange, whereIsFilter
+  case view, cancelExchange, whereIsFilter, tidyQueue
   // Environments and variables (`v`, `V`)
   case chooseEnvironment, showVariables, applyEnvironment, editVariable, closeOverlay
   // The copy menu (`y`)
   case copy, copyCurl, copyCurlWithSecrets, copyHTTP, copyURL, copyBody
+  // The command palette
+  case runAction
   // Prompts and line editing
   case accept, cancelPrompt
   case cursorLeft, cursorRight, lineStart, lineEnd, deleteBackward, deleteForward, clearBefore, clearAfter
@@ -44,6 +47,8 @@ public enum KeyContext: String, Sendable, CaseIterable {
   case requests
   /// The request list with a batch or chain selected.
   case flowInList
+  /// The request list with a folder selected.
+  case folderInList
   case editor
   /// A field of the editor being edited in place.
   case editing
@@ -64,6 +69,8 @@ public enum KeyContext: String, Sendable, CaseIterable {
   case environments, variables
   /// The copy menu (`y`).
   case copyMenu
+  /// The command palette (`:`, Ctrl-P).
+  case palette
   case confirmQuit, unsavedChanges, confirmOverwrite
   /// `d` asked `delete NAME? y/n`.
   case confirmDelete
@@ -71,13 +78,13 @@ public enum KeyContext: String, Sendable, CaseIterable {
   case diskConflict
 
   /// The contexts of the four panes, where `global` keys apply too.
-  public static let panes: [KeyContext] = [.requests, .flowInList, .editor, .response, .queue, .queueRun]
+  public static let panes: [KeyContext] = [.requests, .flowInList, .folderInList, .editor, .response, .queue, .queueRun]
 }
 
 /// A group of bindings as the help and the README show them.
 public enum KeySection: String, Sendable, CaseIterable {
-  case everywhere, lists, scrolling, requests, flowInList, editor, editing, choice, response, queue, queueRun
-  case prompt, lineEdit, historyFilter, historyList, environments, variables, copyMenu, confirmQuit, unsavedChanges
+  case everywhere, lists, scrolling, requests, folderInList, flowInList, editor, editing, choice, response, queue, queueRun
+  case prompt, lineEdit, palette, historyFilter, historyList, environments, variables, copyMenu, confirmQuit, unsavedChanges
   case confirmOverwrite, confirmDelete, diskConflict, mouse
 
   public var title: String {
@@ -87,6 +94,7 @@ public enum KeySection: String, Sendable, CaseIterable {
     case .scrolling: "Scrolling (the response, this help)"
     case .requests: "Request list"
     case .flowInList: "A batch or chain in the request list"
+    case .folderInList: "A folder in the request list"
     case .editor: "Editor"
     case .editing: "Editing a field"
     case .choice: "Choosing a body or auth type"
@@ -95,6 +103,7 @@ public enum KeySection: String, Sendable, CaseIterable {
     case .queueRun: "A batch or chain run in the queue"
     case .prompt: "Prompts (search, jq, filter, write)"
     case .lineEdit: "Typing in a prompt or a field"
+    case .palette: "Command palette (: Ctrl-P)"
     case .historyFilter: "History of every request (H), typing its filter"
     case .historyList: "History of every request (H), on its list"
     case .environments: "Environments (v)"
@@ -113,10 +122,11 @@ public enum KeySection: String, Sendable, CaseIterable {
   var contexts: [KeyContext] {
     switch self {
     case .everywhere: [.global]
-    case .lists: [.requests, .flowInList, .editor, .queue, .queueRun]
+    case .lists: [.requests, .flowInList, .folderInList, .editor, .queue, .queueRun]
     case .scrolling: [.response, .help]
     case .requests: [.requests]
     case .flowInList: [.flowInList]
+    case .folderInList: [.folderInList]
     case .editor: [.editor]
     case .editing: [.editing]
     case .choice: [.choice]
@@ -125,6 +135,7 @@ public enum KeySection: String, Sendable, CaseIterable {
     case .queueRun: [.queueRun]
     case .prompt: [.prompt]
     case .lineEdit: [.lineEdit]
+    case .palette: [.palette]
     case .historyFilter: [.historyFilter]
     case .historyList: [.historyList]
     case .environments: [.environments]
@@ -145,6 +156,7 @@ public enum KeySection: String, Sendable, CaseIterable {
     case .scrolling: "in the help, any other key closes it"
     case .prompt: "a prompt comes back with its last value selected: typing replaces it, ← → Home End keep it to edit"
     case .historyFilter: "the words are those of reqbench history --search; the line-editing keys edit the filter"
+    case .palette: "typing filters (every word, else its letters in order); the line-editing keys edit it"
     case .environments: "--env NAME on the command line gives way to the environment chosen here"
     case .variables: "secrets show as ••••; a secret's value is typed hidden and written to the secrets file at once"
     case .copyMenu:
@@ -250,6 +262,9 @@ public enum Keymap {
       hint: "copy", hintIn: [.response], .everywhere),
     KeyBinding(.help, [.char("?"), .function(1)], "all keys (this help)", hint: "help", .everywhere),
     KeyBinding(
+      .openPalette, [.char(":"), .ctrl("p")], "the command palette: every action here by name, filtered as you type",
+      hint: "commands", hintIn: [.requests], .everywhere),
+    KeyBinding(
       .openHistory, [.char("H")], "the history of every request, newest first, filtered as you type", .everywhere),
     KeyBinding(
       .quit, [.char("q"), .ctrl("c")], "quit: asks first while transfers run, then when edits are unsaved", hint: "quit",
@@ -272,26 +287,31 @@ public enum Keymap {
     KeyBinding(.send, [.enter, .char("s"), .char("r")], "send the selected request", hint: "send", .requests),
     KeyBinding(
       .newRequest, [.char("n")], "new request: METHOD URL, a curl command or an .http request, then its name",
-      hint: "new", .requests, also: [.flowInList]),
+      hint: "new", .requests, also: [.flowInList, .folderInList]),
     KeyBinding(
       .sendIgnoringCache, [.char("S")], "send it ignoring the cache (the cached response is refreshed)", hint: "no cache",
       .requests),
     KeyBinding(
       .filterRequests, [.char("/")], "filter by name as you type (Esc clears it, keeping the selection)",
-      hint: "filter", .requests, also: [.flowInList]),
+      hint: "filter", .requests, also: [.flowInList, .folderInList]),
     KeyBinding(.cancelRequest, [.char("c")], "cancel the request's running exchanges", hint: "cancel", .requests),
     KeyBinding(.editBody, [.char("E")], "edit the body in $EDITOR", hint: "body", .requests),
     KeyBinding(.editRequest, [.char("e")], "edit the request in the editor pane", .requests),
-    KeyBinding(.clearFilter, [.escape], "clear the filter", .requests),
+    KeyBinding(.clearFilter, [.escape], "clear the filter", .requests, also: [.flowInList, .folderInList]),
     KeyBinding(.duplicateRequest, [.char("D")], "duplicate it (name-2), right after it", .requests),
     KeyBinding(
       .renameRequest, [.char("R")], "rename or move it (the full name, folders by /); batches and chains follow",
       .requests),
     KeyBinding(.deleteRequest, [.char("d")], "delete it (asks y/n; batch members and chain steps naming it go too)", .requests),
-    KeyBinding(.undoDelete, [.char("u")], "undo the last delete (until the next save)", .requests, also: [.flowInList]),
+    KeyBinding(.undoDelete, [.char("u")], "undo the last delete (until the next save)", .requests, also: [.flowInList, .folderInList]),
     KeyBinding(.toggleMark, [.char(" ")], "mark or unmark it (for a batch or chain, in marking order)", .requests),
     KeyBinding(.batchFromMarked, [.char("b")], "make a batch of the marked requests (asks its name)", .requests),
     KeyBinding(.chainFromMarked, [.char("B")], "make a chain of the marked requests, in marking order", .requests),
+    KeyBinding(.collapseFolder, [.left, .char("h")], "fold the folder it is in (and select the folder)", .requests),
+    // A folder in the list
+    KeyBinding(.toggleFolder, [.enter, .char(" ")], "fold or unfold it", hint: "fold", .folderInList),
+    KeyBinding(.expandFolder, [.right, .char("l")], "unfold it (open: to its first row)", .folderInList),
+    KeyBinding(.collapseFolder, [.left, .char("h")], "fold it (folded: to the folder it is in)", .folderInList),
     // A batch or chain in the list
     KeyBinding(.runFlow, [.enter, .char("s")], "run it", hint: "run", .flowInList),
     KeyBinding(.cancelFlow, [.char("c")], "cancel its runs", hint: "cancel", .flowInList),
@@ -346,6 +366,9 @@ public enum Keymap {
       .queue),
     KeyBinding(.view, [.enter], "show the exchange in the response pane", hint: "view", .queue),
     KeyBinding(.whereIsFilter, [.char("/")], "says where / works (the queue has no filter)", .queue),
+    KeyBinding(
+      .tidyQueue, [.char("x")], "tidy the queue: remove the finished rows, runs included (what runs stays)",
+      hint: "tidy", .queue, also: [.queueRun]),
     // A run in the queue
     KeyBinding(.cancelRun, [.char("c")], "cancel the whole run", hint: "cancel the run", .queueRun),
     KeyBinding(.resumeChain, [.char("r")], "resume a chain that failed or was cancelled", hint: "resume a chain", .queueRun),
@@ -367,6 +390,13 @@ public enum Keymap {
     KeyBinding(.deleteForward, [.delete], "delete after the cursor", .lineEdit),
     KeyBinding(.clearBefore, [.ctrl("u")], "clear before the cursor", hint: "clears", .lineEdit),
     KeyBinding(.clearAfter, [.ctrl("k")], "clear after the cursor", .lineEdit),
+    // The command palette
+    KeyBinding(.down, [.down, .ctrl("n")], "next action", .palette),
+    KeyBinding(.up, [.up, .ctrl("p")], "previous action", .palette),
+    KeyBinding(.pageDown, [.pageDown], "a page down", .palette),
+    KeyBinding(.pageUp, [.pageUp], "a page up", .palette),
+    KeyBinding(.runAction, [.enter], "run it, as its key would (in its pane: the focus moves there)", .palette),
+    KeyBinding(.closeOverlay, [.escape], "close", .palette),
     // The history overlay
     KeyBinding(.down, [.down], "next entry", .historyFilter),
     KeyBinding(.up, [.up], "previous entry", .historyFilter),

@@ -134,7 +134,7 @@ extension AppState {
       switch current.purpose {
       case .filterRequests:
         list.filter = text
-        list.selection = 0
+        list.selection = firstRequestItem
         list.scroll = 0
       case .search:
         viewer.search = text.isEmpty ? nil : text
@@ -176,7 +176,7 @@ extension AppState {
     prompt = current
     if current.purpose == .filterRequests {
       list.filter = current.input.text
-      list.selection = 0
+      list.selection = firstRequestItem
       list.scroll = 0
     }
   }

@@ -72,6 +72,10 @@ extension AppState {
       selectQueueLine(lines[index])
       return []
     }
+    if action == .tidyQueue {
+      tidyQueue()
+      return []
+    }
     if let item = queue.flowSelection { return handleQueueFlow(action, item) }
     if action == .whereIsFilter {
       message = StatusMessage("/ filters the request list (1) and searches the response (3); the queue has no filter")
@@ -98,6 +102,29 @@ extension AppState {
 
   /// Selects a line, scrolls the queue to keep it in view and shows what it stands for in the
   /// viewer (an exchange, a run, a member's exchange).
+  /// `x`: removes the finished rows, runs included. What is running or queued stays, and so do
+  /// the exchanges of a run still going (its members' and steps' lines show them) and the
+  /// exchange the response pane shows (removed once another takes its place and `x` is pressed
+  /// again). The selection stays on its line, or goes to the first line left.
+  mutating func tidyQueue() {
+    let going = Set(flows.filter { !$0.state.isTerminal }.map(\.run))
+    let before = (flows: flows.count, exchanges: exchanges.count)
+    flows.removeAll { $0.state.isTerminal }
+    exchanges.removeAll { row in
+      row.state.isTerminal && row.id != viewer.exchange && !(row.flowRun.map(going.contains) ?? false)
+    }
+    queue.expandedFlows.formIntersection(going)
+    let removed = before.flows - flows.count + before.exchanges - exchanges.count
+    let lines = queueLines
+    if let selected = queue.selected, !lines.contains(selected) { queue.selected = lines.first }
+    keepQueueSelectionInView()
+    let kept = exchanges.contains { $0.state.isTerminal && $0.id == viewer.exchange }
+    message = StatusMessage(
+      removed == 0
+        ? "nothing to tidy: every row is running or queued"
+        : "removed \(removed) finished row\(removed == 1 ? "" : "s")" + (kept ? "; kept the one the response pane shows" : ""))
+  }
+
   mutating func selectQueueLine(_ line: QueueLine) {
     switch line {
     case .flow(let item):

@@ -59,7 +59,7 @@ extension AppState {
     let extras = ImportedRequests(requests: [], variables: imported.variables, warnings: imported.warnings)
     let warnings = (try? workspace.addImported(extras))?.warnings ?? []
     guard let first = added.first else { return }
-    if let index = visibleRequests.firstIndex(where: { $0.name == first }) { selectRequest(index) }
+    selectRequest(named: first)
     focus = .editor
     // The position belongs to the new request now (so update's follow keeps it): its URL.
     editor.follow(selectedRequest?.name)
@@ -80,7 +80,7 @@ extension AppState {
     }
     unsaved.insert(template.name)
     list.filter = ""
-    if let index = visibleRequests.firstIndex(where: { $0.name == template.name }) { selectRequest(index) }
+    selectRequest(named: template.name)
     return true
   }
 }

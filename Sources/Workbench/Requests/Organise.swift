@@ -13,7 +13,7 @@ extension AppState {
       let copy = try workspace.duplicateRequest(named: name)
       unsaved.insert(copy.name)
       list.filter = ""
-      if let index = visibleRequests.firstIndex(where: { $0.name == copy.name }) { selectRequest(index) }
+      selectRequest(named: copy.name)
       message = StatusMessage("duplicated \(name) as \(copy.name) (unsaved; R renames it)")
     } catch {
       message = StatusMessage("not duplicated: \(error.message)", isError: true)
@@ -94,7 +94,7 @@ extension AppState {
     let name = deletion.request.name
     if !wasUnsaved { unsaved.remove(name) }
     list.filter = ""
-    if let index = visibleRequests.firstIndex(where: { $0.name == name }) { selectRequest(index) }
+    selectRequest(named: name)
     message = StatusMessage("restored \(name)")
   }
 
@@ -136,7 +136,7 @@ extension AppState {
     }
     unsaved.insert(name)
     marked = []
-    if let index = visibleFlows.firstIndex(where: { $0.name == name }) { selectRequest(visibleRequestCount + index) }
+    selectFlow(named: name)
     message = StatusMessage(
       "made the \(kind == .batch ? "batch" : "chain") \(name) of \(members.count) (unsaved; Enter runs it)")
   }

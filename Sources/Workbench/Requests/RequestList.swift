@@ -1,9 +1,11 @@
 import RequestEngine
 import Workspace
 
-/// A row of the request list: a folder heading or a request.
+/// A row of the request list: a folder heading, a request, the heading above batches and
+/// chains, or a batch or chain.
 public enum ListRow: Sendable, Equatable {
-  case folder(path: String, depth: Int)
+  /// A folder; `collapsed`: its requests are hidden (Enter, space, ← → fold and unfold it).
+  case folder(path: String, depth: Int, collapsed: Bool)
   case request(name: String, depth: Int)
   /// The heading above batches and chains.
   case flowsHeading
@@ -11,7 +13,8 @@ public enum ListRow: Sendable, Equatable {
 }
 
 /// A row as the list's walk makes it: the row, the selectable item it is (the selection's index:
-/// requests first, then batches and chains) and, for a request, its index in the workspace.
+/// every row but the heading above batches and chains, in order) and, for a request, its index in
+/// the workspace.
 struct ListEntry {
   var row: ListRow
   var item: Int?
@@ -19,51 +22,55 @@ struct ListEntry {
 }
 
 /// The request list's rows, made lazily: a walk over the matching requests in file order that
-/// opens a folder heading where the folder changes, then the batches and chains. Nothing is built
-/// for rows past the last one asked for, so the first screen of a 10,000-request workspace costs
-/// what the first screen of a small one does; the matching requests' indices are kept in
-/// `RequestListState.matches` (rebuilt only when the filter or the workspace changes).
+/// opens a folder heading where the folder changes (and passes over the requests of a folded
+/// folder), then the batches and chains. Nothing is built for rows past the last one asked for,
+/// so the first screen of a 10,000-request workspace costs what the first screen of a small one
+/// does; the matching requests' indices are kept in `RequestListState.matches` (rebuilt only when
+/// the filter or the workspace changes).
 struct ListWalk: IteratorProtocol {
   private let requests: [RequestTemplate]
   private let matches: [Int]?
   private let flows: [(name: String, kind: FlowOutcome.Kind)]
+  /// The folded folders (none while a filter is typed: every match shows).
+  private let collapsed: Set<String>
   private var position = 0
   private var openFolders: [Substring] = []
   /// The folder part of the last request's name (nil: it had none).
   private var openPath: Substring?
+  /// The last request's folder is folded, or one of its parents is: its requests are passed over.
+  private var hidden = false
   /// Folder headings still to give before the request at `position`.
   private var pending: [ListEntry] = []
   private var flowIndex = -1
+  private var nextItem = 0
 
   init(_ state: AppState) {
     requests = state.workspace.requests
     matches = state.list.matches
     flows = state.visibleFlows
+    collapsed = state.list.filter.isEmpty ? state.list.collapsed : []
   }
 
   private var count: Int { matches?.count ?? requests.count }
 
+  private mutating func item() -> Int {
+    defer { nextItem += 1 }
+    return nextItem
+  }
+
   mutating func next() -> ListEntry? {
-    if !pending.isEmpty { return pending.removeFirst() }
-    if position < count {
+    while pending.isEmpty && position < count {
       let index = matches?[position] ?? position
+      position += 1
       let name = requests[index].name
       let folder = name.lastIndex(of: "/").map { name[..<$0] }
       // Most requests are in the folder of the one before: one comparison, no split.
-      if folder != openPath {
-        let parts = folder.map { $0.split(separator: "/", omittingEmptySubsequences: false) } ?? []
-        var common = 0
-        while common < min(parts.count, openFolders.count) && parts[common] == openFolders[common] { common += 1 }
-        for depth in common..<parts.count {
-          pending.append(ListEntry(row: .folder(path: parts[0...depth].joined(separator: "/"), depth: depth)))
-        }
-        openFolders = parts
-        openPath = folder
+      if folder != openPath { open(folder) }
+      if !hidden {
+        pending.append(ListEntry(row: .request(name: name, depth: openFolders.count), item: item(), request: index))
       }
-      pending.append(ListEntry(row: .request(name: name, depth: openFolders.count), item: position, request: index))
-      position += 1
-      return pending.removeFirst()
     }
+    if !pending.isEmpty { return pending.removeFirst() }
     guard !flows.isEmpty else { return nil }
     if flowIndex < 0 {
       flowIndex = 0
@@ -71,7 +78,31 @@ struct ListWalk: IteratorProtocol {
     }
     guard flowIndex < flows.count else { return nil }
     defer { flowIndex += 1 }
-    return ListEntry(row: .flow(name: flows[flowIndex].name, kind: flows[flowIndex].kind), item: count + flowIndex)
+    return ListEntry(row: .flow(name: flows[flowIndex].name, kind: flows[flowIndex].kind), item: item())
+  }
+
+  /// Moves into the folder of the next request: a heading for each folder not open before (none
+  /// inside a folded one).
+  private mutating func open(_ folder: Substring?) {
+    let parts = folder.map { $0.split(separator: "/", omittingEmptySubsequences: false) } ?? []
+    var common = 0
+    while common < min(parts.count, openFolders.count) && parts[common] == openFolders[common] { common += 1 }
+    hidden = false
+    for depth in parts.indices {
+      // Folders already open need their path only to know whether they are folded.
+      guard depth >= common || !collapsed.isEmpty else { continue }
+      let path = parts[0...depth].joined(separator: "/")
+      let folded = collapsed.contains(path)
+      if depth >= common {
+        pending.append(ListEntry(row: .folder(path: path, depth: depth, collapsed: folded), item: item()))
+      }
+      if folded {
+        hidden = true
+        break
+      }
+    }
+    openFolders = parts
+    openPath = folder
   }
 }
 
@@ -83,24 +114,9 @@ extension AppState {
       filter.isEmpty ? nil : workspace.requests.indices.filter { workspace.requests[$0].name.lowercased().contains(filter) }
   }
 
-  /// How many requests match the filter.
-  var visibleRequestCount: Int { list.matches?.count ?? workspace.requests.count }
-
-  /// The `position`th request that matches the filter, and its index in the workspace.
-  func visibleRequest(_ position: Int) -> (template: RequestTemplate, index: Int)? {
-    guard position >= 0, position < visibleRequestCount else { return nil }
-    let index = list.matches?[position] ?? position
-    return (workspace.requests[index], index)
-  }
-
-  /// The requests that match the filter, in file order (what selection indexes).
-  public var visibleRequests: [RequestTemplate] {
-    guard let matches = list.matches else { return workspace.requests }
-    return matches.map { workspace.requests[$0] }
-  }
-
   /// The list as drawn, every row: a heading for each folder (names with `/`) before its first
-  /// request, then batches and chains. The view and the keys walk only as far as they need.
+  /// request (a folded folder's requests left out), then batches and chains. The view and the
+  /// keys walk only as far as they need.
   public var listRows: [ListRow] {
     var walk = ListWalk(self)
     var rows: [ListRow] = []
@@ -120,15 +136,41 @@ extension AppState {
     return entries
   }
 
-  /// The row of a selectable item (nil: no such item).
-  func listRow(ofItem item: Int) -> Int? {
+  /// The first row (and its number) that `matching` accepts; the walk stops there.
+  func firstListEntry(where matching: (ListEntry) -> Bool) -> (row: Int, entry: ListEntry)? {
     var walk = ListWalk(self)
     var row = 0
     while let entry = walk.next() {
-      if entry.item == item { return row }
+      if matching(entry) { return (row, entry) }
       row += 1
     }
     return nil
+  }
+
+  /// The requests that match the filter, in file order (folded ones too).
+  public var visibleRequests: [RequestTemplate] {
+    guard let matches = list.matches else { return workspace.requests }
+    return matches.map { workspace.requests[$0] }
+  }
+
+  /// The row of a selectable item (nil: no such item).
+  func listRow(ofItem item: Int) -> Int? { firstListEntry { $0.item == item }?.row }
+
+  /// The first request's item, not the folder row above it (0 when there is none): selected at
+  /// the start and as a filter is typed.
+  var firstRequestItem: Int { firstListEntry { $0.request != nil }?.entry.item ?? 0 }
+
+  /// The selected row (nil: the list is empty).
+  var selectedEntry: ListEntry? { firstListEntry { $0.item == list.selection }?.entry }
+
+  /// How many rows can be selected (folders, requests not folded away, batches and chains).
+  public var selectableCount: Int {
+    var walk = ListWalk(self)
+    var count = 0
+    while let entry = walk.next() {
+      if entry.item != nil { count += 1 }
+    }
+    return count
   }
 
   /// Batches and chains that match the filter, batches first; selectable after the requests.
@@ -139,18 +181,19 @@ extension AppState {
     return filter.isEmpty ? all : all.filter { $0.name.lowercased().contains(filter) }
   }
 
-  /// Requests, then batches and chains: what the selection moves over.
-  public var selectableCount: Int { visibleRequestCount + visibleFlows.count }
-
-  /// The selected batch or chain, when the selection is past the requests.
+  /// The selected batch or chain.
   public var selectedFlow: (name: String, kind: FlowOutcome.Kind)? {
-    let index = list.selection - visibleRequestCount
-    guard index >= 0 else { return nil }
-    let flows = visibleFlows
-    return flows.indices.contains(index) ? flows[index] : nil
+    guard case .flow(let name, let kind)? = selectedEntry?.row else { return nil }
+    return (name, kind)
   }
 
-  public var selectedRequest: RequestTemplate? { visibleRequest(list.selection)?.template }
+  /// The selected folder's path (`users`, `users/admin`).
+  public var selectedFolder: String? {
+    guard case .folder(let path, _, _)? = selectedEntry?.row else { return nil }
+    return path
+  }
+
+  public var selectedRequest: RequestTemplate? { selectedEntry?.request.map { workspace.requests[$0] } }
 
   /// The selected request prepared with the current variables; an error message when it cannot be.
   public func preparedSelection() -> Result<Request, PrepareError>? {

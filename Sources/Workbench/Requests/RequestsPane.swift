@@ -11,6 +11,8 @@ public struct RequestListState: Sendable {
   public var selection = 0
   /// The first row shown (folder headings count as rows).
   public var scroll = 0
+  /// The folded folders' paths (`users`, `users/admin`), kept for the session.
+  public var collapsed: Set<String> = []
   /// The indices (in the workspace) of the requests that match the filter; nil without a filter.
   /// Kept by `AppState` as the filter and the workspace change.
   var matches: [Int]?
@@ -34,11 +36,16 @@ extension AppState {
     case .filterRequests:
       prompt = Prompt(purpose: .filterRequests, label: "filter requests", input: LineEdit(list.filter, selected: true))
       return []
+    case .clearFilter:
+      if !list.filter.isEmpty { clearRequestFilter() }
+      return []
     default:
       break
     }
-    if let flow = selectedFlow {
-      return handleFlow(action, flow.name)
+    switch selectedEntry?.row {
+    case .flow(let name, _)?: return handleFlow(action, name)
+    case .folder(let path, _, _)?: return handleFolder(action, path)
+    default: break
     }
     switch action {
     case .send:
@@ -50,9 +57,6 @@ extension AppState {
       let running = exchanges.filter { $0.name == name && !$0.state.isTerminal }
       if running.isEmpty { message = StatusMessage("\(name) has nothing running") }
       return running.map { .cancel($0.id) }
-    case .clearFilter:
-      if !list.filter.isEmpty { clearRequestFilter() }
-      return []
     case .editBody:
       return editBody()
     case .editRequest:
@@ -64,6 +68,7 @@ extension AppState {
     case .toggleMark: toggleMark()
     case .batchFromMarked: startFlowFromMarked(.batch)
     case .chainFromMarked: startFlowFromMarked(.chain)
+    case .collapseFolder: foldFolderOfSelected()
     default:
       break
     }
@@ -120,18 +125,18 @@ extension AppState {
     }
   }
 
-  /// Clears the request filter keeping the selected request (or batch or chain) selected, in
+  /// Clears the request filter keeping the selected request (or folder, batch or chain) selected, in
   /// view, in the whole list.
   mutating func clearRequestFilter() {
-    let request = selectedRequest?.name
-    let flow = selectedFlow?.name
+    let selected = selectedEntry?.row
     list.filter = ""
-    if let request, let index = visibleRequests.firstIndex(where: { $0.name == request }) {
-      selectRequest(index)
-    } else if let flow, let index = visibleFlows.firstIndex(where: { $0.name == flow }) {
-      selectRequest(visibleRequestCount + index)
-    } else {
-      selectRequest(0)
+    let kept: Bool
+    switch selected {
+    case .request(let name, _)?: kept = selectRequest(named: name)
+    case .flow(let name, _)?: kept = selectFlow(named: name)
+    case .folder(let path, _, _)?: kept = selectFolder(path)
+    default: kept = false
     }
+    if !kept { selectRequest(0) }
   }
 }

@@ -3,8 +3,8 @@ import RequestEngine
 import TerminalUI
 import Workspace
 
-/// The request list: folders, requests (method, name, `●` unsaved), then batches and chains; only
-/// the rows in view are drawn.
+/// The request list: folders (`▾` open, `▸` folded), requests (method, name, `●` unsaved), then
+/// batches and chains; only the rows in view are drawn.
 extension Painter {
   func requests(_ buffer: inout ScreenBuffer) {
     frame(&buffer, .requests, suffix: state.list.filter.isEmpty ? "" : " /\(state.list.filter)")
@@ -26,11 +26,11 @@ extension Painter {
     for (line, entry) in rows.enumerated() {
       let y = area.y + line
       switch entry.row {
-      case .folder(let path, let depth):
+      case .folder(let path, let depth, let collapsed):
         let name = String(path.split(separator: "/").last ?? "")
         buffer.putTruncated(
-          String(repeating: "  ", count: depth) + "▾ " + name + "/", x: area.x, y: y, style: theme.folder,
-          width: area.width)
+          String(repeating: "  ", count: depth) + (collapsed ? "▸ " : "▾ ") + name + "/", x: area.x, y: y,
+          style: theme.folder, width: area.width)
       case .request(let name, let depth):
         guard let index = entry.request else { continue }
         let template = state.workspace.requests[index]
@@ -44,18 +44,15 @@ extension Painter {
         x += buffer.put(TextWidth.pad(template.method.rawValue, to: 7), x: x, y: y, style: theme.method(template.method))
         let leaf = String(name.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
         buffer.putTruncated(leaf, x: x, y: y, width: area.x + area.width - x)
-        if entry.item == selected {
-          highlight(&buffer, Rect(x: area.x, y: y, width: area.width, height: 1), focused: state.focus == .requests)
-        }
       case .flowsHeading:
         buffer.putTruncated("▾ batches and chains", x: area.x, y: y, style: theme.folder, width: area.width)
       case .flow(let name, let kind):
         var x = area.x + 2
         x += buffer.put(" " + TextWidth.pad(kind == .batch ? "BATCH" : "CHAIN", to: 7), x: x, y: y, style: theme.flow)
         buffer.putTruncated(name, x: x, y: y, width: area.x + area.width - x)
-        if entry.item == selected {
-          highlight(&buffer, Rect(x: area.x, y: y, width: area.width, height: 1), focused: state.focus == .requests)
-        }
+      }
+      if entry.item == selected {
+        highlight(&buffer, Rect(x: area.x, y: y, width: area.width, height: 1), focused: state.focus == .requests)
       }
     }
   }

@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+import Workbench
+import Workspace
+
+/// Folders in the request list fold and unfold (Enter, space, ← →), as lazygit's and gitui's
+/// trees do; the selection stays on a row that is shown.
+@Suite("update: folders fold and unfold")
+struct FoldersTests {
+  /// `a/one`, `a/b/two`, `a/b/three`, `a/four`, `top`: a folder in a folder.
+  func nested() -> AppState {
+    let names = ["a/one", "a/b/two", "a/b/three", "a/four", "top"]
+    let workspace = Workspace(name: "nested", requests: names.map { RequestTemplate(name: $0, url: "/\($0)") })
+    return AppState(workspace: workspace, workspaceFile: "nested.json")
+  }
+
+  @Test func enterAndSpaceFoldAFolderAndTheSelectionStaysOnIt() throws {
+    var state = try demoState()
+    #expect(state.selectedRequest?.name == "users/list")  // the first request, not its folder
+    _ = keys(&state, "g")
+    #expect(state.selectedFolder == "users" && state.keyContext == .folderInList)
+    send(&state, .key(.enter))
+    #expect(state.listRows.first == .folder(path: "users", depth: 0, collapsed: true))
+    #expect(!state.listRows.contains { if case .request(let name, _) = $0 { name.hasPrefix("users/") } else { false } })
+    #expect(state.selectedFolder == "users")
+    try assertSnapshot(state, "folded-160x45")
+    // The next row is the next folder: the folded requests are passed over.
+    _ = keys(&state, "j")
+    #expect(state.selectedFolder == "auth")
+    _ = keys(&state, "k ")
+    #expect(state.selectedFolder == "users" && state.listRows.first == .folder(path: "users", depth: 0, collapsed: false))
+    #expect(state.listRows.contains(.request(name: "users/get", depth: 1)))
+  }
+
+  @Test func arrowsFoldUnfoldAndWalkTheTree() throws {
+    var state = nested()
+    #expect(state.selectedRequest?.name == "a/one")
+    // ← on a request folds its folder and selects it.
+    moveDown(&state, to: "a/b/two")
+    send(&state, .key(.left))
+    #expect(state.selectedFolder == "a/b")
+    #expect(state.listRows == [
+      .folder(path: "a", depth: 0, collapsed: false), .request(name: "a/one", depth: 1),
+      .folder(path: "a/b", depth: 1, collapsed: true), .request(name: "a/four", depth: 1), .request(name: "top", depth: 0),
+    ])
+    // ← on a folded folder goes to the folder it is in; ← again folds that one.
+    send(&state, .key(.left))
+    #expect(state.selectedFolder == "a")
+    send(&state, .key(.left))
+    #expect(state.listRows == [.folder(path: "a", depth: 0, collapsed: true), .request(name: "top", depth: 0)])
+    #expect(state.selectableCount == 2)
+    // → unfolds a (a/b is still folded, as it was left); → again goes to its first row.
+    send(&state, .key(.right))
+    #expect(state.listRows.count == 5)
+    send(&state, .key(.right))
+    #expect(state.selectedRequest?.name == "a/one")
+    _ = keys(&state, "jl")
+    #expect(state.selectedFolder == "a/b" && state.listRows.count == 7)
+  }
+
+  @Test func aRequestSelectedByNameUnfoldsItsFolders() throws {
+    var state = nested()
+    state.list.collapsed = ["a", "a/b"]
+    #expect(state.listRows.count == 2)
+    state.selectRequest(named: "a/b/three")
+    #expect(state.selectedRequest?.name == "a/b/three")
+    #expect(state.list.collapsed.isEmpty)
+    // D beside a folded folder: the copy is shown and selected.
+    state.list.collapsed = ["a/b"]
+    _ = keys(&state, "g")
+    moveDown(&state, to: "a/four")
+    _ = keys(&state, "D")
+    #expect(state.selectedRequest?.name == "a/four-2")
+  }
+
+  @Test func whileFilteringEveryMatchShowsAndFoldingSaysWhy() throws {
+    var state = nested()
+    state.list.collapsed = ["a/b"]
+    _ = keys(&state, "/two")
+    send(&state, .key(.enter))
+    #expect(state.selectedRequest?.name == "a/b/two")  // the first match, not its folder
+    #expect(state.listRows.contains(.request(name: "a/b/two", depth: 2)))
+    _ = keys(&state, "k")
+    send(&state, .key(.enter))
+    #expect(state.message?.text.contains("Esc clears the filter") == true)
+    send(&state, .key(.escape))
+    #expect(state.requestFilter.isEmpty)
+    #expect(state.selectedFolder == "a/b" && !state.listRows.contains(.request(name: "a/b/two", depth: 2)))
+  }
+}
