@@ -71,10 +71,16 @@ struct DownloadCommandTests {
 
   // Ctrl-C keeps the partial data and says how to go on; the next run resumes.
   @Test func interruptingSaysHowToResume() throws {
+    let key = uniqueKey("interrupt")
     let ws = try workspace(
-      #"{"name": "slow", "url": "/bytes/3000000?seed=int&rate=3000000", "download": {"to": "slow.bin"}}"#)
+      #"{"name": "slow", "url": "/bytes/3000000?seed=int&rate=1000000&key=\#(key)", "download": {"to": "slow.bin"}}"#)
     let running = try RunningReqbench(["run", ws, "slow"])
-    usleep(400_000)
+    // Ctrl-C once the transfer runs (the handler is installed before anything is sent), not after
+    // a fixed sleep: on a loaded machine the process may not have started by then. Bounded: 30 s.
+    let deadline = Date().addingTimeInterval(30)
+    while try hits(key) == 0, Date() < deadline { usleep(20_000) }
+    #expect(try hits(key) == 1)
+    usleep(100_000)
     kill(running.pid, SIGINT)
     let stderr = running.finish().stderr
     #expect(running.process.terminationStatus == 130)

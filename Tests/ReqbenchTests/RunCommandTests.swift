@@ -423,7 +423,8 @@ struct RunCommandTests {
     let start = Date()
     kill(running.pid, SIGINT)
     let seen = running.finish().stdout
-    #expect(Date().timeIntervalSince(start) < 2)
+    // Long before the 10 s answers: cancelled, not waited for (room for a loaded machine).
+    #expect(Date().timeIntervalSince(start) < 5)
     #expect(running.process.terminationStatus == 130)
     let summary = try #require(try jsonLines(seen).last)
     #expect(summary["cancelled"]?.intValue == 2)

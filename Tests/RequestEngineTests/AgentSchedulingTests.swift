@@ -44,8 +44,10 @@ struct AgentSchedulingTests {
     #expect(recorder.wait(timeout: 10) { events in events.filter { if case .started = $0 { true } else { false } }.count == 200 })
     let start = Date()
     agent.cancelAll()
-    #expect(recorder.waitForFinished(count: 200, timeout: 1))
-    #expect(Date().timeIntervalSince(start) < 1)
+    // The answers come after 10 s: all 200 ending well before that were cancelled (a bound with
+    // room for a loaded machine, not a speed measurement).
+    #expect(recorder.waitForFinished(count: 200, timeout: 5))
+    #expect(Date().timeIntervalSince(start) < 5)
     #expect(recorder.finished.allSatisfy { $0.state == .cancelled && $0.error?.kind == .cancelled })
     for _ in 0..<50 { agent.send(Request(url: try fixture("/get"))) }
     #expect(recorder.waitForFinished(count: 250, timeout: 10))
