@@ -186,7 +186,8 @@ struct TUIDefectsTests {
     try session.send("2", "G")
     try session.waitFor("TLS        ")
     try session.send("1")
-    for _ in 0..<8 { try session.send("j") }  // users/list … auth/me, slow
+    // users/list, 5 more users/ requests, the auth/ folder row, login, me, then slow.
+    for _ in 0..<9 { try session.send("j") }
     let screen = try session.waitFor("Editor · slow")
     #expect(screen.contains("Method     GET"), "\(screen)")
     #expect(screen.contains("URL        /slow"), "\(screen)")

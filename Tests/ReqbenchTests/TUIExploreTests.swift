@@ -156,7 +156,9 @@ struct TUIExploreTests {
     try session.send("Enter")
     try session.waitFor("renamed users/get-2 to people/get")
     // Delete users/list: asked first; a mistake (n) keeps it, y deletes, u brings it back.
-    try session.send("g")
+    // (`g` goes to the first row, the users/ folder; `j` to its first request.)
+    try session.send("g", "j")
+    try session.waitFor("Editor · users/list")
     try session.send("d")
     try session.waitFor("delete users/list and its 1 batch and chain references? y/n")
     try session.send("n")
