@@ -39,8 +39,9 @@ import Foundation
 /// WAL journal (readers never wait for the writer, and a `kill -9` loses at most the last
 /// uncommitted transaction), `synchronous=NORMAL` (commits are not fsynced one by one; a power
 /// loss may lose the last moments but leaves the file consistent), a busy timeout so several
-/// processes on one state folder take turns. Closing does not checkpoint: SQLite's automatic
-/// checkpoint (when the WAL reaches 1,000 pages) copies it into the database during a commit.
+/// processes on one state folder take turns. Closing does not checkpoint: the history writer
+/// checkpoints the WAL itself, once idle (`HistoryWriter`: at the first open, past 1,000 pages,
+/// and before closing past 4,000), never inside a commit that `run` waits for.
 enum HistoryDatabase {
   /// The schema this build writes, `PRAGMA user_version`.
   static let schemaVersion = 2
@@ -164,8 +165,8 @@ enum HistoryDatabase {
     }
     let connection = try SQLiteConnection(path: path, create: create)
     connection.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
-    // The WAL is copied into the database by the automatic checkpoint of a later commit (at
-    // 1,000 pages), not when a connection closes: `run` does not wait for it at its exit.
+    // The WAL is copied into the database by the history writer's own checkpoints (see
+    // `HistoryWriter`), not when a connection closes: `run` does not wait for it at its exit.
     connection.skipCheckpointOnClose()
     // The journal mode is kept in the file: only the first connection switches it.
     let journal = try connection.statement("PRAGMA journal_mode")
