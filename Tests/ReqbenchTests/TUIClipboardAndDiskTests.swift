@@ -67,8 +67,7 @@ struct TUIClipboardAndDiskTests {
     try session.send("Escape")
     try session.waitForAbsence("Copy · who")
     #expect(try session.tmux(["show-buffer"]) == buffer)
-    try session.send("q")
-    try session.waitFor("[exited 0]")
+    try session.quit()
   }
 
   @Test func anExternalEditWithNothingUnsavedIsReloadedKeepingTheSelection() throws {
@@ -117,8 +116,7 @@ struct TUIClipboardAndDiskTests {
       let after = cpuTicks(pid)
       #expect((after ?? 0) - (before ?? 0) <= 1, "used \((after ?? 0) - (before ?? 0)) ticks while idle")
     }
-    try session.send("q")
-    try session.waitFor("[exited 0]")
+    try session.quit()
   }
 
   @Test func anExternalEditWithUnsavedEditsLosesNeither() throws {
@@ -168,7 +166,6 @@ struct TUIClipboardAndDiskTests {
     screen = try session.waitFor("your edits dropped")
     #expect(screen.contains("/a?disk=2") && !screen.contains("second=1"), "\(screen)")
     #expect(try String(contentsOfFile: path, encoding: .utf8) == again)
-    try session.send("q")
-    try session.waitFor("[exited 0]")
+    try session.quit()
   }
 }

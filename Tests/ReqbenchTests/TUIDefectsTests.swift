@@ -61,8 +61,7 @@ struct TUIDefectsTests {
       let screen = try session.waitFor("Editor · files/big ─")
       let resolved = try #require(lines(screen).first { $0.contains("→ GET http://127.0.0.1:") }, "\(screen)")
       #expect(resolved.contains("…│"), "\(width)×\(height): \(resolved)")
-      try session.send("q")
-      try session.waitFor("[exited 0]")
+      try session.quit()
     }
     let file = try workspaceFile(
       #"{"version": 1, "requests": [{"name": "nowhere", "url": "http://127.0.0.1:9/a/rather/long/path/that/goes/on"}]}"#
@@ -73,8 +72,7 @@ struct TUIDefectsTests {
     let screen = try session.waitFor("✗ failed")
     let row = try #require(queue(screen).first { $0.contains("nowhere") })
     #expect(row.contains("cannot connect") && row.contains("…"), "\(row)")
-    try session.send("q")
-    try session.waitFor("[exited 0]")
+    try session.quit()
   }
 
   // 8: cacheThenNetwork sent again shows the cache's answer at once, then the network's.
@@ -92,8 +90,7 @@ struct TUIDefectsTests {
     screen = try session.waitFor("refreshed from the network")
     #expect(queue(screen).first?.contains("refreshed") == true || queue(screen).contains { $0.contains("refreshed") })
     #expect(!screen.contains("▶ running"))
-    try session.send("q")
-    try session.waitFor("[exited 0]")
+    try session.quit()
   }
 
   // 10: a body called JSON that is not says where; a cancelled batch's bar is not full; the
@@ -116,8 +113,7 @@ struct TUIDefectsTests {
     let row = try #require(queue(screen).first { $0.contains("⧉ waits") }, "\(screen)")
     #expect(row.contains("0/3") && row.contains("⊘"), "\(row)")
     #expect(!row.contains("████████████████"), "\(row)")
-    try session.send("q")
-    try session.waitFor("[exited 0]")
+    try session.quit()
 
     // From another folder: the demo workspace is found beside the binary, and named.
     let elsewhere = FileManager.default.temporaryDirectory.appendingPathComponent("rb-elsewhere-" + uniqueKey())
@@ -126,8 +122,7 @@ struct TUIDefectsTests {
     let demo = try TmuxSession(["sh", "-c", "cd \(shellQuote(elsewhere.path)) && exec \(shellQuote(try reqbenchBinary.path)) --demo"])
     screen = try demo.waitFor("opened /")
     #expect(screen.contains("workspaces/demo.json · demo server at http://127.0.0.1:"), "\(screen)")
-    try demo.send("q")
-    try demo.waitFor("[exited 0]")
+    try demo.quit()
   }
 
   // 4: the name `w` suggests is selected: typing a name replaces it.
@@ -145,8 +140,7 @@ struct TUIDefectsTests {
     try session.waitFor("/names.txt")
     #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("names.txt").path))
     #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("users-list.jsonnames.txt").path))
-    try session.send("q")
-    try session.waitFor("[exited 0]")
+    try session.quit()
   }
 
   // 5: `E`, a trailing comma, save and quit: refused; the next `E` opens what was typed.
@@ -191,8 +185,7 @@ struct TUIDefectsTests {
     let screen = try session.waitFor("Editor · slow")
     #expect(screen.contains("Method     GET"), "\(screen)")
     #expect(screen.contains("URL        /slow"), "\(screen)")
-    try session.send("q")
-    try session.waitFor("[exited 0]")
+    try session.quit()
   }
 
   // 7: the queue scrolls as one list: no empty lines while lines remain, members in place.
@@ -230,8 +223,7 @@ struct TUIDefectsTests {
     #expect(rows[1].contains("users/list") && rows[2].contains("users/get") && rows[3].contains("login-flow"), "\(screen)")
     #expect(rows[5].contains("⛓ login-flow"), "\(screen)")
     #expect(!rows.contains(where: isEmpty))
-    try session.send("q")
-    try session.waitFor("[exited 0]")
+    try session.quit()
   }
 
   // 3: the demo's flaky answers 503 with `Retry-After: 1`: the viewer says the wait it takes,
@@ -247,8 +239,7 @@ struct TUIDefectsTests {
     // Its time (the wait included) is over the second the server asked for.
     let time = row.range(of: #"[0-9]+\.[0-9]+ s "#, options: .regularExpression).map { row[$0].dropLast(3) }
     #expect((time.flatMap { Double($0) } ?? 0) >= 1.0, "\(row)")
-    try session.send("q")
-    try session.waitFor("[exited 0]")
+    try session.quit()
   }
 
   // 10: a dedup waiter shows its primary's status and its `dedup` badge in its first frame.
@@ -269,8 +260,7 @@ struct TUIDefectsTests {
     let waiter = try #require(rows.first, "\(rows)")
     #expect(waiter.contains("dedup") && waiter.contains("▶ running     200"), "\(waiter)")
     try session.waitFor("✓ succeeded   200    GET    trickle  dedup")
-    try session.send("q")
-    try session.waitFor("[exited 0]")
+    try session.quit()
   }
 
   // 10: a 3xx with followRedirects false is a success (curl without -L).
@@ -282,8 +272,7 @@ struct TUIDefectsTests {
     let screen = try session.waitFor("✓ succeeded   302")
     #expect(screen.contains("302 Found"), "\(screen)")
     #expect(!screen.contains("outside 200-299"), "\(screen)")
-    try session.send("q")
-    try session.waitFor("[exited 0]")
+    try session.quit()
   }
 
   func queueRows(_ screen: String) -> [String] {

@@ -7,37 +7,6 @@ import Testing
 /// in tmux against real servers.
 @Suite("TUI end to end: environments, variables, the file changing (tmux)", .serialized)
 struct TUIEnvironmentTests {
-  /// A second fixture server (`reqbench demo-server --port 0`) beside the one `.ci/test` started.
-  final class SecondServer {
-    let running: RunningReqbench
-    let baseURL: String
-
-    init() throws {
-      running = try RunningReqbench(["demo-server", "--port", "0"])
-      running.read(until: { $0.contains("listening on ") && $0.hasSuffix("\n") }, timeout: 10)
-      guard let line = running.output.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }) else {
-        throw ServerUnavailable(what: "demo-server: \(running.output)")
-      }
-      baseURL = String(line.dropFirst("listening on ".count)).trimmingCharacters(in: CharacterSet(charactersIn: "/ "))
-    }
-
-    deinit {
-      running.process.terminate()
-      running.process.waitUntilExit()
-    }
-  }
-
-  /// The requests a server counted under `key`.
-  func hits(_ baseURL: String, _ key: String) throws -> Int {
-    let agent = Agent()
-    defer { agent.shutdown() }
-    let result = agent.sendAndWait(Request(url: baseURL + "/hits?key=\(key)", dedup: false))
-    guard let body = try result.response?.body.bytes(), let count = try JSONParser.parse(body)["hits"]?.intValue else {
-      throw ServerUnavailable(what: baseURL + "/hits?key=\(key)")
-    }
-    return count
-  }
-
   @Test func switchingTheEnvironmentSendsTheNextRequestToTheOtherHost() throws {
     let second = try SecondServer()
     let first = try TestServer.fixture.baseURL
@@ -83,8 +52,7 @@ struct TUIEnvironmentTests {
     try session.waitFor("saved")
     let after = try String(contentsOfFile: path, encoding: .utf8)
     #expect(after == before.replacingOccurrences(of: #""environment": "one""#, with: #""environment": "two""#))
-    try session.send("q")
-    try session.waitFor("[exited 0]")
+    try session.quit()
   }
 
   @Test func aSecretSetInTheVariablesIsHiddenAndGoesToTheSecretsFile() throws {
@@ -113,9 +81,4 @@ struct TUIEnvironmentTests {
     try session.send("Escape", "q")
     try session.waitFor("[exited 0]")
   }
-}
-
-struct ServerUnavailable: Error, CustomStringConvertible {
-  var what: String
-  var description: String { "no answer: \(what)" }
 }

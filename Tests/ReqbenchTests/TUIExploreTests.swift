@@ -4,27 +4,8 @@ import Testing
 
 /// Issue 11, as a new user meets it: the real binary in tmux, from a file that does not exist to
 /// requests made, pasted and organised, saved and read back.
-extension TmuxSession {
-  /// Pastes `text` as a terminal does: `tmux load-buffer` then `paste-buffer`, with `-p` the
-  /// bracketed way when the program asked for it.
-  func paste(_ text: String, bracketed: Bool) throws {
-    let file = FileManager.default.temporaryDirectory.appendingPathComponent("rb-paste-" + uniqueKey())
-    try text.write(to: file, atomically: true, encoding: .utf8)
-    defer { try? FileManager.default.removeItem(at: file) }
-    try tmux(["load-buffer", "-b", name, file.path])
-    try tmux(["paste-buffer", "-d", "-b", name, "-t", name] + (bracketed ? ["-p"] : []))
-  }
-}
-
 @Suite("TUI end to end: exploring from nothing (tmux)", .serialized)
 struct TUIExploreTests {
-  /// A path in a fresh folder where no file is yet.
-  func missingFile() throws -> (path: String, folder: URL) {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rb-explore-" + uniqueKey())
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    return (folder.appendingPathComponent("api.json").path, folder)
-  }
-
   func text(_ path: String) throws -> String { try String(contentsOfFile: path, encoding: .utf8) }
 
   /// Chrome's "Copy as cURL" of a GET to the fixture server, counted under `key`.
@@ -41,7 +22,7 @@ struct TUIExploreTests {
   /// A paste start to finish: once bracketed (the TUI asked for it) and once as the burst of
   /// keys a terminal without bracketed paste sends; neither sends anything.
   @Test func aMultiLineCopyAsCurlPasteBecomesARequestAndSendsNothing() throws {
-    let (file, _) = try missingFile()
+    let (file, _) = try missingWorkspaceFile()
     let key = uniqueKey("paste")
     let session = try TmuxSession([try reqbenchBinary.path, file])
     try session.waitFor("new workspace")
@@ -86,7 +67,7 @@ struct TUIExploreTests {
   /// A missing file opens as a new workspace that says how to begin; `n` makes a request from
   /// `METHOD URL` (a mistake first: a bad name), the first Ctrl-S creates the file.
   @Test func startFromAMissingFileAndMakeARequestWithN() throws {
-    let (file, folder) = try missingFile()
+    let (file, folder) = try missingWorkspaceFile()
     let session = try TmuxSession([try reqbenchBinary.path, file])
     let start = try session.waitFor("new workspace")
     #expect(start.contains("new workspace \(file), not saved yet"), "\(start)")
@@ -117,15 +98,13 @@ struct TUIExploreTests {
     #expect(saved.contains(#""name": "users/create""#), "\(saved)")
     #expect(saved.contains(#""url": "http://127.0.0.1:9/users""#), "\(saved)")
     #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(".reqbench").path))
-    try session.send("q")
-    try session.waitFor("[exited 0]")
+    try session.quit()
 
     // Reopened: the request is there and the file is no longer new.
     let again = try TmuxSession([try reqbenchBinary.path, file])
     let reopened = try again.waitFor("users/")
     #expect(!reopened.contains("not saved yet"), "\(reopened)")
-    try again.send("q")
-    try again.waitFor("[exited 0]")
+    try again.quit()
   }
 
   /// D, R, d then u, on a real file: after a save the file's diff is what was done, nothing else.
@@ -171,8 +150,7 @@ struct TUIExploreTests {
     try session.waitFor("restored users/list")
     try session.send("C-s")
     try session.waitFor("saved \(file)")
-    try session.send("q")
-    try session.waitFor("[exited 0]")
+    try session.quit()
     let saved = try text(file)
     let expected = original.replacingOccurrences(
       of: #"{"name": "users/get", "url": "http://127.0.0.1:9/users/1"}"#,

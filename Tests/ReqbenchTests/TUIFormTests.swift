@@ -91,7 +91,6 @@ struct TUIFormTests {
     #expect(request["method"] == "POST")
     #expect(request["headers"] == ["X-Debug": ["value": "1", "enabled": false], "X-Keep": "yes"])
     #expect(request["body"] == ["json": ["name": "Ada"]])
-    try session.send("q")
-    try session.waitFor("[exited 0]")
+    try session.quit()
   }
 }

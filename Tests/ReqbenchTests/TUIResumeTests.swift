@@ -96,7 +96,6 @@ struct TUIResumeTests {
     #expect(mode == 0o666 & ~mask, "mode \(String(mode, radix: 8))")
     // The partial file was the target's: nothing is left in the state folder.
     #expect(((try? FileManager.default.contentsOfDirectory(atPath: downloads)) ?? []) == [])
-    try second.send("q")
-    try second.waitFor("[exited 0]")
+    try second.quit()
   }
 }

@@ -49,8 +49,7 @@ struct TUITerminalTests {
     try session.send("j")
     let flag = try session.waitFor("Editor · flag FR fr")
     #expect(flag.split(separator: "\n").first.map { TextWidth.of(String($0)) } == 100)
-    try session.send("q")
-    try session.waitFor("[exited 0]")
+    try session.quit()
   }
 }
 
@@ -134,8 +133,7 @@ struct TUIEditorTests {
     let screen = try session.waitFor("$EDITOR failed")
     #expect(screen.contains("false exited with status 1"))
     #expect(screen.contains("1 Requests"))
-    try session.send("q")
-    try session.waitFor("[exited 0]")
+    try session.quit()
   }
 }
 
@@ -187,8 +185,7 @@ struct TUIColourAndTTYTests {
     let screen = try session.screenWithEscapes()
     #expect(colourCodes(screen) == [], "colours with NO_COLOR set")
     #expect(screen.contains("\u{1b}["))  // attributes are still there (reverse, bold…)
-    try session.send("q")
-    try session.waitFor("[exited 0]")
+    try session.quit()
   }
 
   @Test func eightColourTerminalsGetTheEightBasicColours() throws {
@@ -201,14 +198,12 @@ struct TUIColourAndTTYTests {
     let codes = colourCodes(raw)
     #expect(!codes.isEmpty, "no colours: \(raw.prefix(200).debugDescription)")
     #expect(codes.allSatisfy(basic.contains), "not basic: \(Set(codes).subtracting(basic))")
-    try eight.send("q")
-    try eight.waitFor("[exited 0]")
+    try eight.quit()
     // The same screen on a 256-colour terminal uses more (the bright grey of borders and hints).
     let many = try TmuxSession([try reqbenchBinary.path, "--demo"], environment: ["TERM": "xterm-256color"])
     try many.waitFor("users/")
     #expect(!colourCodes(try many.screenWithEscapes()).allSatisfy(basic.contains))
-    try many.send("q")
-    try many.waitFor("[exited 0]")
+    try many.quit()
   }
 
   @Test func ctrlCRestoresTheTerminalSettings() throws {
@@ -312,7 +307,6 @@ struct TUIWriteTests {
     let line = try #require(failed.split(separator: "\n").last { $0.contains("cannot write") }).description
     #expect(line.components(separatedBy: "no/such/x.txt").count == 2, "the path once: \(line)")
     #expect(line.contains("No such file or directory"), "\(line)")
-    try session.send("q")
-    try session.waitFor("[exited 0]")
+    try session.quit()
   }
 }

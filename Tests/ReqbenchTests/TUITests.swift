@@ -2,109 +2,6 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Drives the real binary in tmux as a person would: `tmux new-session -d -x 160 -y 45`,
-/// `send-keys`, `capture-pane -p`.
-final class TmuxSession {
-  let name = "rb-" + uniqueKey()
-
-  /// Runs `command` in a shell that reports its exit status on screen afterwards
-  /// (`[exited 0]`), so tests can see how the program ended and that the terminal was restored.
-  init(_ command: [String], width: Int = 160, height: Int = 45, environment: [String: String] = [:]) throws {
-    let environment = environment.merging(["LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"]) { mine, _ in mine }
-    let env = environment.map { "\($0.key)=\(shellQuote($0.value))" }.joined(separator: " ")
-    // The test runner may set NO_COLOR (the tmux server passes its environment on): a session
-    // has colours unless the test asks for NO_COLOR.
-    let unset = environment["NO_COLOR"] == nil ? "-u NO_COLOR " : ""
-    let line = "env \(unset)\(env) " + command.map(shellQuote).joined(separator: " ")
-    // The private server exits with its last session; a session started while it is going away
-    // can be lost with it. Start again until the session is there.
-    var problem = ""
-    for _ in 0..<20 {
-      let started = try run([
-        "new-session", "-d", "-s", name, "-x", "\(width)", "-y", "\(height)",
-        "sh -c \(shellQuote(line + "; echo \"[exited $?]\"; sleep 600"))",
-      ])
-      if try run(["has-session", "-t", name]).status == 0 { return }
-      problem = started.stderr
-      usleep(100_000)
-    }
-    Issue.record("tmux could not start the session: \(problem)")
-  }
-
-  deinit { _ = try? tmux(["kill-session", "-t", name]) }
-
-  /// A tmux server of this test process's own (`-L`): the first session starts it, as in CI, and
-  /// a developer's own server can neither be disturbed nor hide a problem with starting one.
-  static let socket = "reqbench-tests-\(getpid())"
-
-  /// tmux with UTF-8 forced (`-u`) and a UTF-8 locale, whatever the environment says: the TUI's
-  /// glyphs must come back from `capture-pane` as they were drawn.
-  @discardableResult
-  func tmux(_ args: [String]) throws -> String { try run(args).stdout }
-
-  func run(_ args: [String]) throws -> ProcessResult {
-    try runProcess(
-      URL(fileURLWithPath: "/usr/bin/tmux"), ["-u", "-L", Self.socket] + args,
-      environment: ["LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"])
-  }
-
-  func send(_ keys: String...) throws { try tmux(["send-keys", "-t", name] + keys) }
-
-  func type(_ text: String) throws { try tmux(["send-keys", "-t", name, "-l", text]) }
-
-  func screen() throws -> String { try tmux(["capture-pane", "-p", "-t", name]) }
-
-  /// Waits until the screen contains `text` (the app redraws within 1/30 s of a change).
-  @discardableResult
-  func waitFor(_ text: String, timeout: Double = 10) throws -> String {
-    let deadline = Date().addingTimeInterval(timeout)
-    var last = ""
-    while Date() < deadline {
-      last = try screen()
-      if last.contains(text) {
-        // The screen as a whole frame: a capture can fall between two parts of one frame's
-        // drawing, so the rest of the screen is read again once the frame is surely out.
-        usleep(80_000)
-        let settled = try screen()
-        if settled.contains(text) { return settled }
-      }
-      usleep(50_000)
-    }
-    Issue.record("timed out waiting for \"\(text)\"; the screen was:\n\(last)")
-    return last
-  }
-
-  /// The program's pid: the child of the pane's shell.
-  var programPID: Int32? {
-    guard let shell = Int32((try? tmux(["list-panes", "-t", name, "-F", "#{pane_pid}"]))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""),
-      let children = try? String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8)
-    else { return nil }
-    return children.split(separator: " ").first.flatMap { Int32($0) }
-  }
-
-  /// Waits until the screen no longer contains `text`.
-  func waitForAbsence(_ text: String, timeout: Double = 5) throws {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-      if try !screen().contains(text) { return }
-      usleep(50_000)
-    }
-    Issue.record("\"\(text)\" is still on the screen")
-  }
-}
-
-func shellQuote(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
-
-/// CPU time (user + system clock ticks) a process has used so far.
-func cpuTicks(_ pid: Int32) -> Int? {
-  guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-    let close = stat.lastIndex(of: ")")
-  else { return nil }
-  let fields = stat[stat.index(after: close)...].split(separator: " ")
-  guard fields.count > 13, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
-  return user + system
-}
-
 @Suite("TUI end to end (tmux)", .serialized)
 struct TUITests {
   @Test func sendWatchCancelHelpAndQuit() throws {
@@ -156,8 +53,7 @@ struct TUITests {
     try session.waitFor("terminal too small")
     try session.tmux(["resize-window", "-t", session.name, "-x", "100", "-y", "30"])
     try session.waitFor("1 Requests")
-    try session.send("q")
-    try session.waitFor("[exited 0]")
+    try session.quit()
   }
 
   @Test func quittingWhileTransfersRunAsksFirst() throws {
@@ -202,8 +98,7 @@ struct TUIFlowTests {
     #expect(screen.contains("step 3/3"))
     #expect(screen.contains("uid = 1"))
     #expect(screen.contains("login-flow 3/3 › users/get"))
-    try session.send("q")
-    try session.waitFor("[exited 0]")
+    try session.quit()
   }
 }
 
@@ -252,8 +147,7 @@ struct TUIQueueFlowTests {
     #expect(screen.contains("batch slowpoke cancelled"))
     #expect(!screen.contains("cancelled: cancelled"))
     #expect(try hits("\(key)-slow") == 1)
-    try session.send("q")
-    try session.waitFor("[exited 0]")
+    try session.quit()
   }
 
   @Test func resumeAFailedChainFromItsRow() throws {
@@ -276,8 +170,7 @@ struct TUIQueueFlowTests {
     #expect(try hits("\(key)-first") == 1)  // not sent again
     #expect(try hits("\(key)-flaky") == 2)
     #expect(try hits("\(key)-last") == 1)
-    try session.send("q")
-    try session.waitFor("[exited 0]")
+    try session.quit()
   }
 }
 
@@ -314,8 +207,7 @@ struct TUICaptureTests {
     #expect(!screen.contains("\\n"))
     #expect(screen.contains("✗ chain badcap failed: step 1 (login) failed: capture token ← .nope: found nothing"))
     #expect(try hits("\(key)-after") == 0)
-    try session.send("q")
-    try session.waitFor("[exited 0]")
+    try session.quit()
   }
 }
 
@@ -344,8 +236,7 @@ struct TUIDownloadTests {
     var screen = try session.waitFor("⊘ cancelled")
     #expect(screen.contains("resumable"))
     #expect(screen.contains("press r to resume"))
-    try session.send("q")
-    try session.waitFor("[exited 0]")
+    try session.quit()
     // (The finished session stays until the test ends: the private tmux server lives on.)
 
     // A new session finds the partial download and offers to resume it.
