@@ -56,7 +56,8 @@ struct TUIFromNothingTests {
     try session.waitFor("env one")
 
     // Send both: the typed one to environment one's host, the pasted one as pasted.
-    try session.send("g", "j")  // the first row is the probe/ folder
+    // The paste opened get-get in the editor: 1 back to the list, whose first row is the folder.
+    try session.send("1", "g", "j")
     try session.waitFor("Editor · probe/first")
     try session.send("Enter")
     try session.waitFor("✓ succeeded")
