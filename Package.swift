@@ -20,8 +20,9 @@ let package = Package(
     .target(name: "RequestEngine", dependencies: ["CCurl", "CJQ", "Digest"]),
     // SHA-256, shared by the engine (cache keys) and the fixture server (body digests).
     .target(name: "Digest"),
-    // The workspace file: parsing with positions, the model, templating, atomic saves, history.
-    .target(name: "Workspace", dependencies: ["RequestEngine", "Digest", "CSQLite"]),
+    // The workspace file: parsing with positions, the model, templating, atomic saves, history,
+    // import / export (TerminalUI for its one XML escaper, in the JUnit report).
+    .target(name: "Workspace", dependencies: ["RequestEngine", "Digest", "CSQLite", "TerminalUI"]),
     // C shim over SQLite (history): the calls Swift cannot make (a macro, a variadic function).
     .target(name: "CSQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
     // The embedded demo server, also the project's fixture server for byte-level faults.

@@ -32,7 +32,7 @@ public enum SVGRenderer {
     out += #"height="\#(imageHeight)" viewBox="0 0 \#(imageWidth) \#(imageHeight)" "#
     out += #"font-family="'DejaVu Sans Mono', Menlo, Consolas, monospace" "#
     out += #"font-size="\#(fontSize)">"# + "\n"
-    out += "<title>\(xmlEscaped(title))</title>\n"
+    out += "<title>\(XMLText.escaped(title))</title>\n"
     out += #"<rect width="100%" height="100%" fill="\#(defaultBackground)"/>"# + "\n"
 
     out += #"<g shape-rendering="crispEdges">"# + "\n"
@@ -63,7 +63,7 @@ public enum SVGRenderer {
         if look.italic { out += #" font-style="italic""# }
         if look.underline { out += #" text-decoration="underline""# }
         if look.dim { out += #" opacity="0.6""# }
-        out += ">\(xmlEscaped(run.text))</text>\n"
+        out += ">\(XMLText.escaped(run.text))</text>\n"
       }
     }
     out += "</g>\n</svg>\n"
@@ -140,32 +140,6 @@ public enum SVGRenderer {
     runs[runs.count - 1].text.removeLast(n)
     runs[runs.count - 1].columns -= n
     runs[runs.count - 1].trailingBlanks = 0
-  }
-
-  /// `text` safe in XML content and attribute values; characters XML 1.0 forbids (or that are
-  /// C1 controls) become U+FFFD.
-  static func xmlEscaped(_ text: String) -> String {
-    var out = ""
-    out.reserveCapacity(text.utf8.count)
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "&": out += "&amp;"
-      case "<": out += "&lt;"
-      case ">": out += "&gt;"
-      case "\"": out += "&quot;"
-      case "'": out += "&apos;"
-      default:
-        let v = scalar.value
-        if (v < 0x20 && v != 0x09 && v != 0x0A && v != 0x0D) || (v >= 0x7F && v < 0xA0)
-          || v == 0xFFFE || v == 0xFFFF
-        {
-          out += "\u{FFFD}"
-        } else {
-          out.unicodeScalars.append(scalar)
-        }
-      }
-    }
-    return out
   }
 
   /// `text` safe inside `<!-- -->`: no `--`, no control characters.

@@ -1,3 +1,5 @@
+import Workspace
+
 /// What the user asked for, parsed from the command line without touching the system.
 enum Invocation: Equatable {
   case run(RunOptions)
@@ -35,11 +37,16 @@ struct RunOptions: Equatable {
   /// Start chains at this step (1-based): resume one that failed, with `--var` for what the
   /// earlier steps captured.
   var fromStep: Int?
+  /// `--report FORMAT`: the run as test results on stdout, in place of the usual output.
+  var report: TestReport.Format?
+  /// `--junit FILE`: the run as JUnit XML in FILE, beside the usual output.
+  var junit: String?
 
   static func == (a: RunOptions, b: RunOptions) -> Bool {
     a.workspace == b.workspace && a.targets == b.targets && a.all == b.all
       && a.environment == b.environment && a.json == b.json && a.concurrency == b.concurrency
       && a.stateDirectory == b.stateDirectory && a.history == b.history && a.fromStep == b.fromStep
+      && a.report == b.report && a.junit == b.junit
       && a.variables.map { "\($0.0)=\($0.1)" } == b.variables.map { "\($0.0)=\($0.1)" }
   }
 }
@@ -72,7 +79,8 @@ enum Arguments {
       reqbench [WORKSPACE] [--env NAME] [--var KEY=VALUE]... [--state-dir DIR]
       reqbench --demo
       reqbench run WORKSPACE TARGET... [--env NAME] [--var KEY=VALUE]... [--json] [--concurrency N]
-                   [--state-dir DIR] [--no-history] [--from-step N]
+                   [--state-dir DIR] [--no-history] [--from-step N] [--junit FILE]
+                   [--report json|tap|junit]
       reqbench run WORKSPACE --all [options]
       reqbench history WORKSPACE [TARGET] [--state-dir DIR] [--json] [--limit N]
       reqbench secrets set|ls|rm WORKSPACE [NAME]
@@ -120,11 +128,17 @@ enum Arguments {
       --from-step N
                    start chains at step N (resume one with what its earlier steps
                    captured in its last run; --var wins)
+      --junit FILE write the run as JUnit XML to FILE too: a test case per exchange or
+                   chain step, a suite per batch or chain, failures with the reason
+      --report json|tap|junit
+                   print the run as test results on stdout (in place of the bodies
+                   and lines; the summary stays on stderr)
     """
 
   static let runUsage = """
     usage: reqbench run WORKSPACE TARGET... [--env NAME] [--var KEY=VALUE]... [--json]
                         [--concurrency N] [--state-dir DIR] [--no-history] [--from-step N]
+                        [--junit FILE] [--report json|tap|junit]
            reqbench run WORKSPACE --all [options]
 
     Sends the named requests, batches and chains of WORKSPACE (a TARGET ending in / is a folder:
@@ -236,6 +250,13 @@ enum Arguments {
         }
         options.fromStep = n
       case "--json": options.json = true
+      case "--junit": options.junit = try value(for: name, inline: inline, rest: &rest)
+      case "--report":
+        let text = try value(for: name, inline: inline, rest: &rest)
+        guard let format = TestReport.Format(rawValue: text) else {
+          throw UsageError(message: "--report needs json, tap or junit, got \"\(text)\"")
+        }
+        options.report = format
       case "--env": options.environment = try value(for: name, inline: inline, rest: &rest)
       case "--state-dir": options.stateDirectory = try value(for: name, inline: inline, rest: &rest)
       case "--var":
@@ -260,6 +281,9 @@ enum Arguments {
     }
     if !options.targets.isEmpty && options.all {
       throw UsageError(message: "run takes either targets or --all, not both")
+    }
+    if options.json, let format = options.report {
+      throw UsageError(message: "--json and --report \(format.rawValue) both write stdout; choose one (--junit FILE writes a file beside --json)")
     }
     return options
   }

@@ -52,6 +52,9 @@ struct FlowCommand {
 
     let queue = BlockingQueue<Message>()
     let json = options.json
+    let testReport = RunReport(options: options, workspace: workspace)
+    // `--report`: stdout holds the report alone; the lines and captures are not written.
+    let lines = options.report == nil
     // One hand-over per pass of the engine loop, however many exchanges ended in it.
     agent.subscribeBatches { batch in
       queue.push(contentsOf: batch.compactMap { event in
@@ -85,7 +88,7 @@ struct FlowCommand {
         name, fromStep: options.fromStep ?? 1, captured: captured,
         events: { event in
           // Lines show only captures; JSON shows every flow event.
-          if json { queue.push(.flow(event)) } else if case .captured = event { queue.push(.flow(event)) }
+          if json { queue.push(.flow(event)) } else if lines, case .captured = event { queue.push(.flow(event)) }
         }
       ) { queue.push(.done(index, $0)) }
       runs.mutate { $0.append(run) }
@@ -94,7 +97,7 @@ struct FlowCommand {
     // What each exchange is (its name and batch / chain / step tags), from its `queued` event:
     // the later events carry only its id.
     var exchanges: [ExchangeID: Request] = [:]
-    var outcomes = [FlowOutcome?](repeating: nil, count: options.targets.count)
+    var outcomes = [(outcome: FlowOutcome, ended: Date)?](repeating: nil, count: options.targets.count)
     var remaining = options.targets.count
     while remaining > 0 {
       // The exchanges that ended in this hand-over go to the history writer together.
@@ -108,7 +111,7 @@ struct FlowCommand {
         case .flow(let event):
           report(event)
         case .done(let index, let outcome):
-          outcomes[index] = outcome
+          outcomes[index] = (outcome, Date())
           if outcome.kind == .chain {
             do throws(FileError) {
               try captures.save(outcome)
@@ -124,7 +127,8 @@ struct FlowCommand {
     }
     // Only the last commit is waited for.
     history?.waitForBackgroundRecords()
-    let results = outcomes.compactMap { $0 }
+    let ended = outcomes.compactMap { $0 }
+    let results = ended.map(\.outcome)
     if options.json {
       let summary = JSONObject([
         ("event", "summary"),
@@ -135,18 +139,18 @@ struct FlowCommand {
       ])
       Output.standard.json(.object(summary))
     } else {
-      for outcome in results where outcome.kind != .request {
+      for outcome in results where lines && outcome.kind != .request {
         Output.standard.line(FlowFormat.line(outcome))
       }
-      let ok = results.filter { $0.state == .succeeded }.count
-      Terminal.error("\(ok) succeeded, \(results.filter { $0.state == .failed }.count) failed, \(results.filter { $0.state == .cancelled }.count) cancelled")
+      Terminal.error(Format.counts(results.map(\.state)))
     }
     Output.standard.flush()
+    let reported = !testReport.wanted || testReport.emit(testReport.report(ended, workspace: workspace, redaction: redaction))
     if interrupted.get() { return interruptSource.exitStatus }
     if results.contains(where: { $0.errorKind == "usage" || $0.steps.contains { $0.errorKind == "usage" } }) {
       return ExitStatus.usage
     }
-    return results.allSatisfy { $0.state == .succeeded } ? ExitStatus.success : ExitStatus.failure
+    return results.allSatisfy { $0.state == .succeeded } && reported ? ExitStatus.success : ExitStatus.failure
   }
 
   /// One line per ended exchange (prefixed with its batch and chain), or JSON events.
@@ -191,7 +195,7 @@ struct FlowCommand {
         return
       }
       Output.standard.json(.object(object))
-    } else if case .finished(let result) = event {
+    } else if options.report == nil, case .finished(let result) = event {
       let prefix = FlowFormat.prefix(result.request.tags)
       Output.standard.line(Format.line(RunResult(name: prefix + result.request.name, exchange: result)))
     }

@@ -115,7 +115,7 @@ final class LinesReporter: Reporter {
 
   func summary(_ results: [RunResult]) {
     clearProgress()
-    Terminal.error("\(succeeded) succeeded, \(failed) failed, \(cancelled) cancelled")
+    Terminal.error(Format.counts(results.map(\.state)))
   }
 
   private func drawProgress() {
@@ -131,6 +131,24 @@ final class LinesReporter: Reporter {
     guard live, drawn != nil else { return }
     drawn = nil
     Terminal.clearProgress()
+  }
+}
+
+/// `--report FORMAT`: stdout holds only the report, written at the end; stderr still tells the
+/// retries and the counts.
+struct SummaryReporter: Reporter {
+  var wantsProgress: Bool { false }
+
+  func event(_ event: AgentEvent, name: String) {
+    if case .retrying(_, let attempt, let delay, let reason) = event {
+      Terminal.error(Format.retryLine(name: name, attempt: attempt, delay: delay, reason: reason))
+    }
+  }
+
+  func finished(_ result: RunResult) {}
+
+  func summary(_ results: [RunResult]) {
+    Terminal.error(Format.counts(results.map(\.state)))
   }
 }
 
@@ -400,6 +418,12 @@ enum Format {
     }
     if exchange.deduplicated { notes.append("shared with an identical request in flight") }
     return notes.isEmpty ? nil : notes.joined(separator: "; ")
+  }
+
+  /// `3 succeeded, 1 failed, 0 cancelled`: the summary line on stderr.
+  static func counts(_ states: [ExchangeState]) -> String {
+    let failed = states.count { $0 != .succeeded && $0 != .cancelled }
+    return "\(states.count { $0 == .succeeded }) succeeded, \(failed) failed, \(states.count { $0 == .cancelled }) cancelled"
   }
 
   static func statusText(_ status: Int?) -> String { Formatting.status(status) }

@@ -32,6 +32,10 @@ struct RunCommand {
             : "use one of \(workspace.environments.map(\.name).joined(separator: ", "))"))
       return ExitStatus.usage
     }
+    if let path = options.junit, let problem = RunReport.problem(with: path, workspace: options.workspace) {
+      Terminal.error("reqbench: \(problem)")
+      return ExitStatus.usage
+    }
     let templates: [RequestTemplate]
     if options.all {
       templates = workspace.requests
@@ -69,8 +73,11 @@ struct RunCommand {
     }
     defer { interruptSource.cancel() }
 
+    let report = RunReport(options: options, workspace: workspace)
     let reporter: any Reporter
-    if options.json {
+    if options.report != nil {
+      reporter = SummaryReporter()
+    } else if options.json {
       reporter = JSONReporter()
     } else if templates.count == 1 {
       reporter = SingleReporter(live: Terminal.stderrIsTTY)
@@ -152,9 +159,10 @@ struct RunCommand {
     let ordered = results.compactMap { $0 }
     reporter.summary(ordered)
     Output.standard.flush()
+    let reported = !report.wanted || report.emit(report.report(ordered))
     if interrupted.get() { return interruptSource.exitStatus }
     if ordered.contains(where: { $0.error?.kind == "usage" }) { return ExitStatus.usage }
-    return ordered.allSatisfy { $0.state == .succeeded } ? ExitStatus.success : ExitStatus.failure
+    return ordered.allSatisfy { $0.state == .succeeded } && reported ? ExitStatus.success : ExitStatus.failure
   }
 
 }
