@@ -21,6 +21,8 @@ enum Invocation: Equatable {
   case benchmarkHistory([String])
   case cache([String])
   case keys([String])
+  case completions([String])
+  case manPage([String])
 }
 
 struct RunOptions: Equatable {
@@ -90,6 +92,8 @@ enum Arguments {
       reqbench demo-server [--port N]
       reqbench screenshot SCENARIO|all [--out PATH.svg | --dir DIR] [--size WxH] [--workspace FILE]
       reqbench keys [--markdown]
+      reqbench completions bash|zsh|fish
+      reqbench man
       reqbench --help | --version
 
     reqbench       opens the TUI on WORKSPACE (default workspaces/demo.json); ? shows its keys
@@ -106,6 +110,9 @@ enum Arguments {
     export         prints a request as a curl command or .http text
     screenshot     renders scripted TUI scenarios to SVG and text (the README's pictures)
     keys           lists the TUI's keys (--markdown: as the README's tables)
+    completions    prints the shell's completion script (commands, options, and the requests
+                   and environments of the workspace on the line)
+    man            prints the manual page made from these usage texts (reqbench.1)
     demo-server    runs the embedded demo server on 127.0.0.1 (default port 8080; 0 picks a free one)
     --demo         starts the demo server on a free port and opens the demo workspace against it
 
@@ -150,6 +157,12 @@ enum Arguments {
     130 interrupted.
     """
 
+  static let demoServerUsage = """
+    usage: reqbench demo-server [--port N]
+      runs the embedded demo server on 127.0.0.1 (default port 8080; 0 picks a free one) until Ctrl-C;
+      workspaces/demo.json targets it (reqbench --demo starts one and opens the TUI on it)
+    """
+
   static func parse(_ args: [String]) throws(UsageError) -> Invocation {
     guard let first = args.first else { return .tui(TUIOptions()) }
     switch first {
@@ -170,6 +183,8 @@ enum Arguments {
     case "screenshot": return .screenshot(Array(args.dropFirst()))
     case "cache": return .cache(Array(args.dropFirst()))
     case "keys": return .keys(Array(args.dropFirst()))
+    case "completions": return .completions(Array(args.dropFirst()))
+    case "man": return .manPage(Array(args.dropFirst()))
     case "benchmark-render": return .benchmarkRender(Array(args.dropFirst()))
     case "benchmark-body": return .benchmarkBody(Array(args.dropFirst()))
     case "benchmark-history": return .benchmarkHistory(Array(args.dropFirst()))
@@ -217,10 +232,7 @@ enum Arguments {
         }
         port = p
       case "-h", "--help":
-        return .usage(
-          "usage: reqbench demo-server [--port N]\n"
-            + "  runs the embedded demo server on 127.0.0.1 (default port 8080; 0 picks a free one) until Ctrl-C;\n"
-            + "  workspaces/demo.json targets it (reqbench --demo starts one and opens the TUI on it)")
+        return .usage(demoServerUsage)
       default:
         throw UsageError(message: "demo-server: unknown option \"\(arg)\"; it takes only --port N")
       }

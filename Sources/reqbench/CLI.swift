@@ -52,6 +52,10 @@ enum CLI {
       return CacheCommand.run(args)
     case .keys(let args):
       return KeysCommand.run(args)
+    case .completions(let args):
+      return CompletionsCommand.run(args)
+    case .manPage(let args):
+      return ManPage.run(args)
     case .benchmarkRender(let args):
       return BenchmarkCommand.run(args)
     case .benchmarkBody(let args):

@@ -7,13 +7,14 @@ import Workspace
 /// workspace's response cache, or one namespace of it (a request's `cache.namespace`, resolved).
 enum CacheCommand {
   static let usage = "reqbench cache ls|clear WORKSPACE [TARGET] [--namespace VALUE] [--state-dir DIR]"
+  /// What `cache --help` prints.
+  static let help = "usage: " + usage + "\n"
+    + "  ls      lists the cached responses (of TARGET, or of --namespace VALUE)\n"
+    + "  clear   removes them"
 
   static func run(_ args: [String]) -> Int32 {
     if args.contains("--help") || args.contains("-h") {
-      Output.standard.line(
-        "usage: " + usage + "\n"
-          + "  ls      lists the cached responses (of TARGET, or of --namespace VALUE)\n"
-          + "  clear   removes them")
+      Output.standard.line(help)
       Output.standard.flush()
       return ExitStatus.success
     }

@@ -5,6 +5,8 @@ import Workbench
 /// or as the README's markdown tables.
 enum KeysCommand {
   static let usage = "reqbench keys [--markdown]"
+  /// What `keys --help` prints.
+  static let help = "usage: \(usage)\n  lists the TUI's keys by where they apply; --markdown prints the README's key tables"
 
   static func run(_ args: [String]) -> Int32 {
     switch args {
@@ -19,7 +21,7 @@ enum KeysCommand {
     case ["--markdown"]:
       Output.standard.data(Keymap.markdown)
     case ["--help"], ["-h"]:
-      Output.standard.line("usage: \(usage)\n  lists the TUI's keys by where they apply; --markdown prints the README's key tables")
+      Output.standard.line(help)
     default:
       Terminal.error("reqbench: \(usage)")
       return ExitStatus.usage
