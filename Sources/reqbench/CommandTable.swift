@@ -91,7 +91,7 @@ struct CommandInfo: Sendable {
       name: "cache", summary: "list or clear the response cache", usage: CacheCommand.help,
       arguments: [.choice(["ls", "clear"]), .workspace, .target]),
     CommandInfo(
-      name: "import", summary: "add requests from curl commands, .http files or Postman collections",
+      name: "import", summary: "add requests from curl commands, .http files, Postman collections or HAR files",
       usage: ImportCommand.usage, arguments: [.choice(ImportFormat.allCases.map(\.rawValue)), .file]),
     CommandInfo(
       name: "export", summary: "print requests as curl commands or .http text", usage: ExportCommand.usage,

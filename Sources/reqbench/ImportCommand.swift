@@ -2,17 +2,22 @@ import Foundation
 import RequestEngine
 import Workspace
 
-/// `reqbench import curl|http|postman FILE|- --into WORKSPACE [--name NAME]`: adds the requests of
-/// a curl command line, an `.http` file or a Postman collection to a workspace file.
+/// `reqbench import curl|http|postman|har FILE|- --into WORKSPACE [--name NAME]`: adds the requests
+/// of a curl command line, an `.http` file, a Postman collection or a HAR file to a workspace file.
 enum ImportCommand {
   static let usage = """
-    usage: reqbench import curl|http|postman FILE|- --into WORKSPACE [--name NAME]
+    usage: reqbench import curl|http|postman|har FILE|- --into WORKSPACE [--name NAME]
+                           [--filter TEXT] [--cookies]
       curl      curl command lines ("Copy as cURL"), one request per command
       http      a JetBrains / VS Code REST Client .http or .rest file
       postman   a Postman collection (v2.1)
+      har       a HAR 1.2 file (a browser's "Save all as HAR"): a request per entry, without
+                the headers only a browser sends (sec-*, :authority, Cookie…)
       FILE      the input; - reads standard input
       --into WORKSPACE  the workspace file to add to (created when it does not exist)
       --name NAME       the request's name; with several requests, their folder (NAME/…)
+      --filter TEXT     har: only the entries whose URL contains TEXT
+      --cookies         har: keep the Cookie headers (left out by default: they are secrets)
     """
 
   struct Options: Equatable {
@@ -20,15 +25,19 @@ enum ImportCommand {
     var input: String
     var workspace: String
     var name: String?
+    var har = HARImporter.Options()
   }
 
   static func parse(_ args: [String]) throws(UsageError) -> Options {
     var reader = ArgumentReader(args)
     var into: String?
     var name: String?
+    var har = HARImporter.Options()
     while let option = try reader.nextOption() {
       switch option {
       case "--into": into = try reader.value(for: option)
+      case "--filter": har.filter = try reader.value(for: option)
+      case "--cookies": har.cookies = true
       case "--name":
         let value = try reader.value(for: option)
         guard !value.trimmingCharacters(in: .whitespaces).isEmpty else {
@@ -56,7 +65,10 @@ enum ImportCommand {
         message: "import takes one input, found \(positional.dropFirst().joined(separator: " "))")
     }
     guard let into else { throw UsageError(message: "import needs --into WORKSPACE") }
-    return Options(format: format, input: positional[1], workspace: into, name: name)
+    if format != .har, har != HARImporter.Options() {
+      throw UsageError(message: "--filter and --cookies are for import har")
+    }
+    return Options(format: format, input: positional[1], workspace: into, name: name, har: har)
   }
 
   static func run(_ args: [String]) -> Int32 {
@@ -86,7 +98,7 @@ enum ImportCommand {
     do {
       // Files the input names (`-d @body.json`) are the workspace folder's, as in the workspace.
       let folder = URL(fileURLWithPath: options.workspace).standardizedFileURL.deletingLastPathComponent()
-      imported = try options.format.parse(bytes, file: inputName, readFile: ImportFile.reader(in: folder))
+      imported = try options.format.parse(bytes, file: inputName, readFile: ImportFile.reader(in: folder), har: options.har)
     } catch {
       Terminal.error(error.description)
       return ExitStatus.usage

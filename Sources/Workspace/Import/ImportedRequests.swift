@@ -46,20 +46,25 @@ public enum ImportFormat: String, Sendable, CaseIterable {
   case http
   /// Postman collections, format v2.1 (and v2.0).
   case postman
+  /// HAR 1.2 files, as browsers' network panels save them ("Save all as HAR").
+  case har
 
   /// Reads `bytes` (the input, named `file` in errors) in this format. `readFile` reads the files
   /// a curl command names (`-d @body.json`, `-F 'a=<notes.txt'`); the default reads them from
   /// the current directory's tree under the folder rule (`ImportFile.reader(in:)`); `import` reads
   /// them from the workspace's folder.
+  /// `har` reads the entries `har` (the filter, cookies or not) selects.
   public func parse(
     _ bytes: [UInt8], file: String,
-    readFile: @escaping (String) throws(FileError) -> [UInt8] = ImportFile.reader(in: nil)
+    readFile: @escaping (String) throws(FileError) -> [UInt8] = ImportFile.reader(in: nil),
+    har: HARImporter.Options = HARImporter.Options()
   ) throws(ImportError) -> ImportedRequests {
     switch self {
     case .curl:
       try CurlImporter.parse(ImportFile.text(bytes, file: file), file: file, readFile: readFile)
     case .http: try HTTPFileImporter.parse(ImportFile.text(bytes, file: file), file: file)
     case .postman: try PostmanImporter.parse(bytes, file: file)
+    case .har: try HARImporter.parse(bytes, file: file, options: har)
     }
   }
 }

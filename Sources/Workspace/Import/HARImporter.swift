@@ -1,0 +1,173 @@
+import RequestEngine
+
+/// Reads the requests of a HAR 1.2 file (a browser's network panel, "Save all as HAR": Chrome,
+/// Firefox) into request templates.
+///
+/// ```swift
+/// let imported = try HARImporter.parse(bytes, file: "session.har", options: .init(filter: "/api/"))
+/// imported.templates.map(\.name)  // ["get-api-users", "post-api-login"]
+/// ```
+/// - One request per entry (`log.entries[].request`), in the file's order; the responses are not
+///   imported. Only http and https entries: `data:`, `blob:`, `ws:` and extension URLs are
+///   skipped (a warning counts them).
+/// - `filter`: only the entries whose URL contains it.
+/// - The headers only a browser sends are left out: HTTP/2 pseudo-headers (`:authority`,
+///   `:path`…), `sec-*` (fetch metadata, client hints), `Host`, `Connection` and the other
+///   hop-by-hop fields, and what reqbench sets itself (`Content-Length`, `Accept-Encoding`);
+///   `Cookie` too unless `cookies` (a browser session's cookies are secrets).
+/// - The body from `postData`: its `text` by its `mimeType` (JSON, a form, else text); a form or
+///   multipart given only as `params` becomes a form or multipart body; a multipart file part
+///   cannot be imported (a HAR holds no file content) and is left out with a warning.
+/// Errors point at the line and column of the offending value.
+public enum HARImporter {
+  public struct Options: Sendable, Equatable {
+    /// Only the entries whose URL contains this.
+    public var filter: String?
+    /// Keep the `Cookie` header.
+    public var cookies: Bool
+
+    public init(filter: String? = nil, cookies: Bool = false) {
+      self.filter = filter
+      self.cookies = cookies
+    }
+  }
+
+  public static func parse(_ bytes: [UInt8], file: String, options: Options = Options()) throws(ImportError)
+    -> ImportedRequests
+  {
+    let document: JSONDocument
+    do {
+      document = try JSONParser.parseDocument(bytes)
+    } catch {
+      throw ImportError(file: file, location: error.location, message: "a HAR file is JSON, and this is not: \(error.message)")
+    }
+    func failure(_ message: String, _ path: JSONPath) -> ImportError {
+      ImportError(file: file, location: document.location(of: path), message: message)
+    }
+    guard let log = document.root["log"], log.objectValue != nil else {
+      throw failure("this is not a HAR file (no \"log\" object); save it from the browser's network panel (\"Save all as HAR\")", .root)
+    }
+    let logPath = JSONPath.root.appending("log")
+    guard let entries = log["entries"]?.arrayValue else {
+      throw failure("\"log\" needs an \"entries\" list", logPath)
+    }
+    var imported = ImportedRequests()
+    var skipped = 0
+    var filteredOut = 0
+    var fileParts = 0
+    for (index, entry) in entries.enumerated() {
+      let at = logPath.appending("entries").appending(index)
+      guard let request = entry["request"], request.objectValue != nil else {
+        throw failure("entry \(index + 1) has no \"request\" object", at)
+      }
+      let requestPath = at.appending("request")
+      guard let url = request["url"]?.stringValue else {
+        let urlPath = request["url"] == nil ? requestPath : requestPath.appending("url")
+        throw failure("entry \(index + 1): the request has no \"url\" string", urlPath)
+      }
+      let lower = url.lowercased()
+      guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
+        skipped += 1
+        continue
+      }
+      if let filter = options.filter, !url.contains(filter) {
+        filteredOut += 1
+        continue
+      }
+      var draft = RequestDraft()
+      let methodName = request["method"]?.stringValue ?? "GET"
+      guard let method = HTTPMethod(rawValue: methodName.uppercased()) else {
+        throw failure(
+          "entry \(index + 1): the method \(JSONSerializer.quote(methodName)) is not supported; reqbench sends "
+            + HTTPMethod.allCases.map(\.rawValue).joined(separator: ", "), requestPath.appending("method"))
+      }
+      draft.method = method
+      draft.setURL(url)
+      if let headers = request["headers"] {
+        guard let list = headers.arrayValue else {
+          throw failure("entry \(index + 1): \"headers\" should be a list of {\"name\", \"value\"}", requestPath.appending("headers"))
+        }
+        for (i, header) in list.enumerated() {
+          guard let name = header["name"]?.stringValue, let value = header["value"]?.stringValue else {
+            throw failure(
+              "entry \(index + 1): a header needs a \"name\" and a \"value\" string", requestPath.appending("headers").appending(i))
+          }
+          if leftOut(header: name, cookies: options.cookies) { continue }
+          draft.addHeader(name, value)
+        }
+      }
+      if let postData = request["postData"], postData != .null {
+        try body(postData, into: &draft, fileParts: &fileParts) { message in
+          failure("entry \(index + 1): \(message)", requestPath.appending("postData"))
+        }
+      }
+      let template = draft.template(name: RequestDraft.derivedName(method: method, url: draft.url))
+      if let problem = RequestDraft.problem(in: template) {
+        throw failure("entry \(index + 1): it would not load in a workspace: \(problem)", requestPath)
+      }
+      imported.requests.append(ImportedRequest(template: template, location: document.location(of: at)))
+    }
+    if imported.requests.isEmpty {
+      let why =
+        options.filter.map { "no entry's URL contains \(JSONSerializer.quote($0)) (of \(entries.count) entries)" }
+        ?? (entries.isEmpty ? "the HAR file has no entries" : "no entry is an http or https request")
+      throw failure(why + "; nothing was imported", logPath.appending("entries"))
+    }
+    if skipped > 0 {
+      imported.warnings.append("\(file): \(skipped) entr\(skipped == 1 ? "y is" : "ies are") not http or https (data:, blob:, ws:…); left out")
+    }
+    if filteredOut > 0 {
+      imported.warnings.append("\(file): \(filteredOut) entr\(filteredOut == 1 ? "y does" : "ies do") not match --filter; left out")
+    }
+    if fileParts > 0 {
+      imported.warnings.append(
+        "\(file): \(fileParts) multipart file part\(fileParts == 1 ? "" : "s") left out (a HAR holds no file content); add them with a \"file\" part")
+    }
+    return imported
+  }
+
+  /// The headers a browser sends that a request in a workspace should not: pseudo-headers,
+  /// `sec-*`, hop-by-hop fields and `Host` (curl writes its own), what reqbench sets itself, and
+  /// `Cookie` unless asked for.
+  static func leftOut(header name: String, cookies: Bool) -> Bool {
+    let lower = name.lowercased()
+    if lower.hasPrefix(":") || lower.hasPrefix("sec-") || RequestDraft.isLeftOut(header: name) { return true }
+    if lower == "cookie" { return !cookies }
+    return ["host", "connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "upgrade"].contains(lower)
+  }
+
+  private static func body(
+    _ postData: JSONValue, into draft: inout RequestDraft, fileParts: inout Int,
+    _ failure: (String) -> ImportError
+  ) throws(ImportError) {
+    guard postData.objectValue != nil else { throw failure("\"postData\" should be an object") }
+    let mimeType = postData["mimeType"]?.stringValue ?? ""
+    if draft.headers["Content-Type"] == nil, !mimeType.isEmpty { draft.headers["Content-Type"] = mimeType }
+    let media = RequestDraft.mediaType(mimeType)
+    if let params = postData["params"]?.arrayValue, !params.isEmpty,
+      media == "multipart/form-data" || (postData["text"]?.stringValue ?? "").isEmpty
+    {
+      var pairs: [(String, String)] = []
+      var fields: [MultipartField] = []
+      for param in params {
+        guard let name = param["name"]?.stringValue else { throw failure("a \"params\" entry needs a \"name\"") }
+        if param["fileName"]?.stringValue != nil {
+          fileParts += 1
+          continue
+        }
+        let value = param["value"]?.stringValue ?? ""
+        pairs.append((name, value))
+        fields.append(MultipartField(name: name, value: value))
+      }
+      if media == "multipart/form-data" {
+        draft.setMultipart(fields)
+      } else {
+        draft.setBody(QueryEncoder.encode(pairs), defaultContentType: RequestDraft.formType)
+      }
+      return
+    }
+    if let text = postData["text"]?.stringValue {
+      draft.setBody(text, defaultContentType: mimeType.isEmpty ? nil : mimeType)
+    }
+  }
+}

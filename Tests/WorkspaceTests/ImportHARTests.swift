@@ -1,0 +1,92 @@
+import Foundation
+import RequestEngine
+import TestSupport
+import Testing
+import Workspace
+
+/// `HARImporter` on a HAR 1.2 file in the shape Chrome's "Save all as HAR" writes
+/// (`Tests/Fixtures/har/browser.har`: HTTP/2 pseudo-headers, client hints, cookies, a JSON login,
+/// a form, a multipart upload with a file, a `data:` URL), and its errors.
+@Suite("import har")
+struct ImportHARTests {
+  func browser(_ options: HARImporter.Options = HARImporter.Options()) throws -> ImportedRequests {
+    try HARImporter.parse(Array(try Data(contentsOf: fixtureFile("har/browser.har"))), file: "browser.har", options: options)
+  }
+
+  func failure(_ text: String, _ options: HARImporter.Options = HARImporter.Options()) -> ImportError? {
+    do {
+      _ = try HARImporter.parse(Array(text.utf8), file: "s.har", options: options)
+      Issue.record("expected the import to fail")
+      return nil
+    } catch {
+      return error
+    }
+  }
+
+  @Test func everyHTTPEntryIsARequestInOrder() throws {
+    let imported = try browser()
+    #expect(imported.templates.map(\.name) == ["get-app.example.test", "get-api-users", "post-api-login", "post-search", "post-api-upload"])
+    #expect(imported.templates.map(\.method) == [.GET, .GET, .POST, .POST, .POST])
+    #expect(imported.warnings.contains("browser.har: 1 entry is not http or https (data:, blob:, ws:…); left out"))
+    let users = imported.templates[1]
+    #expect(users.url == "https://app.example.test/api/users")
+    #expect(users.query == JSONObject([("page", "2"), ("sort", "name")]))
+    #expect(users.headers["Authorization"] == "Bearer eyJhbGciOi")
+    #expect(users.headers["Referer"] == "https://app.example.test/")
+  }
+
+  @Test func browserOnlyHeadersAndCookiesAreLeftOut() throws {
+    let page = try browser().templates[0]
+    let names = page.headers.fields.map { $0.name.lowercased() }
+    #expect(names == ["accept", "upgrade-insecure-requests", "user-agent"])
+    let login = try browser().templates[2]
+    #expect(login.headers.fields.map(\.name) == ["Origin"])  // Host, Connection, Content-Length out
+    // --cookies keeps them.
+    let withCookies = try browser(HARImporter.Options(cookies: true)).templates[0]
+    #expect(withCookies.headers["Cookie"] == "session=abc123; theme=dark")
+    #expect(withCookies.headers["sec-fetch-mode"] == nil)
+  }
+
+  @Test func bodiesByTheirTypes() throws {
+    let imported = try browser()
+    #expect(imported.templates[2].body == .json(JSONValue.object(JSONObject([("user", "ada"), ("password", "secret")]))))
+    #expect(imported.templates[3].body == .form(JSONObject([("q", "swift curl"), ("n", "10")])))
+    #expect(imported.templates[3].headers["Content-Type"] == nil)
+    // Multipart from params: the value parts; the file part cannot come (no content in a HAR).
+    #expect(imported.templates[4].body == .multipart([MultipartField(name: "title", value: "holiday")]))
+    #expect(imported.templates[4].headers["Content-Type"] == nil)
+    #expect(imported.warnings.contains { $0.contains("1 multipart file part left out") })
+  }
+
+  @Test func filterKeepsTheEntriesWhoseURLContainsIt() throws {
+    let imported = try browser(HARImporter.Options(filter: "/api/"))
+    #expect(imported.templates.map(\.name) == ["get-api-users", "post-api-login", "post-api-upload"])
+    #expect(imported.warnings.contains("browser.har: 2 entries do not match --filter; left out"))
+  }
+
+  @Test func errorsSayWhereInTheFile() throws {
+    #expect(failure("{\"log\": [1,}")?.description.hasPrefix("s.har:1:12: a HAR file is JSON, and this is not") == true)
+    #expect(failure("{\"entries\": []}")?.description.hasPrefix("s.har:1:1: this is not a HAR file (no \"log\" object)") == true)
+    let noRequest = """
+      {"log": {"version": "1.2",
+        "entries": [
+          {"request": {"method": "GET", "url": "http://a.test/"}},
+          {"response": {}}
+        ]}}
+      """
+    #expect(failure(noRequest)?.description == "s.har:4:5: entry 2 has no \"request\" object")
+    let badMethod = """
+      {"log": {"entries": [
+        {"request": {"method": "BREW", "url": "http://a.test/"}}]}}
+      """
+    #expect(failure(badMethod)?.description.hasPrefix("s.har:2:26: entry 1: the method \"BREW\" is not supported") == true)
+    let badHeaders = """
+      {"log": {"entries": [{"request": {"url": "http://a.test/", "headers": {"a": "b"}}}]}}
+      """
+    #expect(failure(badHeaders)?.description.hasPrefix("s.har:1:71: entry 1: \"headers\" should be a list") == true)
+    let filtered = try #require(
+      failure(#"{"log": {"entries": [{"request": {"url": "http://a.test/x"}}]}}"#, HARImporter.Options(filter: "/api/")))
+    #expect(filtered.description == "s.har:1:21: no entry's URL contains \"/api/\" (of 1 entries); nothing was imported")
+    #expect(failure(#"{"log": {"entries": []}}"#)?.message == "the HAR file has no entries; nothing was imported")
+  }
+}
