@@ -88,7 +88,7 @@ enum Arguments {
       reqbench secrets set|ls|rm WORKSPACE [NAME]
       reqbench cache ls|clear WORKSPACE [TARGET] [--namespace VALUE] [--state-dir DIR]
       reqbench import curl|http|postman|har FILE|- --into WORKSPACE [--name NAME] [--filter TEXT]
-      reqbench export curl|http WORKSPACE TARGET... [--env NAME] [--var K=V]... [--reveal-secrets]
+      reqbench export curl|http|har WORKSPACE TARGET... [--env NAME] [--var K=V]... [--reveal-secrets]
       reqbench demo-server [--port N]
       reqbench screenshot SCENARIO|all [--out PATH.svg | --dir DIR] [--size WxH] [--workspace FILE]
       reqbench keys [--markdown]
@@ -107,7 +107,7 @@ enum Arguments {
     secrets        the secrets file beside the workspace ({{secret.NAME}}); values from stdin
     cache          lists or clears the workspace's response cache
     import         adds requests from curl commands, .http files, Postman collections or HAR files
-    export         prints a request as a curl command or .http text
+    export         prints requests as curl commands, .http text or a HAR file
     screenshot     renders scripted TUI scenarios to SVG and text (the README's pictures)
     keys           lists the TUI's keys (--markdown: as the README's tables)
     completions    prints the shell's completion script (commands, options, and the requests

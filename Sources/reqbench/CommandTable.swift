@@ -94,7 +94,7 @@ struct CommandInfo: Sendable {
       name: "import", summary: "add requests from curl commands, .http files, Postman collections or HAR files",
       usage: ImportCommand.usage, arguments: [.choice(ImportFormat.allCases.map(\.rawValue)), .file]),
     CommandInfo(
-      name: "export", summary: "print requests as curl commands or .http text", usage: ExportCommand.usage,
+      name: "export", summary: "print requests as curl commands, .http text or a HAR file", usage: ExportCommand.usage,
       arguments: [.choice(ExportCommand.Format.allCases.map(\.rawValue)), .workspace, .target], repeats: true),
     CommandInfo(
       name: "screenshot", summary: "render scripted TUI scenarios to SVG and text",

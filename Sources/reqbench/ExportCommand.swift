@@ -9,6 +9,7 @@ enum ExportCommand {
   static let usage = """
     usage: reqbench export curl WORKSPACE TARGET... [--env NAME] [--var K=V]... [--reveal-secrets]
            reqbench export http WORKSPACE TARGET... [--env NAME]
+           reqbench export har WORKSPACE TARGET... [--env NAME] [--var K=V]... [--reveal-secrets]
       curl   one curl command per request, as reqbench would send it; secrets show as ••••
              unless --reveal-secrets
       http   an .http file (JetBrains HTTP Client, VS Code REST Client) with {{variables}} kept,
@@ -16,10 +17,12 @@ enum ExportCommand {
              NAME, else the workspace's environment; secrets stay {{secret.NAME}}), absolute
              URLs ({{baseURL}}/path), and a # @reqbench {…} line for the fields only reqbench
              knows (priority, cache, validate, retry…), which import http reads back
+      har    a HAR 1.2 file of the requests as reqbench would send them (no responses: status
+             0); secrets show as •••• unless --reveal-secrets
     """
 
   enum Format: String, CaseIterable {
-    case curl, http
+    case curl, http, har
   }
 
   struct Options {
@@ -106,7 +109,7 @@ enum ExportCommand {
         Terminal.error("reqbench: \(options.workspace): \(error.message)")
         return ExitStatus.usage
       }
-    case .curl:
+    case .curl, .har:
       let secrets: SecretsFile
       do {
         secrets = try SecretsFile.load(forWorkspace: workspaceURL)
@@ -117,17 +120,21 @@ enum ExportCommand {
       let sources = VariableSources(
         overrides: Dictionary(options.variables, uniquingKeysWith: { _, last in last }),
         environment: options.environment, secrets: secrets)
-      var commands: [String] = []
+      var requests: [Request] = []
       for template in templates {
         do {
-          let request = try workspace.prepare(template, sources: sources)
-          commands.append(CurlExporter.command(for: request, revealSecrets: options.revealSecrets))
+          requests.append(try workspace.prepare(template, sources: sources))
         } catch {
           Terminal.error("reqbench: \(error.description)")
           return ExitStatus.usage
         }
       }
-      Output.standard.data(commands.joined(separator: "\n\n") + "\n")
+      if options.format == .har {
+        Output.standard.data(JSONSerializer.pretty(HARRequestExporter.har(for: requests, revealSecrets: options.revealSecrets)) + "\n")
+      } else {
+        let commands = requests.map { CurlExporter.command(for: $0, revealSecrets: options.revealSecrets) }
+        Output.standard.data(commands.joined(separator: "\n\n") + "\n")
+      }
     }
     return ExitStatus.success
   }

@@ -187,7 +187,7 @@ struct ImportExportCommandTests {
       ),
       (
         ["export", "yaml", "w.json", "a"],
-        "reqbench: export: unknown format \"yaml\"; use curl, http"
+        "reqbench: export: unknown format \"yaml\"; use curl, http, har"
       ),
       (
         ["export", "http", "w.json", "a", "--var", "x=1"],

@@ -53,6 +53,55 @@ struct ImportHARCommandTests {
     #expect(jar.stdout.contains("session=abc123"))
   }
 
+  /// `export har` writes what haralyzer (PyPI) reads, secrets masked, and `import har` reads it
+  /// back into the same requests.
+  @Test func exportHARReadsWithAHARLibraryAndImportsBack() throws {
+    let text = """
+      {"version": 1, "baseURL": "\(try TestServer.fixture.baseURL)",
+       "requests": [
+         {"name": "search", "url": "/anything/search", "query": {"q": "swift curl", "page": 2},
+          "headers": {"Authorization": "Bearer {{secret.token}}", "X-Trace": "1"}},
+         {"name": "create", "method": "POST", "url": "/anything/users", "body": {"json": {"name": "Ada"}}}
+       ]}
+      """
+    let (ws, folder) = try workspaceFile(text, named: "api.json")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let secret = "s3cr3t-\(uniqueKey())"
+    #expect(try runProcess(try reqbenchBinary, ["secrets", "set", ws, "token"], stdin: secret + "\n").status == 0)
+    let exported = try runProcess(try reqbenchBinary, ["export", "har", ws, "search", "create"])
+    #expect(exported.status == 0, "\(exported.stderr)")
+    #expect(!exported.stdout.contains(secret))
+    #expect(exported.stdout.contains("Bearer ••••"))
+    let file = folder.appendingPathComponent("requests.har")
+    try exported.stdout.write(to: file, atomically: true, encoding: .utf8)
+
+    let python = try #require(
+      ProcessInfo.processInfo.environment["REQBENCH_TEST_PYTHON"],
+      "REQBENCH_TEST_PYTHON is not set: run the tests with `bash .ci/test`, which installs haralyzer")
+    let script = """
+      import sys
+      from haralyzer import HarParser, HarEntry
+      parser = HarParser.from_file(sys.argv[1])
+      entries = [HarEntry(e) for e in parser.har_data["entries"]]
+      for e in entries:
+          print(e.request.method, e.request.url, e.request.get_header_value("Content-Type") or "-")
+      """
+    let checked = try runProcess(URL(fileURLWithPath: python), ["-c", script, file.path])
+    #expect(checked.status == 0, "\(checked.stderr)")
+    let base = try TestServer.fixture.baseURL
+    #expect(checked.stdout == "GET \(base)/anything/search?q=swift%20curl&page=2 -\nPOST \(base)/anything/users application/json\n", "\(checked.stdout)")
+
+    let back = folder.appendingPathComponent("back.json").path
+    let imported = try runProcess(try reqbenchBinary, ["import", "har", file.path, "--into", back])
+    #expect(imported.status == 0, "\(imported.stderr)")
+    let run = try runProcess(try reqbenchBinary, ["run", back, "post-anything-users", "--no-history"])
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(try JSONParser.parse(try JSONParser.parse(run.stdout)["body"]?.stringValue ?? "") == JSONValue.object(JSONObject([("name", "Ada")])))
+    let search = try runProcess(try reqbenchBinary, ["export", "curl", back, "get-anything-search"])
+    #expect(search.stdout.contains("X-Trace: 1"))
+    #expect(search.stdout.contains("q=swift%20curl&page=2"), "\(search.stdout)")
+  }
+
   @Test func aBadHARWritesNothing() throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rb-har-" + uniqueKey())
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

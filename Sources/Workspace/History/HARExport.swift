@@ -251,11 +251,11 @@ public enum HARExport {
     .number((value * 1000).rounded() / 1000)
   }
 
-  private static func headers(_ headers: HTTPHeaders) -> JSONValue {
+  static func headers(_ headers: HTTPHeaders) -> JSONValue {
     .array(headers.fields.map { .object(JSONObject([("name", .string($0.name)), ("value", .string($0.value))])) })
   }
 
-  private static func query(_ url: String) -> [JSONValue] {
+  static func query(_ url: String) -> [JSONValue] {
     guard let mark = url.firstIndex(of: "?") else { return [] }
     var text = url[url.index(after: mark)...]
     if let hash = text.firstIndex(of: "#") { text = text[..<hash] }
@@ -269,7 +269,7 @@ public enum HARExport {
   }
 
   /// `a=1; b=2` as HAR cookies.
-  private static func cookies(_ header: String?) -> [JSONValue] {
+  static func cookies(_ header: String?) -> [JSONValue] {
     guard let header else { return [] }
     return header.split(separator: ";").compactMap { piece in
       let pair = piece.trimmingCharacters(in: .whitespaces)
