@@ -103,20 +103,15 @@ extension Workspace {
   /// Where `field` of the request `name` starts in the file this workspace was read from (the
   /// nearest enclosing value the file has: the request itself for a header it does not write);
   /// nil when the workspace was not read from a file or the file has no such request (one added
-  /// since). Only an error pays for this: the file is parsed again, recording locations.
+  /// since). Only an error pays for this: the first one parses the file again, recording
+  /// locations, and the text keeps them (`SourceText.located`).
   func location(of field: PrepareError.Field, in name: String) -> SourceLocation? {
-    guard let bytes = sourceText.bytes, let document = try? JSONParser.parseDocument(bytes) else {
-      return nil
-    }
+    guard let (document, requests) = sourceText.located() else { return nil }
     switch field {
     case .workspace(let path):
       return document.location(of: path)
     case .request(let path):
-      guard
-        let index = document.root["requests"]?.arrayValue?.firstIndex(where: {
-          $0["name"]?.stringValue == name
-        })
-      else { return nil }
+      guard let index = requests[name] else { return nil }
       return document.location(
         of: JSONPath([.key("requests"), .index(index)] + path.components))
     }

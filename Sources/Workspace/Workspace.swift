@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import RequestEngine
 
 /// A workspace file (`workspaces/NAME.json`, format version 1): a base URL, variables,
@@ -175,12 +176,46 @@ public struct Workspace: Sendable, Equatable {
 /// The bytes a workspace was read from. Layout is not part of a workspace's value: two workspaces
 /// read from differently formatted files of the same JSON are equal.
 struct SourceText: Sendable, Equatable {
-  var bytes: [UInt8]?
+  let bytes: [UInt8]?
   /// The file as the user named it, for errors that point into it.
-  var file: String?
+  let file: String?
+  /// Where its values start, read the first time an error asks and then kept: the TUI prepares
+  /// the selected request on every frame, and `run --all` may fail many requests.
+  private let index = LocationIndex()
+
   init(_ bytes: [UInt8]? = nil, file: String? = nil) {
     self.bytes = bytes
     self.file = file
   }
   static func == (lhs: SourceText, rhs: SourceText) -> Bool { true }
+
+  /// The document with locations, and the index of each request object by name; nil when there
+  /// is no text (or it no longer parses, which a loaded text always does).
+  func located() -> (document: JSONDocument, requests: [String: Int])? {
+    guard let bytes else { return nil }
+    return index.get(bytes)
+  }
+
+  /// A value shared by the copies of one `SourceText`, filled once.
+  private final class LocationIndex: Sendable {
+    typealias Located = (document: JSONDocument, requests: [String: Int])
+    /// nil until the first call; then the located document, or `.some(nil)` when it did not parse.
+    private let parsed = Mutex<Located??>(nil)
+
+    func get(_ bytes: [UInt8]) -> Located? {
+      parsed.withLock { parsed in
+        if let parsed { return parsed }
+        var result: Located?
+        if let document = try? JSONParser.parseDocument(bytes) {
+          var requests: [String: Int] = [:]
+          for (i, request) in (document.root["requests"]?.arrayValue ?? []).enumerated() {
+            if let name = request["name"]?.stringValue, requests[name] == nil { requests[name] = i }
+          }
+          result = (document, requests)
+        }
+        parsed = .some(result)
+        return result
+      }
+    }
+  }
 }
