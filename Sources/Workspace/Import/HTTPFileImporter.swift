@@ -278,7 +278,7 @@ public enum HTTPFileImporter {
             column: Reader.indent(line.text))
         }
         if partContent != nil {
-          partContent!.append(line)
+          partContent?.append(line)
         } else if text.isEmpty {
           partContent = []
         } else {
