@@ -19,8 +19,13 @@ enum CLI {
     do {
       invocation = try Arguments.parse(args)
     } catch {
+      Signals.restoreDefaults()
       Terminal.error("reqbench: \(error.message)")
       return ExitStatus.usage
+    }
+    switch invocation {
+    case .run, .demoServer: break  // they read the termination signals (`Signals`)
+    default: Signals.restoreDefaults()
     }
     switch invocation {
     case .help:
@@ -220,40 +225,64 @@ enum CLI {
 }
 
 /// Signal handling for the headless commands.
+///
+/// SIGINT, SIGTERM and SIGHUP are blocked by `main.swift` before any thread exists, so every
+/// thread the process makes inherits the block and none of them can take the default action or
+/// drop the signal. One that arrives early stays pending: the commands that handle them (`run`,
+/// `demo-server`) read it through a dispatch signal source (a `signalfd` under libdispatch on
+/// Linux, which sees signals already pending), so a Ctrl-C in the first milliseconds of `run` is
+/// never lost. Every other command gives them back their default action (`restoreDefaults`) before
+/// it starts anything. Children (`$EDITOR`) are spawned with an empty mask (CNcurses' shim).
 enum Signals {
-  /// Blocks until SIGINT or SIGTERM.
+  static let termination: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+
+  /// Blocks the termination signals in the calling thread: call it first thing in `main`.
+  static func blockTermination() {
+    setMask(SIG_BLOCK)
+  }
+
+  /// Unblocks them: a pending one then ends the process, as it would have on arrival.
+  static func restoreDefaults() {
+    setMask(SIG_UNBLOCK)
+  }
+
+  private static func setMask(_ how: Int32) {
+    var set = sigset_t()
+    sigemptyset(&set)
+    for sig in termination { sigaddset(&set, sig) }
+    pthread_sigmask(how, &set, nil)
+  }
+
+  /// Blocks until SIGINT, SIGTERM or SIGHUP.
   static func waitForTermination() {
     let semaphore = DispatchSemaphore(value: 0)
-    let sources = [SIGINT, SIGTERM].map { sig -> DispatchSourceSignal in
-      signal(sig, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-      source.setEventHandler { semaphore.signal() }
-      source.resume()
-      return source
-    }
+    let watch = Interruption()
+    watch.handle { semaphore.signal() }
     semaphore.wait()
-    sources.forEach { $0.cancel() }
+    watch.cancel()
   }
 
-  /// Calls `handler` (on a background queue) on SIGINT, SIGTERM and SIGHUP alike: in-flight
-  /// exchanges are cancelled cleanly (a download keeps its partial data, history is written)
-  /// whichever of them ends the command. Keep the returned watch alive; its `exitStatus` is
-  /// 128 + the signal received (130, 143, 129).
-  static func onInterrupt(_ handler: @escaping @Sendable () -> Void) -> Interruption {
-    Interruption(handler)
-  }
-
-  final class Interruption: @unchecked Sendable {  // its sources are only read
+  /// Watches SIGINT, SIGTERM and SIGHUP alike from the start of a command. Until `handle` is
+  /// given what to do, one ends the process at once with 128 + the signal (nothing has been sent
+  /// yet: the command is reading its files, or asking for a secret); then the handler runs (on a
+  /// background queue) and cancels in-flight exchanges cleanly (a download keeps its partial
+  /// data, history is written) whichever signal ends the command. Keep the watch alive.
+  final class Interruption: @unchecked Sendable {  // `sources` is only read after init
     private let sources: [DispatchSourceSignal]
-    private let received = Locked<Int32>(SIGINT)
+    private let state = Locked<(received: Int32?, handler: (@Sendable () -> Void)?)>((nil, nil))
 
-    fileprivate init(_ handler: @escaping @Sendable () -> Void) {
-      let received = self.received
-      sources = [SIGINT, SIGTERM, SIGHUP].map { sig in
-        signal(sig, SIG_IGN)
+    init() {
+      let state = self.state
+      // No `signal(sig, SIG_IGN)`: the signals are blocked in every thread, so the default
+      // action cannot run, and setting SIG_IGN would discard one already pending.
+      sources = Signals.termination.map { sig in
         let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
         source.setEventHandler {
-          received.set(sig)
+          let handler = state.mutate { state -> (@Sendable () -> Void)? in
+            if state.received == nil { state.received = sig }
+            return state.handler
+          }
+          guard let handler else { _exit(128 + sig) }  // not exit: other threads run on
           handler()
         }
         source.resume()
@@ -261,8 +290,16 @@ enum Signals {
       }
     }
 
+    /// What a signal does from now on.
+    func handle(_ handler: @escaping @Sendable () -> Void) {
+      state.mutate { $0.handler = handler }
+    }
+
+    /// Whether a signal interrupted the command.
+    var interrupted: Bool { state.get().received != nil }
+
     /// 128 + the signal that interrupted the command (130 for Ctrl-C).
-    var exitStatus: Int32 { 128 + received.get() }
+    var exitStatus: Int32 { 128 + (state.get().received ?? SIGINT) }
 
     func cancel() { sources.forEach { $0.cancel() } }
   }

@@ -11,6 +11,8 @@ struct FlowCommand {
   var workspace: Workspace
   var workspaceURL: URL
   var secrets: SecretsFile
+  /// The command's watch of termination signals (`RunCommand` starts it).
+  var interruption: Signals.Interruption
 
   /// What the main thread waits for: the agent's events, the flows' events, the outcomes.
   enum Message {
@@ -65,14 +67,11 @@ struct FlowCommand {
         }
       })
     }
-    let interrupted = Locked(false)
     let runs = Locked<[FlowRunner.Run]>([])
-    let interruptSource = Signals.onInterrupt {
-      interrupted.set(true)
+    interruption.handle {
       for run in runs.get() { run.cancel() }
       agent.cancelAll()
     }
-    defer { interruptSource.cancel() }
 
     for (index, name) in options.targets.enumerated() {
       var captured: [(String, String)] = []
@@ -146,7 +145,7 @@ struct FlowCommand {
     }
     Output.standard.flush()
     let reported = !testReport.wanted || testReport.emit(testReport.report(ended, workspace: workspace, redaction: redaction))
-    if interrupted.get() { return interruptSource.exitStatus }
+    if interruption.interrupted { return interruption.exitStatus }
     if results.contains(where: { $0.errorKind == "usage" || $0.steps.contains { $0.errorKind == "usage" } }) {
       return ExitStatus.usage
     }

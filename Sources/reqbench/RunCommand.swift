@@ -7,6 +7,9 @@ struct RunCommand {
   var options: RunOptions
 
   func execute() -> Int32 {
+    // From the first moment: a Ctrl-C while the workspace is read ends the command at once.
+    let interruption = Signals.Interruption()
+    defer { interruption.cancel() }
     let workspaceURL = URL(fileURLWithPath: options.workspace)
     guard let workspace = CLI.loadWorkspace(options.workspace) else { return ExitStatus.usage }
     let secrets: SecretsFile
@@ -44,7 +47,10 @@ struct RunCommand {
       for name in options.targets {
         if workspace.batch(named: name) != nil || workspace.chain(named: name) != nil {
           // Batches and chains run through the flow runner (with any requests named beside them).
-          return FlowCommand(options: options, workspace: workspace, workspaceURL: workspaceURL, secrets: secrets).execute()
+          return FlowCommand(
+            options: options, workspace: workspace, workspaceURL: workspaceURL, secrets: secrets,
+            interruption: interruption
+          ).execute()
         }
         if let template = workspace.request(named: name) {
           found.append(template)
@@ -66,12 +72,7 @@ struct RunCommand {
     let agent = CLI.makeAgent(for: workspace, stateFolder: stateFolder, concurrency: options.concurrency)
     defer { agent.shutdown() }
 
-    let interrupted = Locked(false)
-    let interruptSource = Signals.onInterrupt {
-      interrupted.set(true)
-      agent.cancelAll()
-    }
-    defer { interruptSource.cancel() }
+    interruption.handle { agent.cancelAll() }
 
     let report = RunReport(options: options, workspace: workspace)
     let reporter: any Reporter
@@ -160,7 +161,7 @@ struct RunCommand {
     reporter.summary(ordered)
     Output.standard.flush()
     let reported = !report.wanted || report.emit(report.report(ordered))
-    if interrupted.get() { return interruptSource.exitStatus }
+    if interruption.interrupted { return interruption.exitStatus }
     if ordered.contains(where: { $0.error?.kind == "usage" }) { return ExitStatus.usage }
     return ordered.allSatisfy { $0.state == .succeeded } && reported ? ExitStatus.success : ExitStatus.failure
   }

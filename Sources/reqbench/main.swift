@@ -2,6 +2,8 @@ import Foundation
 
 // The reqbench command: parses arguments (pure, in Arguments.swift) and runs the subcommand.
 signal(SIGPIPE, SIG_IGN)
+// Before any thread exists, so that every thread inherits it (see `Signals`).
+Signals.blockTermination()
 let status = CLI.run(Array(CommandLine.arguments.dropFirst()))
 Output.standard.flush()
 exit(status)

@@ -429,6 +429,28 @@ struct RunCommandTests {
     let summary = try #require(try jsonLines(seen).last)
     #expect(summary["cancelled"]?.intValue == 2)
   }
+
+  /// A Ctrl-C is never lost, whenever it comes: while the process starts, while it reads the
+  /// workspace, while the agent starts, once requests run. (It was: between the SIG_IGN and the
+  /// signal source's registration, a few milliseconds in, one went nowhere and the run went on.)
+  @Test(arguments: [0, 1, 2, 4, 6, 9, 13, 20, 30, 50])
+  func anInterruptAtAnyMomentOfStartUpEndsTheRun(afterMilliseconds delay: Int) throws {
+    let ws = try workspace(#"{"name": "slow", "url": "/delay/10"}"#)
+    let running = try RunningReqbench(["run", ws, "--all", "--json"])
+    usleep(useconds_t(delay * 1000))
+    let start = Date()
+    kill(running.pid, SIGINT)
+    running.finish()
+    // Long before the 10 s answer (room for a loaded machine).
+    #expect(Date().timeIntervalSince(start) < 5)
+    // 130 from reqbench; killed by SIGINT only if it came before reqbench's first instruction.
+    let status = running.process.terminationStatus
+    switch running.process.terminationReason {
+    case .exit: #expect(status == 130)
+    case .uncaughtSignal: #expect(status == SIGINT)
+    @unknown default: Issue.record("unknown termination reason")
+    }
+  }
 }
 
 @Suite("reqbench run: cache")
