@@ -20,18 +20,25 @@ public enum StaleTemporaries {
   ) -> [String] {
     var removed: [String] = []
     var budget = maximumEntries
-    func visit(_ folder: String, depth: Int, matches: (String) -> Bool) {
+    /// `prefix`: what every name `matches` accepts starts with, compared on the entry's bytes
+    /// before a String is made of its name (a full /tmp has thousands of other names).
+    func visit(_ folder: String, depth: Int, prefix: String, matches: (String) -> Bool) {
       guard let directory = opendir(folder) else { return }
       defer { closedir(directory) }
       var subfolders: [String] = []
+      let prefixBytes = Array(prefix.utf8)
       while budget > 0, let entry = readdir(directory) {
         budget -= 1
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        guard name != ".", name != ".." else { continue }
         // The entry's type comes with its name (d_type): only a folder to walk or a name that
         // matches costs an lstat, not every entry of a full /tmp at every start.
         let type = entry.pointee.d_type
         let mayBeFolder = depth > 0 && (type == UInt8(DT_DIR) || type == UInt8(DT_UNKNOWN))
+        let named = withUnsafeBytes(of: entry.pointee.d_name) { raw -> String? in
+          let bytes = raw.prefix { $0 != 0 }
+          guard mayBeFolder || bytes.starts(with: prefixBytes) else { return nil }
+          return String(decoding: bytes, as: UTF8.self)
+        }
+        guard let name = named, name != ".", name != ".." else { continue }
         guard mayBeFolder || matches(name) else { continue }
         let path = folder + "/" + name
         var info = stat()
@@ -44,14 +51,16 @@ public enum StaleTemporaries {
           removed.append(path)
         }
       }
-      for subfolder in subfolders { visit(subfolder, depth: depth - 1, matches: matches) }
+      for subfolder in subfolders { visit(subfolder, depth: depth - 1, prefix: prefix, matches: matches) }
     }
     if let workspaceFolder {
-      visit(workspaceFolder.path, depth: 0) { isAtomicTemporary($0) && $0.contains(".json.tmp-") }
+      visit(workspaceFolder.path, depth: 0, prefix: ".") { isAtomicTemporary($0) && $0.contains(".json.tmp-") }
     }
-    visit(stateFolder.path, depth: 2, matches: isAtomicTemporary)
+    visit(stateFolder.path, depth: 2, prefix: ".", matches: isAtomicTemporary)
     if let spillDirectory {
-      visit(spillDirectory, depth: 0) { $0.hasPrefix("reqbench-body-") && $0.count == "reqbench-body-XXXXXX".count }
+      visit(spillDirectory, depth: 0, prefix: "reqbench-body-") {
+        $0.hasPrefix("reqbench-body-") && $0.count == "reqbench-body-XXXXXX".count
+      }
     }
     return removed
   }

@@ -72,8 +72,12 @@ struct HistoryRecord {
 
     let response = result.response
     var responseHeaders = HTTPHeaders()
-    for field in response?.headers.fields ?? [] {
-      responseHeaders.add(field.name, redaction.apply(field.value))
+    if secrets.isEmpty {
+      responseHeaders = response?.headers ?? HTTPHeaders()
+    } else {
+      for field in response?.headers.fields ?? [] {
+        responseHeaders.add(field.name, redaction.apply(field.value))
+      }
     }
     entry = HistoryEntry(
       id: Self.key(finishedAt: result.finishedAt, exchange: result.id), name: name,
@@ -112,9 +116,8 @@ struct HistoryRecord {
   static func storedBytes(of entry: HistoryEntry) -> Int {
     var text = entry.id.utf8.count + entry.name.utf8.count + entry.url.utf8.count
     // The headers' text (`HistoryRow.headerText`) without making it: `Name: value` lines.
-    for field in entry.requestHeaders.fields + entry.responseHeaders.fields {
-      text += field.name.utf8.count + field.value.utf8.count + 3
-    }
+    for field in entry.requestHeaders.fields { text += field.name.utf8.count + field.value.utf8.count + 3 }
+    for field in entry.responseHeaders.fields { text += field.name.utf8.count + field.value.utf8.count + 3 }
     text += (entry.effectiveURL?.utf8.count ?? 0) + (entry.error?.message.utf8.count ?? 0)
     text += (entry.requestContentType?.utf8.count ?? 0) + (entry.httpVersion?.utf8.count ?? 0)
     text += entry.sentHead?.utf8.count ?? 0

@@ -301,31 +301,32 @@ final class HistoryWriter: @unchecked Sendable {
 
   // MARK: - Committing
 
-  /// One job's record, once its body file (if any) is written.
-  private struct Ready {
-    var record: HistoryRecord
-    var job: Job
-  }
-
   private func commit(_ jobs: [Job]) {
-    var ready: [Ready] = []
-    for job in jobs where limits.perRequest > 0 {
+    guard limits.perRequest > 0 else { return }
+    // The records, and beside them (same index) whom to tell when they cannot be written: two
+    // arrays made once, so no record is copied on its way to the insert.
+    var records: [HistoryRecord] = []
+    var failures: [(@Sendable (FileError) -> Void)?] = []
+    records.reserveCapacity(jobs.count)
+    failures.reserveCapacity(jobs.count)
+    for job in jobs {
       var record = HistoryRecord(job.result, name: job.name, limits: limits)
       do throws(FileError) {
         try writeBodyFile(&record)
-        ready.append(Ready(record: record, job: job))
+        records.append(record)
+        failures.append(job.failed)
       } catch {
         job.failed?(error)
       }
     }
-    guard !ready.isEmpty else { return }
+    guard !records.isEmpty else { return }
     var pruned: [String] = []
     do throws(FileError) {
-      pruned = try insert(ready.map(\.record))
+      pruned = try insert(records)
     } catch {
-      for item in ready {
-        if item.record.entry.storage.responseBody == .file { unlink(paths.bodyFile(item.record.entry.id)) }
-        item.job.failed?(error)
+      for (record, failed) in zip(records, failures) {
+        if record.entry.storage.responseBody == .file { unlink(paths.bodyFile(record.entry.id)) }
+        failed?(error)
       }
       return
     }
