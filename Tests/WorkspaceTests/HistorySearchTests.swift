@@ -129,6 +129,46 @@ struct HistorySearchTests {
     #expect(found == ["http://127.0.0.1:8080/v3"])
   }
 
+  /// A word in few rows drives its search (those rows looked up, then sorted: a word in 10 of
+  /// 100,000 entries no longer reads all of them); a word in many is tested entry by entry,
+  /// newest first. Both select the same entries, with the index up to date, empty or behind.
+  @Test func aRareWordDrivesTheSearchWithTheSameEntries() throws {
+    defer { try? FileManager.default.removeItem(at: root) }
+    let store = try recorded()
+    #expect(try search(store, "users") == [5, 4, 1], "fills the index")
+    let db = try historyDatabase(folder)
+    #expect(HistorySearchIndex.drivingWord(HistoryQuery(text: "POST"), in: db, fewMatches: 2) == 0)
+    #expect(HistorySearchIndex.drivingWord(HistoryQuery(text: "users"), in: db, fewMatches: 2) == nil, "in 3 rows")
+    #expect(HistorySearchIndex.drivingWord(HistoryQuery(text: "users 404"), in: db, fewMatches: 2) == 1)
+    #expect(HistorySearchIndex.drivingWord(HistoryQuery(text: "users 404"), in: db) == 1, "the fewest rows")
+    #expect(HistorySearchIndex.drivingWord(HistoryQuery(text: "?"), in: db) == nil, "punctuation has no words")
+    var bodies = HistoryQuery(text: "POST")
+    bodies.includeBodies = true
+    #expect(HistorySearchIndex.drivingWord(bodies, in: db) == nil, "a body may match any row")
+
+    func urls(_ query: HistoryQuery, indexed: Int64, driving: Int?) throws -> [String] {
+      let (sql, values) = HistorySearchIndex.select(query, indexed: indexed, driving: driving)
+      var found: [String] = []
+      try db.statement(sql).forEachRow(values) { row in found.append(row.text(12) ?? "") }
+      return found
+    }
+    let newest = try db.integer("SELECT max(id) FROM entries") ?? 0
+    #expect(newest == 5)
+    for text in ["users", "use", "USERS/2", "POST", "404", "refused", "abc-123", "text/plain users", "?page=2", "nothing-like-it"] {
+      var query = HistoryQuery(text: text)
+      query.limit = 2
+      for indexed in [newest, 2] {
+        let tested = try urls(query, indexed: indexed, driving: nil)
+        for driving in query.words.indices {
+          #expect(try urls(query, indexed: indexed, driving: driving) == tested, "\(text), indexed up to \(indexed)")
+        }
+      }
+    }
+    // Rows not in the index yet are found by the driving word too (the scan beside the list).
+    try db.execute("INSERT INTO search(search) VALUES ('delete-all'); UPDATE search_state SET indexed = 0")
+    #expect(try urls(HistoryQuery(text: "users"), indexed: 0, driving: 0).count == 3)
+  }
+
   @Test func theCommandLinesValues() throws {
     #expect(try HistoryQuery.statuses(parsing: "404") == [.code(404)])
     #expect(try HistoryQuery.statuses(parsing: "2xx, 5XX") == [.range(200...299), .range(500...599)])

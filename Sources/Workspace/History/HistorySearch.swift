@@ -68,9 +68,50 @@ enum HistorySearchIndex {
 
   // MARK: - Queries
 
+  /// A word the index finds in at most this many rows drives its search: those rows are looked
+  /// up and sorted, instead of walking every entry newest first until `limit` have matched
+  /// (which, for a word in 10 of 100,000 entries, reads all 100,000). A word in more rows than
+  /// this is cheaper the other way: matches are dense, the walk stops early.
+  static let fewMatches = 1000
+
+  /// Which of `query`'s words drives its search (its index in `query.words`): the one the index
+  /// finds in the fewest rows, if that is at most `fewMatches`; nil when none does, when bodies
+  /// are searched too (a body can match any row), or when the index cannot answer.
+  static func drivingWord(
+    _ query: HistoryQuery, in db: SQLiteConnection, fewMatches: Int = fewMatches
+  ) -> Int? {
+    guard !query.includeBodies else { return nil }
+    var best: (index: Int, count: Int64)?
+    for (index, word) in query.words.enumerated() where isIndexed(word) {
+      // Counted only up to one past the bound: a common word is not counted to the end.
+      guard
+        let count = try? db.integer(
+          "SELECT count(*) FROM (SELECT rowid FROM search WHERE search MATCH ? LIMIT ?)",
+          [.text(matchExpression(word)), .integer(fewMatches + 1)]),
+        count <= fewMatches, count < best?.count ?? .max
+      else { continue }
+      best = (index, count)
+    }
+    return best?.index
+  }
+
+  /// Whether the index has words for `word` (punctuation alone has none: it is scanned for).
+  private static func isIndexed(_ word: String) -> Bool {
+    word.contains(where: { $0.isLetter || $0.isNumber })
+  }
+
+  /// The FTS5 query for `word`: as a word or the start of one.
+  private static func matchExpression(_ word: String) -> String {
+    "\"" + word.replacingOccurrences(of: "\"", with: "\"\"") + "\" *"
+  }
+
   /// The SELECT of `query`'s entries, newest first, with its values. `indexed` is the last row
-  /// in the index; nil when the index cannot be used at all (every row is scanned).
-  static func select(_ query: HistoryQuery, indexed: Int64?) -> (sql: String, values: [SQLiteValue]) {
+  /// in the index; nil when the index cannot be used at all (every row is scanned). `driving`
+  /// is the word (`drivingWord`) whose few matching rows are looked up rather than tested
+  /// against every entry; the entries selected are the same either way.
+  static func select(
+    _ query: HistoryQuery, indexed: Int64?, driving: Int? = nil
+  ) -> (sql: String, values: [SQLiteValue]) {
     var conditions: [String] = []
     var values: [SQLiteValue] = []
     switch query.requests {
@@ -105,13 +146,22 @@ enum HistorySearchIndex {
       values.append(.real(since.timeIntervalSince1970))
     }
     if query.failedOnly { conditions.append("e.state = 'failed'") }
-    for word in query.words {
+    for (position, word) in query.words.enumerated() {
       var any: [String] = []
       let pattern = SQLiteValue.text(likePattern(word))
-      if let indexed, word.contains(where: { $0.isLetter || $0.isNumber }) {
+      if let indexed, isIndexed(word), position == driving, !query.includeBodies {
+        // The same rows as below, as one list of ids SQLite looks up (a condition it can
+        // drive the query by; the OR below it can only test row by row).
+        any.append(
+          "e.id IN (SELECT rowid FROM search WHERE search MATCH ? "
+            + "UNION ALL SELECT e.id FROM entries e WHERE e.id > ? AND " + metaLike + ")")
+        values.append(.text(matchExpression(word)))
+        values.append(.integer(indexed))
+        values += Array(repeating: pattern, count: metaLikeCount)
+      } else if let indexed, isIndexed(word) {
         // As a word or the start of one, through the index; rows not indexed yet by a scan.
         any.append("e.id IN (SELECT rowid FROM search WHERE search MATCH ?)")
-        values.append(.text("\"" + word.replacingOccurrences(of: "\"", with: "\"\"") + "\" *"))
+        values.append(.text(matchExpression(word)))
         any.append("(e.id > ? AND " + metaLike + ")")
         values.append(.integer(indexed))
         values += Array(repeating: pattern, count: metaLikeCount)

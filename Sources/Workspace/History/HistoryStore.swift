@@ -186,11 +186,13 @@ public final class HistoryStore: @unchecked Sendable {
   public func entries(matching query: HistoryQuery) throws(FileError) -> HistoryResults {
     try read(or: HistoryResults()) { db throws(SQLiteError) in
       var indexed: Int64 = 0
+      var driving: Int?
       if !query.words.isEmpty {
         _ = HistorySearchIndex.catchUp(db)
         indexed = try db.integer("SELECT indexed FROM search_state") ?? 0
+        driving = HistorySearchIndex.drivingWord(query, in: db)
       }
-      let (sql, values) = HistorySearchIndex.select(query, indexed: indexed)
+      let (sql, values) = HistorySearchIndex.select(query, indexed: indexed, driving: driving)
       var results = HistoryResults()
       do throws(SQLiteError) {
         try Self.collect(db, sql, values, into: &results)
