@@ -12,15 +12,7 @@ struct HostileServerCommandTests {
   // chain captures it, and step 2 would put it in a header: refused before step 2 is sent.
   @Test func aChainCaptureCannotInjectAHeader() throws {
     let key = uniqueKey("inject")
-    let (ws, _) = try workspaceFile(
-      #"""
-      {"version": 1, "baseURL": "\#(try TestServer.fixture.baseURL)",
-       "requests": [
-         {"name": "cap1", "url": "/anything/cap?x=%0D%0AX-Injected:%20fromserver"},
-         {"name": "cap2", "url": "/anything/next?key=\#(key)", "headers": {"X-Token": "{{tok}}"}}
-       ],
-       "chains": [{"name": "chain", "steps": [{"request": "cap1", "capture": {"tok": ".query.x"}}, {"request": "cap2"}]}]}
-      """#)
+    let (ws, _) = try workspaceFile(try injectingChainWorkspace(key: key))
     let result = try runProcess(try reqbenchBinary, ["run", ws, "chain", "--no-history"], timeout: 60)
     #expect(result.status != 0, "\(result.stderr)")
     // The step's failure is on the chain's line (stdout), the tally on stderr.

@@ -13,3 +13,17 @@ public func copyOfFixture(_ relative: String, named name: String? = nil) throws 
   return try workspaceFile(
     String(decoding: try Data(contentsOf: source), as: UTF8.self), named: name ?? source.lastPathComponent)
 }
+
+/// The header-injection reproducer as a workspace: chain step 1's response echoes
+/// `\r\nX-Injected: fromserver`, the chain captures it as `tok`, and step 2 (`/anything/next?key=KEY`,
+/// counted by the fixture server under `key`) would put it in a header.
+public func injectingChainWorkspace(key: String) throws -> String {
+  #"""
+  {"version": 1, "baseURL": "\#(try TestServer.fixture.baseURL)",
+   "requests": [
+     {"name": "cap1", "url": "/anything/cap?x=%0D%0AX-Injected:%20fromserver"},
+     {"name": "cap2", "url": "/anything/next?key=\#(key)", "headers": {"X-Token": "{{tok}}"}}
+   ],
+   "chains": [{"name": "chain", "steps": [{"request": "cap1", "capture": {"tok": ".query.x"}}, {"request": "cap2"}]}]}
+  """#
+}

@@ -85,15 +85,7 @@ import Workspace
   /// the fixture received `X-Injected: fromserver`).
   @Test func aValueCapturedFromAServerCannotAddHeaders() throws {
     let key = uniqueKey("inject")
-    let flows = try workspace(
-      #"""
-      {"version": 1, "baseURL": "\#(try TestServer.fixture.baseURL)",
-       "requests": [
-         {"name": "cap1", "url": "/anything/cap?x=%0D%0AX-Injected:%20fromserver"},
-         {"name": "cap2", "url": "/anything/next?key=\#(key)", "headers": {"X-Token": "{{tok}}"}}
-       ],
-       "chains": [{"name": "chain", "steps": [{"request": "cap1", "capture": {"tok": ".query.x"}}, {"request": "cap2"}]}]}
-      """#)
+    let flows = try workspace(try injectingChainWorkspace(key: key))
     let agent = Agent()
     defer { agent.shutdown() }
     let runner = FlowRunner(agent: agent, workspace: flows, sources: VariableSources(processEnvironment: [:]))
