@@ -72,10 +72,16 @@ struct HardeningCommandTests {
   @Test(arguments: [SIGTERM, SIGHUP])
   func terminationSignalsAreHandledLikeInterrupt(signal: Int32) throws {
     let status = 128 + signal
+    let key = uniqueKey("term")
     let ws = try fixtureWorkspace(
-      #"{"name": "slow", "url": "/bytes/3000000?seed=term&rate=2000000", "download": {"to": "slow.bin"}}"#)
+      #"{"name": "slow", "url": "/bytes/3000000?seed=term&rate=2000000&key=\#(key)", "download": {"to": "slow.bin"}}"#)
     let running = try RunningReqbench(["run", ws, "slow"])
-    usleep(600_000)
+    // Once the transfer runs, not after a fixed sleep: a signal before anything is sent ends the
+    // command at once, with nothing to keep. Bounded: 30 s.
+    let deadline = Date().addingTimeInterval(30)
+    while try hits(key) == 0, Date() < deadline { usleep(20_000) }
+    #expect(try hits(key) == 1)
+    usleep(100_000)
     kill(running.pid, signal)
     let stderr = running.finish().stderr
     #expect(running.process.terminationStatus == status, "\(stderr)")
