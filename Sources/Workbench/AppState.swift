@@ -117,8 +117,8 @@ public struct AppState: Sendable {
   var awaiting: AwaitedOutcome?
   /// `d` asked whether to delete this request (`y` deletes, any other key keeps it).
   public var pendingDelete: String?
-  /// The last delete, for `u` (until the next save), and whether the request had unsaved edits.
-  var lastDeletion: (deletion: RequestDeletion, wasUnsaved: Bool)?
+  /// The last delete or folder rename, for `u` (until the next save).
+  var lastUndo: UndoableEdit?
   /// Requests marked with space, in marking order (`b`/`B` make a batch or chain of them).
   public var marked: [String] = []
   /// A write that found its file there: `y` repeats it overwriting, any other key drops it.

@@ -91,7 +91,7 @@ extension AppState {
     editor.editing = nil
     // What referred to the content shown before: a delete's undo and its question go; marks
     // stay on the requests the file still has.
-    lastDeletion = nil
+    lastUndo = nil
     pendingDelete = nil
     marked.removeAll { newWorkspace.request(named: $0) == nil }
     var kept = true

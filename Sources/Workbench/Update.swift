@@ -246,7 +246,7 @@ extension AppState {
     unsaved = []
     unsavedSettings = []
     savedEnvironment = workspace.environment
-    lastDeletion = nil
+    lastUndo = nil
     disk = nil
     message = StatusMessage((isNewFile ? "created " : "saved ") + workspaceFile)
     isNewFile = false

@@ -144,35 +144,43 @@ extension Workspace {
 
   /// Renames the folder `folder` (`users` or `users/`) to `newFolder`: every request in it, its
   /// subfolders included, moves (`users/get` → `people/get`), and batches and chains follow.
-  /// Returns the old and new names. Refused when a new name is taken by a request outside it.
+  /// Returns the old and new names (`renameRequests` with each pair swapped undoes it). Refused
+  /// when a new name is taken by a request outside it.
   @discardableResult
   public mutating func renameFolder(_ folder: String, to newFolder: String)
     throws(WorkspaceEditError) -> [(old: String, new: String)]
   {
     let from = folder.hasSuffix("/") ? folder : folder + "/"
     let to = newFolder.hasSuffix("/") ? newFolder : newFolder + "/"
-    let moved = requests.indices.filter { requests[$0].name.hasPrefix(from) }
+    let moved = requests.filter { $0.name.hasPrefix(from) }.map(\.name)
     guard !moved.isEmpty else {
       throw WorkspaceEditError("there is no folder \(JSONSerializer.quote(from)) (no request name starts with it)")
     }
     guard from != to else { return [] }
+    let pairs = moved.map { (old: $0, new: to + $0.dropFirst(from.count)) }
+    try renameRequests(pairs)
+    return pairs
+  }
+
+  /// Renames several requests at once, each `old` to its `new`: a new name may be one another of
+  /// them gives up (`a/x` → `a/b/x` while `a/b/x` → `a/b/b/x`). Batches and chains follow. Refused,
+  /// changing nothing, when a request is missing, a new name is not valid, two get the same one,
+  /// or one is taken by a request, batch or chain that keeps its name.
+  public mutating func renameRequests(_ pairs: [(old: String, new: String)]) throws(WorkspaceEditError) {
     var renames: [String: String] = [:]
-    var pairs: [(old: String, new: String)] = []
-    for i in moved {
-      let old = requests[i].name
-      let new = to + old.dropFirst(from.count)
-      if let problem = Workspace.problem(withName: new) { throw WorkspaceEditError(problem) }
-      renames[old] = new
-      pairs.append((old, new))
+    for pair in pairs {
+      _ = try index(ofRequest: pair.old)
+      if let problem = Workspace.problem(withName: pair.new) { throw WorkspaceEditError(problem) }
+      renames[pair.old] = pair.new
     }
     let staying = Set(targetNames).subtracting(renames.keys)
-    if let clash = pairs.first(where: { staying.contains($0.new) }) {
+    var taken = staying
+    for pair in pairs where !taken.insert(pair.new).inserted {
       throw WorkspaceEditError(
-        "\(JSONSerializer.quote(clash.new)) is already the name of a request, batch or chain; names must be unique")
+        "\(JSONSerializer.quote(pair.new)) is already the name of a request, batch or chain; names must be unique")
     }
-    for i in moved { requests[i].name = renames[requests[i].name] ?? requests[i].name }
+    for i in requests.indices { requests[i].name = renames[requests[i].name] ?? requests[i].name }
     renameReferences(renames)
-    return pairs
   }
 
   /// Batch members and chain steps that name a renamed request (or chain) take the new name.

@@ -12,9 +12,16 @@ import Workspace
 /// download on, so no frame is a repeat of the last. Prints the median and p95 per frame in ms;
 /// the last line (`median_ms=… p95_ms=…`) is for scripts. `--show` also prints the last frame's
 /// text to stderr, to see what was drawn.
+///
+/// `--list`: the request list instead of the queue, for a large workspace against a small one.
+/// The workspace's state as the TUI opens it (the list focused, nothing sent); half the frames
+/// walk down from the top (`j`), the other half up from the end (`G`, then `k`), each timed from
+/// the key's `update` to the diff (moving the selection is what walks the list). Prints the
+/// medians at the top and the end, and the process's peak RSS (`VmHWM`: the workspace read, the
+/// state and the frames); `list_median_ms=… list_p95_ms=… peak_rss_kb=…` is for scripts.
 enum BenchmarkCommand {
   static let usage =
-    "reqbench benchmark-render [--rows N] [--size WxH] [--frames N] [--workspace FILE] [--show]"
+    "reqbench benchmark-render [--rows N] [--size WxH] [--frames N] [--workspace FILE] [--show] [--list]"
 
   /// Running downloads at the top of the queue (progress bars, speed and ETA to draw).
   static let running = 16
@@ -24,7 +31,7 @@ enum BenchmarkCommand {
   static func run(_ args: [String]) -> Int32 {
     let options: BenchmarkOptions
     switch BenchmarkOptions.parse(
-      args, command: "benchmark-render", usage: usage, numbers: ["--rows": 1000, "--frames": 500], flags: ["--show"])
+      args, command: "benchmark-render", usage: usage, numbers: ["--rows": 1000, "--frames": 500], flags: ["--show", "--list"])
     {
     case .success(let parsed): options = parsed
     case .failure(let exit): return exit.status
@@ -38,6 +45,9 @@ enum BenchmarkCommand {
     let frames = options.numbers["--frames"] ?? 500
     let show = options.flags.contains("--show")
     guard let workspace = CLI.loadWorkspace(workspacePath) else { return ExitStatus.usage }
+    if options.flags.contains("--list") {
+      return runList(workspace: workspace, file: workspacePath, frames: frames, width: width, height: height, show: show)
+    }
 
     var state = makeState(workspace: workspace, file: workspacePath, rows: rows, width: width, height: height)
     var buffer = ScreenBuffer(width: width, height: height)
@@ -86,6 +96,55 @@ enum BenchmarkCommand {
     out.line("median_ms=\(ms(median)) p95_ms=\(ms(p95))")
     out.flush()
     return ExitStatus.success
+  }
+
+  /// `--list`: frames moving the request list's selection, at its top and at its end.
+  static func runList(workspace: Workspace, file: String, frames: Int, width: Int, height: Int, show: Bool) -> Int32 {
+    let sources = VariableSources(processEnvironment: [:], secrets: SecretsFile())
+    var state = AppState(workspace: workspace, workspaceFile: file, sources: sources, width: width, height: height)
+    state.focus = .requests
+    var buffer = ScreenBuffer(width: width, height: height)
+    view(state, into: &buffer)
+    var previous: ScreenBuffer? = buffer
+    /// Times `count` frames of `key` (after `warmup` untimed ones): update, view, diff.
+    func timed(_ key: Key, _ count: Int) -> [Double] {
+      var samples: [Double] = []
+      samples.reserveCapacity(count)
+      for frame in 0..<(warmup + count) {
+        let t0 = nanoseconds()
+        _ = update(&state, .key(key))
+        view(state, into: &buffer)
+        _ = buffer.changes(since: previous)
+        previous = buffer
+        let t1 = nanoseconds()
+        if frame >= warmup { samples.append(Double(t1 - t0) / 1e6) }
+      }
+      return samples
+    }
+    let top = timed(.char("j"), frames / 2)
+    _ = update(&state, .key(.char("G")))
+    let end = timed(.char("k"), frames - frames / 2)
+    let all = top + end
+    if show { Terminal.error(buffer.text) }
+    let rss = peakRSSKilobytes()
+    let out = Output.standard
+    out.line(
+      "benchmark-render --list: \(width)x\(height), \(workspace.requests.count) requests, "
+        + "\(state.listRows.count) rows, \(top.count) frames down from the top and \(end.count) up from the end")
+    out.line(
+      "update + view + changes per frame: median \(ms(percentile(all, 0.5))) ms, p95 \(ms(percentile(all, 0.95))) ms; "
+        + "at the top \(ms(percentile(top, 0.5))) ms, at the end \(ms(percentile(end, 0.5))) ms")
+    out.line("peak RSS \(rss) kB")
+    out.line("list_median_ms=\(ms(percentile(all, 0.5))) list_p95_ms=\(ms(percentile(all, 0.95))) peak_rss_kb=\(rss)")
+    out.flush()
+    return ExitStatus.success
+  }
+
+  /// The process's peak resident memory (`VmHWM` of /proc/self/status), in kB; 0 when unreadable.
+  static func peakRSSKilobytes() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
+    return line.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? 0
   }
 
   /// The demo workspace's state at the given size with `rows` finished exchanges (every tenth a

@@ -41,7 +41,7 @@ struct DiskChangesTests {
     try select("trickle", &state)
     _ = keys(&state, "d")
     send(&state, .key(.char("y")))
-    #expect(state.lastDeletion != nil && state.marked == ["users/get", "slow"])
+    #expect(state.lastUndo != nil && state.marked == ["users/get", "slow"])
     var onDisk = try demoState().workspace
     _ = try onDisk.deleteRequest(named: "slow")
     send(&state, .disk(.reloaded(onDisk, dropped: true)))

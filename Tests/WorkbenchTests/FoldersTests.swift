@@ -87,4 +87,79 @@ struct FoldersTests {
     #expect(state.requestFilter.isEmpty)
     #expect(state.selectedFolder == "a/b" && !state.listRows.contains(.request(name: "a/b/two", depth: 2)))
   }
+
+  @Test func aFoldedFolderSaysHowManyItHidesAndWhetherOneIsUnsaved() throws {
+    var state = nested()
+    state.list.collapsed = ["a/b"]
+    #expect(screenText(state).contains("▸ b/ 2"))
+    // An edit inside it: its row shows ● too; folding the parent counts every request under it.
+    state.unsaved = ["a/b/three"]
+    #expect(screenText(state).contains("▸ b/ 2 ●"))
+    state.list.collapsed = ["a", "a/b"]
+    #expect(screenText(state).contains("▸ a/ 4 ●"))
+    #expect(state.listRows == [.folder(path: "a", depth: 0, collapsed: true), .request(name: "top", depth: 0)])
+    state.unsaved = ["top"]
+    let text = screenText(state)
+    #expect(text.contains("▸ a/ 4") && !text.contains("▸ a/ 4 ●"), "\(text)")
+  }
+
+  @Test func theEditorOnAFolderRowSaysWhatItIsAndItsKeys() throws {
+    var state = try demoState()
+    _ = keys(&state, "g")
+    #expect(state.selectedFolder == "users")
+    let text = screenText(state)
+    let inside = state.workspace.requests.filter { $0.name.hasPrefix("users/") }
+    #expect(text.contains("Editor · users/"), "\(text)")
+    #expect(text.contains("folder users/ · \(inside.count) requests"), "\(text)")
+    #expect(text.contains("rename or move it: every request in it moves"), "\(text)")
+    #expect(text.contains("list  list-cached  get"), "the folder's requests, named inside it: \(text)")
+    // Not the text of a request's fields.
+    #expect(!text.contains("URL        "), "\(text)")
+    state.unsaved = ["users/list"]
+    send(&state, .key(.enter))
+    #expect(screenText(state).contains("folder users/ · \(inside.count) requests, 1 unsaved · folded"))
+    try assertSnapshot(state, "folder-editor-160x45")
+  }
+
+  @Test func rOnAFolderRowMovesEveryRequestInItAndUUndoesItInOneStep() throws {
+    var state = try demoState()
+    let before = state.workspace
+    let inside = before.requests.filter { $0.name.hasPrefix("users/") }.map(\.name)
+    _ = keys(&state, "g")
+    send(&state, .key(.enter))  // folded: it stays folded under its new name
+    _ = keys(&state, "R")
+    #expect(state.prompt?.label == "rename the folder users/ to (every request in it moves)")
+    #expect(state.prompt?.input.text == "users")
+    send(&state, .key(.ctrl("u")))
+    type(&state, "people/v1/")
+    send(&state, .key(.enter))
+    #expect(state.prompt == nil)
+    let moved = state.workspace.requests.filter { $0.name.hasPrefix("people/v1/") }.map(\.name)
+    #expect(moved == inside.map { "people/v1/" + $0.dropFirst("users/".count) })
+    #expect(!state.workspace.requests.contains { $0.name.hasPrefix("users/") })
+    #expect(state.workspace.batch(named: "smoke")?.members.contains("people/v1/get") == true)
+    #expect(state.workspace.chain(named: "login-flow")?.steps.map(\.request).contains("people/v1/get") == true)
+    #expect(state.unsaved == Set(moved))
+    #expect(state.selectedFolder == "people/v1" && state.list.collapsed.contains("people/v1"))
+    #expect(state.message?.text == "renamed the folder users/ to people/v1/: \(inside.count) requests moved (unsaved; u undoes it)")
+    // One u puts every request back: the workspace and its text as before, nothing unsaved.
+    _ = keys(&state, "u")
+    #expect(state.workspace == before)
+    #expect(state.workspace.encoded() == before.encoded())
+    #expect(state.unsaved.isEmpty && state.selectedFolder == "users" && state.list.collapsed.contains("users"))
+    #expect(state.message?.text == "renamed the folder people/v1/ back to users/")
+    _ = keys(&state, "u")
+    #expect(state.message?.text.hasPrefix("nothing to undo") == true)
+    // A taken name keeps the prompt open with why; the same name changes nothing.
+    state.workspace.requests.append(RequestTemplate(name: "auth/list", url: "/x"))
+    _ = keys(&state, "R")
+    send(&state, .key(.ctrl("u")))
+    type(&state, "auth")
+    send(&state, .key(.enter))
+    #expect(state.prompt?.error?.contains("\"auth/list\" is already the name") == true, "\(String(describing: state.prompt))")
+    send(&state, .key(.escape))
+    _ = keys(&state, "R")
+    send(&state, .key(.enter))
+    #expect(state.message?.text == "users/: name unchanged")
+  }
 }

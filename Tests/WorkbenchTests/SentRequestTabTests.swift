@@ -49,6 +49,25 @@ struct SentRequestTabTests {
     #expect(text.contains("Bearer ••••"), "\(text)")
     #expect(text.contains("\"name\"") && text.contains("Ada"), "the body: \(text)")
     #expect(!text.contains(secret), "\(text)")
+
+    // y then r: the request line and every header curl wrote, as the tab shows them, masked.
+    _ = keys(&state, "y")
+    #expect(state.copyMenu.choices.contains(.sentHead))
+    let menu = screenText(state)
+    #expect(menu.contains("r  the request as sent: its request line and"), "\(menu)")
+    let commands = keys(&state, "r")
+    guard case .copy(let head)? = commands.first else {
+      Issue.record("r copied nothing: \(commands)")
+      return
+    }
+    let lines = head.split(separator: "\n").map(String.init)
+    #expect(lines.first == "POST /anything HTTP/1.1", "\(head)")
+    #expect(lines.contains("Host: \(host)"), "\(head)")
+    #expect(lines.contains { $0.hasPrefix("User-Agent: reqbench/") }, "\(head)")
+    #expect(lines.contains { $0.hasPrefix("Content-Length: ") }, "\(head)")
+    #expect(lines.contains("Cookie: session=abc") && lines.contains("Authorization: Bearer ••••"), "\(head)")
+    #expect(!head.contains(secret) && !head.contains("Ada"), "headers only, the secret masked: \(head)")
+    #expect(state.message?.text == "copied the request line and headers post was sent with: \(head.utf8.count) bytes on the clipboard")
   }
 
   /// The lines built from a recorded head: request line, each header, a blank line, the body; a

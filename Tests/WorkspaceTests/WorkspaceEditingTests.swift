@@ -150,6 +150,39 @@ import Workspace
     #expect(clash == before)
   }
 
+  @Test func aFolderRenameIsUndoneByTheSwappedPairsByteForByte() throws {
+    // Into a folder that already has a request, and into its own subfolder (a new name that
+    // another of the requests gives up): every request goes back to its own name.
+    var ws = try load(original)
+    _ = try ws.addRequest(RequestTemplate(name: "people/me", url: "me"))
+    _ = try ws.renameFolder("users", to: "users/old")
+    let before = ws
+    let beforeText = text(ws.encoded())
+    let moved = try ws.renameFolder("users", to: "people")
+    #expect(moved.map(\.new) == ["people/old/get", "people/old/list"])
+    #expect(ws.requests.filter { $0.name.hasPrefix("people/") }.count == 3)
+    try ws.renameRequests(moved.map { (old: $0.new, new: $0.old) })
+    #expect(ws == before)
+    #expect(text(ws.encoded()) == beforeText)
+    #expect(ws.request(named: "people/me") != nil, "the request that was in people/ before stays there")
+
+    // Overlapping names in one step: a/x → a/b/x while a/b/x → a/b/b/x.
+    var nested = try load(original)
+    try nested.renameRequests([(old: "users/get", new: "a/x"), (old: "users/list", new: "a/b/x")])
+    let pairs = try nested.renameFolder("a", to: "a/b")
+    #expect(pairs.map(\.new) == ["a/b/x", "a/b/b/x"])
+    #expect(nested.batch(named: "smoke")?.members.first == "a/b/x")
+    // Two requests given one name, or a missing one, change nothing.
+    let kept = nested
+    #expect(throws: WorkspaceEditError("\"same\" is already the name of a request, batch or chain; names must be unique")) {
+      try nested.renameRequests([(old: "a/b/x", new: "same"), (old: "a/b/b/x", new: "same")])
+    }
+    #expect(throws: WorkspaceEditError("there is no request named \"nope\"")) {
+      try nested.renameRequests([(old: "a/b/x", new: "fine"), (old: "nope", new: "other")])
+    }
+    #expect(nested == kept)
+  }
+
   @Test func deleteAndUndoRestoreTheFileByteForByte() throws {
     for name in ["auth/login", "users/get", "users/list", "health"] {
       var ws = try load(original)

@@ -33,10 +33,13 @@ public struct EditorState: Sendable {
     choosing = nil
   }
 
-  /// The request `old` is now called `new`: the position and a refused body go with it.
-  mutating func requestRenamed(_ old: String, to new: String) {
-    if request == old { request = new }
-    if let text = refusedBodies.removeValue(forKey: old) { refusedBodies[new] = text }
+  /// Requests renamed (all at once: a new name may be another's old one): the position and a
+  /// refused body go with them.
+  mutating func requestsRenamed(_ renames: [String: String]) {
+    if let name = request, let new = renames[name] { request = new }
+    let moved = refusedBodies.keys.filter { renames[$0] != nil }
+    let texts = moved.map { refusedBodies.removeValue(forKey: $0) }
+    for (old, text) in zip(moved, texts) { refusedBodies[renames[old] ?? old] = text }
   }
 }
 
@@ -222,12 +225,21 @@ extension AppState {
   /// position (so the editor stays where it was), a refused body, the viewer's follow, and the
   /// selection (the filter cleared when the new name no longer matches it).
   mutating func requestRenamed(_ old: String, to new: String) {
-    unsaved.remove(old)
-    unsaved.insert(new)
-    marked = marked.map { $0 == old ? new : $0 }
-    editor.requestRenamed(old, to: new)
-    if following == old { following = new }
+    namesFollow([(old: old, new: new)])
     if !visibleRequests.contains(where: { $0.name == new }) { list.filter = "" }
     selectRequest(named: new)
+  }
+
+  /// What the TUI keeps by request name follows renames made at once (`R` on a request or a
+  /// folder, its undo): the unsaved marks, the marks for a batch or chain, the editor's position
+  /// and refused bodies, the viewer's follow.
+  mutating func namesFollow(_ pairs: [(old: String, new: String)]) {
+    let renames = Dictionary(pairs.map { ($0.old, $0.new) }, uniquingKeysWith: { first, _ in first })
+    unsaved.subtract(pairs.map(\.old))
+    // A rename is an edit: every renamed request is unsaved now.
+    unsaved.formUnion(pairs.map(\.new))
+    marked = marked.map { renames[$0] ?? $0 }
+    editor.requestsRenamed(renames)
+    if let name = following, let new = renames[name] { following = new }
   }
 }

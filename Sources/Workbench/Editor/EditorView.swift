@@ -13,11 +13,15 @@ extension Painter {
     let unsaved = state.selectedRequest.map { state.unsaved.contains($0.name) } ?? false
     frame(
       &buffer, .editor,
-      suffix: state.selectedFlow.map { " · \($0.name)" }
+      suffix: state.selectedFlow.map { " · \($0.name)" } ?? state.selectedFolder.map { " · \($0)/" }
         ?? state.selectedRequest.map { " · \($0.name)\(unsaved ? " ●" : "")" } ?? "")
     let area = inner(.editor)
     if let flow = state.selectedFlow {
       flowDefinition(&buffer, area, flow.name)
+      return
+    }
+    if let folder = state.selectedFolder {
+      folderSummary(&buffer, area, folder)
       return
     }
     guard let template = state.selectedRequest else {

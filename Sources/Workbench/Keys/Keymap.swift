@@ -13,8 +13,8 @@ public enum Action: String, Sendable, CaseIterable {
   case down, up, pageDown, pageUp, first, last
   // The request list
   case send, sendIgnoringCache, cancelRequest, filterRequests, clearFilter, editBody, editRequest, newRequest
-  case duplicateRequest, renameRequest, deleteRequest, undoDelete, toggleMark, batchFromMarked, chainFromMarked
-  case toggleFolder, expandFolder, collapseFolder
+  case duplicateRequest, renameRequest, deleteRequest, undo, toggleMark, batchFromMarked, chainFromMarked
+  case toggleFolder, expandFolder, collapseFolder, renameFolder
   // A batch or chain in the list, a run in the queue
   case runFlow, cancelFlow, resumeChain, cancelRun, toggleRun, expandRun, collapseRun
   // The editor
@@ -29,7 +29,7 @@ public enum Action: String, Sendable, CaseIterable {
   // Environments and variables (`v`, `V`)
   case chooseEnvironment, showVariables, applyEnvironment, editVariable, closeOverlay
   // The copy menu (`y`)
-  case copy, copyCurl, copyCurlWithSecrets, copyHTTP, copyURL, copyBody
+  case copy, copyCurl, copyCurlWithSecrets, copyHTTP, copyURL, copySentHead, copyBody
   // The command palette
   case runAction
   // Prompts and line editing
@@ -258,7 +258,7 @@ public enum Keymap {
       .showVariables, [.char("V")], "the variables in scope for the selected request: value, where it comes from; edit them",
       .everywhere),
     KeyBinding(
-      .copy, [.char("y")], "copy: the request as curl or .http, its URL, the response body or a header",
+      .copy, [.char("y")], "copy: the request as curl or .http, its URL, the headers it was sent with, the response body or a header",
       hint: "copy", hintIn: [.response], .everywhere),
     KeyBinding(.help, [.char("?"), .function(1)], "all keys (this help)", hint: "help", .everywhere),
     KeyBinding(
@@ -303,7 +303,9 @@ public enum Keymap {
       .renameRequest, [.char("R")], "rename or move it (the full name, folders by /); batches and chains follow",
       .requests),
     KeyBinding(.deleteRequest, [.char("d")], "delete it (asks y/n; batch members and chain steps naming it go too)", .requests),
-    KeyBinding(.undoDelete, [.char("u")], "undo the last delete (until the next save)", .requests, also: [.flowInList, .folderInList]),
+    KeyBinding(
+      .undo, [.char("u")], "undo the last delete or folder rename (until the next save)", .requests,
+      also: [.flowInList, .folderInList]),
     KeyBinding(.toggleMark, [.char(" ")], "mark or unmark it (for a batch or chain, in marking order)", .requests),
     KeyBinding(.batchFromMarked, [.char("b")], "make a batch of the marked requests (asks its name)", .requests),
     KeyBinding(.chainFromMarked, [.char("B")], "make a chain of the marked requests, in marking order", .requests),
@@ -312,6 +314,9 @@ public enum Keymap {
     KeyBinding(.toggleFolder, [.enter, .char(" ")], "fold or unfold it", hint: "fold", .folderInList),
     KeyBinding(.expandFolder, [.right, .char("l")], "unfold it (open: to its first row)", .folderInList),
     KeyBinding(.collapseFolder, [.left, .char("h")], "fold it (folded: to the folder it is in)", .folderInList),
+    KeyBinding(
+      .renameFolder, [.char("R")], "rename or move it: every request in it moves, batches and chains follow (u undoes)",
+      .folderInList),
     // A batch or chain in the list
     KeyBinding(.runFlow, [.enter, .char("s")], "run it", hint: "run", .flowInList),
     KeyBinding(.cancelFlow, [.char("c")], "cancel its runs", hint: "cancel", .flowInList),
@@ -442,6 +447,8 @@ public enum Keymap {
     KeyBinding(.copyCurlWithSecrets, [.char("S")], "the request as a curl command with its secrets", .copyMenu),
     KeyBinding(.copyHTTP, [.char("h")], "the request as .http text (secrets stay {{secret.NAME}})", .copyMenu),
     KeyBinding(.copyURL, [.char("u")], "the URL, variables filled in (secrets masked)", .copyMenu),
+    KeyBinding(
+      .copySentHead, [.char("r")], "the request as sent: its request line and every header curl wrote", .copyMenu),
     KeyBinding(.copyBody, [.char("b")], "the response body shown, or the jq output", .copyMenu),
     KeyBinding(.closeOverlay, [.escape, .char("y"), .char("q")], "close", .copyMenu),
     // Questions

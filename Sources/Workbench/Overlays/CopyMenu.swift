@@ -4,8 +4,9 @@ import TerminalUI
 import Workspace
 
 /// `y`: a small menu of what to copy to the terminal's clipboard (OSC 52, `Command.copy`): the
-/// request as curl, as `.http`, its URL, the response body (or the jq output shown), one of the
-/// response's headers. The status bar says what was copied and how many bytes.
+/// request as curl, as `.http`, its URL, the request as it was sent (its request line and every
+/// header curl wrote, as the `Request` tab shows them), the response body (or the jq output
+/// shown), one of the response's headers. The status bar says what was copied and how many bytes.
 ///
 /// The request is the one the response pane shows when it or the queue has the focus, else the
 /// one selected in the list; it is prepared as a send would be (the environment in use, the
@@ -15,7 +16,8 @@ import Workspace
 /// ssh session hands it to another machine), so it is treated as an export: curl and the URL
 /// have their secrets masked (`••••`) as `reqbench export curl` has; `.http` keeps
 /// `{{secret.NAME}}` placeholders; the body and headers are copied as the viewer shows them
-/// (a secret the server echoed masked). Only the menu's own `curl, secrets included` entry puts
+/// (a secret the server echoed masked), and the sent head as the `Request` tab shows it (the
+/// engine recorded it with the request's secrets masked). Only the menu's own `curl, secrets included` entry puts
 /// the secrets on the clipboard, and the status bar says so — as `--reveal-secrets` does.
 public struct CopyMenuState: Sendable, Equatable, OverlayList {
   public var choices: [CopyChoice] = []
@@ -32,6 +34,8 @@ public enum CopyChoice: Sendable, Equatable {
   case curlWithSecrets
   case http
   case url
+  /// The request line and headers of what was sent for the response shown.
+  case sentHead
   /// The response body shown, or the jq output when a filter is shown.
   case body(jqOutput: Bool)
   /// A response header (its value is what is copied).
@@ -44,6 +48,7 @@ public enum CopyChoice: Sendable, Equatable {
     case .curlWithSecrets: .copyCurlWithSecrets
     case .http: .copyHTTP
     case .url: .copyURL
+    case .sentHead: .copySentHead
     case .body: .copyBody
     case .header: nil
     }
@@ -74,6 +79,7 @@ extension AppState {
     var menu = CopyMenuState()
     menu.request = copyRequestName
     if menu.request != nil { menu.choices = [.curl, .curlWithSecrets, .http, .url] }
+    if copySentHead != nil { menu.choices.append(.sentHead) }
     if let (response, _) = copyResponse {
       menu.choices.append(.body(jqOutput: viewer.filteredText != nil))
       menu.choices += response.headers.fields.map { .header(name: $0.name) }
@@ -144,6 +150,7 @@ extension AppState {
     case .curlWithSecrets: return "\(name) as curl, secrets included"
     case .http: return "\(name) as .http"
     case .url: return "the URL of \(name)"
+    case .sentHead: return "the request line and headers \(name) was sent with"
     case .body(let jq): return jq ? "the jq output" : "the response body"
     case .header(let header): return "the \(header) header's value"
     }
@@ -169,6 +176,9 @@ extension AppState {
       } catch {
         return .failure(FilterError(error.message))
       }
+    case .sentHead:
+      guard let head = copySentHead else { return .failure(FilterError("nothing was sent for the response shown")) }
+      return .success(head)
     case .body(let jq):
       if jq, let output = viewer.filteredText { return .success(output) }
       guard let (response, row) = copyResponse else { return .failure(FilterError("no response body")) }
@@ -198,6 +208,31 @@ extension AppState {
       }
       return .success(row.flatMap(Painter.redaction)?.apply(value) ?? value)
     }
+  }
+
+  /// The request line and headers sent for the response shown, one per line, as the `Request`
+  /// tab shows them (masked the same way); nil when nothing was sent (not yet, from the cache).
+  var copySentHead: String? {
+    let lines: [SentLine]
+    if let history = viewer.history {
+      lines = Self.recordedLines(history)
+    } else if let row = shownExchange, let sent = row.result?.sent {
+      lines = Self.lines(sent).map { line in
+        guard let redaction = Painter.redaction(row) else { return line }
+        var masked = line
+        masked.text = redaction.apply(line.text)
+        return masked
+      }
+    } else {
+      return nil
+    }
+    let head = lines.filter { line in
+      switch line.kind {
+      case .requestLine, .header: true
+      case .body, .note: false
+      }
+    }
+    return head.isEmpty ? nil : head.map(\.text).joined(separator: "\n") + "\n"
   }
 
   /// The request prepared as a send would prepare it now; the exchange's own request when the
@@ -251,6 +286,9 @@ extension Painter {
     case .curlWithSecrets: return "the request as curl, secrets included"
     case .http: return "the request as .http (secrets stay {{secret.NAME}})"
     case .url: return "the URL, resolved"
+    case .sentHead:
+      let count = (state.copySentHead?.split(separator: "\n").count ?? 1) - 1
+      return "the request as sent: its request line and \(count) header\(count == 1 ? "" : "s")"
     case .body(let jq): return jq ? "the jq output shown" : "the response body"
     case .header(let name):
       let value = state.copyText(choice)

@@ -92,6 +92,8 @@ public struct Prompt: Sendable, Equatable {
     case setSecret(name: String)
     /// `R`: the new full name of this request.
     case renameRequest(String)
+    /// `R` on a folder row: the new path of this folder.
+    case renameFolder(String)
     /// `b`/`B`: the name of a batch or chain of these requests.
     case nameFlow(FlowOutcome.Kind, members: [String])
   }
@@ -158,6 +160,8 @@ extension AppState {
         return acceptVariable(current.purpose, text: text)
       case .renameRequest(let old):
         renameRequest(old, current.input)
+      case .renameFolder(let old):
+        renameFolder(old, current.input)
       case .nameFlow(let kind, let members):
         makeFlow(kind, members: members, current.input)
       }

@@ -1,7 +1,7 @@
 /// Folders in the request list fold and unfold, as lazygit's and gitui's trees do: Enter or space
 /// on a folder row folds or unfolds it, → unfolds it (on an open one: goes to its first row), ←
 /// folds it (on a folded one: goes to its parent folder), and ← on a request folds the folder it
-/// is in and selects that folder. What is folded is kept for the session
+/// is in and selects that folder; R renames or moves it (`Organise.swift`). What is folded is kept for the session
 /// (`RequestListState.collapsed`); while a filter is typed every match shows.
 extension AppState {
   mutating func handleFolder(_ action: Action, _ path: String) -> [Command] {
@@ -21,6 +21,8 @@ extension AppState {
       } else if let parent = ListRow.folder(of: path) {
         selectFolder(parent)
       }
+    case .renameFolder:
+      startRenameFolder(path)
     default:
       break
     }

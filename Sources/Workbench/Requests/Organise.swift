@@ -1,11 +1,22 @@
 import RequestEngine
 import Workspace
 
+/// What `u` puts back, until the next save: the last delete or the last folder rename.
+enum UndoableEdit: Sendable {
+  /// A deleted request (and the batch and chain references that went with it); whether it had
+  /// unsaved edits.
+  case delete(RequestDeletion, wasUnsaved: Bool)
+  /// A folder renamed from `old` to `new`: each request's names, and those of them that had
+  /// unsaved edits before.
+  case folderRename(old: String, new: String, moved: [(old: String, new: String)], wasUnsaved: Set<String>)
+}
+
 /// Organising the request list: `D` duplicates (`name-2`), `R` renames or moves (folders by `/`;
-/// batches and chains that name it follow), `d` deletes after `y/n` and `u` undoes the last
-/// delete until the next save; space marks requests, and `b`/`B` make a batch or a chain of the
-/// marked ones in marking order. Each is an operation on the workspace model
-/// (`Workspace+Editing.swift`), so a save writes only what was done.
+/// batches and chains that name it follow; on a folder row, every request in the folder moves),
+/// `d` deletes after `y/n` and `u` undoes the last delete or folder rename until the next save;
+/// space marks requests, and `b`/`B` make a batch or a chain of the marked ones in marking order.
+/// Each is an operation on the workspace model (`Workspace+Editing.swift`), so a save writes only
+/// what was done.
 extension AppState {
   mutating func duplicateSelected() {
     guard let name = selectedRequest?.name else { return noRequestSelected() }
@@ -63,9 +74,11 @@ extension AppState {
       return
     }
     let position = list.selection
+    let references: Int
     do {
       let deletion = try workspace.deleteRequest(named: name)
-      lastDeletion = (deletion, wasUnsaved: unsaved.contains(name))
+      lastUndo = .delete(deletion, wasUnsaved: unsaved.contains(name))
+      references = deletion.references.count
     } catch {
       message = StatusMessage("not deleted: \(error.message)", isError: true)
       return
@@ -73,29 +86,90 @@ extension AppState {
     unsaved.insert(name)
     marked.removeAll { $0 == name }
     selectRequest(min(position, max(0, selectableCount - 1)))
-    let references = lastDeletion?.deletion.references.count ?? 0
     message = StatusMessage(
       "deleted \(name)" + (references > 0 ? " and its \(references) batch and chain references" : "")
         + "; u undoes it until the next save")
   }
 
-  mutating func undoDelete() {
-    guard let (deletion, wasUnsaved) = lastDeletion else {
-      message = StatusMessage("nothing to undo (u undoes the last delete until a save)")
+  /// `u`: undoes the last delete or folder rename (kept until a save).
+  mutating func undo() {
+    switch lastUndo {
+    case nil:
+      message = StatusMessage("nothing to undo (u undoes the last delete or folder rename until a save)")
+    case .delete(let deletion, let wasUnsaved)?:
+      do {
+        try workspace.restore(deletion)
+      } catch {
+        message = StatusMessage("not undone: \(error.message)", isError: true)
+        return
+      }
+      lastUndo = nil
+      let name = deletion.request.name
+      if !wasUnsaved { unsaved.remove(name) }
+      list.filter = ""
+      selectRequest(named: name)
+      message = StatusMessage("restored \(name)")
+    case .folderRename(let old, let new, let moved, let wasUnsaved)?:
+      // Each request back to its own name: requests that were in `new` before stay there.
+      let back = moved.map { (old: $0.new, new: $0.old) }
+      do {
+        try workspace.renameRequests(back)
+      } catch {
+        message = StatusMessage("not undone: \(error.message)", isError: true)
+        return
+      }
+      lastUndo = nil
+      folderRenamed(back, from: new, to: old)
+      for pair in moved where !wasUnsaved.contains(pair.old) { unsaved.remove(pair.old) }
+      message = StatusMessage("renamed the folder \(new)/ back to \(old)/")
+    }
+  }
+
+  /// `R` on a folder row: asks the folder's new path.
+  mutating func startRenameFolder(_ path: String) {
+    prompt = Prompt(
+      purpose: .renameFolder(path), label: "rename the folder \(path)/ to (every request in it moves)",
+      input: LineEdit(path))
+  }
+
+  /// The folder rename prompt's answer: every request in the folder (subfolders too) moves in one
+  /// step, which `u` undoes; a refused name keeps the prompt open with why.
+  mutating func renameFolder(_ old: String, _ input: LineEdit) {
+    var new = input.text
+    while new.hasSuffix("/") { new.removeLast() }
+    guard new != old else {
+      message = StatusMessage("\(old)/: name unchanged")
       return
     }
+    let before = unsaved
+    let moved: [(old: String, new: String)]
     do {
-      try workspace.restore(deletion)
+      moved = try workspace.renameFolder(old, to: new)
     } catch {
-      message = StatusMessage("not undone: \(error.message)", isError: true)
+      prompt = Prompt(
+        purpose: .renameFolder(old), label: "rename the folder \(old)/ to (every request in it moves)", input: input,
+        error: error.message)
       return
     }
-    lastDeletion = nil
-    let name = deletion.request.name
-    if !wasUnsaved { unsaved.remove(name) }
-    list.filter = ""
-    selectRequest(named: name)
-    message = StatusMessage("restored \(name)")
+    folderRenamed(moved, from: old, to: new)
+    lastUndo = .folderRename(old: old, new: new, moved: moved, wasUnsaved: before.intersection(moved.map(\.old)))
+    message = StatusMessage(
+      "renamed the folder \(old)/ to \(new)/: \(moved.count) request\(moved.count == 1 ? "" : "s") moved (unsaved; u undoes it)")
+  }
+
+  /// A folder's requests renamed (or renamed back): what the TUI keeps by name follows, the
+  /// folded folders under the old path are folded under the new one, and the folder stays selected.
+  private mutating func folderRenamed(_ moved: [(old: String, new: String)], from old: String, to new: String) {
+    namesFollow(moved)
+    let prefix = old + "/"
+    list.collapsed = Set(
+      list.collapsed.map { path in
+        path == old ? new : path.hasPrefix(prefix) ? new + "/" + path.dropFirst(prefix.count) : path
+      })
+    if !selectFolder(new) {
+      list.filter = ""
+      selectFolder(new)
+    }
   }
 
   /// Space: marks the selected request, or unmarks it; marks keep their order.

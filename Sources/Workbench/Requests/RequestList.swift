@@ -13,12 +13,20 @@ public enum ListRow: Sendable, Equatable {
 }
 
 /// A row as the list's walk makes it: the row, the selectable item it is (the selection's index:
-/// every row but the heading above batches and chains, in order) and, for a request, its index in
-/// the workspace.
+/// every row but the heading above batches and chains, in order), for a request its index in the
+/// workspace, and for a folded folder what it hides.
 struct ListEntry {
   var row: ListRow
   var item: Int?
   var request: Int?
+  var folded: FoldedContents?
+}
+
+/// What a folded folder's row hides: how many requests (its subfolders' included), and whether
+/// any of them has unsaved edits (the row shows `●`, as a request's does).
+struct FoldedContents: Equatable {
+  var requests = 0
+  var unsaved = false
 }
 
 /// The request list's rows, made lazily: a walk over the matching requests in file order that
@@ -33,6 +41,8 @@ struct ListWalk: IteratorProtocol {
   private let flows: [(name: String, kind: FlowOutcome.Kind)]
   /// The folded folders (none while a filter is typed: every match shows).
   private let collapsed: Set<String>
+  /// The requests with unsaved edits, by name (a folded folder's row says when it hides one).
+  private let unsaved: Set<String>
   private var position = 0
   private var openFolders: [Substring] = []
   /// The folder part of the last request's name (nil: it had none).
@@ -49,6 +59,7 @@ struct ListWalk: IteratorProtocol {
     matches = state.list.matches
     flows = state.visibleFlows
     collapsed = state.list.filter.isEmpty ? state.list.collapsed : []
+    unsaved = state.unsaved
   }
 
   private var count: Int { matches?.count ?? requests.count }
@@ -65,7 +76,7 @@ struct ListWalk: IteratorProtocol {
       let name = requests[index].name
       let folder = name.lastIndex(of: "/").map { name[..<$0] }
       // Most requests are in the folder of the one before: one comparison, no split.
-      if folder != openPath { open(folder) }
+      if folder != openPath { open(folder, first: index) }
       if !hidden {
         pending.append(ListEntry(row: .request(name: name, depth: openFolders.count), item: item(), request: index))
       }
@@ -81,9 +92,10 @@ struct ListWalk: IteratorProtocol {
     return ListEntry(row: .flow(name: flows[flowIndex].name, kind: flows[flowIndex].kind), item: item())
   }
 
-  /// Moves into the folder of the next request: a heading for each folder not open before (none
-  /// inside a folded one).
-  private mutating func open(_ folder: Substring?) {
+  /// Moves into the folder of the next request (`first`, at `position - 1`): a heading for each
+  /// folder not open before (none inside a folded one). A folded one's heading counts the
+  /// requests it hides, and the walk goes on after them.
+  private mutating func open(_ folder: Substring?, first: Int) {
     let parts = folder.map { $0.split(separator: "/", omittingEmptySubsequences: false) } ?? []
     var common = 0
     while common < min(parts.count, openFolders.count) && parts[common] == openFolders[common] { common += 1 }
@@ -94,7 +106,10 @@ struct ListWalk: IteratorProtocol {
       let path = parts[0...depth].joined(separator: "/")
       let folded = collapsed.contains(path)
       if depth >= common {
-        pending.append(ListEntry(row: .folder(path: path, depth: depth, collapsed: folded), item: item()))
+        pending.append(
+          ListEntry(
+            row: .folder(path: path, depth: depth, collapsed: folded), item: item(),
+            folded: folded ? passFolded(path, first: first) : nil))
       }
       if folded {
         hidden = true
@@ -103,6 +118,22 @@ struct ListWalk: IteratorProtocol {
     }
     openFolders = parts
     openPath = folder
+  }
+
+  /// Passes over the requests of the folded folder `path` from `first` (the one that opened it)
+  /// while their names stay in it, and says what they were. The walk resumes after them; the
+  /// next request is outside `path`, so its heading opens as it would have.
+  private mutating func passFolded(_ path: String, first: Int) -> FoldedContents {
+    let prefix = path + "/"
+    var contents = FoldedContents(requests: 1, unsaved: unsaved.contains(requests[first].name))
+    while position < count {
+      let name = requests[matches?[position] ?? position].name
+      guard name.hasPrefix(prefix) else { break }
+      contents.requests += 1
+      if !contents.unsaved && unsaved.contains(name) { contents.unsaved = true }
+      position += 1
+    }
+    return contents
   }
 }
 

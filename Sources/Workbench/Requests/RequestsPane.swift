@@ -30,8 +30,8 @@ extension AppState {
     case .newRequest:
       startNewRequest()
       return []
-    case .undoDelete:
-      undoDelete()
+    case .undo:
+      undo()
       return []
     case .filterRequests:
       prompt = Prompt(purpose: .filterRequests, label: "filter requests", input: LineEdit(list.filter, selected: true))

@@ -3,8 +3,9 @@ import RequestEngine
 import TerminalUI
 import Workspace
 
-/// The request list: folders (`▾` open, `▸` folded), requests (method, name, `●` unsaved), then
-/// batches and chains; only the rows in view are drawn.
+/// The request list: folders (`▾` open, `▸` folded with how many requests it hides and `●` when
+/// one has unsaved edits), requests (method, name, `●` unsaved), then batches and chains; only
+/// the rows in view are drawn.
 extension Painter {
   func requests(_ buffer: inout ScreenBuffer) {
     frame(&buffer, .requests, suffix: state.list.filter.isEmpty ? "" : " /\(state.list.filter)")
@@ -28,9 +29,15 @@ extension Painter {
       switch entry.row {
       case .folder(let path, let depth, let collapsed):
         let name = String(path.split(separator: "/").last ?? "")
-        buffer.putTruncated(
-          String(repeating: "  ", count: depth) + (collapsed ? "▸ " : "▾ ") + name + "/", x: area.x, y: y,
+        var x = area.x
+        x += buffer.putTruncated(
+          String(repeating: "  ", count: depth) + (collapsed ? "▸ " : "▾ ") + name + "/", x: x, y: y,
           style: theme.folder, width: area.width)
+        // Folded: how many requests it hides, and `●` when one of them has unsaved edits.
+        if let folded = entry.folded {
+          x += buffer.putTruncated(" \(folded.requests)", x: x, y: y, style: theme.dim, width: area.x + area.width - x)
+          if folded.unsaved { buffer.putTruncated(" ●", x: x, y: y, style: theme.unsaved, width: area.x + area.width - x) }
+        }
       case .request(let name, let depth):
         guard let index = entry.request else { continue }
         let template = state.workspace.requests[index]
