@@ -64,7 +64,7 @@ enum AwaitedOutcome: Sendable, Equatable {
 /// The whole state of the TUI. `update` changes it; `view` draws it.
 public struct AppState: Sendable {
   public var workspace: Workspace {
-    didSet { refreshMatches() }
+    didSet { refreshList() }
   }
   /// The workspace file, for the status bar and saving.
   public var workspaceFile: String
@@ -93,7 +93,13 @@ public struct AppState: Sendable {
 
   // Each pane's own state, declared beside its update and view.
   public var list = RequestListState() {
-    didSet { if list.filter != oldValue.filter { refreshMatches() } }
+    didSet {
+      if list.filter != oldValue.filter {
+        refreshList()
+      } else if list.collapsed != oldValue.collapsed {
+        list.index = ListIndex(self)
+      }
+    }
   }
   public var editor = EditorState()
   public var queue = QueueState()
@@ -141,6 +147,7 @@ public struct AppState: Sendable {
     self.sources = sources
     self.width = width
     self.height = height
+    list.index = ListIndex(self)
     // The first request, not the folder row above it.
     list.selection = firstRequestItem
     editor.request = selectedRequest?.name

@@ -34,6 +34,11 @@ public enum Scenario: String, CaseIterable, Sendable {
   case variables
   /// The editor as a form: users/create's body type list open, json marked, form highlighted.
   case form
+  /// `:`: the command palette, every action that applies now with its pane and key.
+  case palette
+  /// Folders folded: users/ (a duplicate in it unsaved, so `●`) and files/; users/ selected, so
+  /// the editor says what the folder holds and the keys that act on it.
+  case folders
 
   public static let epoch = Date(timeIntervalSince1970: 1_790_000_000)
 
@@ -75,6 +80,15 @@ public enum Scenario: String, CaseIterable, Sendable {
       let body = state.selectedRequest?.editorFields.firstIndex { $0.kind == .body } ?? 0
       for _ in 0..<body { Scenario.send(&state, .key(.char("j"))) }
       Scenario.send(&state, .key(.enter), .key(.char("j")))
+    case .palette:
+      Scenario.send(&state, .key(.char(":")))
+    case .folders:
+      state.selectRequest(named: "users/get")
+      Scenario.send(&state, .key(.char("D")))
+      state.selectFolder("files")
+      Scenario.send(&state, .key(.enter))
+      state.selectFolder("users")
+      Scenario.send(&state, .key(.enter))
     case .environments, .variables:
       state.selectRequest(named: "users/get")
       Scenario.send(&state, .key(.char("v")), .key(.char("j")))

@@ -141,7 +141,7 @@ struct FoldersTests {
     #expect(state.workspace.chain(named: "login-flow")?.steps.map(\.request).contains("people/v1/get") == true)
     #expect(state.unsaved == Set(moved))
     #expect(state.selectedFolder == "people/v1" && state.list.collapsed.contains("people/v1"))
-    #expect(state.message?.text == "renamed the folder users/ to people/v1/: \(inside.count) requests moved (unsaved; u undoes it)")
+    #expect(state.message?.text == "moved \(inside.count) requests from users/ to people/v1/ (u undoes it)")
     // One u puts every request back: the workspace and its text as before, nothing unsaved.
     _ = keys(&state, "u")
     #expect(state.workspace == before)
@@ -157,6 +157,9 @@ struct FoldersTests {
     type(&state, "auth")
     send(&state, .key(.enter))
     #expect(state.prompt?.error?.contains("\"auth/list\" is already the name") == true, "\(String(describing: state.prompt))")
+    send(&state, .key(.ctrl("u")))
+    send(&state, .key(.enter))
+    #expect(state.prompt?.error == "a folder needs a name (Esc keeps users/)")
     send(&state, .key(.escape))
     _ = keys(&state, "R")
     send(&state, .key(.enter))

@@ -67,7 +67,7 @@ struct SentRequestTabTests {
     #expect(lines.contains { $0.hasPrefix("Content-Length: ") }, "\(head)")
     #expect(lines.contains("Cookie: session=abc") && lines.contains("Authorization: Bearer ••••"), "\(head)")
     #expect(!head.contains(secret) && !head.contains("Ada"), "headers only, the secret masked: \(head)")
-    #expect(state.message?.text == "copied the request line and headers post was sent with: \(head.utf8.count) bytes on the clipboard")
+    #expect(state.message?.text == "copied post as sent (request line and headers): \(head.utf8.count) bytes on the clipboard")
   }
 
   /// The lines built from a recorded head: request line, each header, a blank line, the body; a

@@ -150,7 +150,7 @@ extension AppState {
     case .curlWithSecrets: return "\(name) as curl, secrets included"
     case .http: return "\(name) as .http"
     case .url: return "the URL of \(name)"
-    case .sentHead: return "the request line and headers \(name) was sent with"
+    case .sentHead: return "\(name) as sent (request line and headers)"
     case .body(let jq): return jq ? "the jq output" : "the response body"
     case .header(let header): return "the \(header) header's value"
     }

@@ -125,11 +125,11 @@ extension AppState {
     }
   }
 
-  /// `R` on a folder row: asks the folder's new path.
-  mutating func startRenameFolder(_ path: String) {
+  /// `R` on a folder row: asks the folder's new path (again with why, after a refusal).
+  mutating func startRenameFolder(_ path: String, _ input: LineEdit? = nil, error: String? = nil) {
     prompt = Prompt(
       purpose: .renameFolder(path), label: "rename the folder \(path)/ to (every request in it moves)",
-      input: LineEdit(path))
+      input: input ?? LineEdit(path), error: error)
   }
 
   /// The folder rename prompt's answer: every request in the folder (subfolders too) moves in one
@@ -137,6 +137,7 @@ extension AppState {
   mutating func renameFolder(_ old: String, _ input: LineEdit) {
     var new = input.text
     while new.hasSuffix("/") { new.removeLast() }
+    guard !new.isEmpty else { return startRenameFolder(old, input, error: "a folder needs a name (Esc keeps \(old)/)") }
     guard new != old else {
       message = StatusMessage("\(old)/: name unchanged")
       return
@@ -146,15 +147,11 @@ extension AppState {
     do {
       moved = try workspace.renameFolder(old, to: new)
     } catch {
-      prompt = Prompt(
-        purpose: .renameFolder(old), label: "rename the folder \(old)/ to (every request in it moves)", input: input,
-        error: error.message)
-      return
+      return startRenameFolder(old, input, error: error.message)
     }
     folderRenamed(moved, from: old, to: new)
     lastUndo = .folderRename(old: old, new: new, moved: moved, wasUnsaved: before.intersection(moved.map(\.old)))
-    message = StatusMessage(
-      "renamed the folder \(old)/ to \(new)/: \(moved.count) request\(moved.count == 1 ? "" : "s") moved (unsaved; u undoes it)")
+    message = StatusMessage("moved \(moved.count) request\(moved.count == 1 ? "" : "s") from \(old)/ to \(new)/ (u undoes it)")
   }
 
   /// A folder's requests renamed (or renamed back): what the TUI keeps by name follows, the

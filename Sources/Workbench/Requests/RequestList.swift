@@ -14,35 +14,46 @@ public enum ListRow: Sendable, Equatable {
 
 /// A row as the list's walk makes it: the row, the selectable item it is (the selection's index:
 /// every row but the heading above batches and chains, in order), for a request its index in the
-/// workspace, and for a folded folder what it hides.
-struct ListEntry {
+/// workspace, and for a folded folder how many requests it hides (its subfolders' included).
+struct ListEntry: Sendable {
   var row: ListRow
   var item: Int?
   var request: Int?
-  var folded: FoldedContents?
+  var hiddenRequests: Int?
 }
 
-/// What a folded folder's row hides: how many requests (its subfolders' included), and whether
-/// any of them has unsaved edits (the row shows `●`, as a request's does).
-struct FoldedContents: Equatable {
-  var requests = 0
-  var unsaved = false
+/// Every row of the request list in order, and the row of each selectable item: made by one walk
+/// each time what the rows show changes (the workspace, the filter, the folded folders; `AppState`
+/// remakes it then), so a key that moves the selection and a frame that draws the list look rows
+/// up instead of walking to them. Measured at 10,000 requests: walking to the selection for each
+/// lookup made a frame near the list's end cost a whole walk several times over (see
+/// `Benchmarks/tui`, the request list's frames).
+struct ListIndex: Sendable {
+  var entries: [ListEntry] = []
+  /// The row of each selectable item, by item.
+  var rowOfItem: [Int] = []
+
+  init() {}
+
+  init(_ state: AppState) {
+    var walk = ListWalk(state)
+    while let entry = walk.next() {
+      if entry.item != nil { rowOfItem.append(entries.count) }
+      entries.append(entry)
+    }
+  }
 }
 
-/// The request list's rows, made lazily: a walk over the matching requests in file order that
-/// opens a folder heading where the folder changes (and passes over the requests of a folded
-/// folder), then the batches and chains. Nothing is built for rows past the last one asked for,
-/// so the first screen of a 10,000-request workspace costs what the first screen of a small one
-/// does; the matching requests' indices are kept in `RequestListState.matches` (rebuilt only when
-/// the filter or the workspace changes).
+/// The request list's rows as one walk makes them: over the matching requests in file order,
+/// opening a folder heading where the folder changes (and passing over the requests of a folded
+/// folder, counting them), then the batches and chains. The matching requests' indices are kept
+/// in `RequestListState.matches` (rebuilt only when the filter or the workspace changes).
 struct ListWalk: IteratorProtocol {
   private let requests: [RequestTemplate]
   private let matches: [Int]?
   private let flows: [(name: String, kind: FlowOutcome.Kind)]
   /// The folded folders (none while a filter is typed: every match shows).
   private let collapsed: Set<String>
-  /// The requests with unsaved edits, by name (a folded folder's row says when it hides one).
-  private let unsaved: Set<String>
   private var position = 0
   private var openFolders: [Substring] = []
   /// The folder part of the last request's name (nil: it had none).
@@ -59,7 +70,6 @@ struct ListWalk: IteratorProtocol {
     matches = state.list.matches
     flows = state.visibleFlows
     collapsed = state.list.filter.isEmpty ? state.list.collapsed : []
-    unsaved = state.unsaved
   }
 
   private var count: Int { matches?.count ?? requests.count }
@@ -76,7 +86,7 @@ struct ListWalk: IteratorProtocol {
       let name = requests[index].name
       let folder = name.lastIndex(of: "/").map { name[..<$0] }
       // Most requests are in the folder of the one before: one comparison, no split.
-      if folder != openPath { open(folder, first: index) }
+      if folder != openPath { open(folder) }
       if !hidden {
         pending.append(ListEntry(row: .request(name: name, depth: openFolders.count), item: item(), request: index))
       }
@@ -92,10 +102,10 @@ struct ListWalk: IteratorProtocol {
     return ListEntry(row: .flow(name: flows[flowIndex].name, kind: flows[flowIndex].kind), item: item())
   }
 
-  /// Moves into the folder of the next request (`first`, at `position - 1`): a heading for each
-  /// folder not open before (none inside a folded one). A folded one's heading counts the
-  /// requests it hides, and the walk goes on after them.
-  private mutating func open(_ folder: Substring?, first: Int) {
+  /// Moves into the folder of the next request (at `position - 1`): a heading for each folder
+  /// not open before (none inside a folded one). A folded one's heading counts the requests it
+  /// hides, and the walk goes on after them.
+  private mutating func open(_ folder: Substring?) {
     let parts = folder.map { $0.split(separator: "/", omittingEmptySubsequences: false) } ?? []
     var common = 0
     while common < min(parts.count, openFolders.count) && parts[common] == openFolders[common] { common += 1 }
@@ -109,7 +119,7 @@ struct ListWalk: IteratorProtocol {
         pending.append(
           ListEntry(
             row: .folder(path: path, depth: depth, collapsed: folded), item: item(),
-            folded: folded ? passFolded(path, first: first) : nil))
+            hiddenRequests: folded ? passFolded(path) : nil))
       }
       if folded {
         hidden = true
@@ -120,62 +130,44 @@ struct ListWalk: IteratorProtocol {
     openPath = folder
   }
 
-  /// Passes over the requests of the folded folder `path` from `first` (the one that opened it)
-  /// while their names stay in it, and says what they were. The walk resumes after them; the
-  /// next request is outside `path`, so its heading opens as it would have.
-  private mutating func passFolded(_ path: String, first: Int) -> FoldedContents {
+  /// Passes over the requests of the folded folder `path` after the one that opened it while
+  /// their names stay in it, and says how many it hides, that one included. The walk resumes
+  /// after them; the next request is outside `path`, so its heading opens as it would have.
+  private mutating func passFolded(_ path: String) -> Int {
     let prefix = path + "/"
-    var contents = FoldedContents(requests: 1, unsaved: unsaved.contains(requests[first].name))
-    while position < count {
-      let name = requests[matches?[position] ?? position].name
-      guard name.hasPrefix(prefix) else { break }
-      contents.requests += 1
-      if !contents.unsaved && unsaved.contains(name) { contents.unsaved = true }
+    var hidden = 1
+    while position < count, requests[matches?[position] ?? position].name.hasPrefix(prefix) {
+      hidden += 1
       position += 1
     }
-    return contents
+    return hidden
   }
 }
 
 extension AppState {
-  /// Recomputes which requests match the filter: after the filter or the workspace changed.
-  mutating func refreshMatches() {
+  /// After the workspace or the filter changed: which requests match, then the rows.
+  mutating func refreshList() {
     let filter = list.filter.lowercased()
     list.matches =
       filter.isEmpty ? nil : workspace.requests.indices.filter { workspace.requests[$0].name.lowercased().contains(filter) }
+    list.index = ListIndex(self)
   }
 
   /// The list as drawn, every row: a heading for each folder (names with `/`) before its first
-  /// request (a folded folder's requests left out), then batches and chains. The view and the
-  /// keys walk only as far as they need.
-  public var listRows: [ListRow] {
-    var walk = ListWalk(self)
-    var rows: [ListRow] = []
-    while let entry = walk.next() { rows.append(entry.row) }
-    return rows
-  }
+  /// request (a folded folder's requests left out), then batches and chains.
+  public var listRows: [ListRow] { list.index.entries.map(\.row) }
 
   /// The rows from `start`, at most `count` of them.
-  func listEntries(from start: Int, count: Int) -> [ListEntry] {
-    var walk = ListWalk(self)
-    var entries: [ListEntry] = []
-    var row = 0
-    while entries.count < count, let entry = walk.next() {
-      if row >= start { entries.append(entry) }
-      row += 1
-    }
-    return entries
+  func listEntries(from start: Int, count: Int) -> ArraySlice<ListEntry> {
+    let entries = list.index.entries
+    let lower = min(max(0, start), entries.count)
+    return entries[lower..<min(entries.count, lower + max(0, count))]
   }
 
-  /// The first row (and its number) that `matching` accepts; the walk stops there.
+  /// The first row (and its number) that `matching` accepts.
   func firstListEntry(where matching: (ListEntry) -> Bool) -> (row: Int, entry: ListEntry)? {
-    var walk = ListWalk(self)
-    var row = 0
-    while let entry = walk.next() {
-      if matching(entry) { return (row, entry) }
-      row += 1
-    }
-    return nil
+    guard let row = list.index.entries.firstIndex(where: matching) else { return nil }
+    return (row, list.index.entries[row])
   }
 
   /// The requests that match the filter, in file order (folded ones too).
@@ -185,24 +177,19 @@ extension AppState {
   }
 
   /// The row of a selectable item (nil: no such item).
-  func listRow(ofItem item: Int) -> Int? { firstListEntry { $0.item == item }?.row }
+  func listRow(ofItem item: Int) -> Int? {
+    list.index.rowOfItem.indices.contains(item) ? list.index.rowOfItem[item] : nil
+  }
 
   /// The first request's item, not the folder row above it (0 when there is none): selected at
   /// the start and as a filter is typed.
   var firstRequestItem: Int { firstListEntry { $0.request != nil }?.entry.item ?? 0 }
 
   /// The selected row (nil: the list is empty).
-  var selectedEntry: ListEntry? { firstListEntry { $0.item == list.selection }?.entry }
+  var selectedEntry: ListEntry? { listRow(ofItem: list.selection).map { list.index.entries[$0] } }
 
   /// How many rows can be selected (folders, requests not folded away, batches and chains).
-  public var selectableCount: Int {
-    var walk = ListWalk(self)
-    var count = 0
-    while let entry = walk.next() {
-      if entry.item != nil { count += 1 }
-    }
-    return count
-  }
+  public var selectableCount: Int { list.index.rowOfItem.count }
 
   /// Batches and chains that match the filter, batches first; selectable after the requests.
   public var visibleFlows: [(name: String, kind: FlowOutcome.Kind)] {

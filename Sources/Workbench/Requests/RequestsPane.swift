@@ -16,6 +16,8 @@ public struct RequestListState: Sendable {
   /// The indices (in the workspace) of the requests that match the filter; nil without a filter.
   /// Kept by `AppState` as the filter and the workspace change.
   var matches: [Int]?
+  /// Every row, remade as the workspace, the filter or the folded folders change.
+  var index = ListIndex()
 }
 
 /// The request list: its keys, selection and sending.

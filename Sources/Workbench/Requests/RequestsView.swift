@@ -33,10 +33,14 @@ extension Painter {
         x += buffer.putTruncated(
           String(repeating: "  ", count: depth) + (collapsed ? "▸ " : "▾ ") + name + "/", x: x, y: y,
           style: theme.folder, width: area.width)
-        // Folded: how many requests it hides, and `●` when one of them has unsaved edits.
-        if let folded = entry.folded {
-          x += buffer.putTruncated(" \(folded.requests)", x: x, y: y, style: theme.dim, width: area.x + area.width - x)
-          if folded.unsaved { buffer.putTruncated(" ●", x: x, y: y, style: theme.unsaved, width: area.x + area.width - x) }
+        // Folded: how many requests it hides, and `●` when one of them has unsaved edits (or
+        // was deleted since the save).
+        if let hidden = entry.hiddenRequests {
+          x += buffer.putTruncated(" \(hidden)", x: x, y: y, style: theme.dim, width: area.x + area.width - x)
+          let prefix = path + "/"
+          if state.unsaved.contains(where: { $0.hasPrefix(prefix) }) {
+            buffer.putTruncated(" ●", x: x, y: y, style: theme.unsaved, width: area.x + area.width - x)
+          }
         }
       case .request(let name, let depth):
         guard let index = entry.request else { continue }
