@@ -11,7 +11,7 @@ extension Painter {
   func folderSummary(_ buffer: inout ScreenBuffer, _ area: Rect, _ path: String) {
     let prefix = path + "/"
     let inside = state.workspace.requests.filter { $0.name.hasPrefix(prefix) }
-    let unsaved = inside.filter { state.unsaved.contains($0.name) }.count
+    let unsaved = inside.count { state.unsaved.contains($0.name) }
     let folded = state.list.collapsed.contains(path) && state.list.filter.isEmpty
     var header = "folder \(prefix) · \(inside.count) request\(inside.count == 1 ? "" : "s")"
     if unsaved > 0 { header += ", \(unsaved) unsaved" }
