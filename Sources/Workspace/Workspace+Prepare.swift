@@ -1,3 +1,5 @@
+// Over 500 lines on purpose: building a request from a template is one pipeline (variables,
+// URL, headers, body, auth, download, limits), each step naming the field of an error.
 import Foundation
 import RequestEngine
 

@@ -1,3 +1,5 @@
+// Over 500 lines on purpose: the writer thread and everything only it may touch (the write
+// connection, the queue, commits, pruning, checkpoints, migration) are one unit of ownership.
 import CSQLite
 import Foundation
 import RequestEngine

@@ -1,3 +1,5 @@
+// Just over 500 lines: the command reader and its decisions; the option tables are in
+// CurlOptions.swift and the body options in CurlBodyOptions.swift.
 import RequestEngine
 
 /// Reads curl command lines into request templates: what browsers' "Copy as cURL" (Chrome,

@@ -1,3 +1,5 @@
+// Over 500 lines on purpose: one reader of one format (blocks, request line, headers, body,
+// multipart parts, variables), each step with its errors at LINE:COLUMN.
 import RequestEngine
 
 /// Reads `.http` / `.rest` files, the format of the JetBrains HTTP Client and of VS Code's REST
