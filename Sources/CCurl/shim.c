@@ -1,5 +1,8 @@
 #include "CCurl.h"
 
+#include <pthread.h>
+#include <stdlib.h>
+
 CURLcode rb_easy_setopt_long(CURL *handle, CURLoption option, long value) {
   return curl_easy_setopt(handle, option, value);
 }
@@ -46,6 +49,53 @@ CURLcode rb_easy_getinfo_off(CURL *handle, CURLINFO info, curl_off_t *out) {
 
 CURLcode rb_easy_getinfo_string(CURL *handle, CURLINFO info, const char **out) {
   return curl_easy_getinfo(handle, info, out);
+}
+
+CURLcode rb_easy_getinfo_slist(CURL *handle, CURLINFO info, struct curl_slist **out) {
+  return curl_easy_getinfo(handle, info, out);
+}
+
+struct rb_cookie_share {
+  CURLSH *share;
+  pthread_mutex_t locks[CURL_LOCK_DATA_LAST];
+};
+
+static void rb_share_lock(CURL *handle, curl_lock_data data, curl_lock_access access, void *userptr) {
+  (void)handle;
+  (void)access;  // shared or single: one mutex serves both (curl holds these for moments)
+  struct rb_cookie_share *share = userptr;
+  if (data >= 0 && data < CURL_LOCK_DATA_LAST) pthread_mutex_lock(&share->locks[data]);
+}
+
+static void rb_share_unlock(CURL *handle, curl_lock_data data, void *userptr) {
+  (void)handle;
+  struct rb_cookie_share *share = userptr;
+  if (data >= 0 && data < CURL_LOCK_DATA_LAST) pthread_mutex_unlock(&share->locks[data]);
+}
+
+struct rb_cookie_share *rb_cookie_share_new(void) {
+  struct rb_cookie_share *share = calloc(1, sizeof *share);
+  if (share == NULL) return NULL;
+  share->share = curl_share_init();
+  if (share->share == NULL) {
+    free(share);
+    return NULL;
+  }
+  for (int i = 0; i < CURL_LOCK_DATA_LAST; i++) pthread_mutex_init(&share->locks[i], NULL);
+  curl_share_setopt(share->share, CURLSHOPT_LOCKFUNC, rb_share_lock);
+  curl_share_setopt(share->share, CURLSHOPT_UNLOCKFUNC, rb_share_unlock);
+  curl_share_setopt(share->share, CURLSHOPT_USERDATA, (void *)share);
+  curl_share_setopt(share->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_COOKIE);
+  return share;
+}
+
+CURLSH *rb_cookie_share_handle(struct rb_cookie_share *share) { return share->share; }
+
+void rb_cookie_share_free(struct rb_cookie_share *share) {
+  if (share == NULL) return;
+  curl_share_cleanup(share->share);
+  for (int i = 0; i < CURL_LOCK_DATA_LAST; i++) pthread_mutex_destroy(&share->locks[i]);
+  free(share);
 }
 
 CURLMcode rb_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {

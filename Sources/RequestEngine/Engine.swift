@@ -428,6 +428,8 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     }
     if !request.body.bytes.isEmpty { key += "\nbody " + SHA256.hex(request.body.bytes) }
     if let stream = request.body.stream { key += "\nstream " + stream.fingerprint }
+    // Another jar sends other cookies: never the same request.
+    if let jar = request.cookieJar { key += "\njar " + String(UInt(bitPattern: ObjectIdentifier(jar).hashValue)) }
     return key
   }
 
@@ -582,6 +584,8 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
   /// Takes a transfer off the wire (aborting it if it still runs).
   private func detach(_ record: Record, _ transfer: Transfer) {
     curl_multi_remove_handle(multi, transfer.handle)
+    // Every hop's and attempt's transfer ends here: its Set-Cookie (a login's 302) is in the jar.
+    if transfer.receivedSetCookie { transfer.cookieJar?.noteChanged() }
     running[transfer.handle] = nil
     perHost[record.hostKey, default: 1] -= 1
     if perHost[record.hostKey] == 0 { perHost[record.hostKey] = nil }

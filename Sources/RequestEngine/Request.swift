@@ -219,6 +219,9 @@ public struct Request: Sendable, Equatable {
   /// download`. Nil: the agent's `Configuration.maxBodyBytes` (1024 MB). Downloads are bounded
   /// by their disk instead.
   public var maxBodyBytes: Int64? = nil
+  /// The cookie jar this request sends cookies from and stores the `Set-Cookie`s of its
+  /// responses (and of every redirect on the way) in; nil sends and stores none.
+  public var cookieJar: CookieJar? = nil
 
   public init(
     name: String = "",
@@ -262,14 +265,20 @@ public struct Request: Sendable, Equatable {
     self.tls = tls
   }
 
-  /// This request with every secret in its URL, headers and body replaced by `••••`: what history,
-  /// logs, exports and the screen show.
+  /// This request with every secret in its URL, headers and body replaced by `••••`, and the
+  /// values of a `Cookie` header it sets (`CookieMasking`): what history, logs, exports and the
+  /// screen show.
   public func redacted() -> Request {
-    guard !secrets.isEmpty else { return self }
+    guard !secrets.isEmpty else {
+      guard headers.contains("Cookie") else { return self }
+      var copy = self
+      copy.headers = CookieMasking.masked(headers)
+      return copy
+    }
     let redaction = Redaction(secrets: secrets)
     var copy = self
     copy.url = redaction.apply(url)
-    copy.headers = HTTPHeaders(headers.fields.map { ($0.name, redaction.apply($0.value)) })
+    copy.headers = CookieMasking.masked(HTTPHeaders(headers.fields.map { ($0.name, redaction.apply($0.value)) }))
     if let text = String(validating: body.bytes, as: UTF8.self) {
       copy.body.bytes = Array(redaction.apply(text).utf8)
     }

@@ -35,6 +35,10 @@ final class Transfer {
   var timedOutIdle = false
   /// The response body passed the request's limit (`maxBodyMB`): curl was stopped.
   private(set) var bodyOverLimit = false
+  /// The jar whose share this transfer's handle is attached to (kept alive while it is).
+  let cookieJar: CookieJar?
+  /// A `Set-Cookie` arrived on this transfer: curl may have changed the jar.
+  private(set) var receivedSetCookie = false
   /// The `GroupLimit` this transfer counts against while it runs.
   var groupName: String?
   /// Where a download's body goes (nil: into `sink`).
@@ -70,10 +74,14 @@ final class Transfer {
     self.followRedirects = request.followRedirects
     self.isHead = request.method == .HEAD
     self.progressInterval = configuration.progressInterval
+    self.cookieJar = request.cookieJar
     try configure(request, configuration)
   }
 
   deinit {
+    // Detached before the handle is reset or reused: a pooled handle must not keep a jar's
+    // share (curl_share_cleanup refuses a share in use).
+    if cookieJar != nil { rb_easy_setopt_pointer(handle, CURLOPT_SHARE, nil) }
     handles.giveBack(handle)
     if let mime { curl_mime_free(mime) }
     if let uploadFile { fclose(uploadFile) }
@@ -198,6 +206,11 @@ final class Transfer {
       set(CURLOPT_PROXY, "")  // ignore curl's own reading of the environment
     }
     if let noProxy = configuration.proxy.noProxy { set(CURLOPT_NOPROXY, noProxy) }
+    if let jar = request.cookieJar {
+      // curl's cookie engine on this handle, its store the jar's share.
+      rb_easy_setopt_pointer(handle, CURLOPT_SHARE, jar.curlShare)
+      set(CURLOPT_COOKIEFILE, "")
+    }
     if !configuration.resolve.isEmpty {
       for mapping in configuration.resolve { resolveList = curl_slist_append(resolveList, mapping.curlEntry) }
       rb_easy_setopt_pointer(handle, CURLOPT_RESOLVE, resolveList)
@@ -364,6 +377,7 @@ final class Transfer {
     } else if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
       let name = String(decoding: trimSpaces(line[..<colon]), as: UTF8.self)
       let value = String(decoding: trimSpaces(line[(colon + 1)...]), as: UTF8.self)
+      if cookieJar != nil, CookieMasking.isSetCookieName(name) { receivedSetCookie = true }
       responseHeaders.add(name, value)
     }
     return true

@@ -45,6 +45,9 @@ public struct RequestTemplate: Sendable, Equatable, SwitchableFields {
   public var cache: CachePolicy?
   /// Join an identical idempotent request in flight (`"dedup": false` turns it off).
   public var dedup: Bool
+  /// Send cookies from the environment's jar and keep the ones the response sets
+  /// (`"cookies": false` turns it off for this request).
+  public var cookies: Bool = true
   /// `"throttle": 2`: a send of the same request within 2 s of the last one is refused
   /// (`throttled`), a guard against double submits.
   public var throttle: Double?

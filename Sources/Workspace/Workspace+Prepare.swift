@@ -22,6 +22,10 @@ public struct VariableSources: Sendable {
   public var stepVariables: [(name: String, value: String)] = []
   /// Where `stepVariables` come from, for errors: `step 3 (users/get) of chain "login-flow"`.
   public var stepDescription = "the step"
+  /// The workspace's cookie jars: `prepare` gives each request its environment's jar (unless the
+  /// workspace or the request says `"cookies": false`); nil sends and keeps no cookies
+  /// (`run --no-cookies`, exports).
+  public var cookies: CookieJars?
 
   public init(
     overrides: [String: String] = [:], captured: [String: String] = [:], environment: String? = nil,
@@ -85,12 +89,15 @@ extension Workspace {
   public func prepare(_ template: RequestTemplate, sources: VariableSources) throws(PrepareError)
     -> Request
   {
+    let environment = try selectEnvironment(sources.environment, for: template.name)
     let scope = VariableScope(
-      request: template.name, sources: sources,
-      environment: try selectEnvironment(sources.environment, for: template.name),
-      variables: variables)
+      request: template.name, sources: sources, environment: environment, variables: variables)
     do {
-      return try prepare(template, in: scope)
+      var request = try prepare(template, in: scope)
+      if cookies, template.cookies, let jars = sources.cookies {
+        request.cookieJar = jars.jar(environment: environment?.name)
+      }
+      return request
     } catch {
       var masked = error
       masked.message = Redaction(secrets: scope.secretForms()).apply(error.message)

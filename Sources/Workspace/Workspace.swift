@@ -29,6 +29,8 @@ public struct Workspace: Sendable, Equatable {
   public var agent: AgentSettings
   /// How much history `run` and the TUI keep (the `history` key).
   public var history: HistorySettings = HistorySettings()
+  /// `"cookies": false`: no request of this workspace sends or keeps cookies (see `CookieJars`).
+  public var cookies: Bool = true
   /// The retry policy of requests that have none of their own; nil for no retries.
   public var retry: RetryPolicy?
   /// The largest response body of requests without their own `maxBodyMB`, in MB; nil: 1024.

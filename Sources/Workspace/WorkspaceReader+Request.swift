@@ -73,6 +73,7 @@ extension WorkspaceReader {
       if let value = present("dedup"), let flag = r.bool(value, at("dedup")) {
         request.dedup = flag
       }
+      if let value = present("cookies"), let flag = r.bool(value, at("cookies")) { request.cookies = flag }
       if let value = present("throttle"),
         let seconds = r.number(value, at("throttle"), from: 0, atMost: ValueLimits.throttleSeconds, unit: "seconds")
       {

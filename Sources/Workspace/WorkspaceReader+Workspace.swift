@@ -54,6 +54,7 @@ extension WorkspaceReader {
       if let value = present("history"), let history = r.history(value, at("history")) {
         workspace.history = history
       }
+      if let value = present("cookies"), let flag = r.bool(value, at("cookies")) { workspace.cookies = flag }
       if let value = present("variables"), let variables = r.variables(value, at("variables")) {
         workspace.variables = variables
       }

@@ -75,6 +75,7 @@ extension Workspace {
     w.write(
       "history", history, default: HistorySettings(), read: { $0.history($1, $2) },
       encode: { history, old in history.json(merging: old) })
+    w.write("cookies", cookies, default: true, read: { $0.bool($1, $2) }, encode: { v, _ in .bool(v) })
     w.write(
       "variables", variables, default: [], read: { $0.variables($1, $2) },
       encode: { variables, old in variables.json(merging: old) })
@@ -150,6 +151,7 @@ extension RequestTemplate {
       })
     w.write(
       "dedup", dedup, default: true, read: { $0.bool($1, $2) }, encode: { v, _ in .bool(v) })
+    w.write("cookies", cookies, default: true, read: { $0.bool($1, $2) }, encode: { v, _ in .bool(v) })
     w.write("throttle", throttle, read: { $0.number($1, $2) }, encode: { v, _ in .number(v) })
     w.write("retry", retry, read: { $0.retry($1, $2) }, encode: { $0.json(merging: $1) })
     w.write("maxBodyMB", maxBodyMB, read: { $0.megabytes($1, $2) }, encode: { v, _ in .number(v) })

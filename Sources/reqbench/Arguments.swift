@@ -20,6 +20,7 @@ enum Invocation: Equatable {
   case benchmarkBody([String])
   case benchmarkHistory([String])
   case cache([String])
+  case cookies([String])
   case keys([String])
   case completions([String])
   case manPage([String])
@@ -43,12 +44,17 @@ struct RunOptions: Equatable {
   var report: TestReport.Format?
   /// `--junit FILE`: the run as JUnit XML in FILE, beside the usual output.
   var junit: String?
+  /// Send and keep cookies in the environment's jar (`--no-cookies` turns it off).
+  var cookies = true
+  /// `--json` shows Cookie and Set-Cookie values (`--reveal-secrets`).
+  var revealSecrets = false
 
   static func == (a: RunOptions, b: RunOptions) -> Bool {
     a.workspace == b.workspace && a.targets == b.targets && a.all == b.all
       && a.environment == b.environment && a.json == b.json && a.concurrency == b.concurrency
       && a.stateDirectory == b.stateDirectory && a.history == b.history && a.fromStep == b.fromStep
       && a.report == b.report && a.junit == b.junit
+      && a.cookies == b.cookies && a.revealSecrets == b.revealSecrets
       && a.variables.map { "\($0.0)=\($0.1)" } == b.variables.map { "\($0.0)=\($0.1)" }
   }
 }
@@ -81,12 +87,13 @@ enum Arguments {
       reqbench [WORKSPACE] [--env NAME] [--var KEY=VALUE]... [--state-dir DIR]
       reqbench --demo
       reqbench run WORKSPACE TARGET... [--env NAME] [--var KEY=VALUE]... [--json] [--concurrency N]
-                   [--state-dir DIR] [--no-history] [--from-step N] [--junit FILE]
+                   [--state-dir DIR] [--no-history] [--no-cookies] [--from-step N] [--junit FILE]
                    [--report json|tap|junit]
       reqbench run WORKSPACE --all [options]
       reqbench history WORKSPACE [TARGET] [--state-dir DIR] [--json] [--limit N]
       reqbench secrets set|ls|rm WORKSPACE [NAME]
       reqbench cache ls|clear WORKSPACE [TARGET] [--namespace VALUE] [--state-dir DIR]
+      reqbench cookies ls|clear|rm|import|export WORKSPACE [--env NAME] [--state-dir DIR]
       reqbench import curl|http|postman|har FILE|- --into WORKSPACE [--name NAME] [--filter TEXT]
       reqbench export curl|http|har WORKSPACE TARGET... [--env NAME] [--var K=V]... [--reveal-secrets]
       reqbench demo-server [--port N]
@@ -106,6 +113,7 @@ enum Arguments {
     history        lists the recorded exchanges, newest first
     secrets        the secrets file beside the workspace ({{secret.NAME}}); values from stdin
     cache          lists or clears the workspace's response cache
+    cookies        lists, clears, removes, imports or exports the cookie jar of an environment
     import         adds requests from curl commands, .http files, Postman collections or HAR files
     export         prints requests as curl commands, .http text or a HAR file
     screenshot     renders scripted TUI scenarios to SVG and text (the README's pictures)
@@ -132,6 +140,9 @@ enum Arguments {
                    where history and the cache live; default .reqbench/NAME/ beside
                    the workspace file NAME.json
       --no-history don't record the exchanges in the workspace's history
+      --no-cookies send no cookies from the environment's jar and keep none the responses set
+      --reveal-secrets
+                   --json shows Cookie and Set-Cookie values (masked otherwise)
       --from-step N
                    start chains at step N (resume one with what its earlier steps
                    captured in its last run; --var wins)
@@ -144,8 +155,8 @@ enum Arguments {
 
   static let runUsage = """
     usage: reqbench run WORKSPACE TARGET... [--env NAME] [--var KEY=VALUE]... [--json]
-                        [--concurrency N] [--state-dir DIR] [--no-history] [--from-step N]
-                        [--junit FILE] [--report json|tap|junit]
+                        [--concurrency N] [--state-dir DIR] [--no-history] [--no-cookies]
+                        [--reveal-secrets] [--from-step N] [--junit FILE] [--report json|tap|junit]
            reqbench run WORKSPACE --all [options]
 
     Sends the named requests, batches and chains of WORKSPACE (a TARGET ending in / is a folder:
@@ -182,6 +193,7 @@ enum Arguments {
     case "secrets": return .secrets(Array(args.dropFirst()))
     case "screenshot": return .screenshot(Array(args.dropFirst()))
     case "cache": return .cache(Array(args.dropFirst()))
+    case "cookies": return .cookies(Array(args.dropFirst()))
     case "keys": return .keys(Array(args.dropFirst()))
     case "completions": return .completions(Array(args.dropFirst()))
     case "man": return .manPage(Array(args.dropFirst()))
@@ -255,6 +267,8 @@ enum Arguments {
       case "--": onlyPositional = true
       case "--all": options.all = true
       case "--no-history": options.history = false
+      case "--no-cookies": options.cookies = false
+      case "--reveal-secrets": options.revealSecrets = true
       case "--from-step":
         let text = try value(for: name, inline: inline, rest: &rest)
         guard let n = Int(text), n >= 1 else {

@@ -55,6 +55,8 @@ enum CLI {
       return ScreenshotCommand.run(args)
     case .cache(let args):
       return CacheCommand.run(args)
+    case .cookies(let args):
+      return CookiesCommand.run(args)
     case .keys(let args):
       return KeysCommand.run(args)
     case .completions(let args):
@@ -210,6 +212,14 @@ enum CLI {
       workspaceFolder: workspace.folder, stateFolder: stateFolder, spillDirectory: configuration.spillDirectory)
     configuration.cache?.sweepIfDue()
     return Agent(configuration: configuration)
+  }
+
+  /// The workspace's cookie jars for a command that sends requests; a jar that cannot be read
+  /// or written is said once, on stderr, and the command goes on with it in memory.
+  static func cookieJars(stateFolder: URL) -> CookieJars {
+    CookieJars(stateFolder: stateFolder) { error in
+      Terminal.error("reqbench: warning: cookies not kept: \(error.description)")
+    }
   }
 
   /// `workspaces/demo.json` in the current folder or beside the binary's package.

@@ -91,6 +91,9 @@ struct CommandInfo: Sendable {
       name: "cache", summary: "list or clear the response cache", usage: CacheCommand.help,
       arguments: [.choice(["ls", "clear"]), .workspace, .target]),
     CommandInfo(
+      name: "cookies", summary: "list, clear, remove, import or export the cookie jar of an environment",
+      usage: CookiesCommand.usage, arguments: [.choice(["ls", "clear", "rm", "import", "export"]), .workspace]),
+    CommandInfo(
       name: "import", summary: "add requests from curl commands, .http files, Postman collections or HAR files",
       usage: ImportCommand.usage, arguments: [.choice(ImportFormat.allCases.map(\.rawValue)), .file]),
     CommandInfo(

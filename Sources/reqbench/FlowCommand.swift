@@ -44,9 +44,12 @@ struct FlowCommand {
     let agent = CLI.makeAgent(for: workspace, stateFolder: stateFolder, concurrency: options.concurrency)
     defer { agent.shutdown() }
     let history = options.history ? HistoryStore(stateFolder: stateFolder, limits: workspace.history.limits) : nil
-    let sources = VariableSources(
+    var sources = VariableSources(
       overrides: Dictionary(options.variables, uniquingKeysWith: { _, last in last }),
       environment: options.environment, secrets: secrets)
+    let cookies = options.cookies ? CLI.cookieJars(stateFolder: stateFolder) : nil
+    sources.cookies = cookies
+    defer { cookies?.flush() }
     let runner = FlowRunner(agent: agent, workspace: workspace, sources: sources)
     // What the last run of each chain captured: `--from-step N` continues with the values the
     // steps before N captured (a `--var` of the same name still wins).
@@ -187,7 +190,7 @@ struct FlowCommand {
         object["reason"] = .string(reason.message)
       case .delivered(let result), .finished(let result):
         if case .finished = event { exchanges[result.id] = nil }
-        object = JSONObject([("event", "finished")] + Format.json(RunResult(name: result.request.name, exchange: result)).members.map { ($0.key, $0.value) })
+        object = JSONObject([("event", "finished")] + Format.json(RunResult(name: result.request.name, exchange: result, revealing: options.revealSecrets)).members.map { ($0.key, $0.value) })
         object["id"] = .number(Int(result.id.rawValue))
         FlowFormat.addTags(result.request.tags, to: &object)
       case .headers:
@@ -196,7 +199,7 @@ struct FlowCommand {
       Output.standard.json(.object(object))
     } else if options.report == nil, case .finished(let result) = event {
       let prefix = FlowFormat.prefix(result.request.tags)
-      Output.standard.line(Format.line(RunResult(name: prefix + result.request.name, exchange: result)))
+      Output.standard.line(Format.line(RunResult(name: prefix + result.request.name, exchange: result, revealing: options.revealSecrets)))
     }
   }
 

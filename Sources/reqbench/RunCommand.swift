@@ -112,9 +112,13 @@ struct RunCommand {
     }
 
     // Each request is sent as soon as it is built, so the engine works while the rest are built.
-    let sources = VariableSources(
+    var sources = VariableSources(
       overrides: Dictionary(options.variables, uniquingKeysWith: { _, last in last }),
       environment: options.environment, secrets: secrets)
+    // The environment's cookie jar, written after the exchanges that changed it.
+    let cookies = options.cookies ? CLI.cookieJars(stateFolder: stateFolder) : nil
+    sources.cookies = cookies
+    defer { cookies?.flush() }
     var results = [RunResult?](repeating: nil, count: templates.count)
     var finishedCount = 0
     var indexByID: [ExchangeID: Int] = [:]
@@ -139,7 +143,7 @@ struct RunCommand {
         guard let index = indexByID[event.exchangeID] else { continue }
         let name = templates[index].name
         if case .finished(let exchange) = event {
-          let result = RunResult(name: name, exchange: exchange)
+          let result = RunResult(name: name, exchange: exchange, revealing: options.revealSecrets)
           recorded.append((exchange, name))
           results[index] = result
           finishedCount += 1
@@ -194,10 +198,11 @@ struct RunResult {
   }
 
   /// Every output names no secret's value: the URL, the error and a download's file (a path made
-  /// from a secret) are masked.
-  init(name: String, exchange: ExchangeResult) {
+  /// from a secret) are masked, and cookie values (`Cookie`, `Set-Cookie`) unless `revealing`
+  /// (`--reveal-secrets`).
+  init(name: String, exchange: ExchangeResult, revealing: Bool = false) {
     let redaction = Redaction(secrets: exchange.request.secrets)
-    var exchange = exchange
+    var exchange = revealing ? exchange : exchange.cookiesMasked
     if let file = exchange.download?.file { exchange.download?.file = redaction.apply(file) }
     self.init(
       name: name, state: exchange.state, status: exchange.response?.status,

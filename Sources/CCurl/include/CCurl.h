@@ -31,6 +31,19 @@ CURLcode rb_easy_getinfo_long(CURL *handle, CURLINFO info, long *out);
 CURLcode rb_easy_getinfo_off(CURL *handle, CURLINFO info, curl_off_t *out);
 CURLcode rb_easy_getinfo_string(CURL *handle, CURLINFO info, const char **out);
 
+CURLcode rb_easy_getinfo_slist(CURL *handle, CURLINFO info, struct curl_slist **out);
+
+/// A share of curl's cookie store (CURLSHOPT_SHARE with CURL_LOCK_DATA_COOKIE) with its lock
+/// callbacks: one pthread mutex per kind of data curl locks, so the engine thread's transfers
+/// and another thread reading or editing the jar (CURLOPT_COOKIELIST, CURLINFO_COOKIELIST on an
+/// easy handle of its own) never touch the store at once. NULL when out of memory.
+struct rb_cookie_share;
+struct rb_cookie_share *rb_cookie_share_new(void);
+/// The CURLSH to attach with CURLOPT_SHARE.
+CURLSH *rb_cookie_share_handle(struct rb_cookie_share *share);
+/// Frees the share; every easy handle must have been detached (CURLOPT_SHARE NULL) before.
+void rb_cookie_share_free(struct rb_cookie_share *share);
+
 CURLMcode rb_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 
 /// CURLMsg flattened: returns 1 and fills `easy` and `result` when a transfer finished,

@@ -32,10 +32,7 @@ public struct ChainCaptures: Sendable {
 
   /// The file of chain `name`.
   public func file(for name: String) -> URL {
-    var allowed = CharacterSet.alphanumerics
-    allowed.insert(charactersIn: "-_.")
-    let encoded = name.addingPercentEncoding(withAllowedCharacters: allowed) ?? name
-    return folder.appendingPathComponent((encoded.hasPrefix(".") ? "%2E" + encoded.dropFirst() : encoded) + ".json")
+    folder.appendingPathComponent(StateFolder.fileName(for: name) + ".json")
   }
 
   /// Every value the last run of `name` holds (in the order they were captured), or none.

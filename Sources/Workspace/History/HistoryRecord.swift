@@ -30,6 +30,8 @@ struct HistoryRecord {
   }
 
   init(_ result: ExchangeResult, name: String, limits: HistoryStore.Limits) {
+    // Cookie values are session tokens: history keeps the names only.
+    let result = result.cookiesMasked
     let secrets = result.request.secrets
     let redaction = Redaction(secrets: secrets)
     let request = result.request.redacted()

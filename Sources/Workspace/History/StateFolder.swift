@@ -26,14 +26,14 @@ public struct StateFolder {
 
   /// `url(forWorkspace:override:)`, refused when the default state folder, or anything in its
   /// path the workspace's folder holds (`.reqbench`, `.reqbench/NAME`, its `history`, `cache`,
-  /// `chains` and `downloads` and the history database), is a symbolic link: a workspace from elsewhere (a cloned
+  /// `chains`, `downloads` and `cookies` and the history database), is a symbolic link: a workspace from elsewhere (a cloned
   /// repository) must not move reqbench's state, tokens captured by chains among it, to a place
   /// of its choosing. `--state-dir DIR` is the user's own choice and is used as given.
   public static func checked(forWorkspace file: URL, override: URL?) throws(StateFolderError) -> URL {
     let state = url(forWorkspace: file, override: override)
     guard override == nil else { return state }
     let dotFolder = state.deletingLastPathComponent()
-    let places = [dotFolder, state] + [history(in: state), cache(in: state), chains(in: state), downloads(in: state)]
+    let places = [dotFolder, state] + [history(in: state), cache(in: state), chains(in: state), downloads(in: state), cookies(in: state)]
       + ["history.sqlite", "history.sqlite-wal", "history.sqlite-shm"].map { state.appendingPathComponent($0) }
     for place in places {
       var info = stat()
@@ -83,6 +83,20 @@ public struct StateFolder {
     try AtomicFile.write(key, to: url, permissions: 0o600)
     let written = try FileAccess.read(url)
     return written.count == size ? written : key
+  }
+
+  /// `STATE/cookies`: the cookie jars, one per environment (`CookieJars`).
+  public static func cookies(in stateFolder: URL) -> URL {
+    stateFolder.appendingPathComponent("cookies", isDirectory: true)
+  }
+
+  /// A name (a chain's, an environment's) as a file name of its own: percent-encoded but for
+  /// letters, digits and `-_.`, a leading dot encoded too (no hidden file, no `..`).
+  public static func fileName(for name: String) -> String {
+    var allowed = CharacterSet.alphanumerics
+    allowed.insert(charactersIn: "-_.")
+    let encoded = name.addingPercentEncoding(withAllowedCharacters: allowed) ?? name
+    return encoded.hasPrefix(".") ? "%2E" + encoded.dropFirst() : encoded
   }
 
   /// `STATE/downloads`: partial downloads and their resume state.
