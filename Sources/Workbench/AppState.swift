@@ -36,6 +36,8 @@ public enum Overlay: Sendable, Equatable {
   case diskConflict
   /// `:` or Ctrl-P: the command palette (`palette`).
   case palette
+  /// `K`: the cookie jar of the environment in use (`cookiesOverlay`).
+  case cookies
 }
 
 /// A message in the status bar; errors say what to do.
@@ -110,6 +112,7 @@ public struct AppState: Sendable {
   public var historyOverlay = HistoryOverlayState()
   public var environmentOverlay = EnvironmentOverlayState()
   public var variablesOverlay = VariablesOverlayState()
+  public var cookiesOverlay = CookiesOverlayState()
   public var copyMenu = CopyMenuState()
   public var palette = PaletteState()
   /// What the history overlay asked for the entry on its way (show, send again, copy).

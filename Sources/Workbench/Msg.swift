@@ -36,6 +36,11 @@ public enum Msg: Sendable {
   case secretSaved(name: String, secrets: SecretsFile?, error: String?)
   /// The workspace file changed on disk, or a save found it changed (`DiskChanges.swift`).
   case disk(DiskEvent)
+  /// What the cookie jar of `environment` holds now (after `loadCookies`, `removeCookie` or
+  /// `clearCookies`).
+  case cookiesLoaded(environment: String?, [Cookie])
+  /// A cookie jar could not be read or written (`CookieJars` says so once per file and reason).
+  case cookieJarFailed(String)
 }
 
 public struct FilterError: Error, Sendable, Equatable {
@@ -79,5 +84,11 @@ public enum Command: Sendable, Equatable {
   case setSecret(name: String, value: String)
   /// Puts the text on the terminal's clipboard (OSC 52, `Clipboard.osc52`).
   case copy(String)
+  /// Reads the cookie jar of the environment (`K`); `cookiesLoaded` comes back.
+  case loadCookies(environment: String?)
+  /// Removes one cookie from the jar (and its file); `cookiesLoaded` comes back.
+  case removeCookie(environment: String?, Cookie)
+  /// Empties the jar (and its file); `cookiesLoaded` comes back.
+  case clearCookies(environment: String?)
   case quit
 }

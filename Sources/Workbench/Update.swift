@@ -72,6 +72,12 @@ private func route(_ state: inout AppState, _ msg: Msg) -> [Command] {
   case .disk(let event):
     state.diskChanged(event)
     return []
+  case .cookiesLoaded(let environment, let cookies):
+    state.cookiesLoaded(environment: environment, cookies)
+    return []
+  case .cookieJarFailed(let error):
+    state.message = StatusMessage("cookies: \(error)", isError: true)
+    return []
   }
 }
 
@@ -88,6 +94,7 @@ extension AppState {
     case .copyMenu: return .copyMenu
     case .diskConflict: return .diskConflict
     case .palette: return .palette
+    case .cookies: return .cookies
     case nil: break
     }
     if confirmOverwrite != nil { return .confirmOverwrite }
@@ -148,6 +155,8 @@ extension AppState {
     case .showVariables:
       openVariablesOverlay()
       return []
+    case .showCookies:
+      return openCookiesOverlay()
     case .copy:
       openCopyMenu()
     case .openPalette:
@@ -210,6 +219,7 @@ extension AppState {
     case .copyMenu: return handleCopyMenuKey(key)
     case .diskConflict: return handleDiskConflictKey(key)
     case .palette: return handlePaletteKey(key)
+    case .cookies: return handleCookiesOverlayKey(key)
     }
   }
 

@@ -38,6 +38,7 @@ public func view(_ state: AppState, into buffer: inout ScreenBuffer) {
   case .copyMenu: painter.copyMenu(&buffer)
   case .diskConflict: painter.diskConflict(&buffer)
   case .palette: painter.palette(&buffer)
+  case .cookies: painter.cookiesOverlay(&buffer)
   case nil: break
   }
 }

@@ -9,6 +9,10 @@ import RequestEngine
 /// gathered for `saveDelay` seconds so a burst of logins writes once. Session cookies are kept
 /// like the others: a workbench session outlives a process, until `reqbench cookies clear`.
 ///
+/// Several processes share a jar file (two `run`s, the TUI and `reqbench cookies rm`): each
+/// merges what the others wrote with a three-way rule (`CookieJarFile.merge`), so a cookie one
+/// process set, changed, deleted or let expire is not brought back by another that left it alone.
+///
 /// `prepare` gives a request the jar of its environment when `VariableSources.cookies` is set and
 /// neither the workspace nor the request says `"cookies": false`.
 ///
@@ -47,18 +51,28 @@ public final class CookieJars: @unchecked Sendable {
   /// The jar of `environment`, read from its file the first time.
   public func jar(environment: String?) -> CookieJar { file(environment: environment).jar }
 
+  /// The jar of `environment` and its file, read the first time. A thread that asks while another
+  /// is reading it waits for the read: no request goes out with a jar half loaded.
   public func file(environment: String?) -> CookieJarFile {
     let key = environment.map { "env:" + $0 } ?? "workspace"
-    let (file, created) = lock.withLock { () -> (CookieJarFile, Bool) in
-      if let file = files[key] { return (file, false) }
+    let file = lock.withLock { () -> CookieJarFile in
+      if let file = files[key] { return file }
       let file = CookieJarFile(
         url: Self.url(in: stateFolder, environment: environment), saveDelay: saveDelay,
         onError: { [weak self] error in self?.report(error) })
       files[key] = file
-      return (file, true)
+      return file
     }
-    if created { file.load() }
+    // Outside `lock`: reading may report an error, which takes `lock`.
+    file.loadOnce()
     return file
+  }
+
+  /// Takes into the jars read so far what other processes wrote to their files since (a
+  /// `reqbench cookies rm` in another terminal, a `run` that logged in): a long-lived process (the
+  /// TUI) calls it before it sends. One `lstat` per jar when nothing changed.
+  public func takeOtherWrites() {
+    for file in lock.withLock({ Array(files.values) }) { file.takeOtherWrites() }
   }
 
   /// Writes what is waiting to be written and waits for it: call before the process ends.
@@ -78,8 +92,8 @@ public final class CookieJars: @unchecked Sendable {
 
 /// One jar and its file. Loads the file into the jar, and writes the jar back when told it
 /// changed (`CookieJar.onChange`, from the engine thread), on a queue of its own after
-/// `saveDelay`. What another process wrote to the file meanwhile (a second `run`) is taken in
-/// before writing: cookies this process does not hold are kept.
+/// `saveDelay`. What another process wrote to the file meanwhile (a second `run`) is merged in
+/// before writing (`merge`).
 public final class CookieJarFile: @unchecked Sendable {
   public let url: URL
   public let jar = CookieJar()
@@ -87,8 +101,14 @@ public final class CookieJarFile: @unchecked Sendable {
   private let queue = DispatchQueue(label: "reqbench.cookies")
   private let lock = NSLock()
   private var saveScheduled = false
-  /// The file as this process last read or wrote it, to notice another process's write.
+  /// Held while the file is first read; `loaded` says it was.
+  private let loadLock = NSLock()
+  private var loaded = false
+  /// The file as this process last read or wrote it, to notice another process's write (on `queue`).
   private var lastStamp: Stamp?
+  /// The cookies of the file as this process last read or wrote it, by `Cookie.key`: what the
+  /// merge compares both sides with (on `queue`).
+  private var base: [String: Cookie] = [:]
   private let onError: @Sendable (FileError) -> Void
 
   init(url: URL, saveDelay: Double, onError: @escaping @Sendable (FileError) -> Void) {
@@ -97,13 +117,27 @@ public final class CookieJarFile: @unchecked Sendable {
     self.onError = onError
   }
 
-  /// Reads the file into the jar (a missing file is an empty jar; lines that are no cookie are
-  /// skipped, and go at the next write), and starts listening for changes.
-  func load() {
-    queue.sync {
-      if let text = readFile() { jar.add(Cookie.parseFile(text).cookies) }
+  /// Reads the file into the jar the first time (a missing file is an empty jar; lines that are
+  /// no cookie are skipped, and go at the next write), and starts listening for changes. Callers
+  /// that come while the first one reads wait for it.
+  func loadOnce() {
+    loadLock.withLock {
+      guard !loaded else { return }
+      loaded = true
+      queue.sync {
+        if case .cookies(let cookies) = readFile() {
+          jar.add(cookies)
+          base = Self.keyed(cookies)
+        }
+      }
+      jar.onChange { [weak self] in self?.saveSoon() }
     }
-    jar.onChange { [weak self] in self?.saveSoon() }
+  }
+
+  /// Merges into the jar what another process wrote to the file since this one last read or
+  /// wrote it (nothing when the file is as it was).
+  public func takeOtherWrites() {
+    queue.sync { mergeOtherWrites() }
   }
 
   /// Writes the jar within `saveDelay` (one write for every change until then).
@@ -147,18 +181,64 @@ public final class CookieJarFile: @unchecked Sendable {
     }
   }
 
-  /// Removes the cookies `shouldRemove` picks, from the jar and its file.
+  /// Removes the cookies `shouldRemove` picks, from the jar and its file. What another process
+  /// wrote meanwhile is merged first, so its cookies stay and the removed ones do not come back
+  /// (`merge`: a removal is this process's change).
   @discardableResult
   public func remove(where shouldRemove: (Cookie) -> Bool) -> Int {
     queue.sync {
+      mergeOtherWrites()
       let removed = jar.remove(where: shouldRemove)
-      if removed > 0 {
-        // What is on disk must not bring them back.
-        lastStamp = Stamp(url)
-        writeNow(merging: false)
-      }
+      if removed > 0 { writeNow() }
       return removed
     }
+  }
+
+  // MARK: - The merge
+
+  /// The three-way merge of a jar file shared by processes. For each cookie (by domain, path and
+  /// name): when this process left it as it was in `base` (the file as this process last read or
+  /// wrote it), the file's version wins, and its absence too (another process deleted it, or let
+  /// it expire); when this process changed it since (set, replaced, deleted, expired), this
+  /// process's wins. So each process's changes survive the other's write, and neither brings
+  /// back a cookie the other removed. Two processes that changed the same cookie: the one that
+  /// writes last wins. Returns what to add to the jar and the keys to remove from it.
+  public static func merge(base: [Cookie], ours: [Cookie], theirs: [Cookie]) -> (add: [Cookie], remove: Set<String>) {
+    let base = keyed(base)
+    let ours = keyed(ours)
+    let theirs = keyed(theirs)
+    var add: [Cookie] = []
+    var remove: Set<String> = []
+    for key in Set(base.keys).union(ours.keys).union(theirs.keys).sorted() where ours[key] == base[key] {
+      switch (ours[key], theirs[key]) {
+      case (_, let their?) where their != ours[key]: add.append(their)
+      case (_?, nil): remove.insert(key)
+      default: break
+      }
+    }
+    return (add, remove)
+  }
+
+  static func keyed(_ cookies: [Cookie]) -> [String: Cookie] {
+    Dictionary(cookies.map { ($0.key, $0) }, uniquingKeysWith: { _, last in last })
+  }
+
+  /// On `queue`: when the file changed since this process last read or wrote it, merges it into
+  /// the jar (`merge`) and makes it the new base.
+  private func mergeOtherWrites() {
+    guard Stamp(url) != lastStamp else { return }
+    let theirs: [Cookie]
+    switch readFile() {
+    case .cookies(let cookies): theirs = cookies
+    case .missing:
+      theirs = []  // removed: as good as emptied
+      lastStamp = nil
+    case .refused: return
+    }
+    let change = Self.merge(base: Array(base.values), ours: jar.cookies, theirs: theirs)
+    if !change.remove.isEmpty { jar.remove { change.remove.contains($0.key) } }
+    jar.add(change.add)
+    base = Self.keyed(theirs)
   }
 
   // MARK: - The file (on `queue`)
@@ -186,28 +266,35 @@ public final class CookieJarFile: @unchecked Sendable {
       reason: "not a regular file")
   }
 
-  /// The file's text, or nil when there is none (or it is not a regular file: reported).
-  private func readFile() -> String? {
+  /// What reading the file found.
+  private enum Read {
+    case cookies([Cookie])
+    /// No file: an empty jar.
+    case missing
+    /// Not a regular file, or unreadable (reported): neither read nor written through.
+    case refused
+  }
+
+  /// The file's cookies (and its stamp noted), or why there are none.
+  private func readFile() -> Read {
     var info = stat()
-    guard lstat(url.path, &info) == 0 else { return nil }
+    guard lstat(url.path, &info) == 0 else { return .missing }
     guard info.st_mode & S_IFMT == S_IFREG else {
       onError(notAFile)
-      return nil
+      return .refused
     }
+    let stamp = Stamp(url)
     guard let data = FileManager.default.contents(atPath: url.path) else {
       onError(FileError(path: url.path, message: "cannot read the cookie jar", reason: "unreadable"))
-      return nil
+      return .refused
     }
-    lastStamp = Stamp(url)
-    return String(decoding: data, as: UTF8.self)
+    lastStamp = stamp
+    return .cookies(Cookie.parseFile(String(decoding: data, as: UTF8.self)).cookies)
   }
 
   private func writeNow(merging: Bool = true) {
-    if merging, let stamp = Stamp(url), stamp != lastStamp, let text = readFile() {
-      // Another process wrote the jar since: its cookies that this one does not hold stay.
-      let held = Set(jar.cookies.map(\.key))
-      jar.add(Cookie.parseFile(text).cookies.filter { !held.contains($0.key) })
-    }
+    // Another process may have written the jar since: merged, so neither loses its changes.
+    if merging { mergeOtherWrites() }
     var info = stat()
     if lstat(url.path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
       onError(notAFile)
@@ -229,6 +316,7 @@ public final class CookieJarFile: @unchecked Sendable {
       }
       try AtomicFile.write(Array(Cookie.file(cookies).utf8), to: url, permissions: 0o600)
       lastStamp = Stamp(url)
+      base = Self.keyed(cookies)
     } catch {
       onError(error)
     }

@@ -48,6 +48,12 @@ final class TUIRuntime {
     self.state.height = height
     self.state.colors = backend.colors
     self.buffer = ScreenBuffer(width: width, height: height)
+    // The cookie jars sends use (`prepare` attaches the environment's); a jar that cannot be
+    // read or written is said once in the status bar.
+    let inbox = self.inbox
+    self.state.sources.cookies = CookieJars(stateFolder: stateFolder) { error in
+      inbox.post(.cookieJarFailed("not kept: \(error.description)"))
+    }
   }
 
   func run() -> Int32 {
@@ -124,6 +130,7 @@ final class TUIRuntime {
       if dirty && after - lastFrame >= TUIRuntime.frameInterval { render() }
     }
     agent.shutdown()
+    state.sources.cookies?.flush()
     history.waitForBackgroundRecords()
     backend.stop()
     return ExitStatus.success
@@ -143,6 +150,23 @@ final class TUIRuntime {
         error: nil)
     } catch {
       return .historyShown(nil, error: "\(error)")
+    }
+  }
+
+  /// Reads (after changing) the jar of `environment` on the background queue, with what other
+  /// processes wrote to its file taken in first; what it holds comes back as `cookiesLoaded`.
+  private func cookieJob(_ environment: String?, _ change: @escaping @Sendable (CookieJarFile) -> Void) {
+    guard let jars = state.sources.cookies else {
+      apply(.cookiesLoaded(environment: environment, []))
+      return
+    }
+    let inbox = self.inbox
+    background.async {
+      let file = jars.file(environment: environment)
+      file.takeOtherWrites()
+      change(file)
+      let now = Date()
+      inbox.post(.cookiesLoaded(environment: environment, file.jar.cookies.filter { !$0.isExpired(at: now) }))
     }
   }
 
@@ -170,6 +194,8 @@ final class TUIRuntime {
     let inbox = self.inbox
     switch command {
     case .send(let request):
+      // A `reqbench cookies rm` or a `run` in another terminal since: sent as the file says now.
+      if request.cookieJar != nil { state.sources.cookies?.takeOtherWrites() }
       agent.send(request)
     case .cancel(let id):
       agent.cancel(id)
@@ -215,6 +241,7 @@ final class TUIRuntime {
         }
       }
     case .runFlow(let name, let fromStep, let captured):
+      state.sources.cookies?.takeOtherWrites()
       flowCount += 1
       let token = "ui-\(flowCount)"
       let kind: FlowOutcome.Kind = state.workspace.batch(named: name) != nil ? .batch : .chain
@@ -241,6 +268,12 @@ final class TUIRuntime {
       } catch {
         apply(.secretSaved(name: name, secrets: nil, error: "\(error)"))
       }
+    case .loadCookies(let environment):
+      cookieJob(environment) { _ in }
+    case .removeCookie(let environment, let cookie):
+      cookieJob(environment) { file in file.remove { $0.key == cookie.key } }
+    case .clearCookies(let environment):
+      cookieJob(environment) { $0.clear() }
     case .copy(let text):
       backend.copyToClipboard(text)
     case .continueSearch:

@@ -79,6 +79,88 @@ import Workspace
     #expect(Cookie.parseFile(try String(contentsOf: file.url, encoding: .utf8)).cookies.isEmpty)
   }
 
+  /// Threads asking for a jar at once while its file is first read: each waits for the read, so
+  /// none sends with a jar half loaded (20 rounds of 8 threads, a file of 400 cookies).
+  @Test func threadsAskingForAJarFirstAllSeeItLoaded() throws {
+    defer { try? FileManager.default.removeItem(at: state) }
+    let url = CookieJars.url(in: state, environment: "dev")
+    try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+    let cookies = (0..<400).map { Cookie(domain: "127.0.0.1", name: "c\($0)", value: "v\($0)") }
+    try Cookie.file(cookies).write(to: url, atomically: true, encoding: .utf8)
+    let seen = LockedCounts()
+    for _ in 0..<20 {
+      let jars = CookieJars(stateFolder: state)
+      DispatchQueue.concurrentPerform(iterations: 8) { _ in
+        seen.append(jars.jar(environment: "dev").cookies.count)
+      }
+    }
+    #expect(seen.all.count == 160)
+    #expect(seen.all.allSatisfy { $0 == 400 }, "counts seen: \(Set(seen.all).sorted())")
+  }
+
+  /// The three-way rule, cookie by cookie: what this process left alone takes the file's version
+  /// (or its absence); what it changed keeps its own.
+  @Test func theMergeKeepsEachSidesChangesAndBringsNothingBack() {
+    func c(_ name: String, _ value: String = "1", expires: Int64 = 0) -> Cookie {
+      Cookie(domain: "127.0.0.1", expires: expires, name: name, value: value)
+    }
+    let base = [c("kept"), c("theyDeleted"), c("weDeleted"), c("theyChanged"), c("weChanged"), c("bothChanged")]
+    let ours = [c("kept"), c("theyDeleted"), c("theyChanged"), c("weChanged", "2"), c("bothChanged", "ours"), c("weAdded")]
+    let theirs = [
+      c("kept"), c("weDeleted"), c("theyChanged", "3"), c("weChanged"), c("bothChanged", "theirs"), c("theyAdded"),
+    ]
+    let change = CookieJarFile.merge(base: base, ours: ours, theirs: theirs)
+    #expect(Set(change.add.map(\.name)) == ["theyChanged", "theyAdded"])
+    #expect(change.add.first { $0.name == "theyChanged" }?.value == "3")
+    #expect(change.remove == [c("theyDeleted").key])
+    // Nothing changed on either side: nothing to do.
+    let none = CookieJarFile.merge(base: base, ours: base, theirs: base)
+    #expect(none.add.isEmpty && none.remove.isEmpty)
+  }
+
+  /// Two processes on one jar file (two `CookieJars`, each with its own idea of the file): a
+  /// cookie one deletes or lets expire is not brought back by the other's write; `rm` from a
+  /// third while they run sticks; what each adds survives.
+  @Test func aCookieDeletedByOneProcessDoesNotComeBackFromAnother() throws {
+    defer { try? FileManager.default.removeItem(at: state) }
+    let seed = CookieJars(stateFolder: state).file(environment: nil)
+    seed.jar.add([
+      Cookie(domain: "127.0.0.1", name: "session", value: "s"), Cookie(domain: "127.0.0.1", name: "theme", value: "t"),
+      Cookie(domain: "127.0.0.1", name: "brief", value: "b"),
+    ])
+    seed.save()
+    let a = CookieJars(stateFolder: state).file(environment: nil)
+    let b = CookieJars(stateFolder: state).file(environment: nil)
+    #expect(a.jar.cookies.count == 3 && b.jar.cookies.count == 3)
+    // a logs out (session deleted) and is told a cookie expired; it writes.
+    a.jar.remove { $0.name == "session" }
+    a.jar.add([Cookie(domain: "127.0.0.1", expires: 1, name: "brief", value: "b")])
+    a.save()
+    // b, which left them alone, logs in elsewhere and writes: session and brief stay gone.
+    b.jar.add([Cookie(domain: "127.0.0.1", name: "cart", value: "c")])
+    b.save()
+    var names = Set(Cookie.parseFile(try String(contentsOf: b.url, encoding: .utf8)).cookies.map(\.name))
+    #expect(names == ["theme", "cart"])
+    #expect(Set(b.jar.cookies.filter { !$0.isExpired(at: Date()) }.map(\.name)) == ["theme", "cart"], "b sends what the file says")
+    // `reqbench cookies rm theme` from a third process while a and b run.
+    let rm = CookieJars(stateFolder: state).file(environment: nil)
+    #expect(rm.remove { $0.name == "theme" } == 1)
+    // a sends next: it takes the other writes in first (the TUI does before each send).
+    a.takeOtherWrites()
+    #expect(Set(a.jar.cookies.filter { !$0.isExpired(at: Date()) }.map(\.name)) == ["cart"])
+    // b changes cart and writes without having looked: theme stays removed, cart is b's.
+    b.jar.add([Cookie(domain: "127.0.0.1", name: "cart", value: "c2")])
+    b.save()
+    let final = Cookie.parseFile(try String(contentsOf: b.url, encoding: .utf8)).cookies
+    names = Set(final.map(\.name))
+    #expect(names == ["cart"])
+    #expect(final.first?.value == "c2")
+    // The file removed by hand: as good as emptied for what a process did not change.
+    try FileManager.default.removeItem(at: a.url)
+    a.takeOtherWrites()
+    #expect(a.jar.cookies.isEmpty)
+  }
+
   @Test func aLinkInPlaceOfTheJarIsRefusedAndNeverWrittenThrough() throws {
     defer { try? FileManager.default.removeItem(at: state) }
     let outside = state.appendingPathComponent("outside.txt")
@@ -102,4 +184,11 @@ final class LockedErrors: @unchecked Sendable {
   private var errors: [FileError] = []
   func append(_ error: FileError) { lock.withLock { errors.append(error) } }
   var all: [FileError] { lock.withLock { errors } }
+}
+
+final class LockedCounts: @unchecked Sendable {
+  private let lock = NSLock()
+  private var counts: [Int] = []
+  func append(_ count: Int) { lock.withLock { counts.append(count) } }
+  var all: [Int] { lock.withLock { counts } }
 }

@@ -29,6 +29,8 @@ public enum Action: String, Sendable, CaseIterable {
   case view, cancelExchange, whereIsFilter, tidyQueue
   // Environments and variables (`v`, `V`)
   case chooseEnvironment, showVariables, applyEnvironment, editVariable, closeOverlay
+  // The cookie jar (`K`)
+  case showCookies, deleteCookie, clearCookies, revealValues
   // The copy menu (`y`)
   case copy, copyCurl, copyCurlWithSecrets, copyHTTP, copyURL, copySentHead, copyBody
   // The command palette
@@ -68,6 +70,8 @@ public enum KeyContext: String, Sendable, CaseIterable {
   case historyFilter, historyList
   /// The environment list (`v`) and the variables in scope (`V`).
   case environments, variables
+  /// The cookie jar (`K`).
+  case cookies
   /// The copy menu (`y`).
   case copyMenu
   /// The command palette (`:`, Ctrl-P).
@@ -85,7 +89,7 @@ public enum KeyContext: String, Sendable, CaseIterable {
 /// A group of bindings as the help and the README show them.
 public enum KeySection: String, Sendable, CaseIterable {
   case everywhere, lists, scrolling, requests, folderInList, flowInList, editor, editing, choice, response, queue, queueRun
-  case prompt, lineEdit, palette, historyFilter, historyList, environments, variables, copyMenu, confirmQuit, unsavedChanges
+  case prompt, lineEdit, palette, historyFilter, historyList, environments, variables, cookies, copyMenu, confirmQuit, unsavedChanges
   case confirmOverwrite, confirmDelete, diskConflict, mouse
 
   public var title: String {
@@ -109,6 +113,7 @@ public enum KeySection: String, Sendable, CaseIterable {
     case .historyList: "History of every request (H), on its list"
     case .environments: "Environments (v)"
     case .variables: "Variables in scope (V)"
+    case .cookies: "Cookies (K)"
     case .copyMenu: "Copy to the clipboard (y)"
     case .confirmQuit: "Quit while transfers run"
     case .unsavedChanges: "Quit with unsaved edits"
@@ -141,6 +146,7 @@ public enum KeySection: String, Sendable, CaseIterable {
     case .historyList: [.historyList]
     case .environments: [.environments]
     case .variables: [.variables]
+    case .cookies: [.cookies]
     case .copyMenu: [.copyMenu]
     case .confirmQuit: [.confirmQuit]
     case .unsavedChanges: [.unsavedChanges]
@@ -160,6 +166,7 @@ public enum KeySection: String, Sendable, CaseIterable {
     case .palette: "typing filters (every word, else its letters in order); the line-editing keys edit it"
     case .environments: "--env NAME on the command line gives way to the environment chosen here"
     case .variables: "secrets show as ••••; a secret's value is typed hidden and written to the secrets file at once"
+    case .cookies: "the jar sends use: the environment's, kept in the state folder (reqbench cookies ls shows it too)"
     case .copyMenu:
       "copied with OSC 52 (tmux: set-clipboard on); curl and the URL with secrets ••••, .http with {{secret.NAME}}, unless said"
     case .confirmQuit, .unsavedChanges: "any other key: stay"
@@ -257,6 +264,9 @@ public enum Keymap {
       hint: "env", hintIn: [.requests, .editor], .everywhere),
     KeyBinding(
       .showVariables, [.char("V")], "the variables in scope for the selected request: value, where it comes from; edit them",
+      .everywhere),
+    KeyBinding(
+      .showCookies, [.char("K")], "the cookie jar of the environment: domain, name, value (masked), path, expiry; delete, clear",
       .everywhere),
     KeyBinding(
       .copy, [.char("y")], "copy: the request as curl or .http, its URL, the headers it was sent with, the response body or a header",
@@ -440,6 +450,17 @@ public enum Keymap {
       .variables),
     KeyBinding(.chooseEnvironment, [.char("v")], "choose the environment", .variables),
     KeyBinding(.closeOverlay, [.escape, .char("V"), .char("q")], "close", .variables),
+    // Cookies
+    KeyBinding(.down, [.down, .char("j")], "next cookie", .cookies),
+    KeyBinding(.up, [.up, .char("k")], "previous cookie", .cookies),
+    KeyBinding(.pageDown, [.pageDown, .ctrl("d")], "a page down", .cookies),
+    KeyBinding(.pageUp, [.pageUp, .ctrl("u")], "a page up", .cookies),
+    KeyBinding(.first, [.home, .char("g")], "the first cookie", .cookies),
+    KeyBinding(.last, [.end, .char("G")], "the last cookie", .cookies),
+    KeyBinding(.revealValues, [.char("r")], "show the values (masked ••••) or hide them again", .cookies),
+    KeyBinding(.deleteCookie, [.char("d")], "delete the highlighted cookie, from the jar and its file", .cookies),
+    KeyBinding(.clearCookies, [.char("D")], "clear the jar (press D twice)", .cookies),
+    KeyBinding(.closeOverlay, [.escape, .char("K"), .char("q")], "close", .cookies),
     // The copy menu
     KeyBinding(.down, [.down, .char("j")], "next entry", .copyMenu),
     KeyBinding(.up, [.up, .char("k")], "previous entry", .copyMenu),

@@ -1,5 +1,6 @@
 import Foundation
 import RequestEngine
+import TerminalUI
 import Workspace
 
 /// One exchange as the queue shows it, built from the agent's events.
@@ -85,7 +86,18 @@ public struct ExchangeRow: Sendable {
     if let download = result?.download, download.resumable, state != .succeeded, !superseded {
       badges.append("resumable" + (download.percent.map { " \(Int($0))%" } ?? ""))
     }
+    if !cookiesSent.isEmpty { badges.append(Self.cookieBadge(cookiesSent)) }
     return badges
+  }
+
+  /// The names of the cookies the request went out with (its `Cookie` headers as curl wrote
+  /// them: the jar's, and any the request sets itself), in order; made visible (no raw escapes).
+  public var cookiesSent: [String] { (result?.sent?.cookieNames ?? []).map(ControlEscaping.visible) }
+
+  /// `cookie session`, `cookies session theme`, cut at 24 columns (`…`).
+  static func cookieBadge(_ names: [String]) -> String {
+    let text = (names.count == 1 ? "cookie " : "cookies ") + names.joined(separator: " ")
+    return TextWidth.of(text) > 24 ? TextWidth.truncate(text, to: 24) : text
   }
 }
 

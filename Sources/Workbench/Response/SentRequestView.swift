@@ -48,6 +48,10 @@ extension AppState {
     if sent.count > 1 {
       lines.append(.note("the last of \(sent.count) requests curl sent (redirects, an auth challenge): the one answered"))
     }
+    let cookies = sent.cookieNames.map(ControlEscaping.visible)
+    if !cookies.isEmpty {
+      lines.append(.note("cookie\(cookies.count == 1 ? "" : "s") sent: \(cookies.joined(separator: ", "))"))
+    }
     lines.append(SentLine(kind: .requestLine, text: sent.requestLine))
     for field in sent.headers {
       lines.append(SentLine(kind: .header(name: field.name, value: field.value), text: "\(field.name): \(field.value)"))

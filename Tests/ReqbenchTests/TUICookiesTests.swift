@@ -1,0 +1,106 @@
+import Foundation
+import RequestEngine
+import TestSupport
+import Testing
+
+/// Issue 14's cookies in the TUI, as a user meets them: the real binary in tmux against httpbin's
+/// `/cookies/set` and `/cookies`, the jar file in the state folder, and a `reqbench cookies rm` in
+/// another process while the TUI runs.
+@Suite("TUI end to end: the cookie jar (tmux)", .serialized)
+struct TUICookiesTests {
+  @Test func aLoginsCookieIsKeptShownSentAndDeleted() throws {
+    let httpbin = try TestServer.httpbin.url("")
+    let (path, folder) = try workspaceFile(
+      #"""
+      {"version": 1, "baseURL": "\#(httpbin)",
+       "requests": [
+         {"name": "login", "url": "/cookies/set?session=abc%31%32%33"},
+         {"name": "whoami", "url": "/cookies"}
+       ]}
+      """#)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let jar = folder.appendingPathComponent(".reqbench/w/cookies/workspace.txt")
+    let session = try TmuxSession([try reqbenchBinary.path, path])
+    try session.waitFor("1 Requests")
+    // A first look at the jar: empty, and it says where cookies come from.
+    try session.send("K")
+    try session.waitFor("no cookies: a response's Set-Cookie lands here")
+    try session.send("Escape")
+    try session.waitForAbsence("Cookies ·")
+
+    // The login's Set-Cookie (on its 302) lands in the jar and its file.
+    try session.send("Enter")
+    try session.waitFor("✓ succeeded")
+    try session.send("K")
+    var screen = try session.waitFor("Cookies · the workspace (no environment)")
+    screen = try session.waitFor("1 cookie ·")
+    #expect(screen.contains("session") && screen.contains("••••") && !screen.contains("abc123"), "\(screen)")
+    try session.send("r")
+    try session.waitFor("abc123")
+    try session.send("r")
+    try session.waitForAbsence("abc123")
+    try session.send("Escape")
+    #expect(try waitForFile(jar) { $0.contains("\tsession\tabc123") })
+
+    // The next request sends it: its queue row and its Request tab say so.
+    try session.send("j", "Enter")
+    try waitForSucceeded(session, 2)
+    screen = try session.waitFor("cookie session")
+    try session.waitFor(#""session": "abc123""#)
+
+    // Another process removes it from the file: the TUI's next send goes without it.
+    let removed = try runProcess(try reqbenchBinary, ["cookies", "rm", path, "session"], currentDirectory: folder)
+    #expect(removed.status == 0, "\(removed.stderr)")
+    try session.send("Enter")
+    try waitForSucceeded(session, 3)
+    try session.waitFor(#""cookies": {}"#)
+    try session.send("K")
+    try session.waitFor("no cookies: a response's Set-Cookie lands here")
+    try session.send("Escape")
+
+    // Log in again, and delete it with d in the overlay: gone from the jar and the file.
+    try session.send("k", "Enter")
+    try waitForSucceeded(session, 4)
+    try session.send("K")
+    try session.waitFor("1 cookie ·")
+    try session.send("d")
+    try session.waitFor("deleted the cookie session of 127.0.0.1")
+    try session.waitFor("no cookies: a response's Set-Cookie lands here")
+    try session.send("Escape")
+    #expect(try waitForFile(jar) { !$0.contains("session") })
+
+    // D twice clears what a new login set; the file is written at once and again at quit.
+    try session.send("Enter")
+    try waitForSucceeded(session, 5)
+    try session.send("K")
+    try session.waitFor("1 cookie ·")
+    try session.send("D")
+    try session.waitFor("D again clears")
+    try session.send("D")
+    try session.waitFor("cleared 1 cookie of the workspace")
+    try session.send("Escape")
+    try session.quit()
+    let text = try String(contentsOf: jar, encoding: .utf8)
+    #expect(text.hasPrefix("# Netscape HTTP Cookie File") && !text.contains("session"), "\(text)")
+  }
+
+  /// Waits (up to 10 s) until the queue shows `count` exchanges that succeeded.
+  func waitForSucceeded(_ session: TmuxSession, _ count: Int) throws {
+    var screen = ""
+    for _ in 0..<200 {
+      screen = try session.screen()
+      if screen.components(separatedBy: "✓ succeeded").count - 1 >= count { return }
+      usleep(50_000)
+    }
+    Issue.record("fewer than \(count) exchanges succeeded; the screen was:\n\(screen)")
+  }
+
+  /// Waits (up to 5 s) until the file exists and `check` holds for its text.
+  func waitForFile(_ url: URL, _ check: (String) -> Bool) throws -> Bool {
+    for _ in 0..<100 {
+      if let text = try? String(contentsOf: url, encoding: .utf8), check(text) { return true }
+      usleep(50_000)
+    }
+    return false
+  }
+}
