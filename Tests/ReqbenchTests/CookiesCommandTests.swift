@@ -28,8 +28,11 @@ struct CookiesCommandTests {
        {"name": "whoami-localhost", "url": "http://localhost:\(port)/cookies"},
        {"name": "logout", "url": "/cookies/delete?session"},
        {"name": "anonymous", "url": "/cookies", "cookies": false},
-       {"name": "brief", "url": "/response-headers?Set-Cookie=brief%3D1%3B%20Max-Age%3D1"}
-     ]}
+       {"name": "brief", "url": "/response-headers?Set-Cookie=brief%3D1%3B%20Max-Age%3D1"},
+       {"name": "slow", "url": "/delay/3"},
+       {"name": "cart", "url": "/cookies/set?cart=1"}
+     ],
+     "chains": [{"name": "slow-then-cart", "steps": [{"request": "slow"}, {"request": "cart"}]}]}
     """.write(toFile: workspace, atomically: true, encoding: .utf8)
   }
 
@@ -161,6 +164,36 @@ struct CookiesCommandTests {
     Thread.sleep(forTimeInterval: 2.2)
     #expect(try cookiesSeen(try reqbench(["run", workspace, "whoami", "--env", "dev"])) == [:])
     #expect(try reqbench(["cookies", "ls", workspace, "--env", "dev"]).stdout.isEmpty)
+  }
+
+  /// The jar file's merge between processes (README, "State on disk"): a `run` that read the jar
+  /// before another `run` logged out and a `cookies rm` removed a cookie writes after them, and
+  /// neither cookie comes back; its own new cookie is kept.
+  @Test func aCookieDeletedByOneRunOrByRmDoesNotComeBackFromAnotherRun() throws {
+    defer { try? FileManager.default.removeItem(at: folder) }
+    #expect(try reqbench(["run", workspace, "login", "--env", "dev"]).status == 0)
+    // The long run: reads the jar {session, user}, waits 3 s at httpbin, then sets cart.
+    let long = LockedBox<ProcessResult?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    let binary = try reqbenchBinary
+    let (folder, workspace) = (self.folder, self.workspace)
+    DispatchQueue.global().async {
+      long.set(try? runProcess(binary, ["run", workspace, "slow-then-cart", "--env", "dev", "--json"], currentDirectory: folder))
+      done.signal()
+    }
+    usleep(1_500_000)
+    // Meanwhile: a logout in another run, and `cookies rm user`.
+    let logout = try reqbench(["run", workspace, "logout", "--env", "dev"])
+    #expect(try cookiesSeen(logout) == ["user": "dev"])
+    #expect(try reqbench(["cookies", "rm", workspace, "user", "--env", "dev"]).status == 0)
+    #expect(done.wait(timeout: .now() + 20) == .success)
+    let result = try #require(long.get())
+    #expect(result.status == 0, "\(result.stderr)")
+    // It had read the jar before: its first step went out with both cookies.
+    let first = try #require(result.stdout.split(separator: "\n").first { $0.contains(#""event":"finished""#) })
+    #expect(first.contains("session=••••; user=••••"), "the long run read the jar before the others changed it: \(first)")
+    let names = Cookie.parseFile(try String(contentsOf: devJar, encoding: .utf8)).cookies.map(\.name)
+    #expect(names == ["cart"], "neither the logged-out session nor the removed user came back")
   }
 
   @Test func jsonAndHistoryMaskCookieValuesUnlessRevealed() throws {
