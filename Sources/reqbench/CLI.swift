@@ -24,7 +24,7 @@ enum CLI {
       return ExitStatus.usage
     }
     switch invocation {
-    case .run, .demoServer: break  // they read the termination signals (`Signals`)
+    case .run, .demoServer, .tui: break  // they read the termination signals (`Signals`)
     default: Signals.restoreDefaults()
     }
     switch invocation {
@@ -91,6 +91,10 @@ enum CLI {
 
   /// `reqbench [WORKSPACE]` / `reqbench --demo`: the TUI.
   static func runTUI(_ options: TUIOptions) -> Int32 {
+    // From the start: a signal while the files are read ends the process at once; once the
+    // terminal is the TUI's (below), it quits the TUI cleanly through its inbox.
+    let interruption = Signals.Interruption()
+    defer { interruption.cancel() }
     var server: DemoServer?
     var variables = options.variables
     let path: String
@@ -127,6 +131,9 @@ enum CLI {
       Terminal.error(error.description)
       return ExitStatus.usage
     }
+    // Before the terminal changes: from here a signal restores it (the runtime's loop quits).
+    let inbox = MessageInbox()
+    interruption.handle { inbox.terminate() }
     guard let backend = CursesBackend() else {
       Terminal.error("reqbench: the TUI needs a terminal; use `reqbench run \(path) TARGET` for scripts")
       return ExitStatus.usage
@@ -148,9 +155,10 @@ enum CLI {
     state.restorePendingDownloads(agent.configuration.downloads.pending())
     let history = HistoryStore(stateFolder: stateFolder, limits: workspace.history.limits)
     history.startMigration()
-    return TUIRuntime(
-      state: state, file: file, stateFolder: stateFolder, agent: agent, history: history, backend: backend
+    let status = TUIRuntime(
+      state: state, file: file, stateFolder: stateFolder, agent: agent, history: history, backend: backend, inbox: inbox
     ).run()
+    return interruption.interrupted ? interruption.exitStatus : status
   }
 
   /// Loads a workspace file that must exist (the commands that read one: `run`, `export`,
@@ -239,10 +247,18 @@ enum CLI {
 /// SIGINT, SIGTERM and SIGHUP are blocked by `main.swift` before any thread exists, so every
 /// thread the process makes inherits the block and none of them can take the default action or
 /// drop the signal. One that arrives early stays pending: the commands that handle them (`run`,
-/// `demo-server`) read it through a dispatch signal source (a `signalfd` under libdispatch on
-/// Linux, which sees signals already pending), so a Ctrl-C in the first milliseconds of `run` is
-/// never lost. Every other command gives them back their default action (`restoreDefaults`) before
-/// it starts anything. Children (`$EDITOR`) are spawned with an empty mask (CNcurses' shim).
+/// `demo-server`, the TUI) read it through a dispatch signal source (a `signalfd` under
+/// libdispatch on Linux, which sees signals already pending), so a Ctrl-C in the first
+/// milliseconds of `run` is never lost. Every other command gives them back their default action
+/// (`restoreDefaults`) before it starts anything. Children (`$EDITOR`) are spawned with an empty
+/// mask and these signals at their default (CNcurses' shim).
+///
+/// The TUI: blocked, the signals never reach the handlers ncurses installs at `initscr` (which
+/// would end the process from inside a signal handler); `Interruption` hands them to the
+/// runtime's inbox (`MessageInbox.terminate`), and its loop quits as `q` then `y` would, from the
+/// one thread that owns the terminal: transfers cancelled, the cookie jars written, history
+/// recorded, the terminal restored, exit status 128 + the signal. While `$EDITOR` runs, one waits
+/// until the editor ends. SIGWINCH and SIGTSTP stay ncurses's.
 enum Signals {
   static let termination: [Int32] = [SIGINT, SIGTERM, SIGHUP]
 

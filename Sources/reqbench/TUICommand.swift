@@ -12,7 +12,7 @@ import Workspace
 /// at most 30 times a second and only after something changed; with nothing running the process
 /// sleeps in `poll` (no timer).
 final class TUIRuntime {
-  private let inbox = MessageInbox()
+  private let inbox: MessageInbox
   private var state: AppState
   /// The workspace file: saves go through it, refusing to write over another program's change.
   private var file: WorkspaceFile
@@ -35,8 +35,10 @@ final class TUIRuntime {
   private static let tickInterval = 0.25
 
   init(
-    state: AppState, file: WorkspaceFile, stateFolder: URL, agent: Agent, history: HistoryStore, backend: CursesBackend
+    state: AppState, file: WorkspaceFile, stateFolder: URL, agent: Agent, history: HistoryStore, backend: CursesBackend,
+    inbox: MessageInbox
   ) {
+    self.inbox = inbox
     self.state = state
     self.file = file
     self.stateFolder = stateFolder
@@ -69,15 +71,6 @@ final class TUIRuntime {
         }
       }
     }
-    let signals = [SIGTERM, SIGHUP].map { sig -> DispatchSourceSignal in
-      signal(sig, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-      source.setEventHandler { inbox.post(.key(.ctrl("q"))) }  // handled below as "quit now"
-      source.resume()
-      return source
-    }
-    defer { signals.forEach { $0.cancel() } }
-
     startWatching()
     render()
     var fds = [
@@ -111,13 +104,9 @@ final class TUIRuntime {
         let batch = inbox.takeAll()
         // The clock first, so exchanges that start in this batch get their start time.
         if !batch.isEmpty { apply(.tick(Date())) }
-        for msg in batch {
-          if case .key(.ctrl("q")) = msg {
-            quitting = true  // SIGTERM / SIGHUP: leave at once, cancelling transfers
-          } else {
-            apply(msg)
-          }
-        }
+        for msg in batch { apply(msg) }
+        // SIGTERM, SIGHUP, SIGINT (`Signals`): leave at once, cancelling transfers.
+        if inbox.terminationRequested { quitting = true }
       }
       if fds[2].revents & Int16(POLLIN) != 0, watcher?.drain() == true {
         fileMayHaveChanged()
@@ -376,10 +365,12 @@ final class TUIRuntime {
 }
 
 /// Messages from other threads to the UI thread: a locked list plus a wake-up byte on a pipe
-/// (written only when the list was empty, so a burst of events costs one wake-up).
+/// (written only when the list was empty, so a burst of events costs one wake-up), and the
+/// request to quit now that a termination signal makes (`terminate`).
 final class MessageInbox: @unchecked Sendable {
   private let lock = NSLock()
   private var messages: [Msg] = []
+  private var terminated = false
   let readFD: Int32
   private let writeFD: Int32
 
@@ -411,6 +402,16 @@ final class MessageInbox: @unchecked Sendable {
       _ = write(writeFD, &byte, 1)
     }
   }
+
+  /// A termination signal came (`Signals.Interruption`'s handler, on a dispatch queue): the UI
+  /// thread wakes and quits.
+  func terminate() {
+    lock.withLock { terminated = true }
+    var byte: UInt8 = 1
+    _ = write(writeFD, &byte, 1)
+  }
+
+  var terminationRequested: Bool { lock.withLock { terminated } }
 
   func takeAll() -> [Msg] {
     var scratch = [UInt8](repeating: 0, count: 64)

@@ -74,7 +74,7 @@ struct TUITests {
     try session.waitFor("1 Requests")
     let pid = try #require(session.programPID)
     kill(pid, SIGTERM)
-    let screen = try session.waitFor("[exited 0]")
+    let screen = try session.waitFor("[exited 143]")  // 128 + SIGTERM, as `run` ends
     #expect(!screen.contains("1 Requests"))
   }
 
