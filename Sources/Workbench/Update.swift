@@ -28,7 +28,7 @@ private func route(_ state: inout AppState, _ msg: Msg) -> [Command] {
     return []
   case .agent(let event):
     state.apply(event)
-    return []
+    return state.cookiesAfter(event)
   case .key(let key):
     return state.handle(key)
   case .paste(let text):

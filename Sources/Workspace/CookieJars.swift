@@ -293,32 +293,49 @@ public final class CookieJarFile: @unchecked Sendable {
   }
 
   private func writeNow(merging: Bool = true) {
-    // Another process may have written the jar since: merged, so neither loses its changes.
-    if merging { mergeOtherWrites() }
-    var info = stat()
-    if lstat(url.path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
-      onError(notAFile)
-      return
-    }
-    let now = Date()
-    let cookies = jar.cookies.filter { !$0.isExpired(at: now) }
     let folder = url.deletingLastPathComponent()
-    do throws(FileError) {
-      if !FileManager.default.fileExists(atPath: folder.path) {
-        do {
-          try FileManager.default.createDirectory(
-            atPath: folder.path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-          throw FileError(
+    if !FileManager.default.fileExists(atPath: folder.path) {
+      do {
+        try FileManager.default.createDirectory(
+          atPath: folder.path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+      } catch {
+        onError(
+          FileError(
             path: folder.path, message: "cannot create the folder: \(error.localizedDescription)",
-            reason: error.localizedDescription)
-        }
+            reason: error.localizedDescription))
+        return
       }
-      try AtomicFile.write(Array(Cookie.file(cookies).utf8), to: url, permissions: 0o600)
-      lastStamp = Stamp(url)
-      base = Self.keyed(cookies)
-    } catch {
-      onError(error)
     }
+    Self.withLock(on: folder) {
+      // Another process may have written the jar since: merged, so neither loses its changes.
+      if merging { mergeOtherWrites() }
+      var info = stat()
+      if lstat(url.path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+        onError(notAFile)
+        return
+      }
+      let now = Date()
+      let cookies = jar.cookies.filter { !$0.isExpired(at: now) }
+      do throws(FileError) {
+        try AtomicFile.write(Array(Cookie.file(cookies).utf8), to: url, permissions: 0o600)
+        lastStamp = Stamp(url)
+        base = Self.keyed(cookies)
+      } catch {
+        onError(error)
+      }
+    }
+  }
+
+  /// Runs `body` holding an exclusive `flock` on the jars' folder: processes (and jars of one
+  /// process) that merge and write a jar take turns, so none renames its file over what another
+  /// wrote between its read and its rename. Without the lock (a folder that cannot be opened)
+  /// `body` runs anyway: the merge still keeps all but a write that lands in that moment.
+  static func withLock(on folder: URL, _ body: () -> Void) {
+    let fd = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard fd >= 0 else { return body() }
+    defer { close(fd) }
+    while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
+    defer { flock(fd, LOCK_UN) }
+    body()
   }
 }

@@ -118,6 +118,24 @@ struct CookiesOverlayTests {
     #expect(state.message?.isError == true && state.message?.text.hasPrefix("cookies: not kept") == true)
   }
 
+  @Test func anExchangeWithTheJarEndingWhileItIsOpenReadsTheJarAgain() throws {
+    var state = try opened()
+    _ = keys(&state, "jr")
+    var request = Request(name: "login", url: "http://127.0.0.1:8080/cookies/set?x=1")
+    let events = Scenario.exchange(id: 7, request: request, body: "{}", duration: 0.01)
+    // Without a jar (cookies off for it): nothing to read again.
+    #expect(events.flatMap { update(&state, $0) }.isEmpty)
+    request.cookieJar = CookieJar()
+    let commands = Scenario.exchange(id: 8, request: request, body: "{}", duration: 0.01).flatMap { update(&state, $0) }
+    #expect(commands == [.loadCookies(environment: "ada")], "read again once, when it ended")
+    send(&state, .cookiesLoaded(environment: "ada", Self.jar + [Cookie(domain: "127.0.0.1", name: "x", value: "1")]))
+    #expect(state.cookiesOverlay.selection == 1 && state.cookiesOverlay.revealed, "the selection and r stay")
+    #expect(screenText(state).contains("4 cookies"))
+    // Closed: an exchange ending asks for nothing.
+    _ = keys(&state, "q")
+    #expect(Scenario.exchange(id: 9, request: request, body: "{}", duration: 0.01).flatMap { update(&state, $0) }.isEmpty)
+  }
+
   @Test func aLongJarScrollsWithTheSelection() throws {
     var many: [Cookie] = []
     for i in 0..<60 { many.append(Cookie(domain: "127.0.0.1", name: String(format: "c%02d", i), value: "v\(i)")) }

@@ -161,6 +161,22 @@ import Workspace
     #expect(a.jar.cookies.isEmpty)
   }
 
+  /// Two writers of one jar file at once (two `CookieJars`, as two processes would be: the lock
+  /// is an `flock` on the folder, which two opens in one process contend for too), each adding a
+  /// cookie and writing, 30 times: every cookie of both is in the file at the end.
+  @Test func concurrentWritersOfOneJarLoseNothing() throws {
+    defer { try? FileManager.default.removeItem(at: state) }
+    let files = [CookieJars(stateFolder: state).file(environment: "dev"), CookieJars(stateFolder: state).file(environment: "dev")]
+    DispatchQueue.concurrentPerform(iterations: 2) { writer in
+      for i in 0..<30 {
+        files[writer].jar.add([Cookie(domain: "127.0.0.1", name: "w\(writer)-\(i)", value: "1")])
+        files[writer].save()
+      }
+    }
+    let names = Set(Cookie.parseFile(try String(contentsOf: files[0].url, encoding: .utf8)).cookies.map(\.name))
+    #expect(names.count == 60, "lost: \(Set((0..<2).flatMap { w in (0..<30).map { "w\(w)-\($0)" } }).subtracting(names).sorted())")
+  }
+
   @Test func aLinkInPlaceOfTheJarIsRefusedAndNeverWrittenThrough() throws {
     defer { try? FileManager.default.removeItem(at: state) }
     let outside = state.appendingPathComponent("outside.txt")

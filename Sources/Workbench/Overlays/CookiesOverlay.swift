@@ -30,6 +30,13 @@ extension AppState {
     return [.loadCookies(environment: environmentInUse)]
   }
 
+  /// An exchange sent with a jar ended while the box is open: the jar is read again (a
+  /// `Set-Cookie` on it or on a redirect hop may have changed it), the selection and `r` kept.
+  func cookiesAfter(_ event: AgentEvent) -> [Command] {
+    guard overlay == .cookies, case .finished(let result) = event, result.request.cookieJar != nil else { return [] }
+    return [.loadCookies(environment: cookiesOverlay.environment)]
+  }
+
   /// The runtime read (or changed) the jar of `environment`.
   mutating func cookiesLoaded(environment: String?, _ cookies: [Cookie]) {
     guard overlay == .cookies, environment == cookiesOverlay.environment else { return }
