@@ -65,10 +65,12 @@ struct TUIOptions: Equatable {
   var environment: String?
   var variables: [(String, String)] = []
   var stateDirectory: String?
+  /// Sends use the environment's cookie jar (`--no-cookies`: none, and nothing kept).
+  var cookies = true
 
   static func == (a: TUIOptions, b: TUIOptions) -> Bool {
     a.workspace == b.workspace && a.demo == b.demo && a.environment == b.environment
-      && a.stateDirectory == b.stateDirectory
+      && a.stateDirectory == b.stateDirectory && a.cookies == b.cookies
       && a.variables.map { "\($0.0)=\($0.1)" } == b.variables.map { "\($0.0)=\($0.1)" }
   }
 }
@@ -84,7 +86,7 @@ enum Arguments {
     reqbench: a terminal request workbench
 
     Usage:
-      reqbench [WORKSPACE] [--env NAME] [--var KEY=VALUE]... [--state-dir DIR]
+      reqbench [WORKSPACE] [--env NAME] [--var KEY=VALUE]... [--state-dir DIR] [--no-cookies]
       reqbench --demo
       reqbench run WORKSPACE TARGET... [--env NAME] [--var KEY=VALUE]... [--json] [--concurrency N]
                    [--state-dir DIR] [--no-history] [--no-cookies] [--from-step N] [--junit FILE]
@@ -215,6 +217,7 @@ enum Arguments {
       case "--demo": options.demo = true
       case "--env": options.environment = try value(for: name, inline: inline, rest: &rest)
       case "--state-dir": options.stateDirectory = try value(for: name, inline: inline, rest: &rest)
+      case "--no-cookies": options.cookies = false
       case "--var":
         options.variables.append(try variable(try value(for: name, inline: inline, rest: &rest)))
       default:

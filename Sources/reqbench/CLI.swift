@@ -156,7 +156,8 @@ enum CLI {
     let history = HistoryStore(stateFolder: stateFolder, limits: workspace.history.limits)
     history.startMigration()
     let status = TUIRuntime(
-      state: state, file: file, stateFolder: stateFolder, agent: agent, history: history, backend: backend, inbox: inbox
+      state: state, file: file, stateFolder: stateFolder, agent: agent, history: history, backend: backend, inbox: inbox,
+      cookies: options.cookies
     ).run()
     return interruption.interrupted ? interruption.exitStatus : status
   }

@@ -36,7 +36,7 @@ final class TUIRuntime {
 
   init(
     state: AppState, file: WorkspaceFile, stateFolder: URL, agent: Agent, history: HistoryStore, backend: CursesBackend,
-    inbox: MessageInbox
+    inbox: MessageInbox, cookies: Bool
   ) {
     self.inbox = inbox
     self.state = state
@@ -50,11 +50,13 @@ final class TUIRuntime {
     self.state.height = height
     self.state.colors = backend.colors
     self.buffer = ScreenBuffer(width: width, height: height)
-    // The cookie jars sends use (`prepare` attaches the environment's); a jar that cannot be
-    // read or written is said once in the status bar.
+    // The cookie jars sends use (`prepare` attaches the environment's; none with `--no-cookies`);
+    // a jar that cannot be read or written is said once in the status bar.
     let inbox = self.inbox
-    self.state.sources.cookies = CookieJars(stateFolder: stateFolder) { error in
-      inbox.post(.cookieJarFailed("not kept: \(error.description)"))
+    if cookies {
+      self.state.sources.cookies = CookieJars(stateFolder: stateFolder) { error in
+        inbox.post(.cookieJarFailed("not kept: \(error.description)"))
+      }
     }
   }
 

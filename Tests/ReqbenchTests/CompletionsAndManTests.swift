@@ -86,7 +86,7 @@ struct CompletionsAndManTests {
     #expect(try bash("reqbench cache ", in: dir) == ["clear", "ls"])
     #expect(try bash("reqbench completions ", in: dir) == ["bash", "fish", "zsh"])
     // The TUI: a workspace first, then its options.
-    #expect(try bash("reqbench ws.json --", in: dir) == ["--demo", "--env", "--help", "--state-dir", "--var", "--version"])
+    #expect(try bash("reqbench ws.json --", in: dir) == ["--demo", "--env", "--help", "--no-cookies", "--state-dir", "--var", "--version"])
     #expect(try bash("reqbench ws.json --env l", in: dir) == ["local"])
     // A file that is no workspace: no names, and nothing printed.
     #expect(try bash("reqbench run notes.txt ", in: dir) == [])

@@ -84,6 +84,24 @@ struct TUICookiesTests {
     #expect(text.hasPrefix("# Netscape HTTP Cookie File") && !text.contains("session"), "\(text)")
   }
 
+  /// `reqbench WS --no-cookies`: the overlay says the jar is off, sends keep nothing.
+  @Test func noCookiesSendsAndKeepsNone() throws {
+    let httpbin = try TestServer.httpbin.url("")
+    let (path, folder) = try workspaceFile(
+      #"{"version": 1, "baseURL": "\#(httpbin)", "requests": [{"name": "login", "url": "/cookies/set?session=x"}]}"#)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let session = try TmuxSession([try reqbenchBinary.path, path, "--no-cookies"])
+    try session.waitFor("1 Requests")
+    try session.send("Enter")
+    try waitForSucceeded(session, 1)
+    try session.waitFor(#""cookies": {}"#)  // the redirect to /cookies went without it
+    try session.send("K")
+    try session.waitFor("cookies are off (--no-cookies)")
+    try session.send("Escape")
+    try session.quit()
+    #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent(".reqbench/w/cookies").path))
+  }
+
   /// Waits (up to 10 s) until the queue shows `count` exchanges that succeeded.
   func waitForSucceeded(_ session: TmuxSession, _ count: Int) throws {
     var screen = ""
