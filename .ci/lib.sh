@@ -5,8 +5,8 @@
 #   ensure_httpbin             a virtualenv with the pinned httpbin + gunicorn (.ci/httpbin-requirements.txt),
 #                              and the tests' other Python packages (haralyzer); its python is
 #                              exported as REQBENCH_TEST_PYTHON
-#   start_servers [NAME...]    nginx, httpbin, fixture (default: all three) on free loopback ports;
-#                              exports REQBENCH_{NGINX,HTTPBIN,FIXTURE}_URL and REQBENCH_NGINX_ROOT
+#   start_servers [NAME...]    nginx, httpbin, fixture, sse (default: all four) on free loopback ports;
+#                              exports REQBENCH_{NGINX,HTTPBIN,FIXTURE,SSE}_URL and REQBENCH_NGINX_ROOT
 #   stop_servers [STATUS]      stops them; called by the EXIT trap anyway
 #   rb_swift CMD ARGS...       `swift CMD` plus $REQBENCH_SWIFTPM_ARGS (e.g. "--scratch-path /tmp/rb")
 #
@@ -171,8 +171,8 @@ ensure_httpbin() {
     fi
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input -r "$req" ||
       rb_die "pip could not install $req into $venv"
-    "$venv/bin/python" -c 'import gunicorn, httpbin, haralyzer' >/dev/null 2>&1 ||
-      rb_die "httpbin (or haralyzer) was installed into $venv but does not import"
+    "$venv/bin/python" -c 'import gunicorn, httpbin, haralyzer, sse_starlette, uvicorn' >/dev/null 2>&1 ||
+      rb_die "httpbin (or haralyzer, sse-starlette, uvicorn) was installed into $venv but does not import"
     printf '%s\n' "$stamp" >"$venv/.reqbench-stamp"
   fi
   exec {lock_fd}>&-
@@ -181,7 +181,7 @@ ensure_httpbin() {
 rb_venv_ok() {
   [ -x "$1/bin/gunicorn" ] &&
     [ "$(cat "$1/.reqbench-stamp" 2>/dev/null)" = "$2" ] &&
-    "$1/bin/python" -c 'import gunicorn, httpbin, haralyzer' >/dev/null 2>&1
+    "$1/bin/python" -c 'import gunicorn, httpbin, haralyzer, sse_starlette, uvicorn' >/dev/null 2>&1
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -300,10 +300,10 @@ rb_kill_tree() {
   for pid in $(rb_descendants "$1") "$1"; do kill -KILL "$pid" 2>/dev/null || true; done
 }
 
-# start_servers [nginx] [httpbin] [fixture]: default all three.
+# start_servers [nginx] [httpbin] [fixture] [sse]: default all four.
 start_servers() {
   local names=("$@") name
-  [ ${#names[@]} -gt 0 ] || names=(nginx httpbin fixture)
+  [ ${#names[@]} -gt 0 ] || names=(nginx httpbin fixture sse)
   rb_install_traps
   if [ -z "$RB_LOG_DIR" ]; then
     RB_LOG_DIR=$(mktemp -d "${TMPDIR:-/tmp}/reqbench-logs.XXXXXX")
@@ -317,7 +317,8 @@ start_servers() {
       nginx) rb_start_nginx ;;
       httpbin) rb_start_httpbin ;;
       fixture) rb_start_fixture ;;
-      *) rb_die "start_servers: unknown server '$name' (nginx, httpbin, fixture)" ;;
+      sse) rb_start_sse ;;
+      *) rb_die "start_servers: unknown server '$name' (nginx, httpbin, fixture, sse)" ;;
     esac
   done
 }
@@ -328,6 +329,7 @@ rb_servers_summary() {
   [ -z "${REQBENCH_NGINX_URL:-}" ] || line+=" nginx $REQBENCH_NGINX_URL, $REQBENCH_NGINX_TLS_URL and $REQBENCH_NGINX_MTLS_URL (root $REQBENCH_NGINX_ROOT);"
   [ -z "${REQBENCH_HTTPBIN_URL:-}" ] || line+=" httpbin $REQBENCH_HTTPBIN_URL;"
   [ -z "${REQBENCH_FIXTURE_URL:-}" ] || line+=" fixture $REQBENCH_FIXTURE_URL;"
+  [ -z "${REQBENCH_SSE_URL:-}" ] || line+=" sse $REQBENCH_SSE_URL;"
   printf '%s logs %s\n' "$line" "$RB_LOG_DIR"
 }
 
@@ -504,6 +506,32 @@ rb_start_httpbin() {
   done
   rb_register_server httpbin "$pid"
   export REQBENCH_HTTPBIN_URL=http://127.0.0.1:$port
+}
+
+# sse-starlette under uvicorn (Tests/Servers/sse_app.py): a server-sent events server no one
+# here wrote, for the stream tests.
+rb_start_sse() {
+  [ -n "$RB_VENV" ] || ensure_httpbin
+  local attempt port pid log=$RB_LOG_DIR/sse.log status
+  for attempt in 1 2 3; do
+    port=$(rb_free_port)
+    "$RB_VENV/bin/python" -m uvicorn --app-dir "$RB_ROOT/Tests/Servers" sse_app:app --host 127.0.0.1 \
+      --port "$port" --log-level warning --no-access-log </dev/null >"$log" 2>&1 &
+    pid=$!
+    status=0
+    rb_wait_http sse "http://127.0.0.1:$port/health" "$pid" || status=$?
+    if [ "$status" -eq 0 ]; then
+      break
+    fi
+    if [ "$status" -eq 2 ] && [ "$attempt" -lt 3 ] && grep -q 'address already in use' "$log"; then
+      rb_log "sse: port $port was taken meanwhile; trying another"
+      continue
+    fi
+    rb_register_server sse "$pid"
+    rb_server_failed sse "$log"
+  done
+  rb_register_server sse "$pid"
+  export REQBENCH_SSE_URL=http://127.0.0.1:$port
 }
 
 rb_start_fixture() {

@@ -66,6 +66,8 @@ final class App: Sendable {
       return response
     case "cookies": return cookies(request, rest)
     case "upload" where rest.isEmpty: return upload(request)
+    case "sse": return streamEndpoint(request, rest, context)
+    case "ndjson" where rest.isEmpty: return ndjson(request)
     case "hostile": return hostile(request, rest)
     // Demo endpoints
     case "users": return usersEndpoint(request, rest)

@@ -112,6 +112,9 @@ extension App {
       ("GET", "/flaky-demo", "fails with 503 every other call"),
       ("GET", "/files/big.bin?size=N", "a large download with Range and ETag (default 50 MB)"),
       ("GET", "/files/small.json", "a small JSON file"),
+      ("GET", "/sse/ticker?interval=S&count=N", "server-sent events: a tick every S seconds (Last-Event-ID resumes)"),
+      ("POST", "/sse/chat", "a chat-like completion streamed token by token from {\"prompt\": ...}"),
+      ("GET", "/ndjson?count=N&interval=S", "an NDJSON feed: one JSON object a line"),
       ("ANY", "/anything", "echoes the request"),
       ("ANY", "/upload?rate=B", "reports an upload: length, SHA-256, multipart parts; rate=B reads B bytes/s"),
     ]

@@ -49,7 +49,16 @@ enum JSON: Sendable, Equatable {
     return out
   }
 
-  private func write(into out: inout [UInt8], indent: Int) {
+  /// On one line, no spaces, no trailing newline: a line of NDJSON, an SSE `data` field.
+  func compact() -> [UInt8] {
+    var out: [UInt8] = []
+    out.reserveCapacity(128)
+    write(into: &out, indent: nil)
+    return out
+  }
+
+  /// `indent` nil writes the compact form.
+  private func write(into out: inout [UInt8], indent: Int?) {
     switch self {
     case .null: out.append(contentsOf: "null".utf8)
     case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
@@ -70,12 +79,19 @@ enum JSON: Sendable, Equatable {
       }
       out.append(UInt8(ascii: "["))
       for (i, item) in items.enumerated() {
+        guard let indent else {
+          if i > 0 { out.append(UInt8(ascii: ",")) }
+          item.write(into: &out, indent: nil)
+          continue
+        }
         out.append(contentsOf: i == 0 ? "\n".utf8 : ",\n".utf8)
         JSON.pad(&out, indent + 2)
         item.write(into: &out, indent: indent + 2)
       }
-      out.append(0x0a)
-      JSON.pad(&out, indent)
+      if let indent {
+        out.append(0x0a)
+        JSON.pad(&out, indent)
+      }
       out.append(UInt8(ascii: "]"))
     case .object(let fields):
       if fields.isEmpty {
@@ -84,14 +100,23 @@ enum JSON: Sendable, Equatable {
       }
       out.append(UInt8(ascii: "{"))
       for (i, field) in fields.enumerated() {
+        guard let indent else {
+          if i > 0 { out.append(UInt8(ascii: ",")) }
+          JSON.writeString(field.name, into: &out)
+          out.append(UInt8(ascii: ":"))
+          field.value.write(into: &out, indent: nil)
+          continue
+        }
         out.append(contentsOf: i == 0 ? "\n".utf8 : ",\n".utf8)
         JSON.pad(&out, indent + 2)
         JSON.writeString(field.name, into: &out)
         out.append(contentsOf: ": ".utf8)
         field.value.write(into: &out, indent: indent + 2)
       }
-      out.append(0x0a)
-      JSON.pad(&out, indent)
+      if let indent {
+        out.append(0x0a)
+        JSON.pad(&out, indent)
+      }
       out.append(UInt8(ascii: "}"))
     }
   }

@@ -41,6 +41,15 @@ public final class Agent: Sendable {
     /// Where downloads keep their partial data and resume state (default: a folder in
     /// `spillDirectory`, which a reboot may clear).
     public var downloads: DownloadStore
+    /// The events of a stream kept in memory per exchange (`StreamLog`): the last this many…
+    public var streamMaxEvents = 10_000
+    /// …within this many bytes of data; the whole stream is in the body either way.
+    public var streamMaxBytes = 32 << 20
+    /// The most bytes kept of one event's data (`StreamParser.maxEventBytes`).
+    public var streamMaxEventBytes = 16 << 20
+    /// Seconds an SSE stream with `reconnect` waits before it connects again when the server
+    /// set no `retry`.
+    public var reconnectDelay = 3.0
 
     public init(
       maxConcurrent: Int = 8, maxPerHost: Int = 6,

@@ -128,6 +128,12 @@ private final class Record {
   weak var primary: Record?
   /// The key identical requests share; nil when this request is never merged.
   var dedupKey: String?
+  /// A streamed response's events so far, kept across reconnects.
+  var stream: StreamLog?
+  /// Where a stream's event times count from (the loop clock at the first attempt).
+  var streamOrigin: Double?
+  /// The SSE `retry` the server last sent, in milliseconds (it holds across connections).
+  var streamRetry: Int?
   /// What the cache lookup found when the request was sent.
   var cacheLookup: ResponseCache.Lookup?
   /// An expired entry being revalidated with a conditional request.
@@ -309,6 +315,9 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       heir.finalResponse = record.finalResponse
       heir.finalWriter = record.finalWriter
       heir.sent = record.sent
+      heir.stream = record.stream
+      heir.streamOrigin = record.streamOrigin
+      heir.streamRetry = record.streamRetry
       if let job = record.finalizing { finalizers[ObjectIdentifier(job)] = heir }
       if let transfer = record.transfer { running[transfer.handle] = heir }
       record.transfer = nil
@@ -324,6 +333,11 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       // with (then its request stays beside it).
       noteSent(record, transfer)
     }
+    var partial: Response?
+    if let transfer = record.transfer, transfer.streamParser != nil {
+      // A stream ends cleanly: its status, headers and the body so far stay, beside its events.
+      partial = response(of: record, transfer)
+    }
     if let transfer = record.transfer {
       if let writer = transfer.download {
         // Write out and record the partial data before the cancel is reported: a restart resumes.
@@ -337,7 +351,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     if download == nil, let target = record.request.download {
       download = pendingOutcome(record, target)
     }
-    finish(record, state: .cancelled, response: record.lastResponse, error: .cancelled, download: download)
+    finish(record, state: .cancelled, response: partial ?? record.lastResponse, error: .cancelled, download: download)
   }
 
   // MARK: - Cache and de-duplication
@@ -457,7 +471,9 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
   private func join(_ record: Record) -> Bool {
     let request = record.request
     // Two downloads into one target must never interleave: they always join.
-    guard request.dedup || request.download != nil, [.GET, .HEAD, .OPTIONS].contains(request.method) else {
+    guard request.dedup || request.download != nil, request.stream == nil,
+      [.GET, .HEAD, .OPTIONS].contains(request.method)
+    else {
       return false
     }
     let key = Engine.identityKey(request)
@@ -535,6 +551,12 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       record.hopSeconds = 0
       record.hopRequests = 0
     }
+    if record.request.stream == .sse || record.request.reconnect, !request.headers.contains("Accept") {
+      request.headers["Accept"] = "text/event-stream"  // as EventSource asks
+    }
+    if let lastEventID = record.stream?.lastEventID, !lastEventID.isEmpty, !request.headers.contains("Last-Event-ID") {
+      request.headers["Last-Event-ID"] = lastEventID  // a reconnect: the server resumes after it
+    }
     // A download's resume state belongs to its target and the first request, whatever URL the
     // redirects lead to; the transfer sends the hop's request.
     let sending = hop ?? request
@@ -565,6 +587,14 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     }
     transfer.onProgress = { [unowned self, unowned transfer] progress in
       self.emitForGroup(transfer) { .progress($0, progress) }
+    }
+    if record.streamOrigin == nil { record.streamOrigin = clock.now }
+    transfer.streamOrigin = record.streamOrigin ?? clock.now
+    transfer.makeStreamParser = { [unowned self, unowned transfer] format in
+      self.beginStream(transfer, format)
+    }
+    transfer.onStreamEvents = { [unowned self, unowned transfer] events in
+      self.streamEvents(transfer, events)
     }
     running[transfer.handle] = record
     perHost[record.hostKey, default: 0] += 1
@@ -621,7 +651,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       timeout = timeout < 0 ? ms : min(timeout, ms)
     }
     for record in running.values {
-      guard let transfer = record.transfer else { continue }
+      guard let transfer = record.transfer, transfer.idleTimeout > 0 else { continue }
       consider(transfer.lastActivity + transfer.idleTimeout - now)
     }
     for record in waitingRetry { consider((record.retryDue ?? now) - now) }
@@ -643,7 +673,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
   private func enforceIdleTimeouts() {
     let now = monotonicNow()
     let silent = running.values.filter { record in
-      guard let transfer = record.transfer else { return false }
+      guard let transfer = record.transfer, transfer.idleTimeout > 0 else { return false }
       return now - transfer.lastActivity >= transfer.idleTimeout
     }
     for record in silent.sorted(by: { $0.id < $1.id }) {
@@ -658,20 +688,10 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       completeDownload(record, transfer, writer, curlCode: curlCode)
       return
     }
-    let info = transfer.info()
-    let headers = transfer.responseHeaders
-    let body = transfer.finishBody()
+    transfer.finishStream()
+    let response = response(of: record, transfer)
     noteSent(record, transfer)
     detach(record, transfer)
-
-    var response: Response?
-    let status = info.status > 0 ? info.status : transfer.statusLine
-    if status > 0 {
-      response = Response(
-        status: status, httpVersion: info.version, headers: headers, body: body,
-        effectiveURL: info.effectiveURL, redirectCount: record.hops, timing: info.timing.after(record.hopSeconds),
-        bytesSent: info.sent)
-    }
     if curlCode == CURLE_OK, !transfer.timedOutIdle, let response, let location = redirectLocation(record, transfer, response) {
       followRedirect(record, response, to: location)
       return
@@ -701,6 +721,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       error = .transport(.connectionLost, detail: "the server sent no response")
     }
 
+    if transfer.streamParser != nil, reconnect(record, transfer, response: response, after: error) { return }
     if var error {
       if scheduleRetry(record, after: &error, response: response) { return }
       if serveStale(record, after: error) { return }
@@ -736,6 +757,73 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     for member in [record] + record.followers {
       let reason = error.redacted(by: Redaction(secrets: member.request.secrets))
       emit(.retrying(member.id, attempt: record.attempts + 1, delay: delay, reason: reason))
+    }
+    return true
+  }
+
+  /// What the server answered on `transfer`'s connection (its body taken from the transfer), or
+  /// nil when no status line came.
+  private func response(of record: Record, _ transfer: Transfer) -> Response? {
+    let info = transfer.info()
+    let status = info.status > 0 ? info.status : transfer.statusLine
+    guard status > 0 else { return nil }
+    return Response(
+      status: status, httpVersion: info.version, headers: transfer.responseHeaders, body: transfer.finishBody(),
+      effectiveURL: info.effectiveURL, redirectCount: record.hops, timing: info.timing.after(record.hopSeconds),
+      bytesSent: info.sent)
+  }
+
+  // MARK: - Streams
+
+  /// A response turned out to be a stream: the parser for it, carrying on the exchange's event
+  /// count and last event id from an earlier connection.
+  private func beginStream(_ transfer: Transfer, _ format: StreamFormat) -> StreamParser {
+    let record = running[transfer.handle]
+    if let record, record.stream == nil {
+      record.stream = StreamLog(
+        format: format, maxEvents: configuration.streamMaxEvents, maxBytes: configuration.streamMaxBytes)
+    }
+    return StreamParser(
+      format: format, maxEventBytes: configuration.streamMaxEventBytes, lastEventID: record?.stream?.lastEventID,
+      firstIndex: record?.stream?.total ?? 0)
+  }
+
+  private func streamEvents(_ transfer: Transfer, _ events: [StreamEvent]) {
+    guard let record = running[transfer.handle] else { return }
+    for event in events {
+      record.stream?.append(event)
+      emit(.streamEvent(record.id, index: event.index, event))
+      for follower in record.followers { emit(.streamEvent(follower.id, index: event.index, event)) }
+    }
+    record.stream?.lastEventID = transfer.streamParser?.lastEventID
+  }
+
+  /// An SSE stream with `reconnect` that dropped (the server ended it, the connection broke,
+  /// it went silent past the idle timeout) after a 2xx: connect again after the server's
+  /// `retry` (or the configured 3 s) with `Last-Event-ID`. Not past the deadline. Returns
+  /// whether it did.
+  private func reconnect(_ record: Record, _ transfer: Transfer, response: Response?, after error: ExchangeError?) -> Bool {
+    guard record.request.reconnect, let parser = transfer.streamParser, parser.format == .sse,
+      (200..<300).contains(transfer.statusLine)
+    else { return false }
+    if let retry = parser.retryMilliseconds { record.streamRetry = retry }
+    record.stream?.lastEventID = parser.lastEventID
+    let delay = record.streamRetry.map { Double($0) / 1000 } ?? configuration.reconnectDelay
+    if let deadline = record.request.timeouts.deadline, let started = record.startedAt,
+      Date().timeIntervalSince(started) + delay >= deadline
+    {
+      return false
+    }
+    record.stream?.reconnects += 1
+    record.lastResponse = response
+    record.retryDue = monotonicNow() + delay
+    waitingRetry.append(record)
+    let reason = error ?? .transport(.connectionLost, detail: "the server ended the stream")
+    for member in [record] + record.followers {
+      emit(
+        .reconnecting(
+          member.id, count: record.stream?.reconnects ?? 1, delay: delay,
+          reason: reason.redacted(by: Redaction(secrets: member.request.secrets))))
     }
     return true
   }
@@ -1007,12 +1095,13 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     {
       finishedAt = min(finishedAt, started.addingTimeInterval(total))
     }
-    let result = ExchangeResult(
+    var result = ExchangeResult(
       id: record.id, request: record.request, state: state, response: response,
       error: error?.redacted(by: Redaction(secrets: record.request.secrets)),
       attempts: record.primary?.attempts ?? record.attempts, queuedAt: record.queuedAt,
       startedAt: record.startedAt, finishedAt: finishedAt, fromCache: fromCache,
       deduplicated: record.primary != nil, cache: cache, download: download, sent: record.sent)
+    result.stream = record.stream
     publishCounts()
     emit(.finished(result))
     // A completion runs at the end of this pass of the loop, after every subscriber, batch ones
@@ -1023,6 +1112,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     record.followers = []
     for follower in followers {
       follower.sent = record.sent
+      follower.stream = record.stream
       // The same response, judged by the waiter's own validators.
       var ownState = state
       var ownError = error

@@ -222,6 +222,8 @@ public struct ExchangeResult: Sendable {
   /// The request as curl sent it (the last attempt's; secrets masked); nil when nothing was sent
   /// (a cache hit, a failure to connect, a cancel before the request went out).
   public var sent: SentRequest?
+  /// A streamed response's events (the last ones kept, with counts); nil for other responses.
+  public var stream: StreamLog?
 
   public init(
     id: ExchangeID, request: Request, state: ExchangeState, response: Response?, error: ExchangeError?,
@@ -291,7 +293,8 @@ public struct TransferProgress: Sendable, Equatable {
 }
 
 /// What the agent reports, in order per exchange:
-/// queued → joined? → (started → headers? → progress*)+ with retrying between attempts → finished.
+/// queued → joined? → (started → headers? → (progress | streamEvent)*)+ with retrying (or, for a
+/// stream, reconnecting) between attempts → finished.
 public enum AgentEvent: Sendable {
   case queued(ExchangeID, Request)
   /// The exchange joined an identical request in flight (de-duplication): it gets that
@@ -308,12 +311,18 @@ public enum AgentEvent: Sendable {
   /// A response delivered before the end (`cacheThenNetwork`: the cached one, then `finished`
   /// with the fresh one). Not terminal.
   case delivered(ExchangeResult)
+  /// One event of a streamed response (SSE, NDJSON…), as soon as its last byte arrived; between
+  /// `headers` and `finished`, `index` counting from 0 over the whole exchange.
+  case streamEvent(ExchangeID, index: Int, StreamEvent)
+  /// A stream with `reconnect` dropped; it connects again in `delay` seconds, for the `count`th
+  /// time, with `Last-Event-ID` (`started` follows when it does).
+  case reconnecting(ExchangeID, count: Int, delay: Double, reason: ExchangeError)
   case finished(ExchangeResult)
 
   public var exchangeID: ExchangeID {
     switch self {
     case .queued(let id, _), .joined(let id, _), .started(let id, _), .headers(let id, _, _), .progress(let id, _),
-      .retrying(let id, _, _, _):
+      .retrying(let id, _, _, _), .streamEvent(let id, _, _), .reconnecting(let id, _, _, _):
       id
     case .delivered(let result), .finished(let result): result.id
     }

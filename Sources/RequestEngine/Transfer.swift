@@ -1,6 +1,7 @@
 // Just over 500 lines on purpose: one curl easy handle's attempt, whose C-owned buffers (header,
 // resolve and body lists, the error buffer, the debug target) must be set up, read by the
-// callbacks and freed in one place; the decisions it needs are pure functions elsewhere.
+// callbacks and freed in one place; the decisions it needs are pure functions elsewhere (a
+// stream's events are StreamParser's, in EventStream.swift).
 import CCurl
 import Foundation
 
@@ -53,6 +54,16 @@ final class Transfer {
   var onHeaders: ((Int, HTTPHeaders) -> Void)?
   var onProgress: ((TransferProgress) -> Void)?
   let progressInterval: Double
+  /// The stream format the request forces (`Request.stream`); nil: the Content-Type decides.
+  private let forcedStream: StreamFormat?
+  /// Cuts the body into events, once the final response's headers say it is a stream.
+  private(set) var streamParser: StreamParser?
+  /// Asked for the parser when a stream begins (the engine carries the last event id and the
+  /// event count over from an earlier connection of the same exchange).
+  var makeStreamParser: ((StreamFormat) -> StreamParser)?
+  var onStreamEvents: (([StreamEvent]) -> Void)?
+  /// Where an event's `seconds` count from (the exchange's start, on the loop clock).
+  var streamOrigin: Double
 
   struct SetupError: Error {
     let message: String
@@ -78,6 +89,8 @@ final class Transfer {
     self.isHead = request.method == .HEAD
     self.progressInterval = configuration.progressInterval
     self.cookieJar = request.cookieJar
+    self.forcedStream = request.stream
+    self.streamOrigin = now
     try configure(request, configuration)
   }
 
@@ -332,7 +345,18 @@ final class Transfer {
       bodyOverLimit = sink.overLimit
       return false
     }
+    if streamParser != nil, let events = streamParser?.feed(pointer, at: clock.now - streamOrigin), !events.isEmpty {
+      onStreamEvents?(events)
+    }
     return true
+  }
+
+  /// The body ended: the events a line format still held (a last line without its end).
+  func finishStream() {
+    guard streamParser != nil, let events = streamParser?.finish(at: clock.now - streamOrigin), !events.isEmpty else {
+      return
+    }
+    onStreamEvents?(events)
   }
 
   /// One header line as curl hands it over (CRLF included). Parsed on bytes: this runs for every
@@ -374,6 +398,12 @@ final class Transfer {
           // Said up front: stop before a byte of a body that is over the limit arrives.
           bodyOverLimit = true
           return false
+        }
+        if download == nil, expectsBody,
+          let format = forcedStream ?? responseHeaders["Content-Type"].flatMap(StreamFormat.init(contentType:)),
+          let makeStreamParser
+        {
+          streamParser = makeStreamParser(format)
         }
         onHeaders?(statusLine, responseHeaders)
       }

@@ -59,12 +59,19 @@ public struct RequestTemplate: Sendable, Equatable, SwitchableFields {
   /// `"maxBodyMB": 64`: the largest response body, in MB (1 MB = 1,048,576 bytes); nil uses the
   /// workspace's `maxBodyMB` (1024 when that is absent too). Downloads are bounded by their disk.
   public var maxBodyMB: Double?
+  /// `"stream": "sse"`: cut the response into events as it arrives whatever its Content-Type
+  /// (nil: when the Content-Type names a stream).
+  public var stream: StreamFormat?
+  /// `"reconnect": true`: an SSE stream that drops connects again with `Last-Event-ID`.
+  public var reconnect = false
 
   /// The JSON object this template was read from, unknown keys included; changes are written back
   /// into it so a save keeps everything the app does not know about.
   var source: JSONObject
 
   public static let defaultTimeout: Double = 30
+  /// What `"timeout": 0` means.
+  static let noTimeout = "no idle timeout"
 
   public init(
     name: String,

@@ -267,6 +267,8 @@ extension Workspace {
       digest: digest,
       tls: tls)
     request.throttle = template.throttle
+    request.stream = template.stream
+    request.reconnect = template.reconnect
     if let mb = template.maxBodyMB ?? maxBodyMB { request.maxBodyBytes = Int64(saturating: mb * 1_048_576) }
     return request
   }

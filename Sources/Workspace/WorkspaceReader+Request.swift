@@ -41,7 +41,7 @@ extension WorkspaceReader {
         }
       }
       if let value = present("auth") { request.auth = r.auth(value, at("auth")) }
-      if let value = present("timeout"), let timeout = r.seconds(value, at("timeout")) {
+      if let value = present("timeout"), let timeout = r.seconds(value, at("timeout"), zeroMeans: RequestTemplate.noTimeout) {
         request.timeout = timeout
       }
       if let value = present("deadline") { request.deadline = r.seconds(value, at("deadline")) }
@@ -74,6 +74,13 @@ extension WorkspaceReader {
         request.dedup = flag
       }
       if let value = present("cookies"), let flag = r.bool(value, at("cookies")) { request.cookies = flag }
+      if let value = present("stream") { request.stream = r.streamFormat(value, at("stream")) }
+      if let value = present("reconnect"), let flag = r.bool(value, at("reconnect")) {
+        request.reconnect = flag
+        if flag, request.stream != nil, request.stream != .sse {
+          r.fail(at("reconnect"), "only an SSE stream reconnects (with Last-Event-ID); remove \"reconnect\" or use \"stream\": \"sse\"")
+        }
+      }
       if let value = present("throttle"),
         let seconds = r.number(value, at("throttle"), from: 0, atMost: ValueLimits.throttleSeconds, unit: "seconds")
       {
@@ -86,6 +93,13 @@ extension WorkspaceReader {
       }
     }
     return ok ? request : nil
+  }
+
+  /// `"stream": "sse" | "ndjson" | "lines" | "json-seq"`.
+  mutating func streamFormat(_ value: JSONValue, _ path: JSONPath) -> StreamFormat? {
+    if case .string(let text) = value, let format = StreamFormat(rawValue: text) { return format }
+    fail(path, "must be \"sse\", \"ndjson\", \"lines\" or \"json-seq\", found \(JSONSerializer.compact(value))")
+    return nil
   }
 
   /// Query parameters as read: every one (switched-off ones too) and the keys switched off.

@@ -152,10 +152,15 @@ struct WorkspaceReader {
   }
 
   /// Seconds, more than 0 and at most `maximum` (`ValueLimits.seconds`: 7 days).
-  mutating func seconds(_ value: JSONValue, _ path: JSONPath, atMost maximum: Double = ValueLimits.seconds) -> Double? {
+  /// `zeroMeans`: 0 is allowed too, and means that (`"timeout": 0`, no idle timeout).
+  mutating func seconds(
+    _ value: JSONValue, _ path: JSONPath, atMost maximum: Double = ValueLimits.seconds, zeroMeans: String? = nil
+  ) -> Double? {
     guard let number = number(value, path) else { return nil }
+    if zeroMeans != nil, number == 0 { return 0 }
     if !(number > 0) || !number.isFinite {
-      fail(path, "must be a number of seconds above 0, found \(JSONSerializer.compact(value))")
+      let zero = zeroMeans.map { ", or 0 for \($0)" } ?? ""
+      fail(path, "must be a number of seconds above 0\(zero), found \(JSONSerializer.compact(value))")
       return nil
     }
     if number > maximum {

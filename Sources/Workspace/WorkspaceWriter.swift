@@ -121,7 +121,8 @@ extension RequestTemplate {
     w.write("body", body, read: { $0.body($1, $2) }, encode: { $0.json(merging: $1) })
     w.write("auth", auth, read: { $0.auth($1, $2) }, encode: { $0.json(merging: $1) })
     w.write(
-      "timeout", timeout, default: RequestTemplate.defaultTimeout, read: { $0.seconds($1, $2) },
+      "timeout", timeout, default: RequestTemplate.defaultTimeout,
+      read: { $0.seconds($1, $2, zeroMeans: RequestTemplate.noTimeout) },
       encode: { v, _ in .number(v) })
     w.write("deadline", deadline, read: { $0.seconds($1, $2) }, encode: { v, _ in .number(v) })
     w.write(
@@ -153,6 +154,8 @@ extension RequestTemplate {
       "dedup", dedup, default: true, read: { $0.bool($1, $2) }, encode: { v, _ in .bool(v) })
     w.write("cookies", cookies, default: true, read: { $0.bool($1, $2) }, encode: { v, _ in .bool(v) })
     w.write("throttle", throttle, read: { $0.number($1, $2) }, encode: { v, _ in .number(v) })
+    w.write("stream", stream, read: { $0.streamFormat($1, $2) }, encode: { v, _ in .string(v.rawValue) })
+    w.write("reconnect", reconnect, default: false, read: { $0.bool($1, $2) }, encode: { v, _ in .bool(v) })
     w.write("retry", retry, read: { $0.retry($1, $2) }, encode: { $0.json(merging: $1) })
     w.write("maxBodyMB", maxBodyMB, read: { $0.megabytes($1, $2) }, encode: { v, _ in .number(v) })
     w.write(

@@ -18,19 +18,38 @@ final class SingleReporter: Reporter {
   let live: Bool
   private var lastDraw = 0.0
   private var drawn = false
+  /// Events of a stream were printed: its body is not printed again.
+  private var streaming = false
 
   init(live: Bool) { self.live = live }
 
   var wantsProgress: Bool { live }
 
   func event(_ event: AgentEvent, name: String) {
-    if case .retrying(_, let attempt, let delay, let reason) = event {
+    switch event {
+    case .retrying(_, let attempt, let delay, let reason):
       if drawn { Terminal.clearProgress() }
       drawn = false
       Terminal.error(Format.retryLine(name: name, attempt: attempt, delay: delay, reason: reason))
       return
+    case .reconnecting(_, let count, let delay, let reason):
+      if drawn { Terminal.clearProgress() }
+      drawn = false
+      Output.standard.flush()  // the events before the drop come out before the line that says so
+      Terminal.error(Format.reconnectLine(name: name, count: count, delay: delay, reason: reason))
+      return
+    case .streamEvent(_, _, let streamed):
+      // The event's data as it arrives (the body is not printed again at the end).
+      if drawn { Terminal.clearProgress() }
+      drawn = false
+      streaming = true
+      Output.standard.data(Array((streamed.data + "\n").utf8), escaped: Terminal.stdoutIsTTY)
+      return
+    default:
+      break
     }
-    guard live, case .progress(_, let p) = event else { return }
+    // A stream's events are its progress.
+    guard live, !streaming, case .progress(_, let p) = event else { return }
     let now = Date().timeIntervalSince1970
     guard now - lastDraw >= 0.1 else { return }
     lastDraw = now
@@ -40,7 +59,8 @@ final class SingleReporter: Reporter {
 
   func finished(_ result: RunResult) {
     if drawn { Terminal.clearProgress() }
-    if let body = result.exchange?.response?.body { writeBody(body) }
+    if result.exchange?.stream == nil, let body = result.exchange?.response?.body { writeBody(body) }
+    Output.standard.flush()
     Terminal.error(Format.statusLine(result))
   }
 
@@ -92,6 +112,15 @@ final class LinesReporter: Reporter {
       running.remove(id)
       clearProgress()
       Terminal.error(Format.retryLine(name: name, attempt: attempt, delay: delay, reason: reason))
+    case .reconnecting(let id, let count, let delay, let reason):
+      running.remove(id)
+      clearProgress()
+      Output.standard.flush()
+      Terminal.error(Format.reconnectLine(name: name, count: count, delay: delay, reason: reason))
+    case .streamEvent(_, _, let streamed):
+      // Several targets: each event's data on a line of its own, after the request's name.
+      clearProgress()
+      Output.standard.line(name + ": " + streamed.data)
     default: return
     }
     drawProgress()
@@ -142,6 +171,8 @@ struct SummaryReporter: Reporter {
   func event(_ event: AgentEvent, name: String) {
     if case .retrying(_, let attempt, let delay, let reason) = event {
       Terminal.error(Format.retryLine(name: name, attempt: attempt, delay: delay, reason: reason))
+    } else if case .reconnecting(_, let count, let delay, let reason) = event {
+      Terminal.error(Format.reconnectLine(name: name, count: count, delay: delay, reason: reason))
     }
   }
 
@@ -190,6 +221,10 @@ struct JSONReporter: Reporter {
       // follows and is the one the summary holds.
       finished(RunResult(name: name, exchange: result))
       return
+    case .streamEvent(let id, _, let streamed):
+      object = Format.streamEvent(name: name, id: id, streamed)
+    case .reconnecting(let id, let count, let delay, let reason):
+      object = Format.reconnectEvent(name: name, id: id, count: count, delay: delay, reason: reason)
     case .headers, .finished:
       return
     }
@@ -236,6 +271,42 @@ enum Format {
     return line
   }
 
+  /// `{"event":"stream","name":…,"id":…,"index":…,"type":…,"eventId":…,"data":…,"ms":…}`: one
+  /// event of a streamed response (`type` and `eventId` are SSE's `event` and `id`, null for the
+  /// line formats; `id` is the exchange's, as in every event; `ms` since the exchange started).
+  static func streamEvent(name: String, id: ExchangeID, _ event: StreamEvent) -> JSONObject {
+    var object = JSONObject([
+      ("event", "stream"), ("name", .string(name)), ("id", .number(Int(id.rawValue))), ("index", .number(event.index)),
+      ("type", event.type.map { .string($0) } ?? .null), ("eventId", event.id.map { .string($0) } ?? .null),
+      ("data", .string(event.data)), ("ms", .number((event.seconds * 10_000).rounded() / 10)),
+    ])
+    if event.truncated { object["truncated"] = .bool(true) }
+    return object
+  }
+
+  static func reconnectEvent(name: String, id: ExchangeID, count: Int, delay: Double, reason: ExchangeError) -> JSONObject {
+    JSONObject([
+      ("event", "reconnecting"), ("name", .string(name)), ("id", .number(Int(id.rawValue))),
+      ("reconnect", .number(count)), ("delayMs", .number(delay * 1000)), ("reason", .string(reason.message)),
+    ])
+  }
+
+  /// `ticker: the server ended the stream; reconnect 2 in 3 s`, on stderr.
+  static func reconnectLine(name: String, count: Int, delay: Double, reason: ExchangeError) -> String {
+    "\(name): \(reason.message); reconnect \(count) in \(Formatting.retryDelay(delay))"
+  }
+
+  /// `"stream": {"format": "sse", "events": 142, "kept": 142, "lastEventId": "141", "reconnects": 0}`
+  /// for a streamed response.
+  static func streamMember(_ stream: StreamLog?) -> [(key: String, value: JSONValue)] {
+    guard let stream else { return [] }
+    return [("stream", .object(JSONObject([
+      ("format", .string(stream.format.rawValue)), ("events", .number(stream.total)),
+      ("kept", .number(stream.total - stream.dropped)), ("lastEventId", stream.lastEventID.map { .string($0) } ?? .null),
+      ("reconnects", .number(stream.reconnects)),
+    ])))]
+  }
+
   /// `flaky: status 503 is outside 200-299; retrying in 1.0 s (attempt 2)`: what a retry waits
   /// for, on stderr.
   static func retryLine(name: String, attempt: Int, delay: Double, reason: ExchangeError) -> String {
@@ -261,6 +332,7 @@ enum Format {
       ("url", result.url.map { .string($0) } ?? .null),
       ("error", error),
     ] + cacheMember(result.exchange?.cache) + downloadMembers(result.exchange?.download)
+      + streamMember(result.exchange?.stream)
       + (result.exchange.map { [("sent", $0.sent.map(sent) ?? .null)] } ?? []))
   }
 

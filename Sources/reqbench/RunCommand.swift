@@ -104,7 +104,8 @@ struct RunCommand {
         switch event {
         // A retry's wait is told on stderr even when nothing else live is (like curl's
         // "Will retry in 1 seconds").
-        case .finished, .retrying: true
+        // A stream's events are printed as they come, whatever else is.
+        case .finished, .retrying, .streamEvent, .reconnecting: true
         case .headers: false
         default: wantsProgress
         }

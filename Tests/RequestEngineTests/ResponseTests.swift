@@ -166,6 +166,8 @@ struct ResponseTests {
       case .progress: "progress"
       case .retrying: "retrying"
       case .delivered: "delivered"
+      case .streamEvent: "stream"
+      case .reconnecting: "reconnecting"
       case .finished: "finished"
       }
     }

@@ -55,7 +55,7 @@ import Workspace
       "9:74: requests[2].cache.seconds: must be at most 315360000 seconds (10 years), found 1e300",
       "10:68: requests[3].throttle: must be at most 86400 seconds (1 day), found 1e300",
       "10:91: requests[3].maxRedirects: must be at most 1000, found 100000",
-      "11:67: requests[4].timeout: must be a number of seconds above 0, found -1",
+      "11:67: requests[4].timeout: must be a number of seconds above 0, or 0 for no idle timeout, found -1",
       "11:90: requests[4].retry.delay: must be 0 or more seconds, found -0.5",
       "14:59: batches[0].concurrency: must be at most 1000, found 1001",
     ])

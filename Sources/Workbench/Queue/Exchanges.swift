@@ -38,6 +38,11 @@ public struct ExchangeRow: Sendable {
   /// the queue shows instead of `succeeded` (`failed`), and why (`capture failed: token ← .token:
   /// found nothing`).
   public var flowFailure: (state: String, message: String)?
+  /// A streamed response's events as they came (the last ones kept, counted all), and when the
+  /// first came (for the rate); nil for other responses.
+  public var stream: StreamLog?
+  /// A stream with `reconnect` waiting to connect again: the how-manieth time.
+  public var reconnectWait: Int?
 
   public var bytes: Int {
     if let download = result?.download { return Int(download.bytes) }
@@ -64,7 +69,8 @@ public struct ExchangeRow: Sendable {
   /// The state's word: `retrying 2` while waiting for attempt 2, `failed` for a step whose capture
   /// failed, else the state's name.
   public var stateWord: String {
-    flowFailure?.state ?? retryWait.map { "retrying \($0.attempt)" } ?? state.rawValue
+    flowFailure?.state ?? retryWait.map { "retrying \($0.attempt)" } ?? reconnectWait.map { "reconnect \($0)" }
+      ?? state.rawValue
   }
 
   /// The batch and chain step it belongs to: `smoke › login-flow 2/3`.
@@ -202,6 +208,7 @@ extension AppState {
         $0.state = .running
         $0.attempt = attempt
         $0.retryWait = nil
+        $0.reconnectWait = nil
         if $0.startedAt == nil { $0.startedAt = now }
       }
       // A batch member leaves the queue of its batch's concurrency.
@@ -216,6 +223,16 @@ extension AppState {
       mutateRow(id) { $0.progress = progress }
     case .joined(let id, _):
       mutateRow(id) { $0.joined = true }
+    case .streamEvent(let id, _, let event):
+      mutateRow(id) {
+        if $0.stream == nil { $0.stream = StreamLog(format: event.format) }
+        $0.stream?.append(event)
+      }
+    case .reconnecting(let id, let count, _, _):
+      mutateRow(id) {
+        $0.reconnectWait = count
+        $0.state = .queued
+      }
     case .retrying(let id, let attempt, let delay, let reason):
       mutateRow(id) {
         $0.retryWait = RetryWait(attempt: attempt, delay: delay, reason: reason)
@@ -236,6 +253,8 @@ extension AppState {
       mutateRow(result.id) {
         $0.state = result.state
         $0.retryWait = nil
+        $0.reconnectWait = nil
+        if let stream = result.stream { $0.stream = stream }
         // A cancelled exchange keeps the status its headers brought.
         $0.status = result.response?.status ?? $0.status
         $0.result = result

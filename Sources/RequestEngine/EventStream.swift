@@ -1,0 +1,364 @@
+import Foundation
+
+/// How a streamed response body is cut into events.
+public enum StreamFormat: String, Sendable, Equatable, Hashable, CaseIterable {
+  /// Server-sent events (`text/event-stream`), by the WHATWG HTML event-stream rules.
+  case sse
+  /// One JSON value a line (`application/x-ndjson`, `application/jsonl`).
+  case ndjson
+  /// One event a line of text, whatever it holds.
+  case lines
+  /// RFC 7464 JSON text sequences (`application/json-seq`): records that start with RS (0x1E).
+  case jsonSeq = "json-seq"
+
+  /// The format a `Content-Type` names, or nil when it names no stream.
+  public init?(contentType: String) {
+    let media = (contentType.split(separator: ";", maxSplits: 1).first.map(String.init) ?? "")
+      .trimmingCharacters(in: .whitespaces).lowercased()
+    switch media {
+    case "text/event-stream": self = .sse
+    case "application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines",
+      "application/jsonlines":
+      self = .ndjson
+    case "application/json-seq": self = .jsonSeq
+    default: return nil
+    }
+  }
+}
+
+/// One event of a stream, as the parser made it.
+public struct StreamEvent: Sendable, Equatable {
+  public var format: StreamFormat
+  /// 0 for the first event of the exchange; counts on across reconnects.
+  public var index: Int
+  /// The SSE `event` field (`message` when the server gave none); nil for the line formats.
+  public var type: String?
+  /// The SSE last event id when the event was dispatched (the `id` field, which persists to
+  /// later events); nil for the line formats or before any `id`.
+  public var id: String?
+  /// The SSE `data` lines joined by `\n`; the line (or record) itself for the line formats.
+  /// Cut to the parser's `maxEventBytes` (`truncated` then says so).
+  public var data: String
+  /// The bytes the event took on the wire (its lines, ends included).
+  public var size: Int
+  /// Seconds from the exchange's start to the arrival of the event's last byte.
+  public var seconds: Double
+  /// The data was longer than `maxEventBytes`: only the first bytes are kept.
+  public var truncated: Bool
+
+  public init(
+    format: StreamFormat, index: Int, type: String?, id: String?, data: String, size: Int, seconds: Double,
+    truncated: Bool = false
+  ) {
+    self.format = format
+    self.index = index
+    self.type = type
+    self.id = id
+    self.data = data
+    self.size = size
+    self.seconds = seconds
+    self.truncated = truncated
+  }
+}
+
+/// An incremental parser of a streamed body: fed bytes as they arrive, in pieces cut anywhere
+/// (inside a UTF-8 sequence, between CR and LF), it hands back each event as soon as its last
+/// byte came. Pure: no clock (the caller says when bytes arrived), no I/O.
+///
+/// SSE follows the WHATWG HTML "event stream interpretation": one leading BOM dropped; lines end
+/// with CRLF, LF or CR; an empty line dispatches; `:` starts a comment; `field: value` with one
+/// space after the colon dropped, a line without a colon a field with an empty value; `data`
+/// lines joined by `\n`; `event` sets the type (default `message`); `id` sets the last event id
+/// unless it holds NUL; `retry` of ASCII digits sets the reconnection time; unknown fields are
+/// ignored; an event without a `data` line is not dispatched (its `id` still counts); an event not
+/// ended by an empty line when the stream ends is dropped.
+public struct StreamParser: Sendable {
+  public let format: StreamFormat
+  /// The most bytes kept of one event's data (a server that never ends a line cannot grow
+  /// memory without bound); the rest is counted, not kept.
+  public let maxEventBytes: Int
+
+  /// The SSE last event id (persists across events, and across reconnects when carried over).
+  public var lastEventID: String?
+  /// The SSE reconnection time the server asked for (`retry`), in milliseconds.
+  public private(set) var retryMilliseconds: Int?
+  /// Events handed out so far, the next event's `index`.
+  public private(set) var nextIndex: Int
+
+  private var line: [UInt8] = []
+  private var lineOverflow = false
+  private var afterCR = false
+  private var atStart = true
+  private var bomChecked = 0
+  // SSE event being assembled.
+  private var data: [UInt8] = []
+  private var hasData = false
+  private var dataTruncated = false
+  private var eventType: String?
+  private var eventBytes = 0
+
+  public init(format: StreamFormat, maxEventBytes: Int = 16 << 20, lastEventID: String? = nil, firstIndex: Int = 0) {
+    self.format = format
+    self.maxEventBytes = max(1, maxEventBytes)
+    self.lastEventID = lastEventID
+    self.nextIndex = firstIndex
+  }
+
+  /// Feeds the next bytes; returns the events they completed, in order.
+  public mutating func feed(_ bytes: UnsafeRawBufferPointer, at seconds: Double) -> [StreamEvent] {
+    var out: [StreamEvent] = []
+    var index = bytes.startIndex
+    let end = bytes.endIndex
+    // A UTF-8 BOM (EF BB BF) at the very start of the stream is not part of the first line.
+    while bomChecked < 3 && atStart && index < end {
+      let expected: [UInt8] = [0xEF, 0xBB, 0xBF]
+      if bytes[index] == expected[bomChecked] {
+        bomChecked += 1
+        index += 1
+        if bomChecked == 3 { atStart = false }
+      } else {
+        // Not a BOM: what was taken for its start is text.
+        line.append(contentsOf: expected[0..<bomChecked])
+        bomChecked = 3
+        atStart = false
+      }
+    }
+    if index < end { atStart = false }
+    if format == .jsonSeq {
+      feedSequence(bytes, from: index, at: seconds, into: &out)
+      return out
+    }
+    while index < end {
+      let byte = bytes[index]
+      index += 1
+      if afterCR {
+        afterCR = false
+        if byte == 0x0A {
+          eventBytes += 1
+          continue
+        }
+      }
+      switch byte {
+      case 0x0A:
+        eventBytes += 1
+        endLine(at: seconds, into: &out)
+      case 0x0D:
+        eventBytes += 1
+        afterCR = true
+        endLine(at: seconds, into: &out)
+      default:
+        // The run up to the next line end goes in at once.
+        var stop = index
+        while stop < end, bytes[stop] != 0x0A, bytes[stop] != 0x0D { stop += 1 }
+        let run = UnsafeRawBufferPointer(rebasing: bytes[(index - 1)..<stop])
+        eventBytes += run.count
+        appendToLine(run)
+        index = stop
+      }
+    }
+    return out
+  }
+
+  /// Convenience for tests and callers holding an array.
+  public mutating func feed(_ bytes: [UInt8], at seconds: Double) -> [StreamEvent] {
+    bytes.withUnsafeBytes { feed($0, at: seconds) }
+  }
+
+  /// The stream ended: the line formats hand out a last line that had no line end; SSE drops an
+  /// event not ended by an empty line (the WHATWG rule).
+  public mutating func finish(at seconds: Double) -> [StreamEvent] {
+    var out: [StreamEvent] = []
+    switch format {
+    case .sse:
+      break
+    case .ndjson, .lines, .jsonSeq:
+      if !line.isEmpty || lineOverflow { emitLine(at: seconds, into: &out) }
+    }
+    line = []
+    lineOverflow = false
+    afterCR = false
+    resetEvent()
+    return out
+  }
+
+  // MARK: - Lines
+
+  private mutating func appendToLine(_ run: UnsafeRawBufferPointer) {
+    let room = maxEventBytes + 16 - line.count  // a little over the data cap for the field name
+    if run.count <= room {
+      line.append(contentsOf: run)
+    } else {
+      if room > 0 { line.append(contentsOf: run.prefix(room)) }
+      lineOverflow = true
+    }
+  }
+
+  private mutating func endLine(at seconds: Double, into out: inout [StreamEvent]) {
+    switch format {
+    case .sse: sseLine(at: seconds, into: &out)
+    case .ndjson, .lines: emitLine(at: seconds, into: &out)
+    case .jsonSeq: break
+    }
+    line.removeAll(keepingCapacity: line.count < 4096)
+    lineOverflow = false
+  }
+
+  /// A line of a line format is one event; blank lines (only spaces) are none.
+  private mutating func emitLine(at seconds: Double, into out: inout [StreamEvent]) {
+    let size = eventBytes
+    eventBytes = 0
+    var text = line[...]
+    if format == .jsonSeq {
+      while let last = text.last, last == 0x0A || last == 0x0D || last == 0x20 || last == 0x09 { text = text.dropLast() }
+    }
+    guard text.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) || lineOverflow else {
+      line = []
+      return
+    }
+    let kept = text.prefix(maxEventBytes)
+    out.append(
+      StreamEvent(
+        format: format, index: nextIndex, type: nil, id: nil, data: String(decoding: kept, as: UTF8.self), size: size,
+        seconds: seconds, truncated: lineOverflow || kept.count < text.count))
+    nextIndex += 1
+    line = []
+  }
+
+  // MARK: - JSON text sequences
+
+  private mutating func feedSequence(
+    _ bytes: UnsafeRawBufferPointer, from start: Int, at seconds: Double, into out: inout [StreamEvent]
+  ) {
+    var index = start
+    while index < bytes.endIndex {
+      var stop = index
+      while stop < bytes.endIndex, bytes[stop] != 0x1E { stop += 1 }
+      let run = UnsafeRawBufferPointer(rebasing: bytes[index..<stop])
+      eventBytes += run.count
+      appendToLine(run)
+      if stop < bytes.endIndex {
+        // RS: the record before it (if any) is whole.
+        if !line.isEmpty || lineOverflow { emitLine(at: seconds, into: &out) }
+        line = []
+        lineOverflow = false
+        eventBytes = 1
+        stop += 1
+      }
+      index = stop
+    }
+  }
+
+  // MARK: - SSE fields
+
+  private mutating func sseLine(at seconds: Double, into out: inout [StreamEvent]) {
+    if line.isEmpty && !lineOverflow {
+      dispatch(at: seconds, into: &out)
+      return
+    }
+    if line.first == UInt8(ascii: ":") { return }  // a comment (a heartbeat)
+    let colon = line.firstIndex(of: UInt8(ascii: ":"))
+    let name = line[..<(colon ?? line.endIndex)]
+    var value = colon.map { line[($0 + 1)...] } ?? line[line.endIndex...]
+    if value.first == 0x20 { value = value.dropFirst() }
+    switch String(decoding: name, as: UTF8.self) {
+    case "data":
+      if hasData { appendData([0x0A][...]) }
+      hasData = true
+      appendData(value)
+      if lineOverflow { dataTruncated = true }
+    case "event":
+      eventType = String(decoding: value, as: UTF8.self)
+    case "id":
+      if !value.contains(0) { lastEventID = String(decoding: value, as: UTF8.self) }
+    case "retry":
+      if !value.isEmpty, value.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
+        retryMilliseconds = Int(String(decoding: value.prefix(12), as: UTF8.self))
+      }
+    default:
+      break  // unknown fields are ignored
+    }
+  }
+
+  private mutating func appendData(_ bytes: ArraySlice<UInt8>) {
+    let room = maxEventBytes - data.count
+    if bytes.count <= room {
+      data.append(contentsOf: bytes)
+    } else {
+      if room > 0 { data.append(contentsOf: bytes.prefix(room)) }
+      dataTruncated = true
+    }
+  }
+
+  private mutating func dispatch(at seconds: Double, into out: inout [StreamEvent]) {
+    let size = eventBytes
+    defer { resetEvent() }
+    guard hasData else { return }
+    let type = eventType.flatMap { $0.isEmpty ? nil : $0 } ?? "message"
+    out.append(
+      StreamEvent(
+        format: format, index: nextIndex, type: type, id: lastEventID, data: String(decoding: data, as: UTF8.self), size: size,
+        seconds: seconds, truncated: dataTruncated))
+    nextIndex += 1
+  }
+
+  private mutating func resetEvent() {
+    data.removeAll(keepingCapacity: data.count < 4096)
+    hasData = false
+    dataTruncated = false
+    eventType = nil
+    eventBytes = 0
+  }
+}
+
+/// The events of an exchange kept in memory: the last `maxEvents`, within `maxBytes` of data
+/// (older ones are dropped first; the whole stream is in the response body). Counts every event
+/// seen.
+public struct StreamLog: Sendable {
+  public let format: StreamFormat
+  public let maxEvents: Int
+  public let maxBytes: Int
+  /// The kept events, oldest first.
+  public private(set) var events: [StreamEvent] = []
+  private var head = 0
+  /// Data bytes of the kept events.
+  public private(set) var keptBytes = 0
+  /// Every event seen, kept or not.
+  public private(set) var total = 0
+  /// Bytes of every event seen (as sent).
+  public private(set) var totalBytes = 0
+  /// The SSE last event id at the end.
+  public var lastEventID: String?
+  /// Times the engine connected again after the stream dropped (`reconnect`).
+  public var reconnects = 0
+
+  public init(format: StreamFormat, maxEvents: Int = 10_000, maxBytes: Int = 32 << 20) {
+    self.format = format
+    self.maxEvents = max(1, maxEvents)
+    self.maxBytes = max(1, maxBytes)
+  }
+
+  /// The kept events, oldest first.
+  public var kept: ArraySlice<StreamEvent> { events[head...] }
+
+  /// Events seen but no longer kept.
+  public var dropped: Int { total - (events.count - head) }
+
+  /// The last event seen, when it is kept.
+  public var last: StreamEvent? { head < events.count ? events.last : nil }
+
+  public mutating func append(_ event: StreamEvent) {
+    total += 1
+    totalBytes += event.size
+    events.append(event)
+    keptBytes += event.data.utf8.count
+    while events.count - head > maxEvents || (keptBytes > maxBytes && events.count - head > 1) {
+      keptBytes -= events[head].data.utf8.count
+      head += 1
+    }
+    // Drop the slots of events no longer kept now and then, not on every append.
+    if head > 1024 && head * 2 > events.count {
+      events.removeFirst(head)
+      head = 0
+    }
+  }
+}

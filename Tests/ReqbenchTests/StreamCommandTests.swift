@@ -1,0 +1,78 @@
+import Foundation
+import RequestEngine
+import TestSupport
+import Testing
+
+/// `reqbench run` on streamed responses (issue 15, "run"): each event printed as it arrives, the
+/// `--json` line form, reconnects told on stderr, `"stream"` and `"reconnect"` in the workspace.
+@Suite("Stream command")
+struct StreamCommandTests {
+  func workspace(_ requests: String) throws -> (path: String, folder: URL) {
+    try workspaceFile(
+      #"{"version": 1, "baseURL": "\#(try TestServer.fixture.baseURL)", "requests": [\#(requests)]}"#)
+  }
+
+  @Test func eventsArePrintedAsTheyArriveNotAtTheEnd() throws {
+    let (path, folder) = try workspace(#"{"name": "ticker", "url": "/sse/ticker?count=3&interval=1"}"#)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let started = Date()
+    let run = try RunningReqbench(["run", path, "ticker", "--no-history", "--state-dir", folder.path])
+    // The first event is out about 2 s before the stream ends.
+    #expect(run.read(until: { $0.contains("{\"tick\":1}\n") }, timeout: 10))
+    let firstAfter = Date().timeIntervalSince(started)
+    let (stdout, stderr) = run.finish()
+    let total = Date().timeIntervalSince(started)
+    #expect(total - firstAfter > 1.2, "first event after \(firstAfter) s, end after \(total) s")
+    #expect(stdout == "{\"tick\":1}\n{\"tick\":2}\n{\"tick\":3}\n")
+    #expect(stderr.contains("ticker: 200 OK"))
+    #expect(run.process.terminationStatus == 0)
+  }
+
+  @Test func theJSONLineFormOfEachEvent() throws {
+    let (path, folder) = try workspace(
+      #"{"name": "chat", "method": "POST", "url": "/sse/chat?interval=0", "body": {"json": {"prompt": "hi"}}}"#)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let result = try runProcess(try reqbenchBinary, ["run", path, "chat", "--json", "--no-history", "--state-dir", folder.path])
+    #expect(result.status == 0, "\(result.stderr)")
+    let lines = try result.stdout.split(separator: "\n").map { try JSONParser.parse(String($0)) }
+    let events = lines.filter { $0["event"] == .string("stream") }
+    #expect(events.count > 5)
+    #expect(events.first?["name"] == .string("chat"))
+    #expect(events.first?["index"]?.intValue == 0)
+    #expect(events.first?["type"] == .string("message"))
+    #expect(events.first?["eventId"] == .null)
+    #expect(events.last?["data"] == .string("[DONE]"))
+    #expect(events.allSatisfy { ($0["ms"]?.doubleValue ?? -1) >= 0 })
+    let finished = try #require(lines.first { $0["event"] == .string("finished") })
+    #expect(finished["stream"]?["format"] == .string("sse"))
+    #expect(finished["stream"]?["events"]?.intValue == events.count)
+  }
+
+  @Test func aForcedStreamAndReconnectFromTheWorkspace() throws {
+    let (path, folder) = try workspace(#"""
+      {"name": "lines", "url": "/text", "stream": "lines"},
+      {"name": "drop", "url": "/sse/ticker?count=4&interval=0&drop_after=2&retry=100", "reconnect": true, "timeout": 0}
+      """#)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let lines = try runProcess(try reqbenchBinary, ["run", path, "lines", "--json", "--no-history", "--state-dir", folder.path])
+    #expect(lines.stdout.contains(#""event":"stream""#), "\(lines.stdout) \(lines.stderr)")
+    let run = try RunningReqbench(["run", path, "drop", "--no-history", "--state-dir", folder.path])
+    #expect(run.read(until: { $0.contains("{\"tick\":4}\n") }, timeout: 10))
+    kill(run.pid, SIGINT)
+    let (stdout, stderr) = run.finish()
+    #expect(stdout.hasPrefix("{\"tick\":1}\n{\"tick\":2}\n{\"tick\":3}\n{\"tick\":4}\n"), "\(stdout)")
+    #expect(stderr.contains("drop: connection lost: transfer closed with outstanding read data remaining; reconnect 1 in 0.1 s"), "\(stderr)")
+  }
+
+  @Test func badStreamFieldsAreRefusedWithTheirPlace() throws {
+    let (path, folder) = try workspace(#"""
+      {"name": "a", "url": "/x", "stream": "sse-ish"},
+      {"name": "b", "url": "/x", "stream": "ndjson", "reconnect": true}
+      """#)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let result = try runProcess(try reqbenchBinary, ["run", path, "a", "--no-history", "--state-dir", folder.path])
+    #expect(result.status != 0)
+    #expect(result.stderr.contains(#"requests[0].stream: must be "sse", "ndjson", "lines" or "json-seq", found "sse-ish""#), "\(result.stderr)")
+    #expect(result.stderr.contains(#"requests[1].reconnect: only an SSE stream reconnects"#), "\(result.stderr)")
+  }
+}
