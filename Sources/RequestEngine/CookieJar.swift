@@ -258,6 +258,14 @@ public enum CookieMasking {
     HTTPHeaders.sameName(String(name), "Set-Cookie")
   }
 
+  /// The value of a header named `name` as exports show it: a `Cookie` or `Set-Cookie` value
+  /// masked, any other as it is.
+  public static func masked(header name: String, _ value: String) -> String {
+    if isCookieName(name) { return cookieHeader(value) }
+    if isSetCookieName(name) { return setCookieHeader(value) }
+    return value
+  }
+
   /// `headers` with every `Cookie` and `Set-Cookie` value masked.
   public static func masked(_ headers: HTTPHeaders) -> HTTPHeaders {
     guard headers.fields.contains(where: { isCookieName($0.name) || isSetCookieName($0.name) }) else { return headers }

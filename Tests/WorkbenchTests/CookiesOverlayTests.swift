@@ -184,6 +184,26 @@ struct CookiesSentTests {
     let lines = state.sentLines(row).map(\.text)
     #expect(lines.first == "cookies sent: session, theme")
     #expect(lines.contains("Cookie: session=abc123; theme=dark"))
+    // y r copies the head with the cookies' values masked (the clipboard is an export); the
+    // note is not part of it.
+    guard case .copy(let head)? = keys(&state, "yr").first else {
+      Issue.record("y r copied nothing")
+      return
+    }
+    #expect(head.contains("Cookie: session=••••; theme=••••\n") && !head.contains("abc123") && !head.contains("cookies sent"))
+    // A response's Set-Cookie, copied from the menu: its value masked, its attributes kept.
+    var login = Request(name: "users/list", url: "http://127.0.0.1:8080/users")
+    login.headers["Accept"] = "*/*"
+    for msg in Scenario.exchange(id: 3, request: login, body: "{}", duration: 0.01) {
+      if case .agent(.finished(var result)) = msg {
+        result.response?.headers.add("Set-Cookie", "session=abc123; Path=/; HttpOnly")
+        send(&state, .agent(.finished(result)))
+      } else {
+        send(&state, msg)
+      }
+    }
+    state.show(ExchangeID(rawValue: 3))
+    #expect(state.copyText(.header(name: "Set-Cookie")) == .success("session=••••; Path=/; HttpOnly"))
     // A request that sent none: no badge, no line.
     for msg in Scenario.exchange(id: 2, request: Request(name: "users/list", url: "http://127.0.0.1:8080/users"), body: "[]", duration: 0.01) {
       send(&state, msg)

@@ -206,7 +206,8 @@ extension AppState {
       guard let (response, row) = copyResponse, let value = response.headers[name] else {
         return .failure(FilterError("no \(name) header"))
       }
-      return .success(row.flatMap(Painter.redaction)?.apply(value) ?? value)
+      // The clipboard is an export: a cookie's value is a secret there (`session=••••`).
+      return .success(CookieMasking.masked(header: name, row.flatMap(Painter.redaction)?.apply(value) ?? value))
     }
   }
 
@@ -226,13 +227,16 @@ extension AppState {
     } else {
       return nil
     }
-    let head = lines.filter { line in
+    let head = lines.compactMap { line -> String? in
       switch line.kind {
-      case .requestLine, .header: true
-      case .body, .note: false
+      case .requestLine: line.text
+      // The clipboard is an export: the cookies' values masked too (`Cookie: session=••••`).
+      // `text` is `Name: value` with the request's secrets masked.
+      case .header(let name, _): "\(name): " + CookieMasking.masked(header: name, String(line.text.dropFirst(name.count + 2)))
+      case .body, .note: nil
       }
     }
-    return head.isEmpty ? nil : head.map(\.text).joined(separator: "\n") + "\n"
+    return head.isEmpty ? nil : head.joined(separator: "\n") + "\n"
   }
 
   /// The request prepared as a send would prepare it now; the exchange's own request when the
