@@ -483,33 +483,42 @@ EOF
 
 rb_start_httpbin() {
   [ -n "$RB_VENV" ] || ensure_httpbin
-  local attempt port pid log=$RB_LOG_DIR/httpbin.log status
+  rb_start_on_free_port httpbin /get 'Address already in use' rb_spawn_httpbin
+  export REQBENCH_HTTPBIN_URL=http://127.0.0.1:$RB_PORT
+}
+
+rb_spawn_httpbin() {
+  # gthread workers: 4 processes x 16 threads, so 64 slow requests (/delay, /drip) at once.
+  "$RB_VENV/bin/gunicorn" --bind "127.0.0.1:$1" --worker-class gthread --workers 4 --threads 16 \
+    --timeout 120 --graceful-timeout 2 --keep-alive 5 --log-level warning \
+    --access-logfile "$RB_LOG_DIR/httpbin-access.log" \
+    httpbin:app </dev/null >"$2" 2>&1 &
+  RB_PID=$!
+}
+
+# rb_start_on_free_port NAME PROBE_PATH BUSY_TEXT SPAWN: `SPAWN PORT LOG` starts the server in the
+# background on PORT (setting RB_PID); tried on up to three free ports while the log says BUSY_TEXT
+# (another process took the port between the choice and the bind). Sets RB_PORT.
+rb_start_on_free_port() {
+  local name=$1 probe=$2 busy=$3 spawn=$4 attempt status log=$RB_LOG_DIR/$1.log
   for attempt in 1 2 3; do
-    port=$(rb_free_port)
-    # gthread workers: 4 processes x 16 threads, so 64 slow requests (/delay, /drip) at once.
-    "$RB_VENV/bin/gunicorn" --bind "127.0.0.1:$port" --worker-class gthread --workers 4 --threads 16 \
-      --timeout 120 --graceful-timeout 2 --keep-alive 5 --log-level warning \
-      --access-logfile "$RB_LOG_DIR/httpbin-access.log" \
-      httpbin:app </dev/null >"$log" 2>&1 &
-    pid=$!
+    RB_PORT=$(rb_free_port)
+    "$spawn" "$RB_PORT" "$log"
     status=0
-    rb_wait_http httpbin "http://127.0.0.1:$port/get" "$pid" || status=$?
+    rb_wait_http "$name" "http://127.0.0.1:$RB_PORT$probe" "$RB_PID" || status=$?
     if [ "$status" -eq 0 ]; then
       break
     fi
-    if [ "$status" -eq 2 ] && [ "$attempt" -lt 3 ] && grep -q 'Address already in use' "$log"; then
-      rb_log "httpbin: port $port was taken meanwhile; trying another"
+    if [ "$status" -eq 2 ] && [ "$attempt" -lt 3 ] && grep -q "$busy" "$log"; then
+      rb_log "$name: port $RB_PORT was taken meanwhile; trying another"
       continue
     fi
-    rb_register_server httpbin "$pid"
-    rb_server_failed httpbin "$log"
+    rb_register_server "$name" "$RB_PID"
+    rb_server_failed "$name" "$log"
   done
-  rb_register_server httpbin "$pid"
-  export REQBENCH_HTTPBIN_URL=http://127.0.0.1:$port
+  rb_register_server "$name" "$RB_PID"
 }
 
-# sse-starlette under uvicorn (Tests/Servers/sse_app.py): a server-sent events server no one
-# here wrote, for the stream tests.
 rb_start_sse() {
   [ -n "$RB_VENV" ] || ensure_httpbin
   local attempt port pid log=$RB_LOG_DIR/sse.log status

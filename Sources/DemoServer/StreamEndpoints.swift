@@ -8,7 +8,8 @@ import Foundation
 ///   every S seconds between events; `retry=MS` sends `retry: MS` first; `drop_after=K` drops the
 ///   connection after K events of this connection; `eol=cr|crlf|lf` picks the line end; `bom=1`
 ///   starts with a BOM; `size=B` pads each event's data to about B bytes (`"pad":"xx…"`).
-///   `interval=0` writes the events as fast as the socket takes them, 1,000 to a write.
+///   `interval=0` writes the events as fast as the socket takes them, 1,000 to a write. When the
+///   `Last-Event-ID` is already the last of `count`, it answers 204 (EventSource stops there).
 /// - `POST /sse/chat`: a chat-like completion streamed token by token, as LLM APIs do:
 ///   `data: {"choices":[{"delta":{"content":"…"}}]}` per token every `interval` s (0.05), then
 ///   `data: [DONE]`. The body's `"prompt"` is echoed in the answer.
@@ -51,6 +52,8 @@ extension App {
     // Resume after the last event the client saw (EventSource's reconnect).
     let first = (request.header("Last-Event-ID").flatMap { Int($0) } ?? 0) + 1
     let last = count == 0 ? Int.max : count
+    // Nothing left after the client's last event: 204 tells an EventSource to stop reconnecting.
+    if first > last { return Response(status: 204, body: .none) }
     let pad = size > 0 ? String(repeating: "x", count: size) : nil
     let bom = request.queryValue("bom") == "1"
     return Response(

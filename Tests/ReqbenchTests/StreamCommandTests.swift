@@ -76,3 +76,27 @@ struct StreamCommandTests {
     #expect(result.stderr.contains(#"requests[1].reconnect: only an SSE stream reconnects"#), "\(result.stderr)")
   }
 }
+
+/// `workspaces/streams.json`, the stream requests shipped for the demo server, run against the
+/// fixture (the same server).
+@Suite("Streams workspace")
+struct StreamsWorkspaceTests {
+  @Test func everyRequestStreamsFromTheDemoServer() throws {
+    let file = URL(fileURLWithPath: #filePath)
+      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("workspaces/streams.json").path
+    let state = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueKey("streams-state"))
+    defer { try? FileManager.default.removeItem(at: state) }
+    let host = try TestServer.fixture.baseURL
+    for (name, expected) in [("streams/ticker", 3), ("streams/chat", 10), ("streams/feed", 20)] {
+      let result = try runProcess(
+        try reqbenchBinary,
+        ["run", file, name, "--json", "--no-history", "--state-dir", state.path, "--var", "host=\(host)",
+         "--var", "ticks=3", "--var", "interval=0"],
+        timeout: 60)
+      #expect(result.status == 0, "\(name): \(result.stderr)")
+      let events = result.stdout.split(separator: "\n").filter { $0.contains(#""event":"stream""#) }
+      #expect(events.count >= expected, "\(name): \(events.count) events")
+    }
+  }
+}

@@ -231,6 +231,7 @@ extension AppState {
     case .reconnecting(let id, let count, _, _):
       mutateRow(id) {
         $0.reconnectWait = count
+        $0.stream?.reconnects = count
         $0.state = .queued
       }
     case .retrying(let id, let attempt, let delay, let reason):

@@ -112,7 +112,9 @@ extension Painter {
       ?? row.startedAt.flatMap { start in state.now.map { Formatting.milliseconds(max(0, $0.timeIntervalSince(start)) * 1000) } }
       ?? ""
     if c.timeWidth > 0 { buffer.put(TextWidth.pad(duration, to: 10, alignRight: true), x: c.time, y: y) }
-    if row.state == .running, c.progressWidth > 0 {
+    if let stream = row.stream, row.state == .running || row.reconnectWait != nil, c.progressWidth > 0 {
+      buffer.putTruncated(Self.streamText(stream), x: c.progress + 1, y: y, style: theme.state(.running), width: c.progressWidth - 1)
+    } else if row.state == .running, c.progressWidth > 0 {
       buffer.put(progressBar(row, width: c.progressWidth - 1), x: c.progress + 1, y: y, style: theme.state(row.state))
     }
   }
@@ -217,6 +219,18 @@ extension Painter {
   }
 
   static func short(_ value: String) -> String { value.count > 24 ? String(value.prefix(21)) + "…" : value }
+
+  /// `stream · 142 events · 3.1/s`: a live stream's progress, its rate over the time since the
+  /// exchange started until its last event (the events' own times: no clock of the view's).
+  static func streamText(_ stream: StreamLog) -> String {
+    let count = stream.total == 1 ? "1 event" : "\(stream.total) events"
+    var text = "stream · " + count
+    if let last = stream.last, last.seconds > 0, stream.total > 1 {
+      text += " · " + Formatting.decimal(Double(stream.total) / last.seconds, places: 1) + "/s"
+    }
+    if stream.reconnects > 0 { text += " · reconnected \(stream.reconnects)" }
+    return text
+  }
 
   func progressBar(_ row: ExchangeRow, width: Int) -> String {
     let p = row.progress
