@@ -22,9 +22,11 @@ let package = Package(
     .target(name: "Digest"),
     // The workspace file: parsing with positions, the model, templating, atomic saves, history,
     // import / export (TerminalUI for its one XML escaper, in the JUnit report).
-    .target(name: "Workspace", dependencies: ["RequestEngine", "Digest", "CSQLite", "TerminalUI"]),
+    .target(name: "Workspace", dependencies: ["RequestEngine", "Digest", "CSQLite", "CYAML", "TerminalUI"]),
     // C shim over SQLite (history): the calls Swift cannot make (a macro, a variadic function).
     .target(name: "CSQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
+    // C shim over libyaml (OpenAPI import): its events flattened, so Swift reads no C union.
+    .target(name: "CYAML", linkerSettings: [.linkedLibrary("yaml")]),
     // The embedded demo server, also the project's fixture server for byte-level faults.
     .target(name: "DemoServer", dependencies: ["Digest"]),
     // C shim over libjq: one call that runs a jq program over a JSON text.

@@ -64,6 +64,9 @@ public struct RequestTemplate: Sendable, Equatable, SwitchableFields {
   public var stream: StreamFormat?
   /// `"reconnect": true`: an SSE stream that drops connects again with `Last-Event-ID`.
   public var reconnect = false
+  /// `"imported": {"openapi": …, "operation": …}`: the operation of an OpenAPI description this
+  /// request was imported from, so a re-import updates it (see `ImportOrigin`).
+  public var imported: ImportOrigin?
 
   /// The JSON object this template was read from, unknown keys included; changes are written back
   /// into it so a save keeps everything the app does not know about.

@@ -41,6 +41,7 @@ extension WorkspaceReader {
         }
       }
       if let value = present("auth") { request.auth = r.auth(value, at("auth")) }
+      if let value = present("imported") { request.imported = r.importOrigin(value, at("imported")) }
       if let value = present("timeout"), let timeout = r.seconds(value, at("timeout"), zeroMeans: RequestTemplate.noTimeout) {
         request.timeout = timeout
       }

@@ -161,6 +161,7 @@ extension RequestTemplate {
     w.write(
       "validate", validation, default: Validation(), read: { $0.validation($1, $2) },
       encode: { validation, old in validation.json(merging: old) })
+    w.write("imported", imported, read: { $0.importOrigin($1, $2) }, encode: { v, _ in v.json })
     return .object(w.object)
   }
 }

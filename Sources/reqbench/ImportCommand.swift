@@ -2,22 +2,27 @@ import Foundation
 import RequestEngine
 import Workspace
 
-/// `reqbench import curl|http|postman|har FILE|- --into WORKSPACE [--name NAME]`: adds the requests
-/// of a curl command line, an `.http` file, a Postman collection or a HAR file to a workspace file.
+/// `reqbench import curl|http|postman|har|openapi FILE|- --into WORKSPACE [--name NAME]`: adds the
+/// requests of a curl command line, an `.http` file, a Postman collection, a HAR file or an OpenAPI
+/// description to a workspace file (an OpenAPI re-import updates the requests it made).
 enum ImportCommand {
   static let usage = """
-    usage: reqbench import curl|http|postman|har FILE|- --into WORKSPACE [--name NAME]
-                           [--filter TEXT] [--cookies]
+    usage: reqbench import curl|http|postman|har|openapi FILE|- --into WORKSPACE [--name NAME]
+                           [--filter TEXT] [--cookies] [--tag TAG]
       curl      curl command lines ("Copy as cURL"), one request per command
       http      a JetBrains / VS Code REST Client .http or .rest file
       postman   a Postman collection (v2.1)
       har       a HAR 1.2 file (a browser's "Save all as HAR"): a request per entry, without
                 the headers only a browser sends (sec-*, :authority, Cookie…)
+      openapi   an OpenAPI 3.0 or 3.1 description, JSON or YAML: a request per operation in a
+                folder per tag, servers as environments; importing it again updates those
+                requests and keeps your edits
       FILE      the input; - reads standard input
       --into WORKSPACE  the workspace file to add to (created when it does not exist)
       --name NAME       the request's name; with several requests, their folder (NAME/…)
       --filter TEXT     har: only the entries whose URL contains TEXT
       --cookies         har: keep the Cookie headers (left out by default: they are secrets)
+      --tag TAG         openapi: only the operations with this tag
     """
 
   struct Options: Equatable {
@@ -26,6 +31,7 @@ enum ImportCommand {
     var workspace: String
     var name: String?
     var har = HARImporter.Options()
+    var openapi = OpenAPIImporter.Options()
   }
 
   static func parse(_ args: [String]) throws(UsageError) -> Options {
@@ -33,11 +39,13 @@ enum ImportCommand {
     var into: String?
     var name: String?
     var har = HARImporter.Options()
+    var openapi = OpenAPIImporter.Options()
     while let option = try reader.nextOption() {
       switch option {
       case "--into": into = try reader.value(for: option)
       case "--filter": har.filter = try reader.value(for: option)
       case "--cookies": har.cookies = true
+      case "--tag": openapi.tag = try reader.value(for: option)
       case "--name":
         let value = try reader.value(for: option)
         guard !value.trimmingCharacters(in: .whitespaces).isEmpty else {
@@ -68,7 +76,10 @@ enum ImportCommand {
     if format != .har, har != HARImporter.Options() {
       throw UsageError(message: "--filter and --cookies are for import har")
     }
-    return Options(format: format, input: positional[1], workspace: into, name: name, har: har)
+    if format != .openapi, openapi != OpenAPIImporter.Options() {
+      throw UsageError(message: "--tag is for import openapi")
+    }
+    return Options(format: format, input: positional[1], workspace: into, name: name, har: har, openapi: openapi)
   }
 
   static func run(_ args: [String]) -> Int32 {
@@ -98,7 +109,7 @@ enum ImportCommand {
     do {
       // Files the input names (`-d @body.json`) are the workspace folder's, as in the workspace.
       let folder = URL(fileURLWithPath: options.workspace).standardizedFileURL.deletingLastPathComponent()
-      imported = try options.format.parse(bytes, file: inputName, readFile: ImportFile.reader(in: folder), har: options.har)
+      imported = try options.format.parse(bytes, file: inputName, readFile: ImportFile.reader(in: folder), har: options.har, openapi: options.openapi)
     } catch {
       Terminal.error(error.description)
       return ExitStatus.usage
@@ -130,11 +141,36 @@ enum ImportCommand {
     for template in report.added {
       Terminal.error("imported \(template.name) (\(template.method.rawValue) \(template.url))")
     }
+    for update in report.updated {
+      Terminal.error(describe(update))
+    }
     if !report.variablesAdded.isEmpty {
       Terminal.error(
         "added variables: " + report.variablesAdded.map(\.name).joined(separator: ", "))
     }
+    if !report.environmentsAdded.isEmpty {
+      Terminal.error("added environments: " + report.environmentsAdded.joined(separator: ", "))
+    }
+    for name in report.gone {
+      Terminal.error("not in the description any more: \(name) (kept; delete it if you no longer need it)")
+    }
+    if !imported.secrets.isEmpty {
+      Terminal.error(
+        "secrets the requests use: " + imported.secrets.joined(separator: ", ")
+          + " (set each with: reqbench secrets set \(options.workspace) NAME)")
+    }
     for warning in report.warnings { Terminal.error("reqbench: warning: \(warning)") }
     return ExitStatus.success
+  }
+
+  /// `updated pets/listPets: url, query; kept your edit of body (the description changed it too)`.
+  static func describe(_ update: ImportReport.Update) -> String {
+    var text = update.changed.isEmpty && update.kept.isEmpty ? "unchanged \(update.name)" : "updated \(update.name)"
+    if !update.changed.isEmpty { text += ": " + update.changed.joined(separator: ", ") }
+    if !update.kept.isEmpty {
+      text += (update.changed.isEmpty ? ": " : "; ") + "kept your edit of " + update.kept.joined(separator: ", ")
+        + " (the description changed \(update.kept.count == 1 ? "it" : "them") too)"
+    }
+    return text
   }
 }

@@ -15,6 +15,13 @@ public struct ImportedRequests: Sendable, Equatable {
   public var variables: [Variable]
   /// Things the importer skipped on purpose (scripts, an auth kind reqbench does not have…).
   public var warnings: [String]
+  /// An OpenAPI description's `servers`, each with its `baseURL`.
+  public var environments: [Environment] = []
+  /// The `{{secret.NAME}}`s the requests use, for the report (`reqbench secrets set`).
+  public var secrets: [String] = []
+  /// The title of the OpenAPI description this is all of (nil for a part, `--tag`): the
+  /// workspace's requests imported from it before that are not here any more are reported.
+  public var api: String?
 
   public init(requests: [ImportedRequest] = [], variables: [Variable] = [], warnings: [String] = [])
   {
@@ -48,16 +55,20 @@ public enum ImportFormat: String, Sendable, CaseIterable {
   case postman
   /// HAR 1.2 files, as browsers' network panels save them ("Save all as HAR").
   case har
+  /// OpenAPI 3.0 and 3.1 descriptions, JSON or YAML.
+  case openapi
 
   /// Reads `bytes` (the input, named `file` in errors) in this format. `readFile` reads the files
   /// a curl command names (`-d @body.json`, `-F 'a=<notes.txt'`); the default reads them from
   /// the current directory's tree under the folder rule (`ImportFile.reader(in:)`); `import` reads
   /// them from the workspace's folder.
-  /// `har` reads the entries `har` (the filter, cookies or not) selects.
+  /// `har` reads the entries `har` (the filter, cookies or not) selects; `openapi` the
+  /// operations `openapi` (the tag) selects.
   public func parse(
     _ bytes: [UInt8], file: String,
     readFile: @escaping (String) throws(FileError) -> [UInt8] = ImportFile.reader(in: nil),
-    har: HARImporter.Options = HARImporter.Options()
+    har: HARImporter.Options = HARImporter.Options(),
+    openapi: OpenAPIImporter.Options = OpenAPIImporter.Options()
   ) throws(ImportError) -> ImportedRequests {
     switch self {
     case .curl:
@@ -65,6 +76,7 @@ public enum ImportFormat: String, Sendable, CaseIterable {
     case .http: try HTTPFileImporter.parse(ImportFile.text(bytes, file: file), file: file)
     case .postman: try PostmanImporter.parse(bytes, file: file)
     case .har: try HARImporter.parse(bytes, file: file, options: har)
+    case .openapi: try OpenAPIImporter.parse(bytes, file: file, options: openapi)
     }
   }
 }

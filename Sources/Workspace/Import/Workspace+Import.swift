@@ -8,6 +8,21 @@ public struct ImportReport: Sendable, Equatable {
   public var variablesAdded: [Variable]
   /// Variables the workspace already defines differently (kept), and the importer's warnings.
   public var warnings: [String]
+  /// The environments added (an OpenAPI description's servers).
+  public var environmentsAdded: [String] = []
+  /// Requests a re-import found already imported from the same operation, and what it did.
+  public var updated: [Update] = []
+  /// Requests imported from the description before whose operation it no longer has (kept).
+  public var gone: [String] = []
+
+  /// One request imported again (`Workspace.addImported`).
+  public struct Update: Sendable, Equatable {
+    public var name: String
+    /// The fields the description changed and the request took.
+    public var changed: [String]
+    /// The fields the description changed that the user had edited: the user's value stayed.
+    public var kept: [String]
+  }
 }
 
 extension Workspace {
@@ -22,7 +37,14 @@ extension Workspace {
   ///   several.
   /// - A name already taken gets a suffix: `name-2`, `name-3`, …
   /// - Variables are added when the workspace does not define them; one it defines with another
-  ///   value keeps its value, and the report warns about the clash.
+  ///   value keeps its value, and the report warns about the clash. Environments likewise, by
+  ///   name and then variable by variable.
+  /// - A request imported from an OpenAPI operation (`imported`) that the workspace already has
+  ///   a request from is not added again: that request is updated, field by field
+  ///   (`ImportOrigin.fields`): a field that still holds what the last import wrote takes the
+  ///   new value; one the user edited keeps the user's value (the report says so when the
+  ///   description changed it too). Its name, and every field an import does not set
+  ///   (`validate`, `timeout`…), stay as they are.
   public mutating func addImported(_ imported: ImportedRequests, name: String? = nil)
     throws(WorkspaceEditError) -> ImportReport
   {
@@ -30,6 +52,15 @@ extension Workspace {
     let prefix = name?.trimmingSpaces()
     for request in imported.requests {
       var template = request.template
+      if var origin = template.imported {
+        origin.fields = ImportOrigin.fields.map { ($0, ImportOrigin.digest(of: $0, template)) }
+          .filter { $0.1 != ImportOrigin.emptyDigest }
+        template.imported = origin
+        if let index = requests.firstIndex(where: { $0.imported?.names(sameOperationAs: origin) ?? false }) {
+          report.updated.append(update(at: index, to: template))
+          continue
+        }
+      }
       if let prefix, !prefix.isEmpty {
         template.name = imported.requests.count == 1 ? prefix : prefix + "/" + template.name
       }
@@ -51,6 +82,53 @@ extension Workspace {
       variables.append(variable)
       report.variablesAdded.append(variable)
     }
+    for environment in imported.environments {
+      guard let index = environments.firstIndex(where: { $0.name == environment.name }) else {
+        environments.append(environment)
+        report.environmentsAdded.append(environment.name)
+        continue
+      }
+      for variable in environment.variables {
+        if let existing = environments[index].variables.first(where: { $0.name == variable.name }) {
+          if existing.value != variable.value {
+            report.warnings.append(
+              "the environment \(environment.name) already sets \(variable.name) to \(JSONSerializer.quote(existing.value)); "
+                + "kept it (the import has \(JSONSerializer.quote(variable.value)))")
+          }
+        } else {
+          environments[index].variables.append(variable)
+        }
+      }
+    }
+    if let api = imported.api {
+      let operations = Set(imported.requests.compactMap { $0.template.imported?.operation })
+      report.gone = requests.filter { request in
+        guard let origin = request.imported, origin.api == api else { return false }
+        return !operations.contains(origin.operation)
+      }.map(\.name)
+    }
     return report
+  }
+
+  /// Updates the request at `index` from a new import of its operation (see `addImported`).
+  private mutating func update(at index: Int, to imported: RequestTemplate) -> ImportReport.Update {
+    var request = requests[index]
+    var update = ImportReport.Update(name: request.name, changed: [], kept: [])
+    let last = request.imported
+    for field in ImportOrigin.fields {
+      let new = ImportOrigin.digest(of: field, imported)
+      let current = ImportOrigin.digest(of: field, request)
+      if new == current { continue }
+      let written = last.map { $0.digest(of: field) ?? ImportOrigin.emptyDigest }
+      if written == nil || written == current {
+        request.copy(field, from: imported)
+        update.changed.append(field)
+      } else if written != new {
+        update.kept.append(field)
+      }
+    }
+    request.imported = imported.imported
+    requests[index] = request
+    return update
   }
 }
