@@ -173,7 +173,7 @@ struct ImportExportCommandTests {
       (["import"], "reqbench: import needs a format and an input"),
       (
         ["import", "yaml", "x", "--into", "w.json"],
-        "reqbench: import: unknown format \"yaml\"; use curl, http, postman, har"
+        "reqbench: import: unknown format \"yaml\"; use curl, http, postman, har, openapi"
       ),
       (["import", "curl", "-"], "reqbench: import needs --into WORKSPACE"),
       (["import", "curl", "-", "--into"], "reqbench: --into needs a value"),
@@ -206,7 +206,7 @@ struct ImportExportCommandTests {
     #expect(importHelp.status == 0)
     #expect(
       importHelp.stdout.hasPrefix(
-        "usage: reqbench import curl|http|postman|har FILE|- --into WORKSPACE"))
+        "usage: reqbench import curl|http|postman|har|openapi FILE|- --into WORKSPACE"))
     let exportHelp = try run(["export", "-h"])
     #expect(exportHelp.status == 0)
     #expect(exportHelp.stdout.hasPrefix("usage: reqbench export curl WORKSPACE TARGET..."))
