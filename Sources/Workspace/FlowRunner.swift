@@ -286,6 +286,30 @@ public final class FlowRunner: @unchecked Sendable {
           return .failure(CaptureFailure(capture: capture.name, source: "header:\(name)", reason: "the response has no header \(name)"))
         }
         values.append((capture.name, value))
+      case .event(let expression):
+        let source = capture.source.text
+        guard let stream = exchange.stream, let last = stream.last else {
+          return .failure(CaptureFailure(capture: capture.name, source: source, reason: "the response was not a stream of events"))
+        }
+        guard let expression else {
+          values.append((capture.name, last.data))
+          continue
+        }
+        // The last event first: the value of the latest event where the expression finds one.
+        var found: String?
+        for event in stream.kept.reversed() {
+          guard let value = try? JQ.run(expression, input: Array(event.data.utf8), pretty: false)
+            .split(separator: "\n").first.map(String.init), !value.isEmpty, value != "null"
+          else { continue }
+          found = value
+          break
+        }
+        guard let found else {
+          return .failure(
+            CaptureFailure(capture: capture.name, source: source, reason: "found nothing in the \(stream.kept.count) events kept",
+              message: "capture \(capture.name): \(source) found nothing in the \(stream.kept.count) events kept"))
+        }
+        values.append((capture.name, Self.unquoted(found)))
       case .jq(let expression):
         let response = exchange.response?.body ?? .empty
         // One line: the start of the body with its line breaks and indentation as single spaces.
@@ -309,12 +333,7 @@ public final class FlowRunner: @unchecked Sendable {
               CaptureFailure(capture: capture.name, source: expression, reason: "found nothing", body: shown,
                 message: "capture \(capture.name): \(expression) found nothing in the body: \(shown)"))
           }
-          // A string is taken without its quotes; anything else as its JSON text.
-          if first.hasPrefix("\""), case .string(let text)? = try? JSONParser.parse(first) {
-            values.append((capture.name, text))
-          } else {
-            values.append((capture.name, first))
-          }
+          values.append((capture.name, Self.unquoted(first)))
         } catch {
           return .failure(
             CaptureFailure(capture: capture.name, source: expression, reason: JQ.summary(error.message), body: shown,
@@ -323,6 +342,13 @@ public final class FlowRunner: @unchecked Sendable {
       }
     }
     return .success(values)
+  }
+
+  /// A jq output line as a captured value: a string without its quotes, anything else as its
+  /// JSON text.
+  static func unquoted(_ line: String) -> String {
+    if line.hasPrefix("\""), case .string(let text)? = try? JSONParser.parse(line) { return text }
+    return line
   }
 
   /// A member's or step's message without its own name in front (a request that could not be

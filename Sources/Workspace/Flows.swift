@@ -86,15 +86,23 @@ public struct ChainStep: Sendable, Equatable {
   }
 }
 
-/// Where a captured value comes from: `.user.id` (jq over the JSON body), `header:ETag`, `status`.
+/// Where a captured value comes from: `.user.id` (jq over the JSON body), `header:ETag`, `status`,
+/// and for a streamed response `event` (the last event's data) or `event:.choices[0].id` (jq
+/// over each kept event's data: the value of the last event where it finds one).
 public enum Capture: Sendable, Equatable {
   case jq(String)
   case header(String)
   case status
+  /// nil: the last event's data as it is.
+  case event(String?)
 
   public init(_ text: String) {
     if text == "status" {
       self = .status
+    } else if text == "event" {
+      self = .event(nil)
+    } else if text.hasPrefix("event:") {
+      self = .event(String(text.dropFirst(6)).trimmingCharacters(in: .whitespaces))
     } else if text.lowercased().hasPrefix("header:") {
       self = .header(String(text.dropFirst(7)).trimmingCharacters(in: .whitespaces))
     } else {
@@ -107,6 +115,7 @@ public enum Capture: Sendable, Equatable {
     case .jq(let expression): expression
     case .header(let name): "header:" + name
     case .status: "status"
+    case .event(let expression): expression.map { "event:" + $0 } ?? "event"
     }
   }
 }

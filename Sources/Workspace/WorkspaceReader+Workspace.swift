@@ -137,7 +137,12 @@ extension WorkspaceReader {
               if let text = r.nonEmptyString(member.value, capturePath) {
                 let capture = Capture(text)
                 // A jq expression is compiled now: a syntax error is found before step 1 is sent.
-                if case .jq(let expression) = capture {
+                let expression: String? =
+                  switch capture {
+                  case .jq(let expression), .event(let expression?): expression
+                  default: nil
+                  }
+                if let expression {
                   do throws(JQ.Failure) {
                     try JQ.compile(expression)
                   } catch {

@@ -222,7 +222,10 @@ struct JSONReporter: Reporter {
       finished(RunResult(name: name, exchange: result))
       return
     case .streamEvent(let id, _, let streamed):
-      object = Format.streamEvent(name: name, id: id, streamed)
+      // Not flushed one by one: `run` flushes after each hand-over of the engine (what arrived
+      // in one pass of its loop), so a stream of 100,000 events is not 100,000 writes.
+      Output.standard.json(.object(Format.streamEvent(name: name, id: id, streamed)))
+      return
     case .reconnecting(let id, let count, let delay, let reason):
       object = Format.reconnectEvent(name: name, id: id, count: count, delay: delay, reason: reason)
     case .headers, .finished:

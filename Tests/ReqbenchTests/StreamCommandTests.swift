@@ -64,6 +64,24 @@ struct StreamCommandTests {
     #expect(stderr.contains("drop: connection lost: transfer closed with outstanding read data remaining; reconnect 1 in 0.1 s"), "\(stderr)")
   }
 
+  @Test func aChainCapturesFromTheLastEventAndFromTheEventAJQExpressionMatches() throws {
+    let base = try TestServer.fixture.baseURL
+    let (path, folder) = try workspaceFile(#"""
+      {"version": 1, "baseURL": "\#(base)", "requests": [
+        {"name": "chat", "method": "POST", "url": "/sse/chat?interval=0", "body": {"json": {"prompt": "hi"}}},
+        {"name": "echo", "url": "/anything?id={{id}}&last={{last}}&token={{token}}"}
+      ], "chains": [{"name": "flow", "steps": [
+        {"request": "chat", "capture": {"id": "event:.id", "last": "event", "token": "event:.choices[0].delta.content"}},
+        {"request": "echo"}
+      ]}]}
+      """#)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let result = try runProcess(try reqbenchBinary, ["run", path, "flow", "--no-history", "--state-dir", folder.path])
+    #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+    // The last event is `[DONE]` (not JSON): `.id` and the token come from the last event that has them.
+    #expect(result.stdout.contains("captured id=chat-1 last=[DONE] token=them."), "\(result.stdout)")
+  }
+
   @Test func badStreamFieldsAreRefusedWithTheirPlace() throws {
     let (path, folder) = try workspace(#"""
       {"name": "a", "url": "/x", "stream": "sse-ish"},
