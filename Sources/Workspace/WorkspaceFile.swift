@@ -1,4 +1,3 @@
-import Digest
 import Foundation
 
 #if canImport(Glibc)
@@ -94,11 +93,11 @@ public struct WorkspaceFile: Sendable {
     } catch {
       throw .file(error)
     }
-    // The stamp of what was just written: its metadata from the disk, its hash from the bytes
+    // The stamp of what was just written: its metadata from the disk, its content the bytes
     // (reading the file back could take in a change another program made in between).
     var info = stat()
     if stat(url.path, &info) == 0 {
-      loaded = .present(FileStamp(info, sha256: FileStamp.hash(bytes)))
+      loaded = .present(FileStamp(info, content: bytes))
     } else {
       loaded = .unreadable(FileAccess.describe(errno))
     }
@@ -135,13 +134,13 @@ public enum DiskState: Sendable, Equatable {
   case unreadable(String)
 
   /// The state of `url` now. When the file's identity, size and times equal `previous`'s, its
-  /// hash is taken from there (the file is not read again); otherwise it is read and hashed.
+  /// content is taken from there (the file is not read again); otherwise it is read.
   public static func current(of url: URL, previous: DiskState = .missing) -> DiskState {
     var info = stat()
     guard stat(url.path, &info) == 0 else {
       return errno == ENOENT || errno == ENOTDIR ? .missing : .unreadable(FileAccess.describe(errno))
     }
-    if case .present(let old) = previous, old.hasSameMetadata(as: FileStamp(info, sha256: old.sha256)) {
+    if case .present(let old) = previous, old.hasSameMetadata(as: FileStamp(info, content: old.content)) {
       return previous
     }
     do {
@@ -154,7 +153,12 @@ public enum DiskState: Sendable, Equatable {
 }
 
 /// A file's identity (device and inode: an editor that replaces the file by rename makes a new
-/// one), size, modification and status-change times, and the SHA-256 of its content.
+/// one), size, modification and status-change times, and its content.
+///
+/// The content is the bytes themselves, not a digest of them: they are the array the workspace
+/// read (`Workspace.sourceText` holds the same one, so it costs no copy) or wrote, and comparing
+/// two contents, needed only when the metadata changed, is one pass over both. (A SHA-256 of a
+/// 1 MB workspace was a fifth of the CPU time of opening it.)
 public struct FileStamp: Sendable, Equatable, Hashable {
   public var device: UInt64
   public var inode: UInt64
@@ -162,32 +166,36 @@ public struct FileStamp: Sendable, Equatable, Hashable {
   /// `st_mtim` and `st_ctim`, in nanoseconds since 1970.
   public var modified: Int64
   public var statusChanged: Int64
-  public var sha256: [UInt8]
+  public var content: [UInt8]
 
   public init(
-    device: UInt64, inode: UInt64, size: Int64, modified: Int64, statusChanged: Int64, sha256: [UInt8]
+    device: UInt64, inode: UInt64, size: Int64, modified: Int64, statusChanged: Int64, content: [UInt8]
   ) {
     self.device = device
     self.inode = inode
     self.size = size
     self.modified = modified
     self.statusChanged = statusChanged
-    self.sha256 = sha256
+    self.content = content
   }
 
-  init(_ info: stat, sha256: [UInt8]) {
+  init(_ info: stat, content: [UInt8]) {
     func nanoseconds(_ time: timespec) -> Int64 {
       Int64(time.tv_sec).multipliedReportingOverflow(by: 1_000_000_000).partialValue &+ Int64(time.tv_nsec)
     }
     self.init(
       device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
-      modified: nanoseconds(info.st_mtim), statusChanged: nanoseconds(info.st_ctim), sha256: sha256)
+      modified: nanoseconds(info.st_mtim), statusChanged: nanoseconds(info.st_ctim), content: content)
   }
 
-  static func hash(_ bytes: [UInt8]) -> [UInt8] {
-    var digest = SHA256()
-    digest.update(bytes)
-    return digest.finalize()
+  /// Equal stamps have equal metadata: the content is left out of the hash (one pass over it
+  /// per hash would cost what the digest did).
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(device)
+    hasher.combine(inode)
+    hasher.combine(size)
+    hasher.combine(modified)
+    hasher.combine(statusChanged)
   }
 
   /// The same file, not written since: identity, size and both times equal. (A write changes
@@ -199,7 +207,7 @@ public struct FileStamp: Sendable, Equatable, Hashable {
 
   /// The same bytes, whichever file holds them.
   public func hasSameContent(as other: FileStamp) -> Bool {
-    size == other.size && sha256 == other.sha256
+    size == other.size && content == other.content
   }
 }
 
@@ -274,7 +282,7 @@ extension FileAccess {
       throw FileError(path: url.relativePath, message: "cannot read: \(reason)", reason: reason)
     }
     let bytes = try read(descriptor: fd, path: url.relativePath)
-    return StampedRead(contents: (bytes, FileStamp(info, sha256: FileStamp.hash(bytes))))
+    return StampedRead(contents: (bytes, FileStamp(info, content: bytes)))
   }
 
   /// Creates `folder` and the folders above it that are missing.

@@ -122,7 +122,7 @@ import Workspace
     #expect(file.checkDisk(hasUnsavedEdits: true) == .unchanged)
     guard case .present(let after) = file.loaded else { return }
     #expect(after.inode != before.inode)
-    #expect(after.sha256 == before.sha256)
+    #expect(after.content == before.content)
   }
 
   @Test func aDeletedFileIsSaidAndASaveWritesItAgain() throws {
@@ -166,14 +166,14 @@ import Workspace
 
   /// The decision alone, for every pair of states.
   @Test func theDecisionTable() {
-    let a = FileStamp(device: 1, inode: 10, size: 3, modified: 100, statusChanged: 100, sha256: [1, 2, 3])
+    let a = FileStamp(device: 1, inode: 10, size: 3, modified: 100, statusChanged: 100, content: [1, 2, 3])
     var touched = a
     touched.modified = 200
     touched.statusChanged = 200
     var replaced = a
     replaced.inode = 11
     var edited = a
-    edited.sha256 = [9, 9, 9]
+    edited.content = [9, 9, 9]
     var grown = a
     grown.size = 4
     let cases: [(DiskState, DiskState, Bool, FileChange)] = [
