@@ -115,10 +115,17 @@ public struct RequestTemplate: Sendable, Equatable, SwitchableFields {
     self.cache = cache
     self.dedup = dedup
     // A new request is written with its name, method and URL first, the method always spelled out.
-    self.source = JSONObject([
+    self.source = JSONObject(distinctKeys: [
       (key: "name", value: .string(name)), (key: "method", value: .string(method.rawValue)),
       (key: "url", value: .string(url)),
     ])
+  }
+
+  /// A template at its defaults whose `source` is the object it is read from (`WorkspaceReader`
+  /// fills in the rest).
+  init(source: JSONObject) {
+    self.init(name: "", url: "")
+    self.source = source
   }
 }
 

@@ -99,16 +99,19 @@ public struct Workspace: Sendable, Equatable {
         kind: .syntax, file: file,
         problems: [.init(location: error.location, message: error.message)])
     }
-    // The usual case, a valid file, needs no locations; only when there are problems is the file
-    // parsed again recording where every value starts, so each problem points into the file.
+    // The usual case, a valid file, needs no locations and no paths; only when there are problems
+    // is the file parsed again recording where every value starts, and read again with paths, so
+    // each problem names its value and points into the file.
     var fast = WorkspaceReader()
-    if var workspace = fast.workspace(root, defaultName: defaultName(for: file)), fast.problems.isEmpty {
+    if var workspace = fast.workspace(root, defaultName: defaultName(for: file), at: .untracked),
+      fast.problems.isEmpty
+    {
       workspace.sourceText = SourceText(bytes, file: file)
       return workspace
     }
     let document = (try? JSONParser.parseDocument(bytes)) ?? JSONDocument(root: root, locations: [:])
     var reader = WorkspaceReader(document: document)
-    _ = reader.workspace(document.root, defaultName: defaultName(for: file))
+    _ = reader.workspace(document.root, defaultName: defaultName(for: file), at: .root)
     throw WorkspaceError(kind: .invalid, file: file, problems: sorted(reader.problems))
   }
 

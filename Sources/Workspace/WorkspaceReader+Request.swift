@@ -4,92 +4,94 @@ import RequestEngine
 extension WorkspaceReader {
   // MARK: - Request
 
-  mutating func request(_ value: JSONValue, _ path: JSONPath) -> RequestTemplate? {
+  mutating func request(_ value: JSONValue, _ path: ReaderPath) -> RequestTemplate? {
     guard let object = object(value, path) else { return nil }
-    var request = RequestTemplate(name: "", url: "")
-    request.source = object
+    var request = RequestTemplate(source: object)
+    // A request has a few of the keys below: they are found in one pass over its members, not
+    // by looking each key up (which compared every key with every member).
+    let known = KnownMembers<RequestKey>(object)
     let ok = clean { r in
-      func at(_ key: String) -> JSONPath { path.appending(key) }
-      func present(_ key: String) -> JSONValue? {
-        guard let value = object[key], value != .null else { return nil }
+      func at(_ key: RequestKey) -> ReaderPath { path.appending(key.rawValue) }
+      func present(_ key: RequestKey) -> JSONValue? {
+        guard let value = known[key], value != .null else { return nil }
         return value
       }
-      if let value = object["name"] {
-        if let name = r.nonEmptyString(value, at("name")) { request.name = name }
+      if let value = known[.name] {
+        if let name = r.nonEmptyString(value, at(.name)) { request.name = name }
       } else {
         r.fail(path, "missing \"name\"; every request needs a unique name")
       }
-      if let value = object["url"] {
-        if let url = r.lineTemplate(value, at("url")) { request.url = url }
+      if let value = known[.url] {
+        if let url = r.lineTemplate(value, at(.url)) { request.url = url }
       } else {
         r.fail(path, "missing \"url\"; write an absolute URL or a path relative to \"baseURL\"")
       }
-      if let value = present("method"), let method = r.method(value, at("method")) {
+      if let value = present(.method), let method = r.method(value, at(.method)) {
         request.method = method
       }
-      if let value = present("query"), let fields = r.query(value, at("query")) {
+      if let value = present(.query), let fields = r.query(value, at(.query)) {
         request.setQuery(fields)
       }
-      if let value = present("headers"), let fields = r.headers(value, at("headers")) {
+      if let value = present(.headers), let fields = r.headers(value, at(.headers)) {
         request.setHeaders(fields)
       }
-      if let value = present("body") {
-        request.body = r.body(value, at("body"))
+      if let value = present(.body) {
+        request.body = r.body(value, at(.body))
         if request.method == .HEAD {
           // curl would send it and then wait for a response body a HEAD never gets.
-          r.fail(at("body"), "a HEAD request has no body; remove \"body\" or use another method")
+          r.fail(at(.body), "a HEAD request has no body; remove \"body\" or use another method")
         }
       }
-      if let value = present("auth") { request.auth = r.auth(value, at("auth")) }
-      if let value = present("imported") { request.imported = r.importOrigin(value, at("imported")) }
-      if let value = present("timeout"), let timeout = r.seconds(value, at("timeout"), zeroMeans: RequestTemplate.noTimeout) {
+      if let value = present(.auth) { request.auth = r.auth(value, at(.auth)) }
+      if let value = present(.imported) { request.imported = r.importOrigin(value, at(.imported)) }
+      if let value = present(.timeout), let timeout = r.seconds(value, at(.timeout), zeroMeans: RequestTemplate.noTimeout) {
         request.timeout = timeout
       }
-      if let value = present("deadline") { request.deadline = r.seconds(value, at("deadline")) }
-      if let value = present("priority"), let priority = r.priority(value, at("priority")) {
+      if let value = present(.deadline) { request.deadline = r.seconds(value, at(.deadline)) }
+      if let value = present(.priority), let priority = r.priority(value, at(.priority)) {
         request.priority = priority
       }
-      if let value = present("followRedirects"), let flag = r.bool(value, at("followRedirects")) {
+      if let value = present(.followRedirects), let flag = r.bool(value, at(.followRedirects)) {
         request.followRedirects = flag
       }
-      if let value = present("maxRedirects"),
-        let count = r.int(value, at("maxRedirects"), atLeast: 0, atMost: ValueLimits.redirects)
+      if let value = present(.maxRedirects),
+        let count = r.int(value, at(.maxRedirects), atLeast: 0, atMost: ValueLimits.redirects)
       {
         request.maxRedirects = count
       }
-      if let value = present("insecure"), let flag = r.bool(value, at("insecure")) {
+      if let value = present(.insecure), let flag = r.bool(value, at(.insecure)) {
         request.insecure = flag
       }
-      if let value = present("useCDN"), let flag = r.bool(value, at("useCDN")) {
+      if let value = present(.useCDN), let flag = r.bool(value, at(.useCDN)) {
         request.useCDN = flag
       }
-      if let value = present("cache") { request.cache = r.cache(value, at("cache")) }
-      if let value = present("tls") { request.tls = r.tls(value, at("tls")) }
-      if let value = present("download") {
-        request.download = r.download(value, at("download"))
+      if let value = present(.cache) { request.cache = r.cache(value, at(.cache)) }
+      if let value = present(.tls) { request.tls = r.tls(value, at(.tls)) }
+      if let value = present(.download) {
+        request.download = r.download(value, at(.download))
         if request.method != .GET {
-          r.fail(at("download"), "a download needs GET (a resume asks for a Range, which only GET honours)")
+          r.fail(at(.download), "a download needs GET (a resume asks for a Range, which only GET honours)")
         }
       }
-      if let value = present("dedup"), let flag = r.bool(value, at("dedup")) {
+      if let value = present(.dedup), let flag = r.bool(value, at(.dedup)) {
         request.dedup = flag
       }
-      if let value = present("cookies"), let flag = r.bool(value, at("cookies")) { request.cookies = flag }
-      if let value = present("stream") { request.stream = r.streamFormat(value, at("stream")) }
-      if let value = present("reconnect"), let flag = r.bool(value, at("reconnect")) {
+      if let value = present(.cookies), let flag = r.bool(value, at(.cookies)) { request.cookies = flag }
+      if let value = present(.stream) { request.stream = r.streamFormat(value, at(.stream)) }
+      if let value = present(.reconnect), let flag = r.bool(value, at(.reconnect)) {
         request.reconnect = flag
         if flag, request.stream != nil, request.stream != .sse {
-          r.fail(at("reconnect"), "only an SSE stream reconnects (with Last-Event-ID); remove \"reconnect\" or use \"stream\": \"sse\"")
+          r.fail(at(.reconnect), "only an SSE stream reconnects (with Last-Event-ID); remove \"reconnect\" or use \"stream\": \"sse\"")
         }
       }
-      if let value = present("throttle"),
-        let seconds = r.number(value, at("throttle"), from: 0, atMost: ValueLimits.throttleSeconds, unit: "seconds")
+      if let value = present(.throttle),
+        let seconds = r.number(value, at(.throttle), from: 0, atMost: ValueLimits.throttleSeconds, unit: "seconds")
       {
         request.throttle = seconds
       }
-      if let value = present("retry") { request.retry = r.retry(value, at("retry")) }
-      if let value = present("maxBodyMB") { request.maxBodyMB = r.megabytes(value, at("maxBodyMB")) }
-      if let value = present("validate"), let validation = r.validation(value, at("validate")) {
+      if let value = present(.retry) { request.retry = r.retry(value, at(.retry)) }
+      if let value = present(.maxBodyMB) { request.maxBodyMB = r.megabytes(value, at(.maxBodyMB)) }
+      if let value = present(.validate), let validation = r.validation(value, at(.validate)) {
         request.validation = validation
       }
     }
@@ -97,10 +99,18 @@ extension WorkspaceReader {
   }
 
   /// `"stream": "sse" | "ndjson" | "lines" | "json-seq"`.
-  mutating func streamFormat(_ value: JSONValue, _ path: JSONPath) -> StreamFormat? {
+  mutating func streamFormat(_ value: JSONValue, _ path: ReaderPath) -> StreamFormat? {
     if case .string(let text) = value, let format = StreamFormat(rawValue: text) { return format }
     fail(path, "must be \"sse\", \"ndjson\", \"lines\" or \"json-seq\", found \(JSONSerializer.compact(value))")
     return nil
+  }
+
+  /// The keys of a request object, the usual ones first (`RequestKey(rawValue:)` compares in
+  /// this order).
+  enum RequestKey: String {
+    case name, url, method, headers, query, body, auth, timeout, deadline, priority, followRedirects
+    case maxRedirects, insecure, useCDN, cache, tls, download, dedup, cookies, stream, reconnect
+    case throttle, retry, maxBodyMB, validate, imported
   }
 
   /// Query parameters as read: every one (switched-off ones too) and the keys switched off.
@@ -118,7 +128,7 @@ extension WorkspaceReader {
 
   /// `{"key": value}`; a value `{"value": …, "enabled": false}` (exactly those two keys,
   /// `enabled` a boolean) is a parameter switched off (or on, with `true`).
-  mutating func query(_ value: JSONValue, _ path: JSONPath) -> QueryFields? {
+  mutating func query(_ value: JSONValue, _ path: ReaderPath) -> QueryFields? {
     guard let object = object(value, path) else { return nil }
     var fields = QueryFields()
     let ok = clean { r in
@@ -147,7 +157,7 @@ extension WorkspaceReader {
   }
 
   /// `{"Name": "value"}`; a value `{"value": "…", "enabled": false}` is a header switched off.
-  mutating func headers(_ value: JSONValue, _ path: JSONPath) -> HeaderFields? {
+  mutating func headers(_ value: JSONValue, _ path: ReaderPath) -> HeaderFields? {
     guard let object = object(value, path) else { return nil }
     var fields = HeaderFields()
     let ok = clean { r in
@@ -172,7 +182,7 @@ extension WorkspaceReader {
   }
 
   /// `{"value": "…", "enabled": false}`: a header's value and whether it is sent.
-  private mutating func headerEntry(_ entry: JSONObject, _ path: JSONPath) -> (JSONValue, Bool)? {
+  private mutating func headerEntry(_ entry: JSONObject, _ path: ReaderPath) -> (JSONValue, Bool)? {
     var enabled = true
     let ok = clean { r in
       if entry["value"] == nil {
@@ -200,7 +210,7 @@ extension WorkspaceReader {
       }
   }
 
-  mutating func body(_ value: JSONValue, _ path: JSONPath) -> BodyTemplate? {
+  mutating func body(_ value: JSONValue, _ path: ReaderPath) -> BodyTemplate? {
     guard let object = object(value, path) else { return nil }
     let kinds = BodyTemplate.kinds.filter { object[$0] != nil }
     guard kinds.count == 1, let kind = kinds.first else {
@@ -257,13 +267,13 @@ extension WorkspaceReader {
   }
 
   /// A text or file body's `contentType`: `.some(nil)` when absent, nil when it is invalid.
-  private mutating func optionalContentType(_ object: JSONObject, _ path: JSONPath) -> String?? {
+  private mutating func optionalContentType(_ object: JSONObject, _ path: ReaderPath) -> String?? {
     guard let value = object["contentType"], value != .null else { return .some(nil) }
     guard let type = nonEmptyString(value, path) else { return nil }
     return checkLine(type, path) ? type : nil
   }
 
-  mutating func multipart(_ value: JSONValue, _ path: JSONPath) -> [MultipartField]? {
+  mutating func multipart(_ value: JSONValue, _ path: ReaderPath) -> [MultipartField]? {
     guard let items = array(value, path) else { return nil }
     var fields: [MultipartField] = []
     let ok = clean { r in
@@ -307,7 +317,7 @@ extension WorkspaceReader {
 
   /// A path relative to the workspace's folder, as written (`{{variables}}` allowed): absolute
   /// paths and `..` are refused, so a workspace from elsewhere cannot reach outside its folder.
-  mutating func relativePath(_ value: JSONValue, _ path: JSONPath) -> String? {
+  mutating func relativePath(_ value: JSONValue, _ path: ReaderPath) -> String? {
     guard let text = template(value, path) else { return nil }
     if let problem = WorkspacePaths.problem(with: text) {
       fail(path, problem)
@@ -317,7 +327,7 @@ extension WorkspaceReader {
   }
 
   /// A path without `{{variables}}` (a TLS file), under the same folder rule.
-  mutating func filePath(_ value: JSONValue, _ path: JSONPath) -> String? {
+  mutating func filePath(_ value: JSONValue, _ path: ReaderPath) -> String? {
     guard let text = nonEmptyString(value, path) else { return nil }
     if let problem = WorkspacePaths.problem(with: text) {
       fail(path, problem)
@@ -326,7 +336,7 @@ extension WorkspaceReader {
     return text
   }
 
-  mutating func download(_ value: JSONValue, _ path: JSONPath) -> DownloadTemplate? {
+  mutating func download(_ value: JSONValue, _ path: ReaderPath) -> DownloadTemplate? {
     guard let object = object(value, path) else { return nil }
     var download = DownloadTemplate(to: "")
     let ok = clean { r in
@@ -353,7 +363,7 @@ extension WorkspaceReader {
     return ok ? download : nil
   }
 
-  mutating func auth(_ value: JSONValue, _ path: JSONPath) -> Auth? {
+  mutating func auth(_ value: JSONValue, _ path: ReaderPath) -> Auth? {
     guard let object = object(value, path) else { return nil }
     let kinds = Auth.kinds.filter { object[$0] != nil }
     guard kinds.count == 1, let kind = kinds.first, let content = object[kind] else {
@@ -379,7 +389,7 @@ extension WorkspaceReader {
   }
 
   /// `{"user": "…", "password": "…"}` of basic and digest auth.
-  mutating func credentials(_ content: JSONValue, _ at: JSONPath) -> (user: String, password: String)? {
+  mutating func credentials(_ content: JSONValue, _ at: ReaderPath) -> (user: String, password: String)? {
     guard let basic = self.object(content, at) else { return nil }
     var user: String?
     var password: String?
@@ -399,7 +409,7 @@ extension WorkspaceReader {
     return (user, password)
   }
 
-  mutating func tls(_ value: JSONValue, _ path: JSONPath) -> TLSSettings? {
+  mutating func tls(_ value: JSONValue, _ path: ReaderPath) -> TLSSettings? {
     guard let object = object(value, path) else { return nil }
     var settings = TLSSettings()
     let ok = clean { r in
@@ -428,7 +438,7 @@ extension WorkspaceReader {
   static let authKinds =
     "{\"basic\": {\"user\": …, \"password\": …}}, {\"digest\": {\"user\": …, \"password\": …}} or {\"bearer\": \"token\"}"
 
-  mutating func retry(_ value: JSONValue, _ path: JSONPath) -> RetryPolicy? {
+  mutating func retry(_ value: JSONValue, _ path: ReaderPath) -> RetryPolicy? {
     guard let object = object(value, path) else { return nil }
     var policy = RetryPolicy()
     let ok = clean { r in
@@ -464,7 +474,7 @@ extension WorkspaceReader {
 
   /// `{"seconds": 300, "version": 2, "sensitive": "{{user}}", "namespace": "{{tenant}}",
   ///   "ignore": ["ts"], "mode": "cacheElseNetwork", "revalidate": true, "vary": ["Accept-Language"]}`
-  mutating func cache(_ value: JSONValue, _ path: JSONPath) -> CachePolicy? {
+  mutating func cache(_ value: JSONValue, _ path: ReaderPath) -> CachePolicy? {
     guard let object = object(value, path) else { return nil }
     var policy = CachePolicy(seconds: 0)
     let ok = clean { r in

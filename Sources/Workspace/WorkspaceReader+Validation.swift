@@ -4,7 +4,7 @@ import RequestEngine
 extension WorkspaceReader {
   // MARK: - Validation
 
-  mutating func validation(_ value: JSONValue, _ path: JSONPath) -> Validation? {
+  mutating func validation(_ value: JSONValue, _ path: ReaderPath) -> Validation? {
     guard let object = object(value, path) else { return nil }
     var validation = Validation()
     let ok = clean { r in
@@ -25,16 +25,16 @@ extension WorkspaceReader {
   }
 
   /// A JSON shape validator; a bad leaf is reported at its own position.
-  mutating func shape(_ value: JSONValue, _ path: JSONPath) -> JSONShape? {
+  mutating func shape(_ value: JSONValue, _ path: ReaderPath) -> JSONShape? {
     do throws(JSONShapeError) {
       return try JSONShape(value)
     } catch {
-      fail(JSONPath(path.components + error.path.components), error.message)
+      fail(path.appending(error.path), error.message)
       return nil
     }
   }
 
-  mutating func statusCode(_ value: JSONValue, _ path: JSONPath) -> Int? {
+  mutating func statusCode(_ value: JSONValue, _ path: ReaderPath) -> Int? {
     guard let code = int(value, path) else { return nil }
     guard (100...599).contains(code) else {
       fail(path, "a status code is between 100 and 599, found \(code)")
@@ -45,7 +45,7 @@ extension WorkspaceReader {
 
   /// `200` (one code), `[200, 299]` (a range: an array of exactly two numbers), or a list whose
   /// items are codes or `[low, high]` ranges: `[[200, 299], 418]`.
-  mutating func statusRanges(_ value: JSONValue, _ path: JSONPath) -> [ClosedRange<Int>]? {
+  mutating func statusRanges(_ value: JSONValue, _ path: ReaderPath) -> [ClosedRange<Int>]? {
     switch value {
     case .number:
       return statusCode(value, path).map { [$0...$0] }
@@ -81,7 +81,7 @@ extension WorkspaceReader {
     items.count == 2 && items.allSatisfy { if case .number = $0 { true } else { false } }
   }
 
-  private mutating func statusRange(_ pair: [JSONValue], _ path: JSONPath) -> ClosedRange<Int>? {
+  private mutating func statusRange(_ pair: [JSONValue], _ path: ReaderPath) -> ClosedRange<Int>? {
     guard let low = statusCode(pair[0], path.appending(0)),
       let high = statusCode(pair[1], path.appending(1))
     else { return nil }

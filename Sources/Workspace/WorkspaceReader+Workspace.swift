@@ -7,18 +7,19 @@ extension WorkspaceReader {
   // MARK: - Workspace
 
   /// The whole file. A version this build does not read stops here, with that one problem.
-  mutating func workspace(_ root: JSONValue, defaultName: String) -> Workspace? {
-    guard let object = object(root, .root) else { return nil }
+  /// `path` is `.root`, or `.untracked` for a first pass that only asks whether the file loads.
+  mutating func workspace(_ root: JSONValue, defaultName: String, at path: ReaderPath) -> Workspace? {
+    guard let object = object(root, path) else { return nil }
     guard let versionValue = object["version"] else {
       fail(
-        .root,
+        path,
         "missing \"version\"; add \"version\": 1 at the top (this build reads workspace version 1)")
       return nil
     }
-    guard let version = int(versionValue, .root.appending("version")) else { return nil }
+    guard let version = int(versionValue, path.appending("version")) else { return nil }
     guard WorkspaceReader.supportedVersions.contains(version) else {
       fail(
-        .root.appending("version"),
+        path.appending("version"),
         "this build reads workspace version "
           + WorkspaceReader.supportedVersions.map(String.init).joined(separator: ", ")
           + ", not \(version)"
@@ -30,7 +31,7 @@ extension WorkspaceReader {
     workspace.source = object
     if object["name"] ?? .null == .null { workspace.nameFromFileName = defaultName }
     let ok = clean { r in
-      func at(_ key: String) -> JSONPath { .root.appending(key) }
+      func at(_ key: String) -> ReaderPath { path.appending(key) }
       func present(_ key: String) -> JSONValue? {
         guard let value = object[key], value != .null else { return nil }
         return value
@@ -91,7 +92,7 @@ extension WorkspaceReader {
   // MARK: - Batches and chains
 
   /// A name not taken by a request or an earlier batch or chain.
-  private mutating func flowName(_ object: JSONObject, _ path: JSONPath, taken: Set<String>) -> String? {
+  private mutating func flowName(_ object: JSONObject, _ path: ReaderPath, taken: Set<String>) -> String? {
     guard let value = object["name"] else {
       fail(path, "missing \"name\"")
       return nil
@@ -104,7 +105,7 @@ extension WorkspaceReader {
     return name
   }
 
-  mutating func chains(_ value: JSONValue, _ path: JSONPath, _ requests: [RequestTemplate]) -> [Chain]? {
+  mutating func chains(_ value: JSONValue, _ path: ReaderPath, _ requests: [RequestTemplate]) -> [Chain]? {
     guard let items = array(value, path) else { return nil }
     let requestNames = Set(requests.map(\.name))
     var taken = requestNames
@@ -188,7 +189,7 @@ extension WorkspaceReader {
   }
 
   mutating func batches(
-    _ value: JSONValue, _ path: JSONPath, _ requests: [RequestTemplate], _ chains: [Chain]
+    _ value: JSONValue, _ path: ReaderPath, _ requests: [RequestTemplate], _ chains: [Chain]
   ) -> [Batch]? {
     guard let items = array(value, path) else { return nil }
     let members = Set(requests.map(\.name)).union(chains.map(\.name))
@@ -231,7 +232,7 @@ extension WorkspaceReader {
     return ok ? batches : nil
   }
 
-  mutating func defaults(_ value: JSONValue, _ path: JSONPath) -> RequestDefaults? {
+  mutating func defaults(_ value: JSONValue, _ path: ReaderPath) -> RequestDefaults? {
     guard let object = object(value, path) else { return nil }
     var defaults = RequestDefaults()
     let ok = clean { r in
@@ -248,7 +249,7 @@ extension WorkspaceReader {
     return ok ? defaults : nil
   }
 
-  mutating func agent(_ value: JSONValue, _ path: JSONPath) -> AgentSettings? {
+  mutating func agent(_ value: JSONValue, _ path: ReaderPath) -> AgentSettings? {
     guard let object = object(value, path) else { return nil }
     var agent = AgentSettings()
     let ok = clean { r in
@@ -266,7 +267,7 @@ extension WorkspaceReader {
 
   /// `{"perRequest": 50, "maxMB": 200}`: a whole number from 0, and megabytes above 0.
   /// `maxBodyMB`: more than 0 and at most 1048576 (1 TB), so it is a number of bytes.
-  mutating func megabytes(_ value: JSONValue, _ path: JSONPath) -> Double? {
+  mutating func megabytes(_ value: JSONValue, _ path: ReaderPath) -> Double? {
     guard let mb = number(value, path) else { return nil }
     guard mb > 0, mb <= 1_048_576 else {
       fail(path, "must be more than 0 and at most 1048576 (MB), found \(JSONSerializer.compact(value))")
@@ -276,7 +277,7 @@ extension WorkspaceReader {
   }
 
   /// `resolve`: `["HOST:PORT:ADDRESS", …]`, as curl's `--resolve`.
-  mutating func resolve(_ value: JSONValue, _ path: JSONPath) -> [HostMapping]? {
+  mutating func resolve(_ value: JSONValue, _ path: ReaderPath) -> [HostMapping]? {
     guard case .array(let items) = value else {
       expected("an array of \"HOST:PORT:ADDRESS\" strings", value, path)
       return nil
@@ -296,7 +297,7 @@ extension WorkspaceReader {
     return ok ? mappings : nil
   }
 
-  mutating func history(_ value: JSONValue, _ path: JSONPath) -> HistorySettings? {
+  mutating func history(_ value: JSONValue, _ path: ReaderPath) -> HistorySettings? {
     guard let object = object(value, path) else { return nil }
     var history = HistorySettings()
     let ok = clean { r in
@@ -318,7 +319,7 @@ extension WorkspaceReader {
   }
 
   /// `{"name": "value"}`; numbers and booleans are taken as their text (`"id": 1`).
-  mutating func variables(_ value: JSONValue, _ path: JSONPath) -> [Variable]? {
+  mutating func variables(_ value: JSONValue, _ path: ReaderPath) -> [Variable]? {
     guard let object = object(value, path) else { return nil }
     var variables: [Variable] = []
     let ok = clean { r in
@@ -331,7 +332,7 @@ extension WorkspaceReader {
     return ok ? variables : nil
   }
 
-  mutating func variableValue(_ value: JSONValue, _ path: JSONPath) -> String? {
+  mutating func variableValue(_ value: JSONValue, _ path: ReaderPath) -> String? {
     switch value {
     case .string(let text): return text
     case .number(let literal): return literal
@@ -342,7 +343,7 @@ extension WorkspaceReader {
     }
   }
 
-  mutating func environments(_ value: JSONValue, _ path: JSONPath) -> [Environment]? {
+  mutating func environments(_ value: JSONValue, _ path: ReaderPath) -> [Environment]? {
     guard let object = object(value, path) else { return nil }
     var environments: [Environment] = []
     let ok = clean { r in
@@ -356,7 +357,7 @@ extension WorkspaceReader {
   }
 
   mutating func environmentName(
-    _ value: JSONValue, _ path: JSONPath, in environments: [Environment]
+    _ value: JSONValue, _ path: ReaderPath, in environments: [Environment]
   )
     -> String?
   {
@@ -371,24 +372,25 @@ extension WorkspaceReader {
     return name
   }
 
-  mutating func requests(_ value: JSONValue, _ path: JSONPath) -> [RequestTemplate]? {
+  mutating func requests(_ value: JSONValue, _ path: ReaderPath) -> [RequestTemplate]? {
     guard let items = array(value, path) else { return nil }
     var requests: [RequestTemplate] = []
+    requests.reserveCapacity(items.count)
     let ok = clean { r in
       var seen: [String: Int] = [:]
+      seen.reserveCapacity(items.count)
       for (i, item) in items.enumerated() {
         if let request = r.request(item, path.appending(i)) { requests.append(request) }
         // Checked apart from the rest of the request, so a duplicate is reported even when the
-        // request has other problems.
+        // request has other problems. One lookup for a new name (the usual case).
         guard case .string(let name) = item["name"] else { continue }
-        if let first = seen[name] {
+        if let first = seen.updateValue(i, forKey: name) {
+          seen[name] = first
           r.fail(
             path.appending(i).appending("name"),
             "another request is already named \(JSONSerializer.quote(name)) (requests[\(first)]); "
               + "names must be unique"
           )
-        } else {
-          seen[name] = i
         }
       }
     }

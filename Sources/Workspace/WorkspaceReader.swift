@@ -17,7 +17,8 @@ struct WorkspaceReader {
 
   static let supportedVersions = [1]
 
-  /// Runs `read` on a reader that records no locations; nil if it found any problem.
+  /// Runs `read` on a reader that records no locations (give it `.untracked`); nil if it found
+  /// any problem.
   static func decode<T>(_ read: (inout WorkspaceReader) -> T?) -> T? {
     var reader = WorkspaceReader()
     let value = read(&reader)
@@ -26,7 +27,11 @@ struct WorkspaceReader {
 
   // MARK: - Problems
 
-  mutating func fail(_ path: JSONPath, _ message: String) {
+  mutating func fail(_ path: ReaderPath, _ message: String) {
+    guard case .tracked(let path) = path else {
+      problems.append(WorkspaceError.Problem(location: nil, message: message))
+      return
+    }
     let place = WorkspaceReader.display(path)
     problems.append(
       WorkspaceError.Problem(
@@ -60,11 +65,11 @@ struct WorkspaceReader {
     }
   }
 
-  mutating func expected(_ what: String, _ value: JSONValue, _ path: JSONPath) {
+  mutating func expected(_ what: String, _ value: JSONValue, _ path: ReaderPath) {
     fail(path, "expected \(what), found \(WorkspaceReader.describe(value))")
   }
 
-  mutating func object(_ value: JSONValue, _ path: JSONPath) -> JSONObject? {
+  mutating func object(_ value: JSONValue, _ path: ReaderPath) -> JSONObject? {
     guard case .object(let object) = value else {
       expected("an object", value, path)
       return nil
@@ -72,7 +77,7 @@ struct WorkspaceReader {
     return object
   }
 
-  mutating func array(_ value: JSONValue, _ path: JSONPath) -> [JSONValue]? {
+  mutating func array(_ value: JSONValue, _ path: ReaderPath) -> [JSONValue]? {
     guard case .array(let items) = value else {
       expected("an array", value, path)
       return nil
@@ -80,7 +85,7 @@ struct WorkspaceReader {
     return items
   }
 
-  mutating func string(_ value: JSONValue, _ path: JSONPath) -> String? {
+  mutating func string(_ value: JSONValue, _ path: ReaderPath) -> String? {
     guard case .string(let text) = value else {
       expected("a string", value, path)
       return nil
@@ -88,8 +93,10 @@ struct WorkspaceReader {
     return text
   }
 
-  mutating func nonEmptyString(_ value: JSONValue, _ path: JSONPath) -> String? {
+  mutating func nonEmptyString(_ value: JSONValue, _ path: ReaderPath) -> String? {
     guard let text = string(value, path) else { return nil }
+    // A visible ASCII first character answers at once (Unicode's properties are a table search).
+    if let first = text.utf8.first, first > 0x20, first < 0x7F { return text }
     if text.unicodeScalars.allSatisfy({ $0.properties.isWhitespace }) {
       fail(path, "must not be empty")
       return nil
@@ -97,7 +104,7 @@ struct WorkspaceReader {
     return text
   }
 
-  mutating func bool(_ value: JSONValue, _ path: JSONPath) -> Bool? {
+  mutating func bool(_ value: JSONValue, _ path: ReaderPath) -> Bool? {
     guard case .bool(let flag) = value else {
       expected("true or false", value, path)
       return nil
@@ -105,7 +112,7 @@ struct WorkspaceReader {
     return flag
   }
 
-  mutating func number(_ value: JSONValue, _ path: JSONPath) -> Double? {
+  mutating func number(_ value: JSONValue, _ path: ReaderPath) -> Double? {
     guard let number = value.doubleValue else {
       expected("a number", value, path)
       return nil
@@ -113,7 +120,7 @@ struct WorkspaceReader {
     return number
   }
 
-  mutating func int(_ value: JSONValue, _ path: JSONPath) -> Int? {
+  mutating func int(_ value: JSONValue, _ path: ReaderPath) -> Int? {
     guard case .number(let literal) = value else {
       expected("a whole number", value, path)
       return nil
@@ -125,7 +132,7 @@ struct WorkspaceReader {
     return int
   }
 
-  mutating func int(_ value: JSONValue, _ path: JSONPath, atLeast minimum: Int) -> Int? {
+  mutating func int(_ value: JSONValue, _ path: ReaderPath, atLeast minimum: Int) -> Int? {
     guard let int = int(value, path) else { return nil }
     if int < minimum {
       fail(path, "must be \(minimum) or more, found \(int)")
@@ -135,7 +142,7 @@ struct WorkspaceReader {
   }
 
   /// A whole number from `minimum` to `maximum` (`ValueLimits`).
-  mutating func int(_ value: JSONValue, _ path: JSONPath, atLeast minimum: Int, atMost maximum: Int) -> Int? {
+  mutating func int(_ value: JSONValue, _ path: ReaderPath, atLeast minimum: Int, atMost maximum: Int) -> Int? {
     guard case .number(let literal) = value, value.intValue == nil, let number = value.doubleValue,
       number == number.rounded(), number > Double(maximum)
     else {
@@ -154,7 +161,7 @@ struct WorkspaceReader {
   /// Seconds, more than 0 and at most `maximum` (`ValueLimits.seconds`: 7 days).
   /// `zeroMeans`: 0 is allowed too, and means that (`"timeout": 0`, no idle timeout).
   mutating func seconds(
-    _ value: JSONValue, _ path: JSONPath, atMost maximum: Double = ValueLimits.seconds, zeroMeans: String? = nil
+    _ value: JSONValue, _ path: ReaderPath, atMost maximum: Double = ValueLimits.seconds, zeroMeans: String? = nil
   ) -> Double? {
     guard let number = number(value, path) else { return nil }
     if zeroMeans != nil, number == 0 { return 0 }
@@ -172,7 +179,7 @@ struct WorkspaceReader {
 
   /// A number from `minimum` (or above it) to `maximum`; `unit` says what it counts (`seconds`, `MB`).
   mutating func number(
-    _ value: JSONValue, _ path: JSONPath, from minimum: Double, above: Bool = false, atMost maximum: Double,
+    _ value: JSONValue, _ path: ReaderPath, from minimum: Double, above: Bool = false, atMost maximum: Double,
     unit: String
   ) -> Double? {
     guard let number = number(value, path) else { return nil }
@@ -192,7 +199,7 @@ struct WorkspaceReader {
 
   /// A string that may hold `{{variables}}`; the placeholders are checked now so a typo is a load
   /// error, not a surprise at send time.
-  mutating func template(_ value: JSONValue, _ path: JSONPath) -> String? {
+  mutating func template(_ value: JSONValue, _ path: ReaderPath) -> String? {
     guard let text = string(value, path) else { return nil }
     return checkTemplate(text, path) ? text : nil
   }
@@ -200,20 +207,20 @@ struct WorkspaceReader {
   /// A template that goes onto the wire in the request line or a header (a URL, a header value, a
   /// content type, a token): CR, LF and NUL written in the file are refused here, at their place
   /// (`LineBreaks`, the check preparation and the engine make too, for filled-in values).
-  mutating func lineTemplate(_ value: JSONValue, _ path: JSONPath) -> String? {
+  mutating func lineTemplate(_ value: JSONValue, _ path: ReaderPath) -> String? {
     guard let text = template(value, path) else { return nil }
     return checkLine(text, path) ? text : nil
   }
 
   /// Whether `text` has no CR, LF or NUL; records the problem when it has.
-  mutating func checkLine(_ text: String, _ path: JSONPath) -> Bool {
+  mutating func checkLine(_ text: String, _ path: ReaderPath) -> Bool {
     guard let found = LineBreaks.find(in: text) else { return true }
     fail(path, "contains \(found); \(LineBreaks.rule)")
     return false
   }
 
   @discardableResult
-  mutating func checkTemplate(_ text: String, _ path: JSONPath) -> Bool {
+  mutating func checkTemplate(_ text: String, _ path: ReaderPath) -> Bool {
     do {
       _ = try Template(text)
       return true
@@ -224,7 +231,7 @@ struct WorkspaceReader {
   }
 
   /// Checks the placeholders in every string of a JSON value, object keys included.
-  mutating func checkTemplates(in value: JSONValue, _ path: JSONPath) {
+  mutating func checkTemplates(in value: JSONValue, _ path: ReaderPath) {
     switch value {
     case .string(let text): checkTemplate(text, path)
     case .array(let items):
@@ -238,7 +245,7 @@ struct WorkspaceReader {
     }
   }
 
-  mutating func method(_ value: JSONValue, _ path: JSONPath) -> HTTPMethod? {
+  mutating func method(_ value: JSONValue, _ path: ReaderPath) -> HTTPMethod? {
     guard let text = string(value, path) else { return nil }
     guard checkLine(text, path) else { return nil }
     guard let method = HTTPMethod(rawValue: text.uppercased()) else {
@@ -251,7 +258,7 @@ struct WorkspaceReader {
     return method
   }
 
-  mutating func priority(_ value: JSONValue, _ path: JSONPath) -> Priority? {
+  mutating func priority(_ value: JSONValue, _ path: ReaderPath) -> Priority? {
     guard let text = string(value, path) else { return nil }
     guard let priority = Priority(name: text.lowercased()) else {
       fail(path, "unknown priority \(JSONSerializer.quote(text)); use one of high, normal, low")
@@ -262,9 +269,60 @@ struct WorkspaceReader {
 
   /// A value that may be `null` or absent: `.some(nil)` for null.
   mutating func optional<T>(
-    _ value: JSONValue, _ path: JSONPath, _ read: (inout WorkspaceReader, JSONValue, JSONPath) -> T?
+    _ value: JSONValue, _ path: ReaderPath, _ read: (inout WorkspaceReader, JSONValue, ReaderPath) -> T?
   ) -> T?? {
     if value == .null { return .some(nil) }
     return read(&self, value, path).map { .some($0) }
+  }
+}
+
+/// Where the value being read sits: the JSON path a problem names (`requests[2].method`) and its
+/// file location is looked up by, or `.untracked` where only whether there is a problem matters
+/// (the first pass over a file, the writer's checks). An untracked path appends nothing, so a
+/// valid file is read without a path made for each of its values; a file with problems is read
+/// again with `.root` (`Workspace.parse`).
+enum ReaderPath {
+  case tracked(JSONPath)
+  case untracked
+
+  static let root = ReaderPath.tracked(.root)
+
+  func appending(_ key: String) -> ReaderPath {
+    guard case .tracked(let path) = self else { return .untracked }
+    return .tracked(path.appending(key))
+  }
+
+  func appending(_ index: Int) -> ReaderPath {
+    guard case .tracked(let path) = self else { return .untracked }
+    return .tracked(path.appending(index))
+  }
+
+  /// This path followed by `relative` (a problem found inside a value, at its own path).
+  func appending(_ relative: JSONPath) -> ReaderPath {
+    guard case .tracked(let path) = self else { return .untracked }
+    return .tracked(JSONPath(path.components + relative.components))
+  }
+}
+
+/// The members of an object whose keys `Key` names, found in one pass over the object: a reader
+/// then asks for each key it knows by comparing enum cases, not strings. Like `JSONObject`'s
+/// subscript, the last member of a key wins.
+struct KnownMembers<Key: RawRepresentable & Equatable> where Key.RawValue == String {
+  private var members: [(key: Key, value: JSONValue)] = []
+
+  init(_ object: JSONObject) {
+    members.reserveCapacity(object.count)
+    for member in object.members {
+      if let key = Key(rawValue: member.key) { members.append((key, member.value)) }
+    }
+  }
+
+  subscript(key: Key) -> JSONValue? {
+    var index = members.endIndex
+    while index > members.startIndex {
+      index -= 1
+      if members[index].key == key { return members[index].value }
+    }
+    return nil
   }
 }

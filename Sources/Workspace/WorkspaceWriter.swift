@@ -15,18 +15,18 @@ struct ObjectWriter {
   /// A key that is always written.
   mutating func write<T: Equatable>(
     _ key: String, _ value: T,
-    read: (inout WorkspaceReader, JSONValue, JSONPath) -> T?,
+    read: (inout WorkspaceReader, JSONValue, ReaderPath) -> T?,
     encode: (T, JSONValue?) -> JSONValue?
   ) {
     let old = object[key]
-    if let old, WorkspaceReader.decode({ read(&$0, old, .root) }) == value { return }
+    if let old, WorkspaceReader.decode({ read(&$0, old, .untracked) }) == value { return }
     object[key] = encode(value, old)
   }
 
   /// A key that is left out while it holds `defaultValue`.
   mutating func write<T: Equatable>(
     _ key: String, _ value: T, default defaultValue: T,
-    read: (inout WorkspaceReader, JSONValue, JSONPath) -> T?,
+    read: (inout WorkspaceReader, JSONValue, ReaderPath) -> T?,
     encode: (T, JSONValue?) -> JSONValue?
   ) {
     if object[key] == nil && value == defaultValue { return }
@@ -36,7 +36,7 @@ struct ObjectWriter {
   /// An optional key: absent (or `null` in the file) is nil.
   mutating func write<T: Equatable>(
     _ key: String, _ value: T?,
-    read: @escaping (inout WorkspaceReader, JSONValue, JSONPath) -> T?,
+    read: @escaping (inout WorkspaceReader, JSONValue, ReaderPath) -> T?,
     encode: @escaping (T, JSONValue?) -> JSONValue
   ) {
     write(
@@ -207,7 +207,7 @@ extension WorkspaceReader.QueryFields {
       let isOff = off.contains(member.key)
       let single = Self(query: JSONObject([member]), off: isOff ? [member.key] : [])
       let previous = old?[member.key]
-      if let previous, WorkspaceReader.decode({ $0.query([member.key: previous], .root) }) == single {
+      if let previous, WorkspaceReader.decode({ $0.query([member.key: previous], .untracked) }) == single {
         object[member.key] = previous
       } else {
         object[member.key] = isOff ? switchedOffEntry(member.value, over: previous) : member.value
@@ -226,7 +226,7 @@ extension WorkspaceReader.HeaderFields {
       single.add(field.name, field.value)
       let expected = Self(headers: single, off: isOff ? [field.name.lowercased()] : [])
       let previous = old?[field.name]
-      if let previous, WorkspaceReader.decode({ $0.headers([field.name: previous], .root) }) == expected {
+      if let previous, WorkspaceReader.decode({ $0.headers([field.name: previous], .untracked) }) == expected {
         object[field.name] = previous
       } else {
         object[field.name] = isOff ? switchedOffEntry(.string(field.value), over: previous) : .string(field.value)
@@ -419,7 +419,7 @@ extension RetryPolicy {
 
 extension CachePolicy {
   func json(merging old: JSONValue?) -> JSONValue {
-    if let old, WorkspaceReader.decode({ $0.cache(old, .root) }) == self { return old }
+    if let old, WorkspaceReader.decode({ $0.cache(old, .untracked) }) == self { return old }
     var object = JSONObject([("seconds", .number(seconds))])
     if version != 0 { object["version"] = .number(version) }
     if let sensitive { object["sensitive"] = .string(sensitive) }
@@ -493,7 +493,7 @@ extension [Variable] {
     var object = JSONObject()
     for variable in self {
       if let previous = old?[variable.name],
-        WorkspaceReader.decode({ $0.variableValue(previous, .root) }) == variable.value
+        WorkspaceReader.decode({ $0.variableValue(previous, .untracked) }) == variable.value
       {
         object[variable.name] = previous
       } else {

@@ -113,6 +113,8 @@ public struct JSONParser {
     var object = JSONObject()
     skipWhitespace()
     if peek == UInt8(ascii: "}") { index += 1; return .object(object) }
+    // Room for a small object's members at once, not grown one, two, four.
+    object.reserveCapacity(4)
     while true {
       skipWhitespace()
       guard peek == UInt8(ascii: "\"") else {

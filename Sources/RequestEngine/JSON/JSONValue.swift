@@ -88,16 +88,35 @@ public struct JSONObject: Sendable, Equatable, Hashable {
   public var isEmpty: Bool { members.isEmpty }
   public var count: Int { members.count }
 
+  /// Members in order, taken as they are: the keys must be distinct (a literal's, a model's
+  /// fixed keys), so none is looked for.
+  public init(distinctKeys members: [(key: String, value: JSONValue)]) {
+    self.members = members
+  }
+
   public subscript(key: String) -> JSONValue? {
-    get { members.last(where: { $0.key == key })?.value }
+    get { lastIndex(of: key).map { members[$0].value } }
     set {
-      if let index = members.lastIndex(where: { $0.key == key }) {
+      if let index = lastIndex(of: key) {
         if let newValue { members[index].value = newValue } else { members.remove(at: index) }
       } else if let newValue {
         members.append((key, newValue))
       }
     }
   }
+
+  /// The last member named `key`.
+  private func lastIndex(of key: String) -> Int? {
+    var index = members.endIndex
+    while index > members.startIndex {
+      index -= 1
+      if members[index].key == key { return index }
+    }
+    return nil
+  }
+
+  /// Makes room for `count` members (the parser, before an object's first member).
+  mutating func reserveCapacity(_ count: Int) { members.reserveCapacity(count) }
 
   /// Appends a member even when the key exists (the parser keeps duplicates so it can report them).
   mutating func appendDuplicate(_ key: String, _ value: JSONValue) {

@@ -86,7 +86,7 @@ extension RequestTemplate {
 
 extension WorkspaceReader {
   /// A request's `imported` object (see `ImportOrigin`).
-  mutating func importOrigin(_ value: JSONValue, _ path: JSONPath) -> ImportOrigin? {
+  mutating func importOrigin(_ value: JSONValue, _ path: ReaderPath) -> ImportOrigin? {
     guard let object = object(value, path) else { return nil }
     var origin = ImportOrigin(api: "", operation: "")
     let ok = clean { r in
