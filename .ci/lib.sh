@@ -3,10 +3,10 @@
 #
 #   ensure_packages            Debian packages the build and the servers need (apt-get, only if missing)
 #   ensure_httpbin             a virtualenv with the pinned httpbin + gunicorn (.ci/httpbin-requirements.txt),
-#                              and the tests' other Python packages (haralyzer); its python is
+#                              and the tests' other Python packages (haralyzer, authlib); its python is
 #                              exported as REQBENCH_TEST_PYTHON
-#   start_servers [NAME...]    nginx, httpbin, fixture, sse (default: all four) on free loopback ports;
-#                              exports REQBENCH_{NGINX,HTTPBIN,FIXTURE,SSE}_URL and REQBENCH_NGINX_ROOT
+#   start_servers [NAME...]    nginx, httpbin, fixture, sse, oauth (default: all five) on free loopback
+#                              ports; exports REQBENCH_{NGINX,HTTPBIN,FIXTURE,SSE,OAUTH}_URL and REQBENCH_NGINX_ROOT
 #   stop_servers [STATUS]      stops them; called by the EXIT trap anyway
 #   rb_swift CMD ARGS...       `swift CMD` plus $REQBENCH_SWIFTPM_ARGS (e.g. "--scratch-path /tmp/rb")
 #
@@ -171,8 +171,8 @@ ensure_httpbin() {
     fi
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input -r "$req" ||
       rb_die "pip could not install $req into $venv"
-    "$venv/bin/python" -c 'import gunicorn, httpbin, haralyzer, sse_starlette, uvicorn' >/dev/null 2>&1 ||
-      rb_die "httpbin (or haralyzer, sse-starlette, uvicorn) was installed into $venv but does not import"
+    "$venv/bin/python" -c 'import gunicorn, httpbin, haralyzer, sse_starlette, uvicorn, authlib' >/dev/null 2>&1 ||
+      rb_die "httpbin (or haralyzer, sse-starlette, uvicorn, authlib) was installed into $venv but does not import"
     printf '%s\n' "$stamp" >"$venv/.reqbench-stamp"
   fi
   exec {lock_fd}>&-
@@ -181,7 +181,7 @@ ensure_httpbin() {
 rb_venv_ok() {
   [ -x "$1/bin/gunicorn" ] &&
     [ "$(cat "$1/.reqbench-stamp" 2>/dev/null)" = "$2" ] &&
-    "$1/bin/python" -c 'import gunicorn, httpbin, haralyzer, sse_starlette, uvicorn' >/dev/null 2>&1
+    "$1/bin/python" -c 'import gunicorn, httpbin, haralyzer, sse_starlette, uvicorn, authlib' >/dev/null 2>&1
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -300,10 +300,10 @@ rb_kill_tree() {
   for pid in $(rb_descendants "$1") "$1"; do kill -KILL "$pid" 2>/dev/null || true; done
 }
 
-# start_servers [nginx] [httpbin] [fixture] [sse]: default all four.
+# start_servers [nginx] [httpbin] [fixture] [sse] [oauth]: default all five.
 start_servers() {
   local names=("$@") name
-  [ ${#names[@]} -gt 0 ] || names=(nginx httpbin fixture sse)
+  [ ${#names[@]} -gt 0 ] || names=(nginx httpbin fixture sse oauth)
   rb_install_traps
   if [ -z "$RB_LOG_DIR" ]; then
     RB_LOG_DIR=$(mktemp -d "${TMPDIR:-/tmp}/reqbench-logs.XXXXXX")
@@ -318,7 +318,8 @@ start_servers() {
       httpbin) rb_start_httpbin ;;
       fixture) rb_start_fixture ;;
       sse) rb_start_sse ;;
-      *) rb_die "start_servers: unknown server '$name' (nginx, httpbin, fixture, sse)" ;;
+      oauth) rb_start_oauth ;;
+      *) rb_die "start_servers: unknown server '$name' (nginx, httpbin, fixture, sse, oauth)" ;;
     esac
   done
 }
@@ -330,6 +331,7 @@ rb_servers_summary() {
   [ -z "${REQBENCH_HTTPBIN_URL:-}" ] || line+=" httpbin $REQBENCH_HTTPBIN_URL;"
   [ -z "${REQBENCH_FIXTURE_URL:-}" ] || line+=" fixture $REQBENCH_FIXTURE_URL;"
   [ -z "${REQBENCH_SSE_URL:-}" ] || line+=" sse $REQBENCH_SSE_URL;"
+  [ -z "${REQBENCH_OAUTH_URL:-}" ] || line+=" oauth $REQBENCH_OAUTH_URL;"
   printf '%s logs %s\n' "$line" "$RB_LOG_DIR"
 }
 
@@ -541,6 +543,21 @@ rb_start_sse() {
   done
   rb_register_server sse "$pid"
   export REQBENCH_SSE_URL=http://127.0.0.1:$port
+}
+
+# The OAuth 2.0 authorization server (Tests/OAuthServer/oauth_server.py: authlib's grants in a
+# Flask app) in the httpbin venv. One worker process: its clients, codes and tokens are in memory.
+rb_start_oauth() {
+  [ -n "$RB_VENV" ] || ensure_httpbin
+  rb_start_on_free_port oauth /test/stats 'Address already in use' rb_spawn_oauth
+  export REQBENCH_OAUTH_URL=http://127.0.0.1:$RB_PORT
+}
+
+rb_spawn_oauth() {
+  "$RB_VENV/bin/gunicorn" --bind "127.0.0.1:$1" --chdir "$RB_ROOT/Tests/OAuthServer" \
+    --worker-class gthread --workers 1 --threads 16 --timeout 60 --graceful-timeout 2 \
+    --log-level warning oauth_server:app </dev/null >"$2" 2>&1 &
+  RB_PID=$!
 }
 
 rb_start_fixture() {

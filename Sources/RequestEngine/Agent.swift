@@ -83,6 +83,8 @@ public final class Agent: Sendable {
     case shutdown
     /// A download's file was checked and moved into place (or not), off the engine thread.
     case downloadFinalized(FinalizeJob, Result<Int64, DownloadFinalizer.Failure>)
+    /// The `Authorizer` of a waiting exchange answered (the ticket `Engine.authorize` gave it).
+    case authorized(UInt64, Authorizer.Outcome)
   }
 
   public let configuration: Configuration

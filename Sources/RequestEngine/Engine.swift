@@ -1,5 +1,6 @@
 // Over 500 lines on purpose: this is the one engine thread, and its state (the multi handle, the
-// queue, running transfers, retry waits, dedup waiters, downloads) is private to it; splitting it
+// queue, running transfers, retry waits, dedup waiters, downloads, exchanges waiting for their
+// authorizer) is private to it; splitting it
 // would make that state internal to the module. Pure decisions live elsewhere already
 // (Redirect, RetryAfter, DownloadDecision, ResponseValidator, CacheKey); the sections below are marked.
 
@@ -102,7 +103,9 @@ private final class EngineLife: @unchecked Sendable {
 /// One exchange as the engine tracks it until it ends.
 private final class Record {
   let id: ExchangeID
-  let request: Request
+  /// As sent; the `Authorization` its `authorizer` gave (and that token among its secrets) is
+  /// put in when the authorizer answers.
+  var request: Request
   let completion: Agent.Completion?
   let hostKey: String
   let sequence: UInt64
@@ -156,6 +159,8 @@ private final class Record {
   var finalWriter: DownloadWriter?
   /// The request as curl sent it on the last attempt that ended (nil: nothing went out).
   var sent: SentRequest?
+  /// The authorizer was asked again after a 401 (it is asked once per exchange).
+  var renewedAuthorization = false
 
   init(id: ExchangeID, request: Request, completion: Agent.Completion?, sequence: UInt64) {
     self.id = id
@@ -197,6 +202,9 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
   private var stopping = false
   /// Downloads being finalized off the engine thread, by job.
   private var finalizers: [ObjectIdentifier: Record] = [:]
+  /// Exchanges waiting for their `Authorizer`, by the ticket its answer comes back with.
+  private var authorizing: [UInt64: Record] = [:]
+  private var lastTicket: UInt64 = 0
   /// Wakes the engine from another thread (set by the engine thread's owner).
   var wake: @Sendable () -> Void = {}
   /// Read once per loop; the transfers' callbacks use it.
@@ -246,7 +254,11 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       if throttled(record) { return }
       if answerFromCache(record) { return }
       if join(record) { return }
-      enqueue(record)
+      if record.request.authorizer != nil {
+        authorize(record, rejected: nil)
+      } else {
+        enqueue(record)
+      }
     case .cancel(let id):
       if let record = records[id] { cancel(record) }
     case .cancelGroup(let group):
@@ -266,7 +278,60 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       stopping = true
     case .downloadFinalized(let job, let result):
       downloadFinalized(job, result)
+    case .authorized(let ticket, let outcome):
+      authorized(ticket, outcome)
     }
+  }
+
+  // MARK: - Authorization
+
+  /// Asks the request's authorizer for its `Authorization` (again after a 401: `rejected` is the
+  /// value refused); the exchange waits, queued but not in the queue, until the answer comes
+  /// back through the inbox. The authorizer's own requests (a token fetch) go through this
+  /// engine as exchanges of their own.
+  private func authorize(_ record: Record, rejected: String?) {
+    guard let authorizer = record.request.authorizer else {
+      enqueue(record)
+      return
+    }
+    lastTicket += 1
+    let ticket = lastTicket
+    authorizing[ticket] = record
+    let inbox = self.inbox
+    let wake = self.wake
+    let send: Authorizer.Send = { request, completion in
+      if inbox.post(.send(inbox.nextID(), request, completion)) { wake() }
+    }
+    authorizer.authorize(rejected: rejected, send: send) { outcome in
+      if inbox.post(.authorized(ticket, outcome)) { wake() }
+    }
+  }
+
+  private func authorized(_ ticket: UInt64, _ outcome: Authorizer.Outcome) {
+    guard let record = authorizing.removeValue(forKey: ticket), records[record.id] != nil else { return }
+    switch outcome {
+    case .success(let authorization):
+      record.request.headers["Authorization"] = authorization.header
+      record.request.secrets += authorization.secrets
+      enqueue(record)
+    case .failure(let error):
+      finish(record, state: .failed, response: record.lastResponse, error: error)
+    }
+  }
+
+  /// A 401 to a request with an authorizer, the first in this exchange: the authorizer renews the
+  /// credential and the request goes again (announced as a retry). Returns whether it did.
+  private func renewAuthorization(_ record: Record, after response: Response) -> Bool {
+    guard response.status == 401, record.request.authorizer != nil, !record.renewedAuthorization else { return false }
+    record.renewedAuthorization = true
+    record.lastResponse = response
+    let reason = ExchangeError(
+      kind: .status, message: "status 401: the server refused the token; getting a new one", status: 401)
+    for member in [record] + record.followers {
+      emit(.retrying(member.id, attempt: record.attempts + 1, delay: 0, reason: reason))
+    }
+    authorize(record, rejected: record.request.headers["Authorization"])
+    return true
   }
 
   private func cancelEverything() {
@@ -319,6 +384,8 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       heir.streamOrigin = record.streamOrigin
       heir.streamRetry = record.streamRetry
       if let job = record.finalizing { finalizers[ObjectIdentifier(job)] = heir }
+      heir.renewedAuthorization = record.renewedAuthorization
+      for (ticket, waiting) in authorizing where waiting === record { authorizing[ticket] = heir }
       if let transfer = record.transfer { running[transfer.handle] = heir }
       record.transfer = nil
       if let index = queue.firstIndex(where: { $0 === record }) { queue[index] = heir }
@@ -696,6 +763,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       followRedirect(record, response, to: location)
       return
     }
+    if curlCode == CURLE_OK, !transfer.timedOutIdle, let response, renewAuthorization(record, after: response) { return }
 
     var error: ExchangeError?
     if transfer.timedOutIdle {
@@ -1103,7 +1171,8 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       deduplicated: record.primary != nil, cache: cache, download: download, sent: record.sent)
     result.stream = record.stream
     publishCounts()
-    emit(.finished(result))
+    // A token response's secrets are masked for everyone but the sender.
+    emit(.finished(result.maskingResponseFields(record.request.secretResponseFields)))
     // A completion runs at the end of this pass of the loop, after every subscriber, batch ones
     // too, saw the `finished` event.
     if let completion = record.completion { completions.append((completion, result)) }

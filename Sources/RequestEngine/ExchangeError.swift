@@ -169,6 +169,9 @@ public struct ExchangeError: Error, Sendable, Equatable, CustomStringConvertible
     case notCached
     /// Refused by the request's debounce window (`throttle`).
     case throttled
+    /// The request's credential could not be had (an OAuth 2.0 token endpoint refused, or did
+    /// not answer): nothing was sent.
+    case authorization
   }
 
   public var kind: Kind

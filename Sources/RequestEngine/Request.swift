@@ -229,6 +229,13 @@ public struct Request: Sendable, Equatable {
   /// `retry` (3 s without one) with `Last-Event-ID`, as EventSource does, until it is cancelled,
   /// its deadline passes or the server answers with anything but a 2xx event stream.
   public var reconnect: Bool = false
+  /// Gives the request its `Authorization` before it is sent and renews it after a 401 (once):
+  /// OAuth 2.0 tokens (`Authorizer`). Nil: the headers are sent as they are.
+  public var authorizer: Authorizer? = nil
+  /// Top-level members of a JSON response whose string values are secrets (a token endpoint's
+  /// `access_token`, `refresh_token`): the sender's completion gets the response as received,
+  /// every event (the queue, history, reporters) gets those values masked.
+  public var secretResponseFields: [String] = []
 
   public init(
     name: String = "",

@@ -181,7 +181,7 @@ public struct RetryPolicy: Sendable, Equatable, Hashable {
     switch error.kind {
     case .transport: return error.transport?.isRetryable ?? false
     case .status: return error.status.map { statuses.contains($0) } ?? false
-    case .validation, .usage, .cancelled, .notCached, .throttled: return false
+    case .validation, .usage, .cancelled, .notCached, .throttled, .authorization: return false
     }
   }
 }

@@ -7,7 +7,11 @@ public enum BodyKind: String, Sendable, CaseIterable {
 
 /// An auth type, as the editor's list offers them.
 public enum AuthKind: String, Sendable, CaseIterable {
-  case none, basic, bearer, digest
+  case none, basic, bearer, digest, oauth2
+
+  /// The kinds the editor's list offers: an OAuth 2.0 block is written in the file (its fields
+  /// depend on the grant), and shown by the editor.
+  public static let chosenInEditor: [AuthKind] = [.none, .basic, .bearer, .digest]
 }
 
 extension BodyTemplate {
@@ -131,6 +135,7 @@ extension Auth {
     case .basic: .basic
     case .bearer: .bearer
     case .digest: .digest
+    case .oauth2: .oauth2
     }
   }
 }
@@ -174,6 +179,9 @@ extension RequestTemplate {
     case .none: auth = nil
     case .basic: auth = .basic(user: credentials.user, password: credentials.password)
     case .digest: auth = .digest(user: credentials.user, password: credentials.password)
+    case .oauth2:
+      // Made in the file, not in the editor's list (`AuthKind.chosenInEditor`): kept as it is.
+      return
     case .bearer:
       if case .bearer = auth { return }
       auth = .bearer("")

@@ -206,8 +206,11 @@ public enum Auth: Sendable, Equatable {
   /// `{"digest": {"user": "…", "password": "…"}}`: HTTP Digest (RFC 7616), curl answers the
   /// server's challenge.
   case digest(user: String, password: String)
+  /// `{"oauth2": {"grant": …, "tokenURL": …, "clientId": …, …}}`: a bearer token reqbench gets
+  /// from the token endpoint itself (`OAuth2Settings`, `OAuth2Tokens`).
+  case oauth2(OAuth2Settings)
 
-  static let kinds = ["basic", "bearer", "digest"]
+  static let kinds = ["basic", "bearer", "digest", "oauth2"]
 
   /// The key that names the kind in the file.
   public var kind: String {
@@ -215,6 +218,7 @@ public enum Auth: Sendable, Equatable {
     case .basic: "basic"
     case .bearer: "bearer"
     case .digest: "digest"
+    case .oauth2: "oauth2"
     }
   }
 }

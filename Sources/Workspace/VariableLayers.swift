@@ -246,6 +246,7 @@ extension RequestTemplate {
     switch template.auth {
     case .basic(let user, let password), .digest(let user, let password): texts += [user, password]
     case .bearer(let token): texts.append(token)
+    case .oauth2(let settings): texts += settings.templates
     case nil: break
     }
     return texts.flatMap { (try? Template($0))?.variableNames ?? [] }

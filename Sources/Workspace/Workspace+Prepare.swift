@@ -26,6 +26,9 @@ public struct VariableSources: Sendable {
   /// workspace or the request says `"cookies": false`); nil sends and keeps no cookies
   /// (`run --no-cookies`, exports).
   public var cookies: CookieJars?
+  /// The OAuth 2.0 tokens: `prepare` gives a request with `"auth": {"oauth2": …}` an
+  /// `Authorizer` from here; nil sends such a request without `Authorization` (exports).
+  public var oauth2: OAuth2Tokens?
 
   public init(
     overrides: [String: String] = [:], captured: [String: String] = [:], environment: String? = nil,
@@ -190,6 +193,7 @@ extension Workspace {
       }
     }
     var digest: DigestCredentials?
+    var oauth2: OAuth2Client?
     // A header auth yields to the template's own Authorization header (and is then not filled in).
     if let auth = template.auth, headers["Authorization"] == nil || auth.kind == "digest" {
       scope.field = .inRequest("auth")
@@ -201,6 +205,8 @@ extension Workspace {
         if scope.usedSecrets.count > before { scope.usedSecrets.append(value) }
       case .digest(let credentials):
         digest = credentials
+      case .oauth2(let settings):
+        oauth2 = try oauth2Client(settings, for: template, in: scope)
       }
     }
     var body = RequestBody.empty
@@ -270,7 +276,56 @@ extension Workspace {
     request.stream = template.stream
     request.reconnect = template.reconnect
     if let mb = template.maxBodyMB ?? maxBodyMB { request.maxBodyBytes = Int64(saturating: mb * 1_048_576) }
+    if var oauth2 {
+      oauth2.insecure = template.insecure
+      oauth2.tls = tls
+      request.authorizer = scope.sources.oauth2?.authorizer(for: oauth2)
+    }
     return request
+  }
+
+  /// The `oauth2` block filled in; `tokenURL` (and the authorization and device URLs) may be
+  /// relative to `baseURL`.
+  private func oauth2Client(_ settings: OAuth2Settings, for template: RequestTemplate, in scope: VariableScope)
+    throws(PrepareError) -> OAuth2Client
+  {
+    func url(_ text: String, _ key: String) throws(PrepareError) -> String {
+      scope.field = .inRequest("auth", "oauth2", key)
+      let reference = try scope.renderLine(text, in: "auth.oauth2.\(key)")
+      var base: String?
+      if URLResolver.split(reference).scheme == nil, let baseURL {
+        scope.field = .inWorkspace("baseURL")
+        base = try scope.renderLine(baseURL, in: "baseURL")
+      }
+      do {
+        return try URLResolver.resolve(reference, against: base)
+      } catch {
+        scope.field = .inRequest("auth", "oauth2", key)
+        throw PrepareError(code: .invalidURL, request: template.name, message: "auth.oauth2.\(key): \(error.message)")
+      }
+    }
+    func text(_ value: String?, _ key: String) throws(PrepareError) -> String? {
+      guard let value else { return nil }
+      scope.field = .inRequest("auth", "oauth2", key)
+      return try scope.render(value, in: "auth.oauth2.\(key)")
+    }
+    let grant: OAuth2Client.Grant
+    switch settings.grant {
+    case .clientCredentials: grant = .clientCredentials
+    case .password(let username, let password):
+      grant = .password(username: try text(username, "username") ?? "", password: try text(password, "password") ?? "")
+    case .authorizationCode(let authorizationURL, let pkce, let redirectURL):
+      grant = .authorizationCode(
+        authorizationURL: try url(authorizationURL, "authorizationURL"), pkce: pkce,
+        redirectURL: try text(redirectURL, "redirectURL"))
+    case .deviceCode(let deviceURL):
+      grant = .deviceCode(deviceURL: try url(deviceURL, "deviceURL"))
+    }
+    return OAuth2Client(
+      grant: grant, tokenURL: try url(settings.tokenURL, "tokenURL"), clientId: try text(settings.clientId, "clientId") ?? "",
+      clientSecret: try text(settings.clientSecret, "clientSecret"), scope: try text(settings.scope, "scope"),
+      audience: try text(settings.audience, "audience"), clientAuth: settings.clientAuth,
+      label: "oauth2 › " + template.name, environment: scope.environment?.name)
   }
 
   /// The environment named `name`, else the workspace's default one; nil when neither is set.
@@ -562,6 +617,8 @@ private final class VariableScope {
     case header(String)
     /// Answered by curl when the server asks.
     case digest(DigestCredentials)
+    /// A token from the token endpoint, when the engine sends the request (`OAuth2Tokens`).
+    case oauth2(OAuth2Settings)
   }
 
   func credentials(_ auth: Auth) throws(PrepareError) -> Credentials {
@@ -574,6 +631,8 @@ private final class VariableScope {
     case .digest(let user, let password):
       return .digest(
         DigestCredentials(user: try renderLine(user, in: "auth"), password: try render(password, in: "auth")))
+    case .oauth2(let settings):
+      return .oauth2(settings)
     }
   }
 }

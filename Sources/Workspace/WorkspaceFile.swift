@@ -287,12 +287,21 @@ extension FileAccess {
 
   /// Creates `folder` and the folders above it that are missing.
   static func createDirectory(_ folder: URL) throws(FileError) {
+    try createDirectory(folder, attributes: [:])
+  }
+
+  /// Creates `folder` (mode 0700: tokens, cookies) and the folders above it that are missing.
+  static func createPrivateDirectory(_ folder: URL) throws(FileError) {
+    try createDirectory(folder, attributes: [.posixPermissions: 0o700])
+  }
+
+  private static func createDirectory(_ folder: URL, attributes: [FileAttributeKey: Any]) throws(FileError) {
     var isDirectory: ObjCBool = false
     if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue {
       return
     }
     do {
-      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: attributes)
     } catch {
       let reason = (error as NSError).localizedFailureReason ?? "\(error.localizedDescription)"
       throw FileError(

@@ -385,6 +385,9 @@ extension WorkspaceReader {
     if kind == "digest" {
       return credentials(content, at).map { .digest(user: $0.user, password: $0.password) }
     }
+    if kind == "oauth2" {
+      return oauth2(content, at).map { .oauth2($0) }
+    }
     return credentials(content, at).map { .basic(user: $0.user, password: $0.password) }
   }
 
@@ -436,7 +439,7 @@ extension WorkspaceReader {
 
   static let bodyKinds = "{\"json\": …}, {\"form\": {…}}, {\"text\": \"…\"}, {\"multipart\": […]} or {\"file\": \"path\"}"
   static let authKinds =
-    "{\"basic\": {\"user\": …, \"password\": …}}, {\"digest\": {\"user\": …, \"password\": …}} or {\"bearer\": \"token\"}"
+    "{\"basic\": {\"user\": …, \"password\": …}}, {\"digest\": {\"user\": …, \"password\": …}}, {\"bearer\": \"token\"} or {\"oauth2\": {\"grant\": …, \"tokenURL\": …, \"clientId\": …}}"
 
   mutating func retry(_ value: JSONValue, _ path: ReaderPath) -> RetryPolicy? {
     guard let object = object(value, path) else { return nil }

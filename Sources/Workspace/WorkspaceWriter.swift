@@ -362,6 +362,9 @@ extension Auth {
     case .bearer(let token):
       for other in Auth.kinds where other != "bearer" { object[other] = nil }
       object["bearer"] = .string(token)
+    case .oauth2(let settings):
+      for other in Auth.kinds where other != "oauth2" { object[other] = nil }
+      object["oauth2"] = settings.json(merging: object["oauth2"])
     }
     return .object(object)
   }

@@ -57,6 +57,8 @@ enum CLI {
       return CacheCommand.run(args)
     case .cookies(let args):
       return CookiesCommand.run(args)
+    case .auth(let args):
+      return AuthCommand.run(args)
     case .keys(let args):
       return KeysCommand.run(args)
     case .completions(let args):
@@ -138,12 +140,15 @@ enum CLI {
       Terminal.error("reqbench: the TUI needs a terminal; use `reqbench run \(path) TARGET` for scripts")
       return ExitStatus.usage
     }
-    let sources = VariableSources(
+    var sources = VariableSources(
       overrides: Dictionary(variables, uniquingKeysWith: { _, last in last }),
       environment: options.environment, secrets: secrets)
     guard let stateFolder = stateFolder(forWorkspace: url, override: options.stateDirectory) else {
       return ExitStatus.usage
     }
+    let tokens = oauth2Tokens(stateFolder: stateFolder)
+    sources.oauth2 = tokens
+    defer { tokens.flush() }
     let agent = makeAgent(for: workspace, stateFolder: stateFolder, concurrency: nil)
     var state = AppState(workspace: workspace, workspaceFile: path, sources: sources)
     if options.workspace == nil {
@@ -225,6 +230,13 @@ enum CLI {
 
   /// The workspace's cookie jars for a command that sends requests; a jar that cannot be read
   /// or written is said once, on stderr, and the command goes on with it in memory.
+  /// The workspace's OAuth 2.0 tokens (`STATE/oauth2`); a file that cannot be written is a warning.
+  static func oauth2Tokens(stateFolder: URL) -> OAuth2Tokens {
+    OAuth2Tokens(stateFolder: stateFolder) { error in
+      Terminal.error("reqbench: warning: OAuth 2.0 token not kept: \(error.description)")
+    }
+  }
+
   static func cookieJars(stateFolder: URL) -> CookieJars {
     CookieJars(stateFolder: stateFolder) { error in
       Terminal.error("reqbench: warning: cookies not kept: \(error.description)")

@@ -94,6 +94,9 @@ struct CommandInfo: Sendable {
       name: "cookies", summary: "list, clear, remove, import or export the cookie jar of an environment",
       usage: CookiesCommand.usage, arguments: [.choice(["ls", "clear", "rm", "import", "export"]), .workspace]),
     CommandInfo(
+      name: "auth", summary: "get or refresh a request's OAuth 2.0 token, or forget the tokens",
+      usage: AuthCommand.usage, arguments: [.workspace, .target]),
+    CommandInfo(
       name: "import", summary: "add requests from curl commands, .http files, Postman collections or HAR files",
       usage: ImportCommand.usage, arguments: [.choice(ImportFormat.allCases.map(\.rawValue)), .file]),
     CommandInfo(

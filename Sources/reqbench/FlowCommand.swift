@@ -50,6 +50,9 @@ struct FlowCommand {
     let cookies = options.cookies ? CLI.cookieJars(stateFolder: stateFolder) : nil
     sources.cookies = cookies
     defer { cookies?.flush() }
+    let tokens = CLI.oauth2Tokens(stateFolder: stateFolder)
+    sources.oauth2 = tokens
+    defer { tokens.flush() }
     let runner = FlowRunner(agent: agent, workspace: workspace, sources: sources)
     // What the last run of each chain captured: `--from-step N` continues with the values the
     // steps before N captured (a `--var` of the same name still wins).

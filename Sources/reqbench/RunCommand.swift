@@ -120,6 +120,9 @@ struct RunCommand {
     let cookies = options.cookies ? CLI.cookieJars(stateFolder: stateFolder) : nil
     sources.cookies = cookies
     defer { cookies?.flush() }
+    let tokens = CLI.oauth2Tokens(stateFolder: stateFolder)
+    sources.oauth2 = tokens
+    defer { tokens.flush() }
     var results = [RunResult?](repeating: nil, count: templates.count)
     var finishedCount = 0
     var indexByID: [ExchangeID: Int] = [:]

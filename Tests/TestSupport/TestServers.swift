@@ -14,6 +14,8 @@ public enum TestServer: String, CaseIterable, Sendable {
   case nginxTLS = "REQBENCH_NGINX_TLS_URL"
   /// sse-starlette under uvicorn (`Tests/Servers/sse_app.py`): server-sent events.
   case sse = "REQBENCH_SSE_URL"
+  /// The OAuth 2.0 authorization server (`Tests/OAuthServer/oauth_server.py`, authlib's grants).
+  case oauth = "REQBENCH_OAUTH_URL"
 
   /// The server's base URL without a trailing slash, e.g. `http://127.0.0.1:41234`.
   public var baseURL: String {
@@ -34,7 +36,7 @@ public enum TestServer: String, CaseIterable, Sendable {
 public struct TestServerMissing: Error, CustomStringConvertible {
   public var server: TestServer
   public var description: String {
-    "\(server.rawValue) is not set: the \(server) server is not running. Run the tests with `bash .ci/test`, which starts nginx, httpbin, the fixture server and the SSE server on loopback and exports their URLs."
+    "\(server.rawValue) is not set: the \(server) server is not running. Run the tests with `bash .ci/test`, which starts nginx, httpbin, the fixture server, the SSE server and the OAuth 2.0 server on loopback and exports their URLs."
   }
 }
 

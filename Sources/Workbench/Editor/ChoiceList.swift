@@ -26,7 +26,7 @@ extension ChoiceList.Purpose {
   public var options: [String] {
     switch self {
     case .bodyKind: BodyKind.allCases.map(\.rawValue)
-    case .authKind: AuthKind.allCases.map(\.rawValue)
+    case .authKind: AuthKind.chosenInEditor.map(\.rawValue)
     }
   }
 

@@ -86,6 +86,9 @@ extension RequestTemplate {
       fields.append(EditorField(kind: .authPassword, label: "  Password", value: password))
     case .bearer(let token):
       fields.append(EditorField(kind: .authToken, label: "  Token", value: token))
+    case .oauth2(let settings):
+      // Read-only here: the block is edited in the file.
+      fields.append(EditorField(kind: .authToken, label: "  Grant", value: settings.grant.name + " · " + settings.tokenURL))
     case nil:
       break
     }

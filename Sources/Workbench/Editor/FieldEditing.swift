@@ -125,6 +125,9 @@ extension RequestTemplate {
         throw EditError(message: "choose basic or digest auth first (Enter on Auth)")
       }
     case .authToken:
+      if case .oauth2? = copy.auth {
+        throw EditError(message: "an oauth2 block is edited in the workspace file (its fields depend on the grant)")
+      }
       _ = try template(trimmed)
       copy.auth = .bearer(trimmed)
     case .timeout:

@@ -200,6 +200,9 @@ public enum HTTPFileExporter {
       case .digest(let user, let password):
         // JetBrains' HTTP Client answers the challenge for `Digest user password`.
         lines.append("Authorization: Digest \(user) \(password)")
+      case .oauth2:
+        // The token is reqbench's to get: the request goes without one.
+        break
       }
     }
     if let body = template.body {
