@@ -1,0 +1,97 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// OAuth 2.0 end to end (issue 14): `reqbench run` and `reqbench auth` against the tests'
+/// authorization server (authlib's grants, `Tests/OAuthServer/oauth_server.py`), two processes
+/// sharing the token file, and what the outputs say (the step, never a secret or a token).
+@Suite("reqbench auth")
+struct AuthCommandTests {
+  let folder: URL
+  let workspace: String
+  let environment: [String: String]
+
+  init() throws {
+    folder = FileManager.default.temporaryDirectory.appendingPathComponent("rb-auth-" + uniqueKey())
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    workspace = folder.appendingPathComponent("api.json").path
+    let server = try TestServer.oauth.baseURL
+    try #"""
+    {"version": 1, "baseURL": "\#(server)/",
+     "environments": {"dev": {"scope": "read"}, "prod": {"scope": "write"}}, "environment": "dev",
+     "requests": [
+       {"name": "me", "url": "api/me", "auth": {"oauth2": {"grant": "clientCredentials", "tokenURL": "token",
+         "clientId": "svc", "clientSecret": "{{secret.svc}}", "scope": "{{scope}}"}}},
+       {"name": "user", "url": "api/me", "auth": {"oauth2": {"grant": "password", "tokenURL": "token",
+         "clientId": "app", "clientSecret": "{{secret.app}}", "clientAuth": "body",
+         "username": "ada", "password": "{{secret.ada}}"}}},
+       {"name": "wrong", "url": "api/me", "auth": {"oauth2": {"grant": "clientCredentials", "tokenURL": "token",
+         "clientId": "svc", "clientSecret": "{{secret.wrong}}"}}},
+       {"name": "plain", "url": "api/me"}
+     ]}
+    """#.write(toFile: workspace, atomically: true, encoding: .utf8)
+    var env = ProcessInfo.processInfo.environment
+    env["REQBENCH_SECRET_SVC"] = "svc-secret"
+    env["REQBENCH_SECRET_APP"] = "app-secret"
+    env["REQBENCH_SECRET_ADA"] = "ada-password"
+    env["REQBENCH_SECRET_WRONG"] = "not-the-secret"
+    environment = env
+  }
+
+  func reqbench(_ args: [String]) throws -> ProcessResult {
+    try runProcess(try reqbenchBinary, args, environment: environment, currentDirectory: folder)
+  }
+
+  var tokenFiles: [String] {
+    let dir = folder.appendingPathComponent(".reqbench/api/oauth2")
+    return ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).sorted()
+  }
+
+  @Test func authFetchesAndSaysWhenItExpiresRunUsesItAndClearForgetsIt() throws {
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let fetched = try reqbench(["auth", workspace, "me"])
+    #expect(fetched.status == 0, "\(fetched.stderr)")
+    #expect(fetched.stdout.hasPrefix("oauth2 › me: token ready, expires in 60 min ("), "\(fetched.stdout)")
+    #expect(fetched.stdout.contains("; scope read"))
+    #expect(tokenFiles.count == 1)
+    // The token file's token is what `run` sends; it never appears in the output.
+    let file = folder.appendingPathComponent(".reqbench/api/oauth2/" + tokenFiles[0])
+    let object = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any]
+    let token = try #require(object?["accessToken"] as? String)
+    #expect(!fetched.stdout.contains(token))
+    let run = try reqbench(["run", workspace, "me", "--json"])
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stdout.contains(#"{"name":"Authorization","value":"Bearer ••••"}"#))
+    #expect(!run.stdout.contains(token) && !run.stderr.contains(token))
+    // Another environment is another token; a password grant with the client in the body.
+    #expect(try reqbench(["run", workspace, "me", "--env", "prod"]).status == 0)
+    let user = try reqbench(["run", workspace, "user"])
+    #expect(user.status == 0, "\(user.stderr)")
+    #expect(user.stdout.contains(#""user":"ada""#))
+    #expect(tokenFiles.count == 3)
+    // History keeps the request masked.
+    let history = try reqbench(["history", workspace, "--json"])
+    #expect(!history.stdout.contains(token))
+
+    let cleared = try reqbench(["auth", workspace, "--clear"])
+    #expect(cleared.stdout == "forgot 3 tokens\n")
+    #expect(tokenFiles.isEmpty)
+  }
+
+  @Test func failuresNameTheStepNeverTheSecret() throws {
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let run = try reqbench(["run", workspace, "wrong"])
+    #expect(run.status == 1)
+    #expect(run.stderr.contains("wrong: failed: oauth2 › wrong: token: token endpoint answered 401: invalid_client"), "\(run.stderr)")
+    #expect(!run.stderr.contains("not-the-secret") && !run.stdout.contains("not-the-secret"))
+    let auth = try reqbench(["auth", workspace, "wrong"])
+    #expect(auth.status == 1)
+    #expect(auth.stderr.hasPrefix("reqbench: oauth2 › wrong: token: token endpoint answered 401: invalid_client"))
+    #expect(!auth.stderr.contains("not-the-secret"))
+    // Usage errors: a request without oauth2, an unknown one.
+    let plain = try reqbench(["auth", workspace, "plain"])
+    #expect(plain.status == 2)
+    #expect(plain.stderr.contains(#"plain has no "auth": {"oauth2": …}"#))
+    #expect(try reqbench(["auth", workspace, "nope"]).stderr.contains(#"no request named "nope""#))
+  }
+}
