@@ -309,7 +309,7 @@ extension Workspace {
       scope.field = .inRequest("auth", "oauth2", key)
       return try scope.render(value, in: "auth.oauth2.\(key)")
     }
-    let grant: OAuth2Client.Grant
+    let grant: OAuth2Grant
     switch settings.grant {
     case .clientCredentials: grant = .clientCredentials
     case .password(let username, let password):

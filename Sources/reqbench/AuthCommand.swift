@@ -58,6 +58,23 @@ enum AuthCommand {
       let stateFolder = CLI.stateFolder(forWorkspace: workspaceURL, override: stateDirectory)
     else { return ExitStatus.usage }
     let tokens = CLI.oauth2Tokens(stateFolder: stateFolder)
+    tokens.interactive = { client, send, done in
+      switch client.grant {
+      case .authorizationCode:
+        OAuth2AuthorizationCode.run(client, open: { openInBrowser($0, label: client.label) }, send: send, done: done)
+      case .deviceCode:
+        OAuth2DeviceCode.run(
+          client,
+          show: { code in
+            Terminal.error(
+              "reqbench: \(client.label): open \(code.verificationURI) and enter the code \(code.userCode)"
+                + (code.verificationURIComplete.map { " (or open \($0))" } ?? "") + "; waiting for the approval")
+          }, send: send, done: done)
+      case .clientCredentials, .password:
+        // Not interactive: OAuth2Tokens fetches these itself.
+        done(.failure(ExchangeError(kind: .authorization, message: "\(client.label): not an interactive grant")))
+      }
+    }
     if clear {
       do {
         let removed = try tokens.clear()
@@ -115,6 +132,21 @@ enum AuthCommand {
       Terminal.error("reqbench: \(error.message)")
       return ExitStatus.failure
     }
+  }
+
+  /// The authorization URL, always printed (stderr), and opened with `xdg-open` when there is a
+  /// display to open it on.
+  static func openInBrowser(_ url: String, label: String) {
+    Terminal.error("reqbench: \(label): open this URL to authorize (waiting for the redirect):\n  \(url)")
+    let environment = ProcessInfo.processInfo.environment
+    guard !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty else { return }
+    let opener = Process()
+    opener.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    opener.arguments = ["xdg-open", url]
+    opener.standardInput = FileHandle.nullDevice
+    opener.standardOutput = FileHandle.nullDevice
+    opener.standardError = FileHandle.nullDevice
+    try? opener.run()
   }
 
   /// `token ready, expires in 59 min (2026-12-02 00:14:05 UTC); refresh token kept; scope read`.

@@ -7,11 +7,13 @@ in memory): gunicorn --workers 1 --threads 16 oauth_server:app.
 
 Clients (id / secret):
   svc / svc-secret        client_credentials; client_secret_basic or client_secret_post
+  cli / cli-secret        the same, for the command tests (their counts apart from svc's)
   app / app-secret        password + refresh_token (user ada / ada-password)
   short / short-secret    like app, but access tokens live 2 seconds
   web / web-secret        authorization_code + refresh_token, PKCE S256 required; any
                           http://127.0.0.1:PORT/... or http://[::1]:PORT/... redirect (RFC 8252)
   tv                      device_code + refresh_token, public (no secret)
+  tvslow                  like tv, but its first poll is answered slow_down (RFC 8628 §3.5)
 
 Endpoints:
   POST /token                      the token endpoint (?delay=SECONDS answers that much later)
@@ -83,10 +85,12 @@ CLIENTS = {
     c.client_id: c
     for c in [
         Client("svc", "svc-secret", ["client_credentials"]),
+        Client("cli", "cli-secret", ["client_credentials"]),
         Client("app", "app-secret", ["password", "refresh_token"]),
         Client("short", "short-secret", ["password", "refresh_token"], expires_in=2),
         Client("web", "web-secret", ["authorization_code", "refresh_token"]),
         Client("tv", None, [DeviceCodeGrant.GRANT_TYPE, "refresh_token"]),
+        Client("tvslow", None, [DeviceCodeGrant.GRANT_TYPE, "refresh_token"]),
     ]
 }
 
@@ -272,7 +276,9 @@ class DeviceGrant(DeviceCodeGrant):
         with LOCK:
             last = POLLS.get(credential["device_code"])
             POLLS[credential["device_code"]] = now
-        return last is not None and now - last < credential["interval"] - 0.05
+        if last is None:
+            return credential["client_id"] == "tvslow"
+        return now - last < credential["interval"] - 0.05
 
 
 def expires_in(client, grant_type):

@@ -21,17 +21,17 @@ struct AuthCommandTests {
      "environments": {"dev": {"scope": "read"}, "prod": {"scope": "write"}}, "environment": "dev",
      "requests": [
        {"name": "me", "url": "api/me", "auth": {"oauth2": {"grant": "clientCredentials", "tokenURL": "token",
-         "clientId": "svc", "clientSecret": "{{secret.svc}}", "scope": "{{scope}}"}}},
+         "clientId": "cli", "clientSecret": "{{secret.cli}}", "scope": "{{scope}}"}}},
        {"name": "user", "url": "api/me", "auth": {"oauth2": {"grant": "password", "tokenURL": "token",
          "clientId": "app", "clientSecret": "{{secret.app}}", "clientAuth": "body",
          "username": "ada", "password": "{{secret.ada}}"}}},
        {"name": "wrong", "url": "api/me", "auth": {"oauth2": {"grant": "clientCredentials", "tokenURL": "token",
-         "clientId": "svc", "clientSecret": "{{secret.wrong}}"}}},
+         "clientId": "cli", "clientSecret": "{{secret.wrong}}"}}},
        {"name": "plain", "url": "api/me"}
      ]}
     """#.write(toFile: workspace, atomically: true, encoding: .utf8)
     var env = ProcessInfo.processInfo.environment
-    env["REQBENCH_SECRET_SVC"] = "svc-secret"
+    env["REQBENCH_SECRET_CLI"] = "cli-secret"
     env["REQBENCH_SECRET_APP"] = "app-secret"
     env["REQBENCH_SECRET_ADA"] = "ada-password"
     env["REQBENCH_SECRET_WRONG"] = "not-the-secret"

@@ -277,4 +277,156 @@ import Workspace
     #expect(try stats()["short refresh_token"] == (start["short refresh_token"] ?? 0) + 1)
     #expect(try stats()["short password"] == (start["short password"] ?? 0) + 1)
   }
+
+  /// The authorization code grant with PKCE: the "browser" is an HTTP client that opens the
+  /// authorization URL, approves at the server (authlib's consent form) and follows the redirect
+  /// to the loopback listener.
+  func browser(approving: Bool = true, state override: String? = nil, consent: Int = 200) -> @Sendable (String) -> Void {
+    { url in
+      let agent = Agent()
+      defer { agent.shutdown() }
+      #expect(agent.sendAndWait(Request(url: url)).response?.status == consent)  // the consent page
+      var approve = Request(method: .POST, url: url, body: .form([("confirm", approving ? "yes" : "no")]))
+      approve.followRedirects = false
+      let answer = agent.sendAndWait(approve)
+      guard var location = answer.response?.headers["Location"] else {
+        Issue.record("no redirect from the authorization endpoint: \(answer.response?.status ?? 0)")
+        return
+      }
+      if let override, var parts = URLComponents(string: location) {
+        parts.queryItems = (parts.queryItems ?? []).map { $0.name == "state" ? URLQueryItem(name: "state", value: override) : $0 }
+        location = parts.string ?? location
+      }
+      _ = agent.sendAndWait(Request(url: location))
+    }
+  }
+
+  func authorize(_ client: OAuth2Client, browser: @escaping @Sendable (String) -> Void) -> Result<OAuth2Token, ExchangeError> {
+    let agent = Agent()
+    defer { agent.shutdown() }
+    let box = LockedBox<Result<OAuth2Token, ExchangeError>?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    OAuth2AuthorizationCode.run(
+      client, timeout: 20, open: browser, send: { agent.send($0, completion: $1) },
+      done: {
+        box.set($0)
+        done.signal()
+      })
+    _ = done.wait(timeout: .now() + 30)
+    return box.get() ?? .failure(ExchangeError(kind: .authorization, message: "no answer in 30 s"))
+  }
+
+  @Test func authorizationCodeWithPKCEThroughTheLoopbackRedirect() throws {
+    let base = try server()
+    let client = OAuth2Client(
+      grant: .authorizationCode(authorizationURL: base + "/authorize", pkce: true, redirectURL: nil),
+      tokenURL: base + "/token", clientId: "web", clientSecret: "web-secret", scope: "profile", label: "oauth2 › code")
+    let token = try authorize(client, browser: browser()).get()
+    #expect(token.refreshToken != nil)
+    let agent = Agent()
+    defer { agent.shutdown() }
+    let me = agent.sendAndWait(Request(url: base + "/api/me", headers: ["Authorization": token.header]))
+    #expect(me.response?.status == 200)
+    #expect(String(decoding: try #require(me.response).body.bytes(), as: UTF8.self).contains(#""client":"web""#))
+
+    // A redirect whose state is not the one sent is refused; nothing is exchanged.
+    let before = try stats()["web authorization_code"] ?? 0
+    guard case .failure(let forged) = authorize(client, browser: browser(state: "forged")) else {
+      Issue.record("a forged state was accepted")
+      return
+    }
+    #expect(forged.message.contains("oauth2 › code: authorize: the redirect's state does not match the one sent"))
+    #expect(try stats()["web authorization_code"] ?? 0 == before)
+    // The user says no: the server's error, by name.
+    guard case .failure(let denied) = authorize(client, browser: browser(approving: false)) else {
+      Issue.record("a denied authorization gave a token")
+      return
+    }
+    #expect(denied.message.contains("the authorization server answered access_denied"), "\(denied.message)")
+    // The authorization URL: state always, the S256 challenge with PKCE only.
+    let pkce = PKCE(verifier: "dBjftJeZ4CVP-mJ92IXTYg9J7yY2wXFrzZpx4smMstU")
+    let url = try #require(
+      OAuth2AuthorizationCode.authorizationURL(client, redirect: "http://127.0.0.1:9/callback", state: "s1", pkce: pkce))
+    #expect(url == base + "/authorize?response_type=code&client_id=web&redirect_uri=http%3A//127.0.0.1%3A9/callback"
+      + "&state=s1&scope=profile&code_challenge=hN5k6Jrz6jQy7yFIMuuxijXBN45MJqNeV4bQaB5hTVI&code_challenge_method=S256")
+    let plain = try #require(
+      OAuth2AuthorizationCode.authorizationURL(client, redirect: "http://127.0.0.1:9/callback", state: "s1", pkce: nil))
+    #expect(!plain.contains("code_challenge"))
+  }
+
+  /// RFC 8628: the "user" approves the shown code at the verification endpoint after a while;
+  /// reqbench polls as the server says (interval 1 s; `tvslow`'s first poll is answered
+  /// `slow_down`, after which it waits 5 s more).
+  func deviceToken(_ clientId: String, approve: Bool = true) throws -> (Result<OAuth2Token, ExchangeError>, polls: Int, seconds: Double) {
+    let base = try server()
+    let client = OAuth2Client(
+      grant: .deviceCode(deviceURL: base + "/device_authorization"), tokenURL: base + "/token", clientId: clientId,
+      scope: "profile", label: "oauth2 › tv")
+    let grantType = "\(clientId) urn:ietf:params:oauth:grant-type:device_code"
+    let before = try stats()[grantType] ?? 0
+    let agent = Agent()
+    defer { agent.shutdown() }
+    let box = LockedBox<Result<OAuth2Token, ExchangeError>?>(nil)
+    let shown = LockedBox<OAuth2DeviceCode.Authorization?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    let started = Date()
+    let userAgent = Agent()
+    defer { userAgent.shutdown() }
+    OAuth2DeviceCode.run(
+      client,
+      show: { code in
+        shown.set(code)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 1.5) {
+          _ = userAgent.sendAndWait(
+            Request(method: .POST, url: base + "/device", body: .form([("user_code", code.userCode), ("approve", approve ? "yes" : "no")])))
+        }
+      }, send: { agent.send($0, completion: $1) },
+      done: {
+        box.set($0)
+        done.signal()
+      })
+    #expect(done.wait(timeout: .now() + 30) == .success)
+    #expect(shown.get()?.verificationURI == base + "/device")
+    #expect(shown.get()?.interval == 1)
+    let polls = (try stats()[grantType] ?? 0) - before
+    return (box.get() ?? .failure(ExchangeError(kind: .authorization, message: "no answer")), polls, Date().timeIntervalSince(started))
+  }
+
+  @Test func deviceCodePollsUntilTheUserApprovesAndSlowsDownWhenTold() throws {
+    let (result, polls, _) = try deviceToken("tv")
+    let token = try result.get()
+    #expect(polls >= 2)  // at least one authorization_pending before the approval
+    let agent = Agent()
+    defer { agent.shutdown() }
+    #expect(agent.sendAndWait(Request(url: try server() + "/api/me", headers: ["Authorization": token.header])).response?.status == 200)
+
+    // slow_down: the next poll comes 1 + 5 s later, so the approval (at 1.5 s) is taken by the
+    // second poll, about 7 s in.
+    let (slow, slowPolls, seconds) = try deviceToken("tvslow")
+    #expect((try? slow.get()) != nil)
+    #expect(slowPolls == 2)
+    #expect(seconds >= 6.5)
+
+    let (denied, _, _) = try deviceToken("tv", approve: false)
+    guard case .failure(let error) = denied else {
+      Issue.record("a denied device code gave a token")
+      return
+    }
+    #expect(error.message.hasPrefix("oauth2 › tv: token: token endpoint answered 400: access_denied"), "\(error.message)")
+  }
+}
+
+/// RFC 7636 §4.2: BASE64URL(SHA256(verifier)), checked against openssl's SHA-256 and base64.
+@Test func pkceS256IsTheBase64URLOfTheVerifiersSHA256() throws {
+  let verifier = "dBjftJeZ4CVP-mJ92IXTYg9J7yY2wXFrzZpx4smMstU"
+  let openssl = try runProcess(
+    URL(fileURLWithPath: "/bin/sh"),
+    ["-c", "printf %s \"$0\" | openssl dgst -sha256 -binary | base64 | tr '+/' '-_' | tr -d '=\\n'", verifier])
+  #expect(openssl.status == 0)
+  #expect(PKCE.challenge(for: verifier) == openssl.stdout)
+  #expect(PKCE.challenge(for: verifier) == "hN5k6Jrz6jQy7yFIMuuxijXBN45MJqNeV4bQaB5hTVI")
+  let random = PKCE.random()
+  #expect(random.verifier.count == 43)
+  #expect(random.verifier.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
+  #expect(random != PKCE.random())
 }

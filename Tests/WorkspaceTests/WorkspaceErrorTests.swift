@@ -122,7 +122,7 @@ import Workspace
         #"2:1: requests[0]: missing "name"; every request needs a unique name"#,
         "3:36: requests[1].body: a body has one kind, found json and form; keep one of them",
         "4:51: requests[2].body.form.x: expected a string, number or boolean, found null",
-        #"4:76: requests[2].auth.ntlm: unknown auth kind "ntlm"; use {"basic": {"user": …, "password": …}}, {"digest": {"user": …, "password": …}} or {"bearer": "token"}"#,
+        #"4:76: requests[2].auth.ntlm: unknown auth kind "ntlm"; use {"basic": {"user": …, "password": …}}, {"digest": {"user": …, "password": …}}, {"bearer": "token"} or {"oauth2": {"grant": …, "tokenURL": …, "clientId": …}}"#,
         #"5:64: requests[3].body.contentType: "contentType" applies to text and file bodies; for a json body set a Content-Type header instead"#,
         #"5:88: requests[3].auth.basic: missing "password""#,
         #"6:22: requests[4].url: "{{" has no closing "}}"; write a variable as {{name}}"#,

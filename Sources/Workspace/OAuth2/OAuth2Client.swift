@@ -7,14 +7,8 @@ import RequestEngine
 /// makes the token requests (RFC 6749 §4.3, §4.4, §6; RFC 7636; RFC 8628) and reads their
 /// answers; `OAuth2Tokens` sends them and keeps the tokens.
 public struct OAuth2Client: Sendable, Equatable {
-  public enum Grant: Sendable, Equatable {
-    case clientCredentials
-    case password(username: String, password: String)
-    case authorizationCode(authorizationURL: String, pkce: Bool, redirectURL: String?)
-    case deviceCode(deviceURL: String)
-  }
-
-  public var grant: Grant
+  /// The grant with its values filled in (URLs absolute).
+  public var grant: OAuth2Grant
   /// Absolute.
   public var tokenURL: String
   public var clientId: String
@@ -31,7 +25,7 @@ public struct OAuth2Client: Sendable, Equatable {
   public var tls: TLSSettings?
 
   public init(
-    grant: Grant, tokenURL: String, clientId: String, clientSecret: String? = nil, scope: String? = nil,
+    grant: OAuth2Grant, tokenURL: String, clientId: String, clientSecret: String? = nil, scope: String? = nil,
     audience: String? = nil, clientAuth: OAuth2ClientAuth = .basic, label: String, environment: String? = nil
   ) {
     self.grant = grant

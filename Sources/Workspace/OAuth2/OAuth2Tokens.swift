@@ -183,14 +183,3 @@ extension Request {
   /// `Authorization` header won).
   public var oauth2Client: OAuth2Client? { authorizer?.context as? OAuth2Client }
 }
-
-extension OAuth2Client.Grant {
-  public var name: String {
-    switch self {
-    case .clientCredentials: "clientCredentials"
-    case .password: "password"
-    case .authorizationCode: "authorizationCode"
-    case .deviceCode: "deviceCode"
-    }
-  }
-}
