@@ -8,7 +8,7 @@ extension WorkspaceReader {
     "audience", "username", "password", "pkce", "clientAuth",
   ]
 
-  mutating func oauth2(_ value: JSONValue, _ path: JSONPath) -> OAuth2Settings? {
+  mutating func oauth2(_ value: JSONValue, _ path: ReaderPath) -> OAuth2Settings? {
     guard let object = object(value, path) else { return nil }
     var texts: [String: String] = [:]
     var pkce = true
@@ -93,7 +93,7 @@ extension WorkspaceReader {
 
   /// A secret written into the workspace file is refused: `clientSecret` and `password` must
   /// come from `{{secret.NAME}}` (or another variable), never stand in the file itself.
-  private mutating func problemsAllowOAuth2(_ object: JSONObject, _ path: JSONPath) -> Bool {
+  private mutating func problemsAllowOAuth2(_ object: JSONObject, _ path: ReaderPath) -> Bool {
     clean { r in
       for key in ["clientSecret", "password"] {
         guard case .string(let text)? = object[key], !text.isEmpty else { continue }

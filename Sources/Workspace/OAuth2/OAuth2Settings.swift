@@ -85,7 +85,7 @@ extension OAuth2Settings {
   /// The block as JSON, written over the one it was read from: unchanged, it is the old value
   /// byte for byte (keys the app does not know kept); changed, each key is written anew.
   func json(merging old: JSONValue?) -> JSONValue {
-    if let old, WorkspaceReader.decode({ $0.oauth2(old, .root) }) == self { return old }
+    if let old, WorkspaceReader.decode({ $0.oauth2(old, .untracked) }) == self { return old }
     var object = old?.objectValue ?? JSONObject()
     for key in WorkspaceReader.oauth2Keys { object[key] = nil }
     object["grant"] = .string(grant.name)
