@@ -344,11 +344,11 @@ import Workspace
     }
     #expect(denied.message.contains("the authorization server answered access_denied"), "\(denied.message)")
     // The authorization URL: state always, the S256 challenge with PKCE only.
-    let pkce = PKCE(verifier: "dBjftJeZ4CVP-mJ92IXTYg9J7yY2wXFrzZpx4smMstU")
+    let pkce = PKCE(verifier: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")  // RFC 7636 Appendix B
     let url = try #require(
       OAuth2AuthorizationCode.authorizationURL(client, redirect: "http://127.0.0.1:9/callback", state: "s1", pkce: pkce))
     #expect(url == base + "/authorize?response_type=code&client_id=web&redirect_uri=http%3A//127.0.0.1%3A9/callback"
-      + "&state=s1&scope=profile&code_challenge=hN5k6Jrz6jQy7yFIMuuxijXBN45MJqNeV4bQaB5hTVI&code_challenge_method=S256")
+      + "&state=s1&scope=profile&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256")
     let plain = try #require(
       OAuth2AuthorizationCode.authorizationURL(client, redirect: "http://127.0.0.1:9/callback", state: "s1", pkce: nil))
     #expect(!plain.contains("code_challenge"))
@@ -416,15 +416,16 @@ import Workspace
   }
 }
 
-/// RFC 7636 §4.2: BASE64URL(SHA256(verifier)), checked against openssl's SHA-256 and base64.
+/// RFC 7636 §4.2: BASE64URL(SHA256(verifier)), checked against the RFC's own example (Appendix
+/// B: this verifier gives this challenge) and against openssl's SHA-256 and base64.
 @Test func pkceS256IsTheBase64URLOfTheVerifiersSHA256() throws {
-  let verifier = "dBjftJeZ4CVP-mJ92IXTYg9J7yY2wXFrzZpx4smMstU"
+  let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+  #expect(PKCE.challenge(for: verifier) == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
   let openssl = try runProcess(
     URL(fileURLWithPath: "/bin/sh"),
     ["-c", "printf %s \"$0\" | openssl dgst -sha256 -binary | base64 | tr '+/' '-_' | tr -d '=\\n'", verifier])
   #expect(openssl.status == 0)
   #expect(PKCE.challenge(for: verifier) == openssl.stdout)
-  #expect(PKCE.challenge(for: verifier) == "hN5k6Jrz6jQy7yFIMuuxijXBN45MJqNeV4bQaB5hTVI")
   let random = PKCE.random()
   #expect(random.verifier.count == 43)
   #expect(random.verifier.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
