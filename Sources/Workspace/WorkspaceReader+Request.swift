@@ -1,3 +1,6 @@
+// Just over 500 lines on purpose: one request template's keys are read in one place (each key's
+// checks beside its value, the errors naming its place); the other parts of the file have their
+// own WorkspaceReader extensions (OAuth2, validation, the document).
 import RequestEngine
 
 // One request template: query, headers, body, multipart, download, auth, TLS, retry, cache.
