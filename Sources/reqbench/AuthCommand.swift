@@ -58,23 +58,6 @@ enum AuthCommand {
       let stateFolder = CLI.stateFolder(forWorkspace: workspaceURL, override: stateDirectory)
     else { return ExitStatus.usage }
     let tokens = CLI.oauth2Tokens(stateFolder: stateFolder)
-    tokens.interactive = { client, send, done in
-      switch client.grant {
-      case .authorizationCode:
-        OAuth2AuthorizationCode.run(client, open: { openInBrowser($0, label: client.label) }, send: send, done: done)
-      case .deviceCode:
-        OAuth2DeviceCode.run(
-          client,
-          show: { code in
-            Terminal.error(
-              "reqbench: \(client.label): open \(code.verificationURI) and enter the code \(code.userCode)"
-                + (code.verificationURIComplete.map { " (or open \($0))" } ?? "") + "; waiting for the approval")
-          }, send: send, done: done)
-      case .clientCredentials, .password:
-        // Not interactive: OAuth2Tokens fetches these itself.
-        done(.failure(ExchangeError(kind: .authorization, message: "\(client.label): not an interactive grant")))
-      }
-    }
     if clear {
       do {
         let removed = try tokens.clear()

@@ -147,6 +147,9 @@ enum CLI {
       return ExitStatus.usage
     }
     let tokens = oauth2Tokens(stateFolder: stateFolder)
+    // Not yet in the TUI: stderr is the screen. The two grants fail there saying to run
+    // `reqbench auth` (the token is then cached).
+    tokens.interactive = nil
     sources.oauth2 = tokens
     defer { tokens.flush() }
     let agent = makeAgent(for: workspace, stateFolder: stateFolder, concurrency: nil)
@@ -231,10 +234,33 @@ enum CLI {
   /// The workspace's cookie jars for a command that sends requests; a jar that cannot be read
   /// or written is said once, on stderr, and the command goes on with it in memory.
   /// The workspace's OAuth 2.0 tokens (`STATE/oauth2`); a file that cannot be written is a warning.
+  /// The interactive grants talk to the user on stderr: the authorization URL (opened with
+  /// `xdg-open` when there is a display) or the device code and its verification URL, then the
+  /// command waits (bounded: 300 s for the redirect, the device code's own expiry) and the
+  /// request goes on with the token. `run`, `flow` and `auth` share this.
   static func oauth2Tokens(stateFolder: URL) -> OAuth2Tokens {
-    OAuth2Tokens(stateFolder: stateFolder) { error in
+    let tokens = OAuth2Tokens(stateFolder: stateFolder) { error in
       Terminal.error("reqbench: warning: OAuth 2.0 token not kept: \(error.description)")
     }
+    tokens.interactive = { client, send, done in
+      switch client.grant {
+      case .authorizationCode:
+        OAuth2AuthorizationCode.run(
+          client, open: { AuthCommand.openInBrowser($0, label: client.label) }, send: send, done: done)
+      case .deviceCode:
+        OAuth2DeviceCode.run(
+          client,
+          show: { code in
+            Terminal.error(
+              "reqbench: \(client.label): open \(code.verificationURI) and enter the code \(code.userCode)"
+                + (code.verificationURIComplete.map { " (or open \($0))" } ?? "") + "; waiting for the approval")
+          }, send: send, done: done)
+      case .clientCredentials, .password:
+        // Not interactive: OAuth2Tokens fetches these itself.
+        done(.failure(ExchangeError(kind: .authorization, message: "\(client.label): not an interactive grant")))
+      }
+    }
+    return tokens
   }
 
   static func cookieJars(stateFolder: URL) -> CookieJars {
