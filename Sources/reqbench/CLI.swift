@@ -146,10 +146,9 @@ enum CLI {
     guard let stateFolder = stateFolder(forWorkspace: url, override: options.stateDirectory) else {
       return ExitStatus.usage
     }
-    let tokens = oauth2Tokens(stateFolder: stateFolder)
-    // Not yet in the TUI: stderr is the screen. The two grants fail there saying to run
-    // `reqbench auth` (the token is then cached).
-    tokens.interactive = nil
+    // No prompts in the TUI yet: stderr is the screen. The two interactive grants fail there
+    // saying to run `reqbench auth` (the token is then cached).
+    let tokens = oauth2Tokens(stateFolder: stateFolder, asksOnStderr: false)
     sources.oauth2 = tokens
     defer { tokens.flush() }
     let agent = makeAgent(for: workspace, stateFolder: stateFolder, concurrency: nil)
@@ -231,17 +230,17 @@ enum CLI {
     return Agent(configuration: configuration)
   }
 
-  /// The workspace's cookie jars for a command that sends requests; a jar that cannot be read
-  /// or written is said once, on stderr, and the command goes on with it in memory.
   /// The workspace's OAuth 2.0 tokens (`STATE/oauth2`); a file that cannot be written is a warning.
-  /// The interactive grants talk to the user on stderr: the authorization URL (opened with
-  /// `xdg-open` when there is a display) or the device code and its verification URL, then the
-  /// command waits (bounded: 300 s for the redirect, the device code's own expiry) and the
-  /// request goes on with the token. `run`, `flow` and `auth` share this.
-  static func oauth2Tokens(stateFolder: URL) -> OAuth2Tokens {
+  /// With `asksOnStderr` (`run`, `flow`, `auth`) the interactive grants talk to the user on
+  /// stderr: the authorization URL (opened with `xdg-open` when there is a display) or the device
+  /// code and its verification URL, then the command waits (bounded: 300 s for the redirect, the
+  /// device code's own expiry) and the request goes on with the token. Without it they fail
+  /// saying to run `reqbench auth`.
+  static func oauth2Tokens(stateFolder: URL, asksOnStderr: Bool) -> OAuth2Tokens {
     let tokens = OAuth2Tokens(stateFolder: stateFolder) { error in
       Terminal.error("reqbench: warning: OAuth 2.0 token not kept: \(error.description)")
     }
+    guard asksOnStderr else { return tokens }
     tokens.interactive = { client, send, done in
       switch client.grant {
       case .authorizationCode:
@@ -263,6 +262,8 @@ enum CLI {
     return tokens
   }
 
+  /// The workspace's cookie jars for a command that sends requests; a jar that cannot be read
+  /// or written is said once, on stderr, and the command goes on with it in memory.
   static func cookieJars(stateFolder: URL) -> CookieJars {
     CookieJars(stateFolder: stateFolder) { error in
       Terminal.error("reqbench: warning: cookies not kept: \(error.description)")

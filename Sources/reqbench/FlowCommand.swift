@@ -50,7 +50,7 @@ struct FlowCommand {
     let cookies = options.cookies ? CLI.cookieJars(stateFolder: stateFolder) : nil
     sources.cookies = cookies
     defer { cookies?.flush() }
-    let tokens = CLI.oauth2Tokens(stateFolder: stateFolder)
+    let tokens = CLI.oauth2Tokens(stateFolder: stateFolder, asksOnStderr: true)
     sources.oauth2 = tokens
     defer { tokens.flush() }
     let runner = FlowRunner(agent: agent, workspace: workspace, sources: sources)

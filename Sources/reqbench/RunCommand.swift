@@ -120,7 +120,7 @@ struct RunCommand {
     let cookies = options.cookies ? CLI.cookieJars(stateFolder: stateFolder) : nil
     sources.cookies = cookies
     defer { cookies?.flush() }
-    let tokens = CLI.oauth2Tokens(stateFolder: stateFolder)
+    let tokens = CLI.oauth2Tokens(stateFolder: stateFolder, asksOnStderr: true)
     sources.oauth2 = tokens
     defer { tokens.flush() }
     var results = [RunResult?](repeating: nil, count: templates.count)
