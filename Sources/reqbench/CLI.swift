@@ -361,6 +361,15 @@ enum Signals {
       state.mutate { $0.handler = handler }
     }
 
+    /// Runs the handler once more if a signal already came: call it when everything the handler
+    /// acts on has been started. A signal that came while they were being started found some
+    /// not yet there to cancel (a `run` interrupted between its `handle` and its sends went on
+    /// for the whole request); one that comes after this call finds them all.
+    func handleAgainIfInterrupted() {
+      let handler = state.mutate { state in state.received == nil ? nil : state.handler }
+      handler?()
+    }
+
     /// Whether a signal interrupted the command.
     var interrupted: Bool { state.get().received != nil }
 

@@ -98,6 +98,7 @@ struct FlowCommand {
       ) { queue.push(.done(index, $0)) }
       runs.mutate { $0.append(run) }
     }
+    interruption.handleAgainIfInterrupted()  // a Ctrl-C while they started cancels them all
 
     // What each exchange is (its name and batch / chain / step tags), from its `queued` event:
     // the later events carry only its id.

@@ -139,6 +139,7 @@ struct RunCommand {
         reporter.finished(result)
       }
     }
+    interruption.handleAgainIfInterrupted()  // a Ctrl-C during the sends cancels them all
 
     while finishedCount < templates.count {
       // The exchanges that ended in this hand-over (an engine pass's) are recorded together.

@@ -451,6 +451,28 @@ struct RunCommandTests {
     @unknown default: Issue.record("unknown termination reason")
     }
   }
+
+  /// A Ctrl-C that comes while `run` is still handing its requests to the agent cancels the ones
+  /// handed over after it too. (It did not: the signal's handler cancelled what the agent had
+  /// then, and the requests sent after it ran to their end; CI saw a 10 s run.) Many requests
+  /// keep the sends going while the first one already reached the server, one at a time.
+  @Test func anInterruptWhileTheRequestsAreSentCancelsTheLaterOnesToo() throws {
+    let key = uniqueKey()
+    let requests = (0..<3000).map { #"{"name": "r\#($0)", "url": "/delay/10?key=\#(key)"}"# }
+    let ws = try workspace(requests.joined(separator: ",\n"))
+    let running = try RunningReqbench(["run", ws, "--all", "--json", "--concurrency", "1"])
+    // The first request is at the server (bounded: 10 s).
+    let deadline = Date().addingTimeInterval(10)
+    while try hits(key) == 0, Date() < deadline { usleep(1000) }
+    kill(running.pid, SIGINT)
+    let start = Date()
+    let seen = running.finish().stdout
+    // Long before the first 10 s answer, and every request is cancelled, none left to run.
+    #expect(Date().timeIntervalSince(start) < 5)
+    #expect(running.process.terminationStatus == 130)
+    let summary = try #require(try jsonLines(seen).last)
+    #expect(summary["cancelled"]?.intValue == 3000)
+  }
 }
 
 @Suite("reqbench run: cache")
