@@ -96,6 +96,36 @@ public struct RequestTemplate: Sendable, Equatable, SwitchableFields {
     cache: CachePolicy? = nil,
     dedup: Bool = true
   ) {
+    self.init(
+      name: name, method: method, url: url, query: query, headers: headers, body: body, auth: auth,
+      timeout: timeout, deadline: deadline, priority: priority, validation: validation, retry: retry,
+      followRedirects: followRedirects, maxRedirects: maxRedirects, insecure: insecure, useCDN: useCDN,
+      cache: cache, dedup: dedup,
+      // A new request is written with its name, method and URL first, the method always spelled out.
+      source: JSONObject(distinctKeys: [
+        (key: "name", value: .string(name)), (key: "method", value: .string(method.rawValue)),
+        (key: "url", value: .string(url)),
+      ]))
+  }
+
+  /// A template at its defaults (the public initializer's) whose `source` is the object it is
+  /// read from (`WorkspaceReader` fills in the rest). Made in place, field by field: building a
+  /// template at its defaults and then replacing its source copied it twice, a quarter of the
+  /// time reading 10,000 requests took.
+  init(source: JSONObject) {
+    self.init(
+      name: "", method: .GET, url: "", query: JSONObject(), headers: [:], body: nil, auth: nil,
+      timeout: RequestTemplate.defaultTimeout, deadline: nil, priority: .normal, validation: Validation(),
+      retry: nil, followRedirects: true, maxRedirects: 10, insecure: false, useCDN: false, cache: nil,
+      dedup: true, source: source)
+  }
+
+  private init(
+    name: String, method: HTTPMethod, url: String, query: JSONObject, headers: HTTPHeaders,
+    body: BodyTemplate?, auth: Auth?, timeout: Double, deadline: Double?, priority: Priority,
+    validation: Validation, retry: RetryPolicy?, followRedirects: Bool, maxRedirects: Int,
+    insecure: Bool, useCDN: Bool, cache: CachePolicy?, dedup: Bool, source: JSONObject
+  ) {
     self.name = name
     self.method = method
     self.url = url
@@ -114,17 +144,6 @@ public struct RequestTemplate: Sendable, Equatable, SwitchableFields {
     self.useCDN = useCDN
     self.cache = cache
     self.dedup = dedup
-    // A new request is written with its name, method and URL first, the method always spelled out.
-    self.source = JSONObject(distinctKeys: [
-      (key: "name", value: .string(name)), (key: "method", value: .string(method.rawValue)),
-      (key: "url", value: .string(url)),
-    ])
-  }
-
-  /// A template at its defaults whose `source` is the object it is read from (`WorkspaceReader`
-  /// fills in the rest).
-  init(source: JSONObject) {
-    self.init(name: "", url: "")
     self.source = source
   }
 }

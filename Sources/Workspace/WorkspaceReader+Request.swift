@@ -14,7 +14,7 @@ extension WorkspaceReader {
     // by looking each key up (which compared every key with every member).
     let known = KnownMembers<RequestKey>(object)
     let ok = clean { r in
-      func at(_ key: RequestKey) -> ReaderPath { path.appending(key.rawValue) }
+      func at(_ key: RequestKey) -> ReaderPath { path.appending(key.name) }
       func present(_ key: RequestKey) -> JSONValue? {
         guard let value = known[key], value != .null else { return nil }
         return value
@@ -108,12 +108,18 @@ extension WorkspaceReader {
     return nil
   }
 
-  /// The keys of a request object, the usual ones first (`RequestKey(rawValue:)` compares in
-  /// this order).
-  enum RequestKey: String {
+  /// The keys of a request object, the usual ones first (`KnownMembers` compares in this order).
+  enum RequestKey: Int, MemberKey {
     case name, url, method, headers, query, body, auth, timeout, deadline, priority, followRedirects
     case maxRedirects, insecure, useCDN, cache, tls, download, dedup, cookies, stream, reconnect
     case throttle, retry, maxBodyMB, validate, imported
+
+    /// The cases' own names (a test checks it).
+    static let names = [
+      "name", "url", "method", "headers", "query", "body", "auth", "timeout", "deadline", "priority",
+      "followRedirects", "maxRedirects", "insecure", "useCDN", "cache", "tls", "download", "dedup",
+      "cookies", "stream", "reconnect", "throttle", "retry", "maxBodyMB", "validate", "imported",
+    ]
   }
 
   /// Query parameters as read: every one (switched-off ones too) and the keys switched off.

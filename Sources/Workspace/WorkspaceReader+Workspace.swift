@@ -371,29 +371,4 @@ extension WorkspaceReader {
     }
     return name
   }
-
-  mutating func requests(_ value: JSONValue, _ path: ReaderPath) -> [RequestTemplate]? {
-    guard let items = array(value, path) else { return nil }
-    var requests: [RequestTemplate] = []
-    requests.reserveCapacity(items.count)
-    let ok = clean { r in
-      var seen: [String: Int] = [:]
-      seen.reserveCapacity(items.count)
-      for (i, item) in items.enumerated() {
-        if let request = r.request(item, path.appending(i)) { requests.append(request) }
-        // Checked apart from the rest of the request, so a duplicate is reported even when the
-        // request has other problems. One lookup for a new name (the usual case).
-        guard case .string(let name) = item["name"] else { continue }
-        if let first = seen.updateValue(i, forKey: name) {
-          seen[name] = first
-          r.fail(
-            path.appending(i).appending("name"),
-            "another request is already named \(JSONSerializer.quote(name)) (requests[\(first)]); "
-              + "names must be unique"
-          )
-        }
-      }
-    }
-    return ok ? requests : nil
-  }
 }

@@ -25,7 +25,15 @@ struct WorkspaceReader {
     return reader.problems.isEmpty ? value : nil
   }
 
+  /// A reader of the same document with no problems yet: one per thread reading a part of it.
+  var blank: WorkspaceReader { WorkspaceReader(document: document) }
+
   // MARK: - Problems
+
+  /// Problems another reader of the same document found, in the order they come here.
+  mutating func report(_ found: [WorkspaceError.Problem]) {
+    problems.append(contentsOf: found)
+  }
 
   mutating func fail(_ path: ReaderPath, _ message: String) {
     guard case .tracked(let path) = path else {
@@ -304,24 +312,42 @@ enum ReaderPath {
   }
 }
 
+/// The keys of one kind of object the reader knows (a request's), numbered from 0 in the order
+/// they are most often found, at most 64 of them, with their names in the same order.
+protocol MemberKey: RawRepresentable<Int>, CaseIterable {
+  static var names: [String] { get }
+}
+
+extension MemberKey {
+  /// The key as it is written in the file.
+  var name: String { Self.names[rawValue] }
+}
+
 /// The members of an object whose keys `Key` names, found in one pass over the object: a reader
-/// then asks for each key it knows by comparing enum cases, not strings. Like `JSONObject`'s
-/// subscript, the last member of a key wins.
-struct KnownMembers<Key: RawRepresentable & Equatable> where Key.RawValue == String {
+/// then asks for each key it knows, and one that is absent (most are) is answered from one bit,
+/// with no search. Like `JSONObject`'s subscript, the last member of a key wins.
+struct KnownMembers<Key: MemberKey> {
   private var members: [(key: Key, value: JSONValue)] = []
+  /// Bit `n` set: the object has the key whose raw value is `n`.
+  private var present: UInt64 = 0
 
   init(_ object: JSONObject) {
     members.reserveCapacity(object.count)
+    let names = Key.names
     for member in object.members {
-      if let key = Key(rawValue: member.key) { members.append((key, member.value)) }
+      // Small strings compare by their bits: the usual keys are found in a comparison or three.
+      guard let index = names.firstIndex(of: member.key), let key = Key(rawValue: index) else { continue }
+      members.append((key, member.value))
+      present |= 1 << UInt64(index)
     }
   }
 
   subscript(key: Key) -> JSONValue? {
+    guard present & (1 << UInt64(key.rawValue)) != 0 else { return nil }
     var index = members.endIndex
     while index > members.startIndex {
       index -= 1
-      if members[index].key == key { return members[index].value }
+      if members[index].key.rawValue == key.rawValue { return members[index].value }
     }
     return nil
   }

@@ -37,6 +37,9 @@ struct ListIndex: Sendable {
 
   init(_ state: AppState) {
     var walk = ListWalk(state)
+    let requests = state.list.matches?.count ?? state.workspace.requests.count
+    entries.reserveCapacity(requests + requests / 8)
+    rowOfItem.reserveCapacity(requests + requests / 8)
     while let entry = walk.next() {
       if entry.item != nil { rowOfItem.append(entries.count) }
       entries.append(entry)
@@ -60,8 +63,10 @@ struct ListWalk: IteratorProtocol {
   private var openPath: Substring?
   /// The last request's folder is folded, or one of its parents is: its requests are passed over.
   private var hidden = false
-  /// Folder headings still to give before the request at `position`.
+  /// Folder headings still to give before the request at `position`, and that request; the
+  /// first `given` of them were given.
   private var pending: [ListEntry] = []
+  private var given = 0
   private var flowIndex = -1
   private var nextItem = 0
 
@@ -80,20 +85,38 @@ struct ListWalk: IteratorProtocol {
   }
 
   mutating func next() -> ListEntry? {
-    while pending.isEmpty && position < count {
+    if given < pending.count {
+      defer { given += 1 }
+      return pending[given]
+    }
+    while position < count {
       let index = matches?[position] ?? position
       position += 1
       let name = requests[index].name
       // Found among the UTF-8 bytes, without breaking the name into characters (a third of a
       // 10,000-request list's start). Only a "/" carrying a combining mark reads differently.
-      let folder = name.utf8.lastIndex(of: UInt8(ascii: "/")).map { name[..<$0] }
-      // Most requests are in the folder of the one before: one comparison, no split.
-      if folder != openPath { open(folder) }
-      if !hidden {
-        pending.append(ListEntry(row: .request(name: name, depth: openFolders.count), item: item(), request: index))
+      let folder = ListWalk.folder(of: name)
+      // Most requests are in the folder of the one before: one comparison, no split, and the
+      // request's row is given at once.
+      if folder != openPath {
+        if given == pending.count {
+          pending.removeAll(keepingCapacity: true)
+          given = 0
+        }
+        open(folder)
       }
+      guard !hidden else { continue }
+      let entry = ListEntry(row: .request(name: name, depth: openFolders.count), item: item(), request: index)
+      guard given < pending.count else { return entry }
+      pending.append(entry)
+      defer { given += 1 }
+      return pending[given]
     }
-    if !pending.isEmpty { return pending.removeFirst() }
+    // A folded folder's heading at the end of the list.
+    if given < pending.count {
+      defer { given += 1 }
+      return pending[given]
+    }
     guard !flows.isEmpty else { return nil }
     if flowIndex < 0 {
       flowIndex = 0
@@ -102,6 +125,18 @@ struct ListWalk: IteratorProtocol {
     guard flowIndex < flows.count else { return nil }
     defer { flowIndex += 1 }
     return ListEntry(row: .flow(name: flows[flowIndex].name, kind: flows[flowIndex].kind), item: item())
+  }
+
+  /// The folder part of a request's name (before its last `/`), found in its UTF-8 bytes.
+  static func folder(of name: String) -> Substring? {
+    let end = name.utf8.withContiguousStorageIfAvailable { bytes in
+      bytes.lastIndex(of: UInt8(ascii: "/")).map { name.utf8.index(name.utf8.startIndex, offsetBy: $0) }
+    }
+    switch end {
+    case .some(.some(let end)): return name[..<end]
+    case .some(.none): return nil
+    case .none: return name.utf8.lastIndex(of: UInt8(ascii: "/")).map { name[..<$0] }
+    }
   }
 
   /// Moves into the folder of the next request (at `position - 1`): a heading for each folder
