@@ -251,11 +251,11 @@ public enum CookieMasking {
   }
 
   static func isCookieName(_ name: some StringProtocol) -> Bool {
-    HTTPHeaders.sameName(String(name), "Cookie")
+    HTTPHeaders.sameName(name, "Cookie")
   }
 
   static func isSetCookieName(_ name: some StringProtocol) -> Bool {
-    HTTPHeaders.sameName(String(name), "Set-Cookie")
+    HTTPHeaders.sameName(name, "Set-Cookie")
   }
 
   /// The value of a header named `name` as exports show it: a `Cookie` or `Set-Cookie` value
@@ -284,7 +284,7 @@ public enum CookieMasking {
 
   /// A request head (`GET / HTTP/1.1` and its header lines) with its `Cookie` lines masked.
   public static func maskedHead(_ head: String) -> String {
-    guard head.range(of: "cookie:", options: .caseInsensitive) != nil else { return head }
+    guard hasCookieLine(head) else { return head }
     var lines: [String] = []
     for line in head.split(separator: "\r\n", omittingEmptySubsequences: false) {
       if let colon = line.firstIndex(of: ":"), isCookieName(line[..<colon]) {
@@ -295,6 +295,33 @@ public enum CookieMasking {
       }
     }
     return lines.joined(separator: "\r\n")
+  }
+
+  /// Whether a line of `head` starts with `Cookie:` (in any case): one pass over its bytes. (A
+  /// case-insensitive search of the text through Foundation was a tenth of the instructions of
+  /// recording 1,000 exchanges, whether or not they sent cookies.)
+  static func hasCookieLine(_ head: String) -> Bool {
+    head.utf8.withContiguousStorageIfAvailable(hasCookieLine) ?? hasCookieLine(Array(head.utf8))
+  }
+
+  private static func hasCookieLine(_ head: some Collection<UInt8>) -> Bool {
+    let name: StaticString = "cookie:"
+    var matched = 0  // bytes of `name` matched from this line's start; -1: this line is not one
+    for byte in head {
+      if byte == UInt8(ascii: "\n") {
+        matched = 0
+        continue
+      }
+      guard matched >= 0 else { continue }
+      let lower = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+      guard lower == name.utf8Start[matched] else {
+        matched = -1
+        continue
+      }
+      matched += 1
+      if matched == name.utf8CodeUnitCount { return true }
+    }
+    return false
   }
 
   /// The names of the cookies a `Cookie` header value sends (`a=1; b=2` → `["a", "b"]`).

@@ -13,9 +13,18 @@ public enum StreamFormat: String, Sendable, Equatable, Hashable, CaseIterable {
 
   /// The format a `Content-Type` names, or nil when it names no stream.
   public init?(contentType: String) {
-    let media = (contentType.split(separator: ";", maxSplits: 1).first.map(String.init) ?? "")
-      .trimmingCharacters(in: .whitespaces).lowercased()
-    switch media {
+    // The media type before any parameter, trimmed, in lower case, made from the bytes: asked of
+    // every response, and Foundation's trimming and lowercasing were a twentieth of `run`'s
+    // instructions for 1,000 exchanges.
+    var media: [UInt8] = []
+    media.reserveCapacity(24)
+    for byte in contentType.utf8 {
+      if byte == UInt8(ascii: ";") { break }
+      if media.isEmpty && (byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")) { continue }
+      media.append(byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte)
+    }
+    while let last = media.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { media.removeLast() }
+    switch String(decoding: media, as: UTF8.self) {
     case "text/event-stream": self = .sse
     case "application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines",
       "application/jsonlines":

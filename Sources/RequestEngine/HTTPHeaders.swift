@@ -36,7 +36,9 @@ public struct HTTPHeaders: Sendable, Equatable, Hashable, Sequence, ExpressibleB
   }
 
   /// Header names compare ASCII case-insensitively (RFC 9110 §5.1), without allocating.
-  static func sameName(_ a: String, _ b: String) -> Bool {
+  static func sameName(_ a: some StringProtocol, _ b: some StringProtocol) -> Bool {
+    // Names of different lengths differ (most comparisons end here); ASCII case is folded.
+    guard a.utf8.count == b.utf8.count else { return false }
     var i = a.utf8.makeIterator()
     var j = b.utf8.makeIterator()
     while true {

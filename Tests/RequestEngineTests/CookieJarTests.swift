@@ -196,4 +196,17 @@ struct CookieLineTests {
     #expect(CookieMasking.maskedHead(head) == "GET / HTTP/1.1\r\nHost: h\r\ncookie: a=••••; b=••••\r\nAccept: */*")
     #expect(CookieMasking.names(inCookieHeader: "a=1; b=2;c") == ["a", "b", "c"])
   }
+
+  /// Only a line named `Cookie` (any case) is masked in a head: not a header whose name or value
+  /// merely contains the word, and a head with none comes back as it was.
+  @Test(arguments: [
+    ("COOKIE: a=1\r\nHost: h", "COOKIE: a=••••\r\nHost: h"),
+    ("GET / HTTP/1.1\r\nCookie: s=x", "GET / HTTP/1.1\r\nCookie: s=••••"),
+    ("GET / HTTP/1.1\r\nX-Cookie: s=x\r\nAccept: cookie: y", "GET / HTTP/1.1\r\nX-Cookie: s=x\r\nAccept: cookie: y"),
+    ("GET / HTTP/1.1\r\nCookies: s=x", "GET / HTTP/1.1\r\nCookies: s=x"),
+    ("GET / HTTP/1.1\r\nCooki", "GET / HTTP/1.1\r\nCooki"),
+  ])
+  func onlyCookieLinesAreMaskedInAHead(head: String, masked: String) {
+    #expect(CookieMasking.maskedHead(head) == masked)
+  }
 }

@@ -178,5 +178,9 @@ struct StreamParserTests {
     #expect(StreamFormat(contentType: "application/json-seq") == .jsonSeq)
     #expect(StreamFormat(contentType: "application/json") == nil)
     #expect(StreamFormat(contentType: "text/plain") == nil)
+    #expect(StreamFormat(contentType: " \tTEXT/Event-Stream \t; charset=utf-8") == .sse)
+    #expect(StreamFormat(contentType: "text/event-stream2") == nil)
+    #expect(StreamFormat(contentType: "") == nil)
+    #expect(StreamFormat(contentType: ";text/event-stream") == nil)
   }
 }
