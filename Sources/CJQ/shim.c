@@ -168,3 +168,81 @@ int rb_jq_run_pieces(const char *program, const char *input, size_t length, int 
   *output = out.data ? out.data : strdup("");
   return 0;
 }
+
+/* Appends one record of rb_jq_run_each: its kind ('o' outputs, 'e' error), its text with any RS
+   byte dropped (a record ends at the RS that follows), then RS. */
+static void append_record(struct buffer *out, char kind, const char *text, size_t n) {
+  append(out, &kind, 1);
+  size_t start = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (text[i] == 0x1E) {
+      append(out, text + start, i - start);
+      start = i + 1;
+    }
+  }
+  append(out, text + start, n - start);
+  append(out, "\x1e", 1);
+}
+
+int rb_jq_run_each(const char *program, const char *const *inputs, const size_t *lengths, size_t count,
+                   char **output) {
+  struct buffer out = {0}, errors = {0};
+  *output = NULL;
+  jq_state *jq = jq_init();
+  if (!jq) {
+    *output = strdup("cannot start jq (out of memory)");
+    return -1;
+  }
+  jq_set_error_cb(jq, collect_error, &errors);
+  if (!jq_compile(jq, program)) {
+    jq_teardown(&jq);
+    *output = errors.length ? errors.data : strdup("the jq expression does not compile");
+    if (errors.length == 0) free(errors.data);
+    return -1;
+  }
+  for (size_t k = 0; k < count; k++) {
+    jv value = parse_whole(inputs[k] ? inputs[k] : "", inputs[k] ? lengths[k] : 0, (size_t)1 << 30);
+    if (!jv_is_valid(value)) {
+      jv message = jv_invalid_get_msg(value);
+      const char *text = jv_get_kind(message) == JV_KIND_STRING ? jv_string_value(message) : "invalid JSON";
+      struct buffer m = {0};
+      append(&m, "the data is not JSON: ", 22);
+      append(&m, text, strlen(text));
+      append_record(&out, 'e', m.data ? m.data : "", m.length);
+      free(m.data);
+      jv_free(message);
+      continue;
+    }
+    struct buffer results = {0};
+    int failed = 0;
+    jq_start(jq, value, 0);
+    for (;;) {
+      jv result = jq_next(jq);
+      if (!jv_is_valid(result)) {
+        if (jv_invalid_has_msg(jv_copy(result))) {
+          jv message = jv_invalid_get_msg(result);
+          jv text = jv_get_kind(message) == JV_KIND_STRING ? message : jv_dump_string(message, 0);
+          const char *s = jv_string_value(text);
+          results.length = 0;
+          append(&results, s, strlen(s));
+          jv_free(text);
+          failed = 1;
+        } else {
+          jv_free(result);
+        }
+        break;
+      }
+      jv text = jv_dump_string(result, 0);
+      const char *s = jv_string_value(text);
+      append(&results, s, strlen(s));
+      append(&results, "\n", 1);
+      jv_free(text);
+    }
+    append_record(&out, failed ? 'e' : 'o', results.data ? results.data : "", results.length);
+    free(results.data);
+  }
+  jq_teardown(&jq);
+  free(errors.data);
+  *output = out.data ? out.data : strdup("");
+  return 0;
+}

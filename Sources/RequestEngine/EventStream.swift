@@ -70,6 +70,32 @@ public struct StreamEvent: Sendable, Equatable {
   }
 }
 
+extension StreamEvent {
+  /// `{"event":"stream","name":…,"id":…,"index":…,"type":…,"eventId":…,"data":…,"ms":…}`: the
+  /// event as `run --json` prints it and the TUI's `w` writes it (`type` and `eventId` are SSE's
+  /// `event` and `id`, null for the line formats; `id` is the exchange's; `ms` since the
+  /// exchange started; `"truncated": true` when the data was cut).
+  public func jsonObject(name: String, exchange: ExchangeID) -> JSONObject {
+    var object = JSONObject([
+      ("event", "stream"), ("name", .string(name)), ("id", .number(Int(exchange.rawValue))), ("index", .number(index)),
+      ("type", type.map { .string($0) } ?? .null), ("eventId", id.map { .string($0) } ?? .null),
+      ("data", .string(data)), ("ms", .number((seconds * 10_000).rounded() / 10)),
+    ])
+    if truncated { object["truncated"] = .bool(true) }
+    return object
+  }
+
+  /// Events as NDJSON: one `jsonObject` a line, each ended by a newline.
+  public static func ndjson(_ events: some Sequence<StreamEvent>, name: String, exchange: ExchangeID) -> String {
+    var text = ""
+    for event in events {
+      text += JSONSerializer.compact(.object(event.jsonObject(name: name, exchange: exchange)))
+      text += "\n"
+    }
+    return text
+  }
+}
+
 /// An incremental parser of a streamed body: fed bytes as they arrive, in pieces cut anywhere
 /// (inside a UTF-8 sequence, between CR and LF), it hands back each event as soon as its last
 /// byte came. Pure: no clock (the caller says when bytes arrived), no I/O.

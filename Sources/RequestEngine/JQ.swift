@@ -38,6 +38,50 @@ public enum JQ {
     return text
   }
 
+  /// The program, compiled once, over each input in turn (a stream's events): each input's
+  /// outputs (compact JSON, one a line), or why it failed on that input (not JSON, a jq error).
+  /// Throws only when the program does not compile.
+  public static func runEach(_ program: String, inputs: [String]) throws(Failure) -> [Result<String, Failure>] {
+    guard !inputs.isEmpty else {
+      try compile(program)
+      return []
+    }
+    // One buffer for every input, and each input's start in it.
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(inputs.reduce(0) { $0 + $1.utf8.count } + 1)
+    var starts: [Int] = []
+    var lengths: [Int] = []
+    for input in inputs {
+      starts.append(bytes.count)
+      lengths.append(input.utf8.count)
+      bytes.append(contentsOf: input.utf8)
+    }
+    bytes.append(0)
+    var output: UnsafeMutablePointer<CChar>?
+    let status = bytes.withUnsafeBufferPointer { buffer in
+      buffer.withMemoryRebound(to: CChar.self) { chars -> Int32 in
+        guard let base = chars.baseAddress else { return -1 }
+        let pointers: [UnsafePointer<CChar>?] = starts.map { base + $0 }
+        return pointers.withUnsafeBufferPointer { list in
+          lengths.withUnsafeBufferPointer { sizes in
+            rb_jq_run_each(program, list.baseAddress, sizes.baseAddress, inputs.count, &output)
+          }
+        }
+      }
+    }
+    let text = output.map { String(cString: $0) } ?? ""
+    free(output)
+    if status != 0 { throw Failure(message: text.isEmpty ? "the jq expression does not compile" : clean(text)) }
+    var results: [Result<String, Failure>] = []
+    results.reserveCapacity(inputs.count)
+    for record in text.split(separator: "\u{1E}", omittingEmptySubsequences: false).prefix(inputs.count) {
+      let body = String(record.dropFirst())
+      results.append(record.first == "o" ? .success(body) : .failure(Failure(message: clean(body))))
+    }
+    while results.count < inputs.count { results.append(.failure(Failure(message: "jq gave no answer"))) }
+    return results
+  }
+
   /// Compiles `program` without running it: a chain's captures are checked when the workspace
   /// is read.
   public static func compile(_ program: String) throws(Failure) {

@@ -22,6 +22,9 @@ public enum Msg: Sendable {
   case bodyFileExists(path: String)
   /// A jq filter's output lines, or its error.
   case filtered(expression: String, result: Result<String, FilterError>)
+  /// jq's outputs for each of some events of the stream shown (`filter` with `events`), or the
+  /// error that stopped it (a program that does not compile).
+  case eventsFiltered(expression: String, result: Result<EventsFiltered, FilterError>)
   /// An earlier response from history (nil: no entry at that position), or why it could not be read.
   case historyShown(HistoryView?, error: String?)
   /// The answer to `searchHistory` number `id` (the history overlay shows the latest only).
@@ -62,11 +65,13 @@ public enum Command: Sendable, Equatable {
   case reload
   /// Opens `$EDITOR` on this text (the runtime suspends the screen meanwhile).
   case edit(text: String, fileExtension: String)
-  /// Writes the exchange's body, or `jqOutput` (the jq filter's output shown instead), to
-  /// `path`; an existing file only with `overwrite` (else `bodyFileExists` comes back).
-  case writeBody(ExchangeID, path: String, jqOutput: String? = nil, overwrite: Bool = false)
-  /// Runs a jq expression over a body in the background.
-  case filter(expression: String, ExchangeID)
+  /// Writes the exchange's body, or `jqOutput` (the jq filter's output shown instead), or with
+  /// `events` the stream's events kept, as NDJSON (one `run --json` stream line each), to `path`;
+  /// an existing file only with `overwrite` (else `bodyFileExists` comes back).
+  case writeBody(ExchangeID, path: String, jqOutput: String? = nil, events: Bool = false, overwrite: Bool = false)
+  /// Runs a jq expression over a body in the background; with `events`, over the data of each
+  /// of those events of the exchange's stream (`eventsFiltered` comes back).
+  case filter(expression: String, ExchangeID, events: Range<Int>? = nil)
   /// Reads the history entry of request `name` at `position` (0 the newest) and its body.
   case showHistory(name: String, position: Int)
   /// Searches the history of every request (the `H` overlay); `historyFound` comes back.

@@ -25,10 +25,12 @@ private func route(_ state: inout AppState, _ msg: Msg) -> [Command] {
     return []
   case .tick(let date):
     state.now = date
-    return []
+    return state.followEventsFilter()
   case .agent(let event):
     state.apply(event)
-    return state.cookiesAfter(event)
+    var commands = state.cookiesAfter(event)
+    if case .finished(let result) = event, result.id == state.viewer.exchange { commands += state.followEventsFilter() }
+    return commands
   case .key(let key):
     return state.handle(key)
   case .paste(let text):
@@ -53,6 +55,8 @@ private func route(_ state: inout AppState, _ msg: Msg) -> [Command] {
   case .filtered(let expression, let result):
     state.filtered(expression, result)
     return []
+  case .eventsFiltered(let expression, let result):
+    return state.eventsFiltered(expression, result)
   case .flowStarted(let run, let name, let kind, let fromStep):
     state.startFlow(run: run, name: name, kind: kind, fromStep: fromStep)
     return []
@@ -190,6 +194,7 @@ extension AppState {
     case .requests, .flowInList, .folderInList: return handleRequests(action)
     case .editor: return handleEditor(action)
     case .response: return handleResponse(action)
+    case .events: return handleEvents(action)
     case .queue, .queueRun: return handleQueue(action)
     default: return []
     }

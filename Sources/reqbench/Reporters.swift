@@ -278,13 +278,7 @@ enum Format {
   /// event of a streamed response (`type` and `eventId` are SSE's `event` and `id`, null for the
   /// line formats; `id` is the exchange's, as in every event; `ms` since the exchange started).
   static func streamEvent(name: String, id: ExchangeID, _ event: StreamEvent) -> JSONObject {
-    var object = JSONObject([
-      ("event", "stream"), ("name", .string(name)), ("id", .number(Int(id.rawValue))), ("index", .number(event.index)),
-      ("type", event.type.map { .string($0) } ?? .null), ("eventId", event.id.map { .string($0) } ?? .null),
-      ("data", .string(event.data)), ("ms", .number((event.seconds * 10_000).rounded() / 10)),
-    ])
-    if event.truncated { object["truncated"] = .bool(true) }
-    return object
+    event.jsonObject(name: name, exchange: id)
   }
 
   static func reconnectEvent(name: String, id: ExchangeID, count: Int, delay: Double, reason: ExchangeError) -> JSONObject {

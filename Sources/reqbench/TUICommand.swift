@@ -211,9 +211,13 @@ final class TUIRuntime {
       reloadFromDisk(dropping: true)
     case .edit(let text, let fileExtension):
       apply(editInEditor(text, fileExtension: fileExtension))
-    case .writeBody(let id, let path, let jqOutput, let overwrite):
-      let body = state.exchanges.first(where: { $0.id == id })?.result?.response?.body
-      guard jqOutput != nil || body != nil else { return }
+    case .writeBody(let id, let path, let jqOutput, let events, let overwrite):
+      let row = state.exchanges.first(where: { $0.id == id })
+      let body = row?.result?.response?.body
+      // The stream's events kept, as `run --json` prints them (made on the background queue).
+      let stream = events ? row?.stream : nil
+      let name = row?.name ?? ""
+      guard jqOutput != nil || body != nil || stream != nil else { return }
       let url = URL(fileURLWithPath: path, relativeTo: workspaceURL.deletingLastPathComponent())
       background.async {
         if !overwrite, FileManager.default.fileExists(atPath: url.path) {
@@ -221,7 +225,8 @@ final class TUIRuntime {
           return
         }
         do {
-          let bytes = try jqOutput.map { Array($0.utf8) } ?? body?.bytes() ?? []
+          let bytes = try stream.map { Array(StreamEvent.ndjson($0.kept, name: name, exchange: id).utf8) }
+            ?? jqOutput.map { Array($0.utf8) } ?? body?.bytes() ?? []
           try AtomicFile.write(bytes, to: url)
           inbox.post(.bodyWritten(path: url.path, error: nil))
         } catch let error as FileError {
@@ -292,7 +297,22 @@ final class TUIRuntime {
           inbox.post(.historyShown(nil, error: error.description))
         }
       }
-    case .filter(let expression, let id):
+    case .filter(let expression, let id, let events?):
+      // jq over each of these events' data, compiled once (`JQ.runEach`).
+      let kept = state.exchanges.first(where: { $0.id == id })?.stream?.kept.filter { events.contains($0.index) } ?? []
+      background.async {
+        do throws(JQ.Failure) {
+          let results = try JQ.runEach(expression, inputs: kept.map(\.data))
+          var outputs: [Int: Result<String, FilterError>] = [:]
+          for (event, result) in zip(kept, results) {
+            outputs[event.index] = result.mapError { FilterError($0.message) }
+          }
+          inbox.post(.eventsFiltered(expression: expression, result: .success(EventsFiltered(events: events, outputs: outputs))))
+        } catch {
+          inbox.post(.eventsFiltered(expression: expression, result: .failure(FilterError(error.message))))
+        }
+      }
+    case .filter(let expression, let id, nil):
       guard let body = state.exchanges.first(where: { $0.id == id })?.result?.response?.body else { return }
       background.async {
         do {

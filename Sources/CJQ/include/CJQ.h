@@ -19,4 +19,12 @@ int rb_jq_run_pieces(const char *program, const char *input, size_t length, int 
 /// `*output` to jq's error message, malloc'd (the caller frees it).
 int rb_jq_compile(const char *program, char **output);
 
+/// Runs the jq `program`, compiled once, over each of `count` JSON inputs (`inputs[k]`, `lengths[k]`
+/// bytes): a stream's events. On success returns 0 and sets `*output` to one record per input, in
+/// order, each its kind (`o`: the outputs, compact, one a line; `e`: the input is not JSON or jq
+/// failed on it, the message) then its text, ended by RS (0x1E); on a program that does not
+/// compile returns -1 with the error. malloc'd; the caller frees `*output`.
+int rb_jq_run_each(const char *program, const char *const *inputs, const size_t *lengths, size_t count,
+                   char **output);
+
 #endif

@@ -23,6 +23,8 @@ public enum Action: String, Sendable, CaseIterable {
   // The response
   case search, nextMatch, previousMatch, jq, writeBody, wrap, previousTab, nextTab
   case olderResponse, newerResponse, resend, back
+  // The Events tab of a stream
+  case follow
   // The history overlay
   case openHistory, switchHistoryMode, openAsRequest
   // The queue
@@ -58,6 +60,8 @@ public enum KeyContext: String, Sendable, CaseIterable {
   /// The list of a field's values open in the editor (the body's type, the auth's type).
   case choice
   case response
+  /// The response pane showing the Events tab of a stream.
+  case events
   /// The queue with an exchange selected.
   case queue
   /// The queue with a batch or chain run (or one of its members or steps) selected.
@@ -83,12 +87,15 @@ public enum KeyContext: String, Sendable, CaseIterable {
   case diskConflict
 
   /// The contexts of the four panes, where `global` keys apply too.
-  public static let panes: [KeyContext] = [.requests, .flowInList, .folderInList, .editor, .response, .queue, .queueRun]
+  public static let panes: [KeyContext] = [
+    .requests, .flowInList, .folderInList, .editor, .response, .events, .queue, .queueRun,
+  ]
 }
 
 /// A group of bindings as the help and the README show them.
 public enum KeySection: String, Sendable, CaseIterable {
-  case everywhere, lists, scrolling, requests, folderInList, flowInList, editor, editing, choice, response, queue, queueRun
+  case everywhere, lists, scrolling, requests, folderInList, flowInList, editor, editing, choice, response, events, queue
+  case queueRun
   case prompt, lineEdit, palette, historyFilter, historyList, environments, variables, cookies, copyMenu, confirmQuit, unsavedChanges
   case confirmOverwrite, confirmDelete, diskConflict, mouse
 
@@ -104,6 +111,7 @@ public enum KeySection: String, Sendable, CaseIterable {
     case .editing: "Editing a field"
     case .choice: "Choosing a body or auth type"
     case .response: "Response"
+    case .events: "The Events tab of a stream (SSE, NDJSON)"
     case .queue: "Queue"
     case .queueRun: "A batch or chain run in the queue"
     case .prompt: "Prompts (search, jq, filter, write)"
@@ -137,6 +145,7 @@ public enum KeySection: String, Sendable, CaseIterable {
     case .editing: [.editing]
     case .choice: [.choice]
     case .response: [.response]
+    case .events: [.events]
     case .queue: [.queue]
     case .queueRun: [.queueRun]
     case .prompt: [.prompt]
@@ -161,6 +170,7 @@ public enum KeySection: String, Sendable, CaseIterable {
   public var note: String? {
     switch self {
     case .scrolling: "in the help, any other key closes it"
+    case .events: "one event a row: time since the start, type, size, the data's first line; the selected one's data below"
     case .prompt: "a prompt comes back with its last value selected: typing replaces it, ← → Home End keep it to edit"
     case .historyFilter: "the words are those of reqbench history --search; the line-editing keys edit the filter"
     case .palette: "typing filters (every word, else its letters in order); the line-editing keys edit it"
@@ -367,14 +377,37 @@ public enum Keymap {
       .writeBody, [.char("w")], "write the body (or the jq output shown) to a file; asks before overwriting one",
       hint: "write", .response),
     KeyBinding(.wrap, [.char("W")], "wrap long lines, or stop wrapping them", hint: "wrap", .response),
-    KeyBinding(.previousTab, [.left, .char("h")], "previous tab (body, headers, timing, the request as sent)", hint: "tabs", pair: .nextTab, .response),
-    KeyBinding(.nextTab, [.right, .char("l")], "next tab", .response),
+    KeyBinding(
+      .previousTab, [.left, .char("h")], "previous tab (body, a stream's events, headers, timing, the request as sent)",
+      hint: "tabs", pair: .nextTab, .response, also: [.events]),
+    KeyBinding(.nextTab, [.right, .char("l")], "next tab", .response, also: [.events]),
     KeyBinding(
       .olderResponse, [.char("[")], "an older response of the request, from history", hint: "history", pair: .newerResponse,
       .response),
     KeyBinding(.newerResponse, [.char("]")], "a newer one (after the newest: the live response)", .response),
-    KeyBinding(.resend, [.char("s"), .char("r")], "send it again (a response from history: as it was recorded)", .response),
+    KeyBinding(
+      .resend, [.char("s"), .char("r")], "send it again (a response from history: as it was recorded)", .response,
+      also: [.events]),
     KeyBinding(.back, [.escape], "stop a search or a running jq, clear the jq filter, leave history", .response),
+    // The Events tab of a stream
+    KeyBinding(.down, [.down, .char("j")], "next event", .events),
+    KeyBinding(.up, [.up, .char("k")], "previous event (the list stops following the tail)", .events),
+    KeyBinding(.pageDown, [.pageDown, .ctrl("d"), .char(" ")], "a page down", .events),
+    KeyBinding(.pageUp, [.pageUp, .ctrl("u")], "a page up", .events),
+    KeyBinding(.first, [.home, .char("g")], "the first event kept", .events),
+    KeyBinding(.last, [.end, .char("G")], "the last event so far", .events),
+    KeyBinding(.follow, [.char("F")], "follow the tail again: each new event is selected as it comes", hint: "follow", .events),
+    KeyBinding(.search, [.char("/")], "search the events' data", hint: "search", .events),
+    KeyBinding(.nextMatch, [.char("n")], "next matching event", hint: "next", pair: .previousMatch, .events),
+    KeyBinding(.previousMatch, [.char("N")], "previous matching event", .events),
+    KeyBinding(
+      .jq, [.char("|")], "jq over each event's data (.choices[0].delta.content), live as events come", hint: "jq each",
+      .events),
+    KeyBinding(
+      .writeBody, [.char("w")], "write the events kept as NDJSON (or the jq outputs shown) to a file; asks before overwriting one",
+      hint: "write", .events),
+    KeyBinding(.cancelExchange, [.char("c")], "end the stream (cancelled, its events kept)", hint: "end", .events),
+    KeyBinding(.back, [.escape], "stop a running jq, clear the jq filter", .events),
     // Queue
     KeyBinding(.cancelExchange, [.char("c")], "cancel the selected exchange", hint: "cancel", .queue),
     KeyBinding(

@@ -41,7 +41,7 @@ extension AppState {
       default: return .requests
       }
     case .editor: return .editor
-    case .response: return .response
+    case .response: return shownTab == .events ? .events : .response
     case .queue: return queue.flowSelection == nil ? .queue : .queueRun
     }
   }

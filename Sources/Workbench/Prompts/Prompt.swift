@@ -141,15 +141,23 @@ extension AppState {
       case .search:
         viewer.search = text.isEmpty ? nil : text
         viewer.matchLine = nil
+        if shownTab == .events {
+          findEvent(forward: true)
+          return []
+        }
         return findNext(forward: true)
       case .filterBody:
         guard let id = viewer.exchange, !text.isEmpty else { return [] }
+        if shownTab == .events { return startEventsFilter(text) }
         viewer.filterRunning = text
         message = StatusMessage("jq: running… (Esc cancels)")
         return [.filter(expression: text, id)]
       case .writeBody:
         guard let id = viewer.exchange, !text.isEmpty else { return [] }
-        let command = Command.writeBody(id, path: text, jqOutput: viewer.filter == nil ? nil : viewer.filteredText)
+        var command = Command.writeBody(id, path: text, jqOutput: viewer.filter == nil ? nil : viewer.filteredText)
+        if shownTab == .events {
+          command = Command.writeBody(id, path: text, jqOutput: eventsJQText, events: eventsJQText == nil)
+        }
         pendingWrite = command
         return [command]
       case .newRequest:

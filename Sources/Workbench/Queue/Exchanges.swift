@@ -224,10 +224,15 @@ extension AppState {
     case .joined(let id, _):
       mutateRow(id) { $0.joined = true }
     case .streamEvent(let id, _, let event):
+      var first = false
       mutateRow(id) {
-        if $0.stream == nil { $0.stream = StreamLog(format: event.format) }
+        if $0.stream == nil {
+          $0.stream = StreamLog(format: event.format)
+          first = true
+        }
         $0.stream?.append(event)
       }
+      streamEventShown(id, first: first)
     case .reconnecting(let id, let count, _, _):
       mutateRow(id) {
         $0.reconnectWait = count

@@ -5,21 +5,25 @@ import Workspace
 /// What the response viewer shows and how.
 public struct ViewerState: Sendable {
   public enum Tab: Int, CaseIterable, Sendable {
-    /// `request`: what curl sent (`SentRequestView.swift`).
-    case body, headers, timing, request
+    /// `request`: what curl sent (`SentRequestView.swift`); `events`: a stream's events
+    /// (`EventsTab.swift`), a tab only while the exchange shown is a stream.
+    case body, events, headers, timing, request
     public var title: String {
       switch self {
       case .body: "Body"
+      case .events: "Events"
       case .headers: "Headers"
       case .timing: "Timing"
       case .request: "Request"
       }
     }
 
-    /// The tab `by` places after this one (before it, when negative), round the end.
-    func moved(by offset: Int) -> Tab {
-      let count = Tab.allCases.count
-      return Tab(rawValue: ((rawValue + offset) % count + count) % count) ?? .body
+    /// The tab `by` places after this one (before it, when negative), round the end; Events
+    /// counts only for a stream.
+    func moved(by offset: Int, events: Bool) -> Tab {
+      let tabs = Tab.allCases.filter { events || $0 != .events }
+      let current = tabs.firstIndex(of: self) ?? 0
+      return tabs[((current + offset) % tabs.count + tabs.count) % tabs.count]
     }
   }
 
@@ -46,6 +50,8 @@ public struct ViewerState: Sendable {
   public var document: BodyDocument?
   /// An earlier response from history shown instead of the live exchange.
   public var history: HistoryView?
+  /// The Events tab of a stream.
+  public var events = EventsState()
 
   /// Another response is shown: at its top, with no search match, search or jq filter of the
   /// one before.
@@ -57,6 +63,7 @@ public struct ViewerState: Sendable {
     filtered = nil
     filteredText = nil
     filterRunning = nil
+    events = EventsState()
   }
 }
 
@@ -64,16 +71,18 @@ public struct ViewerState: Sendable {
 extension AppState {
   /// `writeBody` found its file there: `y` writes over it, any other key keeps it.
   mutating func bodyFileExists(_ path: String) {
-    guard case .writeBody(let id, let target, let output, _)? = pendingWrite else { return }
+    guard case .writeBody(let id, let target, let output, let events, _)? = pendingWrite else { return }
     pendingWrite = nil
-    confirmOverwrite = .writeBody(id, path: target, jqOutput: output, overwrite: true)
+    confirmOverwrite = .writeBody(id, path: target, jqOutput: output, events: events, overwrite: true)
     message = StatusMessage("\(path) exists: overwrite? y/n")
   }
 
   mutating func bodyWritten(_ path: String, error: String?) {
+    let events: Bool
+    if case .writeBody(_, _, _, true, _)? = pendingWrite { events = true } else { events = false }
     pendingWrite = nil
     message = error.map { StatusMessage("cannot write \(path): \($0); choose another path", isError: true) }
-      ?? StatusMessage("body written to \(path)")
+      ?? StatusMessage((events ? "events written to " : "body written to ") + path)
   }
 
   /// A jq filter's output, shown instead of the body.
@@ -140,7 +149,11 @@ extension AppState {
     viewer.history = nil
     viewer.flow = nil
     viewer.exchange = id
-    if changed { viewer.startOver() }
+    if changed {
+      viewer.startOver()
+      // A stream opens on its events; another response on its body.
+      if viewer.tab == .body, shownExchange?.stream != nil { viewer.tab = .events }
+    }
     if let response = shownExchange?.result?.response {
       if changed || viewer.document == nil {
         // A spilled body is mapped, not read: opening it costs the same whatever its size.
@@ -168,16 +181,13 @@ extension AppState {
     case .pageUp: scrollViewer(by: -max(1, page - 1))
     case .first: viewer.scroll = 0
     case .last:
-      if viewer.tab == .body, let document {
+      if shownTab == .body, let document {
         viewer.scroll = max(0, document.totalLineCount() - page)
-      } else if viewer.tab != .body {
+      } else if shownTab != .body {
         scrollViewer(by: 1 << 30)  // stops where the last page shows the last line
       }
-    case .previousTab:
-      viewer.tab = viewer.tab.moved(by: -1)
-      viewer.scroll = 0
-    case .nextTab:
-      viewer.tab = viewer.tab.moved(by: 1)
+    case .previousTab, .nextTab:
+      viewer.tab = shownTab.moved(by: action == .nextTab ? 1 : -1, events: shownStream != nil)
       viewer.scroll = 0
     case .wrap:
       viewer.wrap.toggle()
@@ -256,7 +266,10 @@ extension AppState {
       viewer.scroll = max(0, min(target, last))
       return
     }
-    switch viewer.tab {
+    switch shownTab {
+    case .events:
+      if let log = shownStream { holdEvent(at: (selectedEventPosition(log) ?? 0) + delta, log) }
+      return
     case .body:
       guard let document = viewer.filtered ?? viewer.document else {
         viewer.scroll = 0

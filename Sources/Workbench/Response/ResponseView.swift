@@ -87,19 +87,25 @@ extension Painter {
     }
     // Tabs.
     var tx = area.x + 1
-    for tab in ViewerState.Tab.allCases {
-      let label = tab == state.viewer.tab ? "[\(tab.title)]" : " \(tab.title) "
-      tx += buffer.put(label, x: tx, y: area.y + 1, style: tab == state.viewer.tab ? theme.title : theme.dim)
+    let stream = state.shownStream
+    let shownTab = state.shownTab
+    for tab in ViewerState.Tab.allCases where tab != .events || stream != nil {
+      let label = tab == shownTab ? "[\(tab.title)]" : " \(tab.title) "
+      tx += buffer.put(label, x: tx, y: area.y + 1, style: tab == shownTab ? theme.title : theme.dim)
       tx += 1
     }
-    let hints = state.viewer.filter.map { "jq \($0) · Esc clears" } ?? (state.viewer.wrap ? "wrap" : "")
+    var hints = state.viewer.filter.map { "jq \($0) · Esc clears" } ?? (state.viewer.wrap ? "wrap" : "")
+    if shownTab == .events, let stream { hints = eventsHints(stream) }
     if !hints.isEmpty {
       let w = TextWidth.of(hints)
-      buffer.put(hints, x: max(tx, area.x + area.width - w - 1), y: area.y + 1, style: theme.dim)
+      let hx = max(tx, area.x + area.width - w - 1)
+      buffer.putTruncated(hints, x: hx, y: area.y + 1, style: theme.dim, width: area.x + area.width - hx)
     }
     let content = Rect(x: area.x + 1, y: area.y + 2, width: max(0, area.width - 1), height: max(0, area.height - 2))
-    switch state.viewer.tab {
+    switch shownTab {
     case .body: body(&buffer, content, row)
+    case .events:
+      if let stream { events(&buffer, content, row, stream) }
     case .headers: headers(&buffer, content, response, row)
     case .timing: timing(&buffer, content, row)
     case .request: sentRequest(&buffer, content, row)
