@@ -76,4 +76,42 @@ struct JQTests {
     #expect(throws: JQ.Failure.self) { try JQ.run(".", input: Array("1 2".utf8)) }
     #expect(try JQ.run(".", input: Array(" 12 ".utf8)) == "12\n")
   }
+
+  /// A stream's events: the program compiled once, each event's outputs (compact) or its own
+  /// error; only a program that does not compile throws.
+  @Test func runsOverEachInputCompiledOnce() throws {
+    let events = [
+      #"{"choices":[{"delta":{"content":"Hel"}}]}"#, #"{"choices":[{"delta":{"content":"lo\u001e"}}]}"#, "[DONE]",
+      #"{"choices":[]}"#, #"{"choices":"x"}"#, "",
+    ]
+    let results = try JQ.runEach(".choices[0].delta.content", inputs: events)
+    #expect(results.count == 6)
+    #expect(try results[0].get() == "\"Hel\"\n")
+    #expect(try results[1].get() == "\"lo\\u001e\"\n")
+    #expect(throws: JQ.Failure.self) { try results[2].get() }
+    #expect(try results[3].get() == "null\n")
+    #expect(throws: JQ.Failure.self) { try results[4].get() }
+    #expect(throws: JQ.Failure.self) { try results[5].get() }
+    #expect(try JQ.runEach(".[]", inputs: ["[1,2]", "[]"]).map { try $0.get() } == ["1\n2\n", ""])
+    #expect(throws: JQ.Failure.self) { try JQ.runEach(".[", inputs: ["{}"]) }
+    #expect(try JQ.runEach(".", inputs: []).isEmpty)
+    // 10,000 events in one call: one compile (jq 1.6 takes milliseconds for each).
+    let many = (0..<10_000).map { #"{"n":\#($0)}"# }
+    let outputs = try JQ.runEach(".n", inputs: many)
+    #expect(try outputs[9_999].get() == "9999\n")
+  }
+
+  /// What the TUI's `w` writes for a stream: `run --json`'s stream lines.
+  @Test func eventsAsNDJSON() {
+    let events = [
+      StreamEvent(format: .sse, index: 0, type: "tick", id: "1", data: #"{"tick":1}"#, size: 30, seconds: 0.01234),
+      StreamEvent(format: .ndjson, index: 1, type: nil, id: nil, data: "x\u{1b}", size: 3, seconds: 1, truncated: true),
+    ]
+    #expect(
+      StreamEvent.ndjson(events, name: "ticker", exchange: ExchangeID(rawValue: 7))
+        == #"{"event":"stream","name":"ticker","id":7,"index":0,"type":"tick","eventId":"1","data":"{\"tick\":1}","ms":12.3}"#
+        + "\n"
+        + #"{"event":"stream","name":"ticker","id":7,"index":1,"type":null,"eventId":null,"data":"x\u001b","ms":1000,"truncated":true}"#
+        + "\n")
+  }
 }

@@ -65,7 +65,7 @@ extension AppState {
   var eventRows: (list: Int, detail: Int) {
     let height = layout.contentHeight(of: .response)
     guard height >= 6 else { return (max(1, height), 0) }
-    let list = (height - 2) / 2
+    let list = (height - 2) * 3 / 5
     return (list, height - 2 - list)
   }
 

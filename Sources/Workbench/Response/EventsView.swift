@@ -34,19 +34,20 @@ extension Painter {
   /// `12.345 s` after the exchange's start.
   static func eventTime(_ seconds: Double) -> String { Formatting.decimal(seconds, places: 3) + " s" }
 
-  /// The right side of the tab line: `142 events · 3.1/s · following`, jq's expression when shown.
+  /// The right side of the tab line: `following · 142 events · 3.1/s`, jq's expression first
+  /// when shown.
   func eventsHints(_ log: StreamLog) -> String {
     var parts: [String] = []
     if let jq = state.viewer.events.jq {
       parts.append("jq " + jq.expression + (jq.shown ? "" : " running…") + " · Esc clears")
     }
+    parts.append(state.viewer.events.isFollowing ? "following" : "held · F follows")
     var count = log.total == 1 ? "1 event" : "\(log.total) events"
     if log.dropped > 0 { count += " (last \(log.kept.count) kept)" }
     parts.append(count)
     if let last = log.last, last.seconds > 0, log.total > 1 {
       parts.append(Formatting.decimal(Double(log.total) / last.seconds, places: 1) + "/s")
     }
-    parts.append(state.viewer.events.isFollowing ? "following" : "held · F follows")
     return parts.joined(separator: " · ")
   }
 
@@ -151,7 +152,7 @@ extension Painter {
     while y < end, index < count {
       let line = redaction?.apply(document.line(index)) ?? document.line(index)
       if index + 1 < count, y + 1 == end {
-        buffer.putTruncated("… (w writes every event, y copies the body)", x: area.x, y: y, style: theme.dim, width: area.width)
+        buffer.putTruncated("… more lines (w writes the events as NDJSON)", x: area.x, y: y, style: theme.dim, width: area.width)
         return
       }
       if document.kind == .json {
