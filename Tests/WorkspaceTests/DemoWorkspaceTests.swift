@@ -36,6 +36,8 @@ import Workspace
       "GET http://127.0.0.1:8080/slow", "GET http://127.0.0.1:8080/trickle",
       "GET http://127.0.0.1:8080/flaky-demo", "GET http://127.0.0.1:8080/users/99",
       "GET http://127.0.0.1:8080/files/small.json", "HEAD http://127.0.0.1:8080/files/big.bin",
+      "GET http://127.0.0.1:8080/sse/ticker?interval=0.5", "POST http://127.0.0.1:8080/sse/chat",
+      "GET http://127.0.0.1:8080/ndjson?count=20&interval=0.5",
     ] {
       #expect(endpoints.contains(expected), "missing \(expected)")
     }
@@ -46,6 +48,10 @@ import Workspace
     #expect(prepared.first { $0.url.hasSuffix("/trickle") }?.timeouts.idle == 5)
     #expect(prepared.first { $0.url.hasSuffix("/flaky-demo") }?.retry?.max == 2)
     #expect(prepared.first { $0.url.hasSuffix("/users/1") }?.validation.json != nil)
+    // The ticker runs until it is ended (no idle timeout) and reconnects after a drop.
+    let ticker = try #require(prepared.first { $0.url.contains("/sse/ticker") })
+    #expect(ticker.timeouts.idle == 0)
+    #expect(ticker.reconnect)
   }
 
   @Test func isWrittenTheWayTheAppWritesIt() throws {
