@@ -39,6 +39,10 @@ public enum Scenario: String, CaseIterable, Sendable {
   /// Folders folded: users/ (a duplicate in it unsaved, so `●`) and files/; users/ selected, so
   /// the editor says what the folder holds and the keys that act on it.
   case folders
+  /// A chat-like completion streaming token by token (streams/chat) in the viewer's Events tab,
+  /// following its tail, jq's `.choices[0].delta.content` over each event, the selected event's
+  /// JSON below.
+  case events
 
   public static let epoch = Date(timeIntervalSince1970: 1_790_000_000)
 
@@ -89,6 +93,8 @@ public enum Scenario: String, CaseIterable, Sendable {
       Scenario.send(&state, .key(.enter))
       state.selectFolder("users")
       Scenario.send(&state, .key(.enter))
+    case .events:
+      Scenario.playChat(&state)
     case .environments, .variables:
       state.selectRequest(named: "users/get")
       Scenario.send(&state, .key(.char("v")), .key(.char("j")))
@@ -99,6 +105,44 @@ public enum Scenario: String, CaseIterable, Sendable {
       }
     }
     return state
+  }
+
+  /// streams/chat sent from the list: a POST whose answer streams a completion token by token.
+  static func playChat(_ state: inout AppState) {
+    state.selectRequest(named: "streams/chat")
+    let id = ExchangeID(rawValue: 1)
+    let request = Request(
+      name: "streams/chat", method: .POST, url: "http://127.0.0.1:8080/sse/chat",
+      body: RequestBody(bytes: Array(#"{"prompt":"hello"}"#.utf8), contentType: "application/json"))
+    var headers = HTTPHeaders()
+    headers["Content-Type"] = "text/event-stream; charset=utf-8"
+    send(&state, .tick(epoch), .key(.enter))
+    send(&state, .agent(.queued(id, request)), .agent(.started(id, attempt: 1)), .agent(.headers(id, status: 200, headers: headers)))
+    let tokens = ["Hello", "!", " Streams", " arrive", " as", " server", "-sent", " events", ",", " one", " token", " a", " row"]
+    for (index, token) in tokens.enumerated() {
+      let data = #"{"id":"chatcmpl-1","choices":[{"index":0,"delta":{"content":"\#(token)"}}]}"#
+      send(
+        &state,
+        .agent(
+          .streamEvent(
+            id, index: index,
+            StreamEvent(format: .sse, index: index, type: "message", id: nil, data: data, size: data.utf8.count + 8,
+              seconds: 0.012 + Double(index) * 0.05))))
+    }
+    var progress = TransferProgress(downloaded: 1_274)
+    progress.bytesPerSecond = 2_100
+    send(&state, .agent(.progress(id, progress)), .tick(epoch.addingTimeInterval(0.66)), .key(.char("3")))
+    // | .choices[0].delta.content: jq's output for each event (as the runtime's JQ.runEach gives it).
+    send(&state, .key(.char("|")), .key(.ctrl("u")))
+    for c in ".choices[0].delta.content" { send(&state, .key(.char(c))) }
+    send(&state, .key(.enter))
+    var outputs: [Int: Result<String, FilterError>] = [:]
+    for (index, token) in tokens.enumerated() { outputs[index] = .success("\"\(token)\"\n") }
+    send(
+      &state,
+      .eventsFiltered(
+        expression: ".choices[0].delta.content",
+        result: .success(EventsFiltered(events: 0..<tokens.count, outputs: outputs))))
   }
 
   static func playDownloads(_ state: inout AppState) {

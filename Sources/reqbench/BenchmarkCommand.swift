@@ -19,9 +19,16 @@ import Workspace
 /// the key's `update` to the diff (moving the selection is what walks the list). Prints the
 /// medians at the top and the end, and the process's peak RSS (`VmHWM`: the workspace read, the
 /// state and the frames); `list_median_ms=… list_p95_ms=… peak_rss_kb=…` is for scripts.
+///
+/// `--stream`: a server-sent events stream of `--rate` events a second (1,000 by default) shown
+/// in the viewer's Events tab, following its tail, after `--rows` events already came (the log
+/// at its 10,000-event cap drops one for each new one). Each frame is what the TUI does in a
+/// 30th of a second: `update` with that frame's events (33 or 34 at 1,000/s) and a clock tick,
+/// then `view` + diff; the whole is timed, since the events are the frame's work.
+/// `stream_median_ms=… stream_p95_ms=…` is for scripts.
 enum BenchmarkCommand {
   static let usage =
-    "reqbench benchmark-render [--rows N] [--size WxH] [--frames N] [--workspace FILE] [--show] [--list]"
+    "reqbench benchmark-render [--rows N] [--size WxH] [--frames N] [--workspace FILE] [--show] [--list] [--stream [--rate N]]"
 
   /// Running downloads at the top of the queue (progress bars, speed and ETA to draw).
   static let running = 16
@@ -31,7 +38,8 @@ enum BenchmarkCommand {
   static func run(_ args: [String]) -> Int32 {
     let options: BenchmarkOptions
     switch BenchmarkOptions.parse(
-      args, command: "benchmark-render", usage: usage, numbers: ["--rows": 1000, "--frames": 500], flags: ["--show", "--list"])
+      args, command: "benchmark-render", usage: usage, numbers: ["--rows": 1000, "--frames": 500, "--rate": 1000],
+      flags: ["--show", "--list", "--stream"])
     {
     case .success(let parsed): options = parsed
     case .failure(let exit): return exit.status
@@ -45,6 +53,11 @@ enum BenchmarkCommand {
     let frames = options.numbers["--frames"] ?? 500
     let show = options.flags.contains("--show")
     guard let workspace = CLI.loadWorkspace(workspacePath) else { return ExitStatus.usage }
+    if options.flags.contains("--stream") {
+      return runStream(
+        workspace: workspace, file: workspacePath, earlier: rows, rate: options.numbers["--rate"] ?? 1000, frames: frames,
+        width: width, height: height, show: show)
+    }
     if options.flags.contains("--list") {
       return runList(workspace: workspace, file: workspacePath, frames: frames, width: width, height: height, show: show)
     }
@@ -136,6 +149,79 @@ enum BenchmarkCommand {
         + "at the top \(ms(percentile(top, 0.5))) ms, at the end \(ms(percentile(end, 0.5))) ms")
     out.line("peak RSS \(rss) kB")
     out.line("list_median_ms=\(ms(percentile(all, 0.5))) list_p95_ms=\(ms(percentile(all, 0.95))) peak_rss_kb=\(rss)")
+    out.flush()
+    return ExitStatus.success
+  }
+
+  /// `--stream`: frames of the Events tab following a stream of `rate` events a second.
+  static func runStream(
+    workspace: Workspace, file: String, earlier: Int, rate: Int, frames: Int, width: Int, height: Int, show: Bool
+  ) -> Int32 {
+    let sources = VariableSources(
+      overrides: ["host": "http://127.0.0.1:8080"], processEnvironment: [:], secrets: SecretsFile())
+    var state = AppState(workspace: workspace, workspaceFile: file, sources: sources, width: width, height: height)
+    let id = ExchangeID(rawValue: 1)
+    let request = Request(name: "streams/ticker", url: "http://127.0.0.1:8080/sse/ticker?interval=0.001")
+    var headers = HTTPHeaders()
+    headers["Content-Type"] = "text/event-stream"
+    var clock = Scenario.epoch
+    for msg: Msg in [
+      .tick(clock), .agent(.queued(id, request)), .agent(.started(id, attempt: 1)),
+      .agent(.headers(id, status: 200, headers: headers)),
+    ] { _ = update(&state, msg) }
+    _ = update(&state, .key(.char("4")))
+    _ = update(&state, .key(.enter))  // the viewer shows it; its first event opens the Events tab
+    var sent = 0
+    /// The events of the stream's first `seconds`, as the parser makes them.
+    func events(through seconds: Double) -> [Msg] {
+      let upTo = Int(seconds * Double(rate))
+      defer { sent = max(sent, upTo) }
+      return (sent..<max(sent, upTo)).map { index in
+        let data = #"{"tick":\#(index + 1),"price":\#(100 + index % 7),"time":"2026-12-03T07:00:00Z"}"#
+        return .agent(
+          .streamEvent(
+            id, index: index,
+            StreamEvent(format: .sse, index: index, type: "tick", id: String(index + 1), data: data, size: data.utf8.count + 25,
+              seconds: Double(index) / Double(rate))))
+      }
+    }
+    // The stream so far.
+    for msg in events(through: Double(earlier) / Double(rate)) { _ = update(&state, msg) }
+    var buffer = ScreenBuffer(width: width, height: height)
+    view(state, into: &buffer)
+    var previous: ScreenBuffer? = buffer
+    var samples: [Double] = []
+    var updates: [Double] = []
+    samples.reserveCapacity(frames)
+    var perFrame: [Int] = []
+    for frame in 0..<(warmup + frames) {
+      clock = clock.addingTimeInterval(1.0 / 30)
+      let batch = events(through: Double(earlier) / Double(rate) + Double(frame + 1) / 30)
+      let t0 = nanoseconds()
+      for msg in batch { _ = update(&state, msg) }
+      _ = update(&state, .tick(clock))
+      let t1 = nanoseconds()
+      view(state, into: &buffer)
+      _ = buffer.changes(since: previous)
+      previous = buffer
+      let t2 = nanoseconds()
+      if frame >= warmup {
+        samples.append(Double(t2 - t0) / 1e6)
+        updates.append(Double(t1 - t0) / 1e6)
+        perFrame.append(batch.count)
+      }
+    }
+    if show { Terminal.error(buffer.text) }
+    let kept = state.exchanges.first?.stream?.kept.count ?? 0
+    let out = Output.standard
+    out.line(
+      "benchmark-render --stream: \(width)x\(height), \(rate) events/s, \(sent) events (\(kept) kept), Events tab following, "
+        + "\(frames) frames of 1/30 s (\(perFrame.min() ?? 0)-\(perFrame.max() ?? 0) events each) after \(warmup) warm-up")
+    out.line(
+      "update with the frame's events + view + changes: median \(ms(percentile(samples, 0.5))) ms, "
+        + "p95 \(ms(percentile(samples, 0.95))) ms, max \(ms(samples.max() ?? 0)) ms; the events' update alone: median "
+        + "\(ms(percentile(updates, 0.5))) ms")
+    out.line("stream_median_ms=\(ms(percentile(samples, 0.5))) stream_p95_ms=\(ms(percentile(samples, 0.95)))")
     out.flush()
     return ExitStatus.success
   }
