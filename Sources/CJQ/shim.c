@@ -184,22 +184,48 @@ static void append_record(struct buffer *out, char kind, const char *text, size_
   append(out, "\x1e", 1);
 }
 
-int rb_jq_run_each(const char *program, const char *const *inputs, const size_t *lengths, size_t count,
-                   char **output) {
-  struct buffer out = {0}, errors = {0};
+struct rb_jq_program {
+  jq_state *jq;
+  struct buffer errors;
+};
+
+rb_jq_program *rb_jq_program_new(const char *program, char **error) {
+  *error = NULL;
+  rb_jq_program *p = calloc(1, sizeof *p);
+  if (!p) {
+    *error = strdup("cannot start jq (out of memory)");
+    return NULL;
+  }
+  p->jq = jq_init();
+  if (!p->jq) {
+    free(p);
+    *error = strdup("cannot start jq (out of memory)");
+    return NULL;
+  }
+  jq_set_error_cb(p->jq, collect_error, &p->errors);
+  if (!jq_compile(p->jq, program)) {
+    *error = p->errors.length ? p->errors.data : strdup("the jq expression does not compile");
+    if (p->errors.length == 0) free(p->errors.data);
+    p->errors.data = NULL;
+    jq_teardown(&p->jq);
+    free(p);
+    return NULL;
+  }
+  return p;
+}
+
+void rb_jq_program_free(rb_jq_program *p) {
+  if (!p) return;
+  jq_teardown(&p->jq);
+  free(p->errors.data);
+  free(p);
+}
+
+int rb_jq_program_each(rb_jq_program *p, const char *const *inputs, const size_t *lengths, size_t count,
+                       char **output) {
+  struct buffer out = {0};
   *output = NULL;
-  jq_state *jq = jq_init();
-  if (!jq) {
-    *output = strdup("cannot start jq (out of memory)");
-    return -1;
-  }
-  jq_set_error_cb(jq, collect_error, &errors);
-  if (!jq_compile(jq, program)) {
-    jq_teardown(&jq);
-    *output = errors.length ? errors.data : strdup("the jq expression does not compile");
-    if (errors.length == 0) free(errors.data);
-    return -1;
-  }
+  jq_state *jq = p->jq;
   for (size_t k = 0; k < count; k++) {
     jv value = parse_whole(inputs[k] ? inputs[k] : "", inputs[k] ? lengths[k] : 0, (size_t)1 << 30);
     if (!jv_is_valid(value)) {
@@ -241,8 +267,6 @@ int rb_jq_run_each(const char *program, const char *const *inputs, const size_t 
     append_record(&out, failed ? 'e' : 'o', results.data ? results.data : "", results.length);
     free(results.data);
   }
-  jq_teardown(&jq);
-  free(errors.data);
   *output = out.data ? out.data : strdup("");
   return 0;
 }

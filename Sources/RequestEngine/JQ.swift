@@ -42,44 +42,7 @@ public enum JQ {
   /// outputs (compact JSON, one a line), or why it failed on that input (not JSON, a jq error).
   /// Throws only when the program does not compile.
   public static func runEach(_ program: String, inputs: [String]) throws(Failure) -> [Result<String, Failure>] {
-    guard !inputs.isEmpty else {
-      try compile(program)
-      return []
-    }
-    // One buffer for every input, and each input's start in it.
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(inputs.reduce(0) { $0 + $1.utf8.count } + 1)
-    var starts: [Int] = []
-    var lengths: [Int] = []
-    for input in inputs {
-      starts.append(bytes.count)
-      lengths.append(input.utf8.count)
-      bytes.append(contentsOf: input.utf8)
-    }
-    bytes.append(0)
-    var output: UnsafeMutablePointer<CChar>?
-    let status = bytes.withUnsafeBufferPointer { buffer in
-      buffer.withMemoryRebound(to: CChar.self) { chars -> Int32 in
-        guard let base = chars.baseAddress else { return -1 }
-        let pointers: [UnsafePointer<CChar>?] = starts.map { base + $0 }
-        return pointers.withUnsafeBufferPointer { list in
-          lengths.withUnsafeBufferPointer { sizes in
-            rb_jq_run_each(program, list.baseAddress, sizes.baseAddress, inputs.count, &output)
-          }
-        }
-      }
-    }
-    let text = output.map { String(cString: $0) } ?? ""
-    free(output)
-    if status != 0 { throw Failure(message: text.isEmpty ? "the jq expression does not compile" : clean(text)) }
-    var results: [Result<String, Failure>] = []
-    results.reserveCapacity(inputs.count)
-    for record in text.split(separator: "\u{1E}", omittingEmptySubsequences: false).prefix(inputs.count) {
-      let body = String(record.dropFirst())
-      results.append(record.first == "o" ? .success(body) : .failure(Failure(message: clean(body))))
-    }
-    while results.count < inputs.count { results.append(.failure(Failure(message: "jq gave no answer"))) }
-    return results
+    try Program(program).runEach(inputs)
   }
 
   /// Compiles `program` without running it: a chain's captures are checked when the workspace
@@ -109,5 +72,69 @@ public enum JQ {
   /// expressions never pass through one.
   static func clean(_ message: String) -> String {
     message.replacingOccurrences(of: " (Unix shell quoting issues?)", with: "")
+  }
+}
+
+extension JQ {
+  /// A jq program compiled once (libjq's compile of the builtins takes milliseconds), run over
+  /// many inputs: the TUI keeps one while jq runs over each event of a stream, so the events
+  /// that come later cost only their own run. Runs one call at a time (a lock), on any thread.
+  public final class Program: @unchecked Sendable {
+    public let source: String
+    private let handle: OpaquePointer
+    private let lock = NSLock()
+
+    public init(_ source: String) throws(Failure) {
+      var error: UnsafeMutablePointer<CChar>?
+      guard let handle = rb_jq_program_new(source, &error) else {
+        let text = error.map { String(cString: $0) } ?? ""
+        free(error)
+        throw Failure(message: text.isEmpty ? "the jq expression does not compile" : JQ.clean(text))
+      }
+      self.source = source
+      self.handle = handle
+    }
+
+    deinit { rb_jq_program_free(handle) }
+
+    /// Each input's outputs (compact JSON, one a line), or why it failed on that input.
+    public func runEach(_ inputs: [String]) -> [Result<String, Failure>] {
+      guard !inputs.isEmpty else { return [] }
+      // One buffer for every input, and each input's start in it.
+      var bytes: [UInt8] = []
+      bytes.reserveCapacity(inputs.reduce(0) { $0 + $1.utf8.count } + 1)
+      var starts: [Int] = []
+      var lengths: [Int] = []
+      for input in inputs {
+        starts.append(bytes.count)
+        lengths.append(input.utf8.count)
+        bytes.append(contentsOf: input.utf8)
+      }
+      bytes.append(0)
+      var output: UnsafeMutablePointer<CChar>?
+      lock.lock()
+      bytes.withUnsafeBufferPointer { buffer in
+        buffer.withMemoryRebound(to: CChar.self) { chars in
+          guard let base = chars.baseAddress else { return }
+          let pointers: [UnsafePointer<CChar>?] = starts.map { base + $0 }
+          pointers.withUnsafeBufferPointer { list in
+            lengths.withUnsafeBufferPointer { sizes in
+              _ = rb_jq_program_each(handle, list.baseAddress, sizes.baseAddress, inputs.count, &output)
+            }
+          }
+        }
+      }
+      lock.unlock()
+      let text = output.map { String(cString: $0) } ?? ""
+      free(output)
+      var results: [Result<String, Failure>] = []
+      results.reserveCapacity(inputs.count)
+      for record in text.split(separator: "\u{1E}", omittingEmptySubsequences: false).prefix(inputs.count) {
+        let body = String(record.dropFirst())
+        results.append(record.first == "o" ? .success(body) : .failure(Failure(message: JQ.clean(body))))
+      }
+      while results.count < inputs.count { results.append(.failure(Failure(message: "jq gave no answer"))) }
+      return results
+    }
   }
 }

@@ -25,11 +25,15 @@ private func route(_ state: inout AppState, _ msg: Msg) -> [Command] {
     return []
   case .tick(let date):
     state.now = date
-    return state.followEventsFilter()
+    return []
   case .agent(let event):
     state.apply(event)
     var commands = state.cookiesAfter(event)
-    if case .finished(let result) = event, result.id == state.viewer.exchange { commands += state.followEventsFilter() }
+    switch event {
+    case .streamEvent(let id, _, _) where id == state.viewer.exchange: commands += state.followEventsFilter()
+    case .finished(let result) where result.id == state.viewer.exchange: commands += state.followEventsFilter()
+    default: break
+    }
     return commands
   case .key(let key):
     return state.handle(key)

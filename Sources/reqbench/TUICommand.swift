@@ -31,6 +31,8 @@ final class TUIRuntime {
   private var lastTick = 0.0
   private var quitting = false
   private let background = DispatchQueue(label: "reqbench.tui.background")
+  /// The jq program running over a stream's events, compiled once for all its runs.
+  private let eventsPrograms = JQProgramCache()
   private static let frameInterval = 1.0 / 30
   private static let tickInterval = 0.25
 
@@ -300,9 +302,10 @@ final class TUIRuntime {
     case .filter(let expression, let id, let events?):
       // jq over each of these events' data, compiled once (`JQ.runEach`).
       let kept = state.exchanges.first(where: { $0.id == id })?.stream?.kept.filter { events.contains($0.index) } ?? []
+      let programs = eventsPrograms
       background.async {
         do throws(JQ.Failure) {
-          let results = try JQ.runEach(expression, inputs: kept.map(\.data))
+          let results = try programs.program(expression).runEach(kept.map(\.data))
           var outputs: [Int: Result<String, FilterError>] = [:]
           for (event, result) in zip(kept, results) {
             outputs[event.index] = result.mapError { FilterError($0.message) }
@@ -383,6 +386,20 @@ final class TUIRuntime {
       return .editorFinished(nil, error: "cannot read the edited file back")
     }
     return .editorFinished(edited == text ? nil : edited, error: nil)
+  }
+}
+
+/// The last jq program compiled for the Events tab (`Command.filter` with `events`): each run
+/// over the events that came since the last one costs only their own run, not a compile.
+final class JQProgramCache: @unchecked Sendable {
+  private let lock = NSLock()
+  private var last: JQ.Program?
+
+  func program(_ expression: String) throws(JQ.Failure) -> JQ.Program {
+    if let last = lock.withLock({ last }), last.source == expression { return last }
+    let made = try JQ.Program(expression)
+    lock.withLock { last = made }
+    return made
   }
 }
 

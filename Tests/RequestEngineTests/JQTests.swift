@@ -99,6 +99,12 @@ struct JQTests {
     let many = (0..<10_000).map { #"{"n":\#($0)}"# }
     let outputs = try JQ.runEach(".n", inputs: many)
     #expect(try outputs[9_999].get() == "9999\n")
+    // A program kept for the next events: each run costs only its inputs.
+    let program = try JQ.Program(".n + 1")
+    #expect(program.runEach([#"{"n":1}"#]).map { try? $0.get() } == ["2\n"])
+    #expect(program.runEach([#"{"n":2}"#, "nope", #"{"n":"x"}"#]).map { try? $0.get() } == ["3\n", nil, nil])
+    #expect(program.runEach([]).isEmpty)
+    #expect(throws: JQ.Failure.self) { try JQ.Program("{") }
   }
 
   /// What the TUI's `w` writes for a stream: `run --json`'s stream lines.

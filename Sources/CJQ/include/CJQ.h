@@ -19,12 +19,18 @@ int rb_jq_run_pieces(const char *program, const char *input, size_t length, int 
 /// `*output` to jq's error message, malloc'd (the caller frees it).
 int rb_jq_compile(const char *program, char **output);
 
-/// Runs the jq `program`, compiled once, over each of `count` JSON inputs (`inputs[k]`, `lengths[k]`
-/// bytes): a stream's events. On success returns 0 and sets `*output` to one record per input, in
-/// order, each its kind (`o`: the outputs, compact, one a line; `e`: the input is not JSON or jq
-/// failed on it, the message) then its text, ended by RS (0x1E); on a program that does not
-/// compile returns -1 with the error. malloc'd; the caller frees `*output`.
-int rb_jq_run_each(const char *program, const char *const *inputs, const size_t *lengths, size_t count,
-                   char **output);
+/// A jq program compiled once, to run over many inputs (a stream's events) on one thread at a
+/// time: `rb_jq_program_new` compiles it (NULL and `*error`, malloc'd, when it does not compile),
+/// `rb_jq_program_free` frees it.
+typedef struct rb_jq_program rb_jq_program;
+rb_jq_program *rb_jq_program_new(const char *program, char **error);
+void rb_jq_program_free(rb_jq_program *program);
+
+/// Runs the compiled program over each of `count` JSON inputs (`inputs[k]`, `lengths[k]` bytes).
+/// Sets `*output` to one record per input, in order, each its kind (`o`: the outputs, compact,
+/// one a line; `e`: the input is not JSON or jq failed on it, the message) then its text, ended
+/// by RS (0x1E); malloc'd, the caller frees it. Returns 0.
+int rb_jq_program_each(rb_jq_program *program, const char *const *inputs, const size_t *lengths, size_t count,
+                       char **output);
 
 #endif

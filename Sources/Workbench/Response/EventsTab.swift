@@ -23,8 +23,9 @@ public struct EventsState: Sendable {
 }
 
 /// jq run over each event of a stream, a range of events at a time through the viewer's one jq
-/// mechanism (`Command.filter` with `events`, `Msg.filtered` back): the events there when it was
-/// asked, then those that came since, at most once per clock tick while the stream runs.
+/// mechanism (`Command.filter` with `events`, `Msg.eventsFiltered` back): the events there when
+/// it was asked, then those that came since. One run at a time: the events that come while one
+/// runs go into the next, asked for when it answers (or at the next event).
 public struct EventsJQ: Sendable {
   public var expression: String
   /// Each filtered event's outputs (compact JSON, one a line), or jq's error for it, by index.
@@ -223,7 +224,7 @@ extension AppState {
       if !jq.shown { message = StatusMessage("jq \(expression) over each event (Esc clears)") }
       jq.shown = true
       viewer.events.jq = jq
-      return shownExchange?.state.isTerminal == true ? followEventsFilter() : []
+      return followEventsFilter()
     case .failure(let error):
       viewer.events.jq = jq.shown ? jq : nil
       if jq.shown { viewer.events.jq?.running = nil }
@@ -232,9 +233,9 @@ extension AppState {
     }
   }
 
-  /// The events that came since jq last ran, asked for when none is running: on the clock's
-  /// tick while the stream runs (so at most a few runs a second however fast events come), and
-  /// once when it ends.
+  /// The events that came since jq last ran, asked for when no run is going: at an event of
+  /// the stream, when a run answers, when the stream ends. However fast events come, one run is
+  /// in flight at a time, and a quiet stream asks for none.
   mutating func followEventsFilter() -> [Command] {
     guard var jq = viewer.events.jq, jq.shown, jq.running == nil, viewer.filterRunning == nil,
       let id = viewer.exchange, let log = shownStream, log.total > jq.next

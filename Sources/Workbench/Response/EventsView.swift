@@ -109,6 +109,9 @@ extension Painter {
         let values = output.split(separator: "\n").map(String.init)
         if values.isEmpty { return ("(no output)", theme.dim) }
         return (ControlEscaping.visible(redaction?.apply(values.joined(separator: " ")) ?? values.joined(separator: " ")), .plain)
+      case .failure(let error)? where error.message.hasPrefix("the data is not JSON"):
+        // `[DONE]` at the end of an LLM stream: not an error of the expression.
+        return ("not JSON", theme.dim)
       case .failure(let error)?:
         return (Formatting.jqError(error.message), theme.error)
       case nil:
