@@ -38,6 +38,8 @@ public enum Overlay: Sendable, Equatable {
   case palette
   /// `K`: the cookie jar of the environment in use (`cookiesOverlay`).
   case cookies
+  /// An OAuth 2.0 grant needs the user: the URL to open, the code to enter (`authorizations`).
+  case authorization
 }
 
 /// A message in the status bar; errors say what to do.
@@ -115,6 +117,8 @@ public struct AppState: Sendable {
   public var cookiesOverlay = CookiesOverlayState()
   public var copyMenu = CopyMenuState()
   public var palette = PaletteState()
+  /// Interactive OAuth 2.0 grants waiting for the user, oldest first (the box shows the first).
+  public var authorizations: [PendingAuthorization] = []
   /// What the history overlay asked for the entry on its way (show, send again, copy).
   var historyOpening: HistoryOpening?
   /// Set while a save asked for by the unsaved-changes question runs: quit once it succeeded.

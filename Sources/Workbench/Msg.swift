@@ -44,6 +44,8 @@ public enum Msg: Sendable {
   case cookiesLoaded(environment: String?, [Cookie])
   /// A cookie jar could not be read or written (`CookieJars` says so once per file and reason).
   case cookieJarFailed(String)
+  /// An interactive OAuth 2.0 grant started, opened its URL, or ended (`AuthorizationOverlay.swift`).
+  case authorization(AuthorizationEvent)
 }
 
 public struct FilterError: Error, Sendable, Equatable {
@@ -95,5 +97,9 @@ public enum Command: Sendable, Equatable {
   case removeCookie(environment: String?, Cookie)
   /// Empties the jar (and its file); `cookiesLoaded` comes back.
   case clearCookies(environment: String?)
+  /// Opens `url` with `xdg-open` when there is a display; `authorization(.browser)` comes back.
+  case openInBrowser(id: Int, url: String)
+  /// Stops the interactive grant `id`: the request waiting for its token fails, `cancelled`.
+  case cancelAuthorization(id: Int)
   case quit
 }

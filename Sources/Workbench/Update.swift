@@ -86,6 +86,8 @@ private func route(_ state: inout AppState, _ msg: Msg) -> [Command] {
   case .cookieJarFailed(let error):
     state.message = StatusMessage("cookies: \(error)", isError: true)
     return []
+  case .authorization(let event):
+    return state.authorizationEvent(event)
   }
 }
 
@@ -103,6 +105,7 @@ extension AppState {
     case .diskConflict: return .diskConflict
     case .palette: return .palette
     case .cookies: return .cookies
+    case .authorization: return .authorization
     case nil: break
     }
     if confirmOverwrite != nil { return .confirmOverwrite }
@@ -229,6 +232,7 @@ extension AppState {
     case .diskConflict: return handleDiskConflictKey(key)
     case .palette: return handlePaletteKey(key)
     case .cookies: return handleCookiesOverlayKey(key)
+    case .authorization: return handleAuthorizationKey(key)
     }
   }
 

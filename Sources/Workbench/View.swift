@@ -39,6 +39,7 @@ public func view(_ state: AppState, into buffer: inout ScreenBuffer) {
   case .diskConflict: painter.diskConflict(&buffer)
   case .palette: painter.palette(&buffer)
   case .cookies: painter.cookiesOverlay(&buffer)
+  case .authorization: painter.authorizationOverlay(&buffer)
   case nil: break
   }
 }

@@ -118,18 +118,10 @@ enum AuthCommand {
   }
 
   /// The authorization URL, always printed (stderr), and opened with `xdg-open` when there is a
-  /// display to open it on.
+  /// display to open it on (`Browser.open`).
   static func openInBrowser(_ url: String, label: String) {
     Terminal.error("reqbench: \(label): open this URL to authorize (waiting for the redirect):\n  \(url)")
-    let environment = ProcessInfo.processInfo.environment
-    guard !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty else { return }
-    let opener = Process()
-    opener.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    opener.arguments = ["xdg-open", url]
-    opener.standardInput = FileHandle.nullDevice
-    opener.standardOutput = FileHandle.nullDevice
-    opener.standardError = FileHandle.nullDevice
-    try? opener.run()
+    if case .failed(let reason) = Browser.open(url) { Terminal.error("reqbench: \(label): xdg-open failed: \(reason)") }
   }
 
   /// `token ready, expires in 59 min (2026-12-02 00:14:05 UTC); refresh token kept; scope read`.

@@ -146,8 +146,7 @@ enum CLI {
     guard let stateFolder = stateFolder(forWorkspace: url, override: options.stateDirectory) else {
       return ExitStatus.usage
     }
-    // No prompts in the TUI yet: stderr is the screen. The two interactive grants fail there
-    // saying to run `reqbench auth` (the token is then cached).
+    // Not on stderr (it is the screen): `TUIRuntime` makes the interactive grants ask in a box.
     let tokens = oauth2Tokens(stateFolder: stateFolder, asksOnStderr: false)
     sources.oauth2 = tokens
     defer { tokens.flush() }

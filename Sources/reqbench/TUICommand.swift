@@ -22,6 +22,8 @@ final class TUIRuntime {
   private let history: HistoryStore
   private let backend: CursesBackend
   private var flowRuns: [String: FlowRunner.Run] = [:]
+  /// The interactive OAuth 2.0 grants under way (the box asks the user).
+  private let authorizations: TUIAuthorizations
   /// Says when the workspace file may have changed on disk (nil: not watched).
   private var watcher: FileWatcher?
   private var flowCount = 0
@@ -52,6 +54,10 @@ final class TUIRuntime {
     self.state.height = height
     self.state.colors = backend.colors
     self.buffer = ScreenBuffer(width: width, height: height)
+    // The interactive grants ask in the TUI (`AuthorizationOverlay.swift`), not on stderr.
+    let authorizations = TUIAuthorizations(inbox: inbox)
+    self.authorizations = authorizations
+    state.sources.oauth2?.interactive = { client, send, done in authorizations.run(client, send: send, done: done) }
     // The cookie jars sends use (`prepare` attaches the environment's; none with `--no-cookies`);
     // a jar that cannot be read or written is said once in the status bar.
     let inbox = self.inbox
@@ -122,6 +128,7 @@ final class TUIRuntime {
       }
       if dirty && after - lastFrame >= TUIRuntime.frameInterval { render() }
     }
+    authorizations.cancelAll()
     agent.shutdown()
     state.sources.cookies?.flush()
     history.waitForBackgroundRecords()
@@ -274,6 +281,11 @@ final class TUIRuntime {
       cookieJob(environment) { $0.clear() }
     case .copy(let text):
       backend.copyToClipboard(text)
+    case .openInBrowser(let id, let url):
+      // Off this thread: starting a process takes a while.
+      background.async { inbox.post(.authorization(.browser(id: id, Browser.open(url)))) }
+    case .cancelAuthorization(let id):
+      authorizations.cancel(id)
     case .continueSearch:
       // Through the inbox: keys, agent events and a frame get their turn between two slices.
       inbox.post(.searchContinue)

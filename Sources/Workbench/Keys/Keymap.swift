@@ -33,6 +33,8 @@ public enum Action: String, Sendable, CaseIterable {
   case chooseEnvironment, showVariables, applyEnvironment, editVariable, closeOverlay
   // The cookie jar (`K`)
   case showCookies, deleteCookie, clearCookies, revealValues
+  // An OAuth 2.0 grant waiting for the user
+  case copyAuthorizationURL, copyUserCode, openInBrowser, cancelAuthorization
   // The copy menu (`y`)
   case copy, copyCurl, copyCurlWithSecrets, copyHTTP, copyURL, copySentHead, copyBody
   // The command palette
@@ -78,6 +80,8 @@ public enum KeyContext: String, Sendable, CaseIterable {
   case cookies
   /// The copy menu (`y`).
   case copyMenu
+  /// An OAuth 2.0 grant waiting for the user (the authorization URL, or the device code).
+  case authorization
   /// The command palette (`:`, Ctrl-P).
   case palette
   case confirmQuit, unsavedChanges, confirmOverwrite
@@ -96,8 +100,8 @@ public enum KeyContext: String, Sendable, CaseIterable {
 public enum KeySection: String, Sendable, CaseIterable {
   case everywhere, lists, scrolling, requests, folderInList, flowInList, editor, editing, choice, response, events, queue
   case queueRun
-  case prompt, lineEdit, palette, historyFilter, historyList, environments, variables, cookies, copyMenu, confirmQuit, unsavedChanges
-  case confirmOverwrite, confirmDelete, diskConflict, mouse
+  case prompt, lineEdit, palette, historyFilter, historyList, environments, variables, cookies, copyMenu, authorization
+  case confirmQuit, unsavedChanges, confirmOverwrite, confirmDelete, diskConflict, mouse
 
   public var title: String {
     switch self {
@@ -123,6 +127,7 @@ public enum KeySection: String, Sendable, CaseIterable {
     case .variables: "Variables in scope (V)"
     case .cookies: "Cookies (K)"
     case .copyMenu: "Copy to the clipboard (y)"
+    case .authorization: "OAuth 2.0 authorization (a send waits for your login)"
     case .confirmQuit: "Quit while transfers run"
     case .unsavedChanges: "Quit with unsaved edits"
     case .confirmOverwrite: "Write over an existing file"
@@ -157,6 +162,7 @@ public enum KeySection: String, Sendable, CaseIterable {
     case .variables: [.variables]
     case .cookies: [.cookies]
     case .copyMenu: [.copyMenu]
+    case .authorization: [.authorization]
     case .confirmQuit: [.confirmQuit]
     case .unsavedChanges: [.unsavedChanges]
     case .confirmOverwrite: [.confirmOverwrite]
@@ -179,6 +185,8 @@ public enum KeySection: String, Sendable, CaseIterable {
     case .cookies: "the jar sends use: the environment's, kept in the state folder (reqbench cookies ls shows it too)"
     case .copyMenu:
       "copied with OSC 52 (tmux: set-clipboard on); curl and the URL with secrets ••••, .http with {{secret.NAME}}, unless said"
+    case .authorization:
+      "the authorization URL opens with xdg-open when there is a display; the wait ends after 5 min (a device code: at its expiry)"
     case .confirmQuit, .unsavedChanges: "any other key: stay"
     case .confirmOverwrite: "any other key: keep the file"
     case .confirmDelete: "any other key: keep it"
@@ -506,6 +514,13 @@ public enum Keymap {
       .copySentHead, [.char("r")], "the request as sent: its request line and every header curl wrote", .copyMenu),
     KeyBinding(.copyBody, [.char("b")], "the response body shown, or the jq output", .copyMenu),
     KeyBinding(.closeOverlay, [.escape, .char("y"), .char("q")], "close", .copyMenu),
+    // An OAuth 2.0 grant waiting for the user
+    KeyBinding(.copyAuthorizationURL, [.char("y")], "copy the URL to open (OSC 52)", .authorization),
+    KeyBinding(.copyUserCode, [.char("Y")], "copy the user code to enter (a device code)", .authorization),
+    KeyBinding(.openInBrowser, [.char("o")], "open the URL with xdg-open (again)", .authorization),
+    KeyBinding(
+      .cancelAuthorization, [.char("c"), .escape], "cancel: stop waiting; the request waiting for the token fails",
+      .authorization),
     // Questions
     KeyBinding(.cancelAndQuit, [.char("y"), .char("Y"), .enter], "cancel the transfers and quit", .confirmQuit),
     KeyBinding(.quitNow, [.ctrl("c")], "cancel them and quit at once, unsaved edits too", .confirmQuit),

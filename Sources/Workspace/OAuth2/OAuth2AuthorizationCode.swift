@@ -50,10 +50,15 @@ public enum OAuth2AuthorizationCode {
     return base + (base.contains("?") ? "&" : "?") + query
   }
 
+  /// How long the listener waits for the redirect unless told otherwise, in seconds.
+  public static let defaultTimeout: Double = 300
+
   /// Runs the grant: listens, hands the URL to `open`, waits up to `timeout` seconds for the
-  /// redirect, checks it and exchanges the code through `send`. `done` runs once.
+  /// redirect (or until `cancellation` says stop), checks it and exchanges the code through
+  /// `send`. `done` runs once.
   public static func run(
-    _ client: OAuth2Client, timeout: Double = 300, open: @escaping @Sendable (String) -> Void,
+    _ client: OAuth2Client, timeout: Double = defaultTimeout, cancellation: OAuth2Cancellation? = nil,
+    open: @escaping @Sendable (String) -> Void,
     send: @escaping Authorizer.Send, done: @escaping @Sendable (Result<OAuth2Token, ExchangeError>) -> Void
   ) {
     @Sendable func fail(_ message: String) {
@@ -80,12 +85,16 @@ public enum OAuth2AuthorizationCode {
     // the browser that brings the redirect here.
     DispatchQueue.global().async { open(url) }
     Thread.detachNewThread {
-      let answer = listener.waitForRedirect(timeout: timeout) { query in
+      let answer = listener.waitForRedirect(timeout: timeout, cancelled: { cancellation?.isCancelled == true }) { query in
         if query["state"] != state { return (400, "reqbench: the state does not match this request; nothing was done.") }
         if query["code"] != nil { return (200, "reqbench: authorized. You can close this tab.") }
         return (400, "reqbench: the authorization was not given (\(query["error"] ?? "no code")).")
       }
       listener.close()
+      if cancellation?.isCancelled == true {
+        done(.failure(OAuth2Cancellation.error(client)))
+        return
+      }
       switch answer {
       case .failure(let timeout): fail(timeout.message)
       case .success(let query):
@@ -156,14 +165,18 @@ final class LoopbackListener: @unchecked Sendable {
   }
 
   /// Waits for a request to the redirect's path (others get a 404), answers it with what
-  /// `respond` says of its query, and returns the query.
-  func waitForRedirect(timeout: Double, respond: ([String: String]) -> (Int, String)) -> Result<[String: String], ListenerTimeout> {
+  /// `respond` says of its query, and returns the query; gives up after `timeout` seconds, or
+  /// within a quarter of a second of `cancelled` saying so.
+  func waitForRedirect(
+    timeout: Double, cancelled: () -> Bool = { false }, respond: ([String: String]) -> (Int, String)
+  ) -> Result<[String: String], ListenerTimeout> {
     let deadline = Date().addingTimeInterval(timeout)
     while true {
       let left = deadline.timeIntervalSinceNow
       if left <= 0 { return .failure(ListenerTimeout(message: "no redirect came back within \(Int(timeout)) s")) }
+      if cancelled() { return .failure(ListenerTimeout(message: "cancelled")) }
       var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-      guard poll(&poller, 1, Int32(min(left, 1) * 1000)) > 0 else { continue }
+      guard poll(&poller, 1, Int32(min(left, 0.25) * 1000)) > 0 else { continue }
       let client = accept(fd, nil, nil)
       guard client >= 0 else { continue }
       defer { Glibc.close(client) }

@@ -17,8 +17,10 @@ public enum OAuth2DeviceCode {
     public var interval: Double
   }
 
+  /// Runs the grant; `cancellation` stops the polling (checked before each poll, `done` then
+  /// gets `cancelled`).
   public static func run(
-    _ client: OAuth2Client, show: @escaping @Sendable (Authorization) -> Void, send: @escaping Authorizer.Send,
+    _ client: OAuth2Client, cancellation: OAuth2Cancellation? = nil, show: @escaping @Sendable (Authorization) -> Void, send: @escaping Authorizer.Send,
     done: @escaping @Sendable (Result<OAuth2Token, ExchangeError>) -> Void
   ) {
     guard case .deviceCode(let deviceURL) = client.grant else { return }
@@ -48,16 +50,21 @@ public enum OAuth2DeviceCode {
         interval: min(max(object["interval"]?.doubleValue ?? 5, 0), 60))
       show(authorization)
       poll(client, authorization, deadline: Date().addingTimeInterval(authorization.expiresIn),
-        interval: authorization.interval, send: send, done: done)
+        interval: authorization.interval, cancellation: cancellation, send: send, done: done)
     }
   }
 
   /// One poll after `interval` seconds, then the next as the answer says (§3.4, §3.5).
   static func poll(
     _ client: OAuth2Client, _ authorization: Authorization, deadline: Date, interval: Double,
+    cancellation: OAuth2Cancellation?,
     send: @escaping Authorizer.Send, done: @escaping @Sendable (Result<OAuth2Token, ExchangeError>) -> Void
   ) {
     DispatchQueue.global().asyncAfter(deadline: .now() + interval) {
+      if cancellation?.isCancelled == true {
+        done(.failure(OAuth2Cancellation.error(client)))
+        return
+      }
       guard Date() < deadline else {
         done(.failure(ExchangeError(
           kind: .authorization, message: "\(client.label): device: the user code expired before it was approved")))
@@ -71,9 +78,11 @@ public enum OAuth2DeviceCode {
         let error = ((try? result.response?.body.bytes()).flatMap { try? JSONParser.parse($0) })?.objectValue?["error"]?.stringValue
         switch error {
         case "authorization_pending":
-          poll(client, authorization, deadline: deadline, interval: interval, send: send, done: done)
+          poll(client, authorization, deadline: deadline, interval: interval, cancellation: cancellation, send: send, done: done)
         case "slow_down":
-          poll(client, authorization, deadline: deadline, interval: interval + 5, send: send, done: done)
+          poll(
+            client, authorization, deadline: deadline, interval: interval + 5, cancellation: cancellation, send: send,
+            done: done)
         default:
           done(client.token(from: result, step: "token"))
         }

@@ -1,0 +1,27 @@
+import Foundation
+import RequestEngine
+
+/// Stops an interactive grant the user gave up on (the TUI's `c` in the authorization box): the
+/// redirect listener closes within a quarter of a second, the device code is polled no more.
+/// The grant then calls its `done` with `cancelled` (`OAuth2Cancellation.error`), once.
+///
+/// ```swift
+/// let cancellation = OAuth2Cancellation()
+/// OAuth2AuthorizationCode.run(client, cancellation: cancellation, open: show, send: send, done: done)
+/// cancellation.cancel()  // done(.failure(…authorize: cancelled…)) soon after
+/// ```
+public final class OAuth2Cancellation: @unchecked Sendable {
+  private let lock = NSLock()
+  private var cancelled = false
+
+  public init() {}
+
+  public func cancel() { lock.withLock { cancelled = true } }
+
+  public var isCancelled: Bool { lock.withLock { cancelled } }
+
+  /// What a cancelled grant ends with: `oauth2 › NAME: authorize: cancelled`.
+  public static func error(_ client: OAuth2Client) -> ExchangeError {
+    ExchangeError(kind: .authorization, message: "\(client.label): authorize: cancelled")
+  }
+}
