@@ -144,13 +144,13 @@ extension Painter {
       lines.append(("", .plain))
       switch pending.browser {
       case .opened?: wrapped("opened with xdg-open", theme.dim)
-      case .noDisplay?: wrapped("no display here (DISPLAY, WAYLAND_DISPLAY): open it in a browser yourself", theme.dim)
+      case .noDisplay?: wrapped("no display here (DISPLAY, WAYLAND_DISPLAY): open it in a browser", theme.dim)
       case .failed(let reason)?: wrapped("xdg-open failed: \(reason)", theme.error)
       case .opening?, nil: break
       }
       wrapped("waiting for the redirect to 127.0.0.1" + wait, theme.dim)
     case .device(let code, let verificationURL, let completeURL):
-      wrapped("On any device, open this URL (y copies it)", .plain)
+      wrapped("On any device, open this URL" + (completeURL == nil ? " (y copies it)" : ""), .plain)
       lines.append(("", .plain))
       wrapped(verificationURL, .plain)
       lines.append(("", .plain))
@@ -158,7 +158,7 @@ extension Painter {
       wrapped(code, theme.key)
       if let completeURL {
         lines.append(("", .plain))
-        wrapped("or open this one, with the code in it:", theme.dim)
+        wrapped("or open this one, with the code in it (y copies it):", theme.dim)
         wrapped(completeURL, theme.dim)
       }
       lines.append(("", .plain))
@@ -167,7 +167,7 @@ extension Painter {
     }
     let keys: String
     if case .browser = pending.step {
-      keys = "y copy the URL · o open it again · c cancel"
+      keys = "y copy the URL · o open it" + (pending.browser == .opened ? " again" : "") + " · c cancel"
     } else {
       keys = "y copy the URL · Y copy the code · o open it here · c cancel"
     }
@@ -191,21 +191,35 @@ extension Painter {
     return whole >= 60 ? "\(whole / 60) min \(whole % 60) s" : "\(whole) s"
   }
 
-  /// `text` cut into lines of `width` columns (a URL has no spaces to break at).
+  /// `text` in lines of at most `width` columns: broken at spaces, and a word longer than a line
+  /// (a URL) wherever the line ends.
   static func wrap(_ text: String, width: Int) -> [String] {
     guard width > 0 else { return [text] }
     var lines: [String] = []
     var line = ""
     var used = 0
-    for character in text {
-      let w = TextWidth.of(String(character))
-      if used + w > width, !line.isEmpty {
+    for word in text.split(separator: " ", omittingEmptySubsequences: false) {
+      let wordWidth = TextWidth.of(String(word))
+      if used > 0, used + 1 + wordWidth <= width {
+        line += " " + word
+        used += 1 + wordWidth
+        continue
+      }
+      if used > 0 {
         lines.append(line)
         line = ""
         used = 0
       }
-      line.append(character)
-      used += w
+      for character in word {
+        let w = TextWidth.of(String(character))
+        if used + w > width, used > 0 {
+          lines.append(line)
+          line = ""
+          used = 0
+        }
+        line.append(character)
+        used += w
+      }
     }
     if !line.isEmpty || lines.isEmpty { lines.append(line) }
     return lines
