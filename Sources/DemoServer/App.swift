@@ -24,6 +24,7 @@ final class App: Sendable {
   let tracker = KeyTracker()
   let users = UserStore()
   let demoCounters = DemoCounters()
+  let oauth = DemoOAuth()
 
   /// Requests to these paths are never counted under their key.
   static let uncountedPaths: Set<String> = ["/hits", "/log", "/stats", "/hits/", "/log/", "/stats/"]
@@ -73,6 +74,8 @@ final class App: Sendable {
     case "users": return usersEndpoint(request, rest)
     case "auth" where rest == ["login"]: return login(request)
     case "me" where rest.isEmpty: return me(request)
+    case "oauth" where rest == ["token"]: return oauthToken(request)
+    case "oauth" where rest == ["report"]: return oauthReport(request)
     case "slow" where rest.isEmpty: return slow(request, context)
     case "trickle" where rest.isEmpty: return trickle(request, context)
     case "flaky-demo" where rest.isEmpty: return flakyDemo(request)

@@ -107,6 +107,8 @@ extension App {
       ("DELETE", "/users/{id}", "delete a user"),
       ("POST", "/auth/login", "log in with {\"user\": \"ada\", \"password\": \"lovelace\"}"),
       ("GET", "/me", "the logged-in user (Authorization: Bearer <token>)"),
+      ("POST", "/oauth/token", "OAuth 2.0 client_credentials token endpoint (client demo / demo-secret)"),
+      ("GET", "/oauth/report", "a report for an OAuth 2.0 token from /oauth/token"),
       ("GET", "/slow", "answers after 1.5 s"),
       ("GET", "/trickle", "20 bytes over about 4 s"),
       ("GET", "/flaky-demo", "fails with 503 every other call"),

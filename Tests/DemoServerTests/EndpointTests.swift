@@ -204,6 +204,43 @@ struct DemoAPITests {
     }
   }
 
+  /// The demo's OAuth 2.0: a client credentials token (client by Basic or in the form), the
+  /// report it opens, and RFC 6749 §5.2's errors.
+  @Test func oauthTokenThenReport() throws {
+    try withServer { server in
+      let form = [("Content-Type", "application/x-www-form-urlencoded")]
+      #expect(try fetch(server.port, "/oauth/report").status == 401)
+      let basic = "Basic " + Data("demo:demo-secret".utf8).base64EncodedString()
+      let token = try fetch(
+        server.port, "POST", "/oauth/token", headers: form + [("Authorization", basic)],
+        body: Array("grant_type=client_credentials&scope=read+write".utf8))
+      #expect(token.status == 200)
+      let json = try token.json()
+      let access = try #require(json["access_token"] as? String)
+      #expect(json["token_type"] as? String == "Bearer" && json["expires_in"] as? Int == 3600)
+      #expect(json["scope"] as? String == "read write")
+      let report = try fetch(server.port, "/oauth/report", headers: [("Authorization", "Bearer \(access)")])
+      #expect(report.status == 200)
+      #expect(try report.json()["client"] as? String == "demo")
+      #expect(try fetch(server.port, "/oauth/report", headers: [("Authorization", "Bearer forged")]).status == 401)
+      // The client in the form; a wrong secret; another grant.
+      let inBody = try fetch(
+        server.port, "POST", "/oauth/token", headers: form,
+        body: Array("grant_type=client_credentials&client_id=demo&client_secret=demo-secret".utf8))
+      #expect(try inBody.json()["scope"] as? String == "read")
+      let wrong = try fetch(
+        server.port, "POST", "/oauth/token", headers: form,
+        body: Array("grant_type=client_credentials&client_id=demo&client_secret=nope".utf8))
+      #expect(wrong.status == 401)
+      #expect(try wrong.json()["error"] as? String == "invalid_client")
+      let password = try fetch(
+        server.port, "POST", "/oauth/token", headers: form + [("Authorization", basic)],
+        body: Array("grant_type=password&username=ada&password=lovelace".utf8))
+      #expect(password.status == 400)
+      #expect(try password.json()["error"] as? String == "unsupported_grant_type")
+    }
+  }
+
   @Test func usersCRUD() throws {
     try withServer { server in
       let list = try fetch(server.port, "/users").jsonArray()

@@ -94,4 +94,22 @@ struct AuthCommandTests {
     #expect(plain.stderr.contains(#"plain has no "auth": {"oauth2": …}"#))
     #expect(try reqbench(["auth", workspace, "nope"]).stderr.contains(#"no request named "nope""#))
   }
+
+  /// The demo workspace's OAuth 2.0 request against the demo server: the token comes from the
+  /// demo server's own token endpoint, is kept in the state folder, and opens the report.
+  @Test func theDemoWorkspacesOAuthRequestGetsItsTokenFromTheDemoServer() throws {
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let server = try SecondServer()
+    let demo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("workspaces/demo.json").path
+    let state = folder.appendingPathComponent("state")
+    let args = ["run", demo, "oauth2-report", "--var", "host=" + server.baseURL, "--state-dir", state.path]
+    let run = try reqbench(args)
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stdout.contains(#""client": "demo""#), "\(run.stdout)")
+    #expect(!run.stdout.contains("demo-secret") && !run.stderr.contains("demo-secret"))
+    let tokens = try FileManager.default.contentsOfDirectory(atPath: state.appendingPathComponent("oauth2").path)
+    #expect(tokens.count == 1)
+    #expect(try reqbench(args).status == 0)
+  }
 }

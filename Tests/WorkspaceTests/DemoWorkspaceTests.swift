@@ -38,6 +38,7 @@ import Workspace
       "GET http://127.0.0.1:8080/files/small.json", "HEAD http://127.0.0.1:8080/files/big.bin",
       "GET http://127.0.0.1:8080/sse/ticker?interval=0.5", "POST http://127.0.0.1:8080/sse/chat",
       "GET http://127.0.0.1:8080/ndjson?count=20&interval=0.5",
+      "GET http://127.0.0.1:8080/oauth/report",
     ] {
       #expect(endpoints.contains(expected), "missing \(expected)")
     }
@@ -52,6 +53,13 @@ import Workspace
     let ticker = try #require(prepared.first { $0.url.contains("/sse/ticker") })
     #expect(ticker.timeouts.idle == 0)
     #expect(ticker.reconnect)
+    // OAuth 2.0: a client credentials token from the demo server's own token endpoint.
+    var sources = VariableSources()
+    sources.oauth2 = OAuth2Tokens(stateFolder: nil)
+    let report = try #require(demo.requests.first { $0.name == "oauth2-report" })
+    let client = try #require(try demo.prepare(report, sources: sources).oauth2Client)
+    #expect(client.tokenURL == "http://127.0.0.1:8080/oauth/token")
+    #expect(client.clientId == "demo" && client.label == "oauth2 › oauth2-report")
   }
 
   @Test func isWrittenTheWayTheAppWritesIt() throws {

@@ -1,0 +1,90 @@
+import Digest
+import Foundation
+import Synchronization
+
+/// The demo's OAuth 2.0: a token endpoint for the client credentials grant (RFC 6749 §4.4) and
+/// a resource it protects, so the demo workspace shows a token exchange (`oauth2 › NAME` in the
+/// queue) without a real authorization server.
+///
+/// - `POST /oauth/token`: `grant_type=client_credentials`, the client `demo` / `demo-secret`
+///   by HTTP Basic (§2.3.1) or in the form; answers `{"access_token", "token_type": "Bearer",
+///   "expires_in": 3600, "scope"}`, or RFC 6749 §5.2's errors (`invalid_client` 401,
+///   `unsupported_grant_type`, `invalid_request` 400).
+/// - `GET /oauth/report`: needs `Authorization: Bearer` with such a token; 401 with
+///   `WWW-Authenticate: Bearer` otherwise.
+final class DemoOAuth: Sendable {
+  static let clientId = "demo"
+  static let clientSecret = "demo-secret"
+  /// Tokens issued, with their scope and when they expire.
+  private let tokens = Mutex([String: (scope: String, expires: Date)]())
+
+  func issue(scope: String) -> String {
+    var generator = SystemRandomNumberGenerator()
+    let token = hexString((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })
+    tokens.withLock { $0[token] = (scope, Date().addingTimeInterval(3600)) }
+    return token
+  }
+
+  /// The scope of a good token; nil for an unknown or expired one.
+  func scope(of token: String) -> String? {
+    tokens.withLock { tokens in
+      guard let entry = tokens[token], entry.expires > Date() else { return nil }
+      return entry.scope
+    }
+  }
+}
+
+extension App {
+  func oauthToken(_ request: Request) -> Response {
+    if let refusal = requireMethod(request, ["POST"]) { return refusal }
+    var form: [String: String] = [:]
+    for pair in String(decoding: request.body, as: UTF8.self).split(separator: "&") {
+      let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+      form[percentDecode(parts[0], plusAsSpace: true)] = parts.count > 1 ? percentDecode(parts[1], plusAsSpace: true) : ""
+    }
+    var client = (id: form["client_id"], secret: form["client_secret"])
+    if let basic = request.header("Authorization"), basic.lowercased().hasPrefix("basic "),
+      let decoded = Data(base64Encoded: String(basic.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
+      let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":")
+    {
+      // RFC 6749 §2.3.1: the id and secret form-encoded, then joined by a colon.
+      client = (
+        percentDecode(text[..<colon], plusAsSpace: true), percentDecode(text[text.index(after: colon)...], plusAsSpace: true)
+      )
+    }
+    func failure(_ status: Int, _ error: String, _ description: String) -> Response {
+      Response.json(status, .obj(["error": .string(error), "error_description": .string(description)]))
+        .header("Cache-Control", "no-store")
+    }
+    guard client.id == DemoOAuth.clientId, client.secret == DemoOAuth.clientSecret else {
+      return failure(401, "invalid_client", "the demo's client is demo / demo-secret")
+        .header("WWW-Authenticate", #"Basic realm="demo""#)
+    }
+    guard let grant = form["grant_type"] else { return failure(400, "invalid_request", "grant_type is missing") }
+    guard grant == "client_credentials" else {
+      return failure(400, "unsupported_grant_type", "the demo has the client_credentials grant only")
+    }
+    let scope = form["scope"].flatMap { $0.isEmpty ? nil : $0 } ?? "read"
+    return Response.json(
+      200,
+      .obj([
+        "access_token": .string(oauth.issue(scope: scope)), "token_type": .string("Bearer"), "expires_in": .int(3600),
+        "scope": .string(scope),
+      ])
+    ).header("Cache-Control", "no-store")
+  }
+
+  func oauthReport(_ request: Request) -> Response {
+    if let refusal = requireMethod(request, ["GET"]) { return refusal }
+    guard let token = Self.bearerToken(request), let scope = oauth.scope(of: token) else {
+      return Response.error(401, "send a token from POST /oauth/token (client_credentials, demo / demo-secret)")
+        .header("WWW-Authenticate", #"Bearer realm="demo""#)
+    }
+    return .json(
+      200,
+      .obj([
+        "client": .string(DemoOAuth.clientId), "scope": .string(scope),
+        "report": .obj(["users": .int(users.all.count), "admins": .int(users.all.filter { $0.role == "admin" }.count)]),
+      ]))
+  }
+}
