@@ -7,29 +7,37 @@ import Synchronization
 /// queue) without a real authorization server.
 ///
 /// - `POST /oauth/token`: `grant_type=client_credentials`, the client `demo` / `demo-secret`
-///   by HTTP Basic (§2.3.1) or in the form; answers `{"access_token", "token_type": "Bearer",
-///   "expires_in": 3600, "scope"}`, or RFC 6749 §5.2's errors (`invalid_client` 401,
+///   by HTTP Basic (§2.3.1) or in the form, an optional `scope` (default `read`) and `audience`
+///   (Auth0's extension: the API the token is for); answers `{"access_token", "token_type":
+///   "Bearer", "expires_in": 3600, "scope"}`, or RFC 6749 §5.2's errors (`invalid_client` 401,
 ///   `unsupported_grant_type`, `invalid_request` 400).
-/// - `GET /oauth/report`: needs `Authorization: Bearer` with such a token; 401 with
-///   `WWW-Authenticate: Bearer` otherwise.
+/// - `GET /oauth/report`: needs `Authorization: Bearer` with such a token (its scope and
+///   audience are in the report); 401 with `WWW-Authenticate: Bearer` otherwise.
 final class DemoOAuth: Sendable {
   static let clientId = "demo"
   static let clientSecret = "demo-secret"
-  /// Tokens issued, with their scope and when they expire.
-  private let tokens = Mutex([String: (scope: String, expires: Date)]())
+  /// What a token was issued for.
+  struct Grant: Sendable {
+    var scope: String
+    var audience: String?
+    var expires: Date
+  }
 
-  func issue(scope: String) -> String {
+  /// Tokens issued, by token.
+  private let tokens = Mutex([String: Grant]())
+
+  func issue(scope: String, audience: String?) -> String {
     var generator = SystemRandomNumberGenerator()
     let token = hexString((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })
-    tokens.withLock { $0[token] = (scope, Date().addingTimeInterval(3600)) }
+    tokens.withLock { $0[token] = Grant(scope: scope, audience: audience, expires: Date().addingTimeInterval(3600)) }
     return token
   }
 
-  /// The scope of a good token; nil for an unknown or expired one.
-  func scope(of token: String) -> String? {
+  /// What a good token grants; nil for an unknown or expired one.
+  func grant(of token: String) -> Grant? {
     tokens.withLock { tokens in
-      guard let entry = tokens[token], entry.expires > Date() else { return nil }
-      return entry.scope
+      guard let grant = tokens[token], grant.expires > Date() else { return nil }
+      return grant
     }
   }
 }
@@ -68,7 +76,7 @@ extension App {
     return Response.json(
       200,
       .obj([
-        "access_token": .string(oauth.issue(scope: scope)), "token_type": .string("Bearer"), "expires_in": .int(3600),
+        "access_token": .string(oauth.issue(scope: scope, audience: form["audience"].flatMap { $0.isEmpty ? nil : $0 })), "token_type": .string("Bearer"), "expires_in": .int(3600),
         "scope": .string(scope),
       ])
     ).header("Cache-Control", "no-store")
@@ -76,15 +84,14 @@ extension App {
 
   func oauthReport(_ request: Request) -> Response {
     if let refusal = requireMethod(request, ["GET"]) { return refusal }
-    guard let token = Self.bearerToken(request), let scope = oauth.scope(of: token) else {
+    guard let token = Self.bearerToken(request), let grant = oauth.grant(of: token) else {
       return Response.error(401, "send a token from POST /oauth/token (client_credentials, demo / demo-secret)")
         .header("WWW-Authenticate", #"Bearer realm="demo""#)
     }
-    return .json(
-      200,
-      .obj([
-        "client": .string(DemoOAuth.clientId), "scope": .string(scope),
-        "report": .obj(["users": .int(users.all.count), "admins": .int(users.all.filter { $0.role == "admin" }.count)]),
-      ]))
+    var fields: [(String, JSON)] = [("client", .string(DemoOAuth.clientId)), ("scope", .string(grant.scope))]
+    if let audience = grant.audience { fields.append(("audience", .string(audience))) }
+    fields.append(
+      ("report", .obj(["users": .int(users.all.count), "admins": .int(users.all.filter { $0.role == "admin" }.count)])))
+    return .json(200, .obj(fields))
   }
 }

@@ -334,6 +334,19 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     return true
   }
 
+  /// A 401 to the credential its authorizer renewed after a first 401: the token is not what
+  /// the server wants (a scope or audience it lacks, a server that refuses this client). A
+  /// failure saying so (rather than `status 401 is outside 200-299`), not a third try: the
+  /// exchange ends here, whatever its validation accepts.
+  private func refusedAfterRenewal(_ record: Record, _ response: Response) -> ExchangeError? {
+    guard response.status == 401, record.renewedAuthorization, let authorizer = record.request.authorizer else { return nil }
+    return ExchangeError(
+      kind: .authorization,
+      message: "status 401 again with the renewed credential (\(authorizer.label)): the server refuses it; "
+        + "check what the credential grants (scope, audience) and what the server expects",
+      status: 401)
+  }
+
   private func cancelEverything() {
     for record in records.values.sorted(by: { $0.id < $1.id }) { cancel(record) }
   }
@@ -784,7 +797,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
         finish(record, state: .succeeded, response: served, error: nil, fromCache: true, cache: outcome)
         return
       }
-      error = ResponseValidator.validate(response, record.request.judgedBy)
+      error = refusedAfterRenewal(record, response) ?? ResponseValidator.validate(response, record.request.judgedBy)
     } else {
       error = .transport(.connectionLost, detail: "the server sent no response")
     }

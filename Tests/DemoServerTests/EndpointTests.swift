@@ -228,6 +228,14 @@ struct DemoAPITests {
         server.port, "POST", "/oauth/token", headers: form,
         body: Array("grant_type=client_credentials&client_id=demo&client_secret=demo-secret".utf8))
       #expect(try inBody.json()["scope"] as? String == "read")
+      // An audience is kept in the token and shown in the report.
+      let audience = try fetch(
+        server.port, "POST", "/oauth/token", headers: form + [("Authorization", basic)],
+        body: Array("grant_type=client_credentials&audience=https%3A%2F%2Fapi.example%2F".utf8))
+      let aud = try #require(try audience.json()["access_token"] as? String)
+      let audReport = try fetch(server.port, "/oauth/report", headers: [("Authorization", "Bearer \(aud)")])
+      #expect(try audReport.json()["audience"] as? String == "https://api.example/")
+      #expect(try report.json()["audience"] == nil)
       let wrong = try fetch(
         server.port, "POST", "/oauth/token", headers: form,
         body: Array("grant_type=client_credentials&client_id=demo&client_secret=nope".utf8))

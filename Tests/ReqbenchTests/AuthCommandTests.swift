@@ -112,4 +112,29 @@ struct AuthCommandTests {
     #expect(tokens.count == 1)
     #expect(try reqbench(args).status == 0)
   }
+
+  /// `audience` reaches the token endpoint (the demo server's keeps it in the token and its report
+  /// says it), filled in from a variable like every field.
+  @Test func theAudienceIsSentToTheTokenEndpoint() throws {
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let server = try SecondServer()
+    let path = folder.appendingPathComponent("aud.json").path
+    try #"""
+    {"version": 1, "baseURL": "\#(server.baseURL)", "variables": {"api": "https://reports.example/"},
+     "requests": [
+       {"name": "report", "url": "/oauth/report", "auth": {"oauth2": {"grant": "clientCredentials",
+         "tokenURL": "/oauth/token", "clientId": "demo", "clientSecret": "{{secret.demo}}", "audience": "{{api}}"}}},
+       {"name": "plain", "url": "/oauth/report", "auth": {"oauth2": {"grant": "clientCredentials",
+         "tokenURL": "/oauth/token", "clientId": "demo", "clientSecret": "{{secret.demo}}", "clientAuth": "body"}}}
+     ]}
+    """#.write(toFile: path, atomically: true, encoding: .utf8)
+    var env = environment
+    env["REQBENCH_SECRET_DEMO"] = "demo-secret"
+    let report = try runProcess(try reqbenchBinary, ["run", path, "report"], environment: env, currentDirectory: folder)
+    #expect(report.status == 0, "\(report.stderr)")
+    #expect(report.stdout.contains(#""audience": "https://reports.example/""#), "\(report.stdout)")
+    let plain = try runProcess(try reqbenchBinary, ["run", path, "plain"], environment: env, currentDirectory: folder)
+    #expect(plain.status == 0, "\(plain.stderr)")
+    #expect(!plain.stdout.contains("audience"), "\(plain.stdout)")
+  }
 }

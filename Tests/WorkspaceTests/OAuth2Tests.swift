@@ -233,6 +233,31 @@ import Workspace
     }
   }
 
+  /// A server that answers 401 to the renewed token too: the exchange fails saying so after two
+  /// attempts (one renewal), instead of renewing again or passing the 401 as an answer.
+  @Test func a401ThatPersistsAfterTheRenewalIsAClearFailureNotALoop() throws {
+    let fixture = try TestServer.fixture.baseURL
+    let key = "oauth401-" + UUID().uuidString.prefix(8)
+    let ws = try WorkspaceTests.workspace(
+      #"{"version": 1, "baseURL": "\#(try server())/", "requests": [{"name": "me", "url": "\#(fixture)/status/401?key=\#(key)", "#
+        + #""auth": {"oauth2": {"grant": "clientCredentials", "tokenURL": "/token", "clientId": "svc", "clientSecret": "{{secret.svc}}"}}}]}"#)
+    let before = try stats()["svc client_credentials"] ?? 0
+    let (results, _) = try send(ws, OAuth2Tokens(stateFolder: nil))
+    let result = try #require(results["me"])
+    #expect(result.state == .failed)
+    #expect(result.attempts == 2)
+    #expect(result.response?.status == 401)
+    #expect(result.error?.kind == .authorization)
+    #expect(result.error?.message.hasPrefix("status 401 again with the renewed credential (oauth2 › me): the server refuses it") == true,
+      "\(result.error?.message ?? "")")
+    // Two tokens (the first, then the renewal: no refresh token for client credentials), two sends.
+    #expect(try stats()["svc client_credentials"] == before + 2)
+    let agent = Agent()
+    defer { agent.shutdown() }
+    let hits = agent.sendAndWait(Request(url: fixture + "/hits?key=\(key)", dedup: false))
+    #expect(try JSONParser.parse(try #require(hits.response).body.bytes())["hits"]?.intValue == 2)
+  }
+
   @Test func passwordGrantA401RefreshesOnceAndSendsAgainAndAFailedRefreshFetchesAnew() throws {
     let block = #"{"grant": "password", "tokenURL": "/token", "clientId": "app", "clientSecret": "{{secret.app}}", "username": "ada", "password": "{{secret.ada}}"}"#
     let ws = try workspace(block)
@@ -352,6 +377,12 @@ import Workspace
     let plain = try #require(
       OAuth2AuthorizationCode.authorizationURL(client, redirect: "http://127.0.0.1:9/callback", state: "s1", pkce: nil))
     #expect(!plain.contains("code_challenge"))
+    // An audience goes along (Auth0's and others' extension), after the scope.
+    var withAudience = client
+    withAudience.audience = "https://api.example/"
+    let audienceURL = try #require(
+      OAuth2AuthorizationCode.authorizationURL(withAudience, redirect: "http://127.0.0.1:9/callback", state: "s1", pkce: nil))
+    #expect(audienceURL.hasSuffix("&scope=profile&audience=https%3A//api.example/"), "\(audienceURL)")
   }
 
   /// RFC 8628: the "user" approves the shown code at the verification endpoint after a while;
