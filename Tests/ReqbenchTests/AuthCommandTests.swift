@@ -137,4 +137,40 @@ struct AuthCommandTests {
     #expect(plain.status == 0, "\(plain.stderr)")
     #expect(!plain.stdout.contains("audience"), "\(plain.stdout)")
   }
+
+  /// `auth` with a display: the authorization URL is printed and handed to `xdg-open` (a fake one
+  /// on PATH that is the browser: it approves at authlib's consent form with curl and follows the
+  /// redirect to the listener). Without a display it is not called: TUIOAuthTests.
+  @Test func authOpensTheAuthorizationURLWithXdgOpenWhenThereIsADisplay() throws {
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let server = try TestServer.oauth.baseURL
+    let path = folder.appendingPathComponent("web.json").path
+    try #"""
+    {"version": 1, "baseURL": "\#(server)/",
+     "requests": [{"name": "repos", "url": "api/me", "auth": {"oauth2": {"grant": "authorizationCode",
+       "authorizationURL": "authorize", "tokenURL": "token", "clientId": "web", "clientSecret": "{{secret.web}}"}}}]}
+    """#.write(toFile: path, atomically: true, encoding: .utf8)
+    let bin = folder.appendingPathComponent("bin")
+    try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+    let opened = folder.appendingPathComponent("opened.txt")
+    let script = bin.appendingPathComponent("xdg-open")
+    try """
+      #!/bin/sh
+      printf '%s\\n' "$1" >> '\(opened.path)'
+      location=$(curl -s -m 10 -o /dev/null -w '%{redirect_url}' -X POST -d confirm=yes "$1")
+      curl -s -m 10 -o /dev/null "$location"
+      """.write(to: script, atomically: true, encoding: .utf8)
+    chmod(script.path, 0o755)
+    var env = environment
+    env["REQBENCH_SECRET_WEB"] = "web-secret"
+    env["PATH"] = bin.path + ":" + (env["PATH"] ?? "/usr/bin:/bin")
+    env["DISPLAY"] = ":99"
+    env["WAYLAND_DISPLAY"] = nil
+    let auth = try runProcess(try reqbenchBinary, ["auth", path, "repos"], environment: env, currentDirectory: folder)
+    #expect(auth.status == 0, "\(auth.stderr)")
+    #expect(auth.stdout.hasPrefix("oauth2 › repos: token ready"), "\(auth.stdout)")
+    let url = try String(contentsOf: opened, encoding: .utf8).trimmingCharacters(in: .newlines)
+    #expect(url.hasPrefix(server + "/authorize?response_type=code&client_id=web&redirect_uri=http%3A//127.0.0.1%3A"))
+    #expect(auth.stderr.contains("open this URL to authorize (waiting for the redirect):\n  " + url), "\(auth.stderr)")
+  }
 }

@@ -66,6 +66,19 @@ struct TUIOAuthTests {
     #expect(landed.response?.status == 200)
   }
 
+  /// The URL the box shows, its wrapped lines joined.
+  func urlInTheBox(_ screen: String) -> String {
+    var url = ""
+    for line in screen.split(separator: "\n") {
+      guard let word = line.firstMatch(of: /│  (\S+) *│/)?.output.1 else {
+        if !url.isEmpty { break }
+        continue
+      }
+      if word.hasPrefix("http") || !url.isEmpty { url += word }
+    }
+    return url
+  }
+
   @Test func theAuthorizationURLIsOpenedShownAndTheRequestGoesOnceApproved() throws {
     defer { try? FileManager.default.removeItem(at: folder) }
     let session = try TmuxSession([try reqbenchBinary.path, path], environment: environment)
@@ -77,14 +90,7 @@ struct TUIOAuthTests {
     #expect(url.contains("/authorize?response_type=code&client_id=web&redirect_uri=http%3A//127.0.0.1%3A"))
     #expect(url.contains("&code_challenge_method=S256"))
     // The URL is on the screen (wrapped in the box), the request waits queued, nothing else.
-    var boxText = ""
-    for line in screen.split(separator: "\n") {
-      guard let word = line.firstMatch(of: /│  (\S+) *│/)?.output.1 else {
-        if !boxText.isEmpty { break }
-        continue
-      }
-      if word.hasPrefix("http") || !boxText.isEmpty { boxText += word }
-    }
+    let boxText = urlInTheBox(screen)
     #expect(boxText.contains(url), "\(screen)")
     #expect(screen.contains("… queued") && screen.contains("y copy the URL · o open it again · c cancel"))
     #expect(!screen.contains("noise") && !screen.contains("web-secret"))
@@ -103,13 +109,19 @@ struct TUIOAuthTests {
     #expect(try String(contentsOf: opened, encoding: .utf8).split(separator: "\n").count == 1)
   }
 
-  @Test func cancellingStopsTheListenerAndFailsTheWaitingRequest() throws {
+  @Test func withoutADisplayNothingIsOpenedAndCancellingStopsTheListener() throws {
     defer { try? FileManager.default.removeItem(at: folder) }
+    var environment = self.environment
+    environment["DISPLAY"] = ""
     let session = try TmuxSession([try reqbenchBinary.path, path], width: 80, height: 24, environment: environment)
     try session.waitFor("1 Requests")
     try session.send("Enter")
     try session.waitFor("OAuth 2.0 · oauth2 › repos")
-    let url = try openedURL()
+    let screen = try session.waitFor("no display here")
+    #expect(screen.contains("y copy the URL · o open it · c cancel"))
+    let url = urlInTheBox(screen)
+    #expect(url.contains("/authorize?response_type=code&client_id=web&redirect_uri="), "\(screen)")
+    #expect(!FileManager.default.fileExists(atPath: opened.path))
     try session.send("c")
     try session.waitFor("✗ failed")
     try session.waitFor("oauth2 › repos: authorize: cancelled")
