@@ -100,6 +100,20 @@ struct AuthorizationOverlayTests {
     #expect(!text.contains("\u{1b}") && !text.contains("\u{202e}"))
   }
 
+  /// The editor shows an oauth2 block's grant and token endpoint as they are (not a secret, so
+  /// not `••••`), and says where it is edited.
+  @Test func theEditorShowsTheGrantOfAnOAuth2Block() throws {
+    var state = try demoState()
+    moveDown(&state, to: "oauth2-report")
+    let grant = try #require(state.workspace.requests.first { $0.name == "oauth2-report" }?.editorFields.first { $0.label == "  Grant" })
+    #expect(grant.value == "clientCredentials · /oauth/token" && !grant.isMasked)
+    #expect(screenText(state).contains("Grant    clientCredentials · /oauth/token"))
+    try selectField(&state, .authGrant)
+    send(&state, .key(.enter))
+    send(&state, .key(.enter))
+    #expect(state.message?.text.contains("an oauth2 block is edited in the workspace file") == true, "\(state.message?.text ?? "")")
+  }
+
   @Test(arguments: ViewSnapshotTests.sizes) func snapshots(width: Int, height: Int) throws {
     var state = try demoState(width: width, height: height)
     state.now = epoch.addingTimeInterval(28)

@@ -12,8 +12,8 @@ public struct EditorField: Sendable, Equatable {
     /// The body's type (a list); `bodyFile` the path of a `file` body.
     case body, bodyFile
     /// The auth's type (a list), then its credentials: user and password (basic, digest) or
-    /// the token (bearer).
-    case auth, authUser, authPassword, authToken
+    /// the token (bearer); an oauth2 block's grant and token endpoint (read-only, not a secret).
+    case auth, authUser, authPassword, authToken, authGrant
     case timeout, deadline, priority, status, json, cache, dedup, download, tls
   }
 
@@ -88,7 +88,7 @@ extension RequestTemplate {
       fields.append(EditorField(kind: .authToken, label: "  Token", value: token))
     case .oauth2(let settings):
       // Read-only here: the block is edited in the file.
-      fields.append(EditorField(kind: .authToken, label: "  Grant", value: settings.grant.name + " · " + settings.tokenURL))
+      fields.append(EditorField(kind: .authGrant, label: "  Grant", value: settings.grant.name + " · " + settings.tokenURL))
     case nil:
       break
     }

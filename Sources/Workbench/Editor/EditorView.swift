@@ -128,7 +128,7 @@ extension Painter {
     case .header(let i):
       guard template.headers.fields.indices.contains(i) else { return nil }
       return request.headers[template.headers.fields[i].name]
-    case .auth, .authUser, .authPassword, .authToken:
+    case .auth, .authUser, .authPassword, .authToken, .authGrant:
       return request.headers["Authorization"]
     case .body:
       // What the body is sent as: a Content-Type header of the request wins.

@@ -124,6 +124,8 @@ extension RequestTemplate {
       default:
         throw EditError(message: "choose basic or digest auth first (Enter on Auth)")
       }
+    case .authGrant:
+      throw EditError(message: "an oauth2 block is edited in the workspace file (its fields depend on the grant)")
     case .authToken:
       if case .oauth2? = copy.auth {
         throw EditError(message: "an oauth2 block is edited in the workspace file (its fields depend on the grant)")
