@@ -185,10 +185,10 @@ extension Painter {
     buffer.putTruncated(keys, x: rect.x + 3, y: rect.y + height - 2, style: theme.dim, width: textWidth)
   }
 
-  /// `4 min 32 s`, `9 s`.
+  /// `4 min 32 s`, `9 s`, with no-break spaces: the wrap keeps it on one line.
   static func minutesAndSeconds(_ seconds: Double) -> String {
     let whole = Int(saturating: seconds.rounded(.up))
-    return whole >= 60 ? "\(whole / 60) min \(whole % 60) s" : "\(whole) s"
+    return (whole >= 60 ? "\(whole / 60) min \(whole % 60) s" : "\(whole) s").replacingOccurrences(of: " ", with: "\u{a0}")
   }
 
   /// `text` in lines of at most `width` columns: broken at spaces, and a word longer than a line
