@@ -13,9 +13,10 @@ import Synchronization
 ///   `unsupported_grant_type`, `invalid_request` 400).
 /// - `GET /oauth/report`: needs `Authorization: Bearer` with such a token (its scope and
 ///   audience are in the report); 401 with `WWW-Authenticate: Bearer` otherwise.
-final class DemoOAuth: Sendable {
-  static let clientId = "demo"
-  static let clientSecret = "demo-secret"
+public final class DemoOAuth: Sendable {
+  public static let clientId = "demo"
+  /// `reqbench --demo` gives it to the demo workspace as the secret `demo-client`.
+  public static let clientSecret = "demo-secret"
   /// What a token was issued for.
   struct Grant: Sendable {
     var scope: String

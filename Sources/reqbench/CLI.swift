@@ -140,9 +140,15 @@ enum CLI {
       Terminal.error("reqbench: the TUI needs a terminal; use `reqbench run \(path) TARGET` for scripts")
       return ExitStatus.usage
     }
+    var processEnvironment = ProcessInfo.processInfo.environment
+    if options.demo {
+      // The demo server's OAuth 2.0 client, for the demo's oauth2-report (`{{secret.demo-client}}`),
+      // unless the user set one.
+      processEnvironment["REQBENCH_SECRET_DEMO_CLIENT"] = processEnvironment["REQBENCH_SECRET_DEMO_CLIENT"] ?? DemoOAuth.clientSecret
+    }
     var sources = VariableSources(
       overrides: Dictionary(variables, uniquingKeysWith: { _, last in last }),
-      environment: options.environment, secrets: secrets)
+      environment: options.environment, processEnvironment: processEnvironment, secrets: secrets)
     guard let stateFolder = stateFolder(forWorkspace: url, override: options.stateDirectory) else {
       return ExitStatus.usage
     }

@@ -104,13 +104,19 @@ struct AuthCommandTests {
       .deletingLastPathComponent().appendingPathComponent("workspaces/demo.json").path
     let state = folder.appendingPathComponent("state")
     let args = ["run", demo, "oauth2-report", "--var", "host=" + server.baseURL, "--state-dir", state.path]
-    let run = try reqbench(args)
+    // Without the secret: the request says which, and nothing is sent.
+    let missing = try reqbench(args)
+    #expect(missing.status != 0)
+    #expect(missing.stderr.contains("demo-client"), "\(missing.stderr)")
+    var env = environment
+    env["REQBENCH_SECRET_DEMO_CLIENT"] = "demo-secret"
+    let run = try runProcess(try reqbenchBinary, args, environment: env, currentDirectory: folder)
     #expect(run.status == 0, "\(run.stderr)")
     #expect(run.stdout.contains(#""client": "demo""#), "\(run.stdout)")
     #expect(!run.stdout.contains("demo-secret") && !run.stderr.contains("demo-secret"))
     let tokens = try FileManager.default.contentsOfDirectory(atPath: state.appendingPathComponent("oauth2").path)
     #expect(tokens.count == 1)
-    #expect(try reqbench(args).status == 0)
+    #expect(try runProcess(try reqbenchBinary, args, environment: env, currentDirectory: folder).status == 0)
   }
 
   /// `audience` reaches the token endpoint (the demo server's keeps it in the token and its report

@@ -9,6 +9,11 @@ import Workspace
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("workspaces/demo.json")
 
+  /// What `reqbench --demo` gives the demo: the demo server's OAuth 2.0 client secret.
+  func demoSources(_ overrides: [String: String] = [:]) -> VariableSources {
+    VariableSources(overrides: overrides, processEnvironment: ["REQBENCH_SECRET_DEMO_CLIENT": "demo-secret"])
+  }
+
   @Test func loads() throws {
     let demo = try Workspace.load(from: file)
     #expect(demo.name == "demo")
@@ -20,14 +25,14 @@ import Workspace
   @Test func preparesEveryRequestAgainstAnotherHost() throws {
     let demo = try Workspace.load(from: file)
     for template in demo.requests {
-      let request = try demo.prepare(template, variables: ["host": "http://127.0.0.1:9999"])
+      let request = try demo.prepare(template, sources: demoSources(["host": "http://127.0.0.1:9999"]))
       #expect(request.url.hasPrefix("http://127.0.0.1:9999/"), "\(template.name): \(request.url)")
     }
   }
 
   @Test func coversTheDemoEndpoints() throws {
     let demo = try Workspace.load(from: file)
-    let prepared = try demo.requests.map { try demo.prepare($0) }
+    let prepared = try demo.requests.map { try demo.prepare($0, sources: demoSources()) }
     let endpoints = Set(prepared.map { "\($0.method.rawValue) \($0.url)" })
     for expected in [
       "GET http://127.0.0.1:8080/users", "GET http://127.0.0.1:8080/users/1",
@@ -54,12 +59,13 @@ import Workspace
     #expect(ticker.timeouts.idle == 0)
     #expect(ticker.reconnect)
     // OAuth 2.0: a client credentials token from the demo server's own token endpoint.
-    var sources = VariableSources()
+    var sources = demoSources()
     sources.oauth2 = OAuth2Tokens(stateFolder: nil)
     let report = try #require(demo.requests.first { $0.name == "oauth2-report" })
     let client = try #require(try demo.prepare(report, sources: sources).oauth2Client)
     #expect(client.tokenURL == "http://127.0.0.1:8080/oauth/token")
     #expect(client.clientId == "demo" && client.label == "oauth2 › oauth2-report")
+    #expect(client.clientSecret == "demo-secret")
   }
 
   @Test func isWrittenTheWayTheAppWritesIt() throws {
