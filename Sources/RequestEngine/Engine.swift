@@ -315,7 +315,8 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       record.request.secrets += authorization.secrets
       enqueue(record)
     case .failure(let error):
-      finish(record, state: .failed, response: record.lastResponse, error: error)
+      // The user gave up the credential (a grant cancelled in the TUI): cancelled, not failed.
+      finish(record, state: error.kind == .cancelled ? .cancelled : .failed, response: record.lastResponse, error: error)
     }
   }
 

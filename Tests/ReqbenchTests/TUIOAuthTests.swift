@@ -123,7 +123,7 @@ struct TUIOAuthTests {
     #expect(url.contains("/authorize?response_type=code&client_id=web&redirect_uri="), "\(screen)")
     #expect(!FileManager.default.fileExists(atPath: opened.path))
     try session.send("c")
-    try session.waitFor("✗ failed")
+    try session.waitFor("⊘ cancelled")
     try session.waitFor("oauth2 › repos: authorize: cancelled")
     try session.waitForAbsence("OAuth 2.0 ·")
     // The listener is closed: the redirect finds nobody (within the quarter second it checks).

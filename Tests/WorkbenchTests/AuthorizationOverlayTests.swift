@@ -69,7 +69,7 @@ struct AuthorizationOverlayTests {
     send(&state, .authorization(.started(Self.browser())), .authorization(.started(Self.device())))
     #expect(state.authorizations.map(\.id) == [1, 2])
     #expect(keys(&state, "c") == [.cancelAuthorization(id: 1)])
-    #expect(state.message?.text == "oauth2 › repos: authorization cancelled; the request waiting for it fails")
+    #expect(state.message?.text == "oauth2 › repos: authorization cancelled, and the request waiting for it")
     #expect(state.overlay == .authorization)
     // The device code: Y copies the code, y the URL with the code in it.
     #expect(keys(&state, "Y") == [.copy("WDJB-MJHT")])

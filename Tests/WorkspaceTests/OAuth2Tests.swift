@@ -207,9 +207,11 @@ import Workspace
     #expect(next.events.filter { $0.request.tags["oauth2"] != nil }.isEmpty)
     // A damaged file is ignored: a new token is fetched and written over it.
     try Data("{\"version\": 1, \"acc".utf8).write(to: folder.appendingPathComponent(files[0]))
-    let third = try send(try workspace(clientCredentials), OAuth2Tokens(stateFolder: state))
+    let thirdTokens = OAuth2Tokens(stateFolder: state)
+    let third = try send(try workspace(clientCredentials), thirdTokens)
     #expect(third.results["me"]?.state == .succeeded)
     #expect(try stats()["svc client_credentials"] == before + 2)
+    thirdTokens.flush()  // its file written, so the clear below cannot be followed by it
     // --clear forgets them.
     #expect(try OAuth2Tokens(stateFolder: state).clear() == 1)
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)

@@ -519,7 +519,7 @@ public enum Keymap {
     KeyBinding(.copyUserCode, [.char("Y")], "copy the user code to enter (a device code)", .authorization),
     KeyBinding(.openInBrowser, [.char("o")], "open the URL with xdg-open (again)", .authorization),
     KeyBinding(
-      .cancelAuthorization, [.char("c"), .escape], "cancel: stop waiting; the request waiting for the token fails",
+      .cancelAuthorization, [.char("c"), .escape], "cancel: stop waiting; the request waiting for the token ends cancelled",
       .authorization),
     // Questions
     KeyBinding(.cancelAndQuit, [.char("y"), .char("Y"), .enter], "cancel the transfers and quit", .confirmQuit),

@@ -116,7 +116,7 @@ extension AppState {
     case .cancelAuthorization?:
       authorizations.removeFirst()
       if authorizations.isEmpty { overlay = nil }
-      message = StatusMessage("\(pending.label): authorization cancelled; the request waiting for it fails")
+      message = StatusMessage("\(pending.label): authorization cancelled, and the request waiting for it")
       return [.cancelAuthorization(id: pending.id)]
     default:
       return []

@@ -20,8 +20,9 @@ public final class OAuth2Cancellation: @unchecked Sendable {
 
   public var isCancelled: Bool { lock.withLock { cancelled } }
 
-  /// What a cancelled grant ends with: `oauth2 › NAME: authorize: cancelled`.
+  /// What a cancelled grant ends with: `oauth2 › NAME: authorize: cancelled` (the request
+  /// waiting for it ends cancelled).
   public static func error(_ client: OAuth2Client) -> ExchangeError {
-    ExchangeError(kind: .authorization, message: "\(client.label): authorize: cancelled")
+    ExchangeError(kind: .cancelled, message: "\(client.label): authorize: cancelled")
   }
 }
