@@ -140,6 +140,7 @@ struct TUIOAuthTests {
     var environment = self.environment
     environment["DISPLAY"] = ""
     let session = try TmuxSession([try reqbenchBinary.path, path], environment: environment)
+    try session.tmux(["set-option", "-s", "set-clipboard", "on"])
     try session.waitFor("1 Requests")
     try session.send("j", "Enter")
     var screen = try session.waitFor("OAuth 2.0 · oauth2 › tv")
@@ -149,6 +150,13 @@ struct TUIOAuthTests {
     let code = try #require(screen.firstMatch(of: /[A-Z]{4}-[A-Z]{4}/).map { String($0.output) }, "\(screen)")
     #expect(screen.contains(server + "/device?user_code=" + code))
     #expect(!FileManager.default.fileExists(atPath: opened.path))  // a device code is not opened here
+    // Y and y put the code and the URL with it on the clipboard (OSC 52 into tmux's buffer).
+    try session.send("Y")
+    try session.waitFor("copied the code of oauth2 › tv")
+    #expect(try session.tmux(["show-buffer"]) == code)
+    try session.send("y")
+    try session.waitFor("copied the URL of oauth2 › tv")
+    #expect(try session.tmux(["show-buffer"]) == server + "/device?user_code=" + code)
     let agent = Agent()
     defer { agent.shutdown() }
     let approved = agent.sendAndWait(
