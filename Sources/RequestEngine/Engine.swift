@@ -871,12 +871,10 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
   }
 
   private func streamEvents(_ transfer: Transfer, _ events: [StreamEvent]) {
-    guard let record = running[transfer.handle] else { return }
-    for event in events {
-      record.stream?.append(event)
-      emit(.streamEvent(record.id, index: event.index, event))
-      for follower in record.followers { emit(.streamEvent(follower.id, index: event.index, event)) }
-    }
+    guard let record = running[transfer.handle], !events.isEmpty else { return }
+    for event in events { record.stream?.append(event) }
+    emit(.streamEvents(record.id, events))
+    for follower in record.followers { emit(.streamEvents(follower.id, events)) }
     record.stream?.lastEventID = transfer.streamParser?.lastEventID
   }
 

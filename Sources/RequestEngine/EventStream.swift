@@ -76,7 +76,7 @@ extension StreamEvent {
   /// `event` and `id`, null for the line formats; `id` is the exchange's; `ms` since the
   /// exchange started; `"truncated": true` when the data was cut).
   public func jsonObject(name: String, exchange: ExchangeID) -> JSONObject {
-    var object = JSONObject([
+    var object = JSONObject(distinctKeys: [
       ("event", "stream"), ("name", .string(name)), ("id", .number(Int(exchange.rawValue))), ("index", .number(index)),
       ("type", type.map { .string($0) } ?? .null), ("eventId", id.map { .string($0) } ?? .null),
       ("data", .string(data)), ("ms", .number((seconds * 10_000).rounded() / 10)),

@@ -293,7 +293,7 @@ public struct TransferProgress: Sendable, Equatable {
 }
 
 /// What the agent reports, in order per exchange:
-/// queued → joined? → (started → headers? → (progress | streamEvent)*)+ with retrying (or, for a
+/// queued → joined? → (started → headers? → (progress | streamEvents)*)+ with retrying (or, for a
 /// stream, reconnecting) between attempts → finished.
 public enum AgentEvent: Sendable {
   case queued(ExchangeID, Request)
@@ -311,9 +311,11 @@ public enum AgentEvent: Sendable {
   /// A response delivered before the end (`cacheThenNetwork`: the cached one, then `finished`
   /// with the fresh one). Not terminal.
   case delivered(ExchangeResult)
-  /// One event of a streamed response (SSE, NDJSON…), as soon as its last byte arrived; between
-  /// `headers` and `finished`, `index` counting from 0 over the whole exchange.
-  case streamEvent(ExchangeID, index: Int, StreamEvent)
+  /// Events of a streamed response (SSE, NDJSON…), in order, as soon as their last bytes
+  /// arrived: the ones one write of the body completed (never empty), handed over together so a
+  /// fast stream is not one agent event (and one copy through every queue) per event. Between
+  /// `headers` and `finished`; each event's `index` counts from 0 over the whole exchange.
+  case streamEvents(ExchangeID, [StreamEvent])
   /// A stream with `reconnect` dropped; it connects again in `delay` seconds, for the `count`th
   /// time, with `Last-Event-ID` (`started` follows when it does).
   case reconnecting(ExchangeID, count: Int, delay: Double, reason: ExchangeError)
@@ -322,7 +324,7 @@ public enum AgentEvent: Sendable {
   public var exchangeID: ExchangeID {
     switch self {
     case .queued(let id, _), .joined(let id, _), .started(let id, _), .headers(let id, _, _), .progress(let id, _),
-      .retrying(let id, _, _, _), .streamEvent(let id, _, _), .reconnecting(let id, _, _, _):
+      .retrying(let id, _, _, _), .streamEvents(let id, _), .reconnecting(let id, _, _, _):
       id
     case .delivered(let result), .finished(let result): result.id
     }

@@ -222,7 +222,7 @@ public struct Request: Sendable, Equatable {
   /// The cookie jar this request sends cookies from and stores the `Set-Cookie`s of its
   /// responses (and of every redirect on the way) in; nil sends and stores none.
   public var cookieJar: CookieJar? = nil
-  /// Cut the response body into events as it arrives (`AgentEvent.streamEvent`), whatever its
+  /// Cut the response body into events as it arrives (`AgentEvent.streamEvents`), whatever its
   /// `Content-Type`; nil: only when the Content-Type names a stream (`StreamFormat(contentType:)`).
   public var stream: StreamFormat? = nil
   /// An SSE stream that drops (ends, or loses its connection) is sent again after the server's

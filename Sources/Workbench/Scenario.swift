@@ -124,10 +124,10 @@ public enum Scenario: String, CaseIterable, Sendable {
       send(
         &state,
         .agent(
-          .streamEvent(
-            id, index: index,
-            StreamEvent(format: .sse, index: index, type: "message", id: nil, data: data, size: data.utf8.count + 8,
-              seconds: 0.012 + Double(index) * 0.05))))
+          .streamEvents(
+            id,
+            [StreamEvent(format: .sse, index: index, type: "message", id: nil, data: data, size: data.utf8.count + 8,
+              seconds: 0.012 + Double(index) * 0.05)])))
     }
     var progress = TransferProgress(downloaded: 1_274)
     progress.bytesPerSecond = 2_100

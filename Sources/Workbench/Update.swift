@@ -30,7 +30,7 @@ private func route(_ state: inout AppState, _ msg: Msg) -> [Command] {
     state.apply(event)
     var commands = state.cookiesAfter(event)
     switch event {
-    case .streamEvent(let id, _, _) where id == state.viewer.exchange: commands += state.followEventsFilter()
+    case .streamEvents(let id, _) where id == state.viewer.exchange: commands += state.followEventsFilter()
     case .finished(let result) where result.id == state.viewer.exchange: commands += state.followEventsFilter()
     default: break
     }

@@ -179,10 +179,10 @@ enum BenchmarkCommand {
       return (sent..<max(sent, upTo)).map { index in
         let data = #"{"tick":\#(index + 1),"price":\#(100 + index % 7),"time":"2026-12-03T07:00:00Z"}"#
         return .agent(
-          .streamEvent(
-            id, index: index,
-            StreamEvent(format: .sse, index: index, type: "tick", id: String(index + 1), data: data, size: data.utf8.count + 25,
-              seconds: Double(index) / Double(rate))))
+          .streamEvents(
+            id,
+            [StreamEvent(format: .sse, index: index, type: "tick", id: String(index + 1), data: data, size: data.utf8.count + 25,
+              seconds: Double(index) / Double(rate))]))
       }
     }
     // The stream so far.

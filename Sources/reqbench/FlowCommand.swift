@@ -197,9 +197,13 @@ struct FlowCommand {
         object = JSONObject([("event", "finished")] + Format.json(RunResult(name: result.request.name, exchange: result, revealing: options.revealSecrets)).members.map { ($0.key, $0.value) })
         object["id"] = .number(Int(result.id.rawValue))
         FlowFormat.addTags(result.request.tags, to: &object)
-      case .streamEvent(let id, _, let streamed):
-        object = Format.streamEvent(name: exchanges[id]?.name ?? "", id: id, streamed)
-        FlowFormat.addTags(exchanges[id]?.tags ?? [:], to: &object)
+      case .streamEvents(let id, let streamed):
+        for event in streamed {
+          var line = Format.streamEvent(name: exchanges[id]?.name ?? "", id: id, event)
+          FlowFormat.addTags(exchanges[id]?.tags ?? [:], to: &line)
+          Output.standard.json(.object(line))
+        }
+        return
       case .reconnecting(let id, let count, let delay, let reason):
         object = Format.reconnectEvent(name: exchanges[id]?.name ?? "", id: id, count: count, delay: delay, reason: reason)
         FlowFormat.addTags(exchanges[id]?.tags ?? [:], to: &object)

@@ -28,7 +28,15 @@ final class Output: @unchecked Sendable {
   /// One JSON value on a line (`--json` output): compact, with the controls JSON leaves raw (C1,
   /// the bidirectional controls) written as `\u` escapes.
   func json(_ value: JSONValue) {
-    write(Array((ControlEscaping.jsonEscaped(JSONSerializer.compact(value)) + "\n").utf8))
+    var line: [UInt8] = []
+    JSONSerializer.compact(value, into: &line)
+    // Only non-ASCII text can hold the controls the serializer leaves raw (C1, bidi): ASCII
+    // lines (most of them) are written as they are.
+    if line.contains(where: { $0 >= 0x80 }) {
+      line = Array(ControlEscaping.jsonEscaped(String(decoding: line, as: UTF8.self)).utf8)
+    }
+    line.append(0x0A)
+    write(line)
   }
 
   /// Data as it is (a response body, an exported command or file) when this output is not a

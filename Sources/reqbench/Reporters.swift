@@ -38,12 +38,13 @@ final class SingleReporter: Reporter {
       Output.standard.flush()  // the events before the drop come out before the line that says so
       Terminal.error(Format.reconnectLine(name: name, count: count, delay: delay, reason: reason))
       return
-    case .streamEvent(_, _, let streamed):
-      // The event's data as it arrives (the body is not printed again at the end).
+    case .streamEvents(_, let streamed):
+      // The events' data as they arrive (the body is not printed again at the end).
       if drawn { Terminal.clearProgress() }
       drawn = false
       streaming = true
-      Output.standard.data(Array((streamed.data + "\n").utf8), escaped: Terminal.stdoutIsTTY)
+      let escaped = Terminal.stdoutIsTTY
+      for event in streamed { Output.standard.data(Array((event.data + "\n").utf8), escaped: escaped) }
       return
     default:
       break
@@ -117,10 +118,10 @@ final class LinesReporter: Reporter {
       clearProgress()
       Output.standard.flush()
       Terminal.error(Format.reconnectLine(name: name, count: count, delay: delay, reason: reason))
-    case .streamEvent(_, _, let streamed):
+    case .streamEvents(_, let streamed):
       // Several targets: each event's data on a line of its own, after the request's name.
       clearProgress()
-      Output.standard.line(name + ": " + streamed.data)
+      for event in streamed { Output.standard.line(name + ": " + event.data) }
     default: return
     }
     drawProgress()
@@ -221,10 +222,10 @@ struct JSONReporter: Reporter {
       // follows and is the one the summary holds.
       finished(RunResult(name: name, exchange: result))
       return
-    case .streamEvent(let id, _, let streamed):
+    case .streamEvents(let id, let streamed):
       // Not flushed one by one: `run` flushes after each hand-over of the engine (what arrived
       // in one pass of its loop), so a stream of 100,000 events is not 100,000 writes.
-      Output.standard.json(.object(Format.streamEvent(name: name, id: id, streamed)))
+      for event in streamed { Output.standard.json(.object(Format.streamEvent(name: name, id: id, event))) }
       return
     case .reconnecting(let id, let count, let delay, let reason):
       object = Format.reconnectEvent(name: name, id: id, count: count, delay: delay, reason: reason)

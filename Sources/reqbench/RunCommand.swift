@@ -105,7 +105,7 @@ struct RunCommand {
         // A retry's wait is told on stderr even when nothing else live is (like curl's
         // "Will retry in 1 seconds").
         // A stream's events are printed as they come, whatever else is.
-        case .finished, .retrying, .streamEvent, .reconnecting: true
+        case .finished, .retrying, .streamEvents, .reconnecting: true
         case .headers: false
         default: wantsProgress
         }

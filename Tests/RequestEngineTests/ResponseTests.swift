@@ -166,7 +166,7 @@ struct ResponseTests {
       case .progress: "progress"
       case .retrying: "retrying"
       case .delivered: "delivered"
-      case .streamEvent: "stream"
+      case .streamEvents: "stream"
       case .reconnecting: "reconnecting"
       case .finished: "finished"
       }

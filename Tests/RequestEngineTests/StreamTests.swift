@@ -14,7 +14,7 @@ struct StreamTests {
   static func events(_ result: ExchangeResult) -> [StreamEvent] { Array(result.stream?.kept ?? []) }
 
   static func streamEvents(_ events: [AgentEvent]) -> [StreamEvent] {
-    events.compactMap { if case .streamEvent(_, _, let event) = $0 { event } else { nil } }
+    events.flatMap { if case .streamEvents(_, let batch) = $0 { batch } else { [] } }
   }
 
   @Test func sseStarletteEventsArriveAsEventsWithTheirIDs() throws {
@@ -35,7 +35,7 @@ struct StreamTests {
     // Every stream event comes before the end, in order.
     let kinds = recorder.all.map { event -> String in
       switch event {
-      case .streamEvent: "e"
+      case .streamEvents(_, let batch): String(repeating: "e", count: batch.count)
       case .finished: "f"
       default: ""
       }
@@ -80,8 +80,8 @@ struct StreamTests {
     let recorder = EventRecorder(agent)
     let result = agent.sendAndWait(Request(url: try fixture("/sse/ticker?count=4&interval=0.3")))
     #expect(result.state == .succeeded)
-    let timed = recorder.timed.compactMap { item -> (Double, StreamEvent)? in
-      if case .streamEvent(_, _, let event) = item.event { (item.time, event) } else { nil }
+    let timed = recorder.timed.flatMap { item -> [(Double, StreamEvent)] in
+      if case .streamEvents(_, let batch) = item.event { batch.map { (item.time, $0) } } else { [] }
     }
     #expect(timed.count == 4)
     let finishedAt = recorder.timed.first { if case .finished = $0.event { true } else { false } }?.time ?? 0

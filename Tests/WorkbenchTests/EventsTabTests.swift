@@ -34,7 +34,7 @@ import Testing
   }
 
   static func addEvents(_ state: inout AppState, _ range: Range<Int>) {
-    for index in range { send(&state, .agent(.streamEvent(id, index: index, tick(index)))) }
+    for index in range { send(&state, .agent(.streamEvents(id, [tick(index)]))) }
   }
 
   func line(_ state: AppState, containing text: String) -> String {
@@ -104,7 +104,7 @@ import Testing
     _ = keys(&state, ".price")
     #expect(send(&state, .key(.enter)) == [.filter(expression: ".price", Self.id, events: 0..<5)])
     // Events that come while it runs wait for its answer: one run at a time.
-    #expect(send(&state, .agent(.streamEvent(Self.id, index: 5, Self.tick(5)))) == [])
+    #expect(send(&state, .agent(.streamEvents(Self.id, [Self.tick(5)]))) == [])
     Self.addEvents(&state, 6..<8)
     let outputs = Dictionary(uniqueKeysWithValues: (0..<5).map { ($0, Result<String, FilterError>.success("\(100 + $0 % 7)\n")) })
     // The answer asks for the events that came meanwhile.

@@ -21,12 +21,12 @@ import Workbench
     let id = ExchangeID(rawValue: 1)
     send(&state, .tick(epoch), .agent(.queued(id, request)), .agent(.started(id, attempt: 1)),
       .agent(.headers(id, status: 200, headers: ["Content-Type": "text/event-stream"])))
-    send(&state, .agent(.streamEvent(id, index: 0, event(0, at: 0.3))))
+    send(&state, .agent(.streamEvents(id, [event(0, at: 0.3)])))
     #expect(queueLine(state, "ticker").contains("stream · 1 event "), "\(queueLine(state, "ticker"))")
     #expect(!queueLine(state, "ticker").contains("/s"))
     // 142 events over 45.8 s: 3.1 a second.
     for index in 1..<142 {
-      send(&state, .agent(.streamEvent(id, index: index, event(index, at: Double(index + 1) * 45.8 / 142))))
+      send(&state, .agent(.streamEvents(id, [event(index, at: Double(index + 1) * 45.8 / 142)])))
     }
     #expect(state.exchanges[0].stream?.total == 142)
     var line = queueLine(state, "ticker")

@@ -1,77 +1,138 @@
-/// Writes `JSONValue`s: compact for request bodies, pretty (2-space indent, keys in their order)
-/// for workspace files.
+/// Writes `JSONValue`s: compact for request bodies and `--json` lines, pretty (2-space indent,
+/// keys in their order) for workspace files. One writer, on UTF-8 bytes: the `String` forms
+/// decode what it wrote, `compact(_:into:)` appends to a caller's buffer (a stream of `--json`
+/// lines without a `String` per line).
 public enum JSONSerializer {
   public static func compact(_ value: JSONValue) -> String {
-    var out = ""
+    var out: [UInt8] = []
     write(value, into: &out, indent: nil, level: 0)
-    return out
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  /// Appends the compact text of `value` to `out`, as UTF-8.
+  public static func compact(_ value: JSONValue, into out: inout [UInt8]) {
+    write(value, into: &out, indent: nil, level: 0)
   }
 
   public static func pretty(_ value: JSONValue) -> String {
-    var out = ""
+    var out: [UInt8] = []
     write(value, into: &out, indent: "  ", level: 0)
-    return out
+    return String(decoding: out, as: UTF8.self)
   }
 
   /// A JSON string literal for `text`, escaping quotes, backslashes and control characters.
   public static func quote(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      case "\t": out += "\\t"
-      case "\u{08}": out += "\\b"
-      case "\u{0C}": out += "\\f"
-      case "\u{00}"..."\u{1F}", "\u{7F}", "\u{2028}", "\u{2029}":
-        out += "\\u" + String(scalar.value, radix: 16).leftPadded(to: 4)
-      default: out.unicodeScalars.append(scalar)
-      }
-    }
-    return out + "\""
+    var out: [UInt8] = []
+    out.reserveCapacity(text.utf8.count + 2)
+    quote(text, into: &out)
+    return String(decoding: out, as: UTF8.self)
   }
 
-  private static func write(_ value: JSONValue, into out: inout String, indent: String?, level: Int) {
+  /// Appends the JSON string literal for `text` to `out`: `"` and `\` escaped, `\n`, `\r`,
+  /// `\t`, `\b`, `\f`, the other C0 controls, DEL, U+2028 and U+2029 as `\uHHHH`. Runs of
+  /// bytes that need nothing are copied at once.
+  public static func quote(_ text: String, into out: inout [UInt8]) {
+    out.append(UInt8(ascii: "\""))
+    var text = text
+    text.withUTF8 { bytes in
+      var runStart = 0
+      var index = 0
+      let count = bytes.count
+      while index < count {
+        let byte = bytes[index]
+        let escape: StaticString?
+        var width = 1
+        switch byte {
+        case UInt8(ascii: "\""): escape = "\\\""
+        case UInt8(ascii: "\\"): escape = "\\\\"
+        case 0x0A: escape = "\\n"
+        case 0x0D: escape = "\\r"
+        case 0x09: escape = "\\t"
+        case 0x08: escape = "\\b"
+        case 0x0C: escape = "\\f"
+        case 0x00..<0x20, 0x7F: escape = nil
+        case 0xE2 where index + 2 < count && bytes[index + 1] == 0x80 && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9):
+          escape = nil  // U+2028, U+2029
+          width = 3
+        default:
+          index += 1
+          continue
+        }
+        if runStart < index { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
+        if let escape {
+          escape.withUTF8Buffer { out.append(contentsOf: $0) }
+        } else {
+          let value: UInt32 = width == 1 ? UInt32(byte) : (bytes[index + 2] == 0xA8 ? 0x2028 : 0x2029)
+          appendUnicodeEscape(value, into: &out)
+        }
+        index += width
+        runStart = index
+      }
+      if runStart < count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<count])) }
+    }
+    out.append(UInt8(ascii: "\""))
+  }
+
+  /// `\u` and four lowercase hex digits.
+  private static func appendUnicodeEscape(_ value: UInt32, into out: inout [UInt8]) {
+    let digits: StaticString = "0123456789abcdef"
+    out.append(UInt8(ascii: "\\"))
+    out.append(UInt8(ascii: "u"))
+    digits.withUTF8Buffer { hex in
+      for shift in stride(from: 12, through: 0, by: -4) { out.append(hex[Int((value >> UInt32(shift)) & 0xF)]) }
+    }
+  }
+
+  private static func write(_ value: JSONValue, into out: inout [UInt8], indent: String?, level: Int) {
     switch value {
-    case .null: out += "null"
-    case .bool(let b): out += b ? "true" : "false"
-    case .number(let n): out += n
-    case .string(let s): out += quote(s)
+    case .null: append("null", to: &out)
+    case .bool(let b): append(b ? "true" : "false", to: &out)
+    case .number(let n): out.append(contentsOf: n.utf8)
+    case .string(let s): quote(s, into: &out)
     case .array(let items):
-      if items.isEmpty { out += "[]"; return }
+      if items.isEmpty { append("[]", to: &out); return }
       // Short arrays of scalars stay on one line in pretty output: `"status": [200, 299]`.
       if indent != nil, items.count <= 8, items.allSatisfy(\.isScalar) {
-        out += "[" + items.map { compact($0) }.joined(separator: ", ") + "]"
+        out.append(UInt8(ascii: "["))
+        for (i, item) in items.enumerated() {
+          if i > 0 { append(", ", to: &out) }
+          write(item, into: &out, indent: nil, level: 0)
+        }
+        out.append(UInt8(ascii: "]"))
         return
       }
-      out += "["
+      out.append(UInt8(ascii: "["))
       for (i, item) in items.enumerated() {
-        if i > 0 { out += "," }
+        if i > 0 { out.append(UInt8(ascii: ",")) }
         newline(&out, indent, level + 1)
         write(item, into: &out, indent: indent, level: level + 1)
       }
       newline(&out, indent, level)
-      out += "]"
+      out.append(UInt8(ascii: "]"))
     case .object(let object):
-      if object.isEmpty { out += "{}"; return }
-      out += "{"
+      if object.isEmpty { append("{}", to: &out); return }
+      out.append(UInt8(ascii: "{"))
       for (i, member) in object.members.enumerated() {
-        if i > 0 { out += "," }
+        if i > 0 { out.append(UInt8(ascii: ",")) }
         newline(&out, indent, level + 1)
-        out += quote(member.key)
-        out += indent == nil ? ":" : ": "
+        quote(member.key, into: &out)
+        append(indent == nil ? ":" : ": ", to: &out)
         write(member.value, into: &out, indent: indent, level: level + 1)
       }
       newline(&out, indent, level)
-      out += "}"
+      out.append(UInt8(ascii: "}"))
     }
   }
 
-  private static func newline(_ out: inout String, _ indent: String?, _ level: Int) {
+  @inline(__always)
+  private static func append(_ text: StaticString, to out: inout [UInt8]) {
+    text.withUTF8Buffer { out.append(contentsOf: $0) }
+  }
+
+  private static func newline(_ out: inout [UInt8], _ indent: String?, _ level: Int) {
     guard let indent else { return }
-    out += "\n" + String(repeating: indent, count: level)
+    out.append(0x0A)
+    for _ in 0..<level { out.append(contentsOf: indent.utf8) }
   }
 }
 

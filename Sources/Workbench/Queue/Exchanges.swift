@@ -223,14 +223,14 @@ extension AppState {
       mutateRow(id) { $0.progress = progress }
     case .joined(let id, _):
       mutateRow(id) { $0.joined = true }
-    case .streamEvent(let id, _, let event):
+    case .streamEvents(let id, let events):
       var first = false
       mutateRow(id) {
-        if $0.stream == nil {
-          $0.stream = StreamLog(format: event.format)
+        if $0.stream == nil, let head = events.first {
+          $0.stream = StreamLog(format: head.format)
           first = true
         }
-        $0.stream?.append(event)
+        for event in events { $0.stream?.append(event) }
       }
       streamEventShown(id, first: first)
     case .reconnecting(let id, let count, _, _):
