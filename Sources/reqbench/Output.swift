@@ -28,15 +28,20 @@ final class Output: @unchecked Sendable {
   /// One JSON value on a line (`--json` output): compact, with the controls JSON leaves raw (C1,
   /// the bidirectional controls) written as `\u` escapes.
   func json(_ value: JSONValue) {
-    var line: [UInt8] = []
-    JSONSerializer.compact(value, into: &line)
-    // Only non-ASCII text can hold the controls the serializer leaves raw (C1, bidi): ASCII
-    // lines (most of them) are written as they are.
-    if line.contains(where: { $0 >= 0x80 }) {
-      line = Array(ControlEscaping.jsonEscaped(String(decoding: line, as: UTF8.self)).utf8)
+    lock.withLock {
+      // Serialized straight into the buffer: no line of its own to allocate and copy.
+      let start = buffer.count
+      JSONSerializer.compact(value, into: &buffer)
+      // Only non-ASCII text can hold the controls the serializer leaves raw (C1, bidi): ASCII
+      // lines (most of them) stay as they are.
+      if buffer[start...].contains(where: { $0 >= 0x80 }) {
+        let escaped = ControlEscaping.jsonEscaped(String(decoding: buffer[start...], as: UTF8.self))
+        buffer.removeSubrange(start...)
+        buffer.append(contentsOf: escaped.utf8)
+      }
+      buffer.append(0x0A)
+      if buffer.count >= 1 << 16 { flushLocked() }
     }
-    line.append(0x0A)
-    write(line)
   }
 
   /// Data as it is (a response body, an exported command or file) when this output is not a

@@ -72,7 +72,14 @@ struct RunCommand {
     let agent = CLI.makeAgent(for: workspace, stateFolder: stateFolder, concurrency: options.concurrency)
     defer { agent.shutdown() }
 
-    interruption.handle { agent.cancelAll() }
+    // Bounded by the stream events' bytes waiting to be printed: when stdout is slower than the
+    // stream, the engine waits for room (as `curl -N` waits on its stdout) instead of the queue
+    // holding the stream. A Ctrl-C lifts the bound so the engine sees the cancel at once.
+    let events = BlockingQueue<AgentEvent>(limit: Self.pendingStreamBytes)
+    interruption.handle {
+      events.release()
+      agent.cancelAll()
+    }
 
     let report = RunReport(options: options, workspace: workspace)
     let reporter: any Reporter
@@ -96,20 +103,24 @@ struct RunCommand {
       }
     }
 
-    let events = BlockingQueue<AgentEvent>()
     let wantsProgress = reporter.wantsProgress
     // One hand-over per pass of the engine loop, however many exchanges ended in it.
     agent.subscribeBatches { batch in
-      events.push(contentsOf: batch.filter { event in
+      var weight = 0
+      let kept = batch.filter { event in
         switch event {
         // A retry's wait is told on stderr even when nothing else live is (like curl's
         // "Will retry in 1 seconds").
         // A stream's events are printed as they come, whatever else is.
-        case .finished, .retrying, .streamEvents, .reconnecting: true
-        case .headers: false
-        default: wantsProgress
+        case .streamEvents(_, let streamed):
+          weight += Self.weight(of: streamed)
+          return true
+        case .finished, .retrying, .reconnecting: return true
+        case .headers: return false
+        default: return wantsProgress
         }
-      })
+      }
+      events.push(contentsOf: kept, weight: weight)
     }
 
     // Each request is sent as soon as it is built, so the engine works while the rest are built.
@@ -163,6 +174,7 @@ struct RunCommand {
       Output.standard.flush()
     }
 
+    events.release()  // nothing is taken from now on
     // Only the last commit is waited for.
     history?.waitForBackgroundRecords()
     for notice in history?.takeNotices() ?? [] { Terminal.error("reqbench: \(notice)") }
@@ -175,6 +187,14 @@ struct RunCommand {
     return ordered.allSatisfy { $0.state == .succeeded } && reported ? ExitStatus.success : ExitStatus.failure
   }
 
+  /// The most stream data handed over and not yet printed before the engine waits (4 MB: tens
+  /// of thousands of small events, enough for the engine to read ahead while `run` writes).
+  static let pendingStreamBytes = 4 << 20
+
+  /// What a batch of stream events weighs in the queue: its data, and a little for each event.
+  static func weight(of events: [StreamEvent]) -> Int {
+    events.reduce(0) { $0 + $1.data.utf8.count + 64 }
+  }
 }
 
 /// The outcome of one target, as every output format reports it.

@@ -48,6 +48,25 @@ struct StreamCommandTests {
     #expect(finished["stream"]?["events"]?.intValue == events.count)
   }
 
+  /// A fast stream (the engine hands its events over in batches): every event a line of its
+  /// own, once, in order, in the documented shape; plain `run` prints each event's data.
+  @Test func aFastStreamPrintsEveryEventOnceInOrder() throws {
+    let (path, folder) = try workspace(#"{"name": "ticker", "url": "/sse/ticker?count=5000&interval=0"}"#)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let json = try runProcess(try reqbenchBinary, ["run", path, "ticker", "--json", "--no-history", "--state-dir", folder.path])
+    #expect(json.status == 0, "\(json.stderr)")
+    let lines = json.stdout.split(separator: "\n").filter { $0.contains(#""event":"stream""#) }
+    #expect(lines.count == 5000)
+    #expect(
+      lines.first?.hasPrefix(#"{"event":"stream","name":"ticker","id":1,"index":0,"type":"tick","eventId":"1","data":"{\"tick\":1}","ms":"#)
+        == true, "\(lines.first ?? "")")
+    let indexes = try lines.map { try JSONParser.parse(String($0))["index"]?.intValue ?? -1 }
+    #expect(indexes == Array(0..<5000))
+    let plain = try runProcess(try reqbenchBinary, ["run", path, "ticker", "--no-history", "--state-dir", folder.path])
+    #expect(plain.status == 0, "\(plain.stderr)")
+    #expect(plain.stdout == (1...5000).map { "{\"tick\":\($0)}\n" }.joined())
+  }
+
   @Test func aForcedStreamAndReconnectFromTheWorkspace() throws {
     let (path, folder) = try workspace(#"""
       {"name": "lines", "url": "/text", "stream": "lines"},

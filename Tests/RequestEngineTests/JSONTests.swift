@@ -44,4 +44,23 @@ struct JSONTests {
   @Test func surrogatePairs() throws {
     #expect(try JSONParser.parse(#""\ud83d\ude00""#) == .string("😀"))
   }
+
+  @Test func quoteEscapesWhatJSONAndTerminalsNeedAndKeepsTheRest() {
+    // C0 controls, DEL and the line and paragraph separators escaped; other text (multi-byte
+    // included, the C1 controls left to ControlEscaping) kept byte for byte.
+    #expect(JSONSerializer.quote("a\"b\\c\n\r\t\u{08}\u{0C}\u{01}\u{1F}\u{7F}") == #""a\"b\\c\n\r\t\b\f\u0001\u001f\u007f""#)
+    #expect(JSONSerializer.quote("x\u{2028}y\u{2029}z") == #""x\u2028y\u2029z""#)
+    #expect(JSONSerializer.quote("é€😀\u{2027}\u{202A}\u{85}") == "\"é€😀\u{2027}\u{202A}\u{85}\"")
+    #expect(JSONSerializer.quote("") == "\"\"")
+    // A run of plain bytes on each side of an escape, at the very start and end.
+    #expect(JSONSerializer.quote("\n" + String(repeating: "a", count: 100) + "\u{2028}") == "\"\\n" + String(repeating: "a", count: 100) + "\\u2028\"")
+  }
+
+  @Test func compactIntoABufferAppendsTheSameText() throws {
+    let value = try JSONParser.parse(#"{"a": [1, 2.5, "x\ny"], "b": {"c": null, "d": true}, "é": "€"}"#)
+    var buffer = Array("prefix ".utf8)
+    JSONSerializer.compact(value, into: &buffer)
+    #expect(String(decoding: buffer, as: UTF8.self) == "prefix " + JSONSerializer.compact(value))
+    #expect(JSONSerializer.compact(value) == #"{"a":[1,2.5,"x\ny"],"b":{"c":null,"d":true},"é":"€"}"#)
+  }
 }

@@ -14,7 +14,9 @@ struct StreamTests {
   static func events(_ result: ExchangeResult) -> [StreamEvent] { Array(result.stream?.kept ?? []) }
 
   static func streamEvents(_ events: [AgentEvent]) -> [StreamEvent] {
-    events.flatMap { if case .streamEvents(_, let batch) = $0 { batch } else { [] } }
+    events.flatMap { event -> [StreamEvent] in
+      if case .streamEvents(_, let batch) = event { batch } else { [] }
+    }
   }
 
   @Test func sseStarletteEventsArriveAsEventsWithTheirIDs() throws {
@@ -178,6 +180,23 @@ struct StreamTests {
     #expect((result.stream?.reconnects ?? 0) >= 2)
     #expect(result.stream?.lastEventID == "6")
     #expect(result.sent?.headers["Last-Event-ID"] != nil)
+  }
+
+  /// A fast stream's events come in `streamEvents` batches (those one write of the body
+  /// completed), not one agent event each: none empty, every event once, in order.
+  @Test func aFastStreamIsHandedOverInBatchesInOrder() throws {
+    let agent = Agent()
+    defer { agent.shutdown() }
+    let recorder = EventRecorder(agent)
+    let result = agent.sendAndWait(Request(url: try fixture("/sse/ticker?count=20000&interval=0")))
+    #expect(result.state == .succeeded, "\(result.error?.message ?? "")")
+    let batches = recorder.all.compactMap { if case .streamEvents(_, let batch) = $0 { batch } else { nil } }
+    #expect(batches.allSatisfy { !$0.isEmpty })
+    #expect(batches.count < 20_000 / 10, "\(batches.count) hand-overs")
+    let streamed = batches.flatMap { $0 }
+    #expect(streamed.map(\.index) == Array(0..<20_000))
+    #expect(streamed.last?.data == "{\"tick\":20000}")
+    #expect(result.stream?.total == 20_000)
   }
 
   @Test func withoutReconnectADropEndsTheExchange() throws {

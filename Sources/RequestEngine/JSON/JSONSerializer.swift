@@ -33,44 +33,60 @@ public enum JSONSerializer {
   /// bytes that need nothing are copied at once.
   public static func quote(_ text: String, into out: inout [UInt8]) {
     out.append(UInt8(ascii: "\""))
-    var text = text
-    text.withUTF8 { bytes in
-      var runStart = 0
-      var index = 0
-      let count = bytes.count
-      while index < count {
-        let byte = bytes[index]
-        let escape: StaticString?
-        var width = 1
-        switch byte {
-        case UInt8(ascii: "\""): escape = "\\\""
-        case UInt8(ascii: "\\"): escape = "\\\\"
-        case 0x0A: escape = "\\n"
-        case 0x0D: escape = "\\r"
-        case 0x09: escape = "\\t"
-        case 0x08: escape = "\\b"
-        case 0x0C: escape = "\\f"
-        case 0x00..<0x20, 0x7F: escape = nil
-        case 0xE2 where index + 2 < count && bytes[index + 1] == 0x80 && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9):
-          escape = nil  // U+2028, U+2029
-          width = 3
-        default:
-          index += 1
-          continue
-        }
-        if runStart < index { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
-        if let escape {
-          escape.withUTF8Buffer { out.append(contentsOf: $0) }
-        } else {
-          let value: UInt32 = width == 1 ? UInt32(byte) : (bytes[index + 2] == 0xA8 ? 0x2028 : 0x2029)
-          appendUnicodeEscape(value, into: &out)
-        }
-        index += width
-        runStart = index
-      }
-      if runStart < count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<count])) }
+    if text.utf8.withContiguousStorageIfAvailable({ quote(bytes: $0, into: &out) }) == nil {
+      var text = text  // not stored as UTF-8 (a bridged string): made so
+      text.withUTF8 { quote(bytes: $0, into: &out) }
     }
     out.append(UInt8(ascii: "\""))
+  }
+
+  /// The bytes that may start something to escape: C0, `"`, `\`, DEL, and 0xE2 (the lead byte
+  /// of U+2028 and U+2029).
+  @inline(__always)
+  private static func mayEscape(_ byte: UInt8) -> Bool {
+    byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F || byte == 0xE2
+  }
+
+  private static func quote(bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+    var runStart = 0
+    var index = 0
+    let count = bytes.count
+    while index < count {
+      let byte = bytes[index]
+      guard mayEscape(byte) else {
+        index += 1
+        continue
+      }
+      let escape: StaticString?
+      var width = 1
+      switch byte {
+      case UInt8(ascii: "\""): escape = "\\\""
+      case UInt8(ascii: "\\"): escape = "\\\\"
+      case 0x0A: escape = "\\n"
+      case 0x0D: escape = "\\r"
+      case 0x09: escape = "\\t"
+      case 0x08: escape = "\\b"
+      case 0x0C: escape = "\\f"
+      case 0xE2:
+        guard index + 2 < count, bytes[index + 1] == 0x80, bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9 else {
+          index += 1  // another character: kept
+          continue
+        }
+        escape = nil  // U+2028, U+2029
+        width = 3
+      default: escape = nil  // the other C0 controls, DEL
+      }
+      if runStart < index { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
+      if let escape {
+        escape.withUTF8Buffer { out.append(contentsOf: $0) }
+      } else {
+        let value: UInt32 = width == 1 ? UInt32(byte) : (bytes[index + 2] == 0xA8 ? 0x2028 : 0x2029)
+        appendUnicodeEscape(value, into: &out)
+      }
+      index += width
+      runStart = index
+    }
+    if runStart < count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<count])) }
   }
 
   /// `\u` and four lowercase hex digits.
@@ -116,7 +132,8 @@ public enum JSONSerializer {
         if i > 0 { out.append(UInt8(ascii: ",")) }
         newline(&out, indent, level + 1)
         quote(member.key, into: &out)
-        append(indent == nil ? ":" : ": ", to: &out)
+        out.append(UInt8(ascii: ":"))
+        if indent != nil { out.append(UInt8(ascii: " ")) }
         write(member.value, into: &out, indent: indent, level: level + 1)
       }
       newline(&out, indent, level)
