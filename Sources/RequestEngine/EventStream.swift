@@ -295,22 +295,35 @@ public struct StreamParser: Sendable {
     let name = line[..<(colon ?? line.endIndex)]
     var value = colon.map { line[($0 + 1)...] } ?? line[line.endIndex...]
     if value.first == 0x20 { value = value.dropFirst() }
-    switch String(decoding: name, as: UTF8.self) {
-    case "data":
+    // The field name compared on its bytes: no String made for each line.
+    if Self.named(name, "data") {
       if hasData { appendData([0x0A][...]) }
       hasData = true
       appendData(value)
       if lineOverflow { dataTruncated = true }
-    case "event":
+    } else if Self.named(name, "event") {
       eventType = String(decoding: value, as: UTF8.self)
-    case "id":
+    } else if Self.named(name, "id") {
       if !value.contains(0) { lastEventID = String(decoding: value, as: UTF8.self) }
-    case "retry":
+    } else if Self.named(name, "retry") {
       if !value.isEmpty, value.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
         retryMilliseconds = Int(String(decoding: value.prefix(12), as: UTF8.self))
       }
-    default:
-      break  // unknown fields are ignored
+    }
+    // Other fields are ignored.
+  }
+
+  /// Whether a line's field name is `field`, byte for byte.
+  @inline(__always)
+  private static func named(_ name: ArraySlice<UInt8>, _ field: StaticString) -> Bool {
+    field.withUTF8Buffer { field in
+      guard name.count == field.count else { return false }
+      var index = name.startIndex
+      for byte in field {
+        if name[index] != byte { return false }
+        index += 1
+      }
+      return true
     }
   }
 

@@ -34,13 +34,29 @@ final class Output: @unchecked Sendable {
       JSONSerializer.compact(value, into: &buffer)
       // Only non-ASCII text can hold the controls the serializer leaves raw (C1, bidi): ASCII
       // lines (most of them) stay as they are.
-      if buffer[start...].contains(where: { $0 >= 0x80 }) {
+      if Output.hasNonASCII(buffer, from: start) {
         let escaped = ControlEscaping.jsonEscaped(String(decoding: buffer[start...], as: UTF8.self))
         buffer.removeSubrange(start...)
         buffer.append(contentsOf: escaped.utf8)
       }
       buffer.append(0x0A)
       if buffer.count >= 1 << 16 { flushLocked() }
+    }
+  }
+
+  /// Whether `bytes` from `start` on hold a byte of 0x80 or more, eight bytes at a time.
+  private static func hasNonASCII(_ bytes: [UInt8], from start: Int) -> Bool {
+    bytes.withUnsafeBytes { raw in
+      var offset = start
+      while offset + 8 <= raw.count {
+        if raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return true }
+        offset += 8
+      }
+      while offset < raw.count {
+        if raw[offset] >= 0x80 { return true }
+        offset += 1
+      }
+      return false
     }
   }
 

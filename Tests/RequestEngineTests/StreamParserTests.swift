@@ -95,6 +95,17 @@ struct StreamParserTests {
     #expect(parser.lastEventID == "41")
   }
 
+  /// Field names are compared exactly, byte for byte: a name that only starts like one, or
+  /// differs in case, is an unknown field and ignored.
+  @Test func fieldNamesMatchExactly() {
+    StreamParserTests.expectSameAtEveryCut(
+      "Data: no\ndatas: no\nid2: 9\nevent : x\nretryx: 5\ndat: no\ndata: yes\n\n", .sse,
+      [Seen(index: 0, type: "message", id: nil, data: "yes")])
+    var parser = StreamParser(format: .sse)
+    _ = parser.feed(Array("retryx: 5\nRETRY: 6\n\n".utf8), at: 0)
+    #expect(parser.retryMilliseconds == nil)
+  }
+
   @Test func aBOMOnlyAtTheStartAndNotHalfOfOne() {
     StreamParserTests.expectSameAtEveryCut("\u{FEFF}data: x\n\n", .sse, [Seen(index: 0, type: "message", id: nil, data: "x")])
     // Bytes that begin like a BOM but are not one are text of the first line.
