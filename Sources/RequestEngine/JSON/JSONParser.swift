@@ -170,14 +170,22 @@ public struct JSONParser {
   private mutating func parseString() throws(JSONSyntaxError) -> String {
     index += 1  // opening quote
     // The usual string has no escapes: decoded straight from the input once its end is found.
-    var end = index
-    while end < bytes.count, bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 {
-      if bytes[end] == UInt8(ascii: "\"") {
-        let text = String(decoding: bytes[index..<end], as: UTF8.self)
-        index = end + 1
-        return text
+    let start = index
+    let plain: (text: String, end: Int)? = bytes.withUnsafeBufferPointer { bytes in
+      var end = start
+      while end < bytes.count {
+        let byte = bytes[end]
+        if byte == UInt8(ascii: "\"") {
+          return (String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self), end)
+        }
+        if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+        end += 1
       }
-      end += 1
+      return nil
+    }
+    if let plain {
+      index = plain.end + 1
+      return plain.text
     }
     var scalars: [UInt8] = []
     while true {
@@ -292,16 +300,25 @@ public struct JSONParser {
   }
 
   private mutating func skipWhitespace() {
-    while index < bytes.count {
-      switch bytes[index] {
-      case 0x20, 0x09, 0x0D: index += 1
-      case 0x0A:
-        index += 1
-        line += 1
-        lineStart = index
-      default: return
+    // On locals and the buffer, written back once: a pretty-printed file is much whitespace.
+    var index = self.index
+    var line = self.line
+    var lineStart = self.lineStart
+    bytes.withUnsafeBufferPointer { bytes in
+      scan: while index < bytes.count {
+        switch bytes[index] {
+        case 0x20, 0x09, 0x0D: index += 1
+        case 0x0A:
+          index += 1
+          line += 1
+          lineStart = index
+        default: break scan
+        }
       }
     }
+    self.index = index
+    self.line = line
+    self.lineStart = lineStart
   }
 
   /// Columns count characters (UTF-8 continuation bytes are not counted). Counted on from the
