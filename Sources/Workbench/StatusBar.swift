@@ -38,8 +38,9 @@ extension Painter {
     if unsavedCount > 0 { left += " · \(unsavedCount) unsaved" }
     if let disk = state.disk { left += " · " + disk.label }
     var x = buffer.putTruncated(left, x: area.x, y: area.y, style: theme.title, width: area.width)
-    let counts = " · \(state.runningCount) running · \(state.queuedCount) queued · \(state.failedCount) failed "
-    x += buffer.putTruncated(counts, x: x, y: area.y, style: state.failedCount > 0 ? theme.error : theme.dim, width: area.width - x)
+    let (running, queued, failed) = state.exchangeCounts
+    let counts = " · \(running) running · \(queued) queued · \(failed) failed "
+    x += buffer.putTruncated(counts, x: x, y: area.y, style: failed > 0 ? theme.error : theme.dim, width: area.width - x)
     if let message = state.message {
       buffer.putTruncated(" " + message.text, x: x, y: area.y, style: message.isError ? theme.error : .plain, width: area.width - x)
     } else {
