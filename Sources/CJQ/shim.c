@@ -97,6 +97,34 @@ static jv parse_whole(const char *input, size_t length, size_t piece) {
   return value;
 }
 
+/* Runs the compiled program over `value` (consumed): each output dumped with `flags`, a line each,
+   into `out`. On an error its message goes into `error` (after "; " when `error` holds messages
+   already) and 1 is returned. rb_jq_run and rb_jq_program_each share it. */
+static int run_over(jq_state *jq, jv value, int flags, struct buffer *out, struct buffer *error) {
+  jq_start(jq, value, 0);
+  for (;;) {
+    jv result = jq_next(jq);
+    if (!jv_is_valid(result)) {
+      if (!jv_invalid_has_msg(jv_copy(result))) {
+        jv_free(result);
+        return 0;
+      }
+      jv message = jv_invalid_get_msg(result);
+      jv text = jv_get_kind(message) == JV_KIND_STRING ? message : jv_dump_string(message, 0);
+      const char *s = jv_string_value(text);
+      if (error->length) append(error, "; ", 2);
+      append(error, s, strlen(s));
+      jv_free(text);
+      return 1;
+    }
+    jv text = jv_dump_string(result, flags);
+    const char *s = jv_string_value(text);
+    append(out, s, strlen(s));
+    append(out, "\n", 1);
+    jv_free(text);
+  }
+}
+
 int rb_jq_run(const char *program, const char *input, size_t length, int pretty, char **output) {
   return rb_jq_run_pieces(program, input, length, pretty, (size_t)1 << 30, output);
 }
@@ -133,31 +161,8 @@ int rb_jq_run_pieces(const char *program, const char *input, size_t length, int 
     *output = m.data;
     return -1;
   }
-  jq_start(jq, value, 0);
   int flags = pretty ? (JV_PRINT_PRETTY | JV_PRINT_INDENT_FLAGS(2)) : 0;
-  int failed = 0;
-  for (;;) {
-    jv result = jq_next(jq);
-    if (!jv_is_valid(result)) {
-      if (jv_invalid_has_msg(jv_copy(result))) {
-        jv message = jv_invalid_get_msg(result);
-        jv text = jv_get_kind(message) == JV_KIND_STRING ? message : jv_dump_string(message, 0);
-        const char *s = jv_string_value(text);
-        if (errors.length) append(&errors, "; ", 2);
-        append(&errors, s, strlen(s));
-        jv_free(text);
-        failed = 1;
-      } else {
-        jv_free(result);
-      }
-      break;
-    }
-    jv text = jv_dump_string(result, flags);
-    const char *s = jv_string_value(text);
-    append(&out, s, strlen(s));
-    append(&out, "\n", 1);
-    jv_free(text);
-  }
+  int failed = run_over(jq, value, flags, &out, &errors);
   jq_teardown(&jq);
   if (failed) {
     free(out.data);
@@ -239,33 +244,14 @@ int rb_jq_program_each(rb_jq_program *p, const char *const *inputs, const size_t
       jv_free(message);
       continue;
     }
-    struct buffer results = {0};
-    int failed = 0;
-    jq_start(jq, value, 0);
-    for (;;) {
-      jv result = jq_next(jq);
-      if (!jv_is_valid(result)) {
-        if (jv_invalid_has_msg(jv_copy(result))) {
-          jv message = jv_invalid_get_msg(result);
-          jv text = jv_get_kind(message) == JV_KIND_STRING ? message : jv_dump_string(message, 0);
-          const char *s = jv_string_value(text);
-          results.length = 0;
-          append(&results, s, strlen(s));
-          jv_free(text);
-          failed = 1;
-        } else {
-          jv_free(result);
-        }
-        break;
-      }
-      jv text = jv_dump_string(result, 0);
-      const char *s = jv_string_value(text);
-      append(&results, s, strlen(s));
-      append(&results, "\n", 1);
-      jv_free(text);
+    struct buffer results = {0}, error = {0};
+    if (run_over(jq, value, 0, &results, &error)) {
+      append_record(&out, 'e', error.data ? error.data : "", error.length);
+    } else {
+      append_record(&out, 'o', results.data ? results.data : "", results.length);
     }
-    append_record(&out, failed ? 'e' : 'o', results.data ? results.data : "", results.length);
     free(results.data);
+    free(error.data);
   }
   *output = out.data ? out.data : strdup("");
   return 0;
