@@ -159,11 +159,75 @@ struct ImportOpenAPITests {
     #expect(t[3].query["api_key"] == "{{secret.query}}")
     #expect(t[3].headers["Cookie"] == "session={{secret.cookie}}")
     #expect(t[4].auth == nil && t[4].headers.fields.isEmpty)
-    #expect(t[5].auth == nil)
-    #expect(imported.warnings.contains { $0.contains("the oauth2 security scheme oauth is not imported") })
-    #expect(imported.secrets == ["key", "basicAuth-password", "bearer", "query", "cookie"])
+    #expect(
+      t[5].auth
+        == .oauth2(
+          OAuth2Settings(
+            grant: .clientCredentials, tokenURL: "https://auth.test/token", clientId: "{{oauth-client-id}}",
+            clientSecret: "{{secret.oauth-client-secret}}", scope: "read")))
+    #expect(imported.secrets == ["key", "basicAuth-password", "bearer", "query", "cookie", "oauth-client-secret"])
+    #expect(imported.variables.contains(Variable(name: "oauth-client-id", value: "")))
     #expect(imported.variables.contains(Variable(name: "basicAuth-user", value: "")))
     #expect(imported.environments == [Environment(name: "production-eu", variables: [Variable(name: "baseURL", value: "https://eu.api.test/v1")])])
+  }
+
+  /// An oauth2 scheme becomes `auth.oauth2` with the first flow reqbench runs (authorization code
+  /// with PKCE first), the requirement's scopes, the client id a variable and a confidential
+  /// client's secret a secret; a scheme with only `implicit` is left out with a note. The block
+  /// is written to the workspace and reads back.
+  @Test func oauth2SchemesBecomeOAuth2Blocks() throws {
+    let spec = """
+      openapi: 3.1.0
+      info: {title: t, version: "1"}
+      paths:
+        /code:
+          get: {operationId: code, security: [{code: [read, write]}], responses: {}}
+        /password:
+          get: {operationId: password, security: [{pw: []}], responses: {}}
+        /device:
+          get: {operationId: device, security: [{device: [read]}], responses: {}}
+        /implicit:
+          get: {operationId: implicit, security: [{implicit: []}], responses: {}}
+      components:
+        securitySchemes:
+          code:
+            type: oauth2
+            flows:
+              implicit: {authorizationUrl: "https://auth.test/authorize", scopes: {}}
+              clientCredentials: {tokenUrl: "https://auth.test/token", scopes: {}}
+              authorizationCode: {authorizationUrl: "https://auth.test/authorize", tokenUrl: "https://auth.test/token", scopes: {}}
+          pw: {type: oauth2, flows: {password: {tokenUrl: /oauth/token, scopes: {}}}}
+          device: {type: oauth2, flows: {deviceAuthorization: {deviceAuthorizationUrl: "https://auth.test/device", tokenUrl: "https://auth.test/token", scopes: {}}}}
+          implicit: {type: oauth2, flows: {implicit: {authorizationUrl: "https://auth.test/authorize", scopes: {}}}}
+      """
+    let imported = try imported(spec)
+    let t = imported.templates
+    #expect(
+      t[0].auth
+        == .oauth2(
+          OAuth2Settings(
+            grant: .authorizationCode(authorizationURL: "https://auth.test/authorize", pkce: true, redirectURL: nil),
+            tokenURL: "https://auth.test/token", clientId: "{{code-client-id}}", scope: "read write")))
+    #expect(
+      t[1].auth
+        == .oauth2(
+          OAuth2Settings(
+            grant: .password(username: "{{pw-user}}", password: "{{secret.pw-password}}"), tokenURL: "/oauth/token",
+            clientId: "{{pw-client-id}}", clientSecret: "{{secret.pw-client-secret}}")))
+    #expect(
+      t[2].auth
+        == .oauth2(
+          OAuth2Settings(
+            grant: .deviceCode(deviceURL: "https://auth.test/device"), tokenURL: "https://auth.test/token",
+            clientId: "{{device-client-id}}", scope: "read")))
+    #expect(t[3].auth == nil)
+    #expect(imported.warnings.contains { $0.contains("the oauth2 security scheme implicit has only flows reqbench does not run") })
+    #expect(imported.secrets == ["pw-client-secret", "pw-password"])
+    // Written into a workspace and read back, the blocks are the same.
+    var workspace = try Workspace.parse(Array(#"{"version": 1, "requests": []}"#.utf8), file: "w.json")
+    for template in t { try workspace.addRequest(template) }
+    let reread = try Workspace.parse(try workspace.checkedEncoding(file: "w.json"), file: "w.json")
+    #expect(reread.requests.map(\.auth) == t.map(\.auth))
   }
 
   @Test func schemasMakeBodiesWithRefsAllOfFormatsAndCyclesCut() throws {

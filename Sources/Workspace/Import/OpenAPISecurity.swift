@@ -8,7 +8,13 @@ import RequestEngine
 /// - `http` `bearer`: `auth.bearer` `{{secret.NAME}}`;
 /// - `apiKey` in a header or the query: that header or parameter, `{{secret.NAME}}`; in a
 ///   cookie, a `Cookie` header `name={{secret.NAME}}`;
-/// - `oauth2` and `openIdConnect`: not imported (a note names the scheme).
+/// - `oauth2`: `auth.oauth2` with the first flow reqbench runs, in this order: `authorizationCode`
+///   (with PKCE, a public client), `clientCredentials`, `password`, `deviceAuthorization` (OpenAPI
+///   3.2); the client id `{{NAME-client-id}}` (a variable, declared empty), the secret of a
+///   confidential client `{{secret.NAME-client-secret}}`, a password grant's user
+///   `{{NAME-user}}` and password `{{secret.NAME-password}}`, the scopes the requirement lists.
+///   `implicit` alone is not imported (a note says so: it hands tokens to a browser page);
+/// - `openIdConnect` and `mutualTLS`: not imported (a note names the scheme).
 /// NAME is the scheme's name in `components.securitySchemes`, spelled as a variable
 /// (characters other than letters, digits, `_`, `-` and `.` become `-`). The operation's own
 /// `security` wins over the document's; `security: []` means none; of several alternatives the
@@ -42,13 +48,17 @@ extension OpenAPIDocument {
     var result = OpenAPISecurity()
     guard let first = requirements.first else { return result }
     let requirement = try object(first, at: requirementsPath.appending(0))
-    for name in requirement.keys {
-      try apply(scheme: name, at: requirementsPath.appending(0).appending(name), to: &result)
+    for member in requirement.members {
+      // The scopes an OAuth 2.0 requirement asks for (strings; other schemes list roles or none).
+      let scopes = member.value.arrayValue?.compactMap(\.stringValue) ?? []
+      try apply(scheme: member.key, scopes: scopes, at: requirementsPath.appending(0).appending(member.key), to: &result)
     }
     return result
   }
 
-  private mutating func apply(scheme name: String, at usePath: JSONPath, to result: inout OpenAPISecurity) throws(ImportError) {
+  private mutating func apply(
+    scheme name: String, scopes: [String], at usePath: JSONPath, to result: inout OpenAPISecurity
+  ) throws(ImportError) {
     let schemesPath = JSONPath.root.appending("components").appending("securitySchemes")
     guard let declared = root["components"]?["securitySchemes"]?[name] else {
       throw failure(
@@ -98,13 +108,68 @@ extension OpenAPIDocument {
           "an apiKey goes in \"header\", \"query\" or \"cookie\", not \(JSONSerializer.quote(where_))", at: path.appending("in"))
       }
       result.secrets.append(secret)
-    case "oauth2", "openIdConnect", "mutualTLS":
+    case "oauth2":
+      guard let settings = try oauth2(scheme, named: secret, scopes: scopes, at: path, to: &result) else {
+        note("the oauth2 security scheme \(name) has only flows reqbench does not run (implicit); set the request's auth yourself")
+        return
+      }
+      setAuth(.oauth2(settings))
+    case "openIdConnect", "mutualTLS":
       note("the \(type) security scheme \(name) is not imported; set the request's auth yourself")
     default:
       throw failure(
         "unknown security scheme type \(JSONSerializer.quote(type)); OpenAPI has http, apiKey, oauth2, openIdConnect and mutualTLS",
         at: path.appending("type"))
     }
+  }
+
+  /// The OAuth 2.0 block for the first of the scheme's flows reqbench runs (see the type's
+  /// comment), its variables and secrets added to `result`; nil when it has none of them.
+  private mutating func oauth2(
+    _ scheme: JSONObject, named name: String, scopes: [String], at path: JSONPath, to result: inout OpenAPISecurity
+  ) throws(ImportError) -> OAuth2Settings? {
+    guard let flows = scheme["flows"] else {
+      throw failure("an oauth2 security scheme needs \"flows\"", at: path)
+    }
+    let flowsPath = path.appending("flows")
+    let flowsObject = try object(flows, at: flowsPath)
+    let clientId = "{{\(name)-client-id}}"
+    let clientSecret = "{{secret.\(name)-client-secret}}"
+    let scope = scopes.isEmpty ? nil : scopes.joined(separator: " ")
+    func url(_ flow: JSONObject, _ key: String, _ flowPath: JSONPath) throws(ImportError) -> String {
+      guard let value = try string(flow, key, at: flowPath), !value.isEmpty else {
+        throw failure("this oauth2 flow needs \"\(key)\"", at: flowPath)
+      }
+      return value
+    }
+    for flowName in ["authorizationCode", "clientCredentials", "password", "deviceAuthorization"] {
+      guard let value = flowsObject[flowName] else { continue }
+      let flowPath = flowsPath.appending(flowName)
+      let flow = try object(value, at: flowPath)
+      let tokenURL = try url(flow, "tokenUrl", flowPath)
+      result.variables.append("\(name)-client-id")
+      switch flowName {
+      case "authorizationCode":
+        let authorizationURL = try url(flow, "authorizationUrl", flowPath)
+        return OAuth2Settings(
+          grant: .authorizationCode(authorizationURL: authorizationURL, pkce: true, redirectURL: nil),
+          tokenURL: tokenURL, clientId: clientId, scope: scope)
+      case "clientCredentials":
+        result.secrets.append("\(name)-client-secret")
+        return OAuth2Settings(
+          grant: .clientCredentials, tokenURL: tokenURL, clientId: clientId, clientSecret: clientSecret, scope: scope)
+      case "password":
+        result.variables.append("\(name)-user")
+        result.secrets.append(contentsOf: ["\(name)-client-secret", "\(name)-password"])
+        return OAuth2Settings(
+          grant: .password(username: "{{\(name)-user}}", password: "{{secret.\(name)-password}}"),
+          tokenURL: tokenURL, clientId: clientId, clientSecret: clientSecret, scope: scope)
+      default:
+        let deviceURL = try url(flow, "deviceAuthorizationUrl", flowPath)
+        return OAuth2Settings(grant: .deviceCode(deviceURL: deviceURL), tokenURL: tokenURL, clientId: clientId, scope: scope)
+      }
+    }
+    return nil
   }
 
   /// `name` as a `{{variable}}` name: characters other than letters, digits, `_`, `-` and `.`
