@@ -1,4 +1,4 @@
-// Over 500 lines on purpose: this is the one engine thread, and its state (the multi handle, the
+// Over 500 lines because this is the one engine thread, and its state (the multi handle, the
 // queue, running transfers, retry waits, dedup waiters, downloads, exchanges waiting for their
 // authorizer) is private to it; splitting it
 // would make that state internal to the module. Pure decisions live elsewhere already

@@ -1,4 +1,4 @@
-// Just over 500 lines on purpose: one request template's keys are read in one place (each key's
+// Just over 500 lines because one request template's keys are read in one place (each key's
 // checks beside its value, the errors naming its place); the other parts of the file have their
 // own WorkspaceReader extensions (OAuth2, validation, the document).
 import RequestEngine

@@ -1,4 +1,4 @@
-// Over 500 lines on purpose: the one table of every binding must stay one place to read.
+// Over 500 lines because the one table of every binding must stay one place to read.
 // Every key binding of the TUI, declared once (as bubbles' `key.Binding`): the keys, where they
 // apply, the action they map to, a short text for the status bar and a long one for the help.
 // `update` asks this table which action a key means where the user is and acts on the action;
