@@ -267,8 +267,13 @@ public enum CookieMasking {
   }
 
   /// `headers` with every `Cookie` and `Set-Cookie` value masked.
+  /// Whether `headers` hold a `Cookie` or `Set-Cookie` field.
+  static func hasCookieField(_ headers: HTTPHeaders) -> Bool {
+    headers.fields.contains(where: { isCookieName($0.name) || isSetCookieName($0.name) })
+  }
+
   public static func masked(_ headers: HTTPHeaders) -> HTTPHeaders {
-    guard headers.fields.contains(where: { isCookieName($0.name) || isSetCookieName($0.name) }) else { return headers }
+    guard hasCookieField(headers) else { return headers }
     var out = HTTPHeaders()
     for field in headers.fields {
       if isCookieName(field.name) {
@@ -352,6 +357,11 @@ extension ExchangeResult {
   /// head curl sent, the response's headers. What history and `--json` keep unless the user asks
   /// for secrets.
   public var cookiesMasked: ExchangeResult {
+    // Most exchanges carry no cookie: nothing is copied or rebuilt for them (this runs for every
+    // exchange `run` prints and history records).
+    guard CookieMasking.hasCookieField(request.headers) || response.map({ CookieMasking.hasCookieField($0.headers) }) == true
+      || sent.map({ CookieMasking.hasCookieLine($0.head) }) == true
+    else { return self }
     var copy = self
     copy.request.headers = CookieMasking.masked(request.headers)
     copy.sent = sent?.cookiesMasked

@@ -24,6 +24,9 @@ public struct HTTPHeaders: Sendable, Equatable, Hashable, Sequence, ExpressibleB
     }
   }
 
+  /// Room for `count` fields, so a response's head is read into one array.
+  public mutating func reserveCapacity(_ count: Int) { fields.reserveCapacity(count) }
+
   /// Adds a field without replacing others of the same name (`Set-Cookie` in responses).
   public mutating func add(_ name: String, _ value: String) {
     fields.append((name, value))

@@ -365,9 +365,10 @@ final class Transfer {
     lastActivity = clock.now
     var line = raw[...]
     while let last = line.last, last == 0x0A || last == 0x0D { line = line.dropLast() }
-    if line.starts(with: "HTTP/".utf8) {
+    if line.first == UInt8(ascii: "H"), line.starts(with: "HTTP/".utf8) {
       // A new response begins (after a redirect or a 1xx): start the header set again.
       responseHeaders = HTTPHeaders()
+      responseHeaders.reserveCapacity(16)
       headersComplete = false
       statusLine = 0
       if let space = line.firstIndex(of: 0x20) {

@@ -203,9 +203,26 @@ enum Format {
     case .cancelled: mark = "⊘"
     default: mark = "✗"
     }
-    let status = result.status.map { String($0) } ?? "---"
-    let name = result.name + String(repeating: " ", count: max(0, 20 - result.name.count))
-    var line = "\(mark) \(status)  \(name)  \(bytes(result.bytes).leftPad(9, " "))  \(milliseconds(result.durationMs).leftPad(9, " "))"
+    // Gathered as bytes and made a string once (interpolation, padded copies and appending to a
+    // String piece by piece were most of the cost of a line; `run` prints one per exchange).
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(64 + result.name.utf8.count)
+    func pad(_ spaces: Int) { bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: max(0, spaces))) }
+    bytes.append(contentsOf: mark.utf8)
+    bytes.append(UInt8(ascii: " "))
+    bytes.append(contentsOf: (result.status.map { String($0) } ?? "---").utf8)
+    pad(2)
+    bytes.append(contentsOf: result.name.utf8)
+    pad(20 - result.name.count)
+    pad(2)
+    let size = Self.bytes(result.bytes)
+    pad(9 - size.utf8.count)  // sizes and durations are ASCII
+    bytes.append(contentsOf: size.utf8)
+    pad(2)
+    let time = milliseconds(result.durationMs)
+    pad(9 - time.utf8.count)
+    bytes.append(contentsOf: time.utf8)
+    var line = String(decoding: bytes, as: UTF8.self)
     if result.state == .cancelled {
       line += "  cancelled"
     } else if result.error != nil {
@@ -220,7 +237,7 @@ enum Format {
   /// `stale from cache, 3 min old: the network failed: status 503 is outside 200-299`,
   /// `revalidated (304)`, `shared with an identical request in flight`.
   static func note(_ result: RunResult) -> String? {
-    guard let exchange = result.exchange else { return nil }
+    guard let exchange = result.exchange, exchange.fromCache || exchange.deduplicated else { return nil }
     var notes: [String] = []
     if exchange.fromCache, let cache = exchange.cache {
       let age = cache.ageSeconds.map { ", " + Formatting.age($0) + " old" } ?? ""

@@ -78,6 +78,21 @@ struct RunCommandTests {
     #expect(result.stderr == "2 succeeded, 1 failed, 0 cancelled\n")
   }
 
+  /// The columns of the several-targets listing: the name padded to 20 (a longer one keeps two
+  /// spaces after it), the size and the time right-aligned in 9 each.
+  @Test func theListingKeepsItsColumns() throws {
+    let long = "a-name-longer-than-twenty"
+    let ws = try workspace(#"{"name": "short", "url": "/bytes/5"}, {"name": "\#(long)", "url": "/bytes/2048"}"#)
+    let result = try run(["run", ws, "short", long])
+    #expect(result.status == 0, "\(result.stderr)")
+    let lines = result.stdout.split(separator: "\n").map(String.init)
+    let short = try #require(lines.first { $0.hasPrefix("✓ 200  short") })
+    #expect(short.hasPrefix("✓ 200  short" + String(repeating: " ", count: 17) + "      5 B  "), "\(short)")
+    #expect(short.hasSuffix(" ms") && short.count == "✓ 200  ".count + 20 + 2 + 9 + 2 + 9, "\(short)")
+    let other = try #require(lines.first { $0.hasPrefix("✓ 200  \(long)") })
+    #expect(other.hasPrefix("✓ 200  \(long)     2.0 KB  "), "\(other)")
+  }
+
   @Test func severalTargetsFailingBelowHTTPNameTheURL() throws {
     let ws = try workspace(#"{"name": "a", "url": "/get"}, {"name": "down", "url": "http://127.0.0.1:1/x"}"#)
     let result = try run(["run", ws, "a", "down"])

@@ -359,6 +359,45 @@ struct HistoryStoreTests {
     #expect(try db.integer("SELECT sum(stored_bytes) FROM entries") == db.integer("SELECT bytes FROM totals"))
   }
 
+  /// A version 2 database (insert triggers counting every row) opened by this build: brought to
+  /// version 3 without its insert triggers, its counts kept, and the writer's per-commit counts
+  /// and the delete triggers agreeing with the rows after new entries and a prune.
+  @Test func aVersion2HistoryKeepsItsCountsAfterTheInsertTriggersGo() throws {
+    defer { try? FileManager.default.removeItem(at: root) }
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let start = Date(timeIntervalSince1970: 1_796_000_000)
+    do {  // the old connection closes at the end of this scope
+      let old = try SQLiteConnection(path: folder.path + "/history.sqlite", create: true)
+      try old.execute("PRAGMA journal_mode=WAL")
+      try old.execute(HistoryDatabase.migrations[0])
+      try old.execute(HistoryDatabase.migrations[1])
+      try old.execute("PRAGMA user_version = 2")
+      // Written as a version 2 build wrote them: the triggers count, nothing else does.
+      let insert = try old.statement(HistoryRow.insert)
+      for i in 1...3 {
+        let record = HistoryRecord(
+          historyExchange(id: UInt64(i), finishedAt: start + Double(i)), name: "a", limits: .init())
+        try insert.run(HistoryRow.values(of: record.entry))
+      }
+      #expect(try old.integer("SELECT entries FROM names WHERE name = 'a'") == 3)
+    }
+
+    let limits = HistoryStore.Limits(perRequest: 4)
+    let store = HistoryStore(stateFolder: folder, limits: limits)
+    for i in 4...6 {
+      try store.record(historyExchange(id: UInt64(i), finishedAt: start + Double(i)), name: i == 6 ? "b" : "a")
+    }
+    let db = try historyDatabase(folder)
+    #expect(try db.integer("PRAGMA user_version") == 3)
+    #expect(try db.integer("SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%added'") == 0)
+    // a: 5 recorded, 4 kept (the oldest pruned through the delete triggers); b: 1.
+    #expect(try store.entries(for: "a").map(\.exchangeID.rawValue) == [5, 4, 3, 2])
+    #expect(try db.integer("SELECT entries FROM names WHERE name = 'a'") == 4)
+    #expect(try db.integer("SELECT entries FROM names WHERE name = 'b'") == 1)
+    #expect(try db.integer("SELECT entries FROM totals") == 5)
+    #expect(try db.integer("SELECT sum(stored_bytes) FROM entries") == db.integer("SELECT bytes FROM totals"))
+  }
+
   @Test func aZeroPerRequestLimitRecordsNothing() throws {
     defer { try? FileManager.default.removeItem(at: root) }
     let store = HistoryStore(stateFolder: folder, limits: .init(perRequest: 0))

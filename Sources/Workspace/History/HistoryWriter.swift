@@ -387,9 +387,15 @@ final class HistoryWriter: @unchecked Sendable {
     try db.transaction(immediate: true) { () throws(SQLiteError) -> [String] in
       let insertEntry = try db.statement(HistoryRow.insert)
       let insertBodies = try db.statement("INSERT INTO bodies (id, request, response) VALUES (?, ?, ?)")
+      var added = 0
+      var addedBytes = 0
+      var perName: [String: Int] = [:]
       for record in records {
         try insertEntry.run(HistoryRow.values(of: record.entry))
         guard db.changes == 1 else { continue }  // already there (a migration run again)
+        added += 1
+        addedBytes += record.entry.storedBytes
+        perName[record.entry.name, default: 0] += 1
         let row = db.lastInsertRowID
         var response: SQLiteValue = .null
         if case .inline(let bytes) = record.responseBody { response = .blob(bytes) }
@@ -399,6 +405,7 @@ final class HistoryWriter: @unchecked Sendable {
           ])
         }
       }
+      try HistoryDatabase.countAdded(entries: added, bytes: addedBytes, perName: perName, in: db)
       return try prune(in: db, limits: limits, totalsRecounted: &totalsRecounted)
     }
   }
@@ -407,7 +414,7 @@ final class HistoryWriter: @unchecked Sendable {
   /// above it), then the oldest overall while the total is above `totalBytes`. Returns the keys
   /// of dropped entries with body files.
   ///
-  /// The counts in `names` and `totals` are kept by triggers; one another program damaged is
+  /// The counts in `names` and `totals` are kept by the writer and triggers; one another program damaged is
   /// counted again before anything is dropped for it: a request's count after its prune; the
   /// totals when they are impossible, and before the first prune by size of a connection
   /// (`totalsRecounted`), so a wrong row never empties the history and a history at its bound

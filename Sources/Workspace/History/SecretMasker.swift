@@ -30,6 +30,7 @@ struct SecretMasker {
 
   /// `bytes` masked in one go.
   static func masked(_ bytes: [UInt8], secrets: [String]) -> [UInt8] {
+    guard !secrets.isEmpty else { return bytes }  // the usual case: no masker to make
     var masker = SecretMasker(secrets: secrets)
     guard !masker.isEmpty else { return bytes }
     return masker.feed(bytes) + masker.finish()
