@@ -41,9 +41,11 @@ struct FlowCommand {
     guard let stateFolder = CLI.stateFolder(forWorkspace: workspaceURL, override: options.stateDirectory) else {
       return ExitStatus.usage
     }
+    // The history's writer opens the database (and checkpoints) while the flow starts.
+    let history = options.history ? HistoryStore(stateFolder: stateFolder, limits: workspace.history.limits) : nil
+    history?.prepareForRecording()
     let agent = CLI.makeAgent(for: workspace, stateFolder: stateFolder, concurrency: options.concurrency)
     defer { agent.shutdown() }
-    let history = options.history ? HistoryStore(stateFolder: stateFolder, limits: workspace.history.limits) : nil
     var sources = VariableSources(
       overrides: Dictionary(options.variables, uniquingKeysWith: { _, last in last }),
       environment: options.environment, secrets: secrets)

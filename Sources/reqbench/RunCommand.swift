@@ -69,6 +69,10 @@ struct RunCommand {
     guard let stateFolder = CLI.stateFolder(forWorkspace: workspaceURL, override: options.stateDirectory) else {
       return ExitStatus.usage
     }
+    // Every finished exchange goes to the workspace's history, written by its writer thread,
+    // which opens the database now, while the requests are built and sent.
+    let history: HistoryStore? = options.history ? HistoryStore(stateFolder: stateFolder, limits: workspace.history.limits) : nil
+    history?.prepareForRecording()
     let agent = CLI.makeAgent(for: workspace, stateFolder: stateFolder, concurrency: options.concurrency)
     defer { agent.shutdown() }
 
@@ -93,8 +97,6 @@ struct RunCommand {
       reporter = LinesReporter(total: templates.count, live: Terminal.stderrIsTTY)
     }
 
-    // Every finished exchange goes to the workspace's history, written by its writer thread.
-    let history: HistoryStore? = options.history ? HistoryStore(stateFolder: stateFolder, limits: workspace.history.limits) : nil
     let historyWarning = Locked(false)
     let historyFailed: @Sendable (FileError) -> Void = { error in
       if !historyWarning.get() {

@@ -158,6 +158,14 @@ public final class HistoryStore: @unchecked Sendable {
     try read(or: ()) { db throws(SQLiteError) in try HistoryWriter.sweepBodyFiles(paths: paths, db: db) }
   }
 
+  /// Starts the writer thread now: it opens the database and checkpoints what earlier processes
+  /// left in the WAL (a copy and two fsyncs, tens of milliseconds on a slow disk) while the
+  /// caller sends its first requests, instead of in front of the first commit, which `run`
+  /// waits for at its end.
+  public func prepareForRecording() {
+    writer.startBackgroundWork()
+  }
+
   /// Starts moving an old file history into the database in the background, if there is one.
   public func startMigration() {
     if FileManager.default.fileExists(atPath: paths.legacyFolder) { writer.startBackgroundWork() }
