@@ -17,14 +17,16 @@ public final class FlowRunner: @unchecked Sendable {
   /// Run ids are unique in the process: runners sharing an agent never share a group.
   private static let idLock = NSLock()
   nonisolated(unsafe) private static var lastID = 0
-  /// Requests by name (a batch may name a thousand of them).
-  private let templates: [String: RequestTemplate]
+  /// Where each request is in the workspace's list, by name (a batch may name a thousand of
+  /// them; positions rather than copies of the templates, which were a tenth of a batch's memory).
+  private let templateIndex: [String: Int]
 
   public init(agent: Agent, workspace: Workspace, sources: VariableSources) {
     self.agent = agent
     self.workspace = workspace
     self.sources = sources
-    self.templates = Dictionary(workspace.requests.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    self.templateIndex = Dictionary(
+      workspace.requests.indices.map { (workspace.requests[$0].name, $0) }, uniquingKeysWith: { first, _ in first })
   }
 
   /// A flow being run; `cancel` stops it: everything still running is cancelled, nothing more
@@ -123,7 +125,7 @@ public final class FlowRunner: @unchecked Sendable {
       outcome.errorKind = "cancelled"
       return done(outcome)
     }
-    guard let template = templates[name] else {
+    guard let index = templateIndex[name] else {
       outcome.message = "no request named \(JSONSerializer.quote(name))"
       outcome.errorKind = "usage"
       return done(outcome)
@@ -136,7 +138,7 @@ public final class FlowRunner: @unchecked Sendable {
     }
     var request: Request
     do {
-      request = try workspace.prepare(template, sources: sources)
+      request = try workspace.prepare(workspace.requests[index], sources: sources)
     } catch {
       outcome.message = error.locatedMessage
       outcome.errorKind = "usage"
@@ -479,7 +481,7 @@ public final class FlowRunner: @unchecked Sendable {
       let message = FlowRunner.detail(outcomes.first { $0.name == failed && $0.state == .failed }?.message ?? "failed", of: failed)
       result.message = batch.policy == .failFast
         ? "\(failed) failed: \(message)"
-        : "\(outcomes.filter { $0.state == .failed }.count) of \(outcomes.count) failed, first \(failed): \(message)"
+        : "\(outcomes.count(where: { $0.state == .failed })) of \(outcomes.count) failed, first \(failed): \(message)"
     } else if outcomes.contains(where: { $0.state == .cancelled }) {
       result.state = .cancelled
       result.errorKind = "cancelled"

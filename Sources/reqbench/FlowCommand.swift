@@ -140,9 +140,9 @@ struct FlowCommand {
     if options.json {
       let summary = JSONObject([
         ("event", "summary"),
-        ("succeeded", .number(results.filter { $0.state == .succeeded }.count)),
-        ("failed", .number(results.filter { $0.state == .failed }.count)),
-        ("cancelled", .number(results.filter { $0.state == .cancelled }.count)),
+        ("succeeded", .number(results.count(where: { $0.state == .succeeded }))),
+        ("failed", .number(results.count(where: { $0.state == .failed }))),
+        ("cancelled", .number(results.count(where: { $0.state == .cancelled }))),
         ("results", .array(results.map { .object(FlowFormat.json($0, redaction: redaction)) })),
       ])
       Output.standard.json(.object(summary))
@@ -293,9 +293,9 @@ enum FlowFormat {
       // B-4: a batch is from the cache when every member was.
       object["fromCache"] = .bool(outcome.fromCache)
       object["members"] = .array(outcome.members.map { .object(json($0, redaction: redaction)) })
-      object["succeeded"] = .number(outcome.members.filter { $0.state == .succeeded }.count)
-      object["failed"] = .number(outcome.members.filter { $0.state == .failed }.count)
-      object["cancelled"] = .number(outcome.members.filter { $0.state == .cancelled }.count)
+      object["succeeded"] = .number(outcome.members.count(where: { $0.state == .succeeded }))
+      object["failed"] = .number(outcome.members.count(where: { $0.state == .failed }))
+      object["cancelled"] = .number(outcome.members.count(where: { $0.state == .cancelled }))
     }
     if outcome.kind == .chain {
       object["steps"] = .array(outcome.steps.map { .object(json($0, redaction: redaction)) })
@@ -310,13 +310,14 @@ enum FlowFormat {
     var line = "\(mark) \(outcome.kind.rawValue) \(outcome.name)"
     switch outcome.kind {
     case .batch:
-      let ok = outcome.members.filter { $0.state == .succeeded }.count
+      // Counted, not filtered: a filtered copy of a thousand members was the batch's peak memory.
+      let ok = outcome.members.count(where: { $0.state == .succeeded })
       line += "  \(ok)/\(outcome.members.count) succeeded"
     case .chain:
       // Against the chain's every step: a resumed run counts the steps before it as done.
       let total = outcome.stepCount ?? outcome.steps.count
       let before = (outcome.steps.first?.step ?? 1) - 1
-      let ok = before + outcome.steps.filter { $0.state == .succeeded }.count
+      let ok = before + outcome.steps.count(where: { $0.state == .succeeded })
       line += "  \(ok)/\(total) steps"
       // A chain stopped at a step: `failed at step 2 of 3 (users/me): status 401 …`.
       if outcome.state != .succeeded, let step = outcome.step,

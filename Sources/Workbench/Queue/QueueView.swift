@@ -171,7 +171,7 @@ extension Painter {
     cx += buffer.putTruncated(name, x: cx, y: y, style: state.workspace.chain(named: name) != nil ? theme.flow : .plain, width: max(1, width / 3))
     var details: [String] = []
     if let status = outcome?.exchange?.response?.status { details.append(String(status)) }
-    if let outcome, outcome.kind == .chain { details.append("\(outcome.steps.filter { $0.state == .succeeded }.count)/\(outcome.steps.count) steps") }
+    if let outcome, outcome.kind == .chain { details.append("\(outcome.steps.count(where: { $0.state == .succeeded }))/\(outcome.steps.count) steps") }
     if let outcome, let detail = FlowRow.detail(outcome) { details.append(detail) }
     if !details.isEmpty, cx + 4 < x + width {
       buffer.putTruncated("  " + details.joined(separator: "  "), x: cx, y: y, style: theme.dim, width: x + width - cx)
