@@ -1,8 +1,9 @@
-// Over 500 lines because this is the one engine thread, and its state (the multi handle, the
-// queue, running transfers, retry waits, dedup waiters, downloads, exchanges waiting for their
-// authorizer) is private to it; splitting it
-// would make that state internal to the module. Pure decisions live elsewhere already
-// (Redirect, RetryAfter, DownloadDecision, ResponseValidator, CacheKey); the sections below are marked.
+// Over 500 lines because this is the one engine thread, and the transfers' state (the multi
+// handle, easy handles, redirects' hops, downloads, streams, exchanges waiting for their
+// authorizer) is private to it; splitting it would make that state internal to the module. The
+// scheduling rules (queue, limits, dedup, retry waits, cancels) are AgentCore's; the other pure
+// decisions live elsewhere too (Redirect, RetryAfter, DownloadDecision, ResponseValidator,
+// CacheKey); the sections below are marked.
 
 import CCurl
 import Digest
@@ -10,8 +11,10 @@ import Foundation
 
 /// The engine thread: owns the curl multi handle and every easy handle, runs the queue.
 ///
-/// Loop: take commands → start what the limits allow → `curl_multi_perform` → collect finished
+/// Loop: take commands → start what the core schedules → `curl_multi_perform` → collect finished
 /// transfers → enforce idle timeouts → `curl_multi_poll` until the next timer or a wake-up.
+/// The engine is the `AgentCore`'s driver: it tells the core what happened and performs what
+/// the core decides on curl's handles.
 /// When nothing is queued, running or waiting to retry it sleeps in `curl_multi_poll` until a
 /// command arrives: no periodic wake-ups.
 final class EngineThread: @unchecked Sendable {
@@ -107,8 +110,6 @@ private final class Record {
   /// put in when the authorizer answers.
   var request: Request
   let completion: Agent.Completion?
-  let hostKey: String
-  let sequence: UInt64
   let queuedAt = Date()
   var startedAt: Date?
   var attempts = 0
@@ -121,16 +122,9 @@ private final class Record {
   var hopSeconds: Double = 0
   /// Requests curl sent on the attempt's earlier hops (for `SentRequest.count`).
   var hopRequests = 0
-  var retryDue: Double?
   /// The response of the attempt that failed, while the next one waits or runs: what a cancel
   /// ends the exchange with (the 503 it had, not "nothing").
   var lastResponse: Response?
-  /// The identical requests that joined this one instead of going to the network (dedup).
-  var followers: [Record] = []
-  /// Set on a follower: the record whose transfer it waits for.
-  weak var primary: Record?
-  /// The key identical requests share; nil when this request is never merged.
-  var dedupKey: String?
   /// A streamed response's events so far, kept across reconnects.
   var stream: StreamLog?
   /// Where a stream's event times count from (the loop clock at the first attempt).
@@ -162,18 +156,10 @@ private final class Record {
   /// The authorizer was asked again after a 401 (it is asked once per exchange).
   var renewedAuthorization = false
 
-  init(id: ExchangeID, request: Request, completion: Agent.Completion?, sequence: UInt64) {
+  init(id: ExchangeID, request: Request, completion: Agent.Completion?) {
     self.id = id
     self.request = request
     self.completion = completion
-    self.hostKey = URLResolver.hostKey(of: request.url)
-    self.sequence = sequence
-  }
-
-  /// Higher priority first, then first come first served.
-  func startsBefore(_ other: Record) -> Bool {
-    if request.priority != other.request.priority { return request.priority > other.request.priority }
-    return sequence < other.sequence
   }
 }
 
@@ -181,24 +167,18 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
   private let multi: UnsafeMutableRawPointer
   private let configuration: Agent.Configuration
   private let inbox: Inbox
+  /// Every exchange not yet ended: the one whose transfers the core schedules, and the others
+  /// until they end in the pass they came (a cache answer, a throttle refusal).
   private var records: [ExchangeID: Record] = [:]
-  private var queue: [Record] = []
-  private var waitingRetry: [Record] = []
+  /// Queue, limits, dedup, retry waits and cancels: the scheduling rules, decided by the core.
+  private var core: AgentCore
   private var running: [UnsafeMutableRawPointer: Record] = [:]
-  private var perHost: [String: Int] = [:]
-  /// Running transfers per `GroupLimit` name.
-  private var perGroup: [String: Int] = [:]
-  /// The exchange in flight for each dedup key.
-  private var inFlight: [String: Record] = [:]
-  /// When each throttled request was last accepted (monotonic seconds), by identity key.
-  private var lastAccepted: [String: (at: Double, window: Double)] = [:]
   private var subscribers: [(token: UInt64, handler: @Sendable (AgentEvent) -> Void)] = []
   private var batchSubscribers: [(token: UInt64, handler: @Sendable ([AgentEvent]) -> Void)] = []
   /// Events of this pass of the loop, for the batch subscribers.
   private var batch: [AgentEvent] = []
   /// Completions of exchanges that ended in this pass, run after the batch is handed over.
   private var completions: [(Agent.Completion, ExchangeResult)] = []
-  private var sequence: UInt64 = 0
   private var stopping = false
   /// Downloads being finalized off the engine thread, by job.
   private var finalizers: [ObjectIdentifier: Record] = [:]
@@ -217,6 +197,8 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     self.configuration = configuration
     self.inbox = inbox
     self.handles = EasyHandlePool(capacity: configuration.maxConcurrent)
+    self.core = AgentCore(
+      limits: AgentCore.Limits(maxConcurrent: configuration.maxConcurrent, maxPerHost: configuration.maxPerHost))
   }
 
   func run() {
@@ -228,14 +210,14 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
         deliverBatch()
         return
       }
-      promoteDueRetries()
-      startQueued()
+      core.tick(now: monotonicNow())
+      startScheduled()
       var stillRunning: Int32 = 0
       clock.tick()
       curl_multi_perform(multi, &stillRunning)
       collectFinished()
       enforceIdleTimeouts()
-      startQueued()
+      startScheduled()
       publishCounts()
       deliverBatch()
       curl_multi_poll(multi, nil, 0, pollTimeout(), nil)
@@ -247,24 +229,20 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
   private func handle(_ command: Agent.Command) {
     switch command {
     case .send(let id, let request, let completion):
-      sequence += 1
-      let record = Record(id: id, request: request, completion: completion, sequence: sequence)
+      let record = Record(id: id, request: request, completion: completion)
       records[id] = record
       emit(.queued(id, request))
       if throttled(record) { return }
       if answerFromCache(record) { return }
-      if join(record) { return }
-      if record.request.authorizer != nil {
-        authorize(record, rejected: nil)
-      } else {
-        enqueue(record)
+      switch core.send(job(for: record)) {
+      case .queued: break
+      case .waitingForToken: authorize(record, rejected: nil)
+      case .joined(let primary): joined(record, primary: primary)
       }
     case .cancel(let id):
-      if let record = records[id] { cancel(record) }
+      perform(core.cancel(id))
     case .cancelGroup(let group):
-      for record in records.values.sorted(by: { $0.id < $1.id }) where record.request.group == group {
-        cancel(record)
-      }
+      perform(core.cancel(group: group))
     case .cancelAll:
       cancelEverything()
     case .subscribe(let token, let handler):
@@ -291,7 +269,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
   /// engine as exchanges of their own.
   private func authorize(_ record: Record, rejected: String?) {
     guard let authorizer = record.request.authorizer else {
-      enqueue(record)
+      core.tokenArrived(record.id)
       return
     }
     lastTicket += 1
@@ -313,7 +291,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     case .success(let authorization):
       record.request.headers["Authorization"] = authorization.header
       record.request.secrets += authorization.secrets
-      enqueue(record)
+      core.tokenArrived(record.id)
     case .failure(let error):
       // The user gave up the credential (a grant cancelled in the TUI): cancelled, not failed.
       finish(record, state: error.kind == .cancelled ? .cancelled : .failed, response: record.lastResponse, error: error)
@@ -328,9 +306,10 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     record.lastResponse = response
     let reason = ExchangeError(
       kind: .status, message: "status 401: the server refused the token; getting a new one", status: 401)
-    for member in [record] + record.followers {
-      emit(.retrying(member.id, attempt: record.attempts + 1, delay: 0, reason: reason))
+    for member in core.members(of: record.id) {
+      emit(.retrying(member, attempt: record.attempts + 1, delay: 0, reason: reason))
     }
+    core.renewToken(record.id)
     authorize(record, rejected: record.request.headers["Authorization"])
     return true
   }
@@ -348,91 +327,93 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       status: 401)
   }
 
-  private func cancelEverything() {
-    for record in records.values.sorted(by: { $0.id < $1.id }) { cancel(record) }
+  private func cancelEverything() { perform(core.cancelAll()) }
+
+  // MARK: - Cancels: the core's actions performed
+
+  /// Performs what the core decided for a cancel (`AgentCore.cancel`), in its order: an
+  /// exchange's `abort`, `left` or `handOver` comes before its `cancelled`.
+  private func perform(_ actions: [AgentCore.Action]) {
+    // What the exchange being cancelled ends with, gathered before its `cancelled`.
+    var partial: Response?
+    var download: DownloadOutcome?
+    var leftPrimary: Record?
+    var handedOver = false
+    for action in actions {
+      switch action {
+      case .stopSettling(let id):
+        // Every byte is on disk: the cancel wins unless the file already moved into place.
+        guard let record = records[id], let job = record.finalizing, job.cancel() else { continue }
+        finalizers[ObjectIdentifier(job)] = nil
+        finish(
+          record, state: .cancelled, response: nil, error: .cancelled,
+          download: record.finalWriter.map { downloadOutcome(record, $0, resumable: true) })
+      case .left(let id, let primary):
+        // A waiter leaves; the transfer goes on for the others.
+        leftPrimary = records[primary]
+        records[id]?.sent = leftPrimary?.sent
+      case .handOver(let from, let to):
+        if let record = records[from], let heir = records[to] { handOver(record, to: heir) }
+        handedOver = true
+      case .abort(let id):
+        guard let record = records[id], let transfer = record.transfer else { continue }
+        if record.lastResponse == nil {
+          // What this attempt sent, unless an earlier attempt's response is what the exchange
+          // ends with (then its request stays beside it).
+          noteSent(record, transfer)
+        }
+        if transfer.streamParser != nil {
+          // A stream ends cleanly: its status, headers and the body so far stay, beside its events.
+          partial = response(of: record, transfer)
+        }
+        if let writer = transfer.download {
+          // Write out and record the partial data before the cancel is reported: a restart resumes.
+          writer.closeKeeping()
+          download = downloadOutcome(record, writer, resumable: true)
+        }
+        detach(record, transfer)
+      case .cancelled(let id):
+        defer { (partial, download, leftPrimary, handedOver) = (nil, nil, nil, false) }
+        guard let record = records[id] else { continue }
+        if let primary = leftPrimary {
+          deliver(record, state: .cancelled, response: primary.lastResponse, error: .cancelled, primary: primary)
+          continue
+        }
+        if download == nil, !handedOver, let target = record.request.download {
+          download = pendingOutcome(record, target)
+        }
+        deliver(record, state: .cancelled, response: partial ?? record.lastResponse, error: .cancelled, download: download)
+      }
+    }
   }
 
-  private func cancel(_ record: Record) {
-    guard records[record.id] != nil else { return }
-    if let job = record.finalizing, record.followers.isEmpty {
-      // Every byte is on disk: the cancel wins unless the file already moved into place.
-      guard job.cancel() else { return }
-      finalizers[ObjectIdentifier(job)] = nil
-      finish(
-        record, state: .cancelled, response: nil, error: .cancelled,
-        download: record.finalWriter.map { downloadOutcome(record, $0, resumable: true) })
-      return
-    }
-    if let primary = record.primary {
-      // A waiter leaves; the transfer goes on for the others.
-      primary.followers.removeAll { $0 === record }
-      record.sent = primary.sent
-      finish(record, state: .cancelled, response: primary.lastResponse, error: .cancelled, shareWithFollowers: false)
-      return
-    }
-    if !record.followers.isEmpty {
-      // Others wait for this transfer: the first of them takes it over, nothing is aborted.
-      let heir = record.followers.removeFirst()
-      heir.followers = record.followers
-      heir.primary = nil
-      for follower in heir.followers { follower.primary = heir }
-      record.followers = []
-      heir.transfer = record.transfer
-      heir.attempts = record.attempts
-      heir.onWire = record.onWire
-      heir.hops = record.hops
-      heir.hopSeconds = record.hopSeconds
-      heir.hopRequests = record.hopRequests
-      heir.retryDue = record.retryDue
-      heir.lastResponse = record.lastResponse
-      heir.revalidating = record.revalidating
-      heir.freshStart = record.freshStart
-      heir.forcedRestarts = record.forcedRestarts
-      heir.resumedFrom = record.resumedFrom
-      heir.restartReason = record.restartReason
-      heir.finalizing = record.finalizing
-      heir.finalResponse = record.finalResponse
-      heir.finalWriter = record.finalWriter
-      heir.sent = record.sent
-      heir.stream = record.stream
-      heir.streamOrigin = record.streamOrigin
-      heir.streamRetry = record.streamRetry
-      if let job = record.finalizing { finalizers[ObjectIdentifier(job)] = heir }
-      heir.renewedAuthorization = record.renewedAuthorization
-      for (ticket, waiting) in authorizing where waiting === record { authorizing[ticket] = heir }
-      if let transfer = record.transfer { running[transfer.handle] = heir }
-      record.transfer = nil
-      if let index = queue.firstIndex(where: { $0 === record }) { queue[index] = heir }
-      if let index = waitingRetry.firstIndex(where: { $0 === record }) { waitingRetry[index] = heir }
-      if let key = record.dedupKey, inFlight[key] === record { inFlight[key] = heir }
-      finish(record, state: .cancelled, response: record.lastResponse, error: .cancelled, shareWithFollowers: false)
-      return
-    }
-    var download: DownloadOutcome?
-    if let transfer = record.transfer, record.lastResponse == nil {
-      // What this attempt sent, unless an earlier attempt's response is what the exchange ends
-      // with (then its request stays beside it).
-      noteSent(record, transfer)
-    }
-    var partial: Response?
-    if let transfer = record.transfer, transfer.streamParser != nil {
-      // A stream ends cleanly: its status, headers and the body so far stay, beside its events.
-      partial = response(of: record, transfer)
-    }
-    if let transfer = record.transfer {
-      if let writer = transfer.download {
-        // Write out and record the partial data before the cancel is reported: a restart resumes.
-        writer.closeKeeping()
-        download = downloadOutcome(record, writer, resumable: true)
-      }
-      detach(record, transfer)
-    }
-    queue.removeAll { $0 === record }
-    waitingRetry.removeAll { $0 === record }
-    if download == nil, let target = record.request.download {
-      download = pendingOutcome(record, target)
-    }
-    finish(record, state: .cancelled, response: partial ?? record.lastResponse, error: .cancelled, download: download)
+  /// The first waiter on `record`'s transfer takes it over (`record` is being cancelled):
+  /// everything the transfer and its attempts left on the record passes to `heir`.
+  private func handOver(_ record: Record, to heir: Record) {
+    heir.transfer = record.transfer
+    heir.attempts = record.attempts
+    heir.onWire = record.onWire
+    heir.hops = record.hops
+    heir.hopSeconds = record.hopSeconds
+    heir.hopRequests = record.hopRequests
+    heir.lastResponse = record.lastResponse
+    heir.revalidating = record.revalidating
+    heir.freshStart = record.freshStart
+    heir.forcedRestarts = record.forcedRestarts
+    heir.resumedFrom = record.resumedFrom
+    heir.restartReason = record.restartReason
+    heir.finalizing = record.finalizing
+    heir.finalResponse = record.finalResponse
+    heir.finalWriter = record.finalWriter
+    heir.sent = record.sent
+    heir.stream = record.stream
+    heir.streamOrigin = record.streamOrigin
+    heir.streamRetry = record.streamRetry
+    heir.renewedAuthorization = record.renewedAuthorization
+    if let job = record.finalizing { finalizers[ObjectIdentifier(job)] = heir }
+    for (ticket, waiting) in authorizing where waiting === record { authorizing[ticket] = heir }
+    if let transfer = record.transfer { running[transfer.handle] = heir }
+    record.transfer = nil
   }
 
   // MARK: - Cache and de-duplication
@@ -528,99 +509,72 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     return key
   }
 
-  /// The debounce window (DD-4): refuses a send of the same request within `throttle` seconds
-  /// of the last accepted one; returns whether it did.
+  /// The throttle window: refuses a send of the same request within `throttle` seconds of the
+  /// last accepted one (`AgentCore.admit`); returns whether it did.
   private func throttled(_ record: Record) -> Bool {
     guard let window = record.request.throttle, window > 0 else { return false }
-    let key = Engine.identityKey(record.request)
     let now = monotonicNow()
-    if lastAccepted.count > 256 { lastAccepted = lastAccepted.filter { now - $0.value.at < $0.value.window } }
-    if let last = lastAccepted[key], now - last.at < window {
-      emit(.started(record.id, attempt: 0))
-      let error = ExchangeError(
-        kind: .throttled,
-        message: "throttled: the same request was sent \(formatSeconds(now - last.at)) ago (throttle \(formatSeconds(window))); "
-          + "try again in \(formatSeconds(window - (now - last.at)))")
-      finish(record, state: .failed, response: nil, error: error)
-      return true
-    }
-    lastAccepted[key] = (now, window)
-    return false
+    guard let since = core.admit(key: Engine.identityKey(record.request), window: window, now: now) else { return false }
+    emit(.started(record.id, attempt: 0))
+    let error = ExchangeError(
+      kind: .throttled,
+      message: "throttled: the same request was sent \(formatSeconds(since)) ago (throttle \(formatSeconds(window))); "
+        + "try again in \(formatSeconds(window - since))")
+    finish(record, state: .failed, response: nil, error: error)
+    return true
   }
 
-  /// Joins an identical idempotent request in flight; returns whether it did.
-  private func join(_ record: Record) -> Bool {
+  /// What the core schedules by: priority, host, group limit, and the dedup key of an
+  /// idempotent request that may share another's transfer.
+  private func job(for record: Record) -> AgentCore.Job {
     let request = record.request
     // Two downloads into one target must never interleave: they always join.
-    guard request.dedup || request.download != nil, request.stream == nil,
-      [.GET, .HEAD, .OPTIONS].contains(request.method)
-    else {
-      return false
+    let merged =
+      (request.dedup || request.download != nil) && request.stream == nil
+      && [.GET, .HEAD, .OPTIONS].contains(request.method)
+    return AgentCore.Job(
+      id: record.id, priority: request.priority, host: URLResolver.hostKey(of: request.url), limit: request.limit,
+      group: request.group, dedupKey: merged ? Engine.identityKey(request) : nil, needsToken: request.authorizer != nil)
+  }
+
+  /// The exchange joined an identical one in flight: a waiter from its first event on, showing
+  /// what its primary has so far.
+  private func joined(_ record: Record, primary id: ExchangeID) {
+    emit(.joined(record.id, primary: id))
+    guard let primary = records[id], let transfer = primary.transfer else { return }
+    record.startedAt = Date()
+    emit(.started(record.id, attempt: primary.attempts))
+    if transfer.headersComplete {
+      emit(.headers(record.id, status: transfer.statusLine, headers: transfer.responseHeaders))
     }
-    let key = Engine.identityKey(request)
-    record.dedupKey = key
-    guard let primary = inFlight[key], records[primary.id] != nil else {
-      inFlight[key] = record
-      return false
+    if transfer.progress.downloaded > 0 || transfer.progress.uploaded > 0 {
+      emit(.progress(record.id, transfer.progress))
     }
-    primary.followers.append(record)
-    record.primary = primary
-    // The waiter is a waiter from its first event on, and shows what its primary has so far.
-    emit(.joined(record.id, primary: primary.id))
-    if let transfer = primary.transfer {
-      record.startedAt = Date()
-      emit(.started(record.id, attempt: primary.attempts))
-      if transfer.headersComplete {
-        emit(.headers(record.id, status: transfer.statusLine, headers: transfer.responseHeaders))
-      }
-      if transfer.progress.downloaded > 0 || transfer.progress.uploaded > 0 {
-        emit(.progress(record.id, transfer.progress))
-      }
-    }
-    return true
   }
 
   /// Emits an event for a transfer's exchange and everyone waiting on it.
   private func emitForGroup(_ transfer: Transfer, _ make: (ExchangeID) -> AgentEvent) {
     guard let primary = running[transfer.handle] else { return }
-    emit(make(primary.id))
-    for follower in primary.followers { emit(make(follower.id)) }
+    for member in core.members(of: primary.id) { emit(make(member)) }
   }
 
-  // MARK: - Scheduling
+  // MARK: - Starting transfers
 
-  private func enqueue(_ record: Record) {
-    // Binary search for the first queued record that this one starts before.
-    var low = 0
-    var high = queue.count
-    while low < high {
-      let mid = (low + high) / 2
-      if record.startsBefore(queue[mid]) { high = mid } else { low = mid + 1 }
-    }
-    queue.insert(record, at: low)
-  }
-
-  private func startQueued() {
-    guard running.count < configuration.maxConcurrent, !queue.isEmpty else { return }
-    var index = 0
-    while index < queue.count && running.count < configuration.maxConcurrent {
-      let record = queue[index]
-      if perHost[record.hostKey, default: 0] >= configuration.maxPerHost {
-        index += 1
-        continue
-      }
-      if let limit = record.request.limit, perGroup[limit.name, default: 0] >= limit.max {
-        index += 1
-        continue
-      }
-      queue.remove(at: index)
-      start(record)
+  /// Puts on the wire every exchange the core starts now.
+  private func startScheduled() {
+    for (id, attempt) in core.schedule() {
+      guard let record = records[id] else { continue }
+      start(record, attempt: attempt)
     }
   }
 
-  /// Starts an attempt (`hop` nil), or the next hop of one after a redirect (`followRedirect`):
-  /// a hop is the same attempt, announced by no event of its own.
-  private func start(_ record: Record, hop: Request? = nil) {
+  /// Starts attempt `attempt` (numbered by the core), or the next hop of the current one after
+  /// a redirect (`followRedirect`): a hop is the same attempt, announced by no event of its own.
+  private func start(_ record: Record, attempt: Int) { start(record, attempt: attempt, hop: nil) }
+
+  private func start(_ record: Record, hop: Request) { start(record, attempt: nil, hop: hop) }
+
+  private func start(_ record: Record, attempt: Int?, hop: Request?) {
     clock.tick()
     var request = record.request
     if let entry = record.revalidating {
@@ -661,7 +615,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       finish(record, state: .failed, response: nil, error: ExchangeError(kind: .usage, message: error.message))
       return
     }
-    if hop == nil { record.attempts += 1 }
+    if let attempt { record.attempts = attempt }
     record.transfer = transfer
     transfer.onHeaders = { [unowned self, unowned transfer] status, headers in
       self.emitForGroup(transfer) { .headers($0, status: status, headers: headers) }
@@ -678,13 +632,8 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       self.streamEvents(transfer, events)
     }
     running[transfer.handle] = record
-    perHost[record.hostKey, default: 0] += 1
-    if let limit = record.request.limit {
-      perGroup[limit.name, default: 0] += 1
-      transfer.groupName = limit.name
-    }
     if hop == nil {
-      for member in [record] + record.followers {
+      for member in core.members(of: record.id).compactMap({ records[$0] }) {
         if member.startedAt == nil { member.startedAt = Date() }
         emit(.started(member.id, attempt: record.attempts))
       }
@@ -698,25 +647,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     // Every hop's and attempt's transfer ends here: its Set-Cookie (a login's 302) is in the jar.
     if transfer.receivedSetCookie { transfer.cookieJar?.noteChanged() }
     running[transfer.handle] = nil
-    perHost[record.hostKey, default: 1] -= 1
-    if perHost[record.hostKey] == 0 { perHost[record.hostKey] = nil }
-    if let group = transfer.groupName {
-      perGroup[group, default: 1] -= 1
-      if perGroup[group] == 0 { perGroup[group] = nil }
-    }
     record.transfer = nil
-  }
-
-  private func promoteDueRetries() {
-    guard !waitingRetry.isEmpty else { return }
-    let now = monotonicNow()
-    let due = waitingRetry.filter { ($0.retryDue ?? 0) <= now }
-    guard !due.isEmpty else { return }
-    waitingRetry.removeAll { ($0.retryDue ?? 0) <= now }
-    for record in due {
-      record.retryDue = nil
-      enqueue(record)
-    }
   }
 
   /// Milliseconds until something needs the engine: curl's own timers, idle deadlines, retries.
@@ -735,7 +666,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       guard let transfer = record.transfer, transfer.idleTimeout > 0 else { continue }
       consider(transfer.lastActivity + transfer.idleTimeout - now)
     }
-    for record in waitingRetry { consider((record.retryDue ?? now) - now) }
+    if let retry = core.nextTimer { consider(retry - now) }
     if timeout < 0 { return 3_600_000 }  // idle: sleep until a command wakes us
     return Int32(min(timeout, 3_600_000))
   }
@@ -834,9 +765,8 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       return false
     }
     record.lastResponse = response
-    record.retryDue = monotonicNow() + delay
-    waitingRetry.append(record)
-    for member in [record] + record.followers {
+    core.retry(record.id, after: delay, now: monotonicNow())
+    for member in core.members(of: record.id).compactMap({ records[$0] }) {
       let reason = error.redacted(by: Redaction(secrets: member.request.secrets))
       emit(.retrying(member.id, attempt: record.attempts + 1, delay: delay, reason: reason))
     }
@@ -873,8 +803,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
   private func streamEvents(_ transfer: Transfer, _ events: [StreamEvent]) {
     guard let record = running[transfer.handle], !events.isEmpty else { return }
     for event in events { record.stream?.append(event) }
-    emit(.streamEvents(record.id, events))
-    for follower in record.followers { emit(.streamEvents(follower.id, events)) }
+    for member in core.members(of: record.id) { emit(.streamEvents(member, events)) }
     record.stream?.lastEventID = transfer.streamParser?.lastEventID
   }
 
@@ -896,10 +825,9 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     }
     record.stream?.reconnects += 1
     record.lastResponse = response
-    record.retryDue = monotonicNow() + delay
-    waitingRetry.append(record)
+    core.retry(record.id, after: delay, now: monotonicNow())
     let reason = error ?? .transport(.connectionLost, detail: "the server ended the stream")
-    for member in [record] + record.followers {
+    for member in core.members(of: record.id).compactMap({ records[$0] }) {
       emit(
         .reconnecting(
           member.id, count: record.stream?.reconnects ?? 1, delay: delay,
@@ -997,7 +925,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       guard record.forcedRestarts >= 2 else {
         record.forcedRestarts += 1
         record.freshStart = reason
-        start(record)
+        if let attempt = core.restart(record.id) { start(record, attempt: attempt) }
         return
       }
       let error = ExchangeError(
@@ -1035,6 +963,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       record.finalResponse = served
       record.finalWriter = writer
       finalizers[ObjectIdentifier(job)] = record
+      core.settle(record.id)
       let part = writer.store.partPath(writer.key)
       let sidecar = writer.store.sidecarPath(writer.key)
       let target = writer.target
@@ -1157,40 +1086,16 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     return true
   }
 
-  /// Ends an exchange: exactly once. Waiters on its transfer (dedup) end with the same outcome,
-  /// each with its own terminal event, flagged `deduplicated`.
+  /// Ends an exchange and, unless `alone`, the waiters on its transfer (dedup) with the same
+  /// outcome, each with its own terminal event, flagged `deduplicated`. The core ends each
+  /// exactly once (`AgentCore.finish`); an exchange it never held (a cache answer, a throttle
+  /// refusal) ends here.
   private func finish(
     _ record: Record, state: ExchangeState, response: Response?, error: ExchangeError?,
-    fromCache: Bool = false, cache: CacheOutcome? = nil, download: DownloadOutcome? = nil,
-    shareWithFollowers: Bool = true
+    fromCache: Bool = false, cache: CacheOutcome? = nil, download: DownloadOutcome? = nil
   ) {
-    guard records.removeValue(forKey: record.id) != nil else { return }  // already ended
-    if let key = record.dedupKey, inFlight[key] === record { inFlight[key] = nil }
-    // Errors leave the agent with the request's secrets masked (curl quotes the host name, a
-    // validator the value), so every surface that shows them shows masked text.
-    // A transfer ends when curl says it did (several may end in one pass of the engine loop).
-    var finishedAt = Date()
-    if !fromCache, state != .cancelled, let started = record.startedAt, let total = response?.timing.total, total > 0,
-      (record.primary?.attempts ?? record.attempts) <= 1
-    {
-      finishedAt = min(finishedAt, started.addingTimeInterval(total))
-    }
-    var result = ExchangeResult(
-      id: record.id, request: record.request, state: state, response: response,
-      error: error?.redacted(by: Redaction(secrets: record.request.secrets)),
-      attempts: record.primary?.attempts ?? record.attempts, queuedAt: record.queuedAt,
-      startedAt: record.startedAt, finishedAt: finishedAt, fromCache: fromCache,
-      deduplicated: record.primary != nil, cache: cache, download: download, sent: record.sent)
-    result.stream = record.stream
-    publishCounts()
-    // A token response's secrets are masked for everyone but the sender.
-    emit(.finished(result.maskingResponseFields(record.request.secretResponseFields)))
-    // A completion runs at the end of this pass of the loop, after every subscriber, batch ones
-    // too, saw the `finished` event.
-    if let completion = record.completion { completions.append((completion, result)) }
-    guard shareWithFollowers else { return }
-    let followers = record.followers
-    record.followers = []
+    let followers = core.finish(record.id).dropFirst().compactMap { records[$0] }
+    deliver(record, state: state, response: response, error: error, fromCache: fromCache, cache: cache, download: download)
     for follower in followers {
       follower.sent = record.sent
       follower.stream = record.stream
@@ -1205,10 +1110,42 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
         ownState = state
         ownError = error
       }
-      finish(
+      deliver(
         follower, state: ownState, response: response, error: ownError, fromCache: fromCache, cache: cache,
-        download: download)
+        download: download, primary: record)
     }
+  }
+
+  /// The exchange's terminal event and its completion (once: the record leaves `records`).
+  /// `primary`: the exchange whose transfer it waited for (dedup).
+  private func deliver(
+    _ record: Record, state: ExchangeState, response: Response?, error: ExchangeError?,
+    fromCache: Bool = false, cache: CacheOutcome? = nil, download: DownloadOutcome? = nil, primary: Record? = nil
+  ) {
+    guard records.removeValue(forKey: record.id) != nil else { return }  // already ended
+    let attempts = primary?.attempts ?? record.attempts
+    // Errors leave the agent with the request's secrets masked (curl quotes the host name, a
+    // validator the value), so every surface that shows them shows masked text.
+    // A transfer ends when curl says it did (several may end in one pass of the engine loop).
+    var finishedAt = Date()
+    if !fromCache, state != .cancelled, let started = record.startedAt, let total = response?.timing.total, total > 0,
+      attempts <= 1
+    {
+      finishedAt = min(finishedAt, started.addingTimeInterval(total))
+    }
+    var result = ExchangeResult(
+      id: record.id, request: record.request, state: state, response: response,
+      error: error?.redacted(by: Redaction(secrets: record.request.secrets)),
+      attempts: attempts, queuedAt: record.queuedAt,
+      startedAt: record.startedAt, finishedAt: finishedAt, fromCache: fromCache,
+      deduplicated: primary != nil, cache: cache, download: download, sent: record.sent)
+    result.stream = record.stream
+    publishCounts()
+    // A token response's secrets are masked for everyone but the sender.
+    emit(.finished(result.maskingResponseFields(record.request.secretResponseFields)))
+    // A completion runs at the end of this pass of the loop, after every subscriber, batch ones
+    // too, saw the `finished` event.
+    if let completion = record.completion { completions.append((completion, result)) }
   }
 
   private func emit(_ event: AgentEvent) {
@@ -1230,7 +1167,8 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
   }
 
   private func publishCounts() {
-    inbox.publish(queued: queue.count + waitingRetry.count, running: running.count)
+    let counts = core.counts
+    inbox.publish(queued: counts.queued, running: counts.running)
   }
 }
 

@@ -43,8 +43,6 @@ final class Transfer {
   let cookieJar: CookieJar?
   /// A `Set-Cookie` arrived on this transfer: curl may have changed the jar.
   private(set) var receivedSetCookie = false
-  /// The `GroupLimit` this transfer counts against while it runs.
-  var groupName: String?
   /// Where a download's body goes (nil: into `sink`).
   let download: DownloadWriter?
   private var mime: OpaquePointer?
