@@ -119,3 +119,5 @@ const long rb_http_version_2tls = CURL_HTTP_VERSION_2TLS;
 const long rb_auth_digest = (long)CURLAUTH_DIGEST;
 const size_t rb_write_pause = CURL_WRITEFUNC_PAUSE;
 const int rb_xferinfo_abort = 1;
+const int rb_pause_all = CURLPAUSE_ALL;
+const int rb_pause_cont = CURLPAUSE_CONT;

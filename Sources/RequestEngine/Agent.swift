@@ -77,6 +77,10 @@ public final class Agent: Sendable {
     case cancel(ExchangeID)
     case cancelGroup(String)
     case cancelAll
+    case pause(ExchangeID)
+    case resume(ExchangeID)
+    case reprioritise(ExchangeID, Priority)
+    case setLimits(maxConcurrent: Int, maxPerHost: Int)
     case subscribe(UInt64, @Sendable (AgentEvent) -> Void)
     case subscribeBatches(UInt64, @Sendable ([AgentEvent]) -> Void)
     case unsubscribe(UInt64)
@@ -130,6 +134,22 @@ public final class Agent: Sendable {
 
   /// Cancels every exchange that has not ended.
   public func cancelAll() { post(.cancelAll) }
+
+  /// Pauses an exchange: a queued one leaves the queue, a running one's transfer is held still
+  /// (it keeps its connection and its slot; its idle timeout waits). `paused` follows; nothing
+  /// happens to an exchange that waits to retry, is a waiter (dedup), or ended.
+  public func pause(_ id: ExchangeID) { post(.pause(id)) }
+
+  /// Lets a paused exchange go on where it was (`resumed` follows).
+  public func resume(_ id: ExchangeID) { post(.resume(id)) }
+
+  /// A new priority for an exchange that has not started: its place in the queue moves.
+  public func reprioritise(_ id: ExchangeID, to priority: Priority) { post(.reprioritise(id, priority)) }
+
+  /// New concurrency limits, from the next start on (running transfers are not stopped).
+  public func setLimits(maxConcurrent: Int, maxPerHost: Int) {
+    post(.setLimits(maxConcurrent: maxConcurrent, maxPerHost: maxPerHost))
+  }
 
   /// Registers an event handler. Handlers run on the engine thread, in event order: keep them
   /// short (hand the event to your own queue); they may call the agent's methods.

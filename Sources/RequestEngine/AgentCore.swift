@@ -20,7 +20,7 @@
 /// (`ResponseCache`), redirects (`Redirect`), validation (`ResponseValidator`), retry decisions
 /// and waits (`RetryPolicy`), downloads (`DownloadDecision`), streams (`StreamParser`).
 ///
-/// An exchange's life (the README's "The agent's states" has the table):
+/// An exchange's life (docs/ENGINE.md, "The agent's rules", has the table):
 ///
 ///     send ─┬─▶ waitingForToken ──token──▶ queued ──schedule──▶ running ──finish──▶ (ended)
 ///           ├─▶ queued                                  ▲         │
@@ -28,6 +28,9 @@
 ///                                                                 ├──renew──▶ waitingForToken
 ///                                                                 ├──restart─▶ running (the next attempt)
 ///                                                                 └──settle──▶ settling ──finish──▶ (ended)
+///
+///     queued ──pause──▶ paused(.held) ──resume──▶ queued
+///     running ──pause──▶ paused(.transfer) ──resume──▶ running
 ///
 /// `cancel` ends an exchange from any of them (see `cancel(_:)`).
 public struct AgentCore: Sendable {
@@ -95,6 +98,16 @@ public struct AgentCore: Sendable {
     case settling(attempt: Int)
     /// It waits for `primary`'s transfer (dedup) and ends with it.
     case joined(primary: ExchangeID)
+    /// The user paused it (`pause`); `resume` puts it back where it was.
+    case paused(Pause)
+  }
+
+  /// What a paused exchange holds.
+  public enum Pause: Sendable, Equatable {
+    /// It was queued: it is out of the queue and holds nothing.
+    case held
+    /// Its transfer is on the wire, held still: it keeps its slots (and its connection).
+    case transfer(attempt: Int, slot: Slot)
   }
 
   /// What the driver must do, in order.
@@ -111,6 +124,9 @@ public struct AgentCore: Sendable {
     case left(ExchangeID, primary: ExchangeID)
     /// The exchange ended cancelled, alone (its waiters, if any, were handed over first).
     case cancelled(ExchangeID)
+    /// Hold the exchange's transfer still (`curl_easy_pause`), or let it go on.
+    case pauseTransfer(ExchangeID)
+    case resumeTransfer(ExchangeID)
   }
 
   /// What `send` did with a new exchange.
@@ -144,6 +160,8 @@ public struct AgentCore: Sendable {
   /// When each throttled request was last accepted, by its key.
   private var lastAccepted: [String: (at: Double, window: Double)] = [:]
   private var waitingRetry = 0
+  /// Paused exchanges that were queued.
+  private var held = 0
   private var nextSequence: UInt64 = 0
 
   public init(limits: Limits) { self.limits = limits }
@@ -174,8 +192,9 @@ public struct AgentCore: Sendable {
 
   /// Exchanges not yet ended.
   public var live: Int { entries.count }
-  /// What the status line counts as queued (in the queue or waiting to retry) and running.
-  public var counts: (queued: Int, running: Int) { (queue.count + waitingRetry, running) }
+  /// What the status line counts as queued (in the queue, waiting to retry, held) and running
+  /// (transfers on the wire, paused ones too: they keep their slots).
+  public var counts: (queued: Int, running: Int) { (queue.count + waitingRetry + held, running) }
   /// Running transfers per host and per group name (for tests and the property checks).
   public var runningPerHost: [String: Int] { perHost }
   public var runningPerGroup: [String: Int] { perGroup }
@@ -261,6 +280,48 @@ public struct AgentCore: Sendable {
   /// New limits: from the next `schedule` on (running transfers are not stopped).
   public mutating func setLimits(_ limits: Limits) { self.limits = limits }
 
+  /// Pauses a queued exchange (it leaves the queue) or a running one (its transfer is held
+  /// still, keeping its slots); returns the action for the driver, if any. A waiter, or an
+  /// exchange in another phase, is not paused: returns nil and changes nothing.
+  public mutating func pause(_ id: ExchangeID) -> Action? {
+    switch entries[id]?.phase {
+    case .queued?:
+      queue.removeAll { $0.id == id }
+      held += 1
+      entries[id]?.phase = .paused(.held)
+      return nil
+    case .running(let attempt, let slot)?:
+      entries[id]?.phase = .paused(.transfer(attempt: attempt, slot: slot))
+      return .pauseTransfer(id)
+    default:
+      return nil
+    }
+  }
+
+  /// Resumes a paused exchange where it was: back in the queue (its place among equals kept), or
+  /// its transfer going on.
+  public mutating func resume(_ id: ExchangeID) -> Action? {
+    switch entries[id]?.phase {
+    case .paused(.held)?:
+      held -= 1
+      entries[id]?.phase = .queued
+      enqueue(id)
+      return nil
+    case .paused(.transfer(let attempt, let slot))?:
+      entries[id]?.phase = .running(attempt: attempt, slot: slot)
+      return .resumeTransfer(id)
+    default:
+      return nil
+    }
+  }
+
+  /// Whether the exchange (or, for a waiter, its primary) is paused.
+  public func isPaused(_ id: ExchangeID) -> Bool {
+    let owner = primary(of: id) ?? id
+    if case .paused? = entries[owner]?.phase { return true }
+    return false
+  }
+
   // MARK: - Starting
 
   /// Starts every queued exchange the limits allow, in queue order, skipping those whose host
@@ -298,9 +359,13 @@ public struct AgentCore: Sendable {
   /// Gives back a running exchange's slots; returns its attempt number (nil when not running).
   @discardableResult
   private mutating func release(_ id: ExchangeID) -> Int? {
-    guard case .running(let attempt, let slot)? = entries[id]?.phase else { return nil }
-    free(slot)
-    return attempt
+    switch entries[id]?.phase {
+    case .running(let attempt, let slot)?, .paused(.transfer(let attempt, let slot))?:
+      free(slot)
+      return attempt
+    default:
+      return nil
+    }
   }
 
   private mutating func free(_ slot: Slot) {
@@ -352,9 +417,17 @@ public struct AgentCore: Sendable {
   /// Another attempt at once, on the same slots (a download whose server answered its Range
   /// request wrongly starts over); returns its number.
   public mutating func restart(_ id: ExchangeID) -> Int? {
-    guard case .running(_, let slot)? = entries[id]?.phase, var entry = entries[id] else { return nil }
-    entry.attempts += 1
-    entry.phase = .running(attempt: entry.attempts, slot: slot)
+    guard var entry = entries[id] else { return nil }
+    switch entry.phase {
+    case .running(_, let slot):
+      entry.attempts += 1
+      entry.phase = .running(attempt: entry.attempts, slot: slot)
+    case .paused(.transfer(_, let slot)):  // it stays paused
+      entry.attempts += 1
+      entry.phase = .paused(.transfer(attempt: entry.attempts, slot: slot))
+    default:
+      return nil
+    }
     entries[id] = entry
     return entry.attempts
   }
@@ -399,8 +472,10 @@ public struct AgentCore: Sendable {
   private mutating func remove(_ id: ExchangeID) {
     guard let entry = entries.removeValue(forKey: id) else { return }
     switch entry.phase {
-    case .running(_, let slot):
+    case .running(_, let slot), .paused(.transfer(_, let slot)):
       free(slot)
+    case .paused(.held):
+      held -= 1
     case .queued:
       queue.removeAll { $0.id == id }
     case .retryWait:
@@ -434,7 +509,10 @@ public struct AgentCore: Sendable {
     }
     if case .settling = entry.phase { return [.stopSettling(id)] }
     var actions: [Action] = []
-    if case .running = entry.phase { actions.append(.abort(id)) }
+    switch entry.phase {
+    case .running, .paused(.transfer): actions.append(.abort(id))
+    default: break
+    }
     remove(id)
     actions.append(.cancelled(id))
     return actions

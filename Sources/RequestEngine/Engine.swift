@@ -245,6 +245,18 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       perform(core.cancel(group: group))
     case .cancelAll:
       cancelEverything()
+    case .pause(let id):
+      guard !core.isPaused(id), core.primary(of: id) == nil else { return }
+      perform(core.pause(id).map { [$0] } ?? [])
+      if core.isPaused(id) { for member in core.members(of: id) { emit(.paused(member)) } }
+    case .resume(let id):
+      guard core.isPaused(id), core.primary(of: id) == nil else { return }
+      perform(core.resume(id).map { [$0] } ?? [])
+      for member in core.members(of: id) { emit(.resumed(member)) }
+    case .reprioritise(let id, let priority):
+      core.reprioritise(id, to: priority)
+    case .setLimits(let maxConcurrent, let maxPerHost):
+      core.setLimits(AgentCore.Limits(maxConcurrent: maxConcurrent, maxPerHost: maxPerHost))
     case .subscribe(let token, let handler):
       subscribers.append((token, handler))
     case .subscribeBatches(let token, let handler):
@@ -329,10 +341,10 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
 
   private func cancelEverything() { perform(core.cancelAll()) }
 
-  // MARK: - Cancels: the core's actions performed
+  // MARK: - Cancels and pauses: the core's actions performed
 
-  /// Performs what the core decided for a cancel (`AgentCore.cancel`), in its order: an
-  /// exchange's `abort`, `left` or `handOver` comes before its `cancelled`.
+  /// Performs what the core decided for a cancel (`AgentCore.cancel`), in its order (an
+  /// exchange's `abort`, `left` or `handOver` comes before its `cancelled`), or a pause.
   private func perform(_ actions: [AgentCore.Action]) {
     // What the exchange being cancelled ends with, gathered before its `cancelled`.
     var partial: Response?
@@ -372,6 +384,13 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
           download = downloadOutcome(record, writer, resumable: true)
         }
         detach(record, transfer)
+      case .pauseTransfer(let id):
+        if let transfer = records[id]?.transfer { curl_easy_pause(transfer.handle, rb_pause_all) }
+      case .resumeTransfer(let id):
+        guard let transfer = records[id]?.transfer else { continue }
+        clock.tick()
+        transfer.lastActivity = clock.now  // the idle timeout counts from now
+        curl_easy_pause(transfer.handle, rb_pause_cont)
       case .cancelled(let id):
         defer { (partial, download, leftPrimary, handedOver) = (nil, nil, nil, false) }
         guard let record = records[id] else { continue }
@@ -639,6 +658,8 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       }
     }
     curl_multi_add_handle(multi, transfer.handle)
+    // A paused exchange's next hop or restarted attempt is held still like the one it replaces.
+    if core.isPaused(record.id) { curl_easy_pause(transfer.handle, rb_pause_all) }
   }
 
   /// Takes a transfer off the wire (aborting it if it still runs).
@@ -663,7 +684,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       timeout = timeout < 0 ? ms : min(timeout, ms)
     }
     for record in running.values {
-      guard let transfer = record.transfer, transfer.idleTimeout > 0 else { continue }
+      guard let transfer = record.transfer, transfer.idleTimeout > 0, !core.isPaused(record.id) else { continue }
       consider(transfer.lastActivity + transfer.idleTimeout - now)
     }
     if let retry = core.nextTimer { consider(retry - now) }
@@ -685,7 +706,8 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
   private func enforceIdleTimeouts() {
     let now = monotonicNow()
     let silent = running.values.filter { record in
-      guard let transfer = record.transfer, transfer.idleTimeout > 0 else { return false }
+      // A paused transfer is silent because it was asked to be.
+      guard let transfer = record.transfer, transfer.idleTimeout > 0, !core.isPaused(record.id) else { return false }
       return now - transfer.lastActivity >= transfer.idleTimeout
     }
     for record in silent.sorted(by: { $0.id < $1.id }) {

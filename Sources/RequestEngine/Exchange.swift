@@ -319,12 +319,18 @@ public enum AgentEvent: Sendable {
   /// A stream with `reconnect` dropped; it connects again in `delay` seconds, for the `count`th
   /// time, with `Last-Event-ID` (`started` follows when it does).
   case reconnecting(ExchangeID, count: Int, delay: Double, reason: ExchangeError)
+  /// The exchange was paused (`Agent.pause`): out of the queue, or its transfer held still on the
+  /// wire (it keeps its slot and connection); `resumed` when it goes on. A waiter (dedup) gets
+  /// its primary's.
+  case paused(ExchangeID)
+  case resumed(ExchangeID)
   case finished(ExchangeResult)
 
   public var exchangeID: ExchangeID {
     switch self {
     case .queued(let id, _), .joined(let id, _), .started(let id, _), .headers(let id, _, _), .progress(let id, _),
-      .retrying(let id, _, _, _), .streamEvents(let id, _), .reconnecting(let id, _, _, _):
+      .retrying(let id, _, _, _), .streamEvents(let id, _), .reconnecting(let id, _, _, _), .paused(let id),
+      .resumed(let id):
       id
     case .delivered(let result), .finished(let result): result.id
     }

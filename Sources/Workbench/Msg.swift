@@ -58,6 +58,9 @@ public enum Command: Sendable, Equatable {
   case send(Request)
   case cancel(ExchangeID)
   case cancelAll
+  /// Pauses an exchange (`Agent.pause`), or lets a paused one go on (`Agent.resume`).
+  case pause(ExchangeID)
+  case resume(ExchangeID)
   /// Saves the workspace (and nothing else) to its file, atomically; refused (`disk(.saveRefused)`)
   /// when another program changed the file since it was loaded or saved.
   case save

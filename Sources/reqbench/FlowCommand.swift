@@ -209,7 +209,7 @@ struct FlowCommand {
       case .reconnecting(let id, let count, let delay, let reason):
         object = Format.reconnectEvent(name: exchanges[id]?.name ?? "", id: id, count: count, delay: delay, reason: reason)
         FlowFormat.addTags(exchanges[id]?.tags ?? [:], to: &object)
-      case .headers:
+      case .headers, .paused, .resumed:  // (only the TUI pauses)
         return
       }
       Output.standard.json(.object(object))

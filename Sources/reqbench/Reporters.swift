@@ -229,7 +229,7 @@ struct JSONReporter: Reporter {
       return
     case .reconnecting(let id, let count, let delay, let reason):
       object = Format.reconnectEvent(name: name, id: id, count: count, delay: delay, reason: reason)
-    case .headers, .finished:
+    case .headers, .finished, .paused, .resumed:  // (only the TUI pauses)
       return
     }
     emit(.object(object))

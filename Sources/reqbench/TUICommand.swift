@@ -199,6 +199,10 @@ final class TUIRuntime {
       agent.send(request)
     case .cancel(let id):
       agent.cancel(id)
+    case .pause(let id):
+      agent.pause(id)
+    case .resume(let id):
+      agent.resume(id)
     case .cancelAll:
       agent.cancelAll()
     case .quit:

@@ -263,6 +263,31 @@ struct TUIDefectsTests {
     try session.quit()
   }
 
+  // Issue 16: `p` in the queue holds a transfer still on the wire, `p` again lets it finish.
+  @Test func pInTheQueuePausesATransferAndLetsItGoOn() throws {
+    let session = try TmuxSession([try reqbenchBinary.path, "--demo"])
+    try session.waitFor("users/")
+    try send(session, "trickle")  // 20 bytes at 5 bytes a second
+    try session.waitFor("▶ running     200    GET    trickle")
+    try session.send("4", "p")
+    var screen = try session.waitFor("▶ paused      200    GET    trickle")
+    #expect(screen.contains("trickle paused: p lets it go on"), "\(screen)")
+    let size = { (screen: String) in
+      self.queueRows(screen).first { $0.contains("trickle") }?.range(of: #"[0-9]+ B "#, options: .regularExpression)
+        .map { String(screen[$0]) }
+    }
+    usleep(300_000)  // a byte in flight when the key was pressed may still land
+    let held = size(try session.screen())
+    usleep(1_200_000)  // going on, 6 bytes would come meanwhile
+    screen = try session.screen()
+    #expect(size(screen) == held, "\(screen)")
+    #expect(queueRows(screen).first { $0.contains("trickle") }?.contains("paused") == true)
+    try session.send("p")
+    screen = try session.waitFor("✓ succeeded   200    GET    trickle", timeout: 15)
+    #expect(queueRows(screen).first { $0.contains("trickle") }?.contains("20 B") == true, "\(screen)")
+    try session.quit()
+  }
+
   // 10: a 3xx with followRedirects false is a success (curl without -L).
   @Test func aRedirectNotFollowedSucceeds() throws {
     let file = try workspace(#"{"name": "moved", "url": "/redirect-to?url=/get&status=302", "followRedirects": false}"#)

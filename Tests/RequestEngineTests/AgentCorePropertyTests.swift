@@ -66,6 +66,8 @@ enum Schedule {
     case advance(Double)
     case reprioritise(pick: Int, Priority)
     case setLimits(maxConcurrent: Int, maxPerHost: Int)
+    case pause(pick: Int)
+    case resume(pick: Int)
 
     var description: String {
       switch self {
@@ -83,6 +85,8 @@ enum Schedule {
       case .advance(let seconds): "advance the clock \(seconds) s"
       case .reprioritise(let pick, let priority): "reprioritise #\(pick) of the live to \(priority.name)"
       case .setLimits(let maxConcurrent, let maxPerHost): "limits \(maxConcurrent) / \(maxPerHost) per host"
+      case .pause(let pick): "pause #\(pick) of the live"
+      case .resume(let pick): "resume #\(pick) of the paused"
       }
     }
   }
@@ -119,8 +123,10 @@ enum Schedule {
       case 74..<80: return .tokenArrives(pick: pick)
       case 80..<82: return .restart(pick: pick)
       case 82..<86: return .settle(pick: pick)
-      case 86..<95: return .advance(Double(g.below(5)) / 2)
-      case 95..<98: return .reprioritise(pick: pick, Priority(rawValue: g.below(3)) ?? .normal)
+      case 86..<92: return .advance(Double(g.below(5)) / 2)
+      case 92..<94: return .pause(pick: pick)
+      case 94..<96: return .resume(pick: pick)
+      case 96..<98: return .reprioritise(pick: pick, Priority(rawValue: g.below(3)) ?? .normal)
       default: return .setLimits(maxConcurrent: 1 + g.below(4), maxPerHost: 1 + g.below(3))
       }
     }
@@ -179,6 +185,16 @@ enum Schedule {
 
     var runningIDs: [ExchangeID] { inPhase { if case .running = $0 { true } else { false } } }
 
+    /// Exchanges holding slots: running, and paused on the wire.
+    var slotHolders: [(id: ExchangeID, slot: AgentCore.Slot)] {
+      live.compactMap { id in
+        switch core.phase(of: id) {
+        case .running(_, let slot)?, .paused(.transfer(_, let slot))?: (id, slot)
+        default: nil
+        }
+      }
+    }
+
     static func pick<T>(_ index: Int, _ list: [T]) -> T? { list.isEmpty ? nil : list[index % list.count] }
 
     /// Records exchanges the core ended; a second end of one is a broken rule.
@@ -214,6 +230,8 @@ enum Schedule {
           jobs[to]?.priority = priority
         case .abort:
           break
+        case .pauseTransfer, .resumeTransfer:
+          return "a cancel paused or resumed: \(action)"
         }
       }
       return nil
@@ -249,7 +267,7 @@ enum Schedule {
       case .complete(let pick):
         let candidates = inPhase {
           switch $0 {
-          case .running, .settling: true
+          case .running, .settling, .paused(.transfer): true
           default: false
           }
         }
@@ -278,6 +296,34 @@ enum Schedule {
         jobs[id]?.priority = priority
       case .setLimits(let maxConcurrent, let maxPerHost):
         core.setLimits(.init(maxConcurrent: maxConcurrent, maxPerHost: maxPerHost))
+      case .pause(let pick):
+        guard let id = Self.pick(pick, live) else { return nil }
+        let before = core.phase(of: id)
+        let action = core.pause(id)
+        let after = core.phase(of: id)
+        let expected: (AgentCore.Phase?, AgentCore.Action?)
+        switch before {
+        case .queued?: expected = (.paused(.held), nil)
+        case .running(let attempt, let slot)?: expected = (.paused(.transfer(attempt: attempt, slot: slot)), .pauseTransfer(id))
+        default: expected = (before, nil)
+        }
+        if after != expected.0 || action != expected.1 {
+          return "pause of \(id): \(String(describing: before)) became \(String(describing: after)) with \(String(describing: action))"
+        }
+      case .resume(let pick):
+        guard let id = Self.pick(pick, inPhase({ if case .paused = $0 { true } else { false } })) else { return nil }
+        let before = core.phase(of: id)
+        let action = core.resume(id)
+        let after = core.phase(of: id)
+        let expected: (AgentCore.Phase?, AgentCore.Action?)
+        switch before {
+        case .paused(.held)?: expected = (.queued, nil)
+        case .paused(.transfer(let attempt, let slot))?: expected = (.running(attempt: attempt, slot: slot), .resumeTransfer(id))
+        default: expected = (before, nil)
+        }
+        if after != expected.0 || action != expected.1 {
+          return "resume of \(id): \(String(describing: before)) became \(String(describing: after)) with \(String(describing: action))"
+        }
       }
       return nil
     }
@@ -288,12 +334,12 @@ enum Schedule {
       core.tick(now: now)
       var perHost: [String: Int] = [:]
       var perGroup: [String: Int] = [:]
-      for id in runningIDs {
-        guard case .running(_, let slot)? = core.phase(of: id) else { continue }
+      let holders = slotHolders
+      for (_, slot) in holders {
         perHost[slot.host, default: 0] += 1
         if let group = slot.group { perGroup[group, default: 0] += 1 }
       }
-      var running = runningIDs.count
+      var running = holders.count
       var started = core.schedule()
       if startPastLimits {
         // The broken driver: one more start whatever the host has.
@@ -326,12 +372,11 @@ enum Schedule {
         if ended.contains(id), let phase { return "\(id) ended but is \(phase)" }
         if !ended.contains(id), phase == nil { return "\(id) is gone without an end" }
       }
-      let running = runningIDs
+      let running = slotHolders
       if core.counts.running != running.count { return "counts say \(core.counts.running) running, phases \(running.count)" }
       var perHost: [String: Int] = [:]
       var perGroup: [String: Int] = [:]
-      for id in running {
-        guard case .running(_, let slot)? = core.phase(of: id) else { continue }
+      for (_, slot) in running {
         perHost[slot.host, default: 0] += 1
         if let group = slot.group { perGroup[group, default: 0] += 1 }
       }
@@ -339,7 +384,9 @@ enum Schedule {
       if core.runningPerGroup != perGroup { return "per group \(core.runningPerGroup), phases say \(perGroup)" }
       let queued = inPhase { $0 == .queued }
       let waiting = inPhase { if case .retryWait = $0 { true } else { false } }
-      if core.counts.queued != queued.count + waiting.count { return "counts say \(core.counts.queued) queued" }
+      let held = inPhase { $0 == .paused(.held) }
+      if core.counts.queued != queued.count + waiting.count + held.count { return "counts say \(core.counts.queued) queued" }
+      if core.queued.contains(where: { held.contains($0) }) { return "a paused exchange is in the queue" }
       if Set(core.queued) != Set(queued) { return "the queue holds \(core.queued), phases say \(queued)" }
       // Priority order.
       let priorities = core.queued.map { jobs[$0]!.priority }
@@ -384,6 +431,7 @@ enum Schedule {
         if live.isEmpty { break }
         now += 10
         for id in inPhase({ $0 == .waitingForToken }) { core.tokenArrived(id) }
+        for id in inPhase({ if case .paused = $0 { true } else { false } }) { _ = core.resume(id) }
         if let failure = scheduleAndCheck() { return "draining: \(failure)" }
         let ending = inPhase {
           switch $0 {

@@ -279,6 +279,74 @@ struct AgentCoreTests {
     #expect(h.core.queued == [c, b])
   }
 
+  @Test func aPausedQueuedExchangeLeavesTheQueueAndComesBackToItsPlace() {
+    var h = Harness(maxConcurrent: 1)
+    let a = h.send()
+    let b = h.send()
+    let c = h.send()
+    #expect(h.schedule() == [a])
+    #expect(h.core.pause(b) == nil)
+    #expect(h.core.phase(of: b) == .paused(.held))
+    #expect(h.core.queued == [c])
+    #expect(h.core.counts == (queued: 2, running: 1))
+    _ = h.core.finish(a)
+    #expect(h.schedule() == [c])
+    #expect(h.core.resume(b) == nil)
+    #expect(h.core.queued == [b])
+    _ = h.core.finish(c)
+    #expect(h.schedule() == [b])
+  }
+
+  @Test func aPausedTransferKeepsItsSlot() {
+    var h = Harness(maxConcurrent: 1)
+    let a = h.send()
+    let b = h.send()
+    #expect(h.schedule() == [a])
+    #expect(h.core.pause(a) == .pauseTransfer(a))
+    #expect(h.core.phase(of: a) == .paused(.transfer(attempt: 1, slot: .init(host: "a", group: nil))))
+    #expect(h.core.isPaused(a))
+    #expect(h.schedule().isEmpty)  // the slot is still a's
+    #expect(h.core.pause(a) == nil)  // once
+    #expect(h.core.resume(a) == .resumeTransfer(a))
+    #expect(h.core.phase(of: a) == .running(attempt: 1, slot: .init(host: "a", group: nil)))
+    #expect(h.core.resume(a) == nil)
+    _ = h.core.pause(a)
+    #expect(h.core.cancel(a) == [.abort(a), .cancelled(a)])
+    #expect(h.schedule() == [b])
+  }
+
+  @Test func aPausedTransferThatEndsOrRestartsKeepsTheRules() {
+    var h = Harness(maxConcurrent: 1)
+    let a = h.send()
+    let b = h.send()
+    #expect(h.schedule() == [a])
+    _ = h.core.pause(a)
+    // A restarted attempt (a download's bad Range answer) stays paused on the same slot.
+    #expect(h.core.restart(a) == 2)
+    #expect(h.core.phase(of: a) == .paused(.transfer(attempt: 2, slot: .init(host: "a", group: nil))))
+    // A paused transfer that fails waits to retry like any other and gives its slot back.
+    h.core.retry(a, after: 1, now: 0)
+    #expect(h.core.phase(of: a) == .retryWait(until: 1, attempt: 2))
+    #expect(!h.core.isPaused(a))
+    #expect(h.schedule() == [b])
+  }
+
+  @Test func waitersAndRetryWaitsAreNotPaused() {
+    var h = Harness()
+    let primary = h.send(key: "k")
+    let waiter = h.send(key: "k")
+    let other = h.send()
+    _ = h.schedule()
+    #expect(h.core.pause(waiter) == nil)
+    #expect(h.core.phase(of: waiter) == .joined(primary: primary))
+    h.core.retry(other, after: 1, now: 0)
+    #expect(h.core.pause(other) == nil)
+    #expect(h.core.phase(of: other) == .retryWait(until: 1, attempt: 1))
+    // A waiter shows its primary's pause.
+    _ = h.core.pause(primary)
+    #expect(h.core.isPaused(waiter))
+  }
+
   @Test func newLimitsApplyFromTheNextSchedule() {
     var h = Harness(maxConcurrent: 1)
     let ids = (0..<3).map { _ in h.send() }

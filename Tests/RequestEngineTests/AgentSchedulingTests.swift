@@ -54,54 +54,10 @@ struct AgentSchedulingTests {
     #expect(recorder.finished.suffix(50).allSatisfy { $0.state == .succeeded })
   }
 
-  @Test func cancellingAQueuedExchangeEndsItAtOnce() throws {
-    let agent = Agent(configuration: .init(maxConcurrent: 1))
-    defer { agent.shutdown() }
-    let recorder = EventRecorder(agent)
-    let blocker = agent.send(Request(url: try fixture("/delay/2")))
-    let queued = agent.send(Request(url: try fixture("/get")))
-    agent.cancel(queued)
-    #expect(recorder.waitForFinished(count: 1, timeout: 1))
-    #expect(recorder.finished.first?.id == queued)
-    #expect(recorder.finished.first?.startedAt == nil)
-    agent.cancel(blocker)
-    #expect(recorder.waitForFinished(count: 2))
-  }
-
-  @Test func cancelGroupCancelsOnlyThatGroup() throws {
-    let agent = Agent()
-    defer { agent.shutdown() }
-    let recorder = EventRecorder(agent)
-    for i in 0..<4 {
-      agent.send(Request(url: try fixture("/delay/0.5"), group: i % 2 == 0 ? "a" : "b", dedup: false))
-    }
-    agent.cancel(group: "a")
-    #expect(recorder.waitForFinished(count: 4))
-    let byGroup = Dictionary(grouping: recorder.finished) { $0.request.group ?? "" }
-    #expect(byGroup["a"]?.allSatisfy { $0.state == .cancelled } == true)
-    #expect(byGroup["b"]?.allSatisfy { $0.state == .succeeded } == true)
-  }
-
-  // CC-2: a high-priority request queued behind 50 low ones starts next.
-  @Test func highPriorityJumpsTheQueue() throws {
-    let agent = Agent(configuration: .init(maxConcurrent: 1))
-    defer { agent.shutdown() }
-    let recorder = EventRecorder(agent)
-    let blocker = agent.send(Request(name: "blocker", url: try fixture("/delay/0.3")))
-    // The blocker must be running before the rest are queued (sent in one go, the high one would
-    // rightly start before it).
-    #expect(recorder.wait { $0.contains { if case .started(blocker, _) = $0 { true } else { false } } })
-    for i in 0..<50 { agent.send(Request(name: "low-\(i)", url: try fixture("/get"), priority: .low, dedup: false)) }
-    let high = agent.send(Request(name: "high", url: try fixture("/get"), priority: .high, dedup: false))
-    agent.send(Request(name: "normal", url: try fixture("/get"), dedup: false))
-    #expect(recorder.waitForFinished(count: 53, timeout: 20))
-    let order = recorder.started()
-    #expect(order.count == 53)
-    #expect(order[1] == high)
-    let names = recorder.finished.map(\.request.name)
-    #expect(names[1] == "high" && names[2] == "normal")
-    #expect(names[3] == "low-0")
-  }
+  // Which exchange starts when (priority, first come first served, the global and group
+  // limits, cancels of queued exchanges, groups) is AgentCore's, proven without a network by
+  // AgentCoreTests and AgentCorePropertyTests; these prove that the transfers on the wire
+  // follow it.
 
   // Per-host limit: the server never sees more than maxPerHost at once; another host is not held up.
   @Test func perHostLimitIsHonoured() throws {
@@ -118,16 +74,6 @@ struct AgentSchedulingTests {
     // The other host's request finished before the fixture's queue drained.
     let otherIndex = recorder.finished.firstIndex { $0.id == other }
     #expect((otherIndex ?? 99) < 4)
-  }
-
-  @Test func globalLimitIsHonoured() throws {
-    let agent = Agent(configuration: .init(maxConcurrent: 3, maxPerHost: 6))
-    defer { agent.shutdown() }
-    let recorder = EventRecorder(agent)
-    let key = uniqueKey()
-    for _ in 0..<9 { agent.send(Request(url: try fixture("/delay/0.2?key=\(key)"), dedup: false)) }
-    #expect(recorder.waitForFinished(count: 9, timeout: 20))
-    #expect(try fixtureJSON("/stats?key=\(key)")["maxInFlight"]?.intValue == 3)
   }
 
   // retries at t≈0, +0.5 s, +1.0 s, then success.
@@ -202,6 +148,35 @@ struct AgentSchedulingTests {
     #expect(recorder.finished.first?.state == .cancelled)
     usleep(300_000)
     #expect(try hits(key) == 1)
+  }
+
+  // A paused transfer holds still on the wire (curl_easy_pause): no bytes come, its slot stays
+  // taken (the next exchange does not start), and it goes on where it was.
+  @Test func aPausedTransferHoldsStillAndGoesOn() throws {
+    let agent = Agent(configuration: .init(maxConcurrent: 1, progressInterval: 0.01))
+    defer { agent.shutdown() }
+    let recorder = EventRecorder(agent)
+    let slow = agent.send(Request(url: try fixture("/bytes/400000?rate=400000"), dedup: false))
+    let next = agent.send(Request(url: try fixture("/get"), dedup: false))
+    func downloaded(_ events: [AgentEvent]) -> Int64 {
+      events.reduce(0) { if case .progress(slow, let p) = $1 { max($0, p.downloaded) } else { $0 } }
+    }
+    func downloaded() -> Int64 { downloaded(recorder.all) }
+    #expect(recorder.wait { downloaded($0) > 0 })
+    agent.pause(slow)
+    #expect(recorder.wait { $0.contains { if case .paused(slow) = $0 { true } else { false } } })
+    let atPause = downloaded()
+    usleep(500_000)  // going on, 200 KB would come meanwhile
+    #expect(downloaded() - atPause < 65_536, "\(downloaded() - atPause) bytes came while paused")
+    #expect(!recorder.started().contains(next))
+    #expect(agent.activeCounts == (queued: 1, running: 1))
+    agent.resume(slow)
+    #expect(recorder.waitForFinished(count: 2))
+    let results = Dictionary(uniqueKeysWithValues: recorder.finished.map { ($0.id, $0) })
+    #expect(results[slow]?.state == .succeeded)
+    #expect(results[slow]?.response?.body.count == 400_000)
+    #expect(results[next]?.state == .succeeded)
+    #expect(recorder.started() == [slow, next])
   }
 
   // CC-4 / LC-5: many sequential exchanges, unique ids, the registry ends empty.

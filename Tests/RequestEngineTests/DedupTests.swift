@@ -28,7 +28,7 @@ struct DedupTests {
     let key = uniqueKey()
     let url = try fixture("/delay/0.5?key=\(key)")
     let ids = (0..<3).map { _ in agent.send(Request(url: url)) }
-    usleep(100_000)
+    #expect(recorder.wait { $0.contains { if case .started(ids[0], _) = $0 { true } else { false } } })
     agent.cancel(ids[0])  // the one whose transfer it is
     agent.cancel(ids[2])
     #expect(recorder.waitForFinished(count: 3))
@@ -47,11 +47,13 @@ struct DedupTests {
     let key = uniqueKey()
     let url = try fixture("/delay/2?key=\(key)")
     let ids = (0..<3).map { _ in agent.send(Request(url: url)) }
-    usleep(200_000)
+    // The request is at the server (a `started` event says only that curl has it).
+    #expect(try fixtureEventually("/stats?key=\(key)") { $0["maxInFlight"]?.intValue == 1 })
     for id in ids { agent.cancel(id) }
     #expect(recorder.waitForFinished(count: 3, timeout: 1))
     #expect(recorder.finished.allSatisfy { $0.state == .cancelled })
-    usleep(300_000)
+    // The server logs the request when its connection ends.
+    #expect(try fixtureEventually("/log?key=\(key)") { ($0.arrayValue?.count ?? 0) > 0 })
     let log = try #require(try fixtureJSON("/log?key=\(key)").arrayValue)
     #expect(log.count == 1)
     #expect(log.first?["completed"] == false)
@@ -65,8 +67,9 @@ struct DedupTests {
     let key = uniqueKey()
     let url = try fixture(path.replacingOccurrences(of: "KEY", with: key))
     for _ in 0..<3 { agent.send(Request(url: url, validation: Validation(status: [201...201]))) }
+    // One end each is AgentCore's promise (AgentCorePropertyTests); this is that the shared
+    // failure reaches them, judged as it should be.
     #expect(recorder.waitForFinished(count: 3))
-    usleep(300_000)  // time for a second, wrong, delivery to show
     let finished = recorder.finished
     #expect(finished.count == 3)
     #expect(Set(finished.map(\.id)).count == 3)
@@ -77,8 +80,8 @@ struct DedupTests {
   }
 
   // DD-4: an opt-in debounce window: the same request again within it is refused with
-  // `throttled` without the network (also a POST, the double submit it guards against); after
-  // the window it is sent.
+  // `throttled` without the network (also a POST, the double submit it guards against). That it
+  // is sent again once the window is over is AgentCore's (AgentCoreTests, on a virtual clock).
   @Test func aThrottleWindowRefusesRepeats() throws {
     let agent = Agent()
     let key = uniqueKey()
@@ -92,9 +95,6 @@ struct DedupTests {
     other.body = .json(["a": 2])
     #expect(agent.sendAndWait(other).state == .succeeded, "another body is another request")
     #expect(try hits(key) == 2)
-    usleep(600_000)
-    #expect(agent.sendAndWait(post).state == .succeeded)
-    #expect(try hits(key) == 3)
   }
 
   // DD-3: POST is never merged; dedup can be turned off.

@@ -168,6 +168,8 @@ struct ResponseTests {
       case .delivered: "delivered"
       case .streamEvents: "stream"
       case .reconnecting: "reconnecting"
+      case .paused: "paused"
+      case .resumed: "resumed"
       case .finished: "finished"
       }
     }

@@ -55,5 +55,8 @@ extern const long rb_http_version_2tls;
 extern const long rb_auth_digest;
 extern const size_t rb_write_pause;
 extern const int rb_xferinfo_abort;
+/// curl_easy_pause's bitmasks: hold a transfer still both ways, and let it go on.
+extern const int rb_pause_all;
+extern const int rb_pause_cont;
 
 #endif

@@ -28,7 +28,7 @@ public enum Action: String, Sendable, CaseIterable {
   // The history overlay
   case openHistory, switchHistoryMode, openAsRequest
   // The queue
-  case view, cancelExchange, whereIsFilter, tidyQueue
+  case view, cancelExchange, pauseExchange, whereIsFilter, tidyQueue
   // Environments and variables (`v`, `V`)
   case chooseEnvironment, showVariables, applyEnvironment, editVariable, closeOverlay
   // The cookie jar (`K`)
@@ -418,6 +418,10 @@ public enum Keymap {
     KeyBinding(.back, [.escape], "stop a running jq, clear the jq filter", .events),
     // Queue
     KeyBinding(.cancelExchange, [.char("c")], "cancel the selected exchange", hint: "cancel", .queue),
+    KeyBinding(
+      .pauseExchange, [.char("p")],
+      "pause the selected exchange (out of the queue, or its transfer held still on the wire), or let it go on",
+      hint: "pause", .queue),
     KeyBinding(
       .resend, [.char("r"), .char("s")], "send it again; a download resumes from the bytes on disk", hint: "re-send / resume",
       .queue),

@@ -43,6 +43,8 @@ public struct ExchangeRow: Sendable {
   public var stream: StreamLog?
   /// A stream with `reconnect` waiting to connect again: the how-manieth time.
   public var reconnectWait: Int?
+  /// Paused (`p` in the queue): out of the queue, or its transfer held still on the wire.
+  public var paused = false
 
   public var bytes: Int {
     if let download = result?.download { return Int(download.bytes) }
@@ -70,7 +72,7 @@ public struct ExchangeRow: Sendable {
   /// failed, else the state's name.
   public var stateWord: String {
     flowFailure?.state ?? retryWait.map { "retrying \($0.attempt)" } ?? reconnectWait.map { "reconnect \($0)" }
-      ?? state.rawValue
+      ?? (paused ? "paused" : state.rawValue)
   }
 
   /// The batch and chain step it belongs to: `smoke › login-flow 2/3`.
@@ -223,6 +225,10 @@ extension AppState {
       mutateRow(id) { $0.progress = progress }
     case .joined(let id, _):
       mutateRow(id) { $0.joined = true }
+    case .paused(let id):
+      mutateRow(id) { $0.paused = true }
+    case .resumed(let id):
+      mutateRow(id) { $0.paused = false }
     case .streamEvents(let id, let events):
       var first = false
       mutateRow(id) {
@@ -238,11 +244,13 @@ extension AppState {
         $0.reconnectWait = count
         $0.stream?.reconnects = count
         $0.state = .queued
+        $0.paused = false  // a paused transfer that dropped waits like any other
       }
     case .retrying(let id, let attempt, let delay, let reason):
       mutateRow(id) {
         $0.retryWait = RetryWait(attempt: attempt, delay: delay, reason: reason)
         $0.state = .queued
+        $0.paused = false  // a paused transfer that failed waits like any other
       }
     case .delivered(let result):
       // An early response (the cached one of cacheThenNetwork): shown while the fresh one comes.
@@ -258,6 +266,7 @@ extension AppState {
     case .finished(let result):
       mutateRow(result.id) {
         $0.state = result.state
+        $0.paused = false
         $0.retryWait = nil
         $0.reconnectWait = nil
         if let stream = result.stream { $0.stream = stream }

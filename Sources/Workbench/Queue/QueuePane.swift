@@ -89,6 +89,8 @@ extension AppState {
         return []
       }
       return [.cancel(row.id)]
+    case .pauseExchange:
+      return pauseOrResume(row)
     case .resend:
       return resend(row)
     case .view:
@@ -100,8 +102,30 @@ extension AppState {
     }
   }
 
-  /// Selects a line, scrolls the queue to keep it in view and shows what it stands for in the
-  /// viewer (an exchange, a run, a member's exchange).
+  /// `p`: pauses a queued or running exchange, or lets a paused one go on. The row says
+  /// `paused` when the agent did it (`paused` event); one waiting to retry, or waiting for an
+  /// identical request (dedup), is not paused, and the status bar says why.
+  mutating func pauseOrResume(_ row: ExchangeRow) -> [Command] {
+    if row.paused {
+      message = StatusMessage("\(row.name) goes on")
+      return [.resume(row.id)]
+    }
+    if row.state.isTerminal {
+      message = StatusMessage("\(row.name) already \(row.state.rawValue)")
+      return []
+    }
+    if row.joined {
+      message = StatusMessage("\(row.name) waits for an identical request in flight (dedup): pause that one")
+      return []
+    }
+    if row.retryWait != nil || row.reconnectWait != nil {
+      message = StatusMessage("\(row.name) waits to connect again: c cancels it")
+      return []
+    }
+    message = StatusMessage("\(row.name) paused: p lets it go on, c cancels it")
+    return [.pause(row.id)]
+  }
+
   /// `x`: removes the finished rows, runs included. What is running or queued stays, and so do
   /// the exchanges of a run still going (its members' and steps' lines show them) and the
   /// exchange the response pane shows (removed once another takes its place and `x` is pressed
@@ -125,6 +149,8 @@ extension AppState {
         : "removed \(removed) finished row\(removed == 1 ? "" : "s")" + (kept ? "; kept the one the response pane shows" : ""))
   }
 
+  /// Selects a line, scrolls the queue to keep it in view and shows what it stands for in the
+  /// viewer (an exchange, a run, a member's exchange).
   mutating func selectQueueLine(_ line: QueueLine) {
     switch line {
     case .flow(let item):

@@ -234,7 +234,8 @@ extension Painter {
 
   func progressBar(_ row: ExchangeRow, width: Int) -> String {
     let p = row.progress
-    let speed = Self.speedText(p)
+    // A paused transfer has no speed to show (curl's average decays while it is held).
+    let speed = row.paused ? "  paused" : Self.speedText(p)
     // The bar leaves room for the speed and ETA when the column is wide enough.
     let barSpace = width - speed.count >= 14 ? width - speed.count : width
     let inner = max(1, barSpace - 2)

@@ -173,7 +173,7 @@ extension Painter {
     if let started = row.startedAt, let now = state.now {
       text += "  " + Formatting.milliseconds(now.timeIntervalSince(started) * 1000)
     }
-    return text + Self.speedText(p)
+    return text + (row.paused ? "  paused" : Self.speedText(p))
   }
 
   /// `  52.0 MB/s  ETA 11 s` once the speed is known.
