@@ -17,18 +17,22 @@ let package = Package(
     ),
     // The request engine: request model, URL and body building, the Agent (curl multi on one
     // engine thread), events, validators, retry. No UI.
-    .target(name: "RequestEngine", dependencies: ["CCurl", "CJQ", "Digest"]),
+    .target(name: "RequestEngine", dependencies: ["CCurl", "JSON", "Digest"]),
+    // JSON: the value (keys in order, numbers as written), the parser with every value's
+    // line:column, the serializer, the format-preserving text editor, paths. One for every target.
+    .target(name: "JSON"),
     // SHA-256, shared by the engine (cache keys) and the fixture server (body digests).
     .target(name: "Digest"),
     // The workspace file: parsing with positions, the model, templating, atomic saves, history,
     // import / export (TerminalUI for its one XML escaper, in the JUnit report).
-    .target(name: "Workspace", dependencies: ["RequestEngine", "Digest", "CSQLite", "CYAML", "TerminalUI"]),
+    .target(name: "Workspace", dependencies: ["RequestEngine", "Digest", "CJQ", "CSQLite", "CYAML", "TerminalUI"]),
     // C shim over SQLite (history): the calls Swift cannot make (a macro, a variadic function).
     .target(name: "CSQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
     // C shim over libyaml (OpenAPI import): its events flattened, so Swift reads no C union.
     .target(name: "CYAML", linkerSettings: [.linkedLibrary("yaml")]),
     // The embedded demo server, also the project's fixture server for byte-level faults.
-    .target(name: "DemoServer", dependencies: ["Digest"]),
+    // (RequestEngine for the project's one monotonic clock.)
+    .target(name: "DemoServer", dependencies: ["Digest", "JSON", "RequestEngine"]),
     // C shim over libjq: one call that runs a jq program over a JSON text.
     .target(name: "CJQ", linkerSettings: [.linkedLibrary("jq")]),
     // C shim over ncursesw: accessors for its globals and macros.
@@ -44,7 +48,7 @@ let package = Package(
     .target(name: "CSpawn", path: "Tests/CSpawn"),
     .testTarget(name: "RequestEngineTests", dependencies: ["RequestEngine", "TestSupport"]),
     .testTarget(name: "WorkspaceTests", dependencies: ["Workspace", "TestSupport"]),
-    .testTarget(name: "DemoServerTests", dependencies: ["DemoServer", "Digest", "TestSupport"]),
+    .testTarget(name: "DemoServerTests", dependencies: ["DemoServer", "Digest", "JSON", "TestSupport"]),
     .testTarget(name: "ReqbenchTests", dependencies: ["RequestEngine", "TerminalUI", "TestSupport"]),
     .target(name: "TerminalUI"),
     .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "TestSupport"]),

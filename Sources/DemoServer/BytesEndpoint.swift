@@ -1,3 +1,5 @@
+import RequestEngine
+
 /// Deterministic pseudo-random content: byte `i` of (seed, version) is always the same, and any
 /// range can be generated without the bytes before it (a counter-based SplitMix64).
 struct ByteGenerator: Sendable {
@@ -227,13 +229,13 @@ extension App {
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 8)
     defer { buffer.deallocate() }
     var sent = 0
-    let began = monotonicSeconds()
+    let began = MonotonicClock.now()
     // With a rate, send about 20 slices a second.
     let slice = rate.map { Int(min(Double(chunkSize), max(1, $0 / 20))) } ?? chunkSize
     while sent < count {
       if let rate {
         let due = began + Double(sent) / rate
-        let wait = due - monotonicSeconds()
+        let wait = due - MonotonicClock.now()
         if wait > 0, !stream.sleep(wait) {
           stream.drop()
           return

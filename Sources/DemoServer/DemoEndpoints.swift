@@ -1,4 +1,5 @@
 import Digest
+import JSON
 import Synchronization
 
 /// A user of the demo API.
@@ -8,7 +9,7 @@ struct User: Sendable {
   var email: String
   var role: String
 
-  var json: JSON {
+  var json: JSONValue {
     .obj(["id": .int(id), "name": .string(name), "email": .string(email), "role": .string(role)])
   }
 }
@@ -132,9 +133,9 @@ extension App {
   /// The body as a JSON object, or the 400/413 to answer.
   private func jsonObject(_ request: Request) -> BodyResult {
     guard !request.bodyTruncated else { return .failure(.error(413, "body too large")) }
-    let value: JSON
+    let value: JSONValue
     do {
-      value = try JSON.parse(request.body)
+      value = try JSONParser.parse(request.body)
     } catch {
       return .failure(.error(400, error.description))
     }
@@ -146,7 +147,7 @@ extension App {
     if rest.isEmpty {
       if let refusal = requireMethod(request, ["GET", "POST"]) { return refusal }
       if request.method != "POST" { return .json(200, .array(users.all.map(\.json))) }
-      let body: JSON
+      let body: JSONValue
       switch jsonObject(request) {
       case .failure(let refusal): return refusal
       case .success(let value): body = value
@@ -167,7 +168,7 @@ extension App {
     case "DELETE":
       return users.delete(id) ? Response(status: 204, body: .none) : .error(404, "no user \(id)")
     default:  // PUT, PATCH
-      let body: JSON
+      let body: JSONValue
       switch jsonObject(request) {
       case .failure(let refusal): return refusal
       case .success(let value): body = value
@@ -194,7 +195,7 @@ extension App {
 
   func login(_ request: Request) -> Response {
     if let refusal = requireMethod(request, ["POST"]) { return refusal }
-    let body: JSON
+    let body: JSONValue
     switch jsonObject(request) {
     case .failure(let refusal): return refusal
     case .success(let value): body = value
@@ -251,6 +252,6 @@ extension App {
 
 /// A parsed JSON body, or the response refusing it.
 enum BodyResult {
-  case success(JSON)
+  case success(JSONValue)
   case failure(Response)
 }

@@ -1,9 +1,10 @@
 import Foundation
+import JSON
 
 extension App {
   /// The request as JSON: `/get`, `/anything`, `/delay`, `/flaky` after its failures.
-  func echo(_ request: Request) -> JSON {
-    var fields: [(String, JSON)] = [
+  func echo(_ request: Request) -> JSONValue {
+    var fields: [(String, JSONValue)] = [
       ("method", .string(request.method)),
       ("path", .string(request.path)),
       ("target", .string(request.target)),
@@ -177,7 +178,7 @@ extension App {
 
   func log(_ request: Request) -> Response {
     guard let key = request.queryValue("key") else { return .error(400, "missing key") }
-    let entries = tracker.log(key).map { entry -> JSON in
+    let entries = tracker.log(key).map { entry -> JSONValue in
       .obj([
         "method": .string(entry.method),
         "target": .string(entry.target),
@@ -224,7 +225,7 @@ extension App {
   /// multipart body was malformed (null when it was not).
   func upload(_ request: Request) -> Response {
     if request.queryValue("rate") != nil, Self.uploadRate(request) == nil { return .error(400, "rate must be > 0") }
-    var contentLength: JSON = .null
+    var contentLength: JSONValue = .null
     if request.headerValues("Transfer-Encoding").isEmpty, let declared = request.header("Content-Length"),
       let first = declared.split(separator: ",").first, let n = parseNonNegativeInt(Substring(first.trimmingSpaces))
     {
@@ -258,7 +259,7 @@ extension App {
     let names = request.query.filter { $0.name != "key" }
     switch rest {
     case []:
-      var fields: [(String, JSON)] = []
+      var fields: [(String, JSONValue)] = []
       for header in request.headerValues("Cookie") {
         for piece in header.split(separator: ";") {
           let pair = piece.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -269,7 +270,7 @@ extension App {
       }
       return .json(200, .obj(["cookies": .obj(fields)]))
     case ["set"]:
-      var response = Response.json(200, .obj(["cookies": .obj(names.map { ($0.name, JSON.string($0.value)) })]))
+      var response = Response.json(200, .obj(["cookies": .obj(names.map { ($0.name, JSONValue.string($0.value)) })]))
       for pair in names where Self.isCookieSafe(pair.name) && Self.isCookieSafe(pair.value) {
         response.headers.append(("Set-Cookie", "\(pair.name)=\(pair.value); Path=/"))
       }
@@ -330,7 +331,7 @@ enum Content {
     + "a clipboard write \u{1b}]52;c;cHduZWQ=\u{07}, a DCS \u{1b}P1$qm\u{1b}\\, a C1 CSI \u{9b}31m, "
     + "an override \u{202e}lave\u{202c} and an isolate \u{2066}iso\u{2069}.\n"
 
-  static let smallJSON: JSON = .obj([
+  static let smallJSON: JSONValue = .obj([
     "name": "small.json",
     "description": .string("A small JSON file from the demo server."),
     "version": .int(3),
@@ -339,6 +340,6 @@ enum Content {
   ])
 }
 
-extension JSON: ExpressibleByStringLiteral {
+extension JSONValue: ExpressibleByStringLiteral {
   init(stringLiteral value: String) { self = .string(value) }
 }

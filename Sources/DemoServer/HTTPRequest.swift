@@ -1,4 +1,6 @@
 import Digest
+import JSON
+
 /// One request header line, name as received.
 struct HeaderField: Sendable {
   var name: String
@@ -49,7 +51,7 @@ struct Request {
   }
 
   /// Headers as a JSON object: names as first received, repeated names joined with ", ".
-  var headersJSON: JSON {
+  var headersJSON: JSONValue {
     var order: [String] = []
     var values: [String: (name: String, values: [String])] = [:]
     for field in headers {
@@ -62,20 +64,21 @@ struct Request {
       }
     }
     return .object(
-      order.compactMap { lower in
-        values[lower].map { JSON.Field(name: $0.name, value: .string($0.values.joined(separator: ", "))) }
-      })
+      JSONObject(
+        distinctKeys: order.compactMap { lower in
+          values[lower].map { (key: $0.name, value: .string($0.values.joined(separator: ", "))) }
+        }))
   }
 
   /// Query parameters as a JSON object: first-seen order, last value wins.
-  var queryJSON: JSON {
+  var queryJSON: JSONValue {
     var order: [String] = []
     var values: [String: String] = [:]
     for pair in query {
       if values[pair.name] == nil { order.append(pair.name) }
       values[pair.name] = pair.value
     }
-    return .object(order.map { JSON.Field(name: $0, value: .string(values[$0] ?? "")) })
+    return .object(JSONObject(distinctKeys: order.map { (key: $0, value: .string(values[$0] ?? "")) }))
   }
 }
 

@@ -1,3 +1,5 @@
+import JSON
+
 /// A response as a handler builds it; the connection frames and writes it.
 struct Response {
   enum Body {
@@ -31,7 +33,7 @@ struct Response {
     Response(status: status, headers: [("Content-Type", contentType)], body: .bytes(Array(text.utf8)))
   }
 
-  static func json(_ status: Int, _ value: JSON) -> Response {
+  static func json(_ status: Int, _ value: JSONValue) -> Response {
     Response(status: status, headers: [("Content-Type", "application/json")], body: .bytes(value.serialized()))
   }
 

@@ -1,3 +1,4 @@
+import JSON
 import Synchronization
 
 /// Per-key request counters and logs (`?key=K` on any request), for /hits, /log and /stats.
@@ -5,7 +6,7 @@ final class KeyTracker: Sendable {
   struct LogEntry: Sendable {
     var method: String
     var target: String
-    var headers: JSON
+    var headers: JSONValue
     var start: Double
     var end: Double?
     /// The response went out in full.
@@ -46,7 +47,7 @@ final class KeyTracker: Sendable {
   private let keys = Mutex<[String: KeyState]>([:])
 
   /// Counts a request whose head was just read; returns its hit number (1 for the first).
-  func begin(key: String, method: String, target: String, headers: JSON) -> (hit: Int, token: Token) {
+  func begin(key: String, method: String, target: String, headers: JSONValue) -> (hit: Int, token: Token) {
     let start = epochMilliseconds()
     return keys.withLock { keys in
       var state = keys[key] ?? KeyState()

@@ -1,4 +1,6 @@
 import Digest
+import JSON
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -20,8 +22,8 @@ struct MultipartPart: Equatable, Sendable {
   /// The content as text, for a part without a filename of at most `MultipartParser.maxValueBytes`.
   var value: String?
 
-  var json: JSON {
-    var fields: [(String, JSON)] = [
+  var json: JSONValue {
+    var fields: [(String, JSONValue)] = [
       ("name", name.map { .string($0) } ?? .null),
       ("filename", filename.map { .string($0) } ?? .null),
       ("type", contentType.map { .string($0) } ?? .null),

@@ -1,5 +1,6 @@
 import Digest
 import Foundation
+import JSON
 import Synchronization
 
 /// The demo's OAuth 2.0: a token endpoint for the client credentials grant (RFC 6749 §4.4) and
@@ -89,7 +90,7 @@ extension App {
       return Response.error(401, "send a token from POST /oauth/token (client_credentials, demo / demo-secret)")
         .header("WWW-Authenticate", #"Bearer realm="demo""#)
     }
-    var fields: [(String, JSON)] = [("client", .string(DemoOAuth.clientId)), ("scope", .string(grant.scope))]
+    var fields: [(String, JSONValue)] = [("client", .string(DemoOAuth.clientId)), ("scope", .string(grant.scope))]
     if let audience = grant.audience { fields.append(("audience", .string(audience))) }
     fields.append(
       ("report", .obj(["users": .int(users.all.count), "admins": .int(users.all.filter { $0.role == "admin" }.count)])))

@@ -1,3 +1,5 @@
+import RequestEngine
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -177,8 +179,8 @@ final class ServerCore: Sendable {
   }
 
   private func waitUntil(timeout: Double, _ condition: (State) -> Bool) {
-    let deadline = monotonicSeconds() + timeout
-    while !state.withLock({ condition($0) }), monotonicSeconds() < deadline {
+    let deadline = MonotonicClock.now() + timeout
+    while !state.withLock({ condition($0) }), MonotonicClock.now() < deadline {
       usleep(2000)
     }
   }

@@ -1,4 +1,6 @@
 import Digest
+import RequestEngine
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -109,7 +111,7 @@ final class ClientSocket {
       throttle = nil
       return
     }
-    throttle = (rate, monotonicSeconds(), 0)
+    throttle = (rate, MonotonicClock.now(), 0)
     var size = Int32(Swift.min(Double(1 << 20), Swift.max(16 * 1024, rate / 4)))
     setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
   }
@@ -125,7 +127,7 @@ final class ClientSocket {
   private func paced(_ wanted: Int) throws(IOError) -> Int {
     guard let throttle else { return wanted }
     let due = throttle.began + Double(throttle.taken) / throttle.rate
-    let wait = due - monotonicSeconds()
+    let wait = due - MonotonicClock.now()
     if wait > 0, !sleep(wait), isStopping() || dropped { throw .closed }
     return Swift.min(wanted, Self.throttledSlice(throttle.rate))
   }
@@ -272,10 +274,10 @@ final class ClientSocket {
   /// Waits `seconds`; false as soon as the server stops, the connection was dropped, or the peer
   /// hangs up (so slow endpoints do not outlive their clients).
   func sleep(_ seconds: Double) -> Bool {
-    let deadline = monotonicSeconds() + Swift.max(0, seconds)
+    let deadline = MonotonicClock.now() + Swift.max(0, seconds)
     while true {
       if isStopping() || dropped { return false }
-      let left = deadline - monotonicSeconds()
+      let left = deadline - MonotonicClock.now()
       if left <= 0 { return true }
       var entry = pollfd(fd: fd, events: pollReadHangUp, revents: 0)
       let timeout = Int32((Swift.min(left, 0.1) * 1000).rounded(.up))
@@ -300,10 +302,10 @@ final class ClientSocket {
     guard !dropped else { return }
     dropped = true
     shutdown(fd, Int32(SHUT_WR))
-    let deadline = monotonicSeconds() + 1
+    let deadline = MonotonicClock.now() + 1
     var discarded = 0
     while discarded < 1 << 20, !isStopping() {
-      let left = deadline - monotonicSeconds()
+      let left = deadline - MonotonicClock.now()
       if left <= 0 { break }
       var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
       let r = poll(&entry, 1, Int32(Swift.max(1, (Swift.min(left, 0.1) * 1000).rounded(.up))))

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// Streamed responses (issue 15): server-sent events and NDJSON, written as they happen.
 ///
@@ -102,7 +103,7 @@ extension App {
     let prompt: String
     if request.body.isEmpty {
       prompt = "hello"
-    } else if let body = try? JSON.parse(request.body), case .string(let text)? = body["prompt"] {
+    } else if let body = try? JSONParser.parse(request.body), case .string(let text)? = body["prompt"] {
       prompt = text
     } else {
       return .error(400, "expected a JSON body like {\"prompt\": \"hello\"}")
@@ -125,7 +126,7 @@ extension App {
       body: .stream(length: nil) { stream in
         for (i, token) in tokens.enumerated() {
           if i > 0, interval > 0, !stream.sleep(interval) { return stream.drop() }
-          let delta = JSON.obj([
+          let delta = JSONValue.obj([
             "id": .string("chat-1"), "index": .int(i),
             "choices": .array([.obj(["delta": .obj(["content": .string(token)])])]),
           ])
@@ -145,7 +146,7 @@ extension App {
       body: .stream(length: nil) { stream in
         var out: [UInt8] = []
         for n in 1...max(1, count) where count > 0 {
-          out += JSON.obj(["n": .int(n), "level": .string(n % 5 == 0 ? "warn" : "info"), "message": .string("line \(n)")])
+          out += JSONValue.obj(["n": .int(n), "level": .string(n % 5 == 0 ? "warn" : "info"), "message": .string("line \(n)")])
             .compact() + [0x0A]
           if interval > 0 || out.count >= 64 << 10 || n == count {
             try stream.write(out)

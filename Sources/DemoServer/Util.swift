@@ -47,13 +47,6 @@ func epochMilliseconds() -> Double {
   return Double(ts.tv_sec) * 1000 + Double(ts.tv_nsec) / 1_000_000
 }
 
-/// Monotonic seconds, for delays and pacing.
-func monotonicSeconds() -> Double {
-  var ts = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &ts)
-  return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1_000_000_000
-}
-
 /// An IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`) for seconds since the epoch.
 func httpDate(_ seconds: Int) -> String {
   var t = time_t(seconds)

@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import Synchronization
 
 /// The agent records and runs every exchange of the app: one queue, global and per-host
 /// concurrency limits, priorities, cancel one / a group / all, and one event stream.
@@ -209,51 +210,64 @@ enum Curl {
 }
 
 /// Commands from any thread to the engine thread, plus the counters the agent publishes.
-final class Inbox: @unchecked Sendable {
-  private let lock = NSLock()
-  private var commands: [Agent.Command] = []
-  private var lastID: UInt64 = 0
-  private var lastToken: UInt64 = 0
-  private var shuttingDown = false
-  private var queuedCount = 0
-  private var runningCount = 0
+final class Inbox: Sendable {
+  private struct State {
+    var commands: [Agent.Command] = []
+    var lastID: UInt64 = 0
+    var lastToken: UInt64 = 0
+    var shuttingDown = false
+    var queuedCount = 0
+    var runningCount = 0
+  }
+  private let state = Mutex(State())
 
   /// Queues a command; returns whether the inbox was empty, i.e. whether the engine needs a
   /// wake-up (otherwise one is already on its way and the engine drains everything at once).
   func post(_ command: Agent.Command) -> Bool {
-    lock.withLock {
-      commands.append(command)
-      return commands.count == 1
+    state.withLock {
+      $0.commands.append(command)
+      return $0.commands.count == 1
     }
   }
 
   func drain() -> [Agent.Command] {
-    lock.withLock {
-      let taken = commands
-      commands.removeAll(keepingCapacity: true)
+    state.withLock {
+      let taken = $0.commands
+      $0.commands.removeAll(keepingCapacity: true)
       return taken
     }
   }
 
-  func nextID() -> ExchangeID { lock.withLock { lastID += 1; return ExchangeID(rawValue: lastID) } }
-  func nextToken() -> UInt64 { lock.withLock { lastToken += 1; return lastToken } }
+  func nextID() -> ExchangeID {
+    state.withLock {
+      $0.lastID += 1
+      return ExchangeID(rawValue: $0.lastID)
+    }
+  }
+
+  func nextToken() -> UInt64 {
+    state.withLock {
+      $0.lastToken += 1
+      return $0.lastToken
+    }
+  }
 
   func beginShutdown() -> Bool {
-    lock.withLock {
-      if shuttingDown { return false }
-      shuttingDown = true
+    state.withLock {
+      if $0.shuttingDown { return false }
+      $0.shuttingDown = true
       return true
     }
   }
 
-  var counts: (queued: Int, running: Int) { lock.withLock { (queuedCount, runningCount) } }
+  var counts: (queued: Int, running: Int) { state.withLock { ($0.queuedCount, $0.runningCount) } }
 
-  var isEmpty: Bool { lock.withLock { commands.isEmpty } }
+  var isEmpty: Bool { state.withLock { $0.commands.isEmpty } }
 
   func publish(queued: Int, running: Int) {
-    lock.withLock {
-      queuedCount = queued
-      runningCount = running
+    state.withLock {
+      $0.queuedCount = queued
+      $0.runningCount = running
     }
   }
 }

@@ -1,5 +1,6 @@
 import Digest
 import Foundation
+import Synchronization
 
 /// Where a download's body goes: a file that appears only when the download is complete and
 /// checked. The body streams to a partial file in the agent's download state folder meanwhile.
@@ -94,7 +95,7 @@ final class DownloadWriter {
   private var buffered = 0
   private var writtenOffset: Int64 = 0
   static let alignment: Int64 = 4 << 10
-  private var lastCheckpoint = monotonicNow()
+  private var lastCheckpoint = MonotonicClock.now()
 
   static let checkpointEveryBytes: Int64 = 16 << 20
   static let checkpointEverySeconds = 2.0
@@ -223,7 +224,7 @@ final class DownloadWriter {
     }
     bytesOnDisk += Int64(bytes.count)
     unrecordedBytes += Int64(bytes.count)
-    if unrecordedBytes >= Self.checkpointEveryBytes || monotonicNow() - lastCheckpoint >= Self.checkpointEverySeconds {
+    if unrecordedBytes >= Self.checkpointEveryBytes || MonotonicClock.now() - lastCheckpoint >= Self.checkpointEverySeconds {
       checkpoint()
     }
     return error == nil
@@ -268,7 +269,7 @@ final class DownloadWriter {
     guard fd >= 0 else { return }
     flush()
     unrecordedBytes = 0
-    lastCheckpoint = monotonicNow()
+    lastCheckpoint = MonotonicClock.now()
     sidecar.recordedBytes = bytesOnDisk
     saveSidecar()
   }
@@ -318,25 +319,20 @@ final class DownloadWriter {
 }
 
 /// A download's finalization, which a cancel may overtake until the file moves.
-final class FinalizeJob: @unchecked Sendable {
-  private let lock = NSLock()
-  private var state = State.pending
-  private enum State { case pending, cancelled, claimed }
+final class FinalizeJob: Sendable {
+  private enum State: UInt8, AtomicRepresentable { case pending, cancelled, claimed }
+  private let state = Atomic(State.pending)
 
   /// Returns whether the cancel won (the file will not move).
-  func cancel() -> Bool {
-    lock.withLock {
-      if state == .pending { state = .cancelled }
-      return state == .cancelled
-    }
-  }
+  func cancel() -> Bool { settle(as: .cancelled) }
 
   /// Returns whether the file may move (no cancel came first).
-  func claim() -> Bool {
-    lock.withLock {
-      if state == .pending { state = .claimed }
-      return state == .claimed
-    }
+  func claim() -> Bool { settle(as: .claimed) }
+
+  /// The first of cancel and claim decides; returns whether `outcome` is what was decided.
+  private func settle(as outcome: State) -> Bool {
+    let (exchanged, original) = state.compareExchange(expected: .pending, desired: outcome, ordering: .acquiringAndReleasing)
+    return exchanged || original == outcome
   }
 }
 

@@ -210,7 +210,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
         deliverBatch()
         return
       }
-      core.tick(now: monotonicNow())
+      core.tick(now: MonotonicClock.now())
       startScheduled()
       var stillRunning: Int32 = 0
       clock.tick()
@@ -532,7 +532,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
   /// last accepted one (`AgentCore.admit`); returns whether it did.
   private func throttled(_ record: Record) -> Bool {
     guard let window = record.request.throttle, window > 0 else { return false }
-    let now = monotonicNow()
+    let now = MonotonicClock.now()
     guard let since = core.admit(key: Engine.identityKey(record.request), window: window, now: now) else { return false }
     emit(.started(record.id, attempt: 0))
     let error = ExchangeError(
@@ -678,7 +678,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     var curlTimeout = 0
     curl_multi_timeout(multi, &curlTimeout)
     if curlTimeout >= 0 { timeout = curlTimeout }
-    let now = monotonicNow()
+    let now = MonotonicClock.now()
     func consider(_ seconds: Double) {
       let ms = max(0, Int(saturating: (seconds * 1000).rounded(.up)))
       timeout = timeout < 0 ? ms : min(timeout, ms)
@@ -704,7 +704,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
   }
 
   private func enforceIdleTimeouts() {
-    let now = monotonicNow()
+    let now = MonotonicClock.now()
     let silent = running.values.filter { record in
       // A paused transfer is silent because it was asked to be.
       guard let transfer = record.transfer, transfer.idleTimeout > 0, !core.isPaused(record.id) else { return false }
@@ -787,7 +787,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       return false
     }
     record.lastResponse = response
-    core.retry(record.id, after: delay, now: monotonicNow())
+    core.retry(record.id, after: delay, now: MonotonicClock.now())
     for member in core.members(of: record.id).compactMap({ records[$0] }) {
       let reason = error.redacted(by: Redaction(secrets: member.request.secrets))
       emit(.retrying(member.id, attempt: record.attempts + 1, delay: delay, reason: reason))
@@ -847,7 +847,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     }
     record.stream?.reconnects += 1
     record.lastResponse = response
-    core.retry(record.id, after: delay, now: monotonicNow())
+    core.retry(record.id, after: delay, now: MonotonicClock.now())
     let reason = error ?? .transport(.connectionLost, detail: "the server ended the stream")
     for member in core.members(of: record.id).compactMap({ records[$0] }) {
       emit(

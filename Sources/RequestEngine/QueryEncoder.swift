@@ -23,7 +23,10 @@ public enum QueryEncoder {
       if allowed.contains(byte) {
         out.unicodeScalars.append(Unicode.Scalar(byte))
       } else {
-        out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+        let hex: [Character] = Array("0123456789ABCDEF")
+        out.append("%")
+        out.append(hex[Int(byte >> 4)])
+        out.append(hex[Int(byte & 0x0f)])
       }
     }
     return out

@@ -1,5 +1,6 @@
 import Foundation
 import RequestEngine
+import Workspace
 
 /// Sizes and durations as people read them; shared by the TUI and the `run` command's output.
 public enum Formatting {

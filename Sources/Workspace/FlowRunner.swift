@@ -1,5 +1,6 @@
 import Foundation
 import RequestEngine
+import Synchronization
 
 /// Runs batches (YTKBatchRequest, XPNetworking's all-settled batches) and chains
 /// (YTKChainRequest) through an agent. Thread-safe: the agent's completions arrive on its engine
@@ -15,8 +16,7 @@ public final class FlowRunner: @unchecked Sendable {
   private let workspace: Workspace
   private let sources: VariableSources
   /// Run ids are unique in the process: runners sharing an agent never share a group.
-  private static let idLock = NSLock()
-  nonisolated(unsafe) private static var lastID = 0
+  private static let lastID = Atomic(0)
   /// Where each request is in the workspace's list, by name (a batch may name a thousand of
   /// them; positions rather than copies of the templates, which were a tenth of a batch's memory).
   private let templateIndex: [String: Int]
@@ -31,11 +31,13 @@ public final class FlowRunner: @unchecked Sendable {
 
   /// A flow being run; `cancel` stops it: everything still running is cancelled, nothing more
   /// starts.
-  public final class Run: @unchecked Sendable {
-    fileprivate let lock = NSLock()
-    fileprivate var cancelled = false
-    fileprivate var exchanges: Set<ExchangeID> = []
-    fileprivate var children: [Run] = []
+  public final class Run: Sendable {
+    private struct State {
+      var cancelled = false
+      var exchanges: Set<ExchangeID> = []
+      var children: [Run] = []
+    }
+    private let state = Mutex(State())
     fileprivate let agent: Agent
     public let id: String
 
@@ -45,9 +47,9 @@ public final class FlowRunner: @unchecked Sendable {
     }
 
     public func cancel() {
-      let (ids, children): (Set<ExchangeID>, [Run]) = lock.withLock {
-        cancelled = true
-        return (exchanges, self.children)
+      let (ids, children): (Set<ExchangeID>, [Run]) = state.withLock {
+        $0.cancelled = true
+        return ($0.exchanges, $0.children)
       }
       for id in ids { agent.cancel(id) }
       for child in children { child.cancel() }
@@ -56,24 +58,24 @@ public final class FlowRunner: @unchecked Sendable {
     /// A run for a batch member, cancelled with this one.
     fileprivate func child() -> Run {
       let child = Run(id: id, agent: agent)
-      let cancelled = lock.withLock {
-        children.append(child)
-        return self.cancelled
+      let cancelled = state.withLock {
+        $0.children.append(child)
+        return $0.cancelled
       }
       if cancelled { child.cancel() }
       return child
     }
 
-    public var isCancelled: Bool { lock.withLock { cancelled } }
+    public var isCancelled: Bool { state.withLock { $0.cancelled } }
 
     fileprivate func track(_ id: ExchangeID) -> Bool {
-      lock.withLock {
-        exchanges.insert(id)
-        return !cancelled
+      state.withLock {
+        $0.exchanges.insert(id)
+        return !$0.cancelled
       }
     }
 
-    fileprivate func untrack(_ id: ExchangeID) { lock.withLock { _ = exchanges.remove(id) } }
+    fileprivate func untrack(_ id: ExchangeID) { state.withLock { _ = $0.exchanges.remove(id) } }
   }
 
   /// Starts a request, batch or chain by name; `completion` gets its outcome once.
@@ -84,10 +86,7 @@ public final class FlowRunner: @unchecked Sendable {
     _ name: String, id: String? = nil, fromStep: Int = 1, captured: [(String, String)] = [],
     events: @escaping EventHandler = { _ in }, completion: @escaping @Sendable (FlowOutcome) -> Void
   ) -> Run {
-    let id = id ?? FlowRunner.idLock.withLock {
-      FlowRunner.lastID += 1
-      return "flow-\(FlowRunner.lastID)"
-    }
+    let id = id ?? "flow-\(FlowRunner.lastID.wrappingAdd(1, ordering: .relaxed).newValue)"
     let run = Run(id: id, agent: agent)
     let finish: @Sendable (FlowOutcome) -> Void = { outcome in
       events(.finished(outcome))
@@ -382,16 +381,19 @@ public final class FlowRunner: @unchecked Sendable {
 
   // MARK: - Batches
 
-  private final class BatchState: @unchecked Sendable {
-    let lock = NSLock()
-    var next = 0
-    /// Members with an outcome (ended, or cancelled before they started).
-    var ended = 0
-    var outcomes: [FlowOutcome?]
-    var firstFailure: String?
-    var finished = false
-    var members: [Run] = []
-    init(count: Int) { outcomes = Array(repeating: nil, count: count) }
+  /// A batch run's progress, shared by its members' completions (on the engine thread and others).
+  private final class BatchState: Sendable {
+    struct Progress {
+      var next = 0
+      /// Members with an outcome (ended, or cancelled before they started).
+      var ended = 0
+      var outcomes: [FlowOutcome?]
+      var firstFailure: String?
+      var finished = false
+      var members: [Run] = []
+    }
+    let progress: Mutex<Progress>
+    init(count: Int) { progress = Mutex(Progress(outcomes: Array(repeating: nil, count: count))) }
   }
 
   private func runBatch(
@@ -414,14 +416,14 @@ public final class FlowRunner: @unchecked Sendable {
     let limit = GroupLimit(name: run.id + "/" + batch.name, max: batch.concurrency)
     for (index, member) in batch.members.enumerated() {
       let tags = ["batch": batch.name, "member": String(index)]
-      let started: Bool = state.lock.withLock {
-        guard state.firstFailure == nil || batch.policy == .allSettled else { return false }
-        state.next = index + 1
+      let started: Bool = state.progress.withLock { p in
+        guard p.firstFailure == nil || batch.policy == .allSettled else { return false }
+        p.next = index + 1
         return true
       }
       guard started else { break }
       let memberRun = run.child()
-      state.lock.withLock { state.members.append(memberRun) }
+      state.progress.withLock { $0.members.append(memberRun) }
       let memberDone: @Sendable (FlowOutcome) -> Void = { [self] outcome in
         memberFinished(batch, index, outcome, state, run, events, done)
       }
@@ -437,45 +439,45 @@ public final class FlowRunner: @unchecked Sendable {
     _ batch: Batch, _ index: Int, _ outcome: FlowOutcome, _ state: BatchState, _ run: Run,
     _ events: @escaping EventHandler, _ done: @escaping @Sendable (FlowOutcome) -> Void
   ) {
-    let (cancelOthers, doneCount) = state.lock.withLock { () -> (Bool, Int) in
-      state.outcomes[index] = outcome
-      state.ended += 1
+    let (cancelOthers, doneCount) = state.progress.withLock { p -> (Bool, Int) in
+      p.outcomes[index] = outcome
+      p.ended += 1
       var cancel = false
-      if outcome.state == .failed && state.firstFailure == nil {
-        state.firstFailure = batch.members[index]
+      if outcome.state == .failed && p.firstFailure == nil {
+        p.firstFailure = batch.members[index]
         cancel = batch.policy == .failFast
       }
-      return (cancel, state.ended)
+      return (cancel, p.ended)
     }
     events(.member(batch: batch.name, index: index, done: doneCount, total: batch.members.count, outcome: outcome))
     if cancelOthers {
       // Fail fast: the others are cancelled on the wire at once; nothing more starts.
-      for member in state.lock.withLock({ state.members }) { member.cancel() }
+      for member in state.progress.withLock({ $0.members }) { member.cancel() }
     } else if run.isCancelled {
-      for member in state.lock.withLock({ state.members }) { member.cancel() }
+      for member in state.progress.withLock({ $0.members }) { member.cancel() }
     }
     // Members that never started end cancelled.
-    let finish: Bool = state.lock.withLock {
-      if state.firstFailure != nil && batch.policy == .failFast || run.isCancelled {
-        while state.next < batch.members.count {
-          let name = batch.members[state.next]
+    let finish: Bool = state.progress.withLock { p in
+      if p.firstFailure != nil && batch.policy == .failFast || run.isCancelled {
+        while p.next < batch.members.count {
+          let name = batch.members[p.next]
           var skipped = FlowOutcome(kind: workspace.chain(named: name) != nil ? .chain : .request, name: name, state: .cancelled)
           skipped.message = "not started"
           skipped.errorKind = "cancelled"
-          state.outcomes[state.next] = skipped
-          state.ended += 1
-          state.next += 1
+          p.outcomes[p.next] = skipped
+          p.ended += 1
+          p.next += 1
         }
       }
-      guard !state.finished, state.ended == batch.members.count else { return false }
-      state.finished = true
+      guard !p.finished, p.ended == batch.members.count else { return false }
+      p.finished = true
       return true
     }
     guard finish else { return }
-    let outcomes = state.lock.withLock { state.outcomes.compactMap { $0 } }
+    let outcomes = state.progress.withLock { $0.outcomes.compactMap { $0 } }
     var result = FlowOutcome(kind: .batch, name: batch.name, state: .succeeded)
     result.members = outcomes
-    if let failed = state.lock.withLock({ state.firstFailure }) {
+    if let failed = state.progress.withLock({ $0.firstFailure }) {
       result.state = .failed
       result.errorKind = "member"
       let message = FlowRunner.detail(outcomes.first { $0.name == failed && $0.state == .failed }?.message ?? "failed", of: failed)

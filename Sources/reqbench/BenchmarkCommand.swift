@@ -74,7 +74,7 @@ enum BenchmarkCommand {
     for frame in 0..<(warmup + frames) {
       // What changed since the last frame: one row down the queue (back to the top at the end)
       // and a running download a little further, with the clock for its speed and ETA.
-      let u0 = nanoseconds()
+      let u0 = MonotonicClock.nanoseconds()
       let key: Key = state.queueSelection + 1 >= state.exchanges.count ? .char("g") : .char("j")
       _ = update(&state, .key(key))
       let id = ExchangeID(rawValue: UInt64(rows + 1 + frame % running))
@@ -82,12 +82,12 @@ enum BenchmarkCommand {
       _ = update(&state, .agent(.progress(id, TransferProgress(downloaded: downloaded, downloadTotal: 52_428_800))))
       clock = clock.addingTimeInterval(1.0 / 30)
       _ = update(&state, .tick(clock))
-      let t0 = nanoseconds()
+      let t0 = MonotonicClock.nanoseconds()
       view(state, into: &buffer)
       let runs = buffer.changes(since: previous)
       // As the curses backend keeps its last frame: the next `view` pays for the copy-on-write.
       previous = buffer
-      let t1 = nanoseconds()
+      let t1 = MonotonicClock.nanoseconds()
       if frame >= warmup {
         samples.append(Double(t1 - t0) / 1e6)
         updates.append(Double(t0 - u0) / 1e6)
@@ -124,12 +124,12 @@ enum BenchmarkCommand {
       var samples: [Double] = []
       samples.reserveCapacity(count)
       for frame in 0..<(warmup + count) {
-        let t0 = nanoseconds()
+        let t0 = MonotonicClock.nanoseconds()
         _ = update(&state, .key(key))
         view(state, into: &buffer)
         _ = buffer.changes(since: previous)
         previous = buffer
-        let t1 = nanoseconds()
+        let t1 = MonotonicClock.nanoseconds()
         if frame >= warmup { samples.append(Double(t1 - t0) / 1e6) }
       }
       return samples
@@ -197,14 +197,14 @@ enum BenchmarkCommand {
     for frame in 0..<(warmup + frames) {
       clock = clock.addingTimeInterval(1.0 / 30)
       let batch = events(through: Double(earlier) / Double(rate) + Double(frame + 1) / 30)
-      let t0 = nanoseconds()
+      let t0 = MonotonicClock.nanoseconds()
       for msg in batch { _ = update(&state, msg) }
       _ = update(&state, .tick(clock))
-      let t1 = nanoseconds()
+      let t1 = MonotonicClock.nanoseconds()
       view(state, into: &buffer)
       _ = buffer.changes(since: previous)
       previous = buffer
-      let t2 = nanoseconds()
+      let t2 = MonotonicClock.nanoseconds()
       if frame >= warmup {
         samples.append(Double(t2 - t0) / 1e6)
         updates.append(Double(t1 - t0) / 1e6)
@@ -266,12 +266,6 @@ enum BenchmarkCommand {
     _ = update(&state, .tick(Scenario.epoch.addingTimeInterval(10)))
     state.focus = .queue
     return state
-  }
-
-  static func nanoseconds() -> UInt64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
   }
 
   /// Nearest-rank percentile (p in 0...1) of the samples.

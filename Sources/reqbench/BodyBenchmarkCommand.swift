@@ -95,11 +95,11 @@ enum BodyBenchmarkCommand {
   static func fetch(_ url: String) -> ([AgentEvent], ExchangeResult) {
     let agent = Agent()
     defer { agent.shutdown() }
-    let events = Collected()
-    agent.subscribe { events.append($0) }
+    let events = Locked<[AgentEvent]>([])
+    agent.subscribe { event in events.mutate { $0.append(event) } }
     let request = Request(name: "bench/body", url: url, dedup: false)
     let result = agent.sendAndWait(request)
-    return (events.all.filter { $0.exchangeID == result.id }, result)
+    return (events.get().filter { $0.exchangeID == result.id }, result)
   }
 
   /// One open, `pages` frames paging down and a `G`, in a fresh state.
@@ -124,24 +124,17 @@ enum BodyBenchmarkCommand {
     previous = buffer
 
     func frame(_ msg: Msg) -> Double {
-      let t0 = BenchmarkCommand.nanoseconds()
+      let t0 = MonotonicClock.nanoseconds()
       _ = update(&state, msg)
       view(state, into: &buffer)
       _ = buffer.changes(since: previous)
       previous = buffer
-      return Double(BenchmarkCommand.nanoseconds() - t0) / 1e6
+      return Double(MonotonicClock.nanoseconds() - t0) / 1e6
     }
     figures.open.append(frame(.agent(.finished(result))))
     figures.kind = state.viewer.document.map { "\($0.kind)" } ?? "none"
     for _ in 0..<pages { figures.frames.append(frame(.key(.pageDown))) }
     figures.end.append(frame(.key(.char("G"))))
-  }
-
-  final class Collected: @unchecked Sendable {
-    private let lock = NSLock()
-    private var events: [AgentEvent] = []
-    func append(_ event: AgentEvent) { lock.withLock { events.append(event) } }
-    var all: [AgentEvent] { lock.withLock { events } }
   }
 
   static func median(_ samples: [Double]) -> Double { BenchmarkCommand.percentile(samples, 0.5) }

@@ -1,5 +1,6 @@
 import Foundation
 import RequestEngine
+import Synchronization
 import Workbench
 import Workspace
 
@@ -30,11 +31,13 @@ enum Browser {
 /// and `auth` run it, but says what to show through the inbox (`Msg.authorization`) instead of
 /// stderr, and can be cancelled from the box (`Command.cancelAuthorization`). Its `done` runs
 /// once: a grant cancelled here ends at once, and what it says later is dropped.
-final class TUIAuthorizations: @unchecked Sendable {
+final class TUIAuthorizations: Sendable {
+  private typealias Grant = (
+    client: OAuth2Client, cancellation: OAuth2Cancellation, done: @Sendable (Result<OAuth2Token, ExchangeError>) -> Void
+  )
   private let inbox: MessageInbox
-  private let lock = NSLock()
-  private var lastID = 0
-  private var running: [Int: (client: OAuth2Client, cancellation: OAuth2Cancellation, done: @Sendable (Result<OAuth2Token, ExchangeError>) -> Void)] = [:]
+  /// The grants going on, by id, and the last id given.
+  private let state = Mutex<(lastID: Int, running: [Int: Grant])>((0, [:]))
 
   init(inbox: MessageInbox) { self.inbox = inbox }
 
@@ -44,14 +47,14 @@ final class TUIAuthorizations: @unchecked Sendable {
     done: @escaping @Sendable (Result<OAuth2Token, ExchangeError>) -> Void
   ) {
     let cancellation = OAuth2Cancellation()
-    let id = lock.withLock {
-      lastID += 1
-      running[lastID] = (client, cancellation, done)
-      return lastID
+    let id = state.withLock {
+      $0.lastID += 1
+      $0.running[$0.lastID] = (client, cancellation, done)
+      return $0.lastID
     }
     let inbox = self.inbox
     let finish: @Sendable (Result<OAuth2Token, ExchangeError>) -> Void = { [self] result in
-      guard let entry = lock.withLock({ running.removeValue(forKey: id) }) else { return }
+      guard let entry = state.withLock({ $0.running.removeValue(forKey: id) }) else { return }
       inbox.post(.authorization(.ended(id: id, error: result.failureMessage)))
       entry.done(result)
     }
@@ -79,14 +82,14 @@ final class TUIAuthorizations: @unchecked Sendable {
 
   /// The user cancelled grant `id`: its request fails now, the grant stops.
   func cancel(_ id: Int) {
-    guard let entry = lock.withLock({ running.removeValue(forKey: id) }) else { return }
+    guard let entry = state.withLock({ $0.running.removeValue(forKey: id) }) else { return }
     entry.cancellation.cancel()
     entry.done(.failure(OAuth2Cancellation.error(entry.client)))
   }
 
   /// Quitting: every grant stops (the listeners close).
   func cancelAll() {
-    let ids = lock.withLock { Array(running.keys) }
+    let ids = state.withLock { Array($0.running.keys) }
     for id in ids { cancel(id) }
   }
 }

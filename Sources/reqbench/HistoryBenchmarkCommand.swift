@@ -1,4 +1,5 @@
 import Foundation
+import RequestEngine
 import Workbench
 import Workspace
 
@@ -27,9 +28,9 @@ enum HistoryBenchmarkCommand {
     var shown = 0
     for step in 0..<(steps + 10) {
       let position = step % 20 < 10 ? step % 10 : 9 - step % 10
-      let t0 = BenchmarkCommand.nanoseconds()
+      let t0 = MonotonicClock.nanoseconds()
       let msg = TUIRuntime.historyShown(store, name: name, position: position)
-      let t1 = BenchmarkCommand.nanoseconds()
+      let t1 = MonotonicClock.nanoseconds()
       if case .historyShown(let view?, nil) = msg { shown += view.count > 0 ? 1 : 0 }
       if step >= 10 { samples.append(Double(t1 - t0) / 1000) }
     }

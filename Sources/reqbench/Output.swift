@@ -1,6 +1,7 @@
 import Foundation
-import TerminalUI
 import RequestEngine
+import Synchronization
+import TerminalUI
 
 /// Buffered writes to a file descriptor (stdout), flushed explicitly: Swift 6 forbids touching
 /// C's `stdout` global, and `print` would flush per line on a pipe anyway.
@@ -9,12 +10,12 @@ import RequestEngine
 /// so a request name or a header from a server can never drive the terminal) or data a script
 /// reads (`data`: a response body, an exported command, raw on a pipe and escaped on a
 /// terminal).
-final class Output: @unchecked Sendable {
+final class Output: Sendable {
   static let standard = Output(fd: STDOUT_FILENO)
 
   private let fd: Int32
-  private let lock = NSLock()
-  private var buffer: [UInt8] = []
+  /// What is written and not yet flushed.
+  private let pending = Mutex<[UInt8]>([])
 
   init(fd: Int32) { self.fd = fd }
 
@@ -28,7 +29,7 @@ final class Output: @unchecked Sendable {
   /// One JSON value on a line (`--json` output): compact, with the controls JSON leaves raw (C1,
   /// the bidirectional controls) written as `\u` escapes.
   func json(_ value: JSONValue) {
-    lock.withLock {
+    pending.withLock { buffer in
       // Serialized straight into the buffer: no line of its own to allocate and copy.
       let start = buffer.count
       JSONSerializer.compact(value, into: &buffer)
@@ -40,7 +41,7 @@ final class Output: @unchecked Sendable {
         buffer.append(contentsOf: escaped.utf8)
       }
       buffer.append(0x0A)
-      if buffer.count >= 1 << 16 { flushLocked() }
+      if buffer.count >= 1 << 16 { flush(&buffer) }
     }
   }
 
@@ -73,15 +74,16 @@ final class Output: @unchecked Sendable {
   func data(_ text: String) { data(Array(text.utf8), escaped: isTerminal) }
 
   private func write(_ bytes: [UInt8]) {
-    lock.withLock {
+    pending.withLock { buffer in
       buffer.append(contentsOf: bytes)
-      if buffer.count >= 1 << 16 { flushLocked() }
+      if buffer.count >= 1 << 16 { flush(&buffer) }
     }
   }
 
-  func flush() { lock.withLock { flushLocked() } }
+  func flush() { pending.withLock { flush(&$0) } }
 
-  private func flushLocked() {
+  /// Writes `buffer` out and empties it (under the lock).
+  private func flush(_ buffer: inout [UInt8]) {
     Output.writeAll(fd, buffer)
     buffer.removeAll(keepingCapacity: true)
   }

@@ -1,6 +1,7 @@
 import DemoServer
 import Foundation
 import RequestEngine
+import Synchronization
 import TerminalUI
 import Workbench
 import Workspace
@@ -89,7 +90,7 @@ final class TUIRuntime {
       pollfd(fd: watcher?.fileDescriptor ?? -1, events: Int16(POLLIN), revents: 0),
     ]
     while !quitting {
-      let now = monotonicSeconds()
+      let now = MonotonicClock.now()
       var timeout: Int32 = -1
       if dirty {
         timeout = Int32(max(0, (lastFrame + TUIRuntime.frameInterval - now) * 1000))
@@ -121,7 +122,7 @@ final class TUIRuntime {
       if fds[2].revents & Int16(POLLIN) != 0, watcher?.drain() == true {
         fileMayHaveChanged()
       }
-      let after = monotonicSeconds()
+      let after = MonotonicClock.now()
       if state.isBusy && after - lastTick >= TUIRuntime.tickInterval {
         lastTick = after
         apply(.tick(Date()))
@@ -187,7 +188,7 @@ final class TUIRuntime {
     view(state, into: &buffer)
     backend.draw(buffer)
     dirty = false
-    lastFrame = monotonicSeconds()
+    lastFrame = MonotonicClock.now()
   }
 
   private func perform(_ command: Command) {
@@ -407,14 +408,13 @@ final class TUIRuntime {
 
 /// The last jq program compiled for the Events tab (`Command.filter` with `events`): each run
 /// over the events that came since the last one costs only their own run, not a compile.
-final class JQProgramCache: @unchecked Sendable {
-  private let lock = NSLock()
-  private var last: JQ.Program?
+final class JQProgramCache: Sendable {
+  private let last = Mutex<JQ.Program?>(nil)
 
   func program(_ expression: String) throws(JQ.Failure) -> JQ.Program {
-    if let last = lock.withLock({ last }), last.source == expression { return last }
+    if let last = last.withLock({ $0 }), last.source == expression { return last }
     let made = try JQ.Program(expression)
-    lock.withLock { last = made }
+    last.withLock { $0 = made }
     return made
   }
 }
@@ -422,10 +422,12 @@ final class JQProgramCache: @unchecked Sendable {
 /// Messages from other threads to the UI thread: a locked list plus a wake-up byte on a pipe
 /// (written only when the list was empty, so a burst of events costs one wake-up), and the
 /// request to quit now that a termination signal makes (`terminate`).
-final class MessageInbox: @unchecked Sendable {
-  private let lock = NSLock()
-  private var messages: [Msg] = []
-  private var terminated = false
+final class MessageInbox: Sendable {
+  private struct State {
+    var messages: [Msg] = []
+    var terminated = false
+  }
+  private let state = Mutex(State())
   let readFD: Int32
   private let writeFD: Int32
 
@@ -448,9 +450,9 @@ final class MessageInbox: @unchecked Sendable {
   /// Posts `batch` as one: the UI thread takes all of it or none of it.
   func post(_ batch: [Msg]) {
     guard !batch.isEmpty else { return }
-    let wake = lock.withLock {
-      messages.append(contentsOf: batch)
-      return messages.count == batch.count
+    let wake = state.withLock {
+      $0.messages.append(contentsOf: batch)
+      return $0.messages.count == batch.count
     }
     if wake {
       var byte: UInt8 = 1
@@ -461,26 +463,20 @@ final class MessageInbox: @unchecked Sendable {
   /// A termination signal came (`Signals.Interruption`'s handler, on a dispatch queue): the UI
   /// thread wakes and quits.
   func terminate() {
-    lock.withLock { terminated = true }
+    state.withLock { $0.terminated = true }
     var byte: UInt8 = 1
     _ = write(writeFD, &byte, 1)
   }
 
-  var terminationRequested: Bool { lock.withLock { terminated } }
+  var terminationRequested: Bool { state.withLock { $0.terminated } }
 
   func takeAll() -> [Msg] {
     var scratch = [UInt8](repeating: 0, count: 64)
     while read(readFD, &scratch, scratch.count) > 0 {}
-    return lock.withLock {
-      let taken = messages
-      messages.removeAll(keepingCapacity: true)
+    return state.withLock {
+      let taken = $0.messages
+      $0.messages.removeAll(keepingCapacity: true)
       return taken
     }
   }
-}
-
-func monotonicSeconds() -> Double {
-  var ts = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &ts)
-  return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }

@@ -1,5 +1,6 @@
 import Foundation
 import RequestEngine
+import Synchronization
 import TerminalUI
 import Workspace
 
@@ -7,24 +8,24 @@ import Workspace
 /// rather than once per frame: `view` asks it for the selected event, and while the list follows
 /// a fast stream it is made at most once a frame, however many events came between two frames.
 /// A memo only (the same event gives the same document), so drawing stays a function of the state.
-public final class EventDetailMemo: @unchecked Sendable {
-  private let lock = NSLock()
-  private var key: (index: Int, size: Int, bytes: Int)?
-  private var document: BodyDocument?
+public final class EventDetailMemo: Sendable {
+  /// The event last made a document of, and that document.
+  private let memo = Mutex<(key: (index: Int, size: Int, bytes: Int), document: BodyDocument)?>(nil)
 
   public init() {}
 
   /// The event's data as a document: JSON pretty-printed (lazily past `BodyDocument.prettyLimit`),
   /// other text line by line.
   func document(for event: StreamEvent) -> BodyDocument {
-    lock.lock()
-    defer { lock.unlock() }
-    let bytes = event.data.utf8.count
-    if let key, let document, key.index == event.index, key.size == event.size, key.bytes == bytes { return document }
-    let made = BodyDocument(bytes: Array(event.data.utf8), mediaType: nil)
-    key = (event.index, event.size, bytes)
-    document = made
-    return made
+    memo.withLock { memo in
+      let bytes = event.data.utf8.count
+      if let (key, document) = memo, key.index == event.index, key.size == event.size, key.bytes == bytes {
+        return document
+      }
+      let made = BodyDocument(bytes: Array(event.data.utf8), mediaType: nil)
+      memo = ((event.index, event.size, bytes), made)
+      return made
+    }
   }
 }
 

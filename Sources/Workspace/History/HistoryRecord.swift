@@ -1,5 +1,6 @@
 import Foundation
 import RequestEngine
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -166,7 +167,8 @@ struct HistoryRecord {
     key.append(UInt8(ascii: "-"))
     key.append(contentsOf: String(exchange.rawValue).utf8)
     key.append(UInt8(ascii: "-"))
-    let random = keyTags.next()
+    // An odd step visits every 32-bit value before one comes back.
+    let random = keyTags.wrappingAdd(0x9E37_79B9, ordering: .relaxed).newValue
     for shift in stride(from: 28, through: 0, by: -4) {
       key.append(Self.hexDigits[Int(random >> UInt32(shift) & 0xF)])
     }
@@ -176,17 +178,4 @@ struct HistoryRecord {
 
 /// The last part of the keys: a random start per process, then the next value for each key (one
 /// random number per process, not a system call per exchange recorded).
-private let keyTags = KeyTags()
-
-private final class KeyTags: @unchecked Sendable {
-  private let lock = NSLock()
-  private var state = UInt32.random(in: .min ... .max)
-
-  func next() -> UInt32 {
-    lock.withLock {
-      // An odd step visits every 32-bit value before one comes back.
-      state &+= 0x9E37_79B9
-      return state
-    }
-  }
-}
+private let keyTags = Atomic<UInt32>(UInt32.random(in: .min ... .max))

@@ -1,5 +1,6 @@
 import Foundation
 import RequestEngine
+import Synchronization
 
 /// Every finished exchange of a workspace, kept in one SQLite database in its state folder
 /// (`STATE/history.sqlite`, see `HistoryDatabase`), bounded per request and in total size,
@@ -405,10 +406,9 @@ public struct HistoryResults: Sendable {
 }
 
 /// The error of one synchronous `record`, set on the writer thread.
-private final class FailureBox: @unchecked Sendable {
-  private let lock = NSLock()
-  private var error: FileError?
+private final class FailureBox: Sendable {
+  private let error = Mutex<FileError?>(nil)
 
-  func set(_ error: FileError) { lock.withLock { self.error = error } }
-  func get() -> FileError? { lock.withLock { error } }
+  func set(_ error: FileError) { self.error.withLock { $0 = error } }
+  func get() -> FileError? { error.withLock { $0 } }
 }

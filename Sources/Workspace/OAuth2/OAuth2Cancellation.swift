@@ -1,5 +1,6 @@
 import Foundation
 import RequestEngine
+import Synchronization
 
 /// Stops an interactive grant the user gave up on (the TUI's `c` in the authorization box): the
 /// redirect listener closes within a quarter of a second, the device code is polled no more.
@@ -10,15 +11,14 @@ import RequestEngine
 /// OAuth2AuthorizationCode.run(client, cancellation: cancellation, open: show, send: send, done: done)
 /// cancellation.cancel()  // done(.failure(…authorize: cancelled…)) soon after
 /// ```
-public final class OAuth2Cancellation: @unchecked Sendable {
-  private let lock = NSLock()
-  private var cancelled = false
+public final class OAuth2Cancellation: Sendable {
+  private let cancelled = Atomic(false)
 
   public init() {}
 
-  public func cancel() { lock.withLock { cancelled = true } }
+  public func cancel() { cancelled.store(true, ordering: .releasing) }
 
-  public var isCancelled: Bool { lock.withLock { cancelled } }
+  public var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 
   /// What a cancelled grant ends with: `oauth2 › NAME: authorize: cancelled` (the request
   /// waiting for it ends cancelled).

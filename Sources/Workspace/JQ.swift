@@ -79,6 +79,9 @@ extension JQ {
   /// A jq program compiled once (libjq's compile of the builtins takes milliseconds), run over
   /// many inputs: the TUI keeps one while jq runs over each event of a stream, so the events
   /// that come later cost only their own run. Runs one call at a time (a lock), on any thread.
+  ///
+  /// A lock rather than `Mutex<OpaquePointer>`: the program is passed to libjq with pointers into
+  /// the inputs' buffer, and Swift's region checking will not let a Mutex's value meet them.
   public final class Program: @unchecked Sendable {
     public let source: String
     private let handle: OpaquePointer

@@ -1,6 +1,7 @@
+import RequestEngine
 import Testing
 
-@testable import RequestEngine
+@testable import Workspace
 
 @Suite("jq")
 struct JQTests {
