@@ -20,7 +20,7 @@
 /// (`ResponseCache`), redirects (`Redirect`), validation (`ResponseValidator`), retry decisions
 /// and waits (`RetryPolicy`), downloads (`DownloadDecision`), streams (`StreamParser`).
 ///
-/// An exchange's life (docs/ENGINE.md, "The agent's rules", has the table):
+/// An exchange's life (the README's architecture section has the table):
 ///
 ///     send ─┬─▶ waitingForToken ──token──▶ queued ──schedule──▶ running ──finish──▶ (ended)
 ///           ├─▶ queued                                  ▲         │
@@ -57,10 +57,12 @@ public struct AgentCore: Sendable {
     public var dedupKey: String?
     /// It waits for a credential (an `Authorizer`) before it is queued.
     public var needsToken: Bool
+    /// Seconds without a byte either way after which its transfer fails `timed out`; 0: none.
+    public var idleTimeout: Double
 
     public init(
       id: ExchangeID, priority: Priority = .normal, host: String, limit: GroupLimit? = nil, group: String? = nil,
-      dedupKey: String? = nil, needsToken: Bool = false
+      dedupKey: String? = nil, needsToken: Bool = false, idleTimeout: Double = 0
     ) {
       self.id = id
       self.priority = priority
@@ -69,6 +71,7 @@ public struct AgentCore: Sendable {
       self.group = group
       self.dedupKey = dedupKey
       self.needsToken = needsToken
+      self.idleTimeout = idleTimeout
     }
   }
 
@@ -162,6 +165,8 @@ public struct AgentCore: Sendable {
   private var waitingRetry = 0
   /// Paused exchanges that were queued.
   private var held = 0
+  /// Exchanges with a transfer on the wire and an idle timeout (running or paused).
+  private var idleWatched: Set<ExchangeID> = []
   private var nextSequence: UInt64 = 0
 
   public init(limits: Limits) { self.limits = limits }
@@ -352,6 +357,7 @@ public struct AgentCore: Sendable {
     if let group = slot.group { perGroup[group, default: 0] += 1 }
     entry.attempts += 1
     entry.phase = .running(attempt: entry.attempts, slot: slot)
+    if entry.job.idleTimeout > 0 { idleWatched.insert(id) }
     entries[id] = entry
     return entry.attempts
   }
@@ -362,6 +368,7 @@ public struct AgentCore: Sendable {
     switch entries[id]?.phase {
     case .running(let attempt, let slot)?, .paused(.transfer(let attempt, let slot))?:
       free(slot)
+      idleWatched.remove(id)
       return attempt
     default:
       return nil
@@ -452,6 +459,30 @@ public struct AgentCore: Sendable {
     }
   }
 
+  // MARK: - Idle timeouts
+
+  /// The transfers silent for their idle timeout or longer at `now`, in id order: the driver
+  /// fails each `timed out` (and its retry policy may try again). `lastActivity` says when a
+  /// transfer last moved a byte either way (the driver keeps that per transfer: a store per chunk,
+  /// not a call here). A paused transfer is silent because it was asked to be: never idle.
+  public func silent(now: Double, lastActivity: (ExchangeID) -> Double?) -> [ExchangeID] {
+    idleWatched.filter { id in
+      guard let entry = entries[id], case .running = entry.phase, let last = lastActivity(id) else { return false }
+      return now - last >= entry.job.idleTimeout
+    }.sorted()
+  }
+
+  /// When the first watched transfer goes idle, if nothing moves before (for the driver's wait).
+  public func nextIdleDeadline(lastActivity: (ExchangeID) -> Double?) -> Double? {
+    var first: Double?
+    for id in idleWatched {
+      guard let entry = entries[id], case .running = entry.phase, let last = lastActivity(id) else { continue }
+      let due = last + entry.job.idleTimeout
+      first = min(first ?? due, due)
+    }
+    return first
+  }
+
   // MARK: - Ending
 
   /// Ends the exchange and everyone waiting on its transfer: returns them, the exchange first,
@@ -474,6 +505,7 @@ public struct AgentCore: Sendable {
     switch entry.phase {
     case .running(_, let slot), .paused(.transfer(_, let slot)):
       free(slot)
+      idleWatched.remove(id)
     case .paused(.held):
       held -= 1
     case .queued:
@@ -542,6 +574,7 @@ public struct AgentCore: Sendable {
     for follower in next.followers { entries[follower]?.phase = .joined(primary: heir) }
     if let index = queue.firstIndex(where: { $0.id == id }) { queue[index].id = heir }
     if let key = old.job.dedupKey, inFlight[key] == id { inFlight[key] = heir }
+    if idleWatched.remove(id) != nil, next.job.idleTimeout > 0 { idleWatched.insert(heir) }
     entries[heir] = next
   }
 }

@@ -553,7 +553,8 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       && [.GET, .HEAD, .OPTIONS].contains(request.method)
     return AgentCore.Job(
       id: record.id, priority: request.priority, host: URLResolver.hostKey(of: request.url), limit: request.limit,
-      group: request.group, dedupKey: merged ? Engine.identityKey(request) : nil, needsToken: request.authorizer != nil)
+      group: request.group, dedupKey: merged ? Engine.identityKey(request) : nil, needsToken: request.authorizer != nil,
+      idleTimeout: max(0, request.timeouts.idle))
   }
 
   /// The exchange joined an identical one in flight: a waiter from its first event on, showing
@@ -683,10 +684,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       let ms = max(0, Int(saturating: (seconds * 1000).rounded(.up)))
       timeout = timeout < 0 ? ms : min(timeout, ms)
     }
-    for record in running.values {
-      guard let transfer = record.transfer, transfer.idleTimeout > 0, !core.isPaused(record.id) else { continue }
-      consider(transfer.lastActivity + transfer.idleTimeout - now)
-    }
+    if let idle = core.nextIdleDeadline(lastActivity: lastActivity) { consider(idle - now) }
     if let retry = core.nextTimer { consider(retry - now) }
     if timeout < 0 { return 3_600_000 }  // idle: sleep until a command wakes us
     return Int32(min(timeout, 3_600_000))
@@ -703,15 +701,12 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     }
   }
 
+  /// When the exchange's transfer last moved a byte (for the core's idle rule).
+  private func lastActivity(_ id: ExchangeID) -> Double? { records[id]?.transfer?.lastActivity }
+
   private func enforceIdleTimeouts() {
-    let now = MonotonicClock.now()
-    let silent = running.values.filter { record in
-      // A paused transfer is silent because it was asked to be.
-      guard let transfer = record.transfer, transfer.idleTimeout > 0, !core.isPaused(record.id) else { return false }
-      return now - transfer.lastActivity >= transfer.idleTimeout
-    }
-    for record in silent.sorted(by: { $0.id < $1.id }) {
-      guard let transfer = record.transfer else { continue }
+    for id in core.silent(now: MonotonicClock.now(), lastActivity: lastActivity) {
+      guard let record = records[id], let transfer = record.transfer else { continue }
       transfer.timedOutIdle = true
       complete(record, transfer, curlCode: CURLE_OPERATION_TIMEDOUT)
     }

@@ -381,25 +381,22 @@ public final class FlowRunner: @unchecked Sendable {
 
   // MARK: - Batches
 
-  /// A batch run's progress, shared by its members' completions (on the engine thread and others).
+  /// A batch run's progress (`BatchProgress`, the rules) and its members' runs, shared by the
+  /// members' completions (on the engine thread and others).
   private final class BatchState: Sendable {
-    struct Progress {
-      var next = 0
-      /// Members with an outcome (ended, or cancelled before they started).
-      var ended = 0
-      var outcomes: [FlowOutcome?]
-      var firstFailure: String?
-      var finished = false
+    struct Shared {
+      var progress: BatchProgress
       var members: [Run] = []
     }
-    let progress: Mutex<Progress>
-    init(count: Int) { progress = Mutex(Progress(outcomes: Array(repeating: nil, count: count))) }
+    let shared: Mutex<Shared>
+    init(_ progress: BatchProgress) { shared = Mutex(Shared(progress: progress)) }
   }
 
   private func runBatch(
     _ batch: Batch, _ run: Run, _ events: @escaping EventHandler, _ done: @escaping @Sendable (FlowOutcome) -> Void
   ) {
-    let state = BatchState(count: batch.members.count)
+    let kinds = batch.members.map { workspace.chain(named: $0) != nil ? FlowOutcome.Kind.chain : .request }
+    let state = BatchState(BatchProgress(batch: batch, kinds: kinds))
     if batch.members.isEmpty {
       return done(FlowOutcome(kind: .batch, name: batch.name, state: .succeeded))
     }
@@ -416,14 +413,10 @@ public final class FlowRunner: @unchecked Sendable {
     let limit = GroupLimit(name: run.id + "/" + batch.name, max: batch.concurrency)
     for (index, member) in batch.members.enumerated() {
       let tags = ["batch": batch.name, "member": String(index)]
-      let started: Bool = state.progress.withLock { p in
-        guard p.firstFailure == nil || batch.policy == .allSettled else { return false }
-        p.next = index + 1
-        return true
-      }
+      let started = state.shared.withLock { $0.progress.start(index) }
       guard started else { break }
       let memberRun = run.child()
-      state.progress.withLock { $0.members.append(memberRun) }
+      state.shared.withLock { $0.members.append(memberRun) }
       let memberDone: @Sendable (FlowOutcome) -> Void = { [self] outcome in
         memberFinished(batch, index, outcome, state, run, events, done)
       }
@@ -439,56 +432,13 @@ public final class FlowRunner: @unchecked Sendable {
     _ batch: Batch, _ index: Int, _ outcome: FlowOutcome, _ state: BatchState, _ run: Run,
     _ events: @escaping EventHandler, _ done: @escaping @Sendable (FlowOutcome) -> Void
   ) {
-    let (cancelOthers, doneCount) = state.progress.withLock { p -> (Bool, Int) in
-      p.outcomes[index] = outcome
-      p.ended += 1
-      var cancel = false
-      if outcome.state == .failed && p.firstFailure == nil {
-        p.firstFailure = batch.members[index]
-        cancel = batch.policy == .failFast
-      }
-      return (cancel, p.ended)
-    }
+    let (cancelOthers, doneCount) = state.shared.withLock { $0.progress.memberEnded(index, outcome) }
     events(.member(batch: batch.name, index: index, done: doneCount, total: batch.members.count, outcome: outcome))
-    if cancelOthers {
+    if cancelOthers || run.isCancelled {
       // Fail fast: the others are cancelled on the wire at once; nothing more starts.
-      for member in state.progress.withLock({ $0.members }) { member.cancel() }
-    } else if run.isCancelled {
-      for member in state.progress.withLock({ $0.members }) { member.cancel() }
+      for member in state.shared.withLock({ $0.members }) { member.cancel() }
     }
-    // Members that never started end cancelled.
-    let finish: Bool = state.progress.withLock { p in
-      if p.firstFailure != nil && batch.policy == .failFast || run.isCancelled {
-        while p.next < batch.members.count {
-          let name = batch.members[p.next]
-          var skipped = FlowOutcome(kind: workspace.chain(named: name) != nil ? .chain : .request, name: name, state: .cancelled)
-          skipped.message = "not started"
-          skipped.errorKind = "cancelled"
-          p.outcomes[p.next] = skipped
-          p.ended += 1
-          p.next += 1
-        }
-      }
-      guard !p.finished, p.ended == batch.members.count else { return false }
-      p.finished = true
-      return true
-    }
-    guard finish else { return }
-    let outcomes = state.progress.withLock { $0.outcomes.compactMap { $0 } }
-    var result = FlowOutcome(kind: .batch, name: batch.name, state: .succeeded)
-    result.members = outcomes
-    if let failed = state.progress.withLock({ $0.firstFailure }) {
-      result.state = .failed
-      result.errorKind = "member"
-      let message = FlowRunner.detail(outcomes.first { $0.name == failed && $0.state == .failed }?.message ?? "failed", of: failed)
-      result.message = batch.policy == .failFast
-        ? "\(failed) failed: \(message)"
-        : "\(outcomes.count(where: { $0.state == .failed })) of \(outcomes.count) failed, first \(failed): \(message)"
-    } else if outcomes.contains(where: { $0.state == .cancelled }) {
-      result.state = .cancelled
-      result.errorKind = "cancelled"
-      result.message = "cancelled"
-    }
-    done(result)
+    let cancelled = run.isCancelled
+    if let result = state.shared.withLock({ $0.progress.settle(runCancelled: cancelled) }) { done(result) }
   }
 }

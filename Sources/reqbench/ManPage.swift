@@ -1,14 +1,14 @@
 import RequestEngine
 
-/// `reqbench man`: the manual page `reqbench.1` (roff, `man ./reqbench.1`), made from the same
+/// `reqbench man`: the manual page `docs/reqbench.1` (roff, `man ./docs/reqbench.1`), made from the same
 /// usage texts `--help` prints (`Arguments.usage` and each command's in `CommandTable.swift`),
-/// so it cannot say something else. The repository's `reqbench.1` is this output; a test keeps
-/// the two in step (`reqbench man > reqbench.1` after changing a usage text).
+/// so it cannot say something else. The repository's `docs/reqbench.1` is this output; a test keeps
+/// the two in step (`reqbench man > docs/reqbench.1` after changing a usage text).
 enum ManPage {
   static let usage = """
     usage: reqbench man
-      prints the manual page (roff) made from the usage texts; reqbench man > reqbench.1,
-      then man ./reqbench.1
+      prints the manual page (roff) made from the usage texts; reqbench man > docs/reqbench.1,
+      then man ./docs/reqbench.1
     """
 
   static func run(_ args: [String]) -> Int32 {
@@ -32,7 +32,7 @@ enum ManPage {
     let synopsis = lines[usageStart..<usageEnd].map { $0.hasPrefix("  ") ? String($0.dropFirst(2)) : $0 }
     let description = Array(lines[usageEnd...]).drop { $0.isEmpty }
 
-    var out = ".\\\" Made by `reqbench man` from the usage texts; do not edit (run `reqbench man > reqbench.1`).\n"
+    var out = ".\\\" Made by `reqbench man` from the usage texts; do not edit (run `reqbench man > docs/reqbench.1`).\n"
     out += ".TH REQBENCH 1 \"\" \"reqbench \(reqbenchVersion)\" \"User Commands\"\n"
     out += ".SH NAME\nreqbench \\- a terminal request workbench\n"
     out += ".SH SYNOPSIS\n" + preformatted(synopsis)

@@ -4,7 +4,7 @@ import Testing
 
 /// `reqbench completions bash|zsh|fish` run by the real shells (bash's completion function with
 /// `COMP_WORDS` and its `compgen` file completion, zsh's with `words` / `CURRENT`, fish's
-/// `complete -C`), and `reqbench man` against the repository's `reqbench.1` and `man` itself.
+/// `complete -C`), and `reqbench man` against the repository's `docs/reqbench.1` and `man` itself.
 @Suite("completions and man page")
 struct CompletionsAndManTests {
   static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -180,15 +180,15 @@ struct CompletionsAndManTests {
   @Test func theRepositoryManPageIsWhatReqbenchManMakes() throws {
     let made = try runProcess(try reqbenchBinary, ["man"])
     #expect(made.status == 0)
-    let file = Self.repository.appendingPathComponent("reqbench.1")
+    let file = Self.repository.appendingPathComponent("docs/reqbench.1")
     let committed = try String(contentsOf: file, encoding: .utf8)
-    #expect(made.stdout == committed, "reqbench.1 is out of step with the usage texts: run `reqbench man > reqbench.1`")
+    #expect(made.stdout == committed, "reqbench.1 is out of step with the usage texts: run `reqbench man > docs/reqbench.1`")
   }
 
-  /// `man ./reqbench.1` reads: groff finds nothing to warn about, and the page shows every
+  /// `man ./docs/reqbench.1` reads: groff finds nothing to warn about, and the page shows every
   /// command's `--help` text, line by line.
   @Test func manReadsThePageAndItHoldsEveryUsageText() throws {
-    let file = Self.repository.appendingPathComponent("reqbench.1").path
+    let file = Self.repository.appendingPathComponent("docs/reqbench.1").path
     let groff = try runProcess(URL(fileURLWithPath: "/usr/bin/groff"), ["-man", "-ww", "-z", file])
     #expect(groff.status == 0)
     #expect(groff.stderr.isEmpty, "groff: \(groff.stderr)")
@@ -204,7 +204,7 @@ struct CompletionsAndManTests {
         let text = line.trimmingCharacters(in: .whitespaces)
         guard !text.isEmpty else { continue }
         let found = shown.contains(text)
-        #expect(found, "\(command) --help: \"\(text)\" is not in man ./reqbench.1")
+        #expect(found, "\(command) --help: \"\(text)\" is not in man ./docs/reqbench.1")
       }
     }
     let main = try runProcess(try reqbenchBinary, ["--help"])
@@ -212,7 +212,7 @@ struct CompletionsAndManTests {
       let text = line.trimmingCharacters(in: .whitespaces)
       guard !text.isEmpty, text != "Usage:" else { continue }
       let found = shown.contains(text)
-      #expect(found, "--help: \"\(text)\" is not in man ./reqbench.1")
+      #expect(found, "--help: \"\(text)\" is not in man ./docs/reqbench.1")
     }
   }
 }

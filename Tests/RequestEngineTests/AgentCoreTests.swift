@@ -18,12 +18,14 @@ struct AgentCoreTests {
     @discardableResult
     mutating func send(
       _ priority: Priority = .normal, host: String = "a", limit: GroupLimit? = nil, group: String? = nil,
-      key: String? = nil, token: Bool = false
+      key: String? = nil, token: Bool = false, idle: Double = 0
     ) -> ExchangeID {
       next += 1
       let id = ExchangeID(rawValue: next)
       _ = core.send(
-        AgentCore.Job(id: id, priority: priority, host: host, limit: limit, group: group, dedupKey: key, needsToken: token))
+        AgentCore.Job(
+          id: id, priority: priority, host: host, limit: limit, group: group, dedupKey: key, needsToken: token,
+          idleTimeout: idle))
       return id
     }
 
@@ -329,6 +331,50 @@ struct AgentCoreTests {
     #expect(h.core.phase(of: a) == .retryWait(until: 1, attempt: 2))
     #expect(!h.core.isPaused(a))
     #expect(h.schedule() == [b])
+  }
+
+  // TO-1, TO-2: the idle timeout counts from a transfer's last byte, only while it is on the wire
+  // and not paused; the driver keeps the times, the core says who is silent and when to look next.
+  @Test func theIdleTimeoutCountsFromTheLastByteOfARunningTransfer() {
+    var h = Harness(maxConcurrent: 1)
+    let a = h.send(idle: 5)
+    let b = h.send(idle: 2)  // queued: never idle, however long it waits
+    let c = h.send()  // no idle timeout
+    var last: [ExchangeID: Double] = [:]
+    func silent(_ now: Double) -> [ExchangeID] { h.core.silent(now: now, lastActivity: { last[$0] }) }
+    #expect(h.schedule() == [a])
+    last[a] = 0
+    #expect(h.core.nextIdleDeadline(lastActivity: { last[$0] }) == 5)
+    #expect(silent(4.9).isEmpty)
+    last[a] = 3  // a byte at 3 s: a trickle survives
+    #expect(silent(7.9).isEmpty)
+    #expect(h.core.nextIdleDeadline(lastActivity: { last[$0] }) == 8)
+    _ = h.core.pause(a)  // paused: silent because it was asked to be
+    #expect(silent(100).isEmpty)
+    #expect(h.core.nextIdleDeadline(lastActivity: { last[$0] }) == nil)
+    _ = h.core.resume(a)
+    last[a] = 100
+    #expect(silent(105) == [a])
+    // It fails and waits to retry: off the wire, not watched.
+    h.core.retry(a, after: 1, now: 105)
+    #expect(silent(200).isEmpty)
+    #expect(h.schedule() == [b])
+    last[b] = 200
+    #expect(silent(202) == [b])
+    _ = h.core.finish(b)
+    #expect(h.schedule() == [c])
+    last[c] = 0
+    #expect(silent(1_000_000).isEmpty)
+    #expect(h.core.nextIdleDeadline(lastActivity: { last[$0] }) == nil)
+  }
+
+  @Test func anHeirWatchesTheTransferItTookOver() {
+    var h = Harness()
+    let primary = h.send(key: "k", idle: 5)
+    let waiter = h.send(key: "k", idle: 5)
+    #expect(h.schedule() == [primary])
+    _ = h.core.cancel(primary)
+    #expect(h.core.silent(now: 10, lastActivity: { $0 == waiter ? 0 : nil }) == [waiter])
   }
 
   @Test func waitersAndRetryWaitsAreNotPaused() {
