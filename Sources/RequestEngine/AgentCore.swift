@@ -1,3 +1,7 @@
+// Over 500 lines because the rules are one value whose state is private to this file (the
+// queue order, the slots, the waiters, the retry waits and pauses are changed together): split
+// across files, its fields would be open to the whole module. The queue itself is StartQueue.swift.
+
 /// The agent's scheduling rules as a value: no curl, no threads, no clock of its own.
 ///
 /// The engine thread (Engine.swift) is its driver: it tells the core what happened (a send, a
@@ -154,7 +158,7 @@ public struct AgentCore: Sendable {
   public private(set) var limits: Limits
   private var entries: [ExchangeID: Entry] = [:]
   /// Queued exchanges in start order.
-  private var queue: [(priority: Priority, sequence: UInt64, id: ExchangeID)] = []
+  private var queue = StartQueue()
   private var running = 0
   private var perHost: [String: Int] = [:]
   private var perGroup: [String: Int] = [:]
@@ -204,7 +208,7 @@ public struct AgentCore: Sendable {
   public var runningPerHost: [String: Int] { perHost }
   public var runningPerGroup: [String: Int] { perGroup }
   /// The queue in start order.
-  public var queued: [ExchangeID] { queue.map(\.id) }
+  public var queued: [ExchangeID] { queue.ids }
 
   /// When the next retry wait ends (monotonic seconds), if any exchange waits.
   public var nextTimer: Double? {
@@ -277,7 +281,7 @@ public struct AgentCore: Sendable {
     guard let entry = entries[id], entry.job.priority != priority else { return }
     entries[id]?.job.priority = priority
     if entry.phase == .queued {
-      queue.removeAll { $0.id == id }
+      queue.remove(id)
       enqueue(id)
     }
   }
@@ -291,7 +295,7 @@ public struct AgentCore: Sendable {
   public mutating func pause(_ id: ExchangeID) -> Action? {
     switch entries[id]?.phase {
     case .queued?:
-      queue.removeAll { $0.id == id }
+      queue.remove(id)
       held += 1
       entries[id]?.phase = .paused(.held)
       return nil
@@ -387,21 +391,7 @@ public struct AgentCore: Sendable {
 
   private mutating func enqueue(_ id: ExchangeID) {
     guard let entry = entries[id] else { return }
-    let key = (priority: entry.job.priority, sequence: entry.sequence, id: id)
-    // Binary search for the first queued exchange this one starts before.
-    var low = 0
-    var high = queue.count
-    while low < high {
-      let mid = (low + high) / 2
-      if Self.startsBefore(key, queue[mid]) { high = mid } else { low = mid + 1 }
-    }
-    queue.insert(key, at: low)
-  }
-
-  private static func startsBefore(
-    _ a: (priority: Priority, sequence: UInt64, id: ExchangeID), _ b: (priority: Priority, sequence: UInt64, id: ExchangeID)
-  ) -> Bool {
-    a.priority != b.priority ? a.priority > b.priority : a.sequence < b.sequence
+    queue.insert((priority: entry.job.priority, sequence: entry.sequence, id: id))
   }
 
   // MARK: - A running exchange's attempt ended without ending it
@@ -509,7 +499,7 @@ public struct AgentCore: Sendable {
     case .paused(.held):
       held -= 1
     case .queued:
-      queue.removeAll { $0.id == id }
+      queue.remove(id)
     case .retryWait:
       waitingRetry -= 1
     case .joined(let primary):
@@ -572,7 +562,7 @@ public struct AgentCore: Sendable {
     next.followers = Array(old.followers.dropFirst())
     next.sequence = old.sequence
     for follower in next.followers { entries[follower]?.phase = .joined(primary: heir) }
-    if let index = queue.firstIndex(where: { $0.id == id }) { queue[index].id = heir }
+    queue.rename(id, to: heir)
     if let key = old.job.dedupKey, inFlight[key] == id { inFlight[key] = heir }
     if idleWatched.remove(id) != nil, next.job.idleTimeout > 0 { idleWatched.insert(heir) }
     entries[heir] = next
