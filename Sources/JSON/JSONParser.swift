@@ -52,11 +52,16 @@ public struct JSONParser {
   private var column = 1
   private let recordLocations: Bool
   private var locations: [JSONPath: SourceLocation] = [:]
+  /// Whether to keep where every value, member and the whitespace between them are
+  /// (`JSONTextEditor`'s layout); `lastNode` is the value just parsed.
+  private let recordLayout: Bool
+  private var lastNode = JSONLayoutNode(start: 0, end: 0)
   private let maxDepth = 512
 
-  private init(bytes: [UInt8], recordLocations: Bool) {
+  private init(bytes: [UInt8], recordLocations: Bool, recordLayout: Bool = false) {
     self.bytes = bytes
     self.recordLocations = recordLocations
+    self.recordLayout = recordLayout
   }
 
   public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
@@ -74,6 +79,13 @@ public struct JSONParser {
     var parser = JSONParser(bytes: Array(bytes), recordLocations: true)
     let root = try parser.parseDocument()
     return JSONDocument(root: root, locations: parser.locations)
+  }
+
+  /// The value and its layout in the text (for `JSONTextEditor`, which writes over it).
+  static func parseLayout(_ bytes: [UInt8]) throws(JSONSyntaxError) -> (value: JSONValue, layout: JSONLayoutNode) {
+    var parser = JSONParser(bytes: bytes, recordLocations: false, recordLayout: true)
+    let root = try parser.parseDocument()
+    return (root, parser.lastNode)
   }
 
   // MARK: - Grammar
@@ -98,6 +110,17 @@ public struct JSONParser {
     switch bytes[index] {
     case UInt8(ascii: "{"): return try parseObject(path: path, depth: depth)
     case UInt8(ascii: "["): return try parseArray(path: path, depth: depth)
+    default:
+      let start = index
+      let value = try parseScalar()
+      if recordLayout { lastNode = JSONLayoutNode(start: start, end: index) }
+      return value
+    }
+  }
+
+  /// A string, number, `true`, `false` or `null`.
+  private mutating func parseScalar() throws(JSONSyntaxError) -> JSONValue {
+    switch bytes[index] {
     case UInt8(ascii: "\""): return .string(try parseString())
     case UInt8(ascii: "t"): try expectWord("true"); return .bool(true)
     case UInt8(ascii: "f"): try expectWord("false"); return .bool(false)
@@ -109,12 +132,19 @@ public struct JSONParser {
 
   private mutating func parseObject(path: JSONPath, depth: Int) throws(JSONSyntaxError) -> JSONValue
   {
+    let open = index
     index += 1
     var object = JSONObject()
     skipWhitespace()
-    if peek == UInt8(ascii: "}") { index += 1; return .object(object) }
+    if peek == UInt8(ascii: "}") {
+      if recordLayout { lastNode = JSONLayoutNode(start: open, end: index + 1, inner: open + 1..<index) }
+      index += 1
+      return .object(object)
+    }
     // Room for a small object's members at once, not grown one, two, four.
     object.reserveCapacity(4)
+    var items: [JSONLayoutNode.Item] = []
+    var leadStart = open + 1
     while true {
       skipWhitespace()
       guard peek == UInt8(ascii: "\"") else {
@@ -123,6 +153,7 @@ public struct JSONParser {
       }
       let keyStart = index
       let key = try parseString()
+      let keyEnd = index
       if object[key] != nil {
         // Locations cost a scan of the line, so they are worked out only for an error.
         index = keyStart
@@ -134,13 +165,26 @@ public struct JSONParser {
       }
       index += 1
       skipWhitespace()
+      let valueStart = index
       // Paths are only for the locations: not built (an allocation per value) without them.
       let value = try parseValue(path: recordLocations ? path.appending(key) : path, depth: depth + 1)
       object.appendDuplicate(key, value)
+      let trailStart = index
       skipWhitespace()
+      if recordLayout {
+        items.append(
+          JSONLayoutNode.Item(
+            lead: leadStart..<keyStart, key: keyStart..<keyEnd, separator: keyEnd..<valueStart, value: lastNode,
+            trail: trailStart..<index))
+      }
       switch peek {
-      case UInt8(ascii: ","): index += 1
-      case UInt8(ascii: "}"): index += 1; return .object(object)
+      case UInt8(ascii: ","):
+        index += 1
+        leadStart = index
+      case UInt8(ascii: "}"):
+        index += 1
+        if recordLayout { lastNode = JSONLayoutNode(start: open, end: index, items: items) }
+        return .object(object)
       case nil: throw error("unexpected end of input; expected ',' or '}'")
       default: throw error("unexpected \(describeCurrent()); expected ',' or '}'")
       }
@@ -149,18 +193,36 @@ public struct JSONParser {
 
   private mutating func parseArray(path: JSONPath, depth: Int) throws(JSONSyntaxError) -> JSONValue
   {
+    let open = index
     index += 1
     var items: [JSONValue] = []
     skipWhitespace()
-    if peek == UInt8(ascii: "]") { index += 1; return .array(items) }
+    if peek == UInt8(ascii: "]") {
+      if recordLayout { lastNode = JSONLayoutNode(start: open, end: index + 1, inner: open + 1..<index) }
+      index += 1
+      return .array(items)
+    }
+    var layout: [JSONLayoutNode.Item] = []
+    var leadStart = open + 1
     while true {
+      let itemStart = leadStart
       skipWhitespace()
       if peek == UInt8(ascii: "]") { throw error("trailing comma before ']'") }
+      let lead = itemStart..<index
       items.append(try parseValue(path: recordLocations ? path.appending(items.count) : path, depth: depth + 1))
+      let trailStart = index
       skipWhitespace()
+      if recordLayout {
+        layout.append(JSONLayoutNode.Item(lead: lead, key: nil, separator: nil, value: lastNode, trail: trailStart..<index))
+      }
       switch peek {
-      case UInt8(ascii: ","): index += 1
-      case UInt8(ascii: "]"): index += 1; return .array(items)
+      case UInt8(ascii: ","):
+        index += 1
+        leadStart = index
+      case UInt8(ascii: "]"):
+        index += 1
+        if recordLayout { lastNode = JSONLayoutNode(start: open, end: index, items: layout) }
+        return .array(items)
       case nil: throw error("unexpected end of input; expected ',' or ']'")
       default: throw error("unexpected \(describeCurrent()); expected ',' or ']'")
       }

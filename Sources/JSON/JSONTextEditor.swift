@@ -19,11 +19,8 @@
 public enum JSONTextEditor {
   /// The new text, or nil when `source` is not valid JSON.
   public static func write(_ value: JSONValue, over source: [UInt8]) -> [UInt8]? {
-    guard let old = try? JSONParser.parse(source) else { return nil }
-    var scanner = Scanner(bytes: source)
-    scanner.skipWhitespace()
-    let rootStart = scanner.index
-    let root = scanner.value()
+    guard let (old, root) = try? JSONParser.parseLayout(source) else { return nil }
+    let rootStart = root.start
     let editor = Editor(source: source, unit: indentUnit(source))
     var out = Array(source[..<rootStart])
     editor.render(value, old: old, node: root, preferOneLine: false, into: &out)
@@ -33,104 +30,9 @@ public enum JSONTextEditor {
 
   // MARK: - The source's layout
 
-  /// Where a value is in the source, and for objects and arrays, where each member is.
-  struct Node {
-    var start: Int
-    var end: Int
-    /// Members of an object (keys set) or elements of an array; empty for scalars.
-    var items: [Item] = []
-    /// The whitespace inside an empty object or array.
-    var inner: Range<Int>? = nil
-  }
-
-  struct Item {
-    /// The whitespace before the item (after `{`, `[` or `,`).
-    var lead: Range<Int>
-    /// An object member's key as written and the text from its end to the value (`: `).
-    var key: Range<Int>?
-    var separator: Range<Int>?
-    var value: Node
-    /// The whitespace after the value (before `,`, `}` or `]`).
-    var trail: Range<Int>
-  }
-
-  /// Finds where values start and end in text already known to be valid JSON.
-  struct Scanner {
-    let bytes: [UInt8]
-    var index = 0
-
-    mutating func skipWhitespace() {
-      while index < bytes.count, isWhitespace(bytes[index]) { index += 1 }
-    }
-
-    mutating func value() -> Node {
-      let start = index
-      switch bytes[index] {
-      case UInt8(ascii: "{"), UInt8(ascii: "["):
-        let close = bytes[index] == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")
-        let isObject = close == UInt8(ascii: "}")
-        index += 1
-        var node = Node(start: start, end: start)
-        let innerStart = index
-        skipWhitespace()
-        if bytes[index] == close {
-          node.inner = innerStart..<index
-          index += 1
-          node.end = index
-          return node
-        }
-        index = innerStart
-        while true {
-          let leadStart = index
-          skipWhitespace()
-          let lead = leadStart..<index
-          var key: Range<Int>? = nil
-          var separator: Range<Int>? = nil
-          if isObject {
-            let keyStart = index
-            skipString()
-            key = keyStart..<index
-            let separatorStart = index
-            skipWhitespace()
-            index += 1  // ':'
-            skipWhitespace()
-            separator = separatorStart..<index
-          }
-          let value = value()
-          let trailStart = index
-          skipWhitespace()
-          node.items.append(
-            Item(lead: lead, key: key, separator: separator, value: value, trail: trailStart..<index))
-          let byte = bytes[index]
-          index += 1
-          if byte == close { break }
-        }
-        node.end = index
-        return node
-      case UInt8(ascii: "\""):
-        skipString()
-      default:
-        while index < bytes.count, !isWhitespace(bytes[index]),
-          ![UInt8(ascii: ","), UInt8(ascii: "]"), UInt8(ascii: "}")].contains(bytes[index])
-        {
-          index += 1
-        }
-      }
-      return Node(start: start, end: index)
-    }
-
-    mutating func skipString() {
-      index += 1
-      while bytes[index] != UInt8(ascii: "\"") {
-        index += bytes[index] == UInt8(ascii: "\\") ? 2 : 1
-      }
-      index += 1
-    }
-  }
-
-  static func isWhitespace(_ byte: UInt8) -> Bool {
-    byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
-  }
+  /// Where each value and the whitespace around it are in the source: the parser's
+  /// (`JSONParser.parseLayout`), read in the same pass as the value.
+  typealias Node = JSONLayoutNode
 
   /// The file's indentation step: the leading whitespace of the first indented line that follows
   /// an unindented one (a tab or N spaces); two spaces when no line is indented.
@@ -354,5 +256,27 @@ public enum JSONTextEditor {
         .joined(separator: ", ") + "}"
     default: JSONSerializer.compact(value)
     }
+  }
+}
+
+/// Where a value is in a JSON text, and for objects and arrays, where each member is and the
+/// whitespace around it (what `JSONTextEditor` keeps of the text it writes over).
+struct JSONLayoutNode {
+  var start: Int
+  var end: Int
+  /// Members of an object (keys set) or elements of an array; empty for scalars.
+  var items: [Item] = []
+  /// The whitespace inside an empty object or array.
+  var inner: Range<Int>? = nil
+
+  struct Item {
+    /// The whitespace before the item (after `{`, `[` or `,`).
+    var lead: Range<Int>
+    /// An object member's key as written and the text from its end to the value (`: `).
+    var key: Range<Int>?
+    var separator: Range<Int>?
+    var value: JSONLayoutNode
+    /// The whitespace after the value (before `,`, `}` or `]`).
+    var trail: Range<Int>
   }
 }
