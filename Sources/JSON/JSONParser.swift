@@ -41,7 +41,8 @@ public struct JSONDocument: Sendable {
 }
 
 /// A strict RFC 8259 parser over UTF-8 bytes that keeps key order, number literals and, on request,
-/// the line and column where every value starts.
+/// the line and column where every value starts (`parseDocument`) or the text's layout: where
+/// every value, key and the whitespace around them are (`parseLayout`, for `JSONTextEditor`).
 public struct JSONParser {
   private let bytes: [UInt8]
   private var index = 0
