@@ -339,7 +339,3 @@ enum Content {
     "nested": .obj(["ok": .bool(true), "ratio": .double(0.75), "nothing": .null]),
   ])
 }
-
-extension JSONValue: ExpressibleByStringLiteral {
-  init(stringLiteral value: String) { self = .string(value) }
-}
