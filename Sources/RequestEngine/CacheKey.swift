@@ -1,7 +1,7 @@
 import Foundation
 import Digest
 
-/// The cache key of a request: sha256 of a canonical form (docs/ENGINE.md, "The cache key"):
+/// The cache key of a request: sha256 of a canonical form (docs/engine-rules.md, "The cache key"):
 /// the method, the URL with its query sorted, a canonical body (JSON with sorted keys, form
 /// fields sorted), the policy's `vary` headers and namespace (a digest), all minus the fields listed in `ignore`.
 /// `{b:1,a:2}` and `{a:2,b:1}` give the same key; a different base URL or CDN gives another.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// What to do with a download response, decided from its status and headers alone
-/// (docs/ENGINE.md, "Resumable downloads").
+/// (docs/engine-rules.md, "Resumable downloads").
 enum DownloadDecision: Equatable {
   /// Write the body at `offset`; `offset == 0` truncates what was on disk.
   case write(offset: Int64, total: Int64?, restartReason: RestartReason?)

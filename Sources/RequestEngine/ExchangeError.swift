@@ -1,8 +1,9 @@
 import CCurl
 import Foundation
 
-/// Why a transfer failed below HTTP, from curl's error code (docs/ENGINE.md, "Transport failures"). Every code has
-/// words of its own (`CurlCode.words`): a message never ends in a bare "(curl error 27)".
+/// Why a transfer failed below HTTP, from curl's error code (docs/engine-rules.md, "Transport
+/// failures"). Every code has words of its own (`CurlCode.words`): a message never ends in a
+/// bare "(curl error 27)".
 public enum TransportFailure: Sendable, Equatable, Hashable {
   case cannotResolveHost
   case cannotConnect

@@ -1,6 +1,6 @@
-/// Decides whether a response is a success, in the order of docs/ENGINE.md, "When is a response a
-/// success": parse > status > JSON shape
-/// (transport errors never reach it). Pure: tests call it with hand-made responses.
+/// Decides whether a response is a success, in the order of docs/engine-rules.md, "When is a
+/// response a success": parse > status > JSON shape (transport errors never reach it). Pure:
+/// tests call it with hand-made responses.
 public enum ResponseValidator {
   public static func validate(_ response: Response, _ validation: Validation) -> ExchangeError? {
     var parsed: JSONValue?
@@ -24,7 +24,7 @@ public enum ResponseValidator {
   }
 
   /// The body as JSON when the validator applies to it: nil for an empty body (unless
-  /// `requireBody`) and for a body that is not JSON (docs/ENGINE.md, "When is a response a
+  /// `requireBody`) and for a body that is not JSON (docs/engine-rules.md, "When is a response a
   /// success": a JSON validator only applies when the body is JSON).
   private static func parseBody(_ response: Response, _ validation: Validation)
     -> Result<JSONValue?, ExchangeError>

@@ -32,7 +32,7 @@ public struct Validation: Sendable, Equatable, Hashable {
   }
 }
 
-/// The JSON shape validator (docs/ENGINE.md, "The JSON shape validator"): a JSON document whose leaves are type names.
+/// The JSON shape validator (docs/engine-rules.md, "The JSON shape validator"): a JSON document whose leaves are type names.
 ///
 /// ```swift
 /// let shape = try JSONShape(["id": "number", "tags": ["string"], "owner": ["id": "number"]])

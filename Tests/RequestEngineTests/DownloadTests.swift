@@ -406,7 +406,7 @@ struct DownloadTests {
     #expect(try digest(ofFile: target) == expected)
   }
 
-  // The pure decision table (docs/ENGINE.md): 206/200/416 and their headers.
+  // The pure decision table (docs/engine-rules.md): 206/200/416 and their headers.
   @Test func theDecisionTable() {
     let stored = Validators(etag: "\"a\"", lastModified: nil)
     func decide(_ status: Int, _ headers: [(String, String)], offset: Int64 = 100) -> DownloadDecision {

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 // The scenario ids in these tests' comments (DL-1, DD-4, CH-5, …) are listed with what each means
-// in docs/ENGINE.md, "Scenarios".
+// in docs/engine-rules.md, "Scenarios".
 
 /// Records every agent event, thread-safely, and lets a test wait for conditions on them.
 final class EventRecorder: @unchecked Sendable {

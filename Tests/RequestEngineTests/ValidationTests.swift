@@ -94,7 +94,7 @@ struct ValidationTests {
     #expect(ResponseValidator.validate(response(200, "<html></html>", type: "text/html"), v) == nil)
   }
 
-  // docs/ENGINE.md's order: parse > status > shape.
+  // docs/engine-rules.md's order: parse > status > shape.
   @Test func parseErrorComesBeforeStatusAndStatusBeforeShape() throws {
     let v = try shape(["id": "number"])
     #expect(ResponseValidator.validate(response(500, "{oops"), v)?.kind == .validation)

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 import Workspace
 
-/// The engine's batch and chain scenarios (their ids: docs/ENGINE.md, "Scenarios"), against the fixture server.
+/// The engine's batch and chain scenarios (their ids: docs/engine-rules.md, "Scenarios"), against the fixture server.
 ///
 /// Cases that do not apply (the README's "Batches and chains" has the full table):
 /// - B-1 member callbacks and delegate order, B-2 accessories, B-8's "cache complete" callback:
