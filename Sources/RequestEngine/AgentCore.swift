@@ -456,10 +456,13 @@ public struct AgentCore: Sendable {
   /// transfer last moved a byte either way (the driver keeps that per transfer: a store per chunk,
   /// not a call here). A paused transfer is silent because it was asked to be: never idle.
   public func silent(now: Double, lastActivity: (ExchangeID) -> Double?) -> [ExchangeID] {
-    idleWatched.filter { id in
-      guard let entry = entries[id], case .running = entry.phase, let last = lastActivity(id) else { return false }
-      return now - last >= entry.job.idleTimeout
-    }.sorted()
+    // Called on every pass of the engine's loop: nothing is allocated while none is silent.
+    var silent: [ExchangeID] = []
+    for id in idleWatched {
+      guard let entry = entries[id], case .running = entry.phase, let last = lastActivity(id) else { continue }
+      if now - last >= entry.job.idleTimeout { silent.append(id) }
+    }
+    return silent.isEmpty ? silent : silent.sorted()
   }
 
   /// When the first watched transfer goes idle, if nothing moves before (for the driver's wait).

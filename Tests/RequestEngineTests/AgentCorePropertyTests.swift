@@ -1,5 +1,6 @@
 import Foundation
 import RequestEngine
+import TestSupport
 import Testing
 
 /// 10,000 random schedules of sends, cancels, completions, failures, credentials and clock
@@ -91,21 +92,8 @@ enum Schedule {
     }
   }
 
-  /// SplitMix64: a small generator whose sequence depends on its seed alone.
-  struct Generator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-  }
-
   static func random(seed: UInt64) -> [Step] {
-    var g = Generator(state: seed)
+    var g = SplitMix(seed: seed)
     let count = 1 + g.below(60)
     return (0..<count).map { _ in
       let pick = g.below(16)

@@ -54,4 +54,6 @@ public struct SplitMix {
     z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
     return z ^ (z >> 31)
   }
+  /// A number in 0..<n.
+  public mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
 }
