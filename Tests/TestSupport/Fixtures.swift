@@ -6,6 +6,12 @@ public func fixtureFile(_ relative: String) -> URL {
     .appendingPathComponent("Fixtures").appendingPathComponent(relative)
 }
 
+/// A file of the test tree, `Tests/RELATIVE` (a helper script such as `Browser/capture_har.py`).
+public func testsFile(_ relative: String) -> URL {
+  URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent(relative)
+}
+
 /// A fixture file copied into a fresh temporary folder of its own (its state folder, downloads
 /// and secrets go beside it); returns the copy's path and the folder.
 public func copyOfFixture(_ relative: String, named name: String? = nil) throws -> (path: String, folder: URL) {
