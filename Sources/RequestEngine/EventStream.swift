@@ -89,25 +89,31 @@ extension StreamEvent {
   /// `{"event":"stream","name":…,"id":…,"index":…,"type":…,"eventId":…,"data":…,"ms":…}`: the
   /// event as `run --json` prints it and the TUI's `w` writes it (`type` and `eventId` are SSE's
   /// `event` and `id`, null for the line formats; `id` is the exchange's; `ms` since the
-  /// exchange started; `"truncated": true` when the data was cut).
-  public func jsonObject(name: String, exchange: ExchangeID) -> JSONObject {
-    var object = JSONObject(distinctKeys: [
-      ("event", "stream"), ("name", .string(name)), ("id", .number(Int(exchange.rawValue))), ("index", .number(index)),
-      ("type", type.map { .string($0) } ?? .null), ("eventId", id.map { .string($0) } ?? .null),
-      ("data", .string(data)), ("ms", .number((seconds * 10_000).rounded() / 10)),
-    ])
-    if truncated { object["truncated"] = .bool(true) }
-    return object
+  /// exchange started, to a tenth; `"truncated": true` when the data was cut). Written member by
+  /// member (a caller may add its own after them, then `end()`s the object): a stream of 100,000
+  /// events is 100,000 of these lines.
+  public func writeJSON(name: String, exchange: ExchangeID, into line: inout JSONObjectWriter) {
+    line.member("event", "stream")
+    line.member("name", name)
+    line.member("id", Int(exchange.rawValue))
+    line.member("index", index)
+    line.member("type", type)
+    line.member("eventId", id)
+    line.member("data", data)
+    line.member("ms", tenths: Int((seconds * 10_000).rounded()))
+    if truncated { line.member("truncated", true) }
   }
 
-  /// Events as NDJSON: one `jsonObject` a line, each ended by a newline.
-  public static func ndjson(_ events: some Sequence<StreamEvent>, name: String, exchange: ExchangeID) -> String {
-    var text = ""
+  /// Events as NDJSON: one `writeJSON` object a line, each ended by a newline.
+  public static func ndjson(_ events: some Sequence<StreamEvent>, name: String, exchange: ExchangeID) -> [UInt8] {
+    var bytes: [UInt8] = []
     for event in events {
-      text += JSONSerializer.compact(.object(event.jsonObject(name: name, exchange: exchange)))
-      text += "\n"
+      var line = JSONObjectWriter()
+      event.writeJSON(name: name, exchange: exchange, into: &line)
+      line.end(appendingTo: &bytes)
+      bytes.append(0x0A)
     }
-    return text
+    return bytes
   }
 }
 
@@ -145,6 +151,9 @@ public struct StreamParser: Sendable {
   private var hasData = false
   private var dataTruncated = false
   private var eventType: String?
+  /// The last `event` value made into a String: a stream names the same few types again and
+  /// again, so the next `event: tick` reuses it instead of making another.
+  private var recentType: String?
   private var eventBytes = 0
 
   public init(format: StreamFormat, maxEventBytes: Int = 16 << 20, lastEventID: String? = nil, firstIndex: Int = 0) {
@@ -157,6 +166,7 @@ public struct StreamParser: Sendable {
   /// Feeds the next bytes; returns the events they completed, in order.
   public mutating func feed(_ bytes: UnsafeRawBufferPointer, at seconds: Double) -> [StreamEvent] {
     var out: [StreamEvent] = []
+    out.reserveCapacity(min(bytes.count / 16, 4096))  // room for the events of small ones
     var index = bytes.startIndex
     let end = bytes.endIndex
     // A UTF-8 BOM (EF BB BF) at the very start of the stream is not part of the first line.
@@ -317,7 +327,12 @@ public struct StreamParser: Sendable {
       appendData(value)
       if lineOverflow { dataTruncated = true }
     } else if Self.named(name, "event") {
-      eventType = String(decoding: value, as: UTF8.self)
+      if let recentType, recentType.utf8.elementsEqual(value) {
+        eventType = recentType
+      } else {
+        eventType = String(decoding: value, as: UTF8.self)
+        recentType = eventType
+      }
     } else if Self.named(name, "id") {
       if !value.contains(0) { lastEventID = String(decoding: value, as: UTF8.self) }
     } else if Self.named(name, "retry") {

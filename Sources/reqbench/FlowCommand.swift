@@ -200,10 +200,13 @@ struct FlowCommand {
         object["id"] = .number(Int(result.id.rawValue))
         FlowFormat.addTags(result.request.tags, to: &object)
       case .streamEvents(let id, let streamed):
+        let name = exchanges[id]?.name ?? ""
+        let tags = exchanges[id]?.tags ?? [:]
         for event in streamed {
-          var line = Format.streamEvent(name: exchanges[id]?.name ?? "", id: id, event)
-          FlowFormat.addTags(exchanges[id]?.tags ?? [:], to: &line)
-          Output.standard.json(.object(line))
+          Output.standard.jsonObject { line in
+            event.writeJSON(name: name, exchange: id, into: &line)
+            FlowFormat.addTags(tags, to: &line)
+          }
         }
         return
       case .reconnecting(let id, let count, let delay, let reason):
@@ -348,6 +351,13 @@ enum FlowFormat {
     if let batch = tags["batch"] { object["batch"] = .string(batch) }
     if let chain = tags["chain"] { object["chain"] = .string(chain) }
     if let step = tags["step"].flatMap(Int.init) { object["step"] = .number(step) }
+  }
+
+  /// The same members written after a line's own (a stream event's).
+  static func addTags(_ tags: [String: String], to line: inout JSONObjectWriter) {
+    if let batch = tags["batch"] { line.member("batch", batch) }
+    if let chain = tags["chain"] { line.member("chain", chain) }
+    if let step = tags["step"].flatMap(Int.init) { line.member("step", step) }
   }
 
   static func short(_ value: String) -> String {

@@ -21,13 +21,6 @@ enum Format {
     return line
   }
 
-  /// `{"event":"stream","name":…,"id":…,"index":…,"type":…,"eventId":…,"data":…,"ms":…}`: one
-  /// event of a streamed response (`type` and `eventId` are SSE's `event` and `id`, null for the
-  /// line formats; `id` is the exchange's, as in every event; `ms` since the exchange started).
-  static func streamEvent(name: String, id: ExchangeID, _ event: StreamEvent) -> JSONObject {
-    event.jsonObject(name: name, exchange: id)
-  }
-
   static func reconnectEvent(name: String, id: ExchangeID, count: Int, delay: Double, reason: ExchangeError) -> JSONObject {
     JSONObject([
       ("event", "reconnecting"), ("name", .string(name)), ("id", .number(Int(id.rawValue))),

@@ -29,10 +29,22 @@ final class Output: Sendable {
   /// One JSON value on a line (`--json` output): compact, with the controls JSON leaves raw (C1,
   /// the bidirectional controls) written as `\u` escapes.
   func json(_ value: JSONValue) {
+    jsonLine { JSONSerializer.compact(value, into: &$0) }
+  }
+
+  /// One JSON object on a line, written member by member (`JSONObjectWriter`) straight into the
+  /// buffer, with the same escaping as `json(_:)`.
+  func jsonObject(_ write: (inout JSONObjectWriter) -> Void) {
+    var line = JSONObjectWriter()
+    write(&line)
+    jsonLine { line.end(appendingTo: &$0) }
+  }
+
+  private func jsonLine(_ write: (inout [UInt8]) -> Void) {
     pending.withLock { buffer in
       // Serialized straight into the buffer: no line of its own to allocate and copy.
       let start = buffer.count
-      JSONSerializer.compact(value, into: &buffer)
+      write(&buffer)
       // Only non-ASCII text can hold the controls the serializer leaves raw (C1, bidi): ASCII
       // lines (most of them) stay as they are.
       if Output.hasNonASCII(buffer, from: start) {

@@ -239,7 +239,7 @@ final class TUIRuntime {
           return
         }
         do {
-          let bytes = try stream.map { Array(StreamEvent.ndjson($0.kept, name: name, exchange: id).utf8) }
+          let bytes = try stream.map { StreamEvent.ndjson($0.kept, name: name, exchange: id) }
             ?? jqOutput.map { Array($0.utf8) } ?? body?.bytes() ?? []
           try AtomicFile.write(bytes, to: url)
           inbox.post(.bodyWritten(path: url.path, error: nil))

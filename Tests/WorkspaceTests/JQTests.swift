@@ -115,7 +115,7 @@ struct JQTests {
       StreamEvent(format: .ndjson, index: 1, type: nil, id: nil, data: "x\u{1b}", size: 3, seconds: 1, truncated: true),
     ]
     #expect(
-      StreamEvent.ndjson(events, name: "ticker", exchange: ExchangeID(rawValue: 7))
+      String(decoding: StreamEvent.ndjson(events, name: "ticker", exchange: ExchangeID(rawValue: 7)), as: UTF8.self)
         == #"{"event":"stream","name":"ticker","id":7,"index":0,"type":"tick","eventId":"1","data":"{\"tick\":1}","ms":12.3}"#
         + "\n"
         + #"{"event":"stream","name":"ticker","id":7,"index":1,"type":null,"eventId":null,"data":"x\u001b","ms":1000,"truncated":true}"#

@@ -1,0 +1,87 @@
+/// Bytes written through a pointer into memory this value owns, growing by doubling: the
+/// JSON target's writers put bytes one at a time without `Array.append`'s checks on each.
+/// Reserve room first (`reserve`), then `put` within it.
+struct ByteWriter: ~Copyable {
+  private var start: UnsafeMutablePointer<UInt8>
+  private var capacity: Int
+  private(set) var count = 0
+
+  init(capacity: Int = 256) {
+    self.capacity = max(capacity, 16)
+    start = .allocate(capacity: self.capacity)
+  }
+
+  deinit { start.deallocate() }
+
+  /// Room for `extra` more bytes.
+  @inline(__always)
+  mutating func reserve(_ extra: Int) {
+    if count + extra > capacity { grow(to: count + extra) }
+  }
+
+  private mutating func grow(to needed: Int) {
+    var size = capacity * 2
+    while size < needed { size *= 2 }
+    let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: size)
+    larger.update(from: start, count: count)
+    start.deallocate()
+    start = larger
+    capacity = size
+  }
+
+  /// One byte, in room reserved before.
+  @inline(__always)
+  mutating func put(_ byte: UInt8) {
+    start[count] = byte
+    count += 1
+  }
+
+  /// Bytes, in room reserved before. A few (a key, a short value) are copied by a loop: a call
+  /// of memcpy costs more than they do.
+  @inline(__always)
+  mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+    guard let base = bytes.baseAddress else { return }
+    if bytes.count <= 16 {
+      for offset in 0..<bytes.count { start[count + offset] = base[offset] }
+    } else {
+      (start + count).update(from: base, count: bytes.count)
+    }
+    count += bytes.count
+  }
+
+  /// Bytes, reserving room for them.
+  mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+    reserve(bytes.count)
+    put(bytes)
+  }
+
+  mutating func append(_ text: StaticString) {
+    text.withUTF8Buffer { append($0) }
+  }
+
+  /// The decimal digits of `value`, `-` first when negative.
+  mutating func appendDecimal(_ value: Int) {
+    reserve(20)
+    if value < 0 { put(UInt8(ascii: "-")) }
+    var rest = value.magnitude
+    let first = count
+    repeat {
+      put(UInt8(ascii: "0") + UInt8(rest % 10))
+      rest /= 10
+    } while rest > 0
+    // Written least significant first: turned round in place.
+    var (low, high) = (first, count - 1)
+    while low < high {
+      let byte = start[low]
+      start[low] = start[high]
+      start[high] = byte
+      low += 1
+      high -= 1
+    }
+  }
+
+  /// The bytes written so far.
+  func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+    try body(UnsafeBufferPointer(start: start, count: count))
+  }
+}

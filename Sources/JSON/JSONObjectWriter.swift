@@ -1,0 +1,82 @@
+/// One JSON object written member by member straight into UTF-8 bytes: the text
+/// `JSONSerializer.compact` writes for the object of the same members, without making the
+/// `JSONValue` first. For lines printed by the thousand (`run --json`'s stream events), where
+/// building, serializing and freeing a value cost more than the line itself.
+///
+/// ```swift
+/// var line = JSONObjectWriter()
+/// line.member("event", "stream")
+/// line.member("index", 3)
+/// line.member("type", nil)
+/// line.member("ms", tenths: 19)
+/// line.end(appendingTo: &bytes)  // {"event":"stream","index":3,"type":null,"ms":1.9}
+/// ```
+/// Keys are `StaticString`s written as they are: names that need no escaping. The line is
+/// written through a pointer into memory of its own (`ByteWriter`) and copied out at the end.
+public struct JSONObjectWriter: ~Copyable {
+  private var bytes = ByteWriter()
+  private var empty = true
+
+  public init() {
+    bytes.append("{")
+  }
+
+  private mutating func key(_ key: StaticString) {
+    bytes.reserve(key.utf8CodeUnitCount + 4)
+    if !empty { bytes.put(UInt8(ascii: ",")) }
+    empty = false
+    bytes.put(UInt8(ascii: "\""))
+    key.withUTF8Buffer { bytes.put($0) }
+    bytes.put(UInt8(ascii: "\""))
+    bytes.put(UInt8(ascii: ":"))
+  }
+
+  /// A string member, `null` for nil.
+  public mutating func member(_ name: StaticString, _ value: String?) {
+    key(name)
+    guard var value else { return bytes.append("null") }
+    bytes.reserve(1)
+    bytes.put(UInt8(ascii: "\""))
+    value.withUTF8 { JSONSerializer.quote(bytes: $0, into: &bytes) }
+    bytes.reserve(1)
+    bytes.put(UInt8(ascii: "\""))
+  }
+
+  public mutating func member(_ name: StaticString, _ value: Int) {
+    key(name)
+    bytes.appendDecimal(value)
+  }
+
+  public mutating func member(_ name: StaticString, _ value: Bool) {
+    key(name)
+    bytes.append(value ? "true" : "false")
+  }
+
+  /// A number given in tenths (`19` is `1.9`, `20` is `2`), as `JSONValue.number(Double(tenths)
+  /// / 10)` writes it: one decimal, none when it is zero.
+  public mutating func member(_ name: StaticString, tenths: Int) {
+    key(name)
+    if tenths < 0 && tenths > -10 { bytes.append("-") }  // -0.5: the sign the whole part loses
+    bytes.appendDecimal(tenths / 10)
+    let fraction = Int(tenths.magnitude % 10)
+    if fraction != 0 {
+      bytes.reserve(2)
+      bytes.put(UInt8(ascii: "."))
+      bytes.put(UInt8(ascii: "0") + UInt8(fraction))
+    }
+  }
+
+  /// Any value, through the serializer.
+  public mutating func member(_ name: StaticString, value: JSONValue) {
+    key(name)
+    var text: [UInt8] = []
+    JSONSerializer.compact(value, into: &text)
+    text.withUnsafeBufferPointer { bytes.append($0) }
+  }
+
+  /// Closes the object and appends its text to `out`.
+  public mutating func end(appendingTo out: inout [UInt8]) {
+    bytes.append("}")
+    bytes.withBytes { out.append(contentsOf: $0) }
+  }
+}

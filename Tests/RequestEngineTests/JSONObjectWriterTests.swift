@@ -1,0 +1,82 @@
+import RequestEngine
+import TestSupport
+import Testing
+
+/// `JSONObjectWriter` writes what `JSONSerializer.compact` writes for the object of the same
+/// members: checked member kind by member kind, and over seeded random members.
+@Suite("JSONObjectWriter")
+struct JSONObjectWriterTests {
+  @Test func writesWhatTheSerializerWritesForTheSameMembers() {
+    var line = JSONObjectWriter()
+    line.member("s", "a \"q\" \\ é\n\u{1}\u{2028}")
+    line.member("none", nil)
+    line.member("n", -42)
+    line.member("max", Int.max)
+    line.member("min", Int.min)
+    line.member("t", true)
+    line.member("ms", tenths: 19)
+    line.member("whole", tenths: 20)
+    line.member("v", value: .array([.number(1), .null, .object(JSONObject([("k", "v")]))]))
+    let expected = JSONValue.object(JSONObject([
+      ("s", "a \"q\" \\ é\n\u{1}\u{2028}"), ("none", .null), ("n", .number(-42)), ("max", .number(Int.max)),
+      ("min", .number(Int.min)), ("t", true), ("ms", .number(1.9)), ("whole", .number(2.0)),
+      ("v", .array([.number(1), .null, .object(JSONObject([("k", "v")]))])),
+    ]))
+    var bytes = Array("x".utf8)
+    line.end(appendingTo: &bytes)
+    #expect(String(decoding: bytes, as: UTF8.self) == "x" + JSONSerializer.compact(expected))
+    var empty: [UInt8] = []
+    var nothing = JSONObjectWriter()
+    nothing.end(appendingTo: &empty)
+    #expect(empty == Array("{}".utf8))
+  }
+
+  /// Tenths are written as `JSONValue.number(Double(tenths) / 10)` writes the same number, over
+  /// 10,000 seeded values from 0 to a year of milliseconds and a few edges.
+  @Test func tenthsMatchTheDoubleFormatting() {
+    var random = SplitMix(seed: 0x5EED)
+    let edges = [0, 1, 9, 10, 11, 99, 100, 101, -1, -5, -10, -15, 315_360_000_000]
+    let values = edges + (0..<10_000).map { _ in random.below(315_360_000_000) }
+    for tenths in values {
+      var line = JSONObjectWriter()
+      line.member("ms", tenths: tenths)
+      var bytes: [UInt8] = []
+      line.end(appendingTo: &bytes)
+      let expected = JSONSerializer.compact(.object(JSONObject([("ms", .number(Double(tenths) / 10))])))
+      #expect(String(decoding: bytes, as: UTF8.self) == expected, "\(tenths)")
+    }
+  }
+
+  /// The one escaping routine: 2,000 seeded strings of quotes, backslashes, controls, DEL,
+  /// U+2028/9, other non-ASCII and plain runs parse back to themselves, through the serializer
+  /// and through the writer alike, and nothing but those is escaped.
+  @Test func quotingRoundTrips() throws {
+    var random = SplitMix(seed: 0x0B5E55ED)
+    let pieces: [String] = ["\"", "\\", "\n", "\r", "\t", "\u{8}", "\u{C}", "\u{1}", "\u{1F}", "\u{7F}", "\u{2028}", "\u{2029}",
+                            "\u{2027}", "é", "€", "😀", "a", "plain text ", "{\"k\":1}"]
+    for _ in 0..<2_000 {
+      let text = (0..<random.below(12)).map { _ in pieces[random.below(pieces.count)] }.joined()
+      let quoted = JSONSerializer.quote(text)
+      #expect(try JSONParser.parse(quoted) == .string(text), "\(quoted)")
+      var line = JSONObjectWriter()
+      line.member("s", text)
+      var bytes: [UInt8] = []
+      line.end(appendingTo: &bytes)
+      #expect(String(decoding: bytes, as: UTF8.self) == "{\"s\":" + quoted + "}")
+      #expect(!quoted.contains("\u{2028}") && !quoted.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F })
+      #expect(quoted.contains("€") == text.contains("€") && quoted.contains("\u{2027}") == text.contains("\u{2027}"))
+    }
+  }
+
+  /// Every ASCII character and U+2028/9 alone: exactly the C0 controls, `"`, `\\`, DEL and the
+  /// two separators are escaped, everything else is written as it is.
+  @Test func exactlyTheseAreEscaped() throws {
+    for value in Array(0..<128) + [0x2028, 0x2029, 0x2027, 0xE9] {
+      let text = String(Unicode.Scalar(UInt32(value))!)
+      let quoted = JSONSerializer.quote(text)
+      let escaped = value < 0x20 || value == 0x22 || value == 0x5C || value == 0x7F || value == 0x2028 || value == 0x2029
+      #expect((quoted != "\"" + text + "\"") == escaped, "\(value): \(quoted)")
+      #expect(try JSONParser.parse(quoted) == .string(text))
+    }
+  }
+}
