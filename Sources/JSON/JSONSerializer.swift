@@ -40,7 +40,7 @@ public enum JSONSerializer {
     out.append(UInt8(ascii: "\""))
   }
 
-  /// The bytes that may start something to escape, `1` at their place: C0, `"`, `\\`, DEL,
+  /// The bytes that may start something to escape, `1` at their place: C0, `"`, `\`, DEL,
   /// and 0xE2 (the lead byte of U+2028 and U+2029). A table in the binary's constant data, read
   /// once per byte instead of five comparisons.
   private static var escapeTable: StaticString {

@@ -129,7 +129,7 @@ def start_chromium(path, profile):
     args = [path, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
             "--no-default-browser-check", "--disable-extensions", "--disable-sync",
             "--disable-background-networking", "--disable-component-update",
-            "--ignore-certificate-errors", "--remote-debugging-pipe",
+            "--disable-dev-shm-usage", "--ignore-certificate-errors", "--remote-debugging-pipe",
             f"--user-data-dir={profile}", "about:blank"]
     actions = [(os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
                (os.POSIX_SPAWN_DUP2, log, 1), (os.POSIX_SPAWN_DUP2, log, 2),
