@@ -83,7 +83,7 @@ public final class Agent: Sendable {
     case reprioritise(ExchangeID, Priority)
     case setLimits(maxConcurrent: Int, maxPerHost: Int)
     case subscribe(UInt64, @Sendable (AgentEvent) -> Void)
-    case subscribeBatches(UInt64, @Sendable ([AgentEvent]) -> Void)
+    case subscribeBatches(UInt64, AgentEventKinds, @Sendable ([AgentEvent]) -> Void)
     case unsubscribe(UInt64)
     case shutdown
     /// A download's file was checked and moved into place (or not), off the engine thread.
@@ -167,10 +167,14 @@ public final class Agent: Sendable {
   /// started, progressed or ended in it. `send` completions run at the end of the pass, after
   /// the batch holding their `finished` events was handed over. Handlers run on the engine
   /// thread.
+  /// `kinds`: the events this handler is given (all by default); the engine does not build
+  /// an event no subscriber wants, and a pass with none of these kinds is not handed over.
   @discardableResult
-  public func subscribeBatches(_ handler: @escaping @Sendable ([AgentEvent]) -> Void) -> Subscription {
+  public func subscribeBatches(
+    kinds: AgentEventKinds = .all, _ handler: @escaping @Sendable ([AgentEvent]) -> Void
+  ) -> Subscription {
     let token = inbox.nextToken()
-    post(.subscribeBatches(token, handler))
+    post(.subscribeBatches(token, kinds, handler))
     return Subscription(token: token)
   }
 

@@ -174,7 +174,9 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
   private var core: AgentCore
   private var running: [UnsafeMutableRawPointer: Record] = [:]
   private var subscribers: [(token: UInt64, handler: @Sendable (AgentEvent) -> Void)] = []
-  private var batchSubscribers: [(token: UInt64, handler: @Sendable ([AgentEvent]) -> Void)] = []
+  private var batchSubscribers: [(token: UInt64, kinds: AgentEventKinds, handler: @Sendable ([AgentEvent]) -> Void)] = []
+  /// The kinds of events some subscriber wants: the others are not built.
+  private var wanted: AgentEventKinds = []
   /// Events of this pass of the loop, for the batch subscribers.
   private var batch: [AgentEvent] = []
   /// Completions of exchanges that ended in this pass, run after the batch is handed over.
@@ -231,7 +233,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     case .send(let id, let request, let completion):
       let record = Record(id: id, request: request, completion: completion)
       records[id] = record
-      emit(.queued(id, request))
+      emit(.queued, .queued(id, request))
       if throttled(record) { return }
       if answerFromCache(record) { return }
       switch core.send(job(for: record)) {
@@ -248,22 +250,25 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     case .pause(let id):
       guard !core.isPaused(id), core.primary(of: id) == nil else { return }
       perform(core.pause(id).map { [$0] } ?? [])
-      if core.isPaused(id) { for member in core.members(of: id) { emit(.paused(member)) } }
+      if core.isPaused(id) { for member in core.members(of: id) { emit(.paused, .paused(member)) } }
     case .resume(let id):
       guard core.isPaused(id), core.primary(of: id) == nil else { return }
       perform(core.resume(id).map { [$0] } ?? [])
-      for member in core.members(of: id) { emit(.resumed(member)) }
+      for member in core.members(of: id) { emit(.resumed, .resumed(member)) }
     case .reprioritise(let id, let priority):
       core.reprioritise(id, to: priority)
     case .setLimits(let maxConcurrent, let maxPerHost):
       core.setLimits(AgentCore.Limits(maxConcurrent: maxConcurrent, maxPerHost: maxPerHost))
     case .subscribe(let token, let handler):
       subscribers.append((token, handler))
-    case .subscribeBatches(let token, let handler):
-      batchSubscribers.append((token, handler))
+      updateWanted()
+    case .subscribeBatches(let token, let kinds, let handler):
+      batchSubscribers.append((token, kinds, handler))
+      updateWanted()
     case .unsubscribe(let token):
       subscribers.removeAll { $0.token == token }
       batchSubscribers.removeAll { $0.token == token }
+      updateWanted()
     case .shutdown:
       stopping = true
     case .downloadFinalized(let job, let result):
@@ -319,7 +324,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     let reason = ExchangeError(
       kind: .status, message: "status 401: the server refused the token; getting a new one", status: 401)
     for member in core.members(of: record.id) {
-      emit(.retrying(member, attempt: record.attempts + 1, delay: 0, reason: reason))
+      emit(.retrying, .retrying(member, attempt: record.attempts + 1, delay: 0, reason: reason))
     }
     core.renewToken(record.id)
     authorize(record, rejected: record.request.headers["Authorization"])
@@ -460,7 +465,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       return true
     case (.cacheOnly, .miss(let reason)):
       record.startedAt = Date()
-      emit(.started(record.id, attempt: 0))
+      emit(.started, .started(record.id, attempt: 0))
       let error = ExchangeError(
         kind: .notCached,
         message: "not cached (\(reason.rawValue)): mode cacheOnly never uses the network; send it with another mode first")
@@ -468,7 +473,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       return true
     case (.cacheThenNetwork, .fresh(let entry)), (.cacheThenNetwork, .expired(let entry)):
       let outcome = CacheOutcome(hit: true, reason: lookupReason(lookup), ageSeconds: entry.age(at: now))
-      emit(.delivered(cachedResult(record, entry, outcome: outcome, state: .running)))
+      emit(.delivered, .delivered(cachedResult(record, entry, outcome: outcome, state: .running)))
       record.deliveredCached = true
     default:
       break
@@ -507,8 +512,8 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
   /// A cache hit: the stored status and headers, full events, `fromCache` set.
   private func deliverFromCache(_ record: Record, _ entry: ResponseCache.Entry, outcome: CacheOutcome) {
     record.startedAt = Date()
-    emit(.started(record.id, attempt: 0))
-    emit(.headers(record.id, status: entry.status, headers: entry.headers))
+    emit(.started, .started(record.id, attempt: 0))
+    emit(.headers, .headers(record.id, status: entry.status, headers: entry.headers))
     let result = cachedResult(record, entry, outcome: outcome, state: .succeeded)
     finish(record, state: .succeeded, response: result.response, error: nil, fromCache: true, cache: outcome)
   }
@@ -534,7 +539,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     guard let window = record.request.throttle, window > 0 else { return false }
     let now = MonotonicClock.now()
     guard let since = core.admit(key: Engine.identityKey(record.request), window: window, now: now) else { return false }
-    emit(.started(record.id, attempt: 0))
+    emit(.started, .started(record.id, attempt: 0))
     let error = ExchangeError(
       kind: .throttled,
       message: "throttled: the same request was sent \(formatSeconds(since)) ago (throttle \(formatSeconds(window))); "
@@ -560,22 +565,22 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
   /// The exchange joined an identical one in flight: a waiter from its first event on, showing
   /// what its primary has so far.
   private func joined(_ record: Record, primary id: ExchangeID) {
-    emit(.joined(record.id, primary: id))
+    emit(.joined, .joined(record.id, primary: id))
     guard let primary = records[id], let transfer = primary.transfer else { return }
     record.startedAt = Date()
-    emit(.started(record.id, attempt: primary.attempts))
+    emit(.started, .started(record.id, attempt: primary.attempts))
     if transfer.headersComplete {
-      emit(.headers(record.id, status: transfer.statusLine, headers: transfer.responseHeaders))
+      emit(.headers, .headers(record.id, status: transfer.statusLine, headers: transfer.responseHeaders))
     }
     if transfer.progress.downloaded > 0 || transfer.progress.uploaded > 0 {
-      emit(.progress(record.id, transfer.progress))
+      emit(.progress, .progress(record.id, transfer.progress))
     }
   }
 
   /// Emits an event for a transfer's exchange and everyone waiting on it.
-  private func emitForGroup(_ transfer: Transfer, _ make: (ExchangeID) -> AgentEvent) {
-    guard let primary = running[transfer.handle] else { return }
-    for member in core.members(of: primary.id) { emit(make(member)) }
+  private func emitForGroup(_ transfer: Transfer, _ kind: AgentEventKinds, _ make: (ExchangeID) -> AgentEvent) {
+    guard wanted.contains(kind), let primary = running[transfer.handle] else { return }
+    for member in core.members(of: primary.id) { emit(kind, make(member)) }
   }
 
   // MARK: - Starting transfers
@@ -638,10 +643,10 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     if let attempt { record.attempts = attempt }
     record.transfer = transfer
     transfer.onHeaders = { [unowned self, unowned transfer] status, headers in
-      self.emitForGroup(transfer) { .headers($0, status: status, headers: headers) }
+      self.emitForGroup(transfer, .headers) { .headers($0, status: status, headers: headers) }
     }
     transfer.onProgress = { [unowned self, unowned transfer] progress in
-      self.emitForGroup(transfer) { .progress($0, progress) }
+      self.emitForGroup(transfer, .progress) { .progress($0, progress) }
     }
     if record.streamOrigin == nil { record.streamOrigin = clock.now }
     transfer.streamOrigin = record.streamOrigin ?? clock.now
@@ -655,7 +660,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     if hop == nil {
       for member in core.members(of: record.id).compactMap({ records[$0] }) {
         if member.startedAt == nil { member.startedAt = Date() }
-        emit(.started(member.id, attempt: record.attempts))
+        emit(.started, .started(member.id, attempt: record.attempts))
       }
     }
     curl_multi_add_handle(multi, transfer.handle)
@@ -785,7 +790,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     core.retry(record.id, after: delay, now: MonotonicClock.now())
     for member in core.members(of: record.id).compactMap({ records[$0] }) {
       let reason = error.redacted(by: Redaction(secrets: member.request.secrets))
-      emit(.retrying(member.id, attempt: record.attempts + 1, delay: delay, reason: reason))
+      emit(.retrying, .retrying(member.id, attempt: record.attempts + 1, delay: delay, reason: reason))
     }
     return true
   }
@@ -820,7 +825,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
   private func streamEvents(_ transfer: Transfer, _ events: [StreamEvent]) {
     guard let record = running[transfer.handle], !events.isEmpty else { return }
     for event in events { record.stream?.append(event) }
-    for member in core.members(of: record.id) { emit(.streamEvents(member, events)) }
+    for member in core.members(of: record.id) { emit(.streamEvents, .streamEvents(member, events)) }
     record.stream?.lastEventID = transfer.streamParser?.lastEventID
   }
 
@@ -846,6 +851,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     let reason = error ?? .transport(.connectionLost, detail: "the server ended the stream")
     for member in core.members(of: record.id).compactMap({ records[$0] }) {
       emit(
+        .reconnecting,
         .reconnecting(
           member.id, count: record.stream?.reconnects ?? 1, delay: delay,
           reason: reason.redacted(by: Redaction(secrets: member.request.secrets))))
@@ -1159,15 +1165,22 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     result.stream = record.stream
     publishCounts()
     // A token response's secrets are masked for everyone but the sender.
-    emit(.finished(result.maskingResponseFields(record.request.secretResponseFields)))
+    emit(.finished, .finished(result.maskingResponseFields(record.request.secretResponseFields)))
     // A completion runs at the end of this pass of the loop, after every subscriber, batch ones
     // too, saw the `finished` event.
     if let completion = record.completion { completions.append((completion, result)) }
   }
 
-  private func emit(_ event: AgentEvent) {
+  /// Hands `event` to the subscribers, when one of them wants its `kind` (only then is it made).
+  private func emit(_ kind: AgentEventKinds, _ event: @autoclosure () -> AgentEvent) {
+    guard wanted.contains(kind) else { return }
+    let event = event()
     for subscriber in subscribers { subscriber.handler(event) }
     if !batchSubscribers.isEmpty { batch.append(event) }
+  }
+
+  private func updateWanted() {
+    wanted = batchSubscribers.reduce(subscribers.isEmpty ? [] : .all) { $0.union($1.kinds) }
   }
 
   /// The end of a pass of the loop: this pass's events to the batch subscribers, then the
@@ -1176,7 +1189,14 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     if !batch.isEmpty {
       let events = batch
       batch.removeAll(keepingCapacity: true)
-      for subscriber in batchSubscribers { subscriber.handler(events) }
+      for subscriber in batchSubscribers {
+        if subscriber.kinds == .all {
+          subscriber.handler(events)
+        } else {
+          let kept = events.filter { subscriber.kinds.contains($0.kind) }
+          if !kept.isEmpty { subscriber.handler(kept) }
+        }
+      }
     }
     let ended = completions
     completions.removeAll(keepingCapacity: true)

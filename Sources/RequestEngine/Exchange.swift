@@ -292,6 +292,29 @@ public struct TransferProgress: Sendable, Equatable {
   }
 }
 
+/// Kinds of `AgentEvent`, for a batch subscriber to say which it wants
+/// (`Agent.subscribeBatches(kinds:_:)`). The engine builds only the events some subscriber
+/// wants: `run` printing result lines wants the ends, not a `queued` event carrying a copy of
+/// each request nor the headers and progress of each exchange.
+public struct AgentEventKinds: OptionSet, Sendable, Hashable {
+  public let rawValue: UInt16
+  public init(rawValue: UInt16) { self.rawValue = rawValue }
+
+  public static let queued = AgentEventKinds(rawValue: 1 << 0)
+  public static let joined = AgentEventKinds(rawValue: 1 << 1)
+  public static let started = AgentEventKinds(rawValue: 1 << 2)
+  public static let headers = AgentEventKinds(rawValue: 1 << 3)
+  public static let progress = AgentEventKinds(rawValue: 1 << 4)
+  public static let retrying = AgentEventKinds(rawValue: 1 << 5)
+  public static let delivered = AgentEventKinds(rawValue: 1 << 6)
+  public static let streamEvents = AgentEventKinds(rawValue: 1 << 7)
+  public static let reconnecting = AgentEventKinds(rawValue: 1 << 8)
+  public static let paused = AgentEventKinds(rawValue: 1 << 9)
+  public static let resumed = AgentEventKinds(rawValue: 1 << 10)
+  public static let finished = AgentEventKinds(rawValue: 1 << 11)
+  public static let all = AgentEventKinds(rawValue: (1 << 12) - 1)
+}
+
 /// What the agent reports, in order per exchange:
 /// queued → joined? → (started → headers? → (progress | streamEvents)*)+ with retrying (or, for a
 /// stream, reconnecting) between attempts → finished.
@@ -325,6 +348,24 @@ public enum AgentEvent: Sendable {
   case paused(ExchangeID)
   case resumed(ExchangeID)
   case finished(ExchangeResult)
+
+  /// Which kind of event this is (`AgentEventKinds`).
+  public var kind: AgentEventKinds {
+    switch self {
+    case .queued: .queued
+    case .joined: .joined
+    case .started: .started
+    case .headers: .headers
+    case .progress: .progress
+    case .retrying: .retrying
+    case .delivered: .delivered
+    case .streamEvents: .streamEvents
+    case .reconnecting: .reconnecting
+    case .paused: .paused
+    case .resumed: .resumed
+    case .finished: .finished
+    }
+  }
 
   public var exchangeID: ExchangeID {
     switch self {

@@ -66,14 +66,9 @@ struct FlowCommand {
     // `--report`: stdout holds the report alone; the lines and captures are not written.
     let lines = options.report == nil
     // One hand-over per pass of the engine loop, however many exchanges ended in it.
-    agent.subscribeBatches { batch in
-      queue.push(contentsOf: batch.compactMap { event in
-        switch event {
-        case .finished: .agent(event)
-        case .headers: nil
-        default: json ? .agent(event) : nil  // lines need only the ends
-        }
-      })
+    // Lines need only the ends; --json every event but the headers (the engine makes no others).
+    agent.subscribeBatches(kinds: json ? AgentEventKinds.all.subtracting(.headers) : .finished) { batch in
+      queue.push(contentsOf: batch.map { .agent($0) })
     }
     let runs = Locked<[FlowRunner.Run]>([])
     interruption.handle {

@@ -105,24 +105,16 @@ struct RunCommand {
       }
     }
 
-    let wantsProgress = reporter.wantsProgress
-    // One hand-over per pass of the engine loop, however many exchanges ended in it.
-    agent.subscribeBatches { batch in
+    // One hand-over per pass of the engine loop, however many exchanges ended in it, of the
+    // events the reporter prints: the ends, a retry's wait (told on stderr even when nothing
+    // else live is, like curl's "Will retry in 1 seconds"), a stream's events as they come, and
+    // the rest only when it shows progress. The engine does not make the others.
+    let kinds: AgentEventKinds =
+      reporter.wantsProgress ? AgentEventKinds.all.subtracting(.headers) : [.finished, .retrying, .reconnecting, .streamEvents]
+    agent.subscribeBatches(kinds: kinds) { batch in
       var weight = 0
-      let kept = batch.filter { event in
-        switch event {
-        // A retry's wait is told on stderr even when nothing else live is (like curl's
-        // "Will retry in 1 seconds").
-        // A stream's events are printed as they come, whatever else is.
-        case .streamEvents(_, let streamed):
-          weight += Self.weight(of: streamed)
-          return true
-        case .finished, .retrying, .reconnecting: return true
-        case .headers: return false
-        default: return wantsProgress
-        }
-      }
-      events.push(contentsOf: kept, weight: weight)
+      for case .streamEvents(_, let streamed) in batch { weight += Self.weight(of: streamed) }
+      events.push(contentsOf: batch, weight: weight)
     }
 
     // Each request is sent as soon as it is built, so the engine works while the rest are built.
