@@ -154,6 +154,7 @@ public struct StreamParser: Sendable {
   /// The last `event` value made into a String: a stream names the same few types again and
   /// again, so the next `event: tick` reuses it instead of making another.
   private var recentType: String?
+  private var recentTypeBytes: [UInt8] = []
   private var eventBytes = 0
 
   public init(format: StreamFormat, maxEventBytes: Int = 16 << 20, lastEventID: String? = nil, firstIndex: Int = 0) {
@@ -207,13 +208,27 @@ public struct StreamParser: Sendable {
         afterCR = true
         endLine(at: seconds, into: &out)
       default:
-        // The run up to the next line end goes in at once.
+        // The run up to the next line end (one comparison for most bytes: a line end is at
+        // most 0x0D).
         var stop = index
-        while stop < end, bytes[stop] != 0x0A, bytes[stop] != 0x0D { stop += 1 }
+        while stop < end {
+          let next = bytes[stop]
+          if next <= 0x0D && (next == 0x0A || next == 0x0D) { break }
+          stop += 1
+        }
         let run = UnsafeRawBufferPointer(rebasing: bytes[(index - 1)..<stop])
         eventBytes += run.count
-        appendToLine(run)
-        index = stop
+        if stop < end && line.isEmpty && !lineOverflow {
+          // The whole line is in these bytes: parsed where it is, not copied first.
+          eventBytes += 1
+          afterCR = bytes[stop] == 0x0D
+          let room = maxEventBytes + 16
+          lineEnded(UnsafeRawBufferPointer(rebasing: run.prefix(room)), overflow: run.count > room, at: seconds, into: &out)
+          index = stop + 1
+        } else {
+          appendToLine(run)
+          index = stop
+        }
       }
     }
     return out
@@ -253,35 +268,51 @@ public struct StreamParser: Sendable {
     }
   }
 
+  /// The line kept in `line` (it came in pieces) ended.
   private mutating func endLine(at seconds: Double, into out: inout [StreamEvent]) {
-    switch format {
-    case .sse: sseLine(at: seconds, into: &out)
-    case .ndjson, .lines: emitLine(at: seconds, into: &out)
-    case .jsonSeq: break
-    }
+    let overflow = lineOverflow
+    let kept = line
+    kept.withUnsafeBytes { lineEnded($0, overflow: overflow, at: seconds, into: &out) }
     line.removeAll(keepingCapacity: line.count < 4096)
     lineOverflow = false
   }
 
-  /// A line of a line format is one event; blank lines (only spaces) are none.
+  /// A whole line (its end left out; `overflow`: it was longer, and cut).
+  private mutating func lineEnded(
+    _ text: UnsafeRawBufferPointer, overflow: Bool, at seconds: Double, into out: inout [StreamEvent]
+  ) {
+    switch format {
+    case .sse: sseLine(text, overflow: overflow, at: seconds, into: &out)
+    case .ndjson, .lines: emitLine(text, overflow: overflow, at: seconds, into: &out)
+    case .jsonSeq: break
+    }
+  }
+
+  /// The record kept in `line` is one event (JSON text sequences, and a last line at the end).
   private mutating func emitLine(at seconds: Double, into out: inout [StreamEvent]) {
+    let overflow = lineOverflow
+    let kept = line
+    kept.withUnsafeBytes { emitLine($0, overflow: overflow, at: seconds, into: &out) }
+    line = []
+  }
+
+  /// A line of a line format is one event; blank lines (only spaces) are none.
+  private mutating func emitLine(
+    _ bytes: UnsafeRawBufferPointer, overflow: Bool, at seconds: Double, into out: inout [StreamEvent]
+  ) {
     let size = eventBytes
     eventBytes = 0
-    var text = line[...]
+    var text = bytes[...]
     if format == .jsonSeq {
       while let last = text.last, last == 0x0A || last == 0x0D || last == 0x20 || last == 0x09 { text = text.dropLast() }
     }
-    guard text.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) || lineOverflow else {
-      line = []
-      return
-    }
+    guard text.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) || overflow else { return }
     let kept = text.prefix(maxEventBytes)
     out.append(
       StreamEvent(
         format: format, index: nextIndex, type: nil, id: nil, data: String(decoding: kept, as: UTF8.self), size: size,
-        seconds: seconds, truncated: lineOverflow || kept.count < text.count))
+        seconds: seconds, truncated: overflow || kept.count < text.count))
     nextIndex += 1
-    line = []
   }
 
   // MARK: - JSON text sequences
@@ -310,8 +341,10 @@ public struct StreamParser: Sendable {
 
   // MARK: - SSE fields
 
-  private mutating func sseLine(at seconds: Double, into out: inout [StreamEvent]) {
-    if line.isEmpty && !lineOverflow {
+  private mutating func sseLine(
+    _ line: UnsafeRawBufferPointer, overflow: Bool, at seconds: Double, into out: inout [StreamEvent]
+  ) {
+    if line.isEmpty && !overflow {
       dispatch(at: seconds, into: &out)
       return
     }
@@ -322,16 +355,19 @@ public struct StreamParser: Sendable {
     if value.first == 0x20 { value = value.dropFirst() }
     // The field name compared on its bytes: no String made for each line.
     if Self.named(name, "data") {
-      if hasData { appendData([0x0A][...]) }
+      if hasData {
+        if data.count < maxEventBytes { data.append(0x0A) } else { dataTruncated = true }
+      }
       hasData = true
-      appendData(value)
-      if lineOverflow { dataTruncated = true }
+      appendData(UnsafeRawBufferPointer(rebasing: value))
+      if overflow { dataTruncated = true }
     } else if Self.named(name, "event") {
-      if let recentType, recentType.utf8.elementsEqual(value) {
+      if let recentType, Self.same(recentTypeBytes, value) {
         eventType = recentType
       } else {
         eventType = String(decoding: value, as: UTF8.self)
         recentType = eventType
+        recentTypeBytes = Array(value)
       }
     } else if Self.named(name, "id") {
       if !value.contains(0) { lastEventID = String(decoding: value, as: UTF8.self) }
@@ -345,7 +381,7 @@ public struct StreamParser: Sendable {
 
   /// Whether a line's field name is `field`, byte for byte.
   @inline(__always)
-  private static func named(_ name: ArraySlice<UInt8>, _ field: StaticString) -> Bool {
+  private static func named(_ name: Slice<UnsafeRawBufferPointer>, _ field: StaticString) -> Bool {
     field.withUTF8Buffer { field in
       guard name.count == field.count else { return false }
       var index = name.startIndex
@@ -357,7 +393,15 @@ public struct StreamParser: Sendable {
     }
   }
 
-  private mutating func appendData(_ bytes: ArraySlice<UInt8>) {
+  /// Whether `kept` holds the bytes of `value`.
+  private static func same(_ kept: [UInt8], _ value: Slice<UnsafeRawBufferPointer>) -> Bool {
+    guard kept.count == value.count else { return false }
+    return kept.withUnsafeBytes { kept in
+      kept.count == 0 || memcmp(kept.baseAddress!, value.base.baseAddress! + value.startIndex, kept.count) == 0
+    }
+  }
+
+  private mutating func appendData(_ bytes: UnsafeRawBufferPointer) {
     let room = maxEventBytes - data.count
     if bytes.count <= room {
       data.append(contentsOf: bytes)

@@ -144,6 +144,29 @@ struct StreamParserTests {
     ])
   }
 
+  /// The cap holds the same whether a long line comes whole in one piece (parsed where it is)
+  /// or in pieces (kept until its end): every cut of a stream with lines over an 8-byte cap.
+  @Test func theCapIsTheSameWholeOrInPieces() {
+    for format in [StreamFormat.sse, .ndjson] {
+      let text = format == .sse
+        ? "event: tock-tock-tock\ndata: 0123456789abc\ndata: d\r\n\rdata: ok\n\n: comment that is long\ndata: 12345678\n\n"
+        : "0123456789abc\nshort\r\n\r12345678\nlast-line-over-the-cap"
+      let bytes = Array(text.utf8)
+      let whole = StreamParserTests.parse(bytes, format, maxEventBytes: 8)
+      #expect(whole.count == (format == .sse ? 3 : 4))
+      #expect(whole.first?.truncated == true && whole.first?.data.utf8.count == 8, "\(whole)")
+      for cut in 0...bytes.count {
+        let pieces = StreamParserTests.parse(bytes, format, cuts: [cut], maxEventBytes: 8)
+        #expect(pieces.map(\.data) == whole.map(\.data), "\(format) cut at \(cut)")
+        #expect(pieces.map(\.truncated) == whole.map(\.truncated), "\(format) cut at \(cut)")
+        #expect(pieces.map(\.size) == whole.map(\.size), "\(format) cut at \(cut)")
+        #expect(pieces.map(\.type) == whole.map(\.type), "\(format) cut at \(cut)")
+      }
+      let bytewise = StreamParserTests.parse(bytes, format, cuts: Array(1..<bytes.count), maxEventBytes: 8)
+      #expect(bytewise.map(\.data) == whole.map(\.data))
+    }
+  }
+
   @Test func aLongEventIsCutToTheLimitAndSaysSo() {
     let long = String(repeating: "x", count: 5000)
     let events = StreamParserTests.parse(Array("data: \(long)\ndata: more\n\ndata: next\n\n".utf8), .sse, maxEventBytes: 1000)
