@@ -154,7 +154,6 @@ public struct StreamParser: Sendable {
   /// The last `event` value made into a String: a stream names the same few types again and
   /// again, so the next `event: tick` reuses it instead of making another.
   private var recentType: String?
-  private var recentTypeBytes: [UInt8] = []
   private var eventBytes = 0
 
   public init(format: StreamFormat, maxEventBytes: Int = 16 << 20, lastEventID: String? = nil, firstIndex: Int = 0) {
@@ -362,12 +361,11 @@ public struct StreamParser: Sendable {
       appendData(UnsafeRawBufferPointer(rebasing: value))
       if overflow { dataTruncated = true }
     } else if Self.named(name, "event") {
-      if let recentType, Self.same(recentTypeBytes, value) {
+      if let recentType, Self.same(recentType, value) {
         eventType = recentType
       } else {
         eventType = String(decoding: value, as: UTF8.self)
         recentType = eventType
-        recentTypeBytes = Array(value)
       }
     } else if Self.named(name, "id") {
       if !value.contains(0) { lastEventID = String(decoding: value, as: UTF8.self) }
@@ -393,12 +391,12 @@ public struct StreamParser: Sendable {
     }
   }
 
-  /// Whether `kept` holds the bytes of `value`.
-  private static func same(_ kept: [UInt8], _ value: Slice<UnsafeRawBufferPointer>) -> Bool {
-    guard kept.count == value.count else { return false }
-    return kept.withUnsafeBytes { kept in
-      kept.count == 0 || memcmp(kept.baseAddress!, value.base.baseAddress! + value.startIndex, kept.count) == 0
-    }
+  /// Whether `text` is the bytes of `value` (compared where the String keeps its UTF-8).
+  private static func same(_ text: String, _ value: Slice<UnsafeRawBufferPointer>) -> Bool {
+    guard text.utf8.count == value.count else { return false }
+    return text.utf8.withContiguousStorageIfAvailable { kept in
+      kept.isEmpty || memcmp(kept.baseAddress!, value.base.baseAddress! + value.startIndex, kept.count) == 0
+    } ?? text.utf8.elementsEqual(value)
   }
 
   private mutating func appendData(_ bytes: UnsafeRawBufferPointer) {
