@@ -362,11 +362,7 @@ public final class ResponseCache: @unchecked Sendable {
   /// ago (`cache/.swept` records when): a command sweeps at its start, and a folder of many
   /// entries is read at most once an hour however many short runs there are.
   public func sweepIfDue(interval: Double = 3600, now: Date = Date()) {
-    var info = stat()
-    let path = folder.appendingPathComponent(".swept").path
-    if stat(path, &info) == 0, now.timeIntervalSince1970 - Double(info.st_mtim.tv_sec) < interval {
-      return
-    }
+    guard SweepStamp(folder: folder.path).isDue(interval: interval, now: now) else { return }
     sweepOnce(after: true)
   }
 
@@ -377,12 +373,7 @@ public final class ResponseCache: @unchecked Sendable {
   }
 
   private func stampSweep() {
-    guard FileManager.default.fileExists(atPath: folder.path) else { return }
-    let path = folder.appendingPathComponent(".swept").path
-    let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
-    guard fd >= 0 else { return }
-    futimens(fd, nil)
-    close(fd)
+    SweepStamp(folder: folder.path).stamp()
   }
 
   private func age(of url: URL, now: Date) -> Double {

@@ -1,4 +1,5 @@
 import Foundation
+import RequestEngine
 
 /// Temporary files a killed process left behind, swept when a command starts (`run`, chains and
 /// batches, the TUI): the `.NAME.tmp-HEX` files of atomic writes (`AtomicFile`, the cache's and
@@ -10,6 +11,21 @@ import Foundation
 public enum StaleTemporaries {
   public static let minimumAge: Double = 600
   public static let maximumEntries = 20_000
+
+  /// `sweep`, unless a whole sweep of this state folder ended less than `minimumAge` ago
+  /// (`STATE/.swept`): a file younger than that is never removed anyway, so sweeping more often
+  /// only reads the folders again (a full /tmp is thousands of names, about a millisecond at
+  /// every start). Returns nil when it was not due.
+  @discardableResult
+  public static func sweepIfDue(
+    workspaceFolder: URL?, stateFolder: URL, spillDirectory: String?, now: Date = Date()
+  ) -> [String]? {
+    let stamp = SweepStamp(folder: stateFolder.path)
+    guard stamp.isDue(interval: minimumAge, now: now) else { return nil }
+    let removed = sweep(workspaceFolder: workspaceFolder, stateFolder: stateFolder, spillDirectory: spillDirectory, now: now)
+    stamp.stamp()
+    return removed
+  }
 
   /// Removes what is stale in `workspaceFolder` (only `.*.json.tmp-HEX`: the workspace's and its
   /// secrets file's writes), `stateFolder` and its subfolders, two levels deep (`.*.tmp-*`), and

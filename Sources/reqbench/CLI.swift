@@ -228,8 +228,9 @@ enum CLI {
       configuration.maxPerHost = n
     }
     configuration.resolve = workspace.resolve
-    // What killed processes left (issue 18, item 12): swept at the start, not after the fact.
-    StaleTemporaries.sweep(
+    // What killed processes left (issue 18, item 12): swept at the start (once in ten minutes),
+    // not after the fact.
+    StaleTemporaries.sweepIfDue(
       workspaceFolder: workspace.folder, stateFolder: stateFolder, spillDirectory: configuration.spillDirectory)
     configuration.cache?.sweepIfDue()
     return Agent(configuration: configuration)

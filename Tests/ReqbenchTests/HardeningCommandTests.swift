@@ -116,5 +116,20 @@ struct HardeningCommandTests {
     #expect(result.status == 0, "\(result.stderr)")
     for path in old { #expect(!FileManager.default.fileExists(atPath: path), "\(path) was left") }
     for path in young + [unrelated] { #expect(FileManager.default.fileExists(atPath: path), "\(path) was removed") }
+
+    // The folders are read again only once the last whole sweep (`STATE/.swept`) is ten minutes
+    // old: an old temporary left after this run stays through the next one, then goes.
+    let stamp = state + "/.swept"
+    #expect(FileManager.default.fileExists(atPath: stamp))
+    let later = dir + "/.w.json.tmp-abcd"
+    try Data("x".utf8).write(to: URL(fileURLWithPath: later))
+    try FileManager.default.setAttributes([.modificationDate: tenMinutesAgo], ofItemAtPath: later)
+    let soon = try runProcess(try reqbenchBinary, ["run", ws, "ok"])
+    #expect(soon.status == 0, "\(soon.stderr)")
+    #expect(FileManager.default.fileExists(atPath: later), "swept again within ten minutes")
+    try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-601)], ofItemAtPath: stamp)
+    let due = try runProcess(try reqbenchBinary, ["run", ws, "ok"])
+    #expect(due.status == 0, "\(due.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: later), "not swept once due")
   }
 }
