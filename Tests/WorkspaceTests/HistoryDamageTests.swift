@@ -202,7 +202,7 @@ struct HistoryDamageTests {
     }
   }
 
-  /// What the fuzz loop below damages: the counts the triggers keep, the search index and its
+  /// What the fuzz loop below damages: the counts the writer keeps, the search index and its
   /// bookmark, the WAL and shared-memory files, the body files. Each takes the state folder, the
   /// open database and the loop's random numbers.
   enum Damage: CaseIterable {
@@ -293,7 +293,7 @@ struct HistoryDamageTests {
     _ = try HistoryStore(stateFolder: pristine).entries(matching: HistoryQuery(text: "items"))
     var random = SplitMix(seed: 0xB00C_4EE9)
     // Three entries per request, as seeded: the next one of r1 drops its oldest (through the
-    // counts in `names`, and the index's delete trigger).
+    // counts in `names`, and its words taken out of the index).
     let limits = HistoryStore.Limits(perRequest: 3, inlineBodyLimit: 2000)
     for round in 0..<120 {
       let state = root.appendingPathComponent("round")

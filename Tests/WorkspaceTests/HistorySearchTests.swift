@@ -129,6 +129,32 @@ struct HistorySearchTests {
     #expect(found == ["http://127.0.0.1:8080/v3"])
   }
 
+  /// Entries dropped by the size bound (the oldest of every request) leave the index too, and
+  /// the counts follow.
+  @Test func entriesDroppedBySizeLeaveTheIndex() throws {
+    defer { try? FileManager.default.removeItem(at: root) }
+    let probe = root.appendingPathComponent("probe")
+    try HistoryStore(stateFolder: probe).record(historyExchange(url: "http://127.0.0.1:8080/w0"), name: "p")
+    let size = try historyDatabase(probe).integer("SELECT bytes FROM totals") ?? 0
+    #expect(size > 0)
+    // Room for two entries and a half.
+    let store = HistoryStore(stateFolder: folder, limits: .init(perRequest: 100, totalBytes: Int(size * 5 / 2)))
+    for i in 1...4 {
+      try store.record(
+        historyExchange(id: UInt64(i), url: "http://127.0.0.1:8080/w\(i)", finishedAt: start + Double(i)),
+        name: i % 2 == 0 ? "even" : "odd")
+      #expect(try search(store, "w\(i)") == [UInt64(i)])
+    }
+    #expect(try search(store, "w1").isEmpty && search(store, "w2").isEmpty, "dropped: gone from the index")
+    #expect(try search(store, "w3") == [3] && search(store, "w4") == [4])
+    let db = try historyDatabase(folder)
+    try db.execute("INSERT INTO search(search) VALUES ('integrity-check')")
+    #expect(try db.integer("SELECT entries FROM totals") == 2)
+    #expect(try db.integer("SELECT sum(stored_bytes) FROM entries") == db.integer("SELECT bytes FROM totals"))
+    #expect(try db.integer("SELECT sum(entries) FROM names") == 2)
+    #expect(try db.integer("SELECT count(*) FROM bodies WHERE id NOT IN (SELECT id FROM entries)") == 0)
+  }
+
   /// A word in few rows drives its search (those rows looked up, then sorted: a word in 10 of
   /// 100,000 entries no longer reads all of them); a word in many is tested entry by entry,
   /// newest first. Both select the same entries, with the index up to date, empty or behind.

@@ -12,7 +12,7 @@ import Foundation
 /// The history database, `STATE/history.sqlite`: its schema, the migrations that bring an older
 /// file up to it, and how a connection to it is opened.
 ///
-/// ## Schema (version 3, in `PRAGMA user_version`)
+/// ## Schema (version 4, in `PRAGMA user_version`)
 ///
 /// - `entries`: one row per exchange, metadata in columns (see `HistoryRow` for each). `id` is
 ///   `AUTOINCREMENT`, so ids only grow (the search index relies on it); `key` is the entry's
@@ -27,10 +27,12 @@ import Foundation
 /// - `names` (version 2): each request name with its number of entries, so pruning per request
 ///   reads one small table instead of every request's entries (which grew with the history: the
 ///   cost of a run rose with every run before it).
-/// - Both counts go down by triggers when entries are deleted (a prune, whose search-index
-///   removal needs the deleted row's values anyway) and up by the writer, once per commit, for
-///   the entries it added (`HistoryWriter.insert`; version 3 dropped the insert triggers: a
-///   trigger program run for every row took about 40% of the time of recording an entry).
+/// - Both counts are the writer's: up once per commit for the entries it added
+///   (`HistoryWriter.insert`), down once per request or commit for the entries a prune dropped
+///   (`HistoryPruning`, which also drops their bodies and their words in the search index).
+///   Versions 1 and 2 kept them with triggers; a trigger program run for every row took about
+///   40% of the time of recording an entry (version 3 dropped the insert triggers) and most of
+///   the time of dropping one (version 4 dropped the rest).
 /// - `search`: an FTS5 index (contentless, `unicode61` words) over name, method, URL, status,
 ///   error and response headers. It is filled after the fact (`search_state.indexed` is the last
 ///   id in it): recording never pays for it, and a search first indexes what is new.
@@ -48,7 +50,7 @@ import Foundation
 /// and before closing past 4,000), never inside a commit that `run` waits for.
 enum HistoryDatabase {
   /// The schema this build writes, `PRAGMA user_version`.
-  static let schemaVersion = 3
+  static let schemaVersion = 4
   /// How long a connection waits for another process's lock.
   static let busyTimeoutMilliseconds: Int32 = 10_000
 
@@ -143,11 +145,17 @@ enum HistoryDatabase {
     DROP TRIGGER entries_added;
     DROP TRIGGER names_added;
     """,
+    // Version 4: so is what goes with a dropped entry (`HistoryPruning`).
+    """
+    DROP TRIGGER entries_removed;
+    DROP TRIGGER names_removed;
+    DROP TRIGGER entries_unindexed;
+    """,
   ]
 
-  /// Adds what one commit inserted to the counts in `totals` and `names` (deletions are counted
-  /// by the triggers): one statement for the totals and one per request name, not a trigger
-  /// program per row.
+  /// Adds what one commit inserted to the counts in `totals` and `names` (`HistoryPruning`
+  /// takes off what it drops): one statement for the totals and one per request name, not a
+  /// trigger program per row.
   static func countAdded(
     entries: Int, bytes: Int, perName: [String: Int], in db: SQLiteConnection
   ) throws(SQLiteError) {

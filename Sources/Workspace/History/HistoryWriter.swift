@@ -406,70 +406,8 @@ final class HistoryWriter: @unchecked Sendable {
         }
       }
       try HistoryDatabase.countAdded(entries: added, bytes: addedBytes, perName: perName, in: db)
-      return try prune(in: db, limits: limits, totalsRecounted: &totalsRecounted)
+      return try HistoryPruning.prune(in: db, limits: limits, totalsRecounted: &totalsRecounted)
     }
-  }
-
-  /// Drops the oldest entries of each request beyond `perRequest` (the requests `names` counts
-  /// above it), then the oldest overall while the total is above `totalBytes`. Returns the keys
-  /// of dropped entries with body files.
-  ///
-  /// The counts in `names` and `totals` are kept by the writer and triggers; one another program damaged is
-  /// counted again before anything is dropped for it: a request's count after its prune; the
-  /// totals when they are impossible, and before the first prune by size of a connection
-  /// (`totalsRecounted`), so a wrong row never empties the history and a history at its bound
-  /// does not sum the table at every commit.
-  static func prune(
-    in db: SQLiteConnection, limits: HistoryStore.Limits, totalsRecounted: inout Bool
-  ) throws(SQLiteError) -> [String] {
-    var files: [String] = []
-    func collect(_ row: SQLiteStatement) {
-      if row.text(1) == HistoryEntry.ResponseBodyStorage.file.rawValue, let key = row.text(0) {
-        files.append(key)
-      }
-    }
-    var over: [String] = []
-    try db.statement("SELECT name FROM names WHERE entries > ?").forEachRow([.integer(limits.perRequest)]) { row in
-      if let name = row.text(0) { over.append(name) }
-    }
-    let perName = try db.statement(
-      """
-      DELETE FROM entries WHERE id IN (SELECT id FROM entries WHERE name = ?1
-        ORDER BY finished_at DESC, id DESC LIMIT -1 OFFSET ?2) RETURNING key, body_storage
-      """)
-    let recount = try db.statement(
-      "UPDATE names SET entries = (SELECT count(*) FROM entries WHERE name = ?1) WHERE name = ?1")
-    for name in over {
-      try perName.forEachRow([.text(name), .integer(limits.perRequest)], collect)
-      try recount.run([.text(name)])
-    }
-    let limit = Int64(limits.totalBytes)
-    let total = try db.integer("SELECT bytes FROM totals")
-    let impossible = total.map { $0 < 0 } ?? true
-    guard impossible || total.map({ $0 > limit }) == true else { return files }
-    if impossible || !totalsRecounted {
-      try db.execute(
-        """
-        INSERT OR REPLACE INTO totals (one, entries, bytes)
-          SELECT 1, count(*), total(CASE WHEN typeof(stored_bytes) = 'integer'
-            AND stored_bytes BETWEEN 0 AND 1099511627776 THEN stored_bytes ELSE 0 END) FROM entries
-        """)
-      totalsRecounted = true
-    }
-    let oldest = try db.statement(
-      """
-      DELETE FROM entries WHERE id = (SELECT id FROM entries ORDER BY finished_at, id LIMIT 1)
-      RETURNING key, body_storage
-      """)
-    while let total = try db.integer("SELECT bytes FROM totals"), total > limit {
-      var deleted = false
-      try oldest.forEachRow { row in
-        deleted = true
-        collect(row)
-      }
-      if !deleted { break }
-    }
-    return files
   }
 
   // MARK: - Background work
