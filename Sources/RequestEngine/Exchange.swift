@@ -199,60 +199,6 @@ public struct Response: Sendable {
   }
 }
 
-/// How an exchange ended: exactly one per exchange.
-public struct ExchangeResult: Sendable {
-  public var id: ExchangeID
-  public var request: Request
-  /// `.succeeded`, `.failed` or `.cancelled`.
-  public var state: ExchangeState
-  /// Present whenever the server answered, also on status and validation failures.
-  public var response: Response?
-  public var error: ExchangeError?
-  /// Attempts made (1 without retries).
-  public var attempts: Int
-  public var queuedAt: Date
-  public var startedAt: Date?
-  public var finishedAt: Date
-  public var fromCache: Bool
-  public var deduplicated: Bool
-  /// What the cache did for a request with a cache policy; nil without one.
-  public var cache: CacheOutcome?
-  /// What a download did with its file; nil for other requests.
-  public var download: DownloadOutcome?
-  /// The request as curl sent it (the last attempt's; secrets masked); nil when nothing was sent
-  /// (a cache hit, a failure to connect, a cancel before the request went out).
-  public var sent: SentRequest?
-  /// A streamed response's events (the last ones kept, with counts); nil for other responses.
-  public var stream: StreamLog?
-
-  public init(
-    id: ExchangeID, request: Request, state: ExchangeState, response: Response?, error: ExchangeError?,
-    attempts: Int = 1, queuedAt: Date, startedAt: Date?, finishedAt: Date, fromCache: Bool = false,
-    deduplicated: Bool = false, cache: CacheOutcome? = nil, download: DownloadOutcome? = nil,
-    sent: SentRequest? = nil
-  ) {
-    self.id = id
-    self.request = request
-    self.state = state
-    self.response = response
-    self.error = error
-    self.attempts = attempts
-    self.queuedAt = queuedAt
-    self.startedAt = startedAt
-    self.finishedAt = finishedAt
-    self.fromCache = fromCache
-    self.deduplicated = deduplicated
-    self.cache = cache
-    self.download = download
-    self.sent = sent
-  }
-
-  /// Wall time from the first start to the end, in seconds (0 if never started).
-  public var duration: Double {
-    startedAt.map { finishedAt.timeIntervalSince($0) } ?? 0
-  }
-}
-
 /// Bytes moved so far; totals are nil when the size is unknown. A resumed download counts from
 /// the bytes already on disk, of the full length.
 public struct TransferProgress: Sendable, Equatable {

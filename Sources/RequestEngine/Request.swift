@@ -173,69 +173,188 @@ public struct Timeouts: Sendable, Equatable, Hashable {
 /// One request ready to send: every template resolved, the URL absolute with its query.
 /// Requests are values; each send creates a new exchange with its own id.
 public struct Request: Sendable, Equatable {
-  public var name: String
-  public var method: HTTPMethod
+  /// The fields, behind one reference (`CopyOnWrite`): a request is copied into each exchange,
+  /// each attempt and each event that carries it.
+  private struct Fields: Sendable, Equatable {
+    var name: String
+    var method: HTTPMethod
+    var url: String
+    var headers: HTTPHeaders
+    var body: RequestBody
+    var timeouts: Timeouts
+    var priority: Priority
+    var validation: Validation
+    var retry: RetryPolicy?
+    var followRedirects: Bool
+    var maxRedirects: Int
+    var insecure: Bool
+    var group: String?
+    var limit: GroupLimit?
+    var tags: [String: String] = [:]
+    var cache: CachePolicy?
+    var dedup: Bool
+    var throttle: Double? = nil
+    var secrets: [String]
+    var download: DownloadTarget?
+    var digest: DigestCredentials?
+    var tls: TLSSettings?
+    var maxBodyBytes: Int64? = nil
+    var cookieJar: CookieJar? = nil
+    var stream: StreamFormat? = nil
+    var reconnect: Bool = false
+    var authorizer: Authorizer? = nil
+    var secretResponseFields: [String] = []
+  }
+
+  private var fields: CopyOnWrite<Fields>
+
+  public var name: String {
+    _read { yield fields.value.name }
+    _modify { yield &fields.value.name }
+  }
+  public var method: HTTPMethod {
+    _read { yield fields.value.method }
+    _modify { yield &fields.value.method }
+  }
   /// Absolute `http` or `https` URL, query included, already percent-encoded.
-  public var url: String
-  public var headers: HTTPHeaders
-  public var body: RequestBody
-  public var timeouts: Timeouts
-  public var priority: Priority
-  public var validation: Validation
-  public var retry: RetryPolicy?
-  public var followRedirects: Bool
-  public var maxRedirects: Int
+  public var url: String {
+    _read { yield fields.value.url }
+    _modify { yield &fields.value.url }
+  }
+  public var headers: HTTPHeaders {
+    _read { yield fields.value.headers }
+    _modify { yield &fields.value.headers }
+  }
+  public var body: RequestBody {
+    _read { yield fields.value.body }
+    _modify { yield &fields.value.body }
+  }
+  public var timeouts: Timeouts {
+    _read { yield fields.value.timeouts }
+    _modify { yield &fields.value.timeouts }
+  }
+  public var priority: Priority {
+    _read { yield fields.value.priority }
+    _modify { yield &fields.value.priority }
+  }
+  public var validation: Validation {
+    _read { yield fields.value.validation }
+    _modify { yield &fields.value.validation }
+  }
+  public var retry: RetryPolicy? {
+    _read { yield fields.value.retry }
+    _modify { yield &fields.value.retry }
+  }
+  public var followRedirects: Bool {
+    _read { yield fields.value.followRedirects }
+    _modify { yield &fields.value.followRedirects }
+  }
+  public var maxRedirects: Int {
+    _read { yield fields.value.maxRedirects }
+    _modify { yield &fields.value.maxRedirects }
+  }
   /// Skip TLS certificate and host verification.
-  public var insecure: Bool
+  public var insecure: Bool {
+    _read { yield fields.value.insecure }
+    _modify { yield &fields.value.insecure }
+  }
   /// Exchanges sent with the same group can be cancelled together.
-  public var group: String?
+  public var group: String? {
+    _read { yield fields.value.group }
+    _modify { yield &fields.value.group }
+  }
   /// A limit shared by the requests of a group (a batch's own concurrency): at most `max` of
   /// those with this `name` run at once, within the agent's own limits.
-  public var limit: GroupLimit?
+  public var limit: GroupLimit? {
+    _read { yield fields.value.limit }
+    _modify { yield &fields.value.limit }
+  }
   /// Labels that travel with the request into its events and result, for whoever sent it
   /// (batches and chains put their name and the step there). The engine ignores them.
-  public var tags: [String: String] = [:]
+  public var tags: [String: String] {
+    _read { yield fields.value.tags }
+    _modify { yield &fields.value.tags }
+  }
   /// The response cache policy; nil for none.
-  public var cache: CachePolicy?
+  public var cache: CachePolicy? {
+    _read { yield fields.value.cache }
+    _modify { yield &fields.value.cache }
+  }
   /// Join an identical idempotent request already in flight instead of sending another.
-  public var dedup: Bool
+  public var dedup: Bool {
+    _read { yield fields.value.dedup }
+    _modify { yield &fields.value.dedup }
+  }
   /// A debounce window in seconds (XPNetworking's uniqueTimeOut): a send of the same request
   /// (method, URL, headers, body; any method) less than this long after an accepted one fails at
   /// once with kind `throttled`, without the network. Nil or 0: off.
-  public var throttle: Double? = nil
+  public var throttle: Double? {
+    _read { yield fields.value.throttle }
+    _modify { yield &fields.value.throttle }
+  }
   /// Values that must never be shown, logged or stored (resolved `{{secret.NAME}}`s and what was
   /// derived from them, such as a Basic authorization header). See `redacted()`.
-  public var secrets: [String]
+  public var secrets: [String] {
+    _read { yield fields.value.secrets }
+    _modify { yield &fields.value.secrets }
+  }
   /// Stream the body to this file, resumably, instead of into memory. Downloads are never cached
   /// and always join an identical download in flight.
-  public var download: DownloadTarget?
+  public var download: DownloadTarget? {
+    _read { yield fields.value.download }
+    _modify { yield &fields.value.download }
+  }
   /// HTTP Digest credentials (RFC 7616): curl answers the server's challenge. (Basic and bearer
   /// auth are plain headers.)
-  public var digest: DigestCredentials?
+  public var digest: DigestCredentials? {
+    _read { yield fields.value.digest }
+    _modify { yield &fields.value.digest }
+  }
   /// Certificate checks beyond the system's: a CA bundle, a pinned public key.
-  public var tls: TLSSettings?
+  public var tls: TLSSettings? {
+    _read { yield fields.value.tls }
+    _modify { yield &fields.value.tls }
+  }
   /// The most bytes the response body may have (after decoding: a gzip bomb is stopped by the
   /// same count); more stops the transfer with `body over N MB: stopped; raise maxBodyMB or use
   /// download`. Nil: the agent's `Configuration.maxBodyBytes` (1024 MB). Downloads are bounded
   /// by their disk instead.
-  public var maxBodyBytes: Int64? = nil
+  public var maxBodyBytes: Int64? {
+    _read { yield fields.value.maxBodyBytes }
+    _modify { yield &fields.value.maxBodyBytes }
+  }
   /// The cookie jar this request sends cookies from and stores the `Set-Cookie`s of its
   /// responses (and of every redirect on the way) in; nil sends and stores none.
-  public var cookieJar: CookieJar? = nil
+  public var cookieJar: CookieJar? {
+    _read { yield fields.value.cookieJar }
+    _modify { yield &fields.value.cookieJar }
+  }
   /// Cut the response body into events as it arrives (`AgentEvent.streamEvents`), whatever its
   /// `Content-Type`; nil: only when the Content-Type names a stream (`StreamFormat(contentType:)`).
-  public var stream: StreamFormat? = nil
+  public var stream: StreamFormat? {
+    _read { yield fields.value.stream }
+    _modify { yield &fields.value.stream }
+  }
   /// An SSE stream that drops (ends, or loses its connection) is sent again after the server's
   /// `retry` (3 s without one) with `Last-Event-ID`, as EventSource does, until it is cancelled,
   /// its deadline passes or the server answers with anything but a 2xx event stream.
-  public var reconnect: Bool = false
+  public var reconnect: Bool {
+    _read { yield fields.value.reconnect }
+    _modify { yield &fields.value.reconnect }
+  }
   /// Gives the request its `Authorization` before it is sent and renews it after a 401 (once):
   /// OAuth 2.0 tokens (`Authorizer`). Nil: the headers are sent as they are.
-  public var authorizer: Authorizer? = nil
+  public var authorizer: Authorizer? {
+    _read { yield fields.value.authorizer }
+    _modify { yield &fields.value.authorizer }
+  }
   /// Top-level members of a JSON response whose string values are secrets (a token endpoint's
   /// `access_token`, `refresh_token`): the sender's completion gets the response as received,
   /// every event (the queue, history, reporters) gets those values masked.
-  public var secretResponseFields: [String] = []
+  public var secretResponseFields: [String] {
+    _read { yield fields.value.secretResponseFields }
+    _modify { yield &fields.value.secretResponseFields }
+  }
 
   public init(
     name: String = "",
@@ -258,25 +377,8 @@ public struct Request: Sendable, Equatable {
     digest: DigestCredentials? = nil,
     tls: TLSSettings? = nil
   ) {
-    self.name = name
-    self.method = method
-    self.url = url
-    self.headers = headers
-    self.body = body
-    self.timeouts = timeouts
-    self.priority = priority
-    self.validation = validation
-    self.retry = retry
-    self.followRedirects = followRedirects
-    self.maxRedirects = maxRedirects
-    self.insecure = insecure
-    self.group = group
-    self.cache = cache
-    self.dedup = dedup
-    self.secrets = secrets
-    self.download = download
-    self.digest = digest
-    self.tls = tls
+    fields = CopyOnWrite(Fields(
+      name: name, method: method, url: url, headers: headers, body: body, timeouts: timeouts, priority: priority, validation: validation, retry: retry, followRedirects: followRedirects, maxRedirects: maxRedirects, insecure: insecure, group: group, cache: cache, dedup: dedup, secrets: secrets, download: download, digest: digest, tls: tls))
   }
 
   /// This request with every secret in its URL, headers and body replaced by `••••`, and the
