@@ -398,6 +398,31 @@ struct HistoryStoreTests {
     #expect(try db.integer("SELECT sum(stored_bytes) FROM entries") == db.integer("SELECT bytes FROM totals"))
   }
 
+  /// A bound lowered since the last process (the workspace's `history.perRequest`) applies to
+  /// every request at the next commit, not only to those that commit adds to; later commits of
+  /// the same process look only at the requests they add to.
+  @Test func aLoweredBoundPrunesEveryRequestAtTheNextCommit() throws {
+    defer { try? FileManager.default.removeItem(at: root) }
+    let start = Date(timeIntervalSince1970: 1_796_000_000)
+    let before = HistoryStore(stateFolder: folder, limits: .init(perRequest: 5))
+    for i in 1...10 {
+      try before.record(historyExchange(id: UInt64(i), finishedAt: start + Double(i)), name: i % 2 == 0 ? "a" : "b")
+    }
+    before.close()
+    let after = HistoryStore(stateFolder: folder, limits: .init(perRequest: 2))
+    try after.record(historyExchange(id: 11, finishedAt: start + 11), name: "c")
+    #expect(try after.entries(for: "a").map(\.exchangeID.rawValue) == [10, 8])
+    #expect(try after.entries(for: "b").map(\.exchangeID.rawValue) == [9, 7])
+    for i in 12...14 {
+      try after.record(historyExchange(id: UInt64(i), finishedAt: start + Double(i)), name: "a")
+    }
+    #expect(try after.entries(for: "a").map(\.exchangeID.rawValue) == [14, 13])
+    #expect(try after.entries(for: "c").map(\.exchangeID.rawValue) == [11])
+    let db = try historyDatabase(folder)
+    #expect(try db.integer("SELECT entries FROM names WHERE name = 'a'") == 2)
+    #expect(try db.integer("SELECT entries FROM totals") == 5)
+  }
+
   @Test func aZeroPerRequestLimitRecordsNothing() throws {
     defer { try? FileManager.default.removeItem(at: root) }
     let store = HistoryStore(stateFolder: folder, limits: .init(perRequest: 0))

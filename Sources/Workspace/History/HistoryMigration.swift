@@ -88,8 +88,8 @@ enum HistoryMigration {
     }
     let pruned: [String]
     do throws(SQLiteError) {
-      var recounted = false
-      pruned = try HistoryWriter.insert(records, into: db, limits: limits, totalsRecounted: &recounted)
+      var checks = HistoryPruning.Checks()
+      pruned = try HistoryWriter.insert(records, into: db, limits: limits, pruneChecks: &checks)
     } catch {
       throw paths.error(error)
     }

@@ -8,21 +8,44 @@
 /// here, once per request or per commit: per-row triggers did it before (schema version 4 dropped
 /// them), and their programs made dropping an entry cost about three times inserting one.
 enum HistoryPruning {
-  /// Drops what is beyond the bounds; returns the keys of dropped entries whose bodies are
-  /// files (`STATE/history-bodies/KEY.body`), for the caller to unlink after the commit.
+  /// What a connection has looked at once, so that a history at its bound is not looked at
+  /// whole at every commit.
+  struct Checks {
+    /// The totals were summed again from the rows (before the connection's first prune by size).
+    var totalsRecounted = false
+    /// Every request's count was compared with the bound (at the connection's first commit:
+    /// the bound may have been lowered since the last). After that, only the requests a commit
+    /// added to can have gone over it.
+    var everyRequestLooked = false
+  }
+
+  /// Drops what is beyond the bounds after a commit that added entries to the requests `added`;
+  /// returns the keys of dropped entries whose bodies are files
+  /// (`STATE/history-bodies/KEY.body`), for the caller to unlink after the commit.
   ///
   /// The counts in `names` and `totals` are the writer's; a count another program damaged never
   /// empties the history: a request's prune keeps its newest `perRequest` entries whatever its
   /// count says, and a count that was wrong is counted again; the totals are summed again when
-  /// they are impossible, and before the first prune by size of a connection
-  /// (`totalsRecounted`), so a history at its bound does not sum the table at every commit.
+  /// they are impossible, and before the first prune by size of a connection (`Checks`), so a
+  /// history at its bound does not sum the table at every commit.
   static func prune(
-    in db: SQLiteConnection, limits: HistoryStore.Limits, totalsRecounted: inout Bool
+    in db: SQLiteConnection, limits: HistoryStore.Limits, added: some Collection<String>, checks: inout Checks
   ) throws(SQLiteError) -> [String] {
     var removal = try Removal(db)
     var over: [String] = []
-    try db.statement("SELECT name FROM names WHERE entries > ?").forEachRow([.integer(limits.perRequest)]) { row in
-      if let name = row.text(0) { over.append(name) }
+    if checks.everyRequestLooked {
+      for name in added {
+        if let count = try db.integer("SELECT entries FROM names WHERE name = ?", [.text(name)]),
+          count > limits.perRequest
+        {
+          over.append(name)
+        }
+      }
+    } else {
+      try db.statement("SELECT name FROM names WHERE entries > ?").forEachRow([.integer(limits.perRequest)]) { row in
+        if let name = row.text(0) { over.append(name) }
+      }
+      checks.everyRequestLooked = true
     }
     let keep = SQLiteValue.integer(limits.perRequest)
     for name in over {
@@ -44,14 +67,14 @@ enum HistoryPruning {
     let total = try db.integer("SELECT bytes FROM totals")
     let impossible = total.map { $0 < 0 } ?? true
     guard impossible || total.map({ $0 > limit }) == true else { return removal.files }
-    if impossible || !totalsRecounted {
+    if impossible || !checks.totalsRecounted {
       try db.execute(
         """
         INSERT OR REPLACE INTO totals (one, entries, bytes)
           SELECT 1, count(*), total(CASE WHEN typeof(stored_bytes) = 'integer'
             AND stored_bytes BETWEEN 0 AND 1099511627776 THEN stored_bytes ELSE 0 END) FROM entries
         """)
-      totalsRecounted = true
+      checks.totalsRecounted = true
     }
     guard let bytes = try db.integer("SELECT bytes FROM totals"), bytes > limit else { return removal.files }
     // How many of the oldest entries take the total under the bound, then those in one go.

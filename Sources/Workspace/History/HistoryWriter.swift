@@ -65,8 +65,8 @@ final class HistoryWriter: @unchecked Sendable {
   private var connection: SQLiteConnection?
   /// The file the connection opened (`HistoryFiles.identity`).
   private var connectionIdentity: HistoryFiles.Identity?
-  /// Whether the totals were counted again on this connection (`prune`).
-  private var totalsRecounted = false
+  /// What the prune looked at once on this connection.
+  private var pruneChecks = HistoryPruning.Checks()
   /// A checkpoint is due (at the first open, and after a commit that left the WAL long).
   private var checkpointWanted = true
 
@@ -263,7 +263,7 @@ final class HistoryWriter: @unchecked Sendable {
     // A database another process set aside since is not written on: the file at the path is.
     if connection != nil, HistoryFiles.identity(paths.database) != connectionIdentity {
       connection = nil
-      totalsRecounted = false
+      pruneChecks = HistoryPruning.Checks()
     }
     if let connection { return connection }
     try HistoryFiles.makeFolder(URL(fileURLWithPath: paths.stateFolder, isDirectory: true))
@@ -363,14 +363,14 @@ final class HistoryWriter: @unchecked Sendable {
     for attempt in 0..<3 {
       let db = try database()
       do throws(SQLiteError) {
-        return try Self.insert(records, into: db, limits: limits, totalsRecounted: &totalsRecounted)
+        return try Self.insert(records, into: db, limits: limits, pruneChecks: &pruneChecks)
       } catch where error.isDamage && attempt == 0
         && ((try? HistorySearchIndex.rebuild(db)) != nil || (try? HistorySearchIndex.abandon(db)) != nil)
       {
         continue
       } catch where error.isDamage && attempt < 2 {
         connection = nil
-        totalsRecounted = false
+        pruneChecks = HistoryPruning.Checks()
         let aside = HistoryDatabase.setAside(path: paths.database)
         notice("\(paths.database) was damaged (\(error.message)): moved to \(aside); a new history starts")
       } catch {
@@ -382,7 +382,7 @@ final class HistoryWriter: @unchecked Sendable {
 
   static func insert(
     _ records: [HistoryRecord], into db: SQLiteConnection, limits: HistoryStore.Limits,
-    totalsRecounted: inout Bool
+    pruneChecks: inout HistoryPruning.Checks
   ) throws(SQLiteError) -> [String] {
     try db.transaction(immediate: true) { () throws(SQLiteError) -> [String] in
       let insertEntry = try db.statement(HistoryRow.insert)
@@ -406,7 +406,7 @@ final class HistoryWriter: @unchecked Sendable {
         }
       }
       try HistoryDatabase.countAdded(entries: added, bytes: addedBytes, perName: perName, in: db)
-      return try HistoryPruning.prune(in: db, limits: limits, totalsRecounted: &totalsRecounted)
+      return try HistoryPruning.prune(in: db, limits: limits, added: perName.keys, checks: &pruneChecks)
     }
   }
 
