@@ -176,6 +176,7 @@ struct RunCommand {
     reporter.summary(ordered)
     Output.standard.flush()
     let reported = !report.wanted || report.emit(report.report(ordered))
+    KeptUntilExit.keep((results, ordered, workspace, templates))
     if interruption.interrupted { return interruption.exitStatus }
     if ordered.contains(where: { $0.error?.kind == "usage" }) { return ExitStatus.usage }
     return ordered.allSatisfy { $0.state == .succeeded } && reported ? ExitStatus.success : ExitStatus.failure
