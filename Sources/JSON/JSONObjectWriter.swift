@@ -74,6 +74,20 @@ public struct JSONObjectWriter: ~Copyable {
     text.withUnsafeBufferPointer { bytes.append($0) }
   }
 
+  /// Members written before, as they are (`membersText` of another writer): members every line
+  /// of a kind starts with are written once, not again for each line.
+  public mutating func members(_ text: [UInt8]) {
+    guard !text.isEmpty else { return }
+    if !empty { bytes.append(",") }
+    empty = false
+    text.withUnsafeBufferPointer { bytes.append($0) }
+  }
+
+  /// The members written so far, without the braces, for `members(_:)`.
+  public consuming func membersText() -> [UInt8] {
+    bytes.withBytes { Array($0.dropFirst()) }
+  }
+
   /// Closes the object and appends its text to `out`.
   public mutating func end(appendingTo out: inout [UInt8]) {
     bytes.append("}")

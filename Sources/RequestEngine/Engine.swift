@@ -824,7 +824,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
 
   private func streamEvents(_ transfer: Transfer, _ events: [StreamEvent]) {
     guard let record = running[transfer.handle], !events.isEmpty else { return }
-    for event in events { record.stream?.append(event) }
+    record.stream?.append(contentsOf: events)
     for member in core.members(of: record.id) { emit(.streamEvents, .streamEvents(member, events)) }
     record.stream?.lastEventID = transfer.streamParser?.lastEventID
   }

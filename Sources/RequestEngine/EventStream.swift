@@ -93,9 +93,22 @@ extension StreamEvent {
   /// member (a caller may add its own after them, then `end()`s the object): a stream of 100,000
   /// events is 100,000 of these lines.
   public func writeJSON(name: String, exchange: ExchangeID, into line: inout JSONObjectWriter) {
-    line.member("event", "stream")
-    line.member("name", name)
-    line.member("id", Int(exchange.rawValue))
+    writeJSON(after: Self.jsonPrefix(name: name, exchange: exchange), into: &line)
+  }
+
+  /// The members every line of one exchange's events starts with (`"event"`, `"name"`, `"id"`),
+  /// written once for many events (`writeJSON(after:into:)`).
+  public static func jsonPrefix(name: String, exchange: ExchangeID) -> [UInt8] {
+    var prefix = JSONObjectWriter()
+    prefix.member("event", "stream")
+    prefix.member("name", name)
+    prefix.member("id", Int(exchange.rawValue))
+    return prefix.membersText()
+  }
+
+  /// `writeJSON`, with the members `jsonPrefix` wrote.
+  public func writeJSON(after prefix: [UInt8], into line: inout JSONObjectWriter) {
+    line.members(prefix)
     line.member("index", index)
     line.member("type", type)
     line.member("eventId", id)
@@ -107,9 +120,10 @@ extension StreamEvent {
   /// Events as NDJSON: one `writeJSON` object a line, each ended by a newline.
   public static func ndjson(_ events: some Sequence<StreamEvent>, name: String, exchange: ExchangeID) -> [UInt8] {
     var bytes: [UInt8] = []
+    let prefix = jsonPrefix(name: name, exchange: exchange)
     for event in events {
       var line = JSONObjectWriter()
-      event.writeJSON(name: name, exchange: exchange, into: &line)
+      event.writeJSON(after: prefix, into: &line)
       line.end(appendingTo: &bytes)
       bytes.append(0x0A)
     }
@@ -471,6 +485,22 @@ public struct StreamLog: Sendable {
     totalBytes += event.size
     events.append(event)
     keptBytes += event.data.utf8.count
+    dropOldest()
+  }
+
+  /// The events of one hand-over, copied into the log together.
+  public mutating func append(contentsOf new: [StreamEvent]) {
+    for index in new.indices {
+      totalBytes += new[index].size
+      keptBytes += new[index].data.utf8.count
+    }
+    total += new.count
+    events.append(contentsOf: new)
+    dropOldest()
+  }
+
+  /// Drops the oldest events beyond the bounds.
+  private mutating func dropOldest() {
     while events.count - head > maxEvents || (keptBytes > maxBytes && events.count - head > 1) {
       keptBytes -= events[head].data.utf8.count
       head += 1

@@ -149,6 +149,7 @@ struct FlowCommand {
     }
     Output.standard.flush()
     let reported = !testReport.wanted || testReport.emit(testReport.report(ended, workspace: workspace, redaction: redaction))
+    KeptUntilExit.keep((outcomes, ended, results, workspace))
     if interruption.interrupted { return interruption.exitStatus }
     if results.contains(where: { $0.errorKind == "usage" || $0.steps.contains { $0.errorKind == "usage" } }) {
       return ExitStatus.usage
@@ -197,9 +198,10 @@ struct FlowCommand {
       case .streamEvents(let id, let streamed):
         let name = exchanges[id]?.name ?? ""
         let tags = exchanges[id]?.tags ?? [:]
+        let prefix = StreamEvent.jsonPrefix(name: name, exchange: id)
         for event in streamed {
           Output.standard.jsonObject { line in
-            event.writeJSON(name: name, exchange: id, into: &line)
+            event.writeJSON(after: prefix, into: &line)
             FlowFormat.addTags(tags, to: &line)
           }
         }

@@ -225,7 +225,8 @@ struct JSONReporter: Reporter {
     case .streamEvents(let id, let streamed):
       // Not flushed one by one: `run` flushes after each hand-over of the engine (what arrived
       // in one pass of its loop), so a stream of 100,000 events is not 100,000 writes.
-      for event in streamed { Output.standard.jsonObject { event.writeJSON(name: name, exchange: id, into: &$0) } }
+      let prefix = StreamEvent.jsonPrefix(name: name, exchange: id)
+      for event in streamed { Output.standard.jsonObject { event.writeJSON(after: prefix, into: &$0) } }
       return
     case .reconnecting(let id, let count, let delay, let reason):
       object = Format.reconnectEvent(name: name, id: id, count: count, delay: delay, reason: reason)

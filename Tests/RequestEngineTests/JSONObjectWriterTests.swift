@@ -31,6 +31,44 @@ struct JSONObjectWriterTests {
     #expect(empty == Array("{}".utf8))
   }
 
+  /// Members written once (`membersText`) and put before others (`members`) give the object
+  /// of all the members, in that order; a stream event's line is the same with its prefix
+  /// written once for many events.
+  @Test func membersWrittenOnceStartOtherObjects() {
+    var first = JSONObjectWriter()
+    first.member("event", "stream")
+    first.member("id", 7)
+    let prefix = first.membersText()
+    #expect(String(decoding: prefix, as: UTF8.self) == #""event":"stream","id":7"#)
+    var line = JSONObjectWriter()
+    line.members(prefix)
+    line.member("index", 2)
+    var bytes: [UInt8] = []
+    line.end(appendingTo: &bytes)
+    #expect(String(decoding: bytes, as: UTF8.self) == #"{"event":"stream","id":7,"index":2}"#)
+    var after = JSONObjectWriter()
+    after.member("a", 1)
+    after.members(prefix)
+    after.members([])
+    bytes = []
+    after.end(appendingTo: &bytes)
+    #expect(String(decoding: bytes, as: UTF8.self) == #"{"a":1,"event":"stream","id":7}"#)
+
+    let event = StreamEvent(format: .sse, index: 3, type: "tick", id: "4", data: "{\"n\":1}", size: 20, seconds: 0.0123)
+    var whole = JSONObjectWriter()
+    event.writeJSON(name: "t", exchange: ExchangeID(rawValue: 9), into: &whole)
+    var shared = JSONObjectWriter()
+    event.writeJSON(after: StreamEvent.jsonPrefix(name: "t", exchange: ExchangeID(rawValue: 9)), into: &shared)
+    var a: [UInt8] = []
+    var b: [UInt8] = []
+    whole.end(appendingTo: &a)
+    shared.end(appendingTo: &b)
+    #expect(a == b)
+    #expect(
+      String(decoding: a, as: UTF8.self)
+        == #"{"event":"stream","name":"t","id":9,"index":3,"type":"tick","eventId":"4","data":"{\"n\":1}","ms":12.3}"#)
+  }
+
   /// Tenths are written as `JSONValue.number(Double(tenths) / 10)` writes the same number, over
   /// 10,000 seeded values from 0 to a year of milliseconds and a few edges.
   @Test func tenthsMatchTheDoubleFormatting() {

@@ -1,6 +1,7 @@
 import Foundation
 import RequestEngine
 import Testing
+import TestSupport
 
 /// The stream parser (issue 15, "Parse SSE" and "NDJSON"): the WHATWG event-stream rules and the
 /// line formats, fed in every possible cut of the bytes. Pure: no server.
@@ -203,6 +204,29 @@ struct StreamParserTests {
     #expect(log.kept.first.map { 100_000 - $0.index } == log.kept.count)
     #expect(log.dropped == 100_000 - log.kept.count)
     #expect(log.totalBytes == 2_000_000)
+  }
+
+  /// Events appended a hand-over at a time (as the engine does) leave the log as appending them
+  /// one by one does: the same kept events, counts and bytes.
+  @Test func theLogTakesAHandOverAsItTakesEachEvent() {
+    var one = StreamLog(format: .sse, maxEvents: 100, maxBytes: 1000)
+    var batched = StreamLog(format: .sse, maxEvents: 100, maxBytes: 1000)
+    var random = SplitMix(seed: 0x10C)
+    var index = 0
+    for _ in 0..<2_000 {
+      let events = (0..<random.below(40)).map { _ -> StreamEvent in
+        defer { index += 1 }
+        return StreamEvent(
+          format: .sse, index: index, type: "message", id: nil, data: String(repeating: "x", count: random.below(30)),
+          size: 10 + index % 7, seconds: 0)
+      }
+      for event in events { one.append(event) }
+      batched.append(contentsOf: events)
+      #expect(batched.keptBytes <= 1000)
+    }
+    #expect(batched.kept.map(\.index) == one.kept.map(\.index))
+    #expect(batched.total == one.total && batched.totalBytes == one.totalBytes)
+    #expect(batched.keptBytes == one.keptBytes && batched.dropped == one.dropped)
   }
 
   @Test func recognisedByContentType() {
