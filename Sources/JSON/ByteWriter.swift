@@ -13,6 +13,9 @@ struct ByteWriter: ~Copyable {
 
   deinit { start.deallocate() }
 
+  /// Empties it, keeping its memory.
+  mutating func removeAll() { count = 0 }
+
   /// Room for `extra` more bytes.
   @inline(__always)
   mutating func reserve(_ extra: Int) {

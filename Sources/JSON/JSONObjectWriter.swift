@@ -12,13 +12,21 @@
 /// line.end(appendingTo: &bytes)  // {"event":"stream","index":3,"type":null,"ms":1.9}
 /// ```
 /// Keys are `StaticString`s written as they are: names that need no escaping. The line is
-/// written through a pointer into memory of its own (`ByteWriter`) and copied out at the end.
+/// written through a pointer into memory of its own (`ByteWriter`) and copied out at the end; a
+/// writer kept for many lines (`reset`) allocates that memory once.
 public struct JSONObjectWriter: ~Copyable {
   private var bytes = ByteWriter()
   private var empty = true
 
   public init() {
     bytes.append("{")
+  }
+
+  /// Starts a new object in the same memory: a writer kept for many lines allocates once.
+  public mutating func reset() {
+    bytes.removeAll()
+    bytes.append("{")
+    empty = true
   }
 
   private mutating func key(_ key: StaticString) {

@@ -16,6 +16,9 @@ final class Output: Sendable {
   private let fd: Int32
   /// What is written and not yet flushed.
   private let pending = Mutex<[UInt8]>([])
+  /// The writer of `jsonObject`'s lines, kept: its memory is allocated once, not per line.
+  /// Taken before `pending`, never the other way round.
+  private let objectWriter = Mutex(JSONObjectWriter())
 
   init(fd: Int32) { self.fd = fd }
 
@@ -35,9 +38,11 @@ final class Output: Sendable {
   /// One JSON object on a line, written member by member (`JSONObjectWriter`) straight into the
   /// buffer, with the same escaping as `json(_:)`.
   func jsonObject(_ write: (inout JSONObjectWriter) -> Void) {
-    var line = JSONObjectWriter()
-    write(&line)
-    jsonLine { line.end(appendingTo: &$0) }
+    objectWriter.withLock { line in
+      line.reset()
+      write(&line)
+      jsonLine { line.end(appendingTo: &$0) }
+    }
   }
 
   private func jsonLine(_ write: (inout [UInt8]) -> Void) {

@@ -54,6 +54,21 @@ struct JSONObjectWriterTests {
     after.end(appendingTo: &bytes)
     #expect(String(decoding: bytes, as: UTF8.self) == #"{"a":1,"event":"stream","id":7}"#)
 
+    // One writer for many lines: each starts empty.
+    var kept = JSONObjectWriter()
+    kept.member("long", String(repeating: "y", count: 600))
+    bytes = []
+    kept.end(appendingTo: &bytes)
+    kept.reset()
+    bytes = []
+    kept.end(appendingTo: &bytes)
+    #expect(bytes == Array("{}".utf8))
+    kept.reset()
+    kept.member("b", 2)
+    bytes = []
+    kept.end(appendingTo: &bytes)
+    #expect(String(decoding: bytes, as: UTF8.self) == #"{"b":2}"#)
+
     let event = StreamEvent(format: .sse, index: 3, type: "tick", id: "4", data: "{\"n\":1}", size: 20, seconds: 0.0123)
     var whole = JSONObjectWriter()
     event.writeJSON(name: "t", exchange: ExchangeID(rawValue: 9), into: &whole)
