@@ -2,11 +2,12 @@
 /// in the same transaction, the oldest entries of each request beyond `perRequest`, then the
 /// oldest overall while the stored bytes are above `totalBytes`.
 ///
-/// A history used every day sits at its bound: every entry recorded drops one. Entries are
-/// dropped a request at a time in set statements, and what the schema keeps beside them (their
-/// bodies, their words in the search index, the counts in `names` and `totals`) is brought along
-/// here, once per request or per commit: per-row triggers did it before (schema version 4 dropped
-/// them), and their programs made dropping an entry cost about three times inserting one.
+/// A history used every day sits at its bound: every entry recorded drops one. The entries to
+/// drop are read a request at a time (walking its index from the newest), then deleted by id, and
+/// what the schema keeps beside them (their bodies, their words in the search index, the counts
+/// in `names` and `totals`) is brought along here, the counts once per request or per commit:
+/// per-row triggers did it before (schema version 4 dropped them), and their programs made
+/// dropping an entry cost about three times inserting one.
 enum HistoryPruning {
   /// What a connection has looked at once, so that a history at its bound is not looked at
   /// whole at every commit.
