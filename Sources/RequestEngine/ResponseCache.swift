@@ -1,5 +1,6 @@
-// Over 500 lines on purpose: one class, the cache's whole disk protocol (lookup, store, listing,
-// clearing, sweeping, the in-memory LRU) under one lock; its file helpers are in CacheFile.swift.
+// Over 500 lines because it is one class: the cache's whole disk protocol (lookup, store,
+// listing, clearing, sweeping, the in-memory LRU) shares its private state under one lock; its
+// file helpers are in CacheFile.swift, the sweep's stamp in SweepStamp.swift.
 
 import Digest
 import Foundation
@@ -353,7 +354,7 @@ public final class ResponseCache: @unchecked Sendable {
     sweeping.enter()
     DispatchQueue.global(qos: .utility).async {
       self.sweep()
-      if stamp { self.stampSweep() }
+      if stamp { SweepStamp(folder: self.folder.path).stamp() }
       self.sweeping.leave()
     }
   }
@@ -372,9 +373,6 @@ public final class ResponseCache: @unchecked Sendable {
     _ = sweeping.wait(timeout: .now() + timeout)
   }
 
-  private func stampSweep() {
-    SweepStamp(folder: folder.path).stamp()
-  }
 
   private func age(of url: URL, now: Date) -> Double {
     var info = stat()
