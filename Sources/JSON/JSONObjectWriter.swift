@@ -17,6 +17,9 @@
 public struct JSONObjectWriter: ~Copyable {
   private var bytes = ByteWriter()
   private var empty = true
+  /// Nothing written so far is outside ASCII: the text needs no look for the controls JSON
+  /// leaves raw in non-ASCII text (C1, bidirectional; see `Output`).
+  public private(set) var isASCII = true
 
   public init() {
     bytes.append("{")
@@ -27,6 +30,7 @@ public struct JSONObjectWriter: ~Copyable {
     bytes.removeAll()
     bytes.append("{")
     empty = true
+    isASCII = true
   }
 
   private mutating func key(_ key: StaticString) {
@@ -45,7 +49,7 @@ public struct JSONObjectWriter: ~Copyable {
     guard var value else { return bytes.append("null") }
     bytes.reserve(1)
     bytes.put(UInt8(ascii: "\""))
-    value.withUTF8 { JSONSerializer.quote(bytes: $0, into: &bytes) }
+    if value.withUTF8({ JSONSerializer.quote(bytes: $0, into: &bytes) }) { isASCII = false }
     bytes.reserve(1)
     bytes.put(UInt8(ascii: "\""))
   }
@@ -80,25 +84,46 @@ public struct JSONObjectWriter: ~Copyable {
     var text: [UInt8] = []
     JSONSerializer.compact(value, into: &text)
     text.withUnsafeBufferPointer { bytes.append($0) }
+    if isASCII && text.contains(where: { $0 >= 0x80 }) { isASCII = false }
   }
 
   /// Members written before, as they are (`membersText` of another writer): members every line
   /// of a kind starts with are written once, not again for each line.
-  public mutating func members(_ text: [UInt8]) {
-    guard !text.isEmpty else { return }
+  public mutating func members(_ written: JSONMembers) {
+    guard !written.text.isEmpty else { return }
     if !empty { bytes.append(",") }
     empty = false
-    text.withUnsafeBufferPointer { bytes.append($0) }
+    written.text.withUnsafeBufferPointer { bytes.append($0) }
+    if !written.isASCII { isASCII = false }
   }
 
   /// The members written so far, without the braces, for `members(_:)`.
-  public consuming func membersText() -> [UInt8] {
-    bytes.withBytes { Array($0.dropFirst()) }
+  public consuming func membersText() -> JSONMembers {
+    JSONMembers(text: bytes.withBytes { Array($0.dropFirst()) }, isASCII: isASCII)
   }
 
   /// Closes the object and appends its text to `out`.
   public mutating func end(appendingTo out: inout [UInt8]) {
     bytes.append("}")
     bytes.withBytes { out.append(contentsOf: $0) }
+  }
+}
+
+/// Members of an object written once (`JSONObjectWriter.membersText`) to start many objects
+/// (`members(_:)`), with whether their text is ASCII (looked at once, not for each object).
+public struct JSONMembers: Sendable, Equatable {
+  /// The members' text, without braces: `"event":"stream","id":7`.
+  public let text: [UInt8]
+  let isASCII: Bool
+
+  /// No members.
+  public init() {
+    text = []
+    isASCII = true
+  }
+
+  init(text: [UInt8], isASCII: Bool) {
+    self.text = text
+    self.isASCII = isASCII
   }
 }

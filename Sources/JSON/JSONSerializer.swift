@@ -41,20 +41,29 @@ public enum JSONSerializer {
   }
 
   /// The bytes that may start something to escape, `1` at their place: C0, `"`, `\`, DEL,
-  /// and 0xE2 (the lead byte of U+2028 and U+2029). A table in the binary's constant data, read
-  /// once per byte instead of five comparisons.
+  /// and 0xE2 (the lead byte of U+2028 and U+2029); `2` at the other bytes of non-ASCII text,
+  /// which are kept but noted (a caller escaping what JSON leaves raw in non-ASCII text, C1 and
+  /// bidirectional controls, skips ASCII text). A table in the binary's constant data, read once
+  /// per byte instead of five comparisons.
   private static var escapeTable: StaticString {
     """
     1111111111111111111111111111111100100000000000000000000000000000\
     0000000000000000000000000000100000000000000000000000000000000001\
-    0000000000000000000000000000000000000000000000000000000000000000\
-    0000000000000000000000000000000000100000000000000000000000000000
+    2222222222222222222222222222222222222222222222222222222222222222\
+    2222222222222222222222222222222222122222222222222222222222222222
     """
   }
 
+  /// Whether the byte may start something to escape.
   @inline(__always)
   private static func mayEscape(_ byte: UInt8, in table: UnsafeBufferPointer<UInt8>) -> Bool {
     table[Int(byte)] == UInt8(ascii: "1")
+  }
+
+  /// Whether the byte may start something to escape, or is non-ASCII.
+  @inline(__always)
+  private static func mayEscapeOrIsNonASCII(_ byte: UInt8, in table: UnsafeBufferPointer<UInt8>) -> Bool {
+    table[Int(byte)] != UInt8(ascii: "0")
   }
 
   private static func quote(bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
@@ -71,21 +80,32 @@ public enum JSONSerializer {
   }
 
   /// The text of a string literal (without its quotes) for `bytes`: runs that need nothing
-  /// copied at once, the rest escaped.
-  static func quote(bytes: UnsafeBufferPointer<UInt8>, into out: inout ByteWriter) {
+  /// copied at once, the rest escaped. Returns whether `bytes` held non-ASCII text.
+  @discardableResult
+  static func quote(bytes: UnsafeBufferPointer<UInt8>, into out: inout ByteWriter) -> Bool {
     escapeTable.withUTF8Buffer { table in quote(bytes: bytes, into: &out, table: table) }
   }
 
-  private static func quote(bytes: UnsafeBufferPointer<UInt8>, into out: inout ByteWriter, table: UnsafeBufferPointer<UInt8>) {
+  private static func quote(
+    bytes: UnsafeBufferPointer<UInt8>, into out: inout ByteWriter, table: UnsafeBufferPointer<UInt8>
+  ) -> Bool {
     out.reserve(bytes.count)
     var runStart = 0
     var index = 0
+    var nonASCII = false
     let count = bytes.count
     while index < count {
       let byte = bytes[index]
-      guard mayEscape(byte, in: table) else {
+      guard mayEscapeOrIsNonASCII(byte, in: table) else {
         index += 1
         continue
+      }
+      if byte >= 0x80 {
+        nonASCII = true
+        if byte != 0xE2 {
+          index += 1
+          continue
+        }
       }
       let escape: UInt8?  // the letter after the backslash; nil for a \u escape
       var width = 1
@@ -125,6 +145,7 @@ public enum JSONSerializer {
       out.reserve(count - index)
     }
     out.put(UnsafeBufferPointer(rebasing: bytes[runStart..<count]))
+    return nonASCII
   }
 
   private static func write(_ value: JSONValue, into out: inout [UInt8], indent: String?, level: Int) {

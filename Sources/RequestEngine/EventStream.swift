@@ -98,7 +98,7 @@ extension StreamEvent {
 
   /// The members every line of one exchange's events starts with (`"event"`, `"name"`, `"id"`),
   /// written once for many events (`writeJSON(after:into:)`).
-  public static func jsonPrefix(name: String, exchange: ExchangeID) -> [UInt8] {
+  public static func jsonPrefix(name: String, exchange: ExchangeID) -> JSONMembers {
     var prefix = JSONObjectWriter()
     prefix.member("event", "stream")
     prefix.member("name", name)
@@ -107,7 +107,7 @@ extension StreamEvent {
   }
 
   /// `writeJSON`, with the members `jsonPrefix` wrote.
-  public func writeJSON(after prefix: [UInt8], into line: inout JSONObjectWriter) {
+  public func writeJSON(after prefix: JSONMembers, into line: inout JSONObjectWriter) {
     line.members(prefix)
     line.member("index", index)
     line.member("type", type)
@@ -162,6 +162,20 @@ public struct StreamParser: Sendable {
   private var bomChecked = 0
   // SSE event being assembled.
   private var data: [UInt8] = []
+  /// The event's only data line so far, still in the bytes `feed` is reading (see `sseLine`):
+  /// valid only until `feed` returns, which copies it to `data` first. Kept as an address (the
+  /// parser is `Sendable`; this is never set between calls).
+  private var pendingDataAddress: UInt = 0
+  private var pendingDataCount = 0
+  private var pendingData: UnsafeRawBufferPointer? {
+    get {
+      UnsafeRawPointer(bitPattern: pendingDataAddress).map { UnsafeRawBufferPointer(start: $0, count: pendingDataCount) }
+    }
+    set {
+      pendingDataAddress = newValue?.baseAddress.map { UInt(bitPattern: $0) } ?? 0
+      pendingDataCount = newValue?.count ?? 0
+    }
+  }
   private var hasData = false
   private var dataTruncated = false
   private var eventType: String?
@@ -221,14 +235,8 @@ public struct StreamParser: Sendable {
         afterCR = true
         endLine(at: seconds, into: &out)
       default:
-        // The run up to the next line end (one comparison for most bytes: a line end is at
-        // most 0x0D).
-        var stop = index
-        while stop < end {
-          let next = bytes[stop]
-          if next <= 0x0D && (next == 0x0A || next == 0x0D) { break }
-          stop += 1
-        }
+        // The run up to the next line end.
+        let stop = Self.lineEnd(in: bytes, from: index)
         let run = UnsafeRawBufferPointer(rebasing: bytes[(index - 1)..<stop])
         eventBytes += run.count
         if stop < end && line.isEmpty && !lineOverflow {
@@ -236,7 +244,9 @@ public struct StreamParser: Sendable {
           eventBytes += 1
           afterCR = bytes[stop] == 0x0D
           let room = maxEventBytes + 16
-          lineEnded(UnsafeRawBufferPointer(rebasing: run.prefix(room)), overflow: run.count > room, at: seconds, into: &out)
+          lineEnded(
+            UnsafeRawBufferPointer(rebasing: run.prefix(room)), overflow: run.count > room, inFedBytes: true,
+            at: seconds, into: &out)
           index = stop + 1
         } else {
           appendToLine(run)
@@ -244,7 +254,33 @@ public struct StreamParser: Sendable {
         }
       }
     }
+    keepPendingData()
     return out
+  }
+
+  /// Where the line that goes on at `start` ends: the offset of the next LF or CR, or the end.
+  /// Eight bytes at a time (a line end is found in a word by the "has a zero byte" test of the
+  /// word XOR each end, whose lowest flagged byte is exact), then byte by byte.
+  @inline(__always)
+  private static func lineEnd(in bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let highs: UInt64 = 0x8080_8080_8080_8080
+    var stop = start
+    let end = bytes.endIndex
+    while stop + 8 <= end {
+      let word = bytes.loadUnaligned(fromByteOffset: stop, as: UInt64.self)
+      let lf = word ^ (ones &* 0x0A)
+      let cr = word ^ (ones &* 0x0D)
+      let found = ((lf &- ones) & ~lf & highs) | ((cr &- ones) & ~cr & highs)
+      if found != 0 { return stop + found.trailingZeroBitCount >> 3 }
+      stop += 8
+    }
+    while stop < end {
+      let next = bytes[stop]
+      if next <= 0x0D && (next == 0x0A || next == 0x0D) { return stop }
+      stop += 1
+    }
+    return end
   }
 
   /// Convenience for tests and callers holding an array.
@@ -285,17 +321,18 @@ public struct StreamParser: Sendable {
   private mutating func endLine(at seconds: Double, into out: inout [StreamEvent]) {
     let overflow = lineOverflow
     let kept = line
-    kept.withUnsafeBytes { lineEnded($0, overflow: overflow, at: seconds, into: &out) }
+    kept.withUnsafeBytes { lineEnded($0, overflow: overflow, inFedBytes: false, at: seconds, into: &out) }
     line.removeAll(keepingCapacity: line.count < 4096)
     lineOverflow = false
   }
 
-  /// A whole line (its end left out; `overflow`: it was longer, and cut).
+  /// A whole line (its end left out; `overflow`: it was longer, and cut; `inFedBytes`: it lies
+  /// in the bytes `feed` was given, which stay valid until it returns).
   private mutating func lineEnded(
-    _ text: UnsafeRawBufferPointer, overflow: Bool, at seconds: Double, into out: inout [StreamEvent]
+    _ text: UnsafeRawBufferPointer, overflow: Bool, inFedBytes: Bool, at seconds: Double, into out: inout [StreamEvent]
   ) {
     switch format {
-    case .sse: sseLine(text, overflow: overflow, at: seconds, into: &out)
+    case .sse: sseLine(text, overflow: overflow, inFedBytes: inFedBytes, at: seconds, into: &out)
     case .ndjson, .lines: emitLine(text, overflow: overflow, at: seconds, into: &out)
     case .jsonSeq: break
     }
@@ -355,7 +392,7 @@ public struct StreamParser: Sendable {
   // MARK: - SSE fields
 
   private mutating func sseLine(
-    _ line: UnsafeRawBufferPointer, overflow: Bool, at seconds: Double, into out: inout [StreamEvent]
+    _ line: UnsafeRawBufferPointer, overflow: Bool, inFedBytes: Bool, at seconds: Double, into out: inout [StreamEvent]
   ) {
     if line.isEmpty && !overflow {
       dispatch(at: seconds, into: &out)
@@ -368,6 +405,15 @@ public struct StreamParser: Sendable {
     if value.first == 0x20 { value = value.dropFirst() }
     // The field name compared on its bytes: no String made for each line.
     if Self.named(name, "data") {
+      if !hasData && inFedBytes && !overflow && value.count <= maxEventBytes {
+        // An event's first data line, where it lies: most events have one, and are dispatched
+        // within the same bytes (`dispatch` makes the String from it; `feed` copies it to `data`
+        // before it returns when the event is not over).
+        hasData = true
+        pendingData = UnsafeRawBufferPointer(rebasing: value)
+        return
+      }
+      keepPendingData()
       if hasData {
         if data.count < maxEventBytes { data.append(0x0A) } else { dataTruncated = true }
       }
@@ -428,15 +474,25 @@ public struct StreamParser: Sendable {
     defer { resetEvent() }
     guard hasData else { return }
     let type = eventType.flatMap { $0.isEmpty ? nil : $0 } ?? "message"
+    let text = pendingData.map { String(decoding: $0, as: UTF8.self) } ?? String(decoding: data, as: UTF8.self)
     out.append(
       StreamEvent(
-        format: format, index: nextIndex, type: type, id: lastEventID, data: String(decoding: data, as: UTF8.self), size: size,
+        format: format, index: nextIndex, type: type, id: lastEventID, data: text, size: size,
         seconds: seconds, truncated: dataTruncated))
     nextIndex += 1
   }
 
+  /// Copies a data line `sseLine` left where it lay into `data`: before the bytes it lies in are
+  /// gone, or before more data joins it.
+  private mutating func keepPendingData() {
+    guard let pending = pendingData else { return }
+    pendingData = nil
+    appendData(pending)
+  }
+
   private mutating func resetEvent() {
-    data.removeAll(keepingCapacity: data.count < 4096)
+    pendingData = nil
+    if !data.isEmpty { data.removeAll(keepingCapacity: data.count < 4096) }
     hasData = false
     dataTruncated = false
     eventType = nil

@@ -41,18 +41,19 @@ final class Output: Sendable {
     objectWriter.withLock { line in
       line.reset()
       write(&line)
-      jsonLine { line.end(appendingTo: &$0) }
+      jsonLine(ascii: line.isASCII) { line.end(appendingTo: &$0) }
     }
   }
 
-  private func jsonLine(_ write: (inout [UInt8]) -> Void) {
+  /// `ascii`: the writer knows the line is ASCII (no need to look).
+  private func jsonLine(ascii: Bool = false, _ write: (inout [UInt8]) -> Void) {
     pending.withLock { buffer in
       // Serialized straight into the buffer: no line of its own to allocate and copy.
       let start = buffer.count
       write(&buffer)
       // Only non-ASCII text can hold the controls the serializer leaves raw (C1, bidi): ASCII
       // lines (most of them) stay as they are.
-      if Output.hasNonASCII(buffer, from: start) {
+      if !ascii && Output.hasNonASCII(buffer, from: start) {
         let escaped = ControlEscaping.jsonEscaped(String(decoding: buffer[start...], as: UTF8.self))
         buffer.removeSubrange(start...)
         buffer.append(contentsOf: escaped.utf8)

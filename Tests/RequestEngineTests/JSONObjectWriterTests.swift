@@ -39,7 +39,7 @@ struct JSONObjectWriterTests {
     first.member("event", "stream")
     first.member("id", 7)
     let prefix = first.membersText()
-    #expect(String(decoding: prefix, as: UTF8.self) == #""event":"stream","id":7"#)
+    #expect(String(decoding: prefix.text, as: UTF8.self) == #""event":"stream","id":7"#)
     var line = JSONObjectWriter()
     line.members(prefix)
     line.member("index", 2)
@@ -49,10 +49,25 @@ struct JSONObjectWriterTests {
     var after = JSONObjectWriter()
     after.member("a", 1)
     after.members(prefix)
-    after.members([])
+    after.members(JSONMembers())
     bytes = []
     after.end(appendingTo: &bytes)
     #expect(String(decoding: bytes, as: UTF8.self) == #"{"a":1,"event":"stream","id":7}"#)
+    let afterIsASCII = after.isASCII
+    #expect(afterIsASCII)
+    // Members with non-ASCII text make every object they start non-ASCII (a request name with
+    // a bidirectional control must still be escaped by `Output`), until the writer is reset.
+    var named = JSONObjectWriter()
+    named.member("name", "caf\u{E9}\u{202E}")
+    let nonASCII = named.membersText()
+    var started = JSONObjectWriter()
+    started.member("a", 1)
+    var states = [started.isASCII]
+    started.members(nonASCII)
+    states.append(started.isASCII)
+    started.reset()
+    states.append(started.isASCII)
+    #expect(states == [true, false, true])
 
     // One writer for many lines: each starts empty.
     var kept = JSONObjectWriter()
@@ -116,6 +131,9 @@ struct JSONObjectWriterTests {
       var bytes: [UInt8] = []
       line.end(appendingTo: &bytes)
       #expect(String(decoding: bytes, as: UTF8.self) == "{\"s\":" + quoted + "}")
+      // What `Output` relies on to skip looking for C1 and bidirectional controls.
+      let isASCII = line.isASCII  // (#expect cannot take a noncopyable value's property)
+      #expect(isASCII == text.utf8.allSatisfy { $0 < 0x80 }, "\(quoted)")
       #expect(!quoted.contains("\u{2028}") && !quoted.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F })
       #expect(quoted.contains("€") == text.contains("€") && quoted.contains("\u{2027}") == text.contains("\u{2027}"))
     }
