@@ -265,7 +265,7 @@ struct MultipartParserTests {
 struct UploadTests {
   @Test func curlMultipartForm() throws {
     try withServer { server in
-      let directory = FileManager.default.temporaryDirectory.appendingPathComponent("upload-\(UUID().uuidString)")
+      let directory = scratchURL("upload")
       try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
       defer { try? FileManager.default.removeItem(at: directory) }
       let image = sampleBytes(1024 * 1024 + 17, seed: 9)

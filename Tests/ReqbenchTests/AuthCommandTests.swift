@@ -12,7 +12,7 @@ struct AuthCommandTests {
   let environment: [String: String]
 
   init() throws {
-    folder = FileManager.default.temporaryDirectory.appendingPathComponent("rb-auth-" + uniqueKey())
+    folder = scratchURL("rb-auth")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     workspace = folder.appendingPathComponent("api.json").path
     let server = try TestServer.oauth.baseURL

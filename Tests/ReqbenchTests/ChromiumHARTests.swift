@@ -44,7 +44,7 @@ struct ChromiumHARTests {
   }
 
   @Test func importsRunsAndExportsWhatChromiumRecorded() throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rb-chromium-" + uniqueKey())
+    let folder = scratchURL("rb-chromium")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
     let captured = folder.appendingPathComponent("chromium.har")

@@ -14,7 +14,7 @@ struct CookiesCommandTests {
   let port: Int
 
   init() throws {
-    folder = FileManager.default.temporaryDirectory.appendingPathComponent("rb-cookies-" + uniqueKey())
+    folder = scratchURL("rb-cookies")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     port = try #require(URLComponents(string: try TestServer.httpbin.url("/"))?.port)
     workspace = folder.appendingPathComponent("api.json").path

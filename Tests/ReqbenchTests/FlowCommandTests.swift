@@ -6,7 +6,7 @@ import Testing
 @Suite("reqbench run: batches and chains")
 struct FlowCommandTests {
   func workspace() throws -> String {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-" + uniqueKey())
+    let dir = scratchURL("rb")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     let path = dir.appendingPathComponent("f.json").path
     try """
@@ -216,7 +216,7 @@ struct FlowCommandTests {
     }
     let host = try #require(first.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
     #expect(host.hasPrefix("http://127.0.0.1:"), "\(first)")
-    let state = FileManager.default.temporaryDirectory.appendingPathComponent("rb-demo-state-" + uniqueKey()).path
+    let state = scratchURL("rb-demo-state").path
     let result = try runProcess(
       try reqbenchBinary,
       ["run", root.appendingPathComponent("workspaces/demo.json").path, "login-flow", "--var", "host=\(host)", "--state-dir", state, "--json"])

@@ -15,7 +15,7 @@ import Testing
     var outsideW: URL { root.appendingPathComponent("outside-w") }
 
     init() throws {
-      root = FileManager.default.temporaryDirectory.appendingPathComponent("rb-links-" + uniqueKey())
+      root = scratchURL("rb-links")
       for folder in ["ws/real", "ws/downloads", "ws/certs", "outside", "outside-w"] {
         try FileManager.default.createDirectory(at: root.appendingPathComponent(folder), withIntermediateDirectories: true)
       }

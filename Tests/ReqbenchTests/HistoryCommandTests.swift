@@ -11,8 +11,7 @@ struct HistoryCommandTests {
   let workspace: URL
 
   init() throws {
-    root = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "rb-history-" + uniqueKey())
+    root = scratchURL("rb-history")
     try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
     workspace = root.appendingPathComponent("api.json")
     try """

@@ -7,7 +7,7 @@ import Testing
 @Suite("reqbench import / export")
 struct ImportExportCommandTests {
   func temporaryDirectory() throws -> URL {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-ie-" + uniqueKey())
+    let dir = scratchURL("rb-ie")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     return dir
   }

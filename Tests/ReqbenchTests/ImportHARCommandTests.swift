@@ -103,7 +103,7 @@ struct ImportHARCommandTests {
   }
 
   @Test func aBadHARWritesNothing() throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rb-har-" + uniqueKey())
+    let folder = scratchURL("rb-har")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
     let bad = folder.appendingPathComponent("bad.har")

@@ -8,7 +8,7 @@ import Testing
 struct RunCommandTests {
   /// Writes a workspace into a fresh temporary folder and returns its path.
   func workspace(_ requests: String, baseURL: String? = nil, extra: String = "") throws -> String {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-" + uniqueKey())
+    let dir = scratchURL("rb")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     let base = try baseURL ?? TestServer.fixture.baseURL
     let text = """

@@ -7,7 +7,7 @@ import Testing
 @Suite("reqbench secrets")
 struct SecretsCommandTests {
   func folder() throws -> URL {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-sec-" + uniqueKey())
+    let dir = scratchURL("rb-sec")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     return dir
   }

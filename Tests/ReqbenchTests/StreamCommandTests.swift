@@ -122,7 +122,7 @@ struct StreamsWorkspaceTests {
     let file = URL(fileURLWithPath: #filePath)
       .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
       .appendingPathComponent("workspaces/streams.json").path
-    let state = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueKey("streams-state"))
+    let state = scratchURL("streams-state")
     defer { try? FileManager.default.removeItem(at: state) }
     let host = try TestServer.fixture.baseURL
     for (name, expected) in [("streams/ticker", 3), ("streams/chat", 10), ("streams/feed", 20)] {

@@ -116,7 +116,7 @@ struct TUIDefectsTests {
     try session.quit()
 
     // From another folder: the demo workspace is found beside the binary, and named.
-    let elsewhere = FileManager.default.temporaryDirectory.appendingPathComponent("rb-elsewhere-" + uniqueKey())
+    let elsewhere = scratchURL("rb-elsewhere")
     try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: elsewhere) }
     let demo = try TmuxSession(["sh", "-c", "cd \(shellQuote(elsewhere.path)) && exec \(shellQuote(try reqbenchBinary.path)) --demo"])

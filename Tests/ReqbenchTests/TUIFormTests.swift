@@ -9,7 +9,7 @@ import Testing
 @Suite("TUI end to end: the editor as a form (tmux)", .serialized)
 struct TUIFormTests {
   @Test func makeARequestGiveItAJSONBodySwitchAHeaderOffSendAndSave() throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rb-form-" + uniqueKey())
+    let folder = scratchURL("rb-form")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
     let file = folder.appendingPathComponent("api.json").path

@@ -114,7 +114,7 @@ extension TmuxSession {
   /// Pastes `text` as a terminal does: `tmux load-buffer` then `paste-buffer`, with `-p` the
   /// bracketed way when the program asked for it.
   func paste(_ text: String, bracketed: Bool) throws {
-    let file = FileManager.default.temporaryDirectory.appendingPathComponent("rb-paste-" + uniqueKey())
+    let file = scratchURL("rb-paste")
     try text.write(to: file, atomically: true, encoding: .utf8)
     defer { try? FileManager.default.removeItem(at: file) }
     try tmux(["load-buffer", "-b", name, file.path])
@@ -132,7 +132,7 @@ extension TmuxSession {
 
 /// A path in a fresh folder where no file is yet.
 func missingWorkspaceFile() throws -> (path: String, folder: URL) {
-  let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rb-explore-" + uniqueKey())
+  let folder = scratchURL("rb-explore")
   try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
   return (folder.appendingPathComponent("api.json").path, folder)
 }

@@ -9,7 +9,7 @@ import Testing
 struct TUITerminalTests {
   /// A workspace of `names` (GET requests to nowhere), in a fresh folder.
   func workspace(_ names: [String]) throws -> String {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-tui-term-" + uniqueKey())
+    let dir = scratchURL("rb-tui-term")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     let file = dir.appendingPathComponent("ws.json").path
     let requests = names.map { #"{"name": "\#($0)", "url": "http://127.0.0.1:9/x"}"# }.joined(separator: ", ")
@@ -207,7 +207,7 @@ struct TUIColourAndTTYTests {
   }
 
   @Test func ctrlCRestoresTheTerminalSettings() throws {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-tty-" + uniqueKey())
+    let dir = scratchURL("rb-tty")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     let before = dir.appendingPathComponent("before").path
     let after = dir.appendingPathComponent("after").path
@@ -225,7 +225,7 @@ struct TUIColourAndTTYTests {
   @Test func theCommittedScreenshotsAreCurrent() throws {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent()
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-shots-" + uniqueKey())
+    let dir = scratchURL("rb-shots")
     defer { try? FileManager.default.removeItem(at: dir) }
     let result = try runProcess(
       try reqbenchBinary, ["screenshot", "all", "--dir", dir.path, "--workspace", root.appendingPathComponent("workspaces/demo.json").path])
@@ -271,7 +271,7 @@ struct TUIColourAndTTYTests {
 @Suite("TUI end to end: writing bodies (tmux)", .serialized)
 struct TUIWriteTests {
   @Test func writesTheJQOutputAsksBeforeOverwritingAndSaysWhyAWriteFailed() throws {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-tui-write-" + uniqueKey())
+    let dir = scratchURL("rb-tui-write")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     let file = dir.appendingPathComponent("ws.json").path
     try #"{"version": 1, "baseURL": "\#(try TestServer.fixture.baseURL)", "requests": [{"name": "users", "url": "/users"}]}"#

@@ -9,7 +9,7 @@ import Testing
 /// size limit's least-recently-used order across processes, and the sweep.
 @Suite("Response cache: policies, namespaces, housekeeping", .serialized)
 struct CacheModesTests {
-  let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rb-cache-modes-" + UUID().uuidString)
+  let folder = scratchURL("rb-cache-modes")
 
   func agent(_ cache: ResponseCache? = nil) -> Agent {
     Agent(configuration: .init(cache: cache ?? ResponseCache(folder: folder)))
@@ -225,7 +225,7 @@ struct CacheModesTests {
   // C-13: downloads never enter the cache, even with a policy.
   @Test func downloadsAreNeverCached() throws {
     let cache = ResponseCache(folder: folder)
-    let downloads = FileManager.default.temporaryDirectory.appendingPathComponent("rb-cache-dl-" + UUID().uuidString)
+    let downloads = scratchURL("rb-cache-dl")
     defer { try? FileManager.default.removeItem(at: downloads) }
     let agent = Agent(configuration: .init(cache: cache, downloads: DownloadStore(directory: downloads.appendingPathComponent("state").path)))
     let key = uniqueKey()

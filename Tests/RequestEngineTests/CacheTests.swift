@@ -7,7 +7,7 @@ import Testing
 /// counters.
 @Suite("Response cache", .serialized)
 struct CacheTests {
-  let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rb-cache-" + UUID().uuidString)
+  let folder = scratchURL("rb-cache")
 
   func agent(appVersion: String = reqbenchVersion) -> Agent {
     Agent(configuration: .init(cache: ResponseCache(folder: folder, appVersion: appVersion)))
@@ -262,7 +262,7 @@ struct CacheCrashTests {
     if let path = ProcessInfo.processInfo.environment[Self.childVariable] {
       Self.storeUntilKilled(URL(fileURLWithPath: path))
     }
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rb-cache-crash-" + UUID().uuidString)
+    let folder = scratchURL("rb-cache-crash")
     defer { try? FileManager.default.removeItem(at: folder) }
     var seen = Set<UInt8>()
     for round in 0..<20 {

@@ -13,7 +13,7 @@ struct DownloadTests {
     let root: String
     let store: DownloadStore
     init() {
-      root = NSTemporaryDirectory() + "reqbench-dl-" + uniqueKey()
+      root = scratchURL("reqbench-dl").path
       try? FileManager.default.createDirectory(atPath: root + "/out", withIntermediateDirectories: true)
       store = DownloadStore(directory: root + "/state")
     }

@@ -12,7 +12,7 @@ struct HostileServerTests {
   let spill: URL
 
   init() throws {
-    spill = FileManager.default.temporaryDirectory.appendingPathComponent("rb-spill-" + uniqueKey())
+    spill = scratchURL("rb-spill")
     try FileManager.default.createDirectory(at: spill, withIntermediateDirectories: true)
   }
 

@@ -37,7 +37,7 @@ import Testing
   }
 
   @Test func sensitiveAndNamespaceAreStoredAsKeyedDigests() throws {
-    let folder = URL(fileURLWithPath: NSTemporaryDirectory() + "rb-hmac-" + uniqueKey())
+    let folder = URL(fileURLWithPath: scratchURL("rb-hmac").path)
     defer { try? FileManager.default.removeItem(at: folder) }
     let key = [UInt8](repeating: 7, count: 32)
     let policy = CachePolicy(seconds: 600, sensitive: "user-ada", namespace: "tenant-a")

@@ -108,7 +108,7 @@ struct RedirectTests {
 
   @Test func aStreamedBodyIsSentAgainOn307() throws {
     defer { agent.shutdown() }
-    let file = FileManager.default.temporaryDirectory.appendingPathComponent("rb-redirect-\(uniqueKey()).bin")
+    let file = scratchURL("rb-redirect").appendingPathExtension("bin")
     try Data(repeating: 0x61, count: 300_000).write(to: file)
     defer { try? FileManager.default.removeItem(at: file) }
     let result = agent.sendAndWait(
@@ -130,7 +130,7 @@ struct RedirectTests {
   /// A download follows the redirect to its resource (the target gets the resource's bytes, not
   /// the 302's), and a redirect to ftp:// leaves the target alone.
   @Test func aDownloadFollowsARedirect() throws {
-    let root = NSTemporaryDirectory() + "reqbench-redirect-dl-" + uniqueKey()
+    let root = scratchURL("reqbench-redirect-dl").path
     try FileManager.default.createDirectory(atPath: root + "/out", withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: root) }
     let agent = Agent(configuration: Agent.Configuration(downloads: DownloadStore(directory: root + "/state")))

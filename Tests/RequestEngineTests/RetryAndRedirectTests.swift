@@ -187,7 +187,7 @@ import Testing
 
   // 12.10: a downloaded file is created with the umask, as curl creates it; the state stays 0600.
   @Test func downloadedFilesFollowTheUmask() throws {
-    let folder = NSTemporaryDirectory() + "reqbench-umask-" + uniqueKey()
+    let folder = scratchURL("reqbench-umask").path
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let store = DownloadStore(directory: folder + "/state")
     let agent = Agent(configuration: Agent.Configuration(downloads: store))

@@ -83,7 +83,7 @@ import Testing
 
   @Test func streamedBodiesAreDescribedNotCopied() throws {
     let agent = Agent()
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueKey("sent"))
+    let folder = scratchURL("sent")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
     let file = folder.appendingPathComponent("blob.bin").path

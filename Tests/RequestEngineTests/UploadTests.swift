@@ -11,7 +11,7 @@ struct UploadTests {
   final class Files {
     let folder: String
     init() {
-      folder = NSTemporaryDirectory() + "reqbench-up-" + uniqueKey()
+      folder = scratchURL("reqbench-up").path
       try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     }
     deinit { try? FileManager.default.removeItem(atPath: folder) }

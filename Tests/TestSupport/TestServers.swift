@@ -77,7 +77,7 @@ public func fixtureWorkspace(_ requests: String, file: String = "w.json") throws
 /// `text` written as the file `named` in a new folder of its own (its state folder, downloads and
 /// secrets go beside it); returns the file's path and the folder.
 public func workspaceFile(_ text: String, named file: String = "w.json") throws -> (path: String, folder: URL) {
-  let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-" + uniqueKey())
+  let dir = scratchURL("rb")
   try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
   let path = dir.appendingPathComponent(file).path
   try text.write(toFile: path, atomically: true, encoding: .utf8)

@@ -1,16 +1,16 @@
 import Foundation
 import RequestEngine
 import TerminalUI
+import TestSupport
 import Testing
-import Workspace
-
 @testable import Workbench
+import Workspace
 
 /// `H`: the history of every request over the panes, as `update` drives it (the runtime's
 /// answers are entries recorded by a real store).
 @Suite("update: the history overlay")
 struct HistoryOverlayTests {
-  let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rb-ho-" + UUID().uuidString)
+  let folder = scratchURL("rb-ho")
 
   /// Three recorded exchanges of two requests, newest first.
   func recorded() throws -> (HistoryStore, [HistoryEntry]) {

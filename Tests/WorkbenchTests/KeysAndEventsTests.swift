@@ -1,6 +1,7 @@
 import Foundation
 import RequestEngine
 import TerminalUI
+import TestSupport
 import Testing
 import Workbench
 import Workspace
@@ -525,7 +526,7 @@ struct HistoryResendTests {
   func view(of request: Request, body: String = "{}", position: Int = 1, count: Int = 2, id: UInt64 = 9) throws -> HistoryView {
     let events = Scenario.exchange(id: id, request: request, body: body, duration: 0.01)
     guard case .agent(.finished(let result)) = events[3] else { throw CancellationError() }
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rb-hr-" + UUID().uuidString)
+    let folder = scratchURL("rb-hr")
     defer { try? FileManager.default.removeItem(at: folder) }
     let store = HistoryStore(stateFolder: folder)
     try store.record(result, name: request.name)

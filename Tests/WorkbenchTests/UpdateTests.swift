@@ -1,6 +1,7 @@
 import Foundation
 import RequestEngine
 import TerminalUI
+import TestSupport
 import Testing
 import Workbench
 import Workspace
@@ -414,7 +415,7 @@ struct HistoryViewerTests {
     let request = Request(name: "users/list", url: "http://127.0.0.1:8080/users")
     let events = Scenario.exchange(id: 9, request: request, body: body, duration: 0.01)
     guard case .agent(.finished(let result)) = events[3] else { throw CancellationError() }
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rb-hv-" + UUID().uuidString)
+    let folder = scratchURL("rb-hv")
     defer { try? FileManager.default.removeItem(at: folder) }
     let store = HistoryStore(stateFolder: folder)
     try store.record(result, name: "users/list")

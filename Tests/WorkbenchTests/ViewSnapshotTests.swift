@@ -1,6 +1,7 @@
 import Foundation
 import RequestEngine
 import TerminalUI
+import TestSupport
 import Testing
 import Workbench
 import Workspace
@@ -73,7 +74,7 @@ struct ViewSnapshotTests {
     let events = Scenario.exchange(id: 2, request: request, body: #"[{"id": 1, "name": "Ada"}]"#, duration: 0.0042)
     guard case .agent(.finished(var result)) = events[3] else { return }
     result.finishedAt = Scenario.epoch.addingTimeInterval(-86_400)
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rb-snap-" + UUID().uuidString)
+    let folder = scratchURL("rb-snap")
     defer { try? FileManager.default.removeItem(at: folder) }
     let store = HistoryStore(stateFolder: folder)
     try store.record(result, name: "users/list")

@@ -1,5 +1,6 @@
 import Foundation
 import RequestEngine
+import TestSupport
 import Testing
 import Workspace
 
@@ -7,7 +8,7 @@ import Workspace
 /// request, and the jar files in the state folder (no server: the jar is filled by hand here;
 /// what curl does with it is tested against httpbin in `CookieJarTests` and `CookiesCommandTests`).
 @Suite struct CookieJarsTests {
-  let state = FileManager.default.temporaryDirectory.appendingPathComponent("rb-jars-" + UUID().uuidString)
+  let state = scratchURL("rb-jars")
 
   @Test func theCookiesKeyAndWhichJarARequestGets() throws {
     let ws = try workspace(

@@ -327,7 +327,7 @@ struct FlowRunnerTests {
 
   // B-4: a batch is from the cache iff every member was a cache hit.
   @Test func aBatchIsFromTheCacheWhenEveryMemberIs() throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rb-flow-cache-" + UUID().uuidString)
+    let folder = scratchURL("rb-flow-cache")
     defer { try? FileManager.default.removeItem(at: folder) }
     let agent = Agent(configuration: .init(cache: ResponseCache(folder: folder)))
     let workspace = try flows()
@@ -377,7 +377,7 @@ struct FlowRunnerTests {
 
   // CH-7: a step served from the cache advances the chain normally.
   @Test func aCachedStepAdvancesTheChain() throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rb-flow-cache-" + UUID().uuidString)
+    let folder = scratchURL("rb-flow-cache")
     let agent = Agent(configuration: .init(cache: ResponseCache(folder: folder)))
     let workspace = try flows()
     _ = run("cached-chain", in: workspace, agent: agent)

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
-
 @testable import RequestEngine
+import TestSupport
+import Testing
 @testable import Workspace
 
 /// A finished exchange as the agent reports it, for recording without a server.
@@ -52,9 +52,9 @@ func historyDiskUsage(_ folder: URL) -> Int {
 
 /// A spilled body as the agent makes it: a temporary file that goes away with the last reference.
 func historySpilledBody(
-  _ bytes: [UInt8], in directory: URL = FileManager.default.temporaryDirectory
+  _ bytes: [UInt8], in directory: URL? = nil
 ) throws -> ResponseBody {
-  let path = directory.appendingPathComponent("rb-spill-" + UUID().uuidString).path
+  let path = (directory?.appendingPathComponent("rb-spill-" + UUID().uuidString) ?? scratchURL("rb-spill")).path
   try Data(bytes).write(to: URL(fileURLWithPath: path))
   return .file(SpilledFile(path: path, size: bytes.count))
 }

@@ -99,7 +99,7 @@ import Workspace
 /// The grants against authlib's server, through a real agent: each test uses its own
 /// `OAuth2Tokens` (a process's) and reads the server's own counts of token requests.
 @Suite(.serialized) struct OAuth2ServerTests {
-  let state = FileManager.default.temporaryDirectory.appendingPathComponent("rb-oauth2-" + UUID().uuidString)
+  let state = scratchURL("rb-oauth2")
   let secrets = [
     "REQBENCH_SECRET_SVC": "svc-secret", "REQBENCH_SECRET_APP": "app-secret", "REQBENCH_SECRET_ADA": "ada-password",
     "REQBENCH_SECRET_SHORT": "short-secret", "REQBENCH_SECRET_WRONG": "not-the-secret",

@@ -21,7 +21,7 @@ struct SecretsSaveCrashTests {
     if let path = ProcessInfo.processInfo.environment[Self.childVariable] {
       Self.saveUntilKilled(URL(fileURLWithPath: path))
     }
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-secrets-crash-" + UUID().uuidString)
+    let dir = scratchURL("rb-secrets-crash")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: dir) }
     let workspace = dir.appendingPathComponent("api.json")

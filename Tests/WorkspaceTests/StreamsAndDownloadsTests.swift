@@ -1,5 +1,6 @@
 import Foundation
 import RequestEngine
+import TestSupport
 import Testing
 import Workspace
 
@@ -50,7 +51,7 @@ import Workspace
   }
 
   @Test func preparesPathsInsideTheWorkspaceFolder() throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rb-ws-" + UUID().uuidString)
+    let folder = scratchURL("rb-ws")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
     let workspace = try workspace(in: folder)

@@ -1,5 +1,6 @@
 import Foundation
 import RequestEngine
+import TestSupport
 import Testing
 import Workspace
 
@@ -43,12 +44,10 @@ func json(_ text: String) throws -> JSONValue {
 
 func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
 
-/// A fresh directory under the system's temporary directory, removed by the caller.
+/// A fresh directory under the system's temporary directory (removed at the latest when the
+/// test process exits: `scratchFolder`).
 func makeTemporaryDirectory() throws -> URL {
-  let url = FileManager.default.temporaryDirectory
-    .appendingPathComponent("reqbench-workspace-tests-" + UUID().uuidString)
-  try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-  return url
+  try scratchFolder("reqbench-workspace-tests")
 }
 
 func directoryListing(_ url: URL) throws -> [String] {

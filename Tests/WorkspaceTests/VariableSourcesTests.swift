@@ -1,5 +1,6 @@
 import Foundation
 import RequestEngine
+import TestSupport
 import Testing
 import Workspace
 
@@ -208,7 +209,7 @@ import Workspace
 
 @Suite struct SecretsFileTests {
   func folder() throws -> URL {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-secrets-" + UUID().uuidString)
+    let dir = scratchURL("rb-secrets")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     return dir
   }

@@ -24,7 +24,7 @@ struct WorkspaceSaveCrashTests {
     if let path = ProcessInfo.processInfo.environment[Self.childVariable] {
       Self.saveUntilKilled(URL(fileURLWithPath: path))
     }
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rb-save-crash-" + UUID().uuidString)
+    let dir = scratchURL("rb-save-crash")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: dir) }
     let file = dir.appendingPathComponent("crash.json")
