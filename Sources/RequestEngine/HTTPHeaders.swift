@@ -38,6 +38,24 @@ public struct HTTPHeaders: Sendable, Equatable, Hashable, Sequence, ExpressibleB
     fields.filter { Self.sameName($0.name, name) }.map(\.value)
   }
 
+  /// `sameName` of two Strings, on their contiguous bytes when they have them (a response's
+  /// header lookups make dozens of these per exchange).
+  static func sameName(_ a: String, _ b: String) -> Bool {
+    guard a.utf8.count == b.utf8.count else { return false }
+    let compared = a.utf8.withContiguousStorageIfAvailable { x in
+      b.utf8.withContiguousStorageIfAvailable { y in
+        for i in 0..<x.count where x[i] != y[i] {
+          let lx = x[i] >= 0x41 && x[i] <= 0x5A ? x[i] | 0x20 : x[i]
+          let ly = y[i] >= 0x41 && y[i] <= 0x5A ? y[i] | 0x20 : y[i]
+          if lx != ly { return false }
+        }
+        return true
+      }
+    }
+    if let compared, let compared { return compared }
+    return sameName(a[...], b[...])
+  }
+
   /// Header names compare ASCII case-insensitively (RFC 9110 §5.1), without allocating.
   static func sameName(_ a: some StringProtocol, _ b: some StringProtocol) -> Bool {
     // Names of different lengths differ (most comparisons end here); ASCII case is folded.

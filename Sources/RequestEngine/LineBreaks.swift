@@ -45,9 +45,9 @@ public enum LineBreaks {
 
   /// `WHAT contains CR (\r); RULE`, or nil when `text` is clean. `what` names the field
   /// (`header "X-K"`, `the name of header "X\r"`, `url`, `method`), with any quoting done by the
-  /// caller.
-  public static func problem(in text: String, what: String) -> String? {
-    find(in: text).map { "\(what) contains \($0); \(rule)" }
+  /// caller; made only when there is a problem (every header of every request is checked).
+  public static func problem(in text: String, what: @autoclosure () -> String) -> String? {
+    find(in: text).map { "\(what()) contains \($0); \(rule)" }
   }
 }
 
@@ -61,9 +61,12 @@ extension Request {
   public func lineBreakProblem() -> String? {
     if let problem = LineBreaks.problem(in: url, what: "url") { return problem }
     for field in headers.fields {
-      let name = JSONSerializer.quote(field.name)
-      if let problem = LineBreaks.problem(in: field.name, what: "the name of header \(name)") { return problem }
-      if let problem = LineBreaks.problem(in: field.value, what: "header \(name)") { return problem }
+      if let problem = LineBreaks.problem(in: field.name, what: "the name of header \(JSONSerializer.quote(field.name))") {
+        return problem
+      }
+      if let problem = LineBreaks.problem(in: field.value, what: "header \(JSONSerializer.quote(field.name))") {
+        return problem
+      }
     }
     if let type = body.contentType, let problem = LineBreaks.problem(in: type, what: "the body's content type") {
       return problem

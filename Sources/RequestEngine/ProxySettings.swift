@@ -31,6 +31,11 @@ public struct ProxySettings: Sendable, Equatable {
 
   /// The proxy for `url`, by scheme.
   func proxy(for url: String) -> String? {
-    url.lowercased().hasPrefix("https:") ? https : http
+    // The scheme's letters in either case, compared on bytes: no lower-cased copy of each URL.
+    var bytes = url.utf8.makeIterator()
+    for expected in "https:".utf8 {
+      guard let byte = bytes.next(), byte | 0x20 == expected else { return http }
+    }
+    return https
   }
 }

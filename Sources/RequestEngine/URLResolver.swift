@@ -160,6 +160,8 @@ public enum URLResolver {
   /// the key of the agent's per-host limit.
   /// Computed for every request the agent queues: on UTF-8 bytes, no Foundation string search.
   public static func hostKey(of url: String) -> String {
+    var text = url
+    if let key = text.withUTF8(plainHostKey) { return key }
     let parts = split(url)
     let scheme = parts.scheme ?? "http"
     var authority = lowercased(parts.authority ?? "")
@@ -176,6 +178,55 @@ public enum URLResolver {
     }
     if !hasPort { authority += scheme == "https" ? ":443" : ":80" }
     return scheme + "://" + authority
+  }
+
+  /// `hostKey` of the usual URL, `scheme://authority…` with nothing in the scheme and authority
+  /// to lower-case, made from its bytes in one pass and one String (`split` makes five); nil for
+  /// any other, which `hostKey` takes apart as a whole.
+  private static func plainHostKey(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+    func isLower(_ byte: UInt8) -> Bool { byte >= 0x61 && byte <= 0x7A }
+    var i = 0
+    guard i < bytes.count, isLower(bytes[i]) else { return nil }
+    while i < bytes.count, bytes[i] != UInt8(ascii: ":") {
+      let byte = bytes[i]
+      guard isLower(byte) || isASCIIDigit(byte) || byte == 0x2B || byte == 0x2D || byte == 0x2E else { return nil }
+      i += 1
+    }
+    let schemeEnd = i
+    guard schemeEnd + 2 < bytes.count, bytes[schemeEnd + 1] == UInt8(ascii: "/"), bytes[schemeEnd + 2] == UInt8(ascii: "/")
+    else { return nil }
+    var host = schemeEnd + 3
+    var end = host
+    while end < bytes.count {
+      let byte = bytes[end]
+      if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
+      if (byte >= 0x41 && byte <= 0x5A) || byte >= 0x80 { return nil }
+      if byte == UInt8(ascii: "@") { host = end + 1 }
+      end += 1
+    }
+    let authority = UnsafeBufferPointer(rebasing: bytes[host..<end])
+    let hasPort =
+      authority.first == UInt8(ascii: "[")
+      ? zip(authority, authority.dropFirst()).contains { $0 == UInt8(ascii: "]") && $1 == UInt8(ascii: ":") }
+      : authority.contains(UInt8(ascii: ":"))
+    let scheme = UnsafeBufferPointer(rebasing: bytes[0..<schemeEnd])
+    let port: StaticString = hasPort ? "" : (scheme.elementsEqual("https".utf8) ? ":443" : ":80")
+    return port.withUTF8Buffer { port in
+      String(unsafeUninitializedCapacity: scheme.count + 3 + authority.count + port.count) { out in
+        var n = 0
+        func put(_ part: UnsafeBufferPointer<UInt8>) {
+          for byte in part {
+            out[n] = byte
+            n += 1
+          }
+        }
+        put(scheme)
+        put(UnsafeBufferPointer(rebasing: bytes[schemeEnd..<(schemeEnd + 3)]))  // "://"
+        put(authority)
+        put(port)
+        return n
+      }
+    }
   }
 
   private static func merge(base: Parts, path: String) -> String {

@@ -57,6 +57,17 @@ struct URLBuildingTests {
     #expect(URLResolver.hostKey(of: "https://a.test/x") == "https://a.test:443")
     #expect(URLResolver.hostKey(of: "http://u:p@127.0.0.1:81/x") == "http://127.0.0.1:81")
     #expect(URLResolver.hostKey(of: "http://[::1]:81/x") == "http://[::1]:81")
+    // The one-pass path (a plain URL) and the general one (anything to lower-case, no "//",
+    // a scheme in capitals) agree.
+    for (url, key) in [
+      ("http://127.0.0.1:8080/1k.bin?x=1#f", "http://127.0.0.1:8080"), ("https://a.test?q", "https://a.test:443"),
+      ("https://a.test#f", "https://a.test:443"), ("http://a@b@c.test/", "http://c.test:80"),
+      ("http://[::1]/x", "http://[::1]:80"), ("http://", "http://:80"), ("HTTPS://A.Test/", "https://a.test:443"),
+      ("h2c+x.y-z://h.test/", "h2c+x.y-z://h.test:80"), ("http://bücher.test/", "http://bücher.test:80"),
+      ("/relative/path", "http://:80"), ("mailto:a@b.test", "mailto://:80"),
+    ] {
+      #expect(URLResolver.hostKey(of: url) == key, "\(url)")
+    }
     #expect(URLResolver.hostKey(of: "http://[::1]/x") == "http://[::1]:80")
     #expect(URLResolver.hostKey(of: "https://user@Host.test") == "https://host.test:443")
   }
