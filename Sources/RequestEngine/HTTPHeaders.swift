@@ -52,7 +52,8 @@ public struct HTTPHeaders: Sendable, Equatable, Hashable, Sequence, ExpressibleB
         return true
       }
     }
-    if let compared, let compared { return compared }
+    // (nil when either String keeps no contiguous UTF-8: a bridged one)
+    if case let result?? = compared { return result }
     return sameName(a[...], b[...])
   }
 

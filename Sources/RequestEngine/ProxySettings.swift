@@ -34,7 +34,7 @@ public struct ProxySettings: Sendable, Equatable {
     // The scheme's letters in either case, compared on bytes: no lower-cased copy of each URL.
     var bytes = url.utf8.makeIterator()
     for expected in "https:".utf8 {
-      guard let byte = bytes.next(), byte | 0x20 == expected else { return http }
+      guard let byte = bytes.next(), (expected == UInt8(ascii: ":") ? byte : byte | 0x20) == expected else { return http }
     }
     return https
   }

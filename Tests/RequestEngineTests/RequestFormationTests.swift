@@ -1,5 +1,5 @@
 import Foundation
-import RequestEngine
+@testable import RequestEngine
 import TestSupport
 import Testing
 
@@ -152,5 +152,17 @@ struct RequestFormationTests {
     #expect(upper == ProxySettings(http: "http://p:1", noProxy: "a.test"))
     let lower = ProxySettings.fromEnvironment(["https_proxy": "http://s:2", "HTTPS_PROXY": "http://x:3"])
     #expect(lower.https == "http://s:2")
+  }
+
+  /// The proxy is the one of the URL's scheme, its letters in either case.
+  @Test func theProxyFollowsTheScheme() {
+    let settings = ProxySettings(http: "http://h:1", https: "http://s:2")
+    for (url, proxy) in [
+      ("https://a.test/", "http://s:2"), ("HTTPS://a.test/", "http://s:2"), ("HttpS://a", "http://s:2"),
+      ("http://a.test/", "http://h:1"), ("https", "http://h:1"), ("httpsx://a", "http://h:1"),
+      ("https\u{1A}//a", "http://h:1"), ("", "http://h:1"),
+    ] {
+      #expect(settings.proxy(for: url) == proxy, "\(url)")
+    }
   }
 }
