@@ -377,7 +377,7 @@ struct HistoryStoreTests {
       for i in 1...3 {
         let record = HistoryRecord(
           historyExchange(id: UInt64(i), finishedAt: start + Double(i)), name: "a", limits: .init())
-        try insert.run(HistoryRow.values(of: record.entry))
+        try insert.run { (row: inout SQLiteBinder) throws(SQLiteError) in try HistoryRow.bind(record.entry, into: &row) }
       }
       #expect(try old.integer("SELECT entries FROM names WHERE name = 'a'") == 3)
     }

@@ -16,7 +16,7 @@ enum HistoryRow {
     e.error_path, e.stored_bytes, e.sent_head
     """
 
-  /// The INSERT of `values(of:)`.
+  /// The INSERT of `bind(_:into:)`.
   static let insert = """
     INSERT OR IGNORE INTO entries (key, name, exchange, state, queued_at, started_at, finished_at,
       attempts, from_cache, deduplicated, method, url, request_headers, request_content_type,
@@ -30,26 +30,44 @@ enum HistoryRow {
   /// Times outside 1970 … 9999 are damage (a formatted date of 1e300 seconds would trap).
   static let latestTime: Double = 253_402_300_799
 
-  /// The values of `insert` for `entry`.
-  static func values(of entry: HistoryEntry) -> [SQLiteValue] {
+  /// Binds the values of `insert` for `entry`, in its order.
+  static func bind(_ entry: HistoryEntry, into row: inout SQLiteBinder) throws(SQLiteError) {
     let timing = entry.timing
-    return [
-      .text(entry.id), .text(entry.name), .integer(Int64(bitPattern: entry.exchangeID.rawValue)),
-      .text(entry.state.rawValue), .real(entry.queuedAt.timeIntervalSince1970),
-      .optional(entry.startedAt?.timeIntervalSince1970), .real(entry.date.timeIntervalSince1970),
-      .integer(entry.attempts), .integer(entry.fromCache ? 1 : 0),
-      .integer(entry.deduplicated ? 1 : 0), .text(entry.method.rawValue), .text(entry.url),
-      .text(headerText(entry.requestHeaders)), .optional(entry.requestContentType),
-      .integer(entry.requestBodyBytes), .optional(entry.status), .optional(entry.httpVersion),
-      entry.status == nil ? .null : .text(headerText(entry.responseHeaders)),
-      .optional(entry.effectiveURL), .integer(entry.redirectCount), .optional(timing?.dns),
-      .optional(timing?.connect), .optional(timing?.tls), .optional(timing?.firstByte),
-      .optional(timing?.total), .integer(entry.bytesSent), .integer(entry.bytes),
-      .text(entry.storage.responseBody.rawValue), .integer(entry.storedBodyBytes),
-      .optional(entry.error?.kind.rawValue), .optional(entry.error?.message),
-      .optional(entry.error?.status), .optional(entry.error?.path), .integer(entry.storedBytes),
-      .optional(entry.sentHead),
-    ]
+    try row.text(entry.id)
+    try row.text(entry.name)
+    try row.integer(Int64(bitPattern: entry.exchangeID.rawValue))
+    try row.text(entry.state.rawValue)
+    try row.real(entry.queuedAt.timeIntervalSince1970)
+    try row.real(entry.startedAt?.timeIntervalSince1970)
+    try row.real(entry.date.timeIntervalSince1970)
+    try row.integer(entry.attempts)
+    try row.integer(entry.fromCache ? 1 : 0)
+    try row.integer(entry.deduplicated ? 1 : 0)
+    try row.text(entry.method.rawValue)
+    try row.text(entry.url)
+    try row.text(headerText(entry.requestHeaders))
+    try row.text(entry.requestContentType)
+    try row.integer(entry.requestBodyBytes)
+    try row.integer(entry.status)
+    try row.text(entry.httpVersion)
+    try row.text(entry.status == nil ? nil : headerText(entry.responseHeaders))
+    try row.text(entry.effectiveURL)
+    try row.integer(entry.redirectCount)
+    try row.real(timing?.dns)
+    try row.real(timing?.connect)
+    try row.real(timing?.tls)
+    try row.real(timing?.firstByte)
+    try row.real(timing?.total)
+    try row.integer(entry.bytesSent)
+    try row.integer(entry.bytes)
+    try row.text(entry.storage.responseBody.rawValue)
+    try row.integer(entry.storedBodyBytes)
+    try row.text(entry.error?.kind.rawValue)
+    try row.text(entry.error?.message)
+    try row.integer(entry.error?.status)
+    try row.text(entry.error?.path)
+    try row.integer(entry.storedBytes)
+    try row.text(entry.sentHead)
   }
 
   /// Headers as stored and searched: one `Name: value` line each. Made for every entry

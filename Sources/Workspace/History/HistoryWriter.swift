@@ -391,7 +391,7 @@ final class HistoryWriter: @unchecked Sendable {
       var addedBytes = 0
       var perName: [String: Int] = [:]
       for record in records {
-        try insertEntry.run(HistoryRow.values(of: record.entry))
+        try insertEntry.run { (row: inout SQLiteBinder) throws(SQLiteError) in try HistoryRow.bind(record.entry, into: &row) }
         guard db.changes == 1 else { continue }  // already there (a migration run again)
         added += 1
         addedBytes += record.entry.storedBytes

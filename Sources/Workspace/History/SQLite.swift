@@ -166,6 +166,35 @@ enum SQLiteValue: Sendable, Equatable {
   static func optional(_ value: String?) -> SQLiteValue { value.map { .text($0) } ?? .null }
 }
 
+/// Binds a statement's parameters one after the other (`SQLiteStatement.run(binding:)`); nil
+/// binds NULL.
+struct SQLiteBinder {
+  fileprivate let statement: SQLiteStatement
+  private var index: Int32 = 1
+
+  fileprivate init(statement: SQLiteStatement) { self.statement = statement }
+
+  mutating func text(_ value: String?) throws(SQLiteError) {
+    if let value { try statement.bind(value, at: index) } else { try statement.bindNull(at: index) }
+    index += 1
+  }
+
+  mutating func integer(_ value: Int?) throws(SQLiteError) {
+    if let value { try statement.bind(Int64(value), at: index) } else { try statement.bindNull(at: index) }
+    index += 1
+  }
+
+  mutating func integer(_ value: Int64) throws(SQLiteError) {
+    try statement.bind(value, at: index)
+    index += 1
+  }
+
+  mutating func real(_ value: Double?) throws(SQLiteError) {
+    if let value { try statement.bind(value, at: index) } else { try statement.bindNull(at: index) }
+    index += 1
+  }
+}
+
 /// A prepared statement of a `SQLiteConnection`. Column readers never trap on what a damaged
 /// database holds: a value of another type than asked for, out of range or not finite is nil.
 final class SQLiteStatement {
@@ -191,21 +220,44 @@ final class SQLiteStatement {
   }
 
   func bind(_ value: SQLiteValue, at index: Int32) throws(SQLiteError) {
-    let status: Int32
     switch value {
-    case .null: status = sqlite3_bind_null(handle, index)
-    case .integer(let n): status = sqlite3_bind_int64(handle, index, n)
-    case .real(let x): status = sqlite3_bind_double(handle, index, x)
-    case .text(let text):
-      var text = text
-      status = text.withUTF8 { utf8 in
-        utf8.withMemoryRebound(to: CChar.self) {
-          rb_sqlite3_bind_text(handle, index, $0.baseAddress, sqlite3_uint64($0.count))
-        }
-      }
-    case .blob(let bytes):
-      status = bytes.withUnsafeBytes { rb_sqlite3_bind_blob(handle, index, $0.baseAddress, sqlite3_uint64($0.count)) }
+    case .null: try bindNull(at: index)
+    case .integer(let n): try bind(n, at: index)
+    case .real(let x): try bind(x, at: index)
+    case .text(let text): try bind(text, at: index)
+    case .blob(let bytes): try bind(bytes, at: index)
     }
+  }
+
+  // One typed binder each, what `bind(_:at:)` and `SQLiteBinder` both use.
+
+  func bindNull(at index: Int32) throws(SQLiteError) {
+    try check(sqlite3_bind_null(handle, index))
+  }
+
+  func bind(_ n: Int64, at index: Int32) throws(SQLiteError) {
+    try check(sqlite3_bind_int64(handle, index, n))
+  }
+
+  func bind(_ x: Double, at index: Int32) throws(SQLiteError) {
+    try check(sqlite3_bind_double(handle, index, x))
+  }
+
+  func bind(_ text: String, at index: Int32) throws(SQLiteError) {
+    var text = text
+    let status = text.withUTF8 { utf8 in
+      utf8.withMemoryRebound(to: CChar.self) {
+        rb_sqlite3_bind_text(handle, index, $0.baseAddress, sqlite3_uint64($0.count))
+      }
+    }
+    try check(status)
+  }
+
+  func bind(_ bytes: [UInt8], at index: Int32) throws(SQLiteError) {
+    try check(bytes.withUnsafeBytes { rb_sqlite3_bind_blob(handle, index, $0.baseAddress, sqlite3_uint64($0.count)) })
+  }
+
+  private func check(_ status: Int32) throws(SQLiteError) {
     guard status == SQLITE_OK else { throw connection.lastError(status) }
   }
 
@@ -223,6 +275,16 @@ final class SQLiteStatement {
   func run(_ values: [SQLiteValue] = []) throws(SQLiteError) {
     try bind(values)
     defer { reset() }
+    while try step() {}
+  }
+
+  /// Binds the parameters in order through `binder` (each with its own type: no array of
+  /// `SQLiteValue`s made and taken apart, for a row written per exchange), steps to the end and
+  /// resets.
+  func run(binding bind: (inout SQLiteBinder) throws(SQLiteError) -> Void) throws(SQLiteError) {
+    var binder = SQLiteBinder(statement: self)
+    defer { reset() }
+    try bind(&binder)
     while try step() {}
   }
 
