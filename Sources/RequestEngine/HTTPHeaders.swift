@@ -44,17 +44,19 @@ public struct HTTPHeaders: Sendable, Equatable, Hashable, Sequence, ExpressibleB
     guard a.utf8.count == b.utf8.count else { return false }
     let compared = a.utf8.withContiguousStorageIfAvailable { x in
       b.utf8.withContiguousStorageIfAvailable { y in
-        for i in 0..<x.count where x[i] != y[i] {
-          let lx = x[i] >= 0x41 && x[i] <= 0x5A ? x[i] | 0x20 : x[i]
-          let ly = y[i] >= 0x41 && y[i] <= 0x5A ? y[i] | 0x20 : y[i]
-          if lx != ly { return false }
-        }
+        for i in 0..<x.count where !sameLetter(x[i], y[i]) { return false }
         return true
       }
     }
     // (nil when either String keeps no contiguous UTF-8: a bridged one)
     if case let result?? = compared { return result }
     return sameName(a[...], b[...])
+  }
+
+  /// Two bytes of a name, ASCII case folded.
+  @inline(__always)
+  private static func sameLetter(_ x: UInt8, _ y: UInt8) -> Bool {
+    x == y || (x >= 0x41 && x <= 0x5A ? x | 0x20 : x) == (y >= 0x41 && y <= 0x5A ? y | 0x20 : y)
   }
 
   /// Header names compare ASCII case-insensitively (RFC 9110 §5.1), without allocating.
@@ -67,10 +69,7 @@ public struct HTTPHeaders: Sendable, Equatable, Hashable, Sequence, ExpressibleB
       switch (i.next(), j.next()) {
       case (nil, nil): return true
       case (let x?, let y?):
-        if x == y { continue }
-        let lx = x >= 0x41 && x <= 0x5A ? x | 0x20 : x
-        let ly = y >= 0x41 && y <= 0x5A ? y | 0x20 : y
-        if lx != ly { return false }
+        if !sameLetter(x, y) { return false }
       default: return false
       }
     }

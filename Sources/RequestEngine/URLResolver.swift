@@ -168,16 +168,16 @@ public enum URLResolver {
     if let at = authority.utf8.lastIndex(of: UInt8(ascii: "@")) {
       authority = String(authority[authority.utf8.index(after: at)...])
     }
-    let bytes = authority.utf8
-    let hasPort: Bool
-    if bytes.first == UInt8(ascii: "[") {
-      // [v6]:port
-      hasPort = zip(bytes, bytes.dropFirst()).contains { $0 == UInt8(ascii: "]") && $1 == UInt8(ascii: ":") }
-    } else {
-      hasPort = bytes.contains(UInt8(ascii: ":"))
-    }
-    if !hasPort { authority += scheme == "https" ? ":443" : ":80" }
+    if !hasPort(authority.utf8) { authority += scheme == "https" ? ":443" : ":80" }
     return scheme + "://" + authority
+  }
+
+  /// Whether an authority (after any user info) names its port: `host:port`, `[v6]:port`.
+  private static func hasPort(_ authority: some Collection<UInt8>) -> Bool {
+    if authority.first == UInt8(ascii: "[") {
+      return zip(authority, authority.dropFirst()).contains { $0 == UInt8(ascii: "]") && $1 == UInt8(ascii: ":") }
+    }
+    return authority.contains(UInt8(ascii: ":"))
   }
 
   /// `hostKey` of the usual URL, `scheme://authority…` with nothing in the scheme and authority
@@ -205,12 +205,8 @@ public enum URLResolver {
       end += 1
     }
     let authority = UnsafeBufferPointer(rebasing: bytes[host..<end])
-    let hasPort =
-      authority.first == UInt8(ascii: "[")
-      ? zip(authority, authority.dropFirst()).contains { $0 == UInt8(ascii: "]") && $1 == UInt8(ascii: ":") }
-      : authority.contains(UInt8(ascii: ":"))
     let scheme = UnsafeBufferPointer(rebasing: bytes[0..<schemeEnd])
-    let port: StaticString = hasPort ? "" : (scheme.elementsEqual("https".utf8) ? ":443" : ":80")
+    let port: StaticString = hasPort(authority) ? "" : (scheme.elementsEqual("https".utf8) ? ":443" : ":80")
     return port.withUTF8Buffer { port in
       String(unsafeUninitializedCapacity: scheme.count + 3 + authority.count + port.count) { out in
         var n = 0

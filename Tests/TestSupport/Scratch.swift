@@ -27,15 +27,13 @@ public func scratchFolder(_ prefix: String) throws -> URL {
 /// The paths handed out, removed at exit (an `atexit` handler, installed with the first).
 private enum Scratch {
   static let paths = Mutex<[String]>([])
-  static let installed = Mutex(false)
 
   static func register(_ url: URL) {
-    paths.withLock { $0.append(url.path) }
-    let install = installed.withLock { done in
-      defer { done = true }
-      return !done
+    let first = paths.withLock { paths in
+      paths.append(url.path)
+      return paths.count == 1
     }
-    if install { atexit { Scratch.removeAll() } }
+    if first { atexit { Scratch.removeAll() } }
   }
 
   static func removeAll() {
