@@ -33,12 +33,21 @@ public struct JSONObjectWriter: ~Copyable {
     isASCII = true
   }
 
+  /// `"key":`, after a comma unless it is the first: written from the literal's own bytes (no closure
+  /// for each key: a stream's lines have six).
+  @inline(__always)
   private mutating func key(_ key: StaticString) {
-    bytes.reserve(key.utf8CodeUnitCount + 4)
+    guard key.hasPointerRepresentation else { return key.withUTF8Buffer { self.key(bytes: $0) } }
+    self.key(bytes: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+  }
+
+  @inline(__always)
+  private mutating func key(bytes name: UnsafeBufferPointer<UInt8>) {
+    bytes.reserve(name.count + 4)
     if !empty { bytes.put(UInt8(ascii: ",")) }
     empty = false
     bytes.put(UInt8(ascii: "\""))
-    key.withUTF8Buffer { bytes.put($0) }
+    bytes.put(name)
     bytes.put(UInt8(ascii: "\""))
     bytes.put(UInt8(ascii: ":"))
   }

@@ -17,6 +17,9 @@ struct BodySink {
   /// The body passed `maxBytes`: the transfer was stopped.
   private(set) var overLimit = false
 
+  /// The size from which a body kept in memory is given room up to `memoryLimit` at once.
+  static let largeBody = 1 << 20
+
   init(memoryLimit: Int, directory: String, maxBytes: Int64) {
     self.memoryLimit = memoryLimit
     self.directory = directory
@@ -32,6 +35,12 @@ struct BodySink {
     }
     size += bytes.count
     if descriptor < 0 && memory.count + bytes.count <= memoryLimit {
+      if memory.count + bytes.count > memory.capacity && memory.count >= Self.largeBody {
+        // A large body of unknown length (a stream): room up to the memory limit at once,
+        // instead of doubling. It is address space until written (the pages come as the bytes
+        // do), and no growth copies what came before into new pages again.
+        memory.reserveCapacity(memoryLimit)
+      }
       memory.append(contentsOf: bytes)
       return true
     }

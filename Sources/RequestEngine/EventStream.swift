@@ -148,7 +148,7 @@ public struct StreamParser: Sendable {
   /// Feeds the next bytes; returns the events they completed, in order.
   public mutating func feed(_ bytes: UnsafeRawBufferPointer, at seconds: Double) -> [StreamEvent] {
     var out: [StreamEvent] = []
-    out.reserveCapacity(min(bytes.count / 16, 4096))  // room for the events of small ones
+    out.reserveCapacity(min(bytes.count / 40, 1024))  // room for the events of small ones
     var index = bytes.startIndex
     let end = bytes.endIndex
     // A UTF-8 BOM (EF BB BF) at the very start of the stream is not part of the first line.
@@ -198,8 +198,9 @@ public struct StreamParser: Sendable {
           eventBytes += 1
           afterCR = bytes[stop] == 0x0D
           let room = maxEventBytes + 16
+          let overflow = run.count > room
           lineEnded(
-            UnsafeRawBufferPointer(rebasing: run.prefix(room)), overflow: run.count > room, inFedBytes: true,
+            overflow ? UnsafeRawBufferPointer(rebasing: run.prefix(room)) : run, overflow: overflow, inFedBytes: true,
             at: seconds, into: &out)
           index = stop + 1
         } else {
@@ -353,7 +354,7 @@ public struct StreamParser: Sendable {
       return
     }
     if line.first == UInt8(ascii: ":") { return }  // a comment (a heartbeat)
-    let colon = line.firstIndex(of: UInt8(ascii: ":"))
+    let colon = Self.offset(of: UInt8(ascii: ":"), in: line)
     let name = line[..<(colon ?? line.endIndex)]
     var value = colon.map { line[($0 + 1)...] } ?? line[line.endIndex...]
     if value.first == 0x20 { value = value.dropFirst() }
@@ -382,7 +383,9 @@ public struct StreamParser: Sendable {
         recentType = eventType
       }
     } else if Self.named(name, "id") {
-      if !value.contains(0) { lastEventID = String(decoding: value, as: UTF8.self) }
+      if Self.offset(of: 0, in: UnsafeRawBufferPointer(rebasing: value)) == nil {
+        lastEventID = String(decoding: value, as: UTF8.self)
+      }
     } else if Self.named(name, "retry") {
       if !value.isEmpty, value.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
         retryMilliseconds = Int(String(decoding: value.prefix(12), as: UTF8.self))
@@ -391,18 +394,20 @@ public struct StreamParser: Sendable {
     // Other fields are ignored.
   }
 
+  /// Where `byte` first is in `bytes` (memchr: a field's colon, a NUL in an id, looked for in
+  /// every line of a stream).
+  @inline(__always)
+  private static func offset(of byte: UInt8, in bytes: UnsafeRawBufferPointer) -> Int? {
+    guard let base = bytes.baseAddress, let found = memchr(base, Int32(byte), bytes.count) else { return nil }
+    return UnsafeRawPointer(found) - base
+  }
+
   /// Whether a line's field name is `field`, byte for byte.
   @inline(__always)
   private static func named(_ name: Slice<UnsafeRawBufferPointer>, _ field: StaticString) -> Bool {
-    field.withUTF8Buffer { field in
-      guard name.count == field.count else { return false }
-      var index = name.startIndex
-      for byte in field {
-        if name[index] != byte { return false }
-        index += 1
-      }
-      return true
-    }
+    // The field names are literals of several characters: kept as UTF-8 in the binary.
+    guard name.count == field.utf8CodeUnitCount else { return false }
+    return name.count == 0 || memcmp(field.utf8Start, name.base.baseAddress! + name.startIndex, name.count) == 0
   }
 
   /// Whether `text` is the bytes of `value` (compared where the String keeps its UTF-8).

@@ -199,11 +199,9 @@ struct FlowCommand {
         let name = exchanges[id]?.name ?? ""
         let tags = exchanges[id]?.tags ?? [:]
         let prefix = StreamEvent.jsonPrefix(name: name, exchange: id)
-        for event in streamed {
-          Output.standard.jsonObject { line in
-            event.writeJSON(after: prefix, into: &line)
-            FlowFormat.addTags(tags, to: &line)
-          }
+        Output.standard.jsonObjects(count: streamed.count) { index, line in
+          streamed[index].writeJSON(after: prefix, into: &line)
+          FlowFormat.addTags(tags, to: &line)
         }
         return
       case .reconnecting(let id, let count, let delay, let reason):

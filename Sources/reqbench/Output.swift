@@ -14,11 +14,14 @@ final class Output: Sendable {
   static let standard = Output(fd: STDOUT_FILENO)
 
   private let fd: Int32
-  /// What is written and not yet flushed.
-  private let pending = Mutex<[UInt8]>([])
-  /// The writer of `jsonObject`'s lines, kept: its memory is allocated once, not per line.
-  /// Taken before `pending`, never the other way round.
-  private let objectWriter = Mutex(JSONObjectWriter())
+  /// What is written and not yet flushed, and the writer of `jsonObjects`' lines (kept: its
+  /// memory is allocated once, not per line), behind one lock.
+  private let state = Mutex(State())
+
+  private struct State: ~Copyable {
+    var pending: [UInt8] = []
+    var objectWriter = JSONObjectWriter()
+  }
 
   init(fd: Int32) { self.fd = fd }
 
@@ -35,32 +38,42 @@ final class Output: Sendable {
     jsonLine { JSONSerializer.compact(value, into: &$0) }
   }
 
-  /// One JSON object on a line, written member by member (`JSONObjectWriter`) straight into the
-  /// buffer, with the same escaping as `json(_:)`.
-  func jsonObject(_ write: (inout JSONObjectWriter) -> Void) {
-    objectWriter.withLock { line in
-      line.reset()
-      write(&line)
-      jsonLine(ascii: line.isASCII) { line.end(appendingTo: &$0) }
+  /// `count` JSON objects, a line each, written member by member (`JSONObjectWriter`) straight
+  /// into the buffer with the same escaping as `json(_:)`; `write` is given each one's index.
+  /// The lock is taken once for all of them (a hand-over of a stream holds thousands of events).
+  func jsonObjects(count: Int, _ write: (Int, inout JSONObjectWriter) -> Void) {
+    state.withLock { state in
+      for index in 0..<count {
+        state.objectWriter.reset()
+        write(index, &state.objectWriter)
+        let ascii = state.objectWriter.isASCII
+        Self.appendLine(to: &state.pending, ascii: ascii) { state.objectWriter.end(appendingTo: &$0) }
+        if state.pending.count >= 1 << 16 { flush(&state.pending) }
+      }
     }
   }
 
-  /// `ascii`: the writer knows the line is ASCII (no need to look).
-  private func jsonLine(ascii: Bool = false, _ write: (inout [UInt8]) -> Void) {
-    pending.withLock { buffer in
-      // Serialized straight into the buffer: no line of its own to allocate and copy.
-      let start = buffer.count
-      write(&buffer)
-      // Only non-ASCII text can hold the controls the serializer leaves raw (C1, bidi): ASCII
-      // lines (most of them) stay as they are.
-      if !ascii && Output.hasNonASCII(buffer, from: start) {
-        let escaped = ControlEscaping.jsonEscaped(String(decoding: buffer[start...], as: UTF8.self))
-        buffer.removeSubrange(start...)
-        buffer.append(contentsOf: escaped.utf8)
-      }
-      buffer.append(0x0A)
-      if buffer.count >= 1 << 16 { flush(&buffer) }
+  private func jsonLine(_ write: (inout [UInt8]) -> Void) {
+    state.withLock { state in
+      Self.appendLine(to: &state.pending, ascii: false, write)
+      if state.pending.count >= 1 << 16 { flush(&state.pending) }
     }
+  }
+
+  /// Serializes a line straight into the buffer (no line of its own to allocate and copy), with
+  /// the controls JSON leaves raw escaped, and its newline. `ascii`: the writer knows the line
+  /// is ASCII (no need to look).
+  private static func appendLine(to buffer: inout [UInt8], ascii: Bool, _ write: (inout [UInt8]) -> Void) {
+    let start = buffer.count
+    write(&buffer)
+    // Only non-ASCII text can hold the controls the serializer leaves raw (C1, bidi): ASCII
+    // lines (most of them) stay as they are.
+    if !ascii && Output.hasNonASCII(buffer, from: start) {
+      let escaped = ControlEscaping.jsonEscaped(String(decoding: buffer[start...], as: UTF8.self))
+      buffer.removeSubrange(start...)
+      buffer.append(contentsOf: escaped.utf8)
+    }
+    buffer.append(0x0A)
   }
 
   /// Whether `bytes` from `start` on hold a byte of 0x80 or more, eight bytes at a time.
@@ -92,13 +105,13 @@ final class Output: Sendable {
   func data(_ text: String) { data(Array(text.utf8), escaped: isTerminal) }
 
   private func write(_ bytes: [UInt8]) {
-    pending.withLock { buffer in
-      buffer.append(contentsOf: bytes)
-      if buffer.count >= 1 << 16 { flush(&buffer) }
+    state.withLock { state in
+      state.pending.append(contentsOf: bytes)
+      if state.pending.count >= 1 << 16 { flush(&state.pending) }
     }
   }
 
-  func flush() { pending.withLock { flush(&$0) } }
+  func flush() { state.withLock { flush(&$0.pending) } }
 
   /// Writes `buffer` out and empties it (under the lock).
   private func flush(_ buffer: inout [UInt8]) {

@@ -226,7 +226,9 @@ struct JSONReporter: Reporter {
       // Not flushed one by one: `run` flushes after each hand-over of the engine (what arrived
       // in one pass of its loop), so a stream of 100,000 events is not 100,000 writes.
       let prefix = StreamEvent.jsonPrefix(name: name, exchange: id)
-      for event in streamed { Output.standard.jsonObject { event.writeJSON(after: prefix, into: &$0) } }
+      Output.standard.jsonObjects(count: streamed.count) { index, line in
+        streamed[index].writeJSON(after: prefix, into: &line)
+      }
       return
     case .reconnecting(let id, let count, let delay, let reason):
       object = Format.reconnectEvent(name: name, id: id, count: count, delay: delay, reason: reason)

@@ -115,6 +115,31 @@ struct JSONObjectWriterTests {
     }
   }
 
+  /// Whole numbers at every length, both signs, the extremes and 10,000 seeded values of every
+  /// magnitude are written as Swift writes them (the digits are counted first, then written two
+  /// at a time from the end), under a key of one character and under longer ones.
+  @Test func decimalsAtEveryLength() {
+    var random = SplitMix(seed: 0xD161_7500)
+    var values = [0, Int.max, Int.min, Int.min + 1]
+    var power = 1
+    for _ in 0..<18 {
+      power *= 10
+      values += [power - 1, power, power + 1, -(power - 1), -power, -(power + 1)]
+    }
+    values += (0..<10_000).map { _ in
+      let magnitude = random.below(1 << (1 + random.below(62)))
+      return random.below(2) == 0 ? magnitude : -magnitude
+    }
+    for value in values {
+      var line = JSONObjectWriter()
+      line.member("n", value)
+      line.member("index", value)
+      var bytes: [UInt8] = []
+      line.end(appendingTo: &bytes)
+      #expect(String(decoding: bytes, as: UTF8.self) == "{\"n\":\(value),\"index\":\(value)}", "\(value)")
+    }
+  }
+
   /// The one escaping routine: 2,000 seeded strings of quotes, backslashes, controls, DEL,
   /// U+2028/9, other non-ASCII and plain runs parse back to themselves, through the serializer
   /// and through the writer alike, and nothing but those is escaped.

@@ -153,6 +153,28 @@ struct ResponseTests {
     #expect(body.prefix(10).count == 10)
   }
 
+  /// A body of unknown length past 1 MB kept in memory (it gets room up to the memory limit at
+  /// once, not by doubling) comes out whole: the same bytes as the same body spilled to a file.
+  @Test func largeChunkedBodiesInMemoryAreWhole() throws {
+    let url = try fixture("/bytes/3000001?chunked=1&seed=5")
+    let kept = agent.sendAndWait(Request(url: url))
+    let keptBody = try #require(kept.response?.body)
+    guard case .memory(let bytes) = keptBody else {
+      Issue.record("expected a body in memory (the limit is 16 MB)")
+      return
+    }
+    #expect(kept.response?.headers["Content-Length"] == nil)
+    #expect(bytes.count == 3_000_001)
+    let small = Agent(configuration: .init(memoryBodyLimit: 1 << 20))
+    defer { small.shutdown() }
+    let spilled = try #require(small.sendAndWait(Request(url: url)).response?.body)
+    guard case .file = spilled else {
+      Issue.record("expected a spilled body")
+      return
+    }
+    #expect(try spilled.bytes() == bytes)
+  }
+
   @Test func eventsArriveInOrder() throws {
     let recorder = EventRecorder(agent)
     let id = agent.send(Request(url: try fixture("/bytes/200000")))
