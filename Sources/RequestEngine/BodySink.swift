@@ -9,7 +9,7 @@ struct BodySink {
   private var memory: [UInt8] = []
   private var descriptor: Int32 = -1
   private var size = 0
-  let memoryLimit: Int
+  private(set) var memoryLimit: Int
   let directory: String
   /// The most the body may hold; `append` refuses more (`overLimit`).
   let maxBytes: Int64
@@ -19,6 +19,14 @@ struct BodySink {
 
   /// The size from which a body kept in memory is given room up to `memoryLimit` at once.
   static let largeBody = 1 << 20
+  /// The most of a stream's body kept in memory (`beginStream`): a stream goes on for as
+  /// long as the server likes; past this it goes to the file (where history can link it).
+  static let streamMemoryLimit = 1 << 20
+
+  /// The body is a stream's: kept in memory up to `streamMemoryLimit` only, then spilled.
+  mutating func beginStream() {
+    memoryLimit = min(memoryLimit, Self.streamMemoryLimit)
+  }
 
   init(memoryLimit: Int, directory: String, maxBytes: Int64) {
     self.memoryLimit = memoryLimit

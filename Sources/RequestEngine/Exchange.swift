@@ -99,6 +99,15 @@ public final class SpilledFile: Sendable {
   /// name of its own), for code that reads files by path.
   public var path: String { "/proc/self/fd/\(descriptor)" }
 
+  /// Gives the file the name `path` (a new name; an existing one is not replaced), its bytes
+  /// on disk first (fsync), so a name never points to a file a power loss could empty. False
+  /// when it cannot (a file made with a name and unlinked, another file system, the name taken):
+  /// the caller copies it instead.
+  public func link(to path: String) -> Bool {
+    guard fsync(descriptor) == 0 else { return false }
+    return linkat(AT_FDCWD, self.path, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0
+  }
+
   public struct ReadError: Error, CustomStringConvertible {
     public let description: String
   }
@@ -132,7 +141,17 @@ public final class SpilledFile: Sendable {
 
   /// A new temporary file in `directory` with no name: created (mode 0600) and unlinked at once,
   /// so nothing is left behind whatever happens next. Nil when it cannot be created.
+  ///
+  /// On Linux it is made nameless from the start (`O_TMPFILE`), which also lets it be given a
+  /// name later (`link(to:)`: history keeps a large body by linking it, not copying it); where
+  /// the file system cannot, it is made with a name and unlinked at once.
   static func createAnonymous(in directory: String) -> Int32? {
+    #if os(Linux)
+      // O_TMPFILE is `__O_TMPFILE | O_DIRECTORY`, a macro Swift does not import.
+      let tmpfile: Int32 = 0o20_000_000 | O_DIRECTORY
+      let nameless = open(directory, tmpfile | O_RDWR | O_CLOEXEC, 0o600)
+      if nameless >= 0 { return nameless }
+    #endif
     var template = Array((directory + "/reqbench-body-XXXXXX").utf8CString)
     let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
     guard fd >= 0 else { return nil }

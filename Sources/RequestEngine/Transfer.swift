@@ -403,6 +403,7 @@ final class Transfer {
           let makeStreamParser
         {
           streamParser = makeStreamParser(format)
+          sink.beginStream()
         }
         onHeaders?(statusLine, responseHeaders)
       }

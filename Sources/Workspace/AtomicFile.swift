@@ -108,16 +108,21 @@ public enum AtomicFile {
     if rename(temporary, target) != 0 { throw failure("cannot replace the file") }
     written = true
     guard durable else { return }
+    try syncDirectory(directory, shownPath: shownPath)
+  }
 
-    // Make the rename itself durable. Some file systems cannot fsync a directory (EINVAL).
+  /// Makes a new name in `directory` durable (a rename, a link): fsyncs the directory. Some file
+  /// systems cannot fsync a directory (EINVAL): not an error.
+  static func syncDirectory(_ directory: String, shownPath: String) throws(FileError) {
     let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    if directoryFD >= 0 {
-      let result = fsync(directoryFD)
-      let code = errno
-      close(directoryFD)
-      if result != 0 && code != EINVAL {
-        throw failure("saved, but cannot flush the directory \(directory) to disk", code)
-      }
+    guard directoryFD >= 0 else { return }
+    let result = fsync(directoryFD)
+    let code = errno
+    close(directoryFD)
+    if result != 0 && code != EINVAL {
+      let reason = FileAccess.describe(code)
+      throw FileError(
+        path: shownPath, message: "saved, but cannot flush the directory \(directory) to disk: \(reason)", reason: reason)
     }
   }
 }

@@ -228,6 +228,10 @@ enum CLI {
       configuration.maxPerHost = n
     }
     configuration.resolve = workspace.resolve
+    // Bodies spilled to files go beside the history (a nameless file there can become a history
+    // body file by a link instead of a copy); the system's temporary folder when the state
+    // folder could not be made.
+    if FileManager.default.fileExists(atPath: stateFolder.path) { configuration.spillDirectory = stateFolder.path }
     // What killed processes left (issue 18, item 12): swept at the start (once in ten minutes),
     // not after the fact.
     StaleTemporaries.sweepIfDue(

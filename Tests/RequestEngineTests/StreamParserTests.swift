@@ -229,6 +229,38 @@ struct StreamParserTests {
     #expect(batched.keptBytes == one.keptBytes && batched.dropped == one.dropped)
   }
 
+  /// The log's ring against a plain model (an array that drops its oldest while over either
+  /// bound): hand-overs of every size (larger than the ring too), events of every size (some
+  /// over the byte budget alone), the kept events, counts and bytes the same after each.
+  @Test func theRingKeepsWhatAPlainListKeeps() {
+    var random = SplitMix(seed: 0x4196)
+    for (maxEvents, maxBytes) in [(1, 50), (7, 60), (16, 10_000), (100, 300)] {
+      var log = StreamLog(format: .sse, maxEvents: maxEvents, maxBytes: maxBytes)
+      var model: [StreamEvent] = []
+      var index = 0
+      for _ in 0..<600 {
+        let events = (0..<random.below(random.below(4) == 0 ? 3 * maxEvents + 2 : 5)).map { _ -> StreamEvent in
+          defer { index += 1 }
+          return StreamEvent(
+            format: .sse, index: index, type: "t", id: String(index),
+            data: String(repeating: "x", count: random.below(random.below(10) == 0 ? 2 * maxBytes : 12)),
+            size: 5 + index % 3, seconds: 0)
+        }
+        if random.below(2) == 0 { log.append(contentsOf: events) } else { for event in events { log.append(event) } }
+        for event in events {
+          model.append(event)
+          while model.count > maxEvents || (model.reduce(0) { $0 + $1.data.utf8.count } > maxBytes && model.count > 1) {
+            model.removeFirst()
+          }
+        }
+        #expect(log.kept.map(\.index) == model.map(\.index), "\(maxEvents) \(maxBytes)")
+        #expect(Array(log.kept) == model)
+        #expect(log.keptBytes == model.reduce(0) { $0 + $1.data.utf8.count })
+        #expect(log.last == model.last && log.total == index && log.dropped == index - model.count)
+      }
+    }
+  }
+
   @Test func recognisedByContentType() {
     #expect(StreamFormat(contentType: "text/event-stream; charset=utf-8") == .sse)
     #expect(StreamFormat(contentType: "Application/X-NDJSON") == .ndjson)

@@ -11,7 +11,7 @@ import Testing
 struct StreamTests {
   static func sse(_ path: String) throws -> String { try TestServer.sse.url(path) }
 
-  static func events(_ result: ExchangeResult) -> [StreamEvent] { Array(result.stream?.kept ?? []) }
+  static func events(_ result: ExchangeResult) -> [StreamEvent] { result.stream.map { Array($0.kept) } ?? [] }
 
   static func streamEvents(_ events: [AgentEvent]) -> [StreamEvent] {
     events.flatMap { event -> [StreamEvent] in

@@ -1,4 +1,5 @@
 import Foundation
+import RequestEngine
 
 #if canImport(Glibc)
   import Glibc
@@ -86,6 +87,15 @@ enum HistoryFiles {
   /// Removes a file; a file that is already gone is not an error.
   static func remove(_ path: String) {
     unlink(path)
+  }
+
+  /// Gives a spilled body the name `target` without copying it: its bytes fsynced, linked, the
+  /// folder fsynced (the name appears with the whole file, as a rename would make it). False
+  /// when it cannot be linked (`SpilledFile.link`): the caller copies it.
+  static func link(_ file: SpilledFile, to target: URL, permissions: mode_t) throws(FileError) -> Bool {
+    guard fchmod(file.descriptor, permissions) == 0, file.link(to: target.path) else { return false }
+    try AtomicFile.syncDirectory(target.deletingLastPathComponent().path, shownPath: target.relativePath)
+    return true
   }
 
   /// Copies the file at `source` to `target` through `AtomicFile` (fsynced, renamed over the

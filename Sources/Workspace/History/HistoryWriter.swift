@@ -336,7 +336,8 @@ final class HistoryWriter: @unchecked Sendable {
   }
 
   /// Writes a body above the inline limit to `KEY.body` (atomically, fsynced: the row that
-  /// refers to it comes after), and fixes the stored size when masking changed it.
+  /// refers to it comes after), or links a spilled one there, and fixes the stored size when
+  /// masking changed it.
   private func writeBodyFile(_ record: inout HistoryRecord) throws(FileError) {
     if case .none = record.responseBody { return }
     if case .inline = record.responseBody { return }
@@ -348,6 +349,9 @@ final class HistoryWriter: @unchecked Sendable {
       try AtomicFile.write(bytes, to: target, permissions: HistoryFiles.fileMode)
     case .spilled(let file, let masker):
       try HistoryFiles.makeFolder(URL(fileURLWithPath: paths.bodies, isDirectory: true))
+      // Nothing to mask: the spilled file itself becomes the body file (a stream's megabytes
+      // are not written a second time at the end of the exchange).
+      if masker.isEmpty, try HistoryFiles.link(file, to: target, permissions: HistoryFiles.fileMode) { return }
       let written = try HistoryFiles.copy(
         from: file.path, to: target, permissions: HistoryFiles.fileMode, masking: masker)
       record.entry.storedBodyBytes = written
