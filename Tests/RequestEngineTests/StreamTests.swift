@@ -153,6 +153,26 @@ struct StreamTests {
     #expect(file.size == stream.totalBytes)
   }
 
+  /// A stream keeps at most 1 MB of its body in memory, whatever the memory limit (16 MB here):
+  /// past that the body goes to its file, and the file holds every byte.
+  @Test func aStreamPastOneMegabyteGoesToItsFile() throws {
+    let agent = Agent()
+    defer { agent.shutdown() }
+    #expect(agent.configuration.memoryBodyLimit == 16 << 20)
+    let result = agent.sendAndWait(Request(url: try fixture("/sse/ticker?count=30000&interval=0")))
+    #expect(result.state == .succeeded, "\(result.error?.message ?? "")")
+    let stream = try #require(result.stream)
+    #expect(stream.totalBytes > 1 << 20)
+    guard case .file(let file)? = result.response?.body else {
+      Issue.record("the stream's body stayed in memory")
+      return
+    }
+    #expect(file.size == stream.totalBytes)
+    let bytes = try #require(try result.response?.body.bytes())
+    #expect(bytes.starts(with: Array("event: tick\nid: 1\ndata: {\"tick\":1}\n\n".utf8)))
+    #expect(String(decoding: bytes.suffix(40), as: UTF8.self).hasSuffix("data: {\"tick\":30000}\n\n"))
+  }
+
   @Test(arguments: ["fixture", "sse-starlette"]) func aDropReconnectsWithLastEventID(_ server: String) throws {
     let agent = Agent()
     defer { agent.shutdown() }

@@ -246,6 +246,42 @@ struct HistoryStoreTests {
         == Array(bytes[(2 << 20)..<((2 << 20) + 10)]))
   }
 
+  /// A spilled body the agent made nameless (`O_TMPFILE`, beside the history) with nothing to
+  /// mask becomes the entry's body file by a link: the same file, not a copy, whole, and kept
+  /// after the result lets go of it. With a secret to mask it is copied (masked) instead.
+  @Test func aNamelessSpilledBodyIsLinkedNotCopied() throws {
+    defer { try? FileManager.default.removeItem(at: root) }
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let bytes = historyPattern((2 << 20) + 17)
+    func nameless(_ content: [UInt8]) throws -> SpilledFile {
+      let fd = try #require(SpilledFile.createAnonymous(in: folder.path))
+      #expect(content.withUnsafeBytes { SpilledFile.writeAll(fd, $0) })
+      return SpilledFile(descriptor: fd, size: content.count)
+    }
+    func inode(_ path: String) -> ino_t? {
+      var info = stat()
+      return stat(path, &info) == 0 ? info.st_ino : nil
+    }
+    let store = HistoryStore(stateFolder: folder)
+    var spilled: SpilledFile? = try nameless(bytes)
+    try store.record(historyExchange(body: .file(spilled!)), name: "stream")
+    let entry = try #require(try store.entries().first)
+    let bodyFile = folder.appendingPathComponent("history-bodies/\(entry.id).body").path
+    #expect(inode(bodyFile) != nil && inode(bodyFile) == inode(spilled!.path), "linked, not copied")
+    spilled = nil  // the result lets go of its file: the history's name keeps it
+    #expect(try store.body(of: entry) == bytes)
+    #expect(historyFiles(folder).filter { !$0.hasPrefix("history") }.isEmpty, "no other file made")
+
+    let secret = "linked-s3cr3t"
+    let withSecret = try nameless(bytes + Array(secret.utf8))
+    try store.record(historyExchange(id: 2, secrets: [secret], body: .file(withSecret)), name: "masked")
+    let masked = try #require(try store.entries(for: "masked").first)
+    let maskedFile = folder.appendingPathComponent("history-bodies/\(masked.id).body").path
+    #expect(inode(maskedFile) != inode(withSecret.path))
+    #expect(try store.body(of: masked) == bytes + Array("••••".utf8))
+    expectNoFileHolds([secret], under: folder)
+  }
+
   /// A spilled body (above the agent's memory limit) is masked as it is copied in 1 MB chunks,
   /// a secret split across two chunks included; the entry records the stored size.
   @Test func aSpilledBodyIsMaskedAsItIsCopied() throws {
