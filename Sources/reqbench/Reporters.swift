@@ -10,6 +10,14 @@ protocol Reporter {
   func event(_ event: AgentEvent, name: String)
   func finished(_ result: RunResult)
   func summary(_ results: [RunResult])
+  /// Whether `summary` reads each result's exchange (the JSON summary does). When it does not,
+  /// `run` lets go of an exchange once it is reported (and recorded): a thousand results do not
+  /// keep a thousand responses to the end.
+  var summaryReadsExchanges: Bool { get }
+}
+
+extension Reporter {
+  var summaryReadsExchanges: Bool { false }
 }
 
 /// One target: the body to stdout (escaped when stdout is a terminal), a status line to stderr;
@@ -187,6 +195,7 @@ struct SummaryReporter: Reporter {
 /// `--json`: one object per event, then the summary line.
 struct JSONReporter: Reporter {
   var wantsProgress: Bool { true }
+  var summaryReadsExchanges: Bool { true }
   func event(_ event: AgentEvent, name: String) {
     var object = JSONObject()
     switch event {

@@ -153,11 +153,12 @@ struct RunCommand {
         guard let index = indexByID[event.exchangeID] else { continue }
         let name = templates[index].name
         if case .finished(let exchange) = event {
-          let result = RunResult(name: name, exchange: exchange, revealing: options.revealSecrets)
+          var result = RunResult(name: name, exchange: exchange, revealing: options.revealSecrets)
           recorded.append((exchange, name))
-          results[index] = result
           finishedCount += 1
           reporter.finished(result)
+          if !reporter.summaryReadsExchanges { result.exchange = nil }
+          results[index] = result
         } else {
           // Reporters print what events carry: the request's secrets masked.
           reporter.event(event.redacted(), name: name)
