@@ -51,6 +51,8 @@ import Foundation
 enum HistoryDatabase {
   /// The schema this build writes, `PRAGMA user_version`.
   static let schemaVersion = 4
+  /// The page size of a new database (see `open`).
+  static let pageSize = 16_384
   /// How long a connection waits for another process's lock.
   static let busyTimeoutMilliseconds: Int32 = 10_000
 
@@ -203,7 +205,16 @@ enum HistoryDatabase {
     let journal = try connection.statement("PRAGMA journal_mode")
     let mode = try journal.step() ? journal.text(0) : nil
     journal.reset()
-    if mode != "wal" { try connection.execute("PRAGMA journal_mode=WAL") }
+    if mode != "wal" {
+      // A new database gets pages of 16 KB (a page size is fixed once there are pages, and in
+      // WAL mode): a commit writes each page it changed as a frame of two writes, and most of
+      // an entry is new rows (its response body a blob beside it), so four times fewer frames
+      // and system calls for the same bytes. One made with 4 KB pages keeps them.
+      if try connection.integer("PRAGMA page_count") == 0 {
+        try connection.execute("PRAGMA page_size = \(pageSize)")
+      }
+      try connection.execute("PRAGMA journal_mode=WAL")
+    }
     try connection.execute("PRAGMA synchronous=NORMAL")
     try migrate(connection)
     return .ready(connection)

@@ -28,8 +28,8 @@ import RequestEngine
 /// Checkpoints are the writer's, not SQLite's automatic one inside the commit that crosses 1,000
 /// pages (which `run` would wait for at its exit): when the thread first opens the database, while
 /// the first entries gather (what earlier processes left in the WAL), and after a commit that left
-/// more than `checkpointFrames` in it, once nothing is queued. A process that ends before it
-/// checkpoints leaves the WAL to the next one, up to `closingCheckpointFrames`, beyond which
+/// more than `checkpointBytes` in it, once nothing is queued. A process that ends before it
+/// checkpoints leaves the WAL to the next one, up to `closingCheckpointBytes`, beyond which
 /// closing checkpoints first, so the WAL stays bounded whatever the processes do.
 final class HistoryWriter: @unchecked Sendable {
   struct Job {
@@ -71,10 +71,11 @@ final class HistoryWriter: @unchecked Sendable {
   private var checkpointWanted = true
 
   static let indexDelay: TimeInterval = 1
-  /// WAL frames (pages) after which the thread checkpoints once idle: SQLite's own default.
-  static let checkpointFrames = 1000
-  /// WAL frames beyond which closing checkpoints before the thread ends (about 16 MB).
-  static let closingCheckpointFrames = 4000
+  /// The WAL's size after which the thread checkpoints once idle: SQLite's own default (1,000
+  /// pages of 4 KB; a database made since has pages of 16 KB, `HistoryDatabase.pageSize`).
+  static let checkpointBytes = 4 << 20
+  /// The WAL's size beyond which closing checkpoints before the thread ends.
+  static let closingCheckpointBytes = 16 << 20
   /// How long entries gather before a commit, and how many make one at once. Each commit writes
   /// every page it changed to the WAL, the same tree pages again and again when a commit is made
   /// per engine pass: a run of 1,000 commits a handful of times, and waits at its end only for
@@ -177,10 +178,10 @@ final class HistoryWriter: @unchecked Sendable {
       switch nextWork() {
       case .commit(let jobs):
         commit(jobs)
-        let frames = connection?.framesInWAL ?? 0
+        let walBytes = connection?.bytesInWAL ?? 0
         condition.lock()
         finished += jobs.count
-        if frames > Self.checkpointFrames { checkpointWanted = true }
+        if walBytes > Self.checkpointBytes { checkpointWanted = true }
         indexAt = Date().addingTimeInterval(Self.indexDelay)
         condition.broadcast()
         condition.unlock()
@@ -209,7 +210,7 @@ final class HistoryWriter: @unchecked Sendable {
         indexAt = more ? Date() : nil
         condition.unlock()
       case .stop:
-        if let connection, connection.framesInWAL > Self.closingCheckpointFrames {
+        if let connection, connection.bytesInWAL > Self.closingCheckpointBytes {
           try? connection.checkpoint()
         }
         connection = nil

@@ -28,6 +28,8 @@ final class SQLiteConnection {
   private var statements: [String: SQLiteStatement] = [:]
   /// Frames in the WAL after this connection's last commit, once `takeOverCheckpoints` ran.
   private var walFrames: UnsafeMutablePointer<Int32>?
+  /// The database's page size (a WAL frame holds one page), read by `takeOverCheckpoints`.
+  private var pageSize = 4096
 
   /// Opens (with `create`, creates) the database at `path`. `readOnly` opens it for reading only.
   init(path: String, create: Bool, readOnly: Bool = false) throws(SQLiteError) {
@@ -64,10 +66,14 @@ final class SQLiteConnection {
     frames.initialize(to: 0)
     walFrames = frames
     rb_sqlite3_count_wal_frames(handle, frames)
+    if let size = try? integer("PRAGMA page_size"), size > 0 { pageSize = Int(size) }
   }
 
   /// Frames in the WAL after the last commit (0 when not known, or just checkpointed).
   var framesInWAL: Int { Int(walFrames?.pointee ?? 0) }
+
+  /// The pages those frames hold, in bytes.
+  var bytesInWAL: Int { framesInWAL * pageSize }
 
   /// Copies what the WAL holds into the database as far as readers allow (`PASSIVE`: it waits
   /// for no one); the next writer then starts the WAL over.
