@@ -229,10 +229,11 @@ struct StreamParserTests {
     #expect(batched.keptBytes == one.keptBytes && batched.dropped == one.dropped)
   }
 
-  /// The log's ring against a plain model (an array that drops its oldest while over either
-  /// bound): hand-overs of every size (larger than the ring too), events of every size (some
-  /// over the byte budget alone), the kept events, counts and bytes the same after each.
-  @Test func theRingKeepsWhatAPlainListKeeps() {
+  /// The log against a plain model (an array that drops its oldest while over either bound):
+  /// hand-overs of every size (larger than the log's count too), events of every size (some over
+  /// the byte budget alone), the kept events (in order and by position), counts and bytes the
+  /// same after each.
+  @Test func theLogKeepsWhatAPlainListKeeps() {
     var random = SplitMix(seed: 0x4196)
     for (maxEvents, maxBytes) in [(1, 50), (7, 60), (16, 10_000), (100, 300)] {
       var log = StreamLog(format: .sse, maxEvents: maxEvents, maxBytes: maxBytes)
@@ -255,6 +256,8 @@ struct StreamParserTests {
         }
         #expect(log.kept.map(\.index) == model.map(\.index), "\(maxEvents) \(maxBytes)")
         #expect(Array(log.kept) == model)
+        let kept = log.kept
+        #expect(kept.indices.map { kept[$0] } == model, "read by position")
         #expect(log.keptBytes == model.reduce(0) { $0 + $1.data.utf8.count })
         #expect(log.last == model.last && log.total == index && log.dropped == index - model.count)
       }
