@@ -44,9 +44,9 @@ struct BodySink {
     size += bytes.count
     if descriptor < 0 && memory.count + bytes.count <= memoryLimit {
       if memory.count + bytes.count > memory.capacity && memory.count >= Self.largeBody {
-        // A large body of unknown length (a stream): room up to the memory limit at once,
-        // instead of doubling. It is address space until written (the pages come as the bytes
-        // do), and no growth copies what came before into new pages again.
+        // A large body: room up to the memory limit at once instead of doubling. It is address
+        // space until written (the pages come as the bytes do), and no growth copies what came
+        // before into new pages again.
         memory.reserveCapacity(memoryLimit)
       }
       memory.append(contentsOf: bytes)

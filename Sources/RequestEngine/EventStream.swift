@@ -405,9 +405,12 @@ public struct StreamParser: Sendable {
   /// Whether a line's field name is `field`, byte for byte.
   @inline(__always)
   private static func named(_ name: Slice<UnsafeRawBufferPointer>, _ field: StaticString) -> Bool {
-    // The field names are literals of several characters: kept as UTF-8 in the binary.
+    // A literal of several characters is UTF-8 in the binary, compared where it lies.
+    guard field.hasPointerRepresentation else {
+      return field.withUTF8Buffer { name.elementsEqual($0) }
+    }
     guard name.count == field.utf8CodeUnitCount else { return false }
-    return name.count == 0 || memcmp(field.utf8Start, name.base.baseAddress! + name.startIndex, name.count) == 0
+    return name.isEmpty || memcmp(field.utf8Start, name.base.baseAddress! + name.startIndex, name.count) == 0
   }
 
   /// Whether `text` is the bytes of `value` (compared where the String keeps its UTF-8).

@@ -99,13 +99,18 @@ public final class SpilledFile: Sendable {
   /// name of its own), for code that reads files by path.
   public var path: String { "/proc/self/fd/\(descriptor)" }
 
-  /// Gives the file the name `path` (a new name; an existing one is not replaced), its bytes
-  /// on disk first (fsync), so a name never points to a file a power loss could empty. False
-  /// when it cannot (a file made with a name and unlinked, another file system, the name taken):
-  /// the caller copies it instead.
+  /// Gives the file the name `path` (a new name; an existing one is not replaced), then puts its
+  /// bytes on disk (fsync) before returning, so whatever refers to the name afterwards never finds
+  /// a file a power loss emptied. False when it cannot (a file made with a name and unlinked,
+  /// another file system, the name taken, the fsync failing: the name is removed again): the
+  /// caller copies it instead.
   public func link(to path: String) -> Bool {
-    guard fsync(descriptor) == 0 else { return false }
-    return linkat(AT_FDCWD, self.path, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0
+    guard linkat(AT_FDCWD, self.path, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0 else { return false }
+    guard fsync(descriptor) == 0 else {
+      unlink(path)
+      return false
+    }
+    return true
   }
 
   public struct ReadError: Error, CustomStringConvertible {

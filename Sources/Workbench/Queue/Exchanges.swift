@@ -236,7 +236,7 @@ extension AppState {
           $0.stream = StreamLog(format: head.format)
           first = true
         }
-        for event in events { $0.stream?.append(event) }
+        $0.stream?.append(contentsOf: events)  // the hand-over itself: no event copied
       }
       streamEventShown(id, first: first)
     case .reconnecting(let id, let count, _, _):

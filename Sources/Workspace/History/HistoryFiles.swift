@@ -89,9 +89,11 @@ enum HistoryFiles {
     unlink(path)
   }
 
-  /// Gives a spilled body the name `target` without copying it: its bytes fsynced, linked, the
-  /// folder fsynced (the name appears with the whole file, as a rename would make it). False
-  /// when it cannot be linked (`SpilledFile.link`): the caller copies it.
+  /// Gives a spilled body the name `target` without copying it: linked (the name appears with
+  /// the whole file, as a rename would make it), its bytes fsynced, the folder fsynced, all
+  /// before the row that refers to it (a power loss in between leaves a file no row refers to,
+  /// which the writer's sweep removes). False when it cannot be linked (`SpilledFile.link`): the
+  /// caller copies it.
   static func link(_ file: SpilledFile, to target: URL, permissions: mode_t) throws(FileError) -> Bool {
     guard fchmod(file.descriptor, permissions) == 0, file.link(to: target.path) else { return false }
     try AtomicFile.syncDirectory(target.deletingLastPathComponent().path, shownPath: target.relativePath)
