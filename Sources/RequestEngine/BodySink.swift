@@ -17,8 +17,11 @@ struct BodySink {
   /// The body passed `maxBytes`: the transfer was stopped.
   private(set) var overLimit = false
 
-  /// The size from which a body kept in memory is given room up to `memoryLimit` at once.
+  /// The size from which a body kept in memory is given room up to `memoryLimit` at once (at
+  /// most `largeBodyRoom`: an agent configured for bodies of gigabytes in memory does not ask for
+  /// that much address space up front).
   static let largeBody = 1 << 20
+  static let largeBodyRoom = 64 << 20
   /// The most of a stream's body kept in memory (`beginStream`): a stream goes on for as
   /// long as the server likes; past this it goes to the file (where history can link it).
   static let streamMemoryLimit = 1 << 20
@@ -47,7 +50,7 @@ struct BodySink {
         // A large body: room up to the memory limit at once instead of doubling. It is address
         // space until written (the pages come as the bytes do), and no growth copies what came
         // before into new pages again.
-        memory.reserveCapacity(memoryLimit)
+        memory.reserveCapacity(min(memoryLimit, Self.largeBodyRoom))
       }
       memory.append(contentsOf: bytes)
       return true
