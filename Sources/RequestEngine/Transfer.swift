@@ -1,4 +1,4 @@
-// Just over 500 lines on purpose: one curl easy handle's attempt, whose C-owned buffers (header,
+// Over 500 lines because it is one unit: one curl easy handle's attempt, whose C-owned buffers (header,
 // resolve and body lists, the error buffer, the debug target) must be set up, read by the
 // callbacks and freed in one place; the decisions it needs are pure functions elsewhere (a
 // stream's events are StreamParser's, in EventStream.swift).
