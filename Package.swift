@@ -17,7 +17,9 @@ let package = Package(
     ),
     // The request engine: request model, URL and body building, the Agent (curl multi on one
     // engine thread), events, validators, retry. No UI.
-    .target(name: "RequestEngine", dependencies: ["CCurl", "JSON", "Digest"]),
+    .target(name: "RequestEngine", dependencies: ["CCurl", "CSystem", "JSON", "Digest"]),
+    // C shim over the Linux calls Swift's Glibc module leaves out (sync_file_range).
+    .target(name: "CSystem"),
     // JSON: the value (keys in order, numbers as written), the parser with every value's
     // line:column, the serializer, the format-preserving text editor, paths. One for every target.
     .target(name: "JSON"),
