@@ -109,7 +109,7 @@ public enum URLResolver {
     } else {
       guard let base, !base.trimmingWhitespace().isEmpty else {
         throw URLError(
-          "\"\(reference)\" is a relative URL and there is no base URL; set \"baseURL\" in the workspace or write an absolute URL"
+          "\"\(reference)\" is relative and there is no base URL: write an absolute URL, or set \"baseURL\" in the workspace"
         )
       }
       let b = split(base.trimmingWhitespace())

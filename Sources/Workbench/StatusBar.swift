@@ -40,7 +40,14 @@ extension Painter {
     var x = buffer.putTruncated(left, x: area.x, y: area.y, style: theme.title, width: area.width)
     let (running, queued, failed) = state.exchangeCounts
     let counts = " · \(running) running · \(queued) queued · \(failed) failed "
-    x += buffer.putTruncated(counts, x: x, y: area.y, style: failed > 0 ? theme.error : theme.dim, width: area.width - x)
+    // A message says what the last key did: one too long to fit after the counts takes their
+    // place (the queue shows them) rather than being cut.
+    let messageFits = state.message.map { x + TextWidth.of(counts) + 1 + TextWidth.of($0.text) <= area.width } ?? true
+    if messageFits {
+      x += buffer.putTruncated(counts, x: x, y: area.y, style: failed > 0 ? theme.error : theme.dim, width: area.width - x)
+    } else {
+      x += buffer.putTruncated(" ·", x: x, y: area.y, style: theme.dim, width: area.width - x)
+    }
     if let message = state.message {
       buffer.putTruncated(" " + message.text, x: x, y: area.y, style: message.isError ? theme.error : .plain, width: area.width - x)
     } else {

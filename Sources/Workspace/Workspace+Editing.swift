@@ -46,7 +46,8 @@ extension Workspace {
   // MARK: - Names
 
   /// What is wrong with `name` as a request's name (nil when it is fine): it must not be empty,
-  /// start or end with a space or `/`, hold an empty folder (`a//b`) or control characters.
+  /// start or end with a space or `/`, hold an empty folder (`a//b`), a folder or name padded
+  /// with spaces (`GET /users`) or control characters.
   /// Folders are written with `/`: `users/get` is `get` in the folder `users`.
   public static func problem(withName name: String) -> String? {
     if name.trimmingSpaces().isEmpty { return "a request needs a name" }
@@ -60,6 +61,11 @@ extension Workspace {
       return "a name cannot start or end with /; write folder/name"
     }
     if name.contains("//") { return "a folder name cannot be empty (\(JSONSerializer.quote(name)))" }
+    // `GET /users` typed where a name goes: a folder `GET ` no one would find again.
+    if let padded = name.split(separator: "/").first(where: { $0.first?.isWhitespace == true || $0.last?.isWhitespace == true }) {
+      return "a folder or name between / cannot start or end with a space "
+        + "(\(JSONSerializer.quote(String(padded))) in \(JSONSerializer.quote(name)))"
+    }
     return nil
   }
 

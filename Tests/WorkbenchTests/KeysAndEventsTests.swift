@@ -620,3 +620,19 @@ struct HistoryResendTests {
     #expect(state.message?.text == "no older response in history")
   }
 }
+
+/// The status bar keeps a message whole: one too long to fit after the counts takes their place.
+struct StatusBarMessageTests {
+  @Test func aLongMessageTakesThePlaceOfTheCountsRatherThanBeingCut() throws {
+    var state = try demoState(width: 120, height: 36)
+    let long = "this workspace has no environments: add \"environments\": {\"NAME\": {\"var\": \"value\"}} to its file"
+    state.message = StatusMessage(long)
+    var last = screenText(state).split(separator: "\n", omittingEmptySubsequences: false).last.map(String.init) ?? ""
+    #expect(last.contains(long), "\(last)")
+    #expect(!last.contains("running"))
+    // A short one sits after the counts.
+    state.message = StatusMessage("sent get-get")
+    last = screenText(state).split(separator: "\n", omittingEmptySubsequences: false).last.map(String.init) ?? ""
+    #expect(last.contains("0 running · 0 queued · 0 failed  sent get-get"), "\(last)")
+  }
+}

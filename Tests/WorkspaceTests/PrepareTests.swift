@@ -45,7 +45,7 @@ import Workspace
     #expect(error.code == .invalidURL)
     #expect(
       error.unlocated
-        == #"r: "/users" is a relative URL and there is no base URL; set "baseURL" in the workspace or write an absolute URL"#
+        == #"r: "/users" is relative and there is no base URL: write an absolute URL, or set "baseURL" in the workspace"#
     )
   }
 

@@ -71,6 +71,8 @@ import Workspace
       ("/users", "a name cannot start or end with /; write folder/name"),
       ("a//b", "a folder name cannot be empty (\"a//b\")"),
       (" padded", "a name cannot start or end with a space"),
+      ("GET /users", "a folder or name between / cannot start or end with a space (\"GET \" in \"GET /users\")"),
+      ("users/ list", "a folder or name between / cannot start or end with a space (\" list\" in \"users/ list\")"),
       ("bad\u{1B}[31m", "a name cannot hold control characters (tabs, line breaks, escapes)"),
       ("health", "\"health\" is already the name of a request, batch or chain; names must be unique"),
       ("smoke", "\"smoke\" is already the name of a request, batch or chain; names must be unique"),

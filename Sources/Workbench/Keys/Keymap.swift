@@ -356,14 +356,15 @@ public enum Keymap {
     KeyBinding(
       .editField, [.char("e"), .enter], "edit the field in place; on Body or Auth choose its type from a list",
       hint: "edit field", .editor),
+    // Sending before the rest: a short status bar drops hints from its end.
+    KeyBinding(.send, [.char("s")], "send the request", hint: "send", .editor),
+    KeyBinding(.sendIgnoringCache, [.char("S")], "send it ignoring the cache", .editor),
     KeyBinding(
       .toggleField, [.char(" ")], "switch a header or query parameter off (kept, not sent) or back on", hint: "on/off",
       .editor),
     KeyBinding(
       .editBody, [.char("E")], "edit the body in $EDITOR (a json body in a .json file; JSON typed for no body makes one)",
       hint: "body in $EDITOR", .editor),
-    KeyBinding(.send, [.char("s")], "send the request", hint: "send", .editor),
-    KeyBinding(.sendIgnoringCache, [.char("S")], "send it ignoring the cache", .editor),
     // Editing a field
     KeyBinding(.keepEdit, [.enter], "keep the value (an empty one removes a parameter or header)", hint: "keeps", .editing),
     KeyBinding(.cancelEdit, [.escape], "cancel the edit", hint: "cancels", .editing),

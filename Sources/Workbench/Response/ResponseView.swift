@@ -29,7 +29,9 @@ extension Painter {
     frame(&buffer, .response, suffix: suffix)
     let area = inner(.response)
     guard let row else {
-      buffer.putTruncated("send a request (Enter) or pick one in the queue", x: area.x + 1, y: area.y, style: theme.dim, width: area.width - 1)
+      // The key that sends where the focus is: in the editor Enter edits a field.
+      let send = state.focus == .editor ? "s sends the request" : "send a request (Enter)"
+      buffer.putTruncated(send + " or pick one in the queue", x: area.x + 1, y: area.y, style: theme.dim, width: area.width - 1)
       return
     }
     // Summary line: its pieces one after the other, the last cut with … at the pane's edge.
