@@ -188,13 +188,14 @@ extension AppState {
 
   /// A paste outside a text field: its requests are added, named as the importer names them.
   mutating func addPasted(_ text: String) {
-    let imported: ImportedRequests
+    var imported: ImportedRequests
     do {
       imported = try RequestText.drafts(from: text, source: "paste", readFile: readNothing).imported
     } catch {
       message = StatusMessage("nothing added: \(error.description)", isError: true)
       return
     }
+    completeURLs(&imported)
     addImported(imported, naming: nil)
   }
 }

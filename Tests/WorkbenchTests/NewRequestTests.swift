@@ -62,6 +62,32 @@ struct NewRequestTests {
     #expect(!state.isNewFile && state.unsaved.isEmpty && state.message?.text == "created api.json")
   }
 
+  // HTTPie's `:3000/users`, curl's `example.com/api`: the URL field holds what will be sent.
+  @Test func aSchemelessURLBecomesTheURLCurlOrHTTPieWouldSend() throws {
+    var state = emptyState()
+    for text in [":3000/users", "POST localhost:8080/items", "curl example.com/api"] {
+      _ = keys(&state, "1n")
+      type(&state, text)
+      send(&state, .key(.enter))
+      send(&state, .key(.enter))
+    }
+    #expect(state.workspace.requests.map(\.url) == ["http://localhost:3000/users", "http://localhost:8080/items", "http://example.com/api"])
+    // Named from the URL sent, not from the host and port typed.
+    #expect(state.workspace.requests.map(\.name) == ["get-users", "post-items", "get-api"])
+    // A paste into the list is read the same way.
+    _ = keys(&state, "1")
+    send(&state, .paste(":8000/health"))
+    #expect(state.workspace.requests.last?.url == "http://localhost:8000/health")
+    #expect(state.workspace.requests.last?.name == "get-health")
+    // With a baseURL, a path-like text stays relative to it.
+    state.workspace.baseURL = "https://api.test/"
+    _ = keys(&state, "1n")
+    type(&state, "GET example.com/api")
+    send(&state, .key(.enter))
+    send(&state, .key(.enter))
+    #expect(state.workspace.requests.last?.url == "example.com/api")
+  }
+
   @Test func theSuggestedNameIsUniqueAndATakenOneIsRefused() throws {
     var state = emptyState()
     for _ in 0..<2 {

@@ -190,4 +190,29 @@ import Workspace
     #expect(error("curl https://a.test -d a=1 -d @body.json")?.contains("body.json") == true)
     #expect(try drafts("curl https://a.test -d @body.json").imported.templates[0].body == .file("body.json", contentType: "application/x-www-form-urlencoded"))
   }
+
+  /// A scheme-less URL typed at `n`, read as curl and HTTPie read it.
+  @Test func aSchemelessURLIsCompletedAsCurlAndHTTPieReadIt() {
+    let always: [(String, String?)] = [
+      (":3000/users", "http://localhost:3000/users"), (":3000", "http://localhost:3000"),
+      (":/users?q=1", "http://localhost/users?q=1"), ("localhost:8080/x", "http://localhost:8080/x"),
+      ("127.0.0.1:8080", "http://127.0.0.1:8080"), ("[::1]:8080/x", "http://[::1]:8080/x"),
+      ("api.test:443/v1", "http://api.test:443/v1"),
+      // Left as they are: a scheme, a path, a template, no host, a port that is not one.
+      ("https://api.test/x", nil), ("/users", nil), ("{{host}}/users", nil), ("users", nil),
+      ("users/list", nil), (":abc", nil), ("localhost:http/x", nil), ("", nil),
+    ]
+    for (url, expected) in always {
+      #expect(RequestText.completedURL(url, hasBaseURL: false) == expected, "\(url)")
+      #expect(RequestText.completedURL(url, hasBaseURL: true) == expected, "\(url), with a baseURL")
+    }
+    // Without a port, a host-like first segment is a relative URL when there is a baseURL.
+    for (url, expected) in [
+      ("example.com/api", "http://example.com/api"), ("localhost/x", "http://localhost/x"),
+      ("[::1]/x", "http://[::1]/x"), ("10.0.0.2", "http://10.0.0.2"),
+    ] {
+      #expect(RequestText.completedURL(url, hasBaseURL: false) == expected, "\(url)")
+      #expect(RequestText.completedURL(url, hasBaseURL: true) == nil, "\(url), with a baseURL")
+    }
+  }
 }

@@ -16,13 +16,14 @@ extension AppState {
   /// and where, and adds nothing.
   /// `shown` is the prompt's line should it stay open (a pasted text of several lines made one).
   mutating func submitNewRequest(text: String, shown input: LineEdit) {
-    let imported: ImportedRequests
+    var imported: ImportedRequests
     do {
       imported = try RequestText.drafts(from: text, source: "new request", readFile: readNothing).imported
     } catch {
       prompt = Prompt(purpose: .newRequest, label: AppState.newRequestLabel, input: input, error: error.description)
       return
     }
+    completeURLs(&imported)
     if imported.requests.count == 1, let template = imported.requests.first?.template {
       let suggested = workspace.uniqueName(template.name)
       prompt = Prompt(
@@ -30,6 +31,12 @@ extension AppState {
       return
     }
     addImported(imported, naming: nil)
+  }
+
+  /// `:3000/users`, `localhost:8080/x`, `example.com/api` (with no `baseURL`): the URL curl and
+  /// HTTPie would send, which the URL field then shows.
+  func completeURLs(_ imported: inout ImportedRequests) {
+    RequestText.completeURLs(&imported, hasBaseURL: workspace.baseURL.map { !$0.allSatisfy(\.isWhitespace) } ?? false)
   }
 
   /// The name prompt's answer: the request is added under it (or the prompt says why not).

@@ -71,4 +71,66 @@ public enum RequestText {
     /// The requests, in the text's order, and the `.http` file variables.
     public var imported: ImportedRequests
   }
+
+  /// Gives each request whose URL has no scheme the URL curl or HTTPie would send
+  /// (`completedURL`), and the name derived from that URL when it had the one derived from the
+  /// text (`get-users` for `:3000/users`, not `get-3000-users`; a name the text gave is kept).
+  public static func completeURLs(_ imported: inout ImportedRequests, hasBaseURL: Bool) {
+    for index in imported.requests.indices {
+      let template = imported.requests[index].template
+      guard let url = completedURL(template.url, hasBaseURL: hasBaseURL) else { continue }
+      imported.requests[index].template.url = url
+      if template.name == RequestDraft.derivedName(method: template.method, url: template.url) {
+        imported.requests[index].template.name = RequestDraft.derivedName(method: template.method, url: url)
+      }
+    }
+  }
+
+  /// The URL a typed or pasted scheme-less URL stands for, as curl and HTTPie read one (nil when
+  /// it is left as it is): `:3000/users` is `http://localhost:3000/users` (HTTPie's shorthand),
+  /// `localhost:8080/x` and `127.0.0.1:8080` get `http://` (a colon in the first segment makes
+  /// it no relative URL), and, when the workspace has no `baseURL` to resolve it against, so do
+  /// `example.com/api`, `localhost/x` and `[::1]/x` (curl's guess). A URL with a scheme, a path
+  /// (`/users`), a template (`{{host}}/x`) or a first segment that names no host (`users`) is
+  /// left as it is.
+  public static func completedURL(_ url: String, hasBaseURL: Bool) -> String? {
+    guard !url.isEmpty, !url.contains("://"), !url.contains("{{"),
+      !url.contains(where: { $0 == " " || $0 == "\t" })
+    else { return nil }
+    if url.hasPrefix(":") {
+      // `:3000/users`, `:3000`, `:/users`: localhost, the port if one is given.
+      let rest = url.dropFirst()
+      let port = rest.prefix { $0.isASCII && $0.isNumber }
+      let after = rest.dropFirst(port.count)
+      guard after.isEmpty || after.hasPrefix("/") || after.hasPrefix("?") else { return nil }
+      return "http://localhost" + (port.isEmpty ? "" : ":" + port) + after
+    }
+    let authority = url.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+    var host = Substring(authority)
+    var hasPort = false
+    if host.hasPrefix("[") {
+      // An IPv6 literal, `[::1]` or `[::1]:8080`.
+      guard let close = host.firstIndex(of: "]") else { return nil }
+      let port = host[host.index(after: close)...]
+      guard port.isEmpty || isPort(port) else { return nil }
+      return hasBaseURL && port.isEmpty ? nil : "http://" + url
+    }
+    if let colon = host.lastIndex(of: ":") {
+      guard isPort(host[colon...]) else { return nil }
+      host = host[..<colon]
+      hasPort = true
+    }
+    let names = host.split(separator: ".", omittingEmptySubsequences: false)
+    let isHost = host == "localhost"
+      || (names.count > 1 && names.allSatisfy { !$0.isEmpty && $0.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" } })
+    guard isHost else { return nil }
+    // With a port it cannot be a relative URL; without one it is one when a baseURL is there.
+    return hasBaseURL && !hasPort ? nil : "http://" + url
+  }
+
+  /// `:8080`: a colon and one to five digits.
+  private static func isPort(_ text: Substring) -> Bool {
+    let digits = text.dropFirst()
+    return text.first == ":" && (1...5).contains(digits.count) && digits.allSatisfy { $0.isASCII && $0.isNumber }
+  }
 }
