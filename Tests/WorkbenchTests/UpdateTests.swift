@@ -213,6 +213,9 @@ struct UpdateTests {
     #expect(send(&state, .key(.enter)) == [])
     #expect(state.message?.isError == true)
     #expect(state.message?.text.contains("undefined variable {{host}}") == true)
+    // Said as the TUI sets it: V, not --var or the file.
+    #expect(state.message?.text.hasSuffix("undefined variable {{host}} in baseURL; V sets it") == true, "\(String(describing: state.message))")
+    #expect(screenText(state).contains("✗ undefined variable {{host}} in baseURL; V sets it"))
   }
 
   /// `/` and `|` come back with their last value selected: the first key typed replaces it

@@ -43,7 +43,7 @@ extension Painter {
       x += buffer.put(redacted.method.rawValue + " ", x: x, y: area.y, style: theme.method(redacted.method))
       buffer.putTruncated(redacted.url, x: x, y: area.y, style: theme.dim, width: area.x + area.width - x)
     case .failure(let error)?:
-      buffer.putTruncated("✗ " + error.message, x: area.x + 1, y: area.y, style: theme.error, width: area.width - 1)
+      buffer.putTruncated("✗ " + error.advisingTUI(error.message), x: area.x + 1, y: area.y, style: theme.error, width: area.width - 1)
     case nil:
       break
     }

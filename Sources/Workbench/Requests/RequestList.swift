@@ -260,3 +260,13 @@ extension AppState {
     }
   }
 }
+
+extension PrepareError {
+  /// `text` (the message, or the description) as the TUI says it: an undefined variable (not an
+  /// `env.` one) is one `V` sets, where the command line's message says `--var` or the file.
+  func advisingTUI(_ text: String) -> String {
+    guard case .undefinedVariable(let name) = code, !name.hasPrefix("env."), let cut = text.firstIndex(of: ";")
+    else { return text }
+    return text[..<cut] + "; V sets it"
+  }
+}

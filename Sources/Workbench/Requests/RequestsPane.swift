@@ -122,7 +122,7 @@ extension AppState {
       }
       return [.send(request)]
     case .failure(let error):
-      message = StatusMessage(error.description, isError: true)
+      message = StatusMessage(error.advisingTUI(error.description), isError: true)
       return []
     }
   }
