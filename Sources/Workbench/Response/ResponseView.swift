@@ -30,7 +30,7 @@ extension Painter {
     let area = inner(.response)
     guard let row else {
       // The key that sends where the focus is: in the editor Enter edits a field.
-      let send = state.focus == .editor ? "s sends the request" : "send a request (Enter)"
+      let send = state.focus == .editor ? "send the request (s)" : "send a request (Enter)"
       buffer.putTruncated(send + " or pick one in the queue", x: area.x + 1, y: area.y, style: theme.dim, width: area.width - 1)
       return
     }
