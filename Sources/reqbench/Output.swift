@@ -48,7 +48,7 @@ final class Output: Sendable {
         write(index, &state.objectWriter)
         let ascii = state.objectWriter.isASCII
         Self.appendLine(to: &state.pending, ascii: ascii) { state.objectWriter.end(appendingTo: &$0) }
-        if state.pending.count >= 1 << 16 { flush(&state.pending) }
+        flushIfFull(&state.pending)
       }
     }
   }
@@ -56,7 +56,7 @@ final class Output: Sendable {
   private func jsonLine(_ write: (inout [UInt8]) -> Void) {
     state.withLock { state in
       Self.appendLine(to: &state.pending, ascii: false, write)
-      if state.pending.count >= 1 << 16 { flush(&state.pending) }
+      flushIfFull(&state.pending)
     }
   }
 
@@ -107,11 +107,16 @@ final class Output: Sendable {
   private func write(_ bytes: [UInt8]) {
     state.withLock { state in
       state.pending.append(contentsOf: bytes)
-      if state.pending.count >= 1 << 16 { flush(&state.pending) }
+      flushIfFull(&state.pending)
     }
   }
 
   func flush() { state.withLock { flush(&$0.pending) } }
+
+  /// Writes `buffer` out once it holds 64 KB (under the lock): one write for many lines.
+  private func flushIfFull(_ buffer: inout [UInt8]) {
+    if buffer.count >= 1 << 16 { flush(&buffer) }
+  }
 
   /// Writes `buffer` out and empties it (under the lock).
   private func flush(_ buffer: inout [UInt8]) {

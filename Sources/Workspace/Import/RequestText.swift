@@ -105,8 +105,7 @@ public enum RequestText {
       guard after.isEmpty || after.hasPrefix("/") || after.hasPrefix("?") else { return nil }
       return "http://localhost" + (port.isEmpty ? "" : ":" + port) + after
     }
-    let authority = url.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-    var host = Substring(authority)
+    var host = url.prefix { $0 != "/" && $0 != "?" && $0 != "#" }  // the authority
     var hasPort = false
     if host.hasPrefix("[") {
       // An IPv6 literal, `[::1]` or `[::1]:8080`.
