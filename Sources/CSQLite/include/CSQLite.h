@@ -10,6 +10,13 @@
 int rb_sqlite3_bind_text(sqlite3_stmt *statement, int index, const char *text, sqlite3_uint64 length);
 int rb_sqlite3_bind_blob(sqlite3_stmt *statement, int index, const void *bytes, sqlite3_uint64 length);
 
+// The same with SQLITE_STATIC (also a macro): SQLite keeps the pointer and reads the bytes when
+// the statement steps, so they must stay where they are until it is reset (which clears the
+// bindings) or bound again. An empty text or blob is bound as empty, never as NULL.
+
+int rb_sqlite3_bind_text_static(sqlite3_stmt *statement, int index, const char *text, sqlite3_uint64 length);
+int rb_sqlite3_bind_blob_static(sqlite3_stmt *statement, int index, const void *bytes, sqlite3_uint64 length);
+
 /// sqlite3_db_config is variadic. SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE: closing the last connection
 /// leaves the WAL to the next checkpoint instead of copying it into the database (and syncing)
 /// right then, so a short process does not wait for that at its exit.

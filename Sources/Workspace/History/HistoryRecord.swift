@@ -118,7 +118,7 @@ struct HistoryRecord {
   /// the numbers and the row, and its bodies.
   static func storedBytes(of entry: HistoryEntry) -> Int {
     var text = entry.id.utf8.count + entry.name.utf8.count + entry.url.utf8.count
-    // The headers' text (`HistoryRow.headerText`) without making it: `Name: value` lines.
+    // The headers' text (`HistoryRow.appendHeaderText`) without making it: `Name: value` lines.
     for field in entry.requestHeaders.fields { text += field.name.utf8.count + field.value.utf8.count + 3 }
     for field in entry.responseHeaders.fields { text += field.name.utf8.count + field.value.utf8.count + 3 }
     text += (entry.effectiveURL?.utf8.count ?? 0) + (entry.error?.message.utf8.count ?? 0)

@@ -45,12 +45,16 @@ enum HistoryRow {
     try row.integer(entry.deduplicated ? 1 : 0)
     try row.text(entry.method.rawValue)
     try row.text(entry.url)
-    try row.text(headerText(entry.requestHeaders))
+    row.text { appendHeaderText(entry.requestHeaders, to: &$0) }
     try row.text(entry.requestContentType)
     try row.integer(entry.requestBodyBytes)
     try row.integer(entry.status)
     try row.text(entry.httpVersion)
-    try row.text(entry.status == nil ? nil : headerText(entry.responseHeaders))
+    if entry.status == nil {
+      try row.text(nil)
+    } else {
+      row.text { appendHeaderText(entry.responseHeaders, to: &$0) }
+    }
     try row.text(entry.effectiveURL)
     try row.integer(entry.redirectCount)
     try row.real(timing?.dns)
@@ -70,24 +74,16 @@ enum HistoryRow {
     try row.text(entry.sentHead)
   }
 
-  /// Headers as stored and searched: one `Name: value` line each. Made for every entry
-  /// recorded, twice: the bytes gathered in one array of the right size and made a string once
-  /// (appending to a String piece by piece was a twelfth of the history writer's instructions).
-  static func headerText(_ headers: HTTPHeaders) -> String {
-    let fields = headers.fields
-    guard !fields.isEmpty else { return "" }
-    var size = fields.count * 3
-    for field in fields { size += field.name.utf8.count + field.value.utf8.count }
-    var text: [UInt8] = []
-    text.reserveCapacity(size)
-    for (index, field) in fields.enumerated() {
+  /// Appends headers as stored and searched, one `Name: value` line each, to `text`: for every
+  /// entry recorded, twice, straight into the row's bound bytes (`SQLiteBinder.text(writing:)`).
+  static func appendHeaderText(_ headers: HTTPHeaders, to text: inout [UInt8]) {
+    for (index, field) in headers.fields.enumerated() {
       if index > 0 { text.append(UInt8(ascii: "\n")) }
       text.append(contentsOf: field.name.utf8)
       text.append(UInt8(ascii: ":"))
       text.append(UInt8(ascii: " "))
       text.append(contentsOf: field.value.utf8)
     }
-    return String(decoding: text, as: UTF8.self)
   }
 
   static func headers(fromText text: String) -> HTTPHeaders {

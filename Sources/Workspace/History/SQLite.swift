@@ -174,15 +174,49 @@ enum SQLiteValue: Sendable, Equatable {
 
 /// Binds a statement's parameters one after the other (`SQLiteStatement.run(binding:)`); nil
 /// binds NULL.
+///
+/// Texts and blobs are copied one after the other into one buffer of the statement's, reused from
+/// row to row, and bound once all are there without SQLite copying them again (`SQLITE_STATIC`):
+/// SQLite's own copy of each text was a memory allocation per column per row recorded.
 struct SQLiteBinder {
+  /// Where the bytes of a text or blob parameter are in `bytes`.
+  fileprivate struct Span {
+    var index: Int32
+    var offset: Int
+    var count: Int
+    var isBlob: Bool
+  }
+
   fileprivate let statement: SQLiteStatement
   private var index: Int32 = 1
+  fileprivate var bytes: [UInt8]
+  fileprivate var spans: [Span]
 
-  fileprivate init(statement: SQLiteStatement) { self.statement = statement }
+  fileprivate init(statement: SQLiteStatement, bytes: [UInt8], spans: [Span]) {
+    self.statement = statement
+    self.bytes = bytes
+    self.spans = spans
+  }
 
   mutating func text(_ value: String?) throws(SQLiteError) {
-    if let value { try statement.bind(value, at: index) } else { try statement.bindNull(at: index) }
-    index += 1
+    guard let value else { return try null() }
+    let offset = bytes.count
+    bytes.append(contentsOf: value.utf8)
+    span(from: offset, isBlob: false)
+  }
+
+  /// A text parameter made by `write`, which appends its UTF-8 to the buffer it is given.
+  mutating func text(writing write: (inout [UInt8]) -> Void) {
+    let offset = bytes.count
+    write(&bytes)
+    span(from: offset, isBlob: false)
+  }
+
+  mutating func blob(_ value: [UInt8]?) throws(SQLiteError) {
+    guard let value else { return try null() }
+    let offset = bytes.count
+    bytes.append(contentsOf: value)
+    span(from: offset, isBlob: true)
   }
 
   mutating func integer(_ value: Int?) throws(SQLiteError) {
@@ -199,6 +233,26 @@ struct SQLiteBinder {
     if let value { try statement.bind(value, at: index) } else { try statement.bindNull(at: index) }
     index += 1
   }
+
+  mutating func value(_ value: SQLiteValue) throws(SQLiteError) {
+    switch value {
+    case .null: try null()
+    case .integer(let n): try integer(n)
+    case .real(let x): try real(x)
+    case .text(let text): try self.text(text)
+    case .blob(let bytes): try blob(bytes)
+    }
+  }
+
+  private mutating func null() throws(SQLiteError) {
+    try statement.bindNull(at: index)
+    index += 1
+  }
+
+  private mutating func span(from offset: Int, isBlob: Bool) {
+    spans.append(Span(index: index, offset: offset, count: bytes.count - offset, isBlob: isBlob))
+    index += 1
+  }
 }
 
 /// A prepared statement of a `SQLiteConnection`. Column readers never trap on what a damaged
@@ -206,6 +260,9 @@ struct SQLiteBinder {
 final class SQLiteStatement {
   private let handle: OpaquePointer
   private unowned let connection: SQLiteConnection
+  /// The bytes `SQLiteBinder` gathers and where each parameter's are, kept from run to run.
+  private var boundBytes: [UInt8] = []
+  private var boundSpans: [SQLiteBinder.Span] = []
 
   fileprivate init(_ handle: OpaquePointer, connection: SQLiteConnection) {
     self.handle = handle
@@ -279,19 +336,51 @@ final class SQLiteStatement {
 
   /// Binds `values`, steps to the end and resets: for statements that return no rows.
   func run(_ values: [SQLiteValue] = []) throws(SQLiteError) {
-    try bind(values)
-    defer { reset() }
-    while try step() {}
+    try run { (binder: inout SQLiteBinder) throws(SQLiteError) in
+      for value in values { try binder.value(value) }
+    }
   }
 
   /// Binds the parameters in order through `binder` (each with its own type: no array of
   /// `SQLiteValue`s made and taken apart, for a row written per exchange), steps to the end and
   /// resets.
   func run(binding bind: (inout SQLiteBinder) throws(SQLiteError) -> Void) throws(SQLiteError) {
-    var binder = SQLiteBinder(statement: self)
-    defer { reset() }
+    _ = try step(binding: bind) { () throws(SQLiteError) in while try step() {} }
+  }
+
+  /// Binds through `binder`, runs `body` while the gathered bytes are bound, and resets.
+  private func step<T>(
+    binding bind: (inout SQLiteBinder) throws(SQLiteError) -> Void, _ body: () throws(SQLiteError) -> T
+  ) throws(SQLiteError) -> T {
+    // The buffers move into the binder and back, so appending to them never copies them.
+    boundBytes.removeAll(keepingCapacity: true)
+    boundSpans.removeAll(keepingCapacity: true)
+    var binder = SQLiteBinder(statement: self, bytes: boundBytes, spans: boundSpans)
+    boundBytes = []
+    boundSpans = []
+    defer {
+      // The reset clears the bindings: nothing points into the bytes after it.
+      reset()
+      boundBytes = binder.bytes
+      boundSpans = binder.spans
+    }
     try bind(&binder)
-    while try step() {}
+    let result: Result<T, SQLiteError> = binder.bytes.withUnsafeBytes { buffer in
+      do throws(SQLiteError) {
+        for span in binder.spans {
+          let start = buffer.baseAddress.map { $0 + span.offset }
+          let count = sqlite3_uint64(span.count)
+          try check(
+            span.isBlob
+              ? rb_sqlite3_bind_blob_static(handle, span.index, start, count)
+              : rb_sqlite3_bind_text_static(handle, span.index, start?.assumingMemoryBound(to: CChar.self), count))
+        }
+        return .success(try body())
+      } catch {
+        return .failure(error)
+      }
+    }
+    return try result.get()
   }
 
   /// Binds `values` and calls `row` for each row, then resets.
