@@ -55,10 +55,18 @@ public struct JSONObjectWriter: ~Copyable {
   /// A string member, `null` for nil.
   public mutating func member(_ name: StaticString, _ value: String?) {
     key(name)
-    guard var value else { return bytes.append("null") }
+    guard let value else { return bytes.append("null") }
     bytes.reserve(1)
     bytes.put(UInt8(ascii: "\""))
-    if value.withUTF8({ JSONSerializer.quote(bytes: $0, into: &bytes) }) { isASCII = false }
+    // Read where the string keeps its UTF-8 (no copy of it to make mutable, as `withUTF8` needs:
+    // a retain and a release for every string of every line).
+    let nonASCII =
+      value.utf8.withContiguousStorageIfAvailable { JSONSerializer.quote(bytes: $0, into: &bytes) }
+      ?? { (text: String) -> Bool in
+        var text = text  // not stored as UTF-8 (a bridged string): made so
+        return text.withUTF8 { JSONSerializer.quote(bytes: $0, into: &bytes) }
+      }(value)
+    if nonASCII { isASCII = false }
     bytes.reserve(1)
     bytes.put(UInt8(ascii: "\""))
   }
