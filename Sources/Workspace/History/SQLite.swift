@@ -310,14 +310,14 @@ final class SQLiteStatement {
     var text = text
     let status = text.withUTF8 { utf8 in
       utf8.withMemoryRebound(to: CChar.self) {
-        rb_sqlite3_bind_text(handle, index, $0.baseAddress, sqlite3_uint64($0.count))
+        rb_sqlite3_bind_text(handle, index, $0.baseAddress, sqlite3_uint64($0.count), 1)
       }
     }
     try check(status)
   }
 
   func bind(_ bytes: [UInt8], at index: Int32) throws(SQLiteError) {
-    try check(bytes.withUnsafeBytes { rb_sqlite3_bind_blob(handle, index, $0.baseAddress, sqlite3_uint64($0.count)) })
+    try check(bytes.withUnsafeBytes { rb_sqlite3_bind_blob(handle, index, $0.baseAddress, sqlite3_uint64($0.count), 1) })
   }
 
   private func check(_ status: Int32) throws(SQLiteError) {
@@ -372,8 +372,8 @@ final class SQLiteStatement {
           let count = sqlite3_uint64(span.count)
           try check(
             span.isBlob
-              ? rb_sqlite3_bind_blob_static(handle, span.index, start, count)
-              : rb_sqlite3_bind_text_static(handle, span.index, start?.assumingMemoryBound(to: CChar.self), count))
+              ? rb_sqlite3_bind_blob(handle, span.index, start, count, 0)
+              : rb_sqlite3_bind_text(handle, span.index, start?.assumingMemoryBound(to: CChar.self), count, 0))
         }
         return .success(try body())
       } catch {
