@@ -345,13 +345,6 @@ final class SQLiteStatement {
   /// `SQLiteValue`s made and taken apart, for a row written per exchange), steps to the end and
   /// resets.
   func run(binding bind: (inout SQLiteBinder) throws(SQLiteError) -> Void) throws(SQLiteError) {
-    _ = try step(binding: bind) { () throws(SQLiteError) in while try step() {} }
-  }
-
-  /// Binds through `binder`, runs `body` while the gathered bytes are bound, and resets.
-  private func step<T>(
-    binding bind: (inout SQLiteBinder) throws(SQLiteError) -> Void, _ body: () throws(SQLiteError) -> T
-  ) throws(SQLiteError) -> T {
     // The buffers move into the binder and back, so appending to them never copies them.
     boundBytes.removeAll(keepingCapacity: true)
     boundSpans.removeAll(keepingCapacity: true)
@@ -365,7 +358,8 @@ final class SQLiteStatement {
       boundSpans = binder.spans
     }
     try bind(&binder)
-    let result: Result<T, SQLiteError> = binder.bytes.withUnsafeBytes { buffer in
+    // The texts and blobs are bound, and the statement run, while their bytes stay put.
+    let failure: SQLiteError? = binder.bytes.withUnsafeBytes { buffer in
       do throws(SQLiteError) {
         for span in binder.spans {
           let start = buffer.baseAddress.map { $0 + span.offset }
@@ -375,12 +369,13 @@ final class SQLiteStatement {
               ? rb_sqlite3_bind_blob(handle, span.index, start, count, 0)
               : rb_sqlite3_bind_text(handle, span.index, start?.assumingMemoryBound(to: CChar.self), count, 0))
         }
-        return .success(try body())
+        while try step() {}
+        return nil
       } catch {
-        return .failure(error)
+        return error
       }
     }
-    return try result.get()
+    if let failure { throw failure }
   }
 
   /// Binds `values` and calls `row` for each row, then resets.
