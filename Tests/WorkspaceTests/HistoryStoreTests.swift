@@ -300,6 +300,31 @@ struct HistoryStoreTests {
     #expect(try db.integer("SELECT entries FROM totals") == 5)
   }
 
+  /// After a connection's first commit, a commit prunes the requests it takes over the bound: one
+  /// new request with more entries than the bound in that one commit, one known request crossing
+  /// it, and not one that stays within it.
+  @Test func aCommitPrunesTheRequestsItTakesOverTheBound() throws {
+    defer { try? FileManager.default.removeItem(at: root) }
+    let start = Date(timeIntervalSince1970: 1_796_000_000)
+    let store = HistoryStore(stateFolder: folder, limits: .init(perRequest: 3))
+    try store.record(historyExchange(id: 1, finishedAt: start + 1), name: "known")
+    try store.record(historyExchange(id: 2, finishedAt: start + 2), name: "within")
+    var batch: [(result: ExchangeResult, name: String)] = []
+    for i in 3...7 { batch.append((historyExchange(id: UInt64(i), finishedAt: start + Double(i)), "new")) }
+    for i in 8...10 { batch.append((historyExchange(id: UInt64(i), finishedAt: start + Double(i)), "known")) }
+    batch.append((historyExchange(id: 11, finishedAt: start + 11), "within"))
+    store.recordInBackground(batch)
+    store.waitForBackgroundRecords()
+    #expect(try store.entries(for: "new").map(\.exchangeID.rawValue) == [7, 6, 5])
+    #expect(try store.entries(for: "known").map(\.exchangeID.rawValue) == [10, 9, 8])
+    #expect(try store.entries(for: "within").map(\.exchangeID.rawValue) == [11, 2])
+    let db = try historyDatabase(folder)
+    for (name, count) in [("new", 3), ("known", 3), ("within", 2)] {
+      #expect(try db.integer("SELECT entries FROM names WHERE name = ?", [.text(name)]) == Int64(count))
+    }
+    #expect(try db.integer("SELECT entries FROM totals") == 8)
+  }
+
   @Test func aZeroPerRequestLimitRecordsNothing() throws {
     defer { try? FileManager.default.removeItem(at: root) }
     let store = HistoryStore(stateFolder: folder, limits: .init(perRequest: 0))

@@ -156,17 +156,35 @@ enum HistoryDatabase {
   ]
 
   /// Adds what one commit inserted to the counts in `totals` and `names` (`HistoryPruning`
-  /// takes off what it drops): one statement for the totals and one per request name, not a
-  /// trigger program per row.
+  /// takes off what it drops): one statement for the totals and one or two per request name, not
+  /// a trigger program per row. Returns the requests the commit took over `perRequest`, for the
+  /// prune: each count is added by an UPDATE that applies only within the bound, and `changes`
+  /// says whether it did, so no count is read back.
   static func countAdded(
-    entries: Int, bytes: Int, perName: [String: Int], in db: SQLiteConnection
-  ) throws(SQLiteError) {
-    guard entries > 0 else { return }
+    entries: Int, bytes: Int, perName: [String: Int], perRequest: Int, in db: SQLiteConnection
+  ) throws(SQLiteError) -> [String] {
+    guard entries > 0 else { return [] }
     try db.statement("UPDATE totals SET entries = entries + ?1, bytes = bytes + ?2")
       .run([.integer(Int64(entries)), .integer(Int64(bytes))])
-    let name = try db.statement(
-      "INSERT INTO names VALUES (?1, ?2) ON CONFLICT (name) DO UPDATE SET entries = entries + ?2")
-    for (key, count) in perName { try name.run([.text(key), .integer(Int64(count))]) }
+    let within = try db.statement(
+      "UPDATE names SET entries = entries + ?2 WHERE name = ?1 AND entries + ?2 <= ?3")
+    let beyond = try db.statement("UPDATE names SET entries = entries + ?2 WHERE name = ?1")
+    let first = try db.statement("INSERT INTO names VALUES (?1, ?2)")
+    var over: [String] = []
+    for (key, count) in perName {
+      let name = SQLiteValue.text(key)
+      let added = SQLiteValue.integer(Int64(count))
+      try within.run([name, added, .integer(Int64(perRequest))])
+      if db.changes == 1 { continue }
+      try beyond.run([name, added])
+      if db.changes == 1 {
+        over.append(key)
+      } else {
+        try first.run([name, added])
+        if count > perRequest { over.append(key) }
+      }
+    }
+    return over
   }
 
   /// The indexed text of an entry row named `row` (`old`, or a table alias), in the order of

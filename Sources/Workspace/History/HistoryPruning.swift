@@ -20,8 +20,9 @@ enum HistoryPruning {
     var everyRequestLooked = false
   }
 
-  /// Drops what is beyond the bounds after a commit that added entries to the requests `added`;
-  /// returns the keys of dropped entries whose bodies are files
+  /// Drops what is beyond the bounds after a commit that added entries, `over` being the requests
+  /// it took over `perRequest` (`HistoryDatabase.countAdded`); returns the keys of dropped
+  /// entries whose bodies are files
   /// (`STATE/history-bodies/KEY.body`), for the caller to unlink after the commit.
   ///
   /// The counts in `names` and `totals` are the writer's; a count another program damaged never
@@ -30,18 +31,12 @@ enum HistoryPruning {
   /// they are impossible, and before the first prune by size of a connection (`Checks`), so a
   /// history at its bound does not sum the table at every commit.
   static func prune(
-    in db: SQLiteConnection, limits: HistoryStore.Limits, added: some Collection<String>, checks: inout Checks
+    in db: SQLiteConnection, limits: HistoryStore.Limits, over counted: [String], checks: inout Checks
   ) throws(SQLiteError) -> [String] {
     var removal = try Removal(db)
     var over: [String] = []
     if checks.everyRequestLooked {
-      for name in added {
-        if let count = try db.integer("SELECT entries FROM names WHERE name = ?", [.text(name)]),
-          count > limits.perRequest
-        {
-          over.append(name)
-        }
-      }
+      over = counted
     } else {
       try db.statement("SELECT name FROM names WHERE entries > ?").forEachRow([.integer(limits.perRequest)]) { row in
         if let name = row.text(0) { over.append(name) }

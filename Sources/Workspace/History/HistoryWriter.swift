@@ -416,8 +416,9 @@ final class HistoryWriter: @unchecked Sendable {
           ])
         }
       }
-      try HistoryDatabase.countAdded(entries: added, bytes: addedBytes, perName: perName, in: db)
-      return try HistoryPruning.prune(in: db, limits: limits, added: perName.keys, checks: &pruneChecks)
+      let over = try HistoryDatabase.countAdded(
+        entries: added, bytes: addedBytes, perName: perName, perRequest: limits.perRequest, in: db)
+      return try HistoryPruning.prune(in: db, limits: limits, over: over, checks: &pruneChecks)
     }
   }
 
