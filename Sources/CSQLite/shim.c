@@ -3,14 +3,12 @@
 // What an empty text or blob points at: SQLite binds NULL for a NULL pointer.
 static const char rb_empty = 0;
 
-int rb_sqlite3_bind_text(sqlite3_stmt *statement, int index, const char *text, sqlite3_uint64 length, int copy) {
-  return sqlite3_bind_text64(statement, index, length == 0 ? &rb_empty : text, length,
-                             copy ? SQLITE_TRANSIENT : SQLITE_STATIC, SQLITE_UTF8);
+int rb_sqlite3_bind_text(sqlite3_stmt *statement, int index, const char *text, sqlite3_uint64 length) {
+  return sqlite3_bind_text64(statement, index, length == 0 ? &rb_empty : text, length, SQLITE_STATIC, SQLITE_UTF8);
 }
 
-int rb_sqlite3_bind_blob(sqlite3_stmt *statement, int index, const void *bytes, sqlite3_uint64 length, int copy) {
-  return sqlite3_bind_blob64(statement, index, length == 0 ? (const void *)&rb_empty : bytes, length,
-                             copy ? SQLITE_TRANSIENT : SQLITE_STATIC);
+int rb_sqlite3_bind_blob(sqlite3_stmt *statement, int index, const void *bytes, sqlite3_uint64 length) {
+  return sqlite3_bind_blob64(statement, index, length == 0 ? (const void *)&rb_empty : bytes, length, SQLITE_STATIC);
 }
 
 static int rb_wal_hook(void *frames, sqlite3 *db, const char *name, int count) {

@@ -3,15 +3,13 @@
 
 #include <sqlite3.h>
 
-// SQLite's SQLITE_TRANSIENT and SQLITE_STATIC are macros casting a number to a function pointer,
-// which Swift cannot import. These bind text and blobs with one of them: `copy` non-zero,
-// SQLITE_TRANSIENT (SQLite copies the bytes before returning, so the caller's buffer may go away
-// right after the call); zero, SQLITE_STATIC (SQLite keeps the pointer and reads the bytes when
-// the statement steps, so they must stay where they are until it is reset, which clears the
-// bindings, or bound again). An empty text or blob is bound as empty, never as NULL.
+// SQLite's SQLITE_STATIC is a macro casting 0 to a function pointer, which Swift cannot import.
+// These bind text and blobs with it: SQLite keeps the pointer and reads the bytes when the
+// statement steps, so they must stay where they are until it is reset (which clears the
+// bindings) or bound again. An empty text or blob is bound as empty, never as NULL.
 
-int rb_sqlite3_bind_text(sqlite3_stmt *statement, int index, const char *text, sqlite3_uint64 length, int copy);
-int rb_sqlite3_bind_blob(sqlite3_stmt *statement, int index, const void *bytes, sqlite3_uint64 length, int copy);
+int rb_sqlite3_bind_text(sqlite3_stmt *statement, int index, const char *text, sqlite3_uint64 length);
+int rb_sqlite3_bind_blob(sqlite3_stmt *statement, int index, const void *bytes, sqlite3_uint64 length);
 
 /// sqlite3_db_config is variadic. SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE: closing the last connection
 /// leaves the WAL to the next checkpoint instead of copying it into the database (and syncing)

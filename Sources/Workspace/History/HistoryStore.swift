@@ -365,10 +365,7 @@ public final class HistoryStore: @unchecked Sendable {
 
   private func blob(_ sql: String, _ values: [SQLiteValue], of entry: HistoryEntry) throws(FileError) -> [UInt8] {
     let found: [UInt8]? = try read(or: nil) { db throws(SQLiteError) -> [UInt8]? in
-      let statement = try db.statement(sql)
-      try statement.bind(values)
-      defer { statement.reset() }
-      return try statement.step() ? statement.blob(0) : nil
+      try db.statement(sql).firstRow(values) { $0.blob(0) }
     }
     guard let found else { throw gone(entry, "body") }
     return found

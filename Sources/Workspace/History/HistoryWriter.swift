@@ -460,10 +460,7 @@ final class HistoryWriter: @unchecked Sendable {
         unlink(path)
       } else if name.hasSuffix(HistoryStore.Paths.bodySuffix) {
         let key = String(name.dropLast(HistoryStore.Paths.bodySuffix.count))
-        try exists.bind([.text(key)])
-        let referred = try exists.step()
-        exists.reset()
-        if !referred { unlink(path) }
+        if try exists.firstRow([.text(key)], { _ in true }) == nil { unlink(path) }
       }
     }
   }

@@ -120,10 +120,7 @@ final class SQLiteConnection {
   /// The first column of the first row of `sql` as an integer (nil when there is no row or
   /// it is not an integer).
   func integer(_ sql: String, _ values: [SQLiteValue] = []) throws(SQLiteError) -> Int64? {
-    let statement = try statement(sql)
-    try statement.bind(values)
-    defer { statement.reset() }
-    return try statement.step() ? statement.int64(0) : nil
+    try statement(sql).firstRow(values) { $0.int64(0) } ?? nil
   }
 
   /// Runs `body` in a transaction: `BEGIN IMMEDIATE` (the write lock at once, waiting for it
@@ -172,8 +169,9 @@ enum SQLiteValue: Sendable, Equatable {
   static func optional(_ value: String?) -> SQLiteValue { value.map { .text($0) } ?? .null }
 }
 
-/// Binds a statement's parameters one after the other (`SQLiteStatement.run(binding:)`); nil
-/// binds NULL.
+/// Binds a statement's parameters one after the other, for every run or query of a
+/// `SQLiteStatement` (a row written per exchange: `run(binding:)`, each value in its own type);
+/// nil binds NULL.
 ///
 /// Texts and blobs are copied one after the other into one buffer of the statement's, reused from
 /// row to row, and bound once all are there without SQLite copying them again (`SQLITE_STATIC`):
@@ -276,23 +274,7 @@ final class SQLiteStatement {
     sqlite3_clear_bindings(handle)
   }
 
-  func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
-    for (offset, value) in values.enumerated() {
-      try bind(value, at: Int32(offset + 1))
-    }
-  }
-
-  func bind(_ value: SQLiteValue, at index: Int32) throws(SQLiteError) {
-    switch value {
-    case .null: try bindNull(at: index)
-    case .integer(let n): try bind(n, at: index)
-    case .real(let x): try bind(x, at: index)
-    case .text(let text): try bind(text, at: index)
-    case .blob(let bytes): try bind(bytes, at: index)
-    }
-  }
-
-  // One typed binder each, what `bind(_:at:)` and `SQLiteBinder` both use.
+  // The binders of numbers and NULL, which `SQLiteBinder` calls as it goes.
 
   func bindNull(at index: Int32) throws(SQLiteError) {
     try check(sqlite3_bind_null(handle, index))
@@ -304,20 +286,6 @@ final class SQLiteStatement {
 
   func bind(_ x: Double, at index: Int32) throws(SQLiteError) {
     try check(sqlite3_bind_double(handle, index, x))
-  }
-
-  func bind(_ text: String, at index: Int32) throws(SQLiteError) {
-    var text = text
-    let status = text.withUTF8 { utf8 in
-      utf8.withMemoryRebound(to: CChar.self) {
-        rb_sqlite3_bind_text(handle, index, $0.baseAddress, sqlite3_uint64($0.count), 1)
-      }
-    }
-    try check(status)
-  }
-
-  func bind(_ bytes: [UInt8], at index: Int32) throws(SQLiteError) {
-    try check(bytes.withUnsafeBytes { rb_sqlite3_bind_blob(handle, index, $0.baseAddress, sqlite3_uint64($0.count), 1) })
   }
 
   private func check(_ status: Int32) throws(SQLiteError) {
@@ -336,15 +304,37 @@ final class SQLiteStatement {
 
   /// Binds `values`, steps to the end and resets: for statements that return no rows.
   func run(_ values: [SQLiteValue] = []) throws(SQLiteError) {
-    try run { (binder: inout SQLiteBinder) throws(SQLiteError) in
-      for value in values { try binder.value(value) }
-    }
+    try withBound(values) { () throws(SQLiteError) in while try step() {} }
   }
 
   /// Binds the parameters in order through `binder` (each with its own type: no array of
   /// `SQLiteValue`s made and taken apart, for a row written per exchange), steps to the end and
   /// resets.
   func run(binding bind: (inout SQLiteBinder) throws(SQLiteError) -> Void) throws(SQLiteError) {
+    try withBound(bind) { () throws(SQLiteError) in while try step() {} }
+  }
+
+  /// Binds `values` and calls `row` for each row, then resets.
+  func forEachRow(_ values: [SQLiteValue] = [], _ row: (SQLiteStatement) throws(SQLiteError) -> Void) throws(SQLiteError) {
+    try withBound(values) { () throws(SQLiteError) in while try step() { try row(self) } }
+  }
+
+  /// Binds `values` and reads the first row with `read` (nil when there is none), then resets.
+  func firstRow<T>(_ values: [SQLiteValue] = [], _ read: (SQLiteStatement) -> T) throws(SQLiteError) -> T? {
+    try withBound(values) { () throws(SQLiteError) -> T? in try step() ? read(self) : nil }
+  }
+
+  private func withBound<T>(_ values: [SQLiteValue], _ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+    try withBound({ (binder: inout SQLiteBinder) throws(SQLiteError) in
+      for value in values { try binder.value(value) }
+    }, body)
+  }
+
+  /// Binds through `binder` and runs `body` while the texts and blobs it gathered are bound (their
+  /// bytes stay put until then), then resets. Every statement is bound this way.
+  private func withBound<T>(
+    _ bind: (inout SQLiteBinder) throws(SQLiteError) -> Void, _ body: () throws(SQLiteError) -> T
+  ) throws(SQLiteError) -> T {
     // The buffers move into the binder and back, so appending to them never copies them.
     boundBytes.removeAll(keepingCapacity: true)
     boundSpans.removeAll(keepingCapacity: true)
@@ -358,31 +348,22 @@ final class SQLiteStatement {
       boundSpans = binder.spans
     }
     try bind(&binder)
-    // The texts and blobs are bound, and the statement run, while their bytes stay put.
-    let failure: SQLiteError? = binder.bytes.withUnsafeBytes { buffer in
+    let result: Result<T, SQLiteError> = binder.bytes.withUnsafeBytes { buffer in
       do throws(SQLiteError) {
         for span in binder.spans {
           let start = buffer.baseAddress.map { $0 + span.offset }
           let count = sqlite3_uint64(span.count)
           try check(
             span.isBlob
-              ? rb_sqlite3_bind_blob(handle, span.index, start, count, 0)
-              : rb_sqlite3_bind_text(handle, span.index, start?.assumingMemoryBound(to: CChar.self), count, 0))
+              ? rb_sqlite3_bind_blob(handle, span.index, start, count)
+              : rb_sqlite3_bind_text(handle, span.index, start?.assumingMemoryBound(to: CChar.self), count))
         }
-        while try step() {}
-        return nil
+        return .success(try body())
       } catch {
-        return error
+        return .failure(error)
       }
     }
-    if let failure { throw failure }
-  }
-
-  /// Binds `values` and calls `row` for each row, then resets.
-  func forEachRow(_ values: [SQLiteValue] = [], _ row: (SQLiteStatement) throws(SQLiteError) -> Void) throws(SQLiteError) {
-    try bind(values)
-    defer { reset() }
-    while try step() { try row(self) }
+    return try result.get()
   }
 
   func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
