@@ -12,12 +12,17 @@ import RequestEngine
   import Darwin
 #endif
 
-/// The one thread that writes a store's history database. Entries queue up (`submit`) and the
-/// thread commits whatever has queued in one transaction (an engine pass's entries arrive
-/// together; while a commit runs the next ones gather), pruning in the same transaction: per
-/// request beyond `perRequest`, then the oldest overall while above `totalBytes`. Bodies above
-/// the inline limit are written to their files before the transaction that adds their rows;
-/// the files of pruned entries are removed after it commits.
+/// The one thread that writes a store's history database. Entries queue up (`submit`); the
+/// thread inserts them in chunks as they come, into one open transaction, and commits it on the
+/// clock (`gatherInterval` after its first entry, or at `gatherCount` entries, or at once when
+/// someone waits): few commits, and a caller that waits (`run` at its exit) waits only for the
+/// last chunk and the COMMIT, not for a whole commit's inserts. Each chunk prunes in the same
+/// transaction: per request beyond `perRequest`, then the oldest overall while above
+/// `totalBytes`. Bodies above the inline limit are written to their files before the chunk that
+/// adds their rows; the files of pruned entries are removed after the commit. When a chunk or
+/// the commit fails, the transaction is rolled back and its entries are stored again in one
+/// transaction of their own (`store`), which sets a damaged database aside and tells each
+/// entry's caller when they cannot be written.
 ///
 /// Between commits, while entries gather or nothing is queued, it does the background work: the
 /// checkpoint of the WAL (see below), the migration of an old file history (a chunk per
@@ -28,9 +33,11 @@ import RequestEngine
 /// Checkpoints are the writer's, not SQLite's automatic one inside the commit that crosses 1,000
 /// pages (which `run` would wait for at its exit): when the thread first opens the database, while
 /// the first entries gather (what earlier processes left in the WAL), and after a commit that left
-/// more than `checkpointBytes` in it, once nothing is queued. A process that ends before it
-/// checkpoints leaves the WAL to the next one, up to `closingCheckpointBytes`, beyond which
-/// closing checkpoints first, so the WAL stays bounded whatever the processes do.
+/// more than `checkpointBytes` in it, once a second has gone by without entries (begun right
+/// after a process's last commit, a checkpoint of megabytes, fsyncs included, held up its exit by
+/// 8-10 ms). A process that ends before it checkpoints leaves the WAL to the next one, up to
+/// `closingCheckpointBytes`, beyond which closing checkpoints first, so the WAL stays bounded
+/// whatever the processes do.
 final class HistoryWriter: @unchecked Sendable {
   struct Job {
     var result: ExchangeResult
@@ -50,7 +57,8 @@ final class HistoryWriter: @unchecked Sendable {
   private var threadDone = false
   /// When the search index may be filled: a second after the last commit.
   private var indexAt: Date?
-  /// When what has queued is committed at the latest: `gatherInterval` after the first of it.
+  /// When the open transaction (or what has queued, when none is open) is committed at the
+  /// latest: `gatherInterval` after its first entry.
   private var commitAt: Date?
   /// Callers waiting in `waitForCommits`: what is queued is committed at once.
   private var waiters = 0
@@ -69,19 +77,42 @@ final class HistoryWriter: @unchecked Sendable {
   private var pruneChecks = HistoryPruning.Checks()
   /// A checkpoint is due (at the first open, and after a commit that left the WAL long).
   private var checkpointWanted = true
+  /// The transaction the thread has open, with what it holds (only the thread touches it).
+  private var transaction: Transaction?
 
+  /// The chunks inserted since the last commit.
+  private struct Transaction {
+    /// The records in it, and beside them (same index) whom to tell if they cannot be stored.
+    var records: [HistoryRecord] = []
+    var failures: [(@Sendable (FileError) -> Void)?] = []
+    /// The jobs it accounts for (with those whose body file could not be written).
+    var jobs = 0
+    /// Keys of pruned entries whose body files go once it commits.
+    var pruned: [String] = []
+    /// BEGIN has run (not before a chunk has a record to insert).
+    var begun = false
+    /// A chunk failed and the transaction was rolled back: the records are stored anew at the
+    /// commit (`store`).
+    var rolledBack = false
+  }
+
+  /// How long after the last commit the idle work (a checkpoint, the search index) begins.
   static let indexDelay: TimeInterval = 1
   /// The WAL's size after which the thread checkpoints once idle: SQLite's own default (1,000
   /// pages of 4 KB; a database made since has pages of 16 KB, `HistoryDatabase.pageSize`).
   static let checkpointBytes = 4 << 20
   /// The WAL's size beyond which closing checkpoints before the thread ends.
   static let closingCheckpointBytes = 16 << 20
-  /// How long entries gather before a commit, and how many make one at once. Each commit writes
-  /// every page it changed to the WAL, the same tree pages again and again when a commit is made
-  /// per engine pass: a run of 1,000 commits a handful of times, and waits at its end only for
-  /// the last 20 ms of entries.
+  /// How long a transaction stays open after its first entry, and how many entries it takes
+  /// before it commits. Each commit writes every page it changed to the WAL, the same tree pages
+  /// again and again when a commit is made per engine pass: a run of 1,000 commits a handful of
+  /// times.
   static let gatherInterval: TimeInterval = 0.02
   static let gatherCount = 250
+  /// How many queued entries wake the thread to insert them. Inserted as they come, a run's
+  /// entries are in the open transaction by the time it ends, and its exit waits for the last
+  /// chunk and the COMMIT (1,000 GETs: 1 ms instead of the 3-9 ms a whole commit's inserts took).
+  static let chunkCount = 50
 
   init(paths: HistoryStore.Paths, limits: HistoryStore.Limits) {
     self.paths = paths
@@ -93,16 +124,17 @@ final class HistoryWriter: @unchecked Sendable {
   func submit(_ jobs: [Job]) {
     guard !jobs.isEmpty else { return }
     condition.lock()
-    let first = queue.isEmpty
+    let first = commitAt == nil
     if first { commitAt = Date().addingTimeInterval(Self.gatherInterval) }
+    let before = queue.count
     queue.append(contentsOf: jobs)
     submitted += jobs.count
     startIfNeeded()
-    // The thread is woken for the first entries of a commit (it learns when to commit them) and
-    // when enough have gathered; in between it sleeps until `commitAt`. Woken for every engine
-    // pass's entries, it took a core from the engine and `run` hundreds of times a run (1,000
-    // GETs: 9 ms of wall time).
-    let wake = first || queue.count >= Self.gatherCount
+    // The thread is woken for the first entries of a transaction (it learns when to commit
+    // them) and when a chunk has gathered; in between it sleeps until `commitAt`. Woken for
+    // every engine pass's entries, it took a core from the engine and `run` hundreds of times a
+    // run (1,000 GETs: 9 ms of wall time).
+    let wake = first || (before < Self.chunkCount && queue.count >= Self.chunkCount)
     condition.unlock()
     if wake { condition.broadcast() }
   }
@@ -171,7 +203,8 @@ final class HistoryWriter: @unchecked Sendable {
   // MARK: - The thread
 
   private enum Work {
-    case commit([Job])
+    case insert([Job])
+    case commit
     case migrate(HistoryMigration.State)
     case sweep
     case index
@@ -182,11 +215,14 @@ final class HistoryWriter: @unchecked Sendable {
   private func run() {
     while true {
       switch nextWork() {
-      case .commit(let jobs):
-        commit(jobs)
+      case .insert(let jobs):
+        insert(jobs)
+      case .commit:
+        let jobs = commit()
         let walBytes = connection?.bytesInWAL ?? 0
         condition.lock()
-        finished += jobs.count
+        finished += jobs
+        commitAt = queue.isEmpty ? nil : Date().addingTimeInterval(Self.gatherInterval)
         if walBytes > Self.checkpointBytes { checkpointWanted = true }
         indexAt = Date().addingTimeInterval(Self.indexDelay)
         condition.broadcast()
@@ -230,33 +266,39 @@ final class HistoryWriter: @unchecked Sendable {
   }
 
   /// What to do next, waiting (without a timer unless the index is due) when there is nothing.
+  /// The background work waits for the open transaction to commit: it uses the connection too.
   private func nextWork() -> Work {
     condition.lock()
     defer { condition.unlock() }
     while true {
-      if migrationWanted && migration != .done { return .migrate(migration) }
-      var due: Date?
-      if !queue.isEmpty {
-        let at = commitAt ?? Date()
-        if waiters > 0 || closing || queue.count >= Self.gatherCount || at <= Date() {
-          let jobs = queue
-          queue = []
-          commitAt = nil
-          return .commit(jobs)
-        }
-        due = at
+      let inTransaction = transaction?.jobs ?? 0
+      if migrationWanted && migration != .done {
+        return transaction == nil ? .migrate(migration) : .commit
       }
+      let urgent = waiters > 0 || closing
+      let commitDue = commitAt.map { $0 <= Date() } ?? false
+      if !queue.isEmpty
+        && (urgent || commitDue || queue.count >= Self.chunkCount
+          || inTransaction + queue.count >= Self.gatherCount)
+      {
+        let jobs = queue
+        queue = []
+        return .insert(jobs)
+      }
+      if transaction != nil && (urgent || commitDue || inTransaction >= Self.gatherCount) { return .commit }
       if closing { return .stop }
-      // While entries gather, or idle: the checkpoint first.
-      if checkpointWanted { return .checkpoint }
-      if let due {
+      // The first open's checkpoint (what earlier processes left in the WAL), while the first
+      // entries gather.
+      if checkpointWanted && connection == nil && transaction == nil { return .checkpoint }
+      if let due = commitAt {
         _ = condition.wait(until: due)
         continue
       }
       if migration != .done { return .migrate(migration) }
       if !swept { return .sweep }
+      // A second after the last commit: the checkpoint a long WAL wants, then the search index.
       if let due = indexAt {
-        if due <= Date() { return .index }
+        if due <= Date() { return checkpointWanted ? .checkpoint : .index }
         _ = condition.wait(until: due)
       } else {
         condition.wait()
@@ -310,24 +352,70 @@ final class HistoryWriter: @unchecked Sendable {
 
   // MARK: - Committing
 
-  private func commit(_ jobs: [Job]) {
+  /// Inserts a chunk of entries into the open transaction (beginning one).
+  private func insert(_ jobs: [Job]) {
+    var open = transaction ?? Transaction()
+    defer { transaction = open }
+    open.jobs += jobs.count
     guard limits.perRequest > 0 else { return }
+    let first = open.records.count
     // The records, and beside them (same index) whom to tell when they cannot be written: two
-    // arrays made once, so no record is copied on its way to the insert.
-    var records: [HistoryRecord] = []
-    var failures: [(@Sendable (FileError) -> Void)?] = []
-    records.reserveCapacity(jobs.count)
-    failures.reserveCapacity(jobs.count)
+    // arrays appended to once, so no record is copied on its way to the insert.
+    open.records.reserveCapacity(first + jobs.count)
+    open.failures.reserveCapacity(first + jobs.count)
     for job in jobs {
       var record = HistoryRecord(job.result, name: job.name, limits: limits)
       do throws(FileError) {
         try writeBodyFile(&record)
-        records.append(record)
-        failures.append(job.failed)
+        open.records.append(record)
+        open.failures.append(job.failed)
       } catch {
         job.failed?(error)
       }
     }
+    guard open.records.count > first, !open.rolledBack else { return }
+    do {
+      // The connection is checked (`database`) only between transactions.
+      let db: SQLiteConnection
+      if open.begun, let connection {
+        db = connection
+      } else {
+        db = try database()
+        try db.execute("BEGIN IMMEDIATE")
+        open.begun = true
+      }
+      do throws(SQLiteError) {
+        open.pruned += try Self.add(open.records[first...], into: db, limits: limits, pruneChecks: &pruneChecks)
+      } catch {
+        try? db.execute("ROLLBACK")
+        throw error
+      }
+    } catch {
+      open.rolledBack = true
+      pruneChecks = HistoryPruning.Checks()  // what it looked at was rolled back with it
+    }
+  }
+
+  /// Commits the open transaction; returns the number of jobs it accounted for.
+  private func commit() -> Int {
+    guard let open = transaction else { return 0 }
+    transaction = nil
+    if open.begun, !open.rolledBack, let db = connection {
+      do throws(SQLiteError) {
+        try db.execute("COMMIT")
+        for key in open.pruned { unlink(paths.bodyFile(key)) }
+        return open.jobs
+      } catch {
+        try? db.execute("ROLLBACK")
+        pruneChecks = HistoryPruning.Checks()
+      }
+    }
+    store(open.records, failures: open.failures)
+    return open.jobs
+  }
+
+  /// Stores records in one transaction of their own: what a transaction that failed held.
+  private func store(_ records: [HistoryRecord], failures: [(@Sendable (FileError) -> Void)?]) {
     guard !records.isEmpty else { return }
     var pruned: [String] = []
     do throws(FileError) {
@@ -391,36 +479,46 @@ final class HistoryWriter: @unchecked Sendable {
     return []
   }
 
+  /// Inserts the records and prunes, in one transaction; returns the keys of pruned entries
+  /// whose bodies are files.
   static func insert(
     _ records: [HistoryRecord], into db: SQLiteConnection, limits: HistoryStore.Limits,
     pruneChecks: inout HistoryPruning.Checks
   ) throws(SQLiteError) -> [String] {
     try db.transaction(immediate: true) { () throws(SQLiteError) -> [String] in
-      let insertEntry = try db.statement(HistoryRow.insert)
-      let insertBodies = try db.statement("INSERT INTO bodies (id, request, response) VALUES (?, ?, ?)")
-      var added = 0
-      var addedBytes = 0
-      var perName: [String: Int] = [:]
-      for record in records {
-        try insertEntry.run { (row: inout SQLiteBinder) throws(SQLiteError) in try HistoryRow.bind(record.entry, into: &row) }
-        guard db.changes == 1 else { continue }  // already there (a migration run again)
-        added += 1
-        addedBytes += record.entry.storedBytes
-        perName[record.entry.name, default: 0] += 1
-        let row = db.lastInsertRowID
-        var response: SQLiteValue = .null
-        if case .inline(let bytes) = record.responseBody { response = .blob(bytes) }
-        if !record.requestBody.isEmpty || response != .null {
-          try insertBodies.run([
-            .integer(row), record.requestBody.isEmpty ? .null : .blob(record.requestBody), response,
-          ])
-        }
-      }
-      let over = try HistoryDatabase.countAdded(
-        entries: added, bytes: addedBytes, perName: perName, perRequest: limits.perRequest, in: db)
-      return try HistoryPruning.prune(in: db, limits: limits, over: over, checks: &pruneChecks)
+      try add(records[...], into: db, limits: limits, pruneChecks: &pruneChecks)
     }
   }
+
+  /// Inserts the records and prunes, in the transaction the caller has open.
+  static func add(
+    _ records: ArraySlice<HistoryRecord>, into db: SQLiteConnection, limits: HistoryStore.Limits,
+    pruneChecks: inout HistoryPruning.Checks
+  ) throws(SQLiteError) -> [String] {
+    let insertEntry = try db.statement(HistoryRow.insert)
+    let insertBodies = try db.statement("INSERT INTO bodies (id, request, response) VALUES (?, ?, ?)")
+    var added = 0
+    var addedBytes = 0
+    var perName: [String: Int] = [:]
+    for record in records {
+      try insertEntry.run { (row: inout SQLiteBinder) throws(SQLiteError) in try HistoryRow.bind(record.entry, into: &row) }
+      guard db.changes == 1 else { continue }  // already there (a migration run again)
+      added += 1
+      addedBytes += record.entry.storedBytes
+      perName[record.entry.name, default: 0] += 1
+      let row = db.lastInsertRowID
+      var response: SQLiteValue = .null
+      if case .inline(let bytes) = record.responseBody { response = .blob(bytes) }
+      if !record.requestBody.isEmpty || response != .null {
+        try insertBodies.run([
+          .integer(row), record.requestBody.isEmpty ? .null : .blob(record.requestBody), response,
+        ])
+      }
+    }
+    let over = try HistoryDatabase.countAdded(
+      entries: added, bytes: addedBytes, perName: perName, perRequest: limits.perRequest, in: db)
+    return try HistoryPruning.prune(in: db, limits: limits, over: over, checks: &pruneChecks)
+    }
 
   // MARK: - Background work
 
