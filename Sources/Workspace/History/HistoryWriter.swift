@@ -111,7 +111,7 @@ final class HistoryWriter: @unchecked Sendable {
   static let gatherCount = 250
   /// How many queued entries wake the thread to insert them. Inserted as they come, a run's
   /// entries are in the open transaction by the time it ends, and its exit waits for the last
-  /// chunk and the COMMIT (1,000 GETs: 1 ms instead of the 3-9 ms a whole commit's inserts took).
+  /// chunk and the COMMIT (1,000 GETs: 1-4 ms, where a whole commit's inserts took 3-25 ms).
   static let chunkCount = 50
 
   init(paths: HistoryStore.Paths, limits: HistoryStore.Limits) {
