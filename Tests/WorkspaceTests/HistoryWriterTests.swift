@@ -56,45 +56,63 @@ struct HistoryWriterTests {
   @Test func aLongWALIsCheckpointedByTheNextProcessOrOnceIdle() throws {
     defer { try? FileManager.default.removeItem(at: root) }
     let database = folder.appendingPathComponent("history.sqlite").path
-    func size(_ path: String) -> Int {
-      ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? NSNumber)?.intValue ?? 0
-    }
-    /// Waits (up to 5 s) until the database file holds more than `bytes`.
-    func databaseGrows(over bytes: Int) -> Bool {
-      for _ in 0..<100 {
-        if size(database) > bytes { return true }
-        Thread.sleep(forTimeInterval: 0.05)
-      }
-      return false
-    }
-    let start = Date(timeIntervalSince1970: 1_796_000_000)
-    let body = historyPattern(200_000)
-    func record(_ store: HistoryStore, from first: Int) {
-      store.recordInBackground(
-        (first..<first + 30).map {
-          (historyExchange(id: UInt64($0), body: .memory(body), finishedAt: start + Double($0)), "big")
-        })
-      store.waitForBackgroundRecords()
-    }
 
     // 6 MB recorded, then closed at once: the bodies are in the WAL, not yet in the database.
-    let first = HistoryStore(stateFolder: folder, limits: .init(perRequest: 100))
-    record(first, from: 1)
+    let first = HistoryStore(stateFolder: folder, limits: .init(perRequest: 1000))
+    recordBigBodies(first, from: 1)
     first.close()
-    #expect(size(database + "-wal") > HistoryWriter.checkpointBytes)
-    #expect(size(database) < 1 << 20)
+    #expect(fileSize(database + "-wal") > HistoryWriter.checkpointBytes)
+    #expect(fileSize(database) < 1 << 20)
 
     // The next process copies them in when it opens the database.
-    let second = HistoryStore(stateFolder: folder, limits: .init(perRequest: 100))
+    let second = HistoryStore(stateFolder: folder, limits: .init(perRequest: 1000))
     second.prepareForRecording()
-    #expect(databaseGrows(over: 5 << 20))
+    #expect(fileGrows(database, over: 5 << 20))
 
     // 6 MB more, and the store stays open: checkpointed about a second after the last commit.
-    let before = size(database)
-    record(second, from: 31)
-    #expect(size(database) == before)
-    #expect(databaseGrows(over: before + (5 << 20)))
+    let before = fileSize(database)
+    recordBigBodies(second, from: 31)
+    #expect(fileSize(database) == before)
+    #expect(fileGrows(database, over: before + (5 << 20)))
     #expect(try second.entries(for: "big").count == 60)
     second.close()
   }
+
+  /// A WAL past `longWALBytes` is checkpointed before more entries go in, with no second to
+  /// wait for (a run of many thousands never has one).
+  @Test func aWALPastItsBoundIsCheckpointedBeforeMoreGoesIn() throws {
+    defer { try? FileManager.default.removeItem(at: root) }
+    let database = folder.appendingPathComponent("history.sqlite").path
+    let store = HistoryStore(stateFolder: folder, limits: .init(perRequest: 1000))
+    // Three hand-overs of 6 MB take the WAL past 16 MB; the fourth goes in after the checkpoint.
+    for handOver in 0..<4 { recordBigBodies(store, from: 1 + 30 * handOver) }
+    #expect(HistoryWriter.longWALBytes < 18 << 20)
+    #expect(fileSize(database) > 15 << 20)
+    #expect(try store.entries(for: "big").count == 120)
+    store.close()
+  }
+}
+
+private func fileSize(_ path: String) -> Int {
+  ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? NSNumber)?.intValue ?? 0
+}
+
+/// Waits (up to 5 s) until the file at `path` holds more than `bytes`.
+private func fileGrows(_ path: String, over bytes: Int) -> Bool {
+  for _ in 0..<100 {
+    if fileSize(path) > bytes { return true }
+    Thread.sleep(forTimeInterval: 0.05)
+  }
+  return false
+}
+
+/// Records 30 entries of 200 KB bodies (6 MB) and waits for their commit.
+private func recordBigBodies(_ store: HistoryStore, from first: Int) {
+  let start = Date(timeIntervalSince1970: 1_796_000_000)
+  let body = historyPattern(200_000)
+  store.recordInBackground(
+    (first..<first + 30).map {
+      (historyExchange(id: UInt64($0), body: .memory(body), finishedAt: start + Double($0)), "big")
+    })
+  store.waitForBackgroundRecords()
 }

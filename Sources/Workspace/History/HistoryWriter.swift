@@ -35,9 +35,10 @@ import RequestEngine
 /// the first entries gather (what earlier processes left in the WAL), and after a commit that left
 /// more than `checkpointBytes` in it, once a second has gone by without entries (begun right
 /// after a process's last commit, a checkpoint of megabytes, fsyncs included, held up its exit by
-/// 8-10 ms). A process that ends before it checkpoints leaves the WAL to the next one, up to
-/// `closingCheckpointBytes`, beyond which closing checkpoints first, so the WAL stays bounded
-/// whatever the processes do.
+/// 8-10 ms). A WAL past `longWALBytes` is checkpointed at once, before the next entries go in
+/// (a run of many thousands has no second to spare), and closing checkpoints one first: a
+/// process that ends leaves the next one a shorter WAL, so it stays bounded whatever the
+/// processes do.
 final class HistoryWriter: @unchecked Sendable {
   struct Job {
     var result: ExchangeResult
@@ -75,8 +76,10 @@ final class HistoryWriter: @unchecked Sendable {
   private var connectionIdentity: HistoryFiles.Identity?
   /// What the prune looked at once on this connection.
   private var pruneChecks = HistoryPruning.Checks()
-  /// A checkpoint is due (at the first open, and after a commit that left the WAL long).
+  /// A checkpoint is due (at the first open, and after a commit that left the WAL long), and
+  /// whether it goes before anything else (the WAL is past `longWALBytes`).
   private var checkpointWanted = true
+  private var checkpointUrgent = false
   /// The transaction the thread has open, with what it holds (only the thread touches it).
   private var transaction: Transaction?
 
@@ -101,8 +104,9 @@ final class HistoryWriter: @unchecked Sendable {
   /// The WAL's size after which the thread checkpoints once idle: SQLite's own default (1,000
   /// pages of 4 KB; a database made since has pages of 16 KB, `HistoryDatabase.pageSize`).
   static let checkpointBytes = 4 << 20
-  /// The WAL's size beyond which closing checkpoints before the thread ends.
-  static let closingCheckpointBytes = 16 << 20
+  /// The WAL's size beyond which the thread checkpoints before it inserts more, and closing
+  /// checkpoints before the thread ends.
+  static let longWALBytes = 16 << 20
   /// How long a transaction stays open after its first entry, and how many entries it takes
   /// before it commits. Each commit writes every page it changed to the WAL, the same tree pages
   /// again and again when a commit is made per engine pass: a run of 1,000 commits a handful of
@@ -224,6 +228,7 @@ final class HistoryWriter: @unchecked Sendable {
         finished += jobs
         commitAt = queue.isEmpty ? nil : Date().addingTimeInterval(Self.gatherInterval)
         if walBytes > Self.checkpointBytes { checkpointWanted = true }
+        if walBytes > Self.longWALBytes { checkpointUrgent = true }
         indexAt = Date().addingTimeInterval(Self.indexDelay)
         condition.broadcast()
         condition.unlock()
@@ -245,6 +250,7 @@ final class HistoryWriter: @unchecked Sendable {
         }
         condition.lock()
         checkpointWanted = false
+        checkpointUrgent = false
         condition.unlock()
       case .index:
         let more = indexStep()
@@ -252,7 +258,7 @@ final class HistoryWriter: @unchecked Sendable {
         indexAt = more ? Date() : nil
         condition.unlock()
       case .stop:
-        if let connection, connection.bytesInWAL > Self.closingCheckpointBytes {
+        if let connection, connection.bytesInWAL > Self.longWALBytes {
           try? connection.checkpoint()
         }
         connection = nil
@@ -275,6 +281,7 @@ final class HistoryWriter: @unchecked Sendable {
       if migrationWanted && migration != .done {
         return transaction == nil ? .migrate(migration) : .commit
       }
+      if checkpointUrgent && transaction == nil { return .checkpoint }
       let urgent = waiters > 0 || closing
       let commitDue = commitAt.map { $0 <= Date() } ?? false
       if !queue.isEmpty
