@@ -525,7 +525,7 @@ final class HistoryWriter: @unchecked Sendable {
     let over = try HistoryDatabase.countAdded(
       entries: added, bytes: addedBytes, perName: perName, perRequest: limits.perRequest, in: db)
     return try HistoryPruning.prune(in: db, limits: limits, over: over, checks: &pruneChecks)
-    }
+  }
 
   // MARK: - Background work
 
