@@ -359,7 +359,8 @@ final class HistoryWriter: @unchecked Sendable {
 
   /// Inserts a chunk of entries into the open transaction (beginning one).
   private func insert(_ jobs: [Job]) {
-    var open = transaction ?? Transaction()
+    // Taken out, so that its arrays are not shared and grow in place (not copied per chunk).
+    var open = transaction.take() ?? Transaction()
     defer { transaction = open }
     open.jobs += jobs.count
     guard limits.perRequest > 0 else { return }
