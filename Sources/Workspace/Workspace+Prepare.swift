@@ -209,6 +209,12 @@ extension Workspace {
         oauth2 = try oauth2Client(settings, for: template, in: scope)
       }
     }
+    // A credential written into the request itself (a pasted `Authorization: Bearer …`, a basic
+    // auth with its password in the file) is masked wherever the request is shown or kept, as a
+    // secret's value is.
+    for field in headers.fields where CredentialMasking.carriesCredential(field.name) {
+      if let credential = CredentialMasking.credential(in: field.value) { scope.usedSecrets.append(credential) }
+    }
     var body = RequestBody.empty
     scope.field = .inRequest("body")
     if let template = template.body { body = try scope.render(template, folder: folder) }

@@ -93,7 +93,8 @@ enum Arguments {
                    [--state-dir DIR] [--no-history] [--no-cookies] [--from-step N] [--junit FILE]
                    [--report json|tap|junit]
       reqbench run WORKSPACE --all [options]
-      reqbench history WORKSPACE [TARGET] [--state-dir DIR] [--json] [--limit N]
+      reqbench history WORKSPACE [TARGET] [--search TEXT [--body]] [--status S] [--since T]
+                   [--failed] [--limit N] [--json | --har] [--state-dir DIR]
       reqbench secrets set|ls|rm WORKSPACE [NAME]
       reqbench cache ls|clear WORKSPACE [TARGET] [--namespace VALUE] [--state-dir DIR]
       reqbench cookies ls|clear|rm|import|export WORKSPACE [--env NAME] [--state-dir DIR]
@@ -113,7 +114,8 @@ enum Arguments {
                    stderr.
                    Several: one line per exchange as it finishes.
     \(runOptions)
-    history        lists the recorded exchanges, newest first
+    history        lists, searches and filters the recorded exchanges, newest first, or
+               exports them as HAR (reqbench history --help)
     secrets        the secrets file beside the workspace ({{secret.NAME}}); values from stdin
     cache          lists or clears the workspace's response cache
     cookies        lists, clears, removes, imports or exports the cookie jar of an environment

@@ -440,6 +440,47 @@ struct HistoryCommandTests {
     #expect(checked.stdout.hasPrefix("5 0,200,200,200,418 "), "\(checked.stdout)")
   }
 
+  /// A token written into the workspace itself (a pasted curl's `Authorization`, a basic auth's
+  /// password) is a secret all the same: httpbin echoes it back, and neither the history's files,
+  /// nor its HAR, nor `run --json`, nor `export curl` holds it (`--reveal-secrets` shows it).
+  @Test func aCredentialWrittenIntoTheWorkspaceIsMaskedLikeASecret() throws {
+    defer { try? FileManager.default.removeItem(at: root) }
+    let base = try TestServer.httpbin.baseURL
+    let token = "tok-" + uniqueKey("pasted")
+    let ws = root.appendingPathComponent("pasted.json")
+    try """
+    {"version": 1, "baseURL": "\(base)",
+     "requests": [
+       {"name": "echo", "url": "/anything", "headers": {"Authorization": "Bearer \(token)"}},
+       {"name": "basic", "url": "/anything/basic",
+        "auth": {"basic": {"user": "ada", "password": "pa55-\(token)"}}}
+     ]}
+    """.write(to: ws, atomically: true, encoding: .utf8)
+    let run = try runProcess(try reqbenchBinary, ["run", ws.path, "--all", "--json"])
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(!run.stdout.contains(token) && run.stdout.contains("Bearer ••••"), "\(run.stdout)")
+    let har = try history([ws.path, "--har"])
+    #expect(har.status == 0, "\(har.stderr)")
+    #expect(!har.stdout.contains(token), "the header, the sent head and httpbin's echo")
+    #expect(har.stdout.contains(#""Authorization\": \"Bearer ••••\""#), "the echo, masked")
+    #expect(har.stdout.contains(#"{"name":"Authorization","value":"Bearer ••••"}"#), "the header as sent")
+    #expect(har.stdout.contains(#"{"name":"Authorization","value":"Basic ••••"}"#), "basic auth as sent")
+    let state = root.appendingPathComponent(".reqbench/pasted")
+    let files = try #require(FileManager.default.enumerator(at: state, includingPropertiesForKeys: nil)?.allObjects as? [URL])
+    #expect(files.contains { $0.lastPathComponent == "history.sqlite" })
+    let credentials = [token, "pa55-" + token, Data("ada:pa55-\(token)".utf8).base64EncodedString()]
+    for file in files {
+      let bytes = (try? Data(contentsOf: file)) ?? Data()
+      for credential in credentials where bytes.range(of: Data(credential.utf8)) != nil {
+        Issue.record("\(file.lastPathComponent) holds \(credential)")
+      }
+    }
+    let export = try runProcess(try reqbenchBinary, ["export", "curl", ws.path, "echo", "basic"])
+    #expect(export.status == 0 && !export.stdout.contains(token), "\(export.stdout)")
+    let revealed = try runProcess(try reqbenchBinary, ["export", "curl", ws.path, "echo", "--reveal-secrets"])
+    #expect(revealed.stdout.contains("Bearer \(token)"), "\(revealed.stdout)")
+  }
+
   /// A history database with damaged rows: the command lists the others, says how many it
   /// skipped, and never traps (a `finishedAt` of 1e300 once trapped it on every call).
   @Test func damagedRowsAreSkippedAndCounted() throws {

@@ -129,6 +129,50 @@ import Workspace
     #expect(String(decoding: request.body.bytes, as: UTF8.self).contains(#"p&ss \"w\"/ord"#))
   }
 
+  /// A credential written into the request (a pasted curl's `Authorization`, a basic auth with
+  /// its password in the file) is masked as a secret's value is; a short value is not.
+  @Test func aCredentialWrittenIntoTheRequestIsMaskedLikeASecret() throws {
+    let literal = try workspace(
+      #"""
+      {"version": 1, "requests": [
+        {"name": "pasted", "url": "http://127.0.0.1:8080/x?t=tok-5ecr3t/9",
+         "headers": {"authorization": "  Bearer   tok-5ecr3t/9 ", "Proxy-Authorization": "Basic cHJveHk6cHc="}},
+        {"name": "basic", "url": "http://127.0.0.1:8080/y", "auth": {"basic": {"user": "ada", "password": "pa55w0rd"}}},
+        {"name": "short", "url": "http://127.0.0.1:8080/z", "headers": {"Authorization": "Bearer abc"}}
+      ]}
+      """#)
+    func prepared(_ name: String) throws -> Request {
+      try literal.prepare(try #require(literal.request(named: name)), sources: sources())
+    }
+    let pasted = try prepared("pasted")
+    #expect(pasted.secrets.contains("tok-5ecr3t/9"), "\(pasted.secrets)")
+    #expect(pasted.headers["Authorization"] == "  Bearer   tok-5ecr3t/9 ", "sent as written")
+    let redacted = pasted.redacted()
+    #expect(redacted.headers["Authorization"] == "  Bearer   •••• ")
+    #expect(redacted.headers["Proxy-Authorization"] == "Basic ••••")
+    #expect(redacted.url == "http://127.0.0.1:8080/x?t=••••", "wherever it appears")
+    let basic = try prepared("basic")
+    #expect(basic.headers["Authorization"] == "Basic YWRhOnBhNTV3MHJk")
+    #expect(basic.redacted().headers["Authorization"] == "Basic ••••")
+    #expect(try prepared("short").secrets.isEmpty, "three characters are no credential")
+    // A secret's own masking is unchanged: the whole header of a basic auth from secrets.
+    let login = try prepare("login", sources(secrets: [("password", "p4ssw0rd"), ("key", "k")]))
+    #expect(login.redacted().headers["Authorization"] == "••••")
+  }
+
+  @Test func credentialsAreWhatFollowsTheScheme() {
+    #expect(CredentialMasking.credential(in: "Bearer tok-123") == "tok-123")
+    #expect(CredentialMasking.credential(in: "\tToken\t tok-123 ") == "tok-123")
+    #expect(CredentialMasking.credential(in: "tok-123") == "tok-123", "no scheme: all of it")
+    #expect(
+      CredentialMasking.credential(in: "AWS4-HMAC-SHA256 Credential=AKIA/1, Signature=ab12")
+        == "Credential=AKIA/1, Signature=ab12")
+    #expect(CredentialMasking.credential(in: "Bearer abc") == nil)
+    #expect(CredentialMasking.credential(in: "") == nil)
+    #expect(CredentialMasking.carriesCredential("PROXY-authorization"))
+    #expect(!CredentialMasking.carriesCredential("X-Authorization-Hint"))
+  }
+
   @Test func newKeysRoundTrip() throws {
     let text = String(decoding: ws.encoded(), as: UTF8.self)
     let again = try workspace(text)
