@@ -169,8 +169,7 @@ extension AppState {
       if current.purpose == .newRequest, text.contains(where: \.isNewline) {
         var shown = current.input
         shown.paste(text)
-        submitNewRequest(text: current.input.selected ? text : current.input.text + text, shown: shown)
-        return []
+        return submitNewRequest(text: current.input.selected ? text : current.input.text + text, shown: shown)
       }
       current.input.paste(text)
       editPrompt(current)
@@ -182,20 +181,19 @@ extension AppState {
       return []
     }
     if editor.choosing != nil { return [] }  // the type list waits for its keys
-    addPasted(text)
-    return []
+    return addPasted(text)
   }
 
   /// A paste outside a text field: its requests are added, named as the importer names them.
-  mutating func addPasted(_ text: String) {
+  mutating func addPasted(_ text: String) -> [Command] {
     var imported: ImportedRequests
     do {
       imported = try RequestText.drafts(from: text, source: "paste", readFile: readNothing).imported
     } catch {
       message = StatusMessage("nothing added: \(error.description)", isError: true)
-      return
+      return []
     }
     completeURLs(&imported)
-    addImported(imported, naming: nil)
+    return addImported(imported, naming: nil)
   }
 }

@@ -23,6 +23,8 @@ enum ImportCommand {
       --filter TEXT     har: only the entries whose URL contains TEXT
       --cookies         har: keep the Cookie headers (left out by default: they are secrets)
       --tag TAG         openapi: only the operations with this tag
+    A credential written out in the input (Authorization: Bearer …, -u user:password) goes to
+    the secrets file beside WORKSPACE; the request says {{secret.token}} or {{secret.password}}.
     """
 
   struct Options: Equatable {
@@ -105,7 +107,7 @@ enum ImportCommand {
       Terminal.error("reqbench: cannot read \(inputName): \(error.reason)")
       return ExitStatus.usage
     }
-    let imported: ImportedRequests
+    var imported: ImportedRequests
     do {
       // Files the input names (`-d @body.json`) are the workspace folder's, as in the workspace.
       let folder = URL(fileURLWithPath: options.workspace).standardizedFileURL.deletingLastPathComponent()
@@ -122,6 +124,23 @@ enum ImportCommand {
       workspace = try file.load()
     } catch {
       Terminal.error(error.description)
+      return ExitStatus.usage
+    }
+
+    // Credentials written out in the input (`-H 'Authorization: Bearer …'`, `-u user:password`)
+    // go to the secrets file, written before the workspace that refers to them.
+    var secrets: SecretsFile
+    let moved: [ImportedCredentials.Moved]
+    do {
+      secrets = try SecretsFile.load(forWorkspace: URL(fileURLWithPath: options.workspace))
+      moved = ImportedCredentials.extract(from: &imported, known: secrets)
+      for secret in moved { secrets.set(secret.name, secret.value) }
+      if !moved.isEmpty { try secrets.save() }
+    } catch let error as WorkspaceError {
+      Terminal.error(error.description)
+      return ExitStatus.usage
+    } catch {
+      Terminal.error("reqbench: \(error)")
       return ExitStatus.usage
     }
 
@@ -154,9 +173,15 @@ enum ImportCommand {
     for name in report.gone {
       Terminal.error("not in the description any more: \(name) (kept; delete it if you no longer need it)")
     }
-    if !imported.secrets.isEmpty {
+    if !moved.isEmpty, let url = secrets.url {
       Terminal.error(
-        "secrets the requests use: " + imported.secrets.joined(separator: ", ")
+        "moved credentials to \(url.lastPathComponent) (the requests say {{secret.NAME}}): "
+          + moved.map(\.name).joined(separator: ", "))
+    }
+    let unset = imported.secrets.filter { secrets.value(of: $0) == nil }
+    if !unset.isEmpty {
+      Terminal.error(
+        "secrets the requests use: " + unset.joined(separator: ", ")
           + " (set each with: reqbench secrets set \(options.workspace) NAME)")
     }
     for warning in report.warnings { Terminal.error("reqbench: warning: \(warning)") }

@@ -97,6 +97,40 @@ struct ImportExportCommandTests {
     #expect(request["priority"] == "high" && request["cache"] == ["seconds": 60])
   }
 
+  /// A pasted command's bearer token and `-u` password go to the secrets file (0600, ignored by
+  /// git), written before the workspace that says `{{secret.NAME}}`; `run` sends them (httpbin's
+  /// /bearer and /basic-auth answer 200 only to the right ones).
+  @Test func credentialsInAnImportGoToTheSecretsFile() throws {
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let base = try TestServer.httpbin.baseURL
+    let ws = dir.appendingPathComponent("api.json")
+    let token = "tok-" + uniqueKey("import")
+    let paste = """
+      curl -H 'Authorization: Bearer \(token)' \(base)/bearer
+      curl -u ada:pa55-\(token) \(base)/basic-auth/ada/pa55-\(token)
+      """
+    let result = try run(["import", "curl", "-", "--into", ws.path], stdin: paste)
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stderr.contains("moved credentials to api.secrets.json (the requests say {{secret.NAME}}): token, password"), "\(result.stderr)")
+    #expect(!result.stderr.contains("secrets the requests use"), "nothing left to set: \(result.stderr)")
+    let text = try String(contentsOf: ws, encoding: .utf8)
+    #expect(text.contains(#""Authorization": "Bearer {{secret.token}}""#) && text.contains(#""password": "{{secret.password}}""#), "\(text)")
+    #expect(!text.contains("\"Bearer \(token)\"") && !text.contains("\"pa55-\(token)\""), "\(text)")
+    let secrets = dir.appendingPathComponent("api.secrets.json")
+    #expect(try json(secrets)["token"]?.stringValue == token && json(secrets)["password"]?.stringValue == "pa55-" + token)
+    let mode = try FileManager.default.attributesOfItem(atPath: secrets.path)[.posixPermissions] as? Int
+    #expect(mode == 0o600)
+    #expect(try String(contentsOf: dir.appendingPathComponent(".gitignore"), encoding: .utf8).contains("api.secrets.json"))
+    let names = try JSONParser.parse(Array(try Data(contentsOf: ws)))["requests"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []
+    #expect(names.count == 2)
+    for name in names {
+      let sent = try run(["run", ws.path, name, "--no-history"])
+      #expect(sent.status == 0, "\(name) with its credential: \(sent.stderr)")
+      #expect(sent.stdout.contains(#""authenticated": true"#), "\(sent.stdout)")
+    }
+  }
+
   @Test func importingTwiceSuffixesNamesAndPrefixesWithName() throws {
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }

@@ -121,6 +121,30 @@ struct PasteTests {
     try assertSnapshot(state, "paste-curl-160x45")
   }
 
+  /// A pasted command's credential goes to the secrets file (the runtime writes it on
+  /// `setSecret`); the request says `{{secret.token}}`. The same token again is the same secret;
+  /// another one is `token-2`.
+  @Test func aPastedCredentialGoesToTheSecretsFile() throws {
+    var state = emptyState()
+    let pasted = "curl -H 'Authorization: Bearer tok-1234' -u ada:pa55 http://127.0.0.1:1/me"
+    let commands = send(&state, .paste(pasted))
+    #expect(commands == [.setSecret(name: "token", value: "tok-1234"), .setSecret(name: "password", value: "pa55")])
+    let request = try #require(state.workspace.requests.first)
+    #expect(request.headers["Authorization"] == "Bearer {{secret.token}}")
+    #expect(request.auth == .basic(user: "ada", password: "{{secret.password}}"))
+    #expect(
+      state.message?.text
+        == "added \(request.name) (unsaved; Ctrl-S saves); credentials moved to the secrets file: secret.token, secret.password")
+    // What the runtime does with the commands, then two more pastes.
+    send(&state, .secretSaved(name: "token", secrets: SecretsFile(values: [("token", "tok-1234"), ("password", "pa55")]), error: nil))
+    #expect(send(&state, .paste("curl -H 'Authorization: Bearer tok-1234' http://127.0.0.1:1/again")).isEmpty)
+    #expect(state.selectedRequest?.headers["Authorization"] == "Bearer {{secret.token}}")
+    #expect(send(&state, .paste("curl -H 'Authorization: Bearer tok-5678' http://127.0.0.1:1/other")) == [
+      .setSecret(name: "token-2", value: "tok-5678")
+    ])
+    #expect(state.selectedRequest?.headers["Authorization"] == "Bearer {{secret.token-2}}")
+  }
+
   @Test func aPasteThatIsNotARequestSaysWhereAndAddsNothing() throws {
     var state = try demoState()
     let before = state.workspace

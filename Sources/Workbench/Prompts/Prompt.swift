@@ -161,9 +161,9 @@ extension AppState {
         pendingWrite = command
         return [command]
       case .newRequest:
-        submitNewRequest(text: current.input.text, shown: current.input)
+        return submitNewRequest(text: current.input.text, shown: current.input)
       case .nameNewRequest(let imported):
-        nameNewRequest(imported, current.input)
+        return nameNewRequest(imported, current.input)
       case .setVariable, .setSecret:
         return acceptVariable(current.purpose, text: text)
       case .renameRequest(let old):

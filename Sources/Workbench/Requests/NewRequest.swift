@@ -15,22 +15,22 @@ extension AppState {
   /// The text of the first prompt: read as requests; an error keeps the prompt open, saying what
   /// and where, and adds nothing.
   /// `shown` is the prompt's line should it stay open (a pasted text of several lines made one).
-  mutating func submitNewRequest(text: String, shown input: LineEdit) {
+  mutating func submitNewRequest(text: String, shown input: LineEdit) -> [Command] {
     var imported: ImportedRequests
     do {
       imported = try RequestText.drafts(from: text, source: "new request", readFile: readNothing).imported
     } catch {
       prompt = Prompt(purpose: .newRequest, label: AppState.newRequestLabel, input: input, error: error.description)
-      return
+      return []
     }
     completeURLs(&imported)
     if imported.requests.count == 1, let template = imported.requests.first?.template {
       let suggested = workspace.uniqueName(template.name)
       prompt = Prompt(
         purpose: .nameNewRequest(imported), label: "name (folders with /)", input: LineEdit(suggested, selected: true))
-      return
+      return []
     }
-    addImported(imported, naming: nil)
+    return addImported(imported, naming: nil)
   }
 
   /// `:3000/users`, `localhost:8080/x`, `example.com/api` (with no `baseURL`): the URL curl and
@@ -40,39 +40,45 @@ extension AppState {
   }
 
   /// The name prompt's answer: the request is added under it (or the prompt says why not).
-  mutating func nameNewRequest(_ imported: ImportedRequests, _ input: LineEdit) {
+  mutating func nameNewRequest(_ imported: ImportedRequests, _ input: LineEdit) -> [Command] {
     let name = input.text
     if let problem = Workspace.problem(withName: name) ?? (workspace.request(named: name) != nil
       || workspace.batch(named: name) != nil || workspace.chain(named: name) != nil
       ? "\(name) is taken; names are unique" : nil)
     {
       prompt = Prompt(purpose: .nameNewRequest(imported), label: "name (folders with /)", input: input, error: problem)
-      return
+      return []
     }
-    addImported(imported, naming: name)
+    return addImported(imported, naming: name)
   }
 
   /// Adds the requests (the first one named `name` when given) and the variables an `.http` text
-  /// defined, then selects the first new request in the editor, its URL focused.
-  mutating func addImported(_ imported: ImportedRequests, naming name: String?) {
+  /// defined, then selects the first new request in the editor, its URL focused. A credential
+  /// written out in the text goes to the secrets file (`ImportedCredentials`; the commands that
+  /// write it are returned) and the request says `{{secret.NAME}}`.
+  mutating func addImported(_ imported: ImportedRequests, naming name: String?) -> [Command] {
+    var imported = imported
+    let moved = ImportedCredentials.extract(from: &imported, known: sources.secrets)
     var added: [String] = []
     for (i, request) in imported.requests.enumerated() {
       var template = request.template
       template.name = i == 0 ? (name ?? workspace.uniqueName(template.name)) : workspace.uniqueName(template.name)
-      guard addNewRequest(template, placement: .inFolder) else { return }
+      guard addNewRequest(template, placement: .inFolder) else { return [] }
       added.append(template.name)
     }
     // The variables and the importer's warnings (one addImported without requests adds them).
     let extras = ImportedRequests(requests: [], variables: imported.variables, warnings: imported.warnings)
     let warnings = (try? workspace.addImported(extras))?.warnings ?? []
-    guard let first = added.first else { return }
+    guard let first = added.first else { return [] }
     selectRequest(named: first)
     focus = .editor
     // The position belongs to the new request now (so update's follow keeps it): its URL.
     editor.follow(selectedRequest?.name)
     editor.field = selectedRequest?.editorFields.firstIndex { $0.kind == .url } ?? 0
     let what = added.count == 1 ? "added \(first)" : "added \(added.count) requests: " + added.joined(separator: ", ")
-    message = StatusMessage(what + " (unsaved; Ctrl-S saves)" + (warnings.first.map { "; " + $0 } ?? ""))
+    let secrets = moved.isEmpty ? "" : "; credentials moved to the secrets file: " + moved.map { "secret.\($0.name)" }.joined(separator: ", ")
+    message = StatusMessage(what + " (unsaved; Ctrl-S saves)" + secrets + (warnings.first.map { "; " + $0 } ?? ""))
+    return moved.map { .setSecret(name: $0.name, value: $0.value) }
   }
 
   /// Adds a request to the workspace, marked unsaved, and selects it in the whole list (the

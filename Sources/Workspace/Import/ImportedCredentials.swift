@@ -1,0 +1,80 @@
+import Foundation
+import RequestEngine
+
+/// Credentials an imported request carries written out (a pasted curl's `-H 'Authorization:
+/// Bearer …'` or `-u user:password`, a HAR's `Authorization` header, a Postman bearer token) go
+/// to the secrets file, and the request says `{{secret.NAME}}` where they were: a workspace file
+/// is shared and committed, its secrets file is not (mode 0600, ignored by git). What counts as a
+/// header's credential is `CredentialMasking`'s; a value that already uses a `{{variable}}` is
+/// left as it is.
+///
+/// NAME is `token` (an `Authorization` header's or a bearer auth's), `proxy-token` (a
+/// `Proxy-Authorization` header's) or `password` (a basic or digest auth's). A value the secrets
+/// file already holds under that name is reused; another value gets `token-2`, `token-3`…
+///
+/// ```swift
+/// var imported = try CurlImporter.parse("curl -H 'Authorization: Bearer tok-1' https://api.test/me", file: "paste")
+/// let moved = ImportedCredentials.extract(from: &imported, known: secrets)
+/// imported.requests[0].template.headers["Authorization"]  // "Bearer {{secret.token}}"
+/// moved  // [Moved(name: "token", value: "tok-1")]: for the caller to write to the secrets file
+/// ```
+public enum ImportedCredentials {
+  public struct Moved: Sendable, Equatable {
+    public var name: String
+    public var value: String
+
+    public init(name: String, value: String) {
+      self.name = name
+      self.value = value
+    }
+  }
+
+  /// Rewrites the requests of `imported` and adds the secrets' names to `imported.secrets`;
+  /// returns the secrets to write (those `known` does not hold yet), in order.
+  public static func extract(from imported: inout ImportedRequests, known: SecretsFile) -> [Moved] {
+    var moved: [Moved] = []
+    func reference(_ base: String, _ value: String) -> String {
+      var number = 1
+      while true {
+        let name = number == 1 ? base : "\(base)-\(number)"
+        let held = moved.first(where: { $0.name == name })?.value ?? known.value(of: name)
+        if held == nil { moved.append(Moved(name: name, value: value)) }
+        if held == nil || held == value {
+          if !imported.secrets.contains(name) { imported.secrets.append(name) }
+          return "{{secret.\(name)}}"
+        }
+        number += 1
+      }
+    }
+    func isLiteral(_ value: String) -> Bool { !value.isEmpty && !value.contains("{{") }
+
+    for index in imported.requests.indices {
+      var template = imported.requests[index].template
+      var headers = HTTPHeaders()
+      for field in template.headers.fields {
+        var value = field.value
+        if CredentialMasking.carriesCredential(field.name), isLiteral(value),
+          let credential = CredentialMasking.credential(in: value),
+          let range = value.range(of: credential, options: .backwards)
+        {
+          let base = field.name.lowercased() == "authorization" ? "token" : "proxy-token"
+          value.replaceSubrange(range, with: reference(base, credential))
+        }
+        headers.add(field.name, value)
+      }
+      template.headers = headers
+      switch template.auth {
+      case .basic(let user, let password)? where isLiteral(password):
+        template.auth = .basic(user: user, password: reference("password", password))
+      case .digest(let user, let password)? where isLiteral(password):
+        template.auth = .digest(user: user, password: reference("password", password))
+      case .bearer(let token)? where isLiteral(token) && token.count >= CredentialMasking.minimumLength:
+        template.auth = .bearer(reference("token", token))
+      default:
+        break
+      }
+      imported.requests[index].template = template
+    }
+    return moved
+  }
+}

@@ -1,0 +1,55 @@
+import RequestEngine
+import Testing
+import Workspace
+
+/// Credentials written out in an import go to the secrets file; the requests refer to them.
+@Suite struct ImportedCredentialsTests {
+  func imported(_ templates: [RequestTemplate]) -> ImportedRequests {
+    ImportedRequests(requests: templates.map { ImportedRequest(template: $0, location: nil) })
+  }
+
+  @Test func headersAndAuthsBecomeSecrets() {
+    var headerOnly = RequestTemplate(name: "me", url: "http://127.0.0.1:1/me")
+    headerOnly.headers = ["Accept": "*/*", "authorization": "Token  tok-123/x", "Proxy-Authorization": "Basic cHJveHk6cHc="]
+    var basic = RequestTemplate(name: "basic", url: "http://127.0.0.1:1/b")
+    basic.auth = .basic(user: "ada", password: "pw")
+    var digest = RequestTemplate(name: "digest", url: "http://127.0.0.1:1/d")
+    digest.auth = .digest(user: "ada", password: "other")
+    var bearer = RequestTemplate(name: "bearer", url: "http://127.0.0.1:1/t")
+    bearer.auth = .bearer("tok-123/x")
+    var requests = imported([headerOnly, basic, digest, bearer])
+    let moved = ImportedCredentials.extract(from: &requests, known: SecretsFile())
+    #expect(moved == [
+      .init(name: "token", value: "tok-123/x"), .init(name: "proxy-token", value: "cHJveHk6cHc="),
+      .init(name: "password", value: "pw"), .init(name: "password-2", value: "other"),
+    ])
+    let templates = requests.templates
+    #expect(templates[0].headers.fields.map(\.name) == ["Accept", "authorization", "Proxy-Authorization"], "in order")
+    #expect(templates[0].headers["Authorization"] == "Token  {{secret.token}}")
+    #expect(templates[0].headers["Proxy-Authorization"] == "Basic {{secret.proxy-token}}")
+    #expect(templates[1].auth == .basic(user: "ada", password: "{{secret.password}}"))
+    #expect(templates[2].auth == .digest(user: "ada", password: "{{secret.password-2}}"))
+    #expect(templates[3].auth == .bearer("{{secret.token}}"), "the same token, the same secret")
+    #expect(requests.secrets == ["token", "proxy-token", "password", "password-2"])
+  }
+
+  @Test func whatTheFileHoldsIsReusedAndNothingElseIsTouched() {
+    var reused = RequestTemplate(name: "a", url: "http://127.0.0.1:1/a")
+    reused.headers = ["Authorization": "Bearer tok-held"]
+    var taken = RequestTemplate(name: "b", url: "http://127.0.0.1:1/b")
+    taken.headers = ["Authorization": "Bearer tok-new1"]
+    var variable = RequestTemplate(name: "c", url: "http://127.0.0.1:1/c")
+    variable.headers = ["Authorization": "Bearer {{token}}"]
+    variable.auth = .basic(user: "ada", password: "{{secret.pw}}")
+    var short = RequestTemplate(name: "d", url: "http://127.0.0.1:1/d")
+    short.headers = ["Authorization": "Bearer abc", "X-Api-Key": "k-123456"]
+    var requests = imported([reused, taken, variable, short])
+    let known = SecretsFile(values: [("token", "tok-held"), ("token-2", "tok-other")])
+    let moved = ImportedCredentials.extract(from: &requests, known: known)
+    #expect(moved == [.init(name: "token-3", value: "tok-new1")])
+    #expect(requests.templates[0].headers["Authorization"] == "Bearer {{secret.token}}")
+    #expect(requests.templates[1].headers["Authorization"] == "Bearer {{secret.token-3}}")
+    #expect(requests.templates[2] == variable, "a value that uses a variable is left as it is")
+    #expect(requests.templates[3] == short, "too short to be a credential; other headers are not looked at")
+  }
+}
