@@ -133,7 +133,8 @@ enum ImportCommand {
     let moved: [ImportedCredentials.Moved]
     do {
       secrets = try SecretsFile.load(forWorkspace: URL(fileURLWithPath: options.workspace))
-      moved = ImportedCredentials.extract(from: &imported, known: secrets)
+      moved = ImportedCredentials.extract(
+        from: &imported, known: secrets, environment: ProcessInfo.processInfo.environment)
       for secret in moved { secrets.set(secret.name, secret.value) }
       if !moved.isEmpty { try secrets.save() }
     } catch let error as WorkspaceError {

@@ -45,10 +45,12 @@ import Workspace
     short.headers = ["Authorization": "Bearer abc", "X-Api-Key": "k-123456"]
     var requests = imported([reused, taken, variable, short])
     let known = SecretsFile(values: [("token", "tok-held"), ("token-2", "tok-other")])
-    let moved = ImportedCredentials.extract(from: &requests, known: known)
-    #expect(moved == [.init(name: "token-3", value: "tok-new1")])
+    // REQBENCH_SECRET_TOKEN_3 would win over the file: token-3 is taken too.
+    let environment = ["REQBENCH_SECRET_TOKEN_3": "tok-env", "REQBENCH_SECRET_TOKEN": "tok-held"]
+    let moved = ImportedCredentials.extract(from: &requests, known: known, environment: environment)
+    #expect(moved == [.init(name: "token-4", value: "tok-new1")])
     #expect(requests.templates[0].headers["Authorization"] == "Bearer {{secret.token}}")
-    #expect(requests.templates[1].headers["Authorization"] == "Bearer {{secret.token-3}}")
+    #expect(requests.templates[1].headers["Authorization"] == "Bearer {{secret.token-4}}")
     #expect(requests.templates[2] == variable, "a value that uses a variable is left as it is")
     #expect(requests.templates[3] == short, "too short to be a credential; other headers are not looked at")
   }

@@ -58,7 +58,8 @@ extension AppState {
   /// write it are returned) and the request says `{{secret.NAME}}`.
   mutating func addImported(_ imported: ImportedRequests, naming name: String?) -> [Command] {
     var imported = imported
-    let moved = ImportedCredentials.extract(from: &imported, known: sources.secrets)
+    let moved = ImportedCredentials.extract(
+      from: &imported, known: sources.secrets, environment: sources.processEnvironment)
     var added: [String] = []
     for (i, request) in imported.requests.enumerated() {
       var template = request.template

@@ -10,7 +10,8 @@ import RequestEngine
 ///
 /// NAME is `token` (an `Authorization` header's or a bearer auth's), `proxy-token` (a
 /// `Proxy-Authorization` header's) or `password` (a basic or digest auth's). A value the secrets
-/// file already holds under that name is reused; another value gets `token-2`, `token-3`…
+/// file already holds under that name is reused; another value gets `token-2`, `token-3`…, and so
+/// does a name whose `REQBENCH_SECRET_NAME` is set to another value (it would win when sent).
 ///
 /// ```swift
 /// var imported = try CurlImporter.parse("curl -H 'Authorization: Bearer tok-1' https://api.test/me", file: "paste")
@@ -30,14 +31,22 @@ public enum ImportedCredentials {
   }
 
   /// Rewrites the requests of `imported` and adds the secrets' names to `imported.secrets`;
-  /// returns the secrets to write (those `known` does not hold yet), in order.
-  public static func extract(from imported: inout ImportedRequests, known: SecretsFile) -> [Moved] {
+  /// returns the secrets to write (those `known` does not hold yet), in order. `environment` is
+  /// the process's, for `REQBENCH_SECRET_NAME`.
+  public static func extract(
+    from imported: inout ImportedRequests, known: SecretsFile, environment: [String: String] = [:]
+  ) -> [Moved] {
     var moved: [Moved] = []
     func reference(_ base: String, _ value: String) -> String {
       var number = 1
       while true {
         let name = number == 1 ? base : "\(base)-\(number)"
         let held = moved.first(where: { $0.name == name })?.value ?? known.value(of: name)
+        let overridden = environment[VariableSources.secretEnvironmentName(name)]
+        if let overridden, overridden != value {
+          number += 1
+          continue
+        }
         if held == nil { moved.append(Moved(name: name, value: value)) }
         if held == nil || held == value {
           if !imported.secrets.contains(name) { imported.secrets.append(name) }
