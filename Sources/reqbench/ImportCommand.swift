@@ -130,20 +130,15 @@ enum ImportCommand {
     // Credentials written out in the input (`-H 'Authorization: Bearer …'`, `-u user:password`)
     // go to the secrets file, written before the workspace that refers to them.
     var secrets: SecretsFile
-    let moved: [ImportedCredentials.Moved]
     do {
       secrets = try SecretsFile.load(forWorkspace: URL(fileURLWithPath: options.workspace))
-      moved = ImportedCredentials.extract(
-        from: &imported, known: secrets, environment: ProcessInfo.processInfo.environment)
-      for secret in moved { secrets.set(secret.name, secret.value) }
-      if !moved.isEmpty { try secrets.save() }
-    } catch let error as WorkspaceError {
+    } catch {
       Terminal.error(error.description)
       return ExitStatus.usage
-    } catch {
-      Terminal.error("reqbench: \(error)")
-      return ExitStatus.usage
     }
+    let moved = ImportedCredentials.extract(
+      from: &imported, known: secrets, environment: ProcessInfo.processInfo.environment)
+    for secret in moved { secrets.set(secret.name, secret.value) }
 
     let report: ImportReport
     do {
@@ -153,6 +148,7 @@ enum ImportCommand {
       return ExitStatus.usage
     }
     do {
+      if !moved.isEmpty { try secrets.save() }
       try file.save(workspace)
     } catch {
       Terminal.error("reqbench: \(error)")

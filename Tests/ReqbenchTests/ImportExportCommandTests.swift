@@ -129,6 +129,12 @@ struct ImportExportCommandTests {
       #expect(sent.status == 0, "\(name) with its credential: \(sent.stderr)")
       #expect(sent.stdout.contains(#""authenticated": true"#), "\(sent.stdout)")
     }
+    // A secrets file that cannot be read: said with its place, and nothing is written.
+    try #"{"token": "tok"#.write(to: secrets, atomically: true, encoding: .utf8)
+    let before = try Data(contentsOf: ws)
+    let broken = try run(["import", "curl", "-", "--into", ws.path], stdin: "curl -H 'Authorization: Bearer tok-other' \(base)/bearer")
+    #expect(broken.status == 2 && broken.stderr.contains("api.secrets.json:1:"), "\(broken.stderr)")
+    #expect(try Data(contentsOf: ws) == before && String(contentsOf: secrets, encoding: .utf8) == #"{"token": "tok"#)
   }
 
   @Test func importingTwiceSuffixesNamesAndPrefixesWithName() throws {

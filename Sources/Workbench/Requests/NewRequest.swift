@@ -60,11 +60,13 @@ extension AppState {
     var imported = imported
     let moved = ImportedCredentials.extract(
       from: &imported, known: sources.secrets, environment: sources.processEnvironment)
+    // Written whenever a request that may use them was added.
+    let writes = moved.map { Command.setSecret(name: $0.name, value: $0.value) }
     var added: [String] = []
     for (i, request) in imported.requests.enumerated() {
       var template = request.template
       template.name = i == 0 ? (name ?? workspace.uniqueName(template.name)) : workspace.uniqueName(template.name)
-      guard addNewRequest(template, placement: .inFolder) else { return [] }
+      guard addNewRequest(template, placement: .inFolder) else { return added.isEmpty ? [] : writes }
       added.append(template.name)
     }
     // The variables and the importer's warnings (one addImported without requests adds them).
@@ -79,7 +81,7 @@ extension AppState {
     let what = added.count == 1 ? "added \(first)" : "added \(added.count) requests: " + added.joined(separator: ", ")
     let secrets = moved.isEmpty ? "" : "; credentials moved to the secrets file: " + moved.map { "secret.\($0.name)" }.joined(separator: ", ")
     message = StatusMessage(what + " (unsaved; Ctrl-S saves)" + secrets + (warnings.first.map { "; " + $0 } ?? ""))
-    return moved.map { .setSecret(name: $0.name, value: $0.value) }
+    return writes
   }
 
   /// Adds a request to the workspace, marked unsaved, and selects it in the whole list (the
