@@ -21,10 +21,11 @@ enum ImportCommand {
       --into WORKSPACE  the workspace file to add to (created when it does not exist)
       --name NAME       the request's name; with several requests, their folder (NAME/…)
       --filter TEXT     har: only the entries whose URL contains TEXT
-      --cookies         har: keep the Cookie headers (left out by default: they are secrets)
+      --cookies         har: keep the Cookie headers, in the secrets file (left out by default)
       --tag TAG         openapi: only the operations with this tag
-    A credential written out in the input (Authorization: Bearer …, -u user:password) goes to
-    the secrets file beside WORKSPACE; the request says {{secret.token}} or {{secret.password}}.
+    A credential written out in the input (Authorization: Bearer …, -u user:password, a Cookie
+    header) goes to the secrets file beside WORKSPACE; the request says {{secret.token}},
+    {{secret.password}} or {{secret.cookie}}.
     """
 
   struct Options: Equatable {

@@ -107,16 +107,18 @@ struct ImportExportCommandTests {
     let ws = dir.appendingPathComponent("api.json")
     let token = "tok-" + uniqueKey("import")
     let paste = """
-      curl -H 'Authorization: Bearer \(token)' \(base)/bearer
+      curl -H 'Authorization: Bearer \(token)' -b 'session=\(token)' \(base)/bearer
       curl -u ada:pa55-\(token) \(base)/basic-auth/ada/pa55-\(token)
       """
     let result = try run(["import", "curl", "-", "--into", ws.path], stdin: paste)
     #expect(result.status == 0, "\(result.stderr)")
-    #expect(result.stderr.contains("moved credentials to api.secrets.json (the requests say {{secret.NAME}}): token, password"), "\(result.stderr)")
+    #expect(result.stderr.contains("moved credentials to api.secrets.json (the requests say {{secret.NAME}}): token, cookie, password"), "\(result.stderr)")
     #expect(!result.stderr.contains("secrets the requests use"), "nothing left to set: \(result.stderr)")
     let text = try String(contentsOf: ws, encoding: .utf8)
     #expect(text.contains(#""Authorization": "Bearer {{secret.token}}""#) && text.contains(#""password": "{{secret.password}}""#), "\(text)")
-    #expect(!text.contains("\"Bearer \(token)\"") && !text.contains("\"pa55-\(token)\""), "\(text)")
+    // (httpbin's /basic-auth URL holds the password: it checks the one sent against it.)
+    #expect(!text.contains("Bearer \(token)") && !text.contains("session=") && !text.contains("\"pa55-\(token)\""), "\(text)")
+    #expect(text.contains(#""Cookie": "{{secret.cookie}}""#), "\(text)")
     let secrets = dir.appendingPathComponent("api.secrets.json")
     #expect(try json(secrets)["token"]?.stringValue == token && json(secrets)["password"]?.stringValue == "pa55-" + token)
     let mode = try FileManager.default.attributesOfItem(atPath: secrets.path)[.posixPermissions] as? Int

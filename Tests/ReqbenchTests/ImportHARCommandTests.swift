@@ -44,8 +44,11 @@ struct ImportHARCommandTests {
     let input = try har(in: folder)
     #expect(try runProcess(try reqbenchBinary, ["import", "har", input, "--into", ws, "--name", "plain"]).status == 0)
     #expect(try runProcess(try reqbenchBinary, ["import", "har", input, "--into", ws, "--cookies", "--name", "jar"]).status == 0)
+    // The --cookies import keeps them in the secrets file: the workspace says {{secret.cookie}}.
     let text = try String(contentsOfFile: ws, encoding: .utf8)
-    #expect(text.contains("session=abc123"))  // the --cookies import's first request
+    #expect(!text.contains("session=abc123") && text.contains(#""cookie": "{{secret.cookie}}""#), "\(text)")
+    let secrets = URL(fileURLWithPath: ws).deletingLastPathComponent().appendingPathComponent("ws.secrets.json")
+    #expect(try String(contentsOf: secrets, encoding: .utf8).contains("session=abc123"))
     let plain = try runProcess(try reqbenchBinary, ["run", ws, "plain/get-anything", "--no-history"])
     #expect(plain.status == 0, "\(plain.stderr)")
     #expect(!plain.stdout.contains("session=abc123"))

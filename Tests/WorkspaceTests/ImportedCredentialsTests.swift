@@ -10,7 +10,10 @@ import Workspace
 
   @Test func headersAndAuthsBecomeSecrets() {
     var headerOnly = RequestTemplate(name: "me", url: "http://127.0.0.1:1/me")
-    headerOnly.headers = ["Accept": "*/*", "authorization": "Token  tok-123/x", "Proxy-Authorization": "Basic cHJveHk6cHc="]
+    headerOnly.headers = [
+      "Accept": "*/*", "authorization": "Token  tok-123/x", "Proxy-Authorization": "Basic cHJveHk6cHc=",
+      "cookie": "session=s-1; theme=dark",
+    ]
     var basic = RequestTemplate(name: "basic", url: "http://127.0.0.1:1/b")
     basic.auth = .basic(user: "ada", password: "pw")
     var digest = RequestTemplate(name: "digest", url: "http://127.0.0.1:1/d")
@@ -21,16 +24,18 @@ import Workspace
     let moved = ImportedCredentials.extract(from: &requests, known: SecretsFile())
     #expect(moved == [
       .init(name: "token", value: "tok-123/x"), .init(name: "proxy-token", value: "cHJveHk6cHc="),
+      .init(name: "cookie", value: "session=s-1; theme=dark"),
       .init(name: "password", value: "pw"), .init(name: "password-2", value: "other"),
     ])
     let templates = requests.templates
-    #expect(templates[0].headers.fields.map(\.name) == ["Accept", "authorization", "Proxy-Authorization"], "in order")
+    #expect(templates[0].headers.fields.map(\.name) == ["Accept", "authorization", "Proxy-Authorization", "cookie"], "in order")
+    #expect(templates[0].headers["Cookie"] == "{{secret.cookie}}")
     #expect(templates[0].headers["Authorization"] == "Token  {{secret.token}}")
     #expect(templates[0].headers["Proxy-Authorization"] == "Basic {{secret.proxy-token}}")
     #expect(templates[1].auth == .basic(user: "ada", password: "{{secret.password}}"))
     #expect(templates[2].auth == .digest(user: "ada", password: "{{secret.password-2}}"))
     #expect(templates[3].auth == .bearer("{{secret.token}}"), "the same token, the same secret")
-    #expect(requests.secrets == ["token", "proxy-token", "password", "password-2"])
+    #expect(requests.secrets == ["token", "proxy-token", "cookie", "password", "password-2"])
   }
 
   @Test func whatTheFileHoldsIsReusedAndNothingElseIsTouched() {

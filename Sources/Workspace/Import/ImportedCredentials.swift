@@ -2,14 +2,16 @@ import Foundation
 import RequestEngine
 
 /// Credentials an imported request carries written out (a pasted curl's `-H 'Authorization:
-/// Bearer …'` or `-u user:password`, a HAR's `Authorization` header, a Postman bearer token) go
+/// Bearer …'`, `-b 'session=…'` or `-u user:password`, a HAR's `Authorization` header, a Postman
+/// bearer token) go
 /// to the secrets file, and the request says `{{secret.NAME}}` where they were: a workspace file
 /// is shared and committed, its secrets file is not (mode 0600, ignored by git). What counts as a
 /// header's credential is `CredentialMasking`'s; a value that already uses a `{{variable}}` is
 /// left as it is.
 ///
 /// NAME is `token` (an `Authorization` header's or a bearer auth's), `proxy-token` (a
-/// `Proxy-Authorization` header's) or `password` (a basic or digest auth's). A value the secrets
+/// `Proxy-Authorization` header's), `cookie` (a `Cookie` header's whole value: a browser's "Copy as
+/// cURL" carries the session's) or `password` (a basic or digest auth's). A value the secrets
 /// file already holds under that name is reused; another value gets `token-2`, `token-3`…, and so
 /// does a name whose `REQBENCH_SECRET_NAME` is set to another value (it would win when sent).
 ///
@@ -68,6 +70,11 @@ public enum ImportedCredentials {
         {
           let base = field.name.lowercased() == "authorization" ? "token" : "proxy-token"
           value.replaceSubrange(range, with: reference(base, credential))
+        } else if field.name.lowercased() == "cookie", isLiteral(value),
+          value.count >= CredentialMasking.minimumLength
+        {
+          // A browser's "Copy as cURL" sends the site's cookies, the session's among them.
+          value = reference("cookie", value)
         }
         headers.add(field.name, value)
       }
