@@ -73,6 +73,9 @@ public struct AppState: Sendable {
   /// The workspace file, for the status bar and saving.
   public var workspaceFile: String
   public var sources: VariableSources
+  /// Secrets an import or a paste moved out of its requests (`ImportedCredentials`) that the
+  /// runtime is writing: their `secretSaved` leaves the status bar saying what was added.
+  var secretsBeingMoved: Set<String> = []
   public var width: Int
   public var height: Int
   public var focus: Pane = .requests

@@ -64,6 +64,40 @@ struct TUIExploreTests {
     #expect(!FileManager.default.fileExists(atPath: file))
   }
 
+  /// A pasted "Copy as cURL" with a bearer token and the session's cookie: both go to the
+  /// secrets file (0600) and the editor says `{{secret.token}}`; the saved workspace holds
+  /// neither; the request sends them (the fixture echoes its headers, the viewer masks them).
+  @Test func aPastedTokenAndCookieGoToTheSecretsFile() throws {
+    let (file, folder) = try missingWorkspaceFile()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let key = uniqueKey("credentials")
+    let token = "tok-" + key
+    let session = try TmuxSession([try reqbenchBinary.path, file])
+    try session.waitFor("new workspace")
+    let url = try TestServer.fixture.url("/get?key=\(key)")
+    try session.paste("curl '\(url)' -H 'authorization: Bearer \(token)' -b 'session=\(key)'", bracketed: true)
+    let added = try session.waitFor("Bearer {{secret.token}}")
+    #expect(!added.contains(token), "\(added)")
+    #expect(added.contains("credentials moved to the secrets file: secret.token, secret.cookie"), "\(added)")
+    let secrets = folder.appendingPathComponent("api.secrets.json").path
+    let deadline = Date().addingTimeInterval(10)
+    while (try? text(secrets))?.contains("session=") != true, Date() < deadline { usleep(50_000) }
+    let written = try text(secrets)
+    #expect(written.contains("\"token\": \"\(token)\"") && written.contains("session=\(key)"), "\(written)")
+    #expect(try FileManager.default.attributesOfItem(atPath: secrets)[.posixPermissions] as? Int == 0o600)
+    try session.send("C-s")
+    try session.waitFor("created \(file)")
+    let saved = try text(file)
+    #expect(!saved.contains(token) && !saved.contains("session="), "\(saved)")
+    try session.send("1")
+    try session.send("Enter")
+    try session.waitFor("✓ succeeded")
+    let shown = try session.waitFor("Bearer ••••")
+    #expect(!shown.contains(token), "\(shown)")
+    #expect(try hits(key) == 1)
+    try session.quit()
+  }
+
   /// A missing file opens as a new workspace that says how to begin; `n` makes a request from
   /// `METHOD URL` (a mistake first: a bad name), the first Ctrl-S creates the file.
   @Test func startFromAMissingFileAndMakeARequestWithN() throws {

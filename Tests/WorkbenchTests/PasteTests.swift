@@ -137,6 +137,10 @@ struct PasteTests {
         == "added \(request.name) (unsaved; Ctrl-S saves); credentials moved to the secrets file: secret.token, secret.password")
     // What the runtime does with the commands, then two more pastes.
     send(&state, .secretSaved(name: "token", secrets: SecretsFile(values: [("token", "tok-1234"), ("password", "pa55")]), error: nil))
+    #expect(state.message?.text.hasPrefix("added \(request.name) ") == true, "still says what was added")
+    #expect(state.sources.secrets.value(of: "password") == "pa55")
+    send(&state, .secretSaved(name: "password", secrets: nil, error: "disk full"))
+    #expect(state.message == StatusMessage("secret.password not saved: disk full", isError: true))
     #expect(send(&state, .paste("curl -H 'Authorization: Bearer tok-1234' http://127.0.0.1:1/again")).isEmpty)
     #expect(state.selectedRequest?.headers["Authorization"] == "Bearer {{secret.token}}")
     #expect(send(&state, .paste("curl -H 'Authorization: Bearer tok-5678' http://127.0.0.1:1/other")) == [

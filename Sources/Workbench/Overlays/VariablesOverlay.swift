@@ -120,11 +120,13 @@ extension AppState {
 
   /// The runtime saved a secret (`secrets`: the file as now written) or could not.
   mutating func secretSaved(name: String, secrets: SecretsFile?, error: String?) {
+    let moved = secretsBeingMoved.remove(name) != nil
     if let error {
       message = StatusMessage("secret.\(name) not saved: \(error)", isError: true)
       return
     }
     if let secrets { sources.secrets = secrets }
+    if moved { return }  // the status bar says what was added, and where its credentials went
     let file = sources.secrets.url.map { " in \($0.lastPathComponent)" } ?? ""
     message = StatusMessage("secret.\(name) saved\(file)")
   }

@@ -62,6 +62,7 @@ extension AppState {
       from: &imported, known: sources.secrets, environment: sources.processEnvironment)
     // Written whenever a request that may use them was added.
     let writes = moved.map { Command.setSecret(name: $0.name, value: $0.value) }
+    secretsBeingMoved.formUnion(moved.map(\.name))
     var added: [String] = []
     for (i, request) in imported.requests.enumerated() {
       var template = request.template
