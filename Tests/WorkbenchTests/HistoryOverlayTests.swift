@@ -102,6 +102,42 @@ struct HistoryOverlayTests {
     #expect(request.name == "users/list" && request.url == "http://127.0.0.1:8080/users")
   }
 
+  /// A recording's masked credential is the workspace's own when its request still has the
+  /// header; without the request it stays masked and the message says to fill it in.
+  @Test func openingAsANewRequestTakesAMaskedHeaderFromTheWorkspace() throws {
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let store = HistoryStore(stateFolder: folder)
+    let request = Request(
+      name: "me", url: "http://127.0.0.1:8080/me", headers: ["Authorization": "Bearer tok-5ecret", "Accept": "*/*"],
+      secrets: ["tok-5ecret"])
+    guard case .agent(.finished(let result)) = Scenario.exchange(id: 1, request: request, body: "{}", duration: 0.01)[3] else {
+      throw CancellationError()
+    }
+    try store.record(result, name: "me")
+    let entry = try #require(try store.entries().first)
+    #expect(entry.requestHeaders["Authorization"] == "Bearer ••••")
+    func opened(in workspace: Workspace) throws -> AppState {
+      var state = AppState(workspace: workspace, workspaceFile: "api.json", width: 160, height: 45)
+      _ = keys(&state, "H")
+      send(&state, .historyFound(id: 1, HistoryResults(entries: [entry]), error: nil))
+      _ = send(&state, .key(.tab))
+      _ = keys(&state, "o")
+      send(&state, .historyShown(HistoryView(entry: entry, body: [], position: 0, count: 1), error: nil))
+      return state
+    }
+    var workspace = Workspace(name: "api")
+    try workspace.addRequest(
+      RequestTemplate(name: "me", url: "http://127.0.0.1:8080/me", headers: ["Authorization": "Bearer {{secret.token}}"]),
+      placement: .inFolder)
+    let state = try opened(in: workspace)
+    let copy = try #require(state.workspace.request(named: "me-2"))
+    #expect(copy.headers["Authorization"] == "Bearer {{secret.token}}" && copy.headers["Accept"] == "*/*")
+    #expect(state.message?.text == "copied as me-2 (unsaved; Ctrl-S saves)")
+    let alone = try opened(in: Workspace(name: "api"))
+    #expect(alone.workspace.request(named: "me")?.headers["Authorization"] == "Bearer ••••")
+    #expect(alone.message?.text == "copied as me (unsaved; Ctrl-S saves); fill in the masked secrets (••••)")
+  }
+
   @Test func theOverlayOnScreen() throws {
     defer { try? FileManager.default.removeItem(at: folder) }
     let (_, entries) = try recorded()

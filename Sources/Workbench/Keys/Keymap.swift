@@ -475,7 +475,7 @@ public enum Keymap {
     KeyBinding(.last, [.end, .char("G")], "the oldest shown", .historyList),
     KeyBinding(.view, [.enter], "show the exchange in the response pane", .historyList),
     KeyBinding(.resend, [.char("s"), .char("r")], "send it again as recorded (masked secrets: the workspace's request)", .historyList),
-    KeyBinding(.openAsRequest, [.char("o")], "open it as a new request of the workspace (unsaved)", .historyList),
+    KeyBinding(.openAsRequest, [.char("o")], "open it as a new request of the workspace (unsaved; masked values: the workspace request's)", .historyList),
     KeyBinding(.switchHistoryMode, [.tab, .char("/")], "back to typing the filter", .historyList),
     KeyBinding(.back, [.escape], "close", .historyList),
     // Environments

@@ -123,12 +123,21 @@ extension AppState {
   }
 
   /// The recorded request as a new request of the workspace (unsaved), after the original, with
-  /// its method, URL, headers and body (JSON when it parses, else text). Masked secrets stay
-  /// masked (`••••`): the message says to fill them in.
+  /// its method, URL, headers and body (JSON when it parses, else text). A masked value (`••••`:
+  /// a secret, a credential) is the workspace's own when its request still has that header (or
+  /// URL): `Bearer {{secret.token}}`, or the token as written there. Others stay masked: the
+  /// message says to fill them in.
   private mutating func copyAsRequest(_ view: HistoryView) {
     let entry = view.entry
     let name = workspace.uniqueName(entry.name)
-    var template = RequestTemplate(name: name, method: entry.method, url: entry.url, headers: entry.requestHeaders)
+    let original = workspace.request(named: entry.name)
+    var headers = HTTPHeaders()
+    for field in entry.requestHeaders.fields {
+      let own = field.value.contains(Redaction.mask) ? original?.headers[field.name] : nil
+      headers.add(field.name, own ?? field.value)
+    }
+    let url = entry.url.contains(Redaction.mask) ? original?.url ?? entry.url : entry.url
+    var template = RequestTemplate(name: name, method: entry.method, url: url, headers: headers)
     if !view.requestBody.isEmpty || entry.requestContentType != nil {
       let type = entry.requestContentType
       if type?.contains("json") == true, let json = try? JSONParser.parse(view.requestBody) {
@@ -143,7 +152,7 @@ extension AppState {
     guard addNewRequest(template, placement: workspace.request(named: entry.name) == nil ? .inFolder : .after(entry.name))
     else { return }
     focus = .requests
-    let masked = (entry.url + entry.requestHeaders.fields.map(\.value).joined()).contains(Redaction.mask)
+    let masked = (template.url + template.headers.fields.map(\.value).joined()).contains(Redaction.mask)
     message = StatusMessage(
       "copied as \(name) (unsaved; Ctrl-S saves)" + (masked ? "; fill in the masked secrets (••••)" : ""))
   }
