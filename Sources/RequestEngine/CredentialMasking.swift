@@ -21,13 +21,19 @@ public enum CredentialMasking {
   }
 
   /// What follows the scheme (`Bearer`, `Basic`, `Token`, `AWS4-HMAC-SHA256`…), or the whole
-  /// value when it is a single word; nil when that is shorter than `minimumLength`.
+  /// value when it is a single word that is not a scheme; nil when that is shorter than
+  /// `minimumLength` (or a scheme alone: `Bearer` with no token).
   public static func credential(in value: String) -> String? {
     let trimmed = value.trimmingWhitespace()
     var credential = Substring(trimmed)
     if let space = trimmed.firstIndex(where: { $0 == " " || $0 == "\t" }) {
       credential = trimmed[space...].drop(while: { $0 == " " || $0 == "\t" })
+    } else if schemes.contains(trimmed.lowercased()) {
+      return nil
     }
     return credential.count >= minimumLength ? String(credential) : nil
   }
+
+  /// Schemes that a header may hold alone (a token not filled in yet): never masked as one.
+  private static let schemes: Set<String> = ["bearer", "basic", "token", "digest", "negotiate", "ntlm"]
 }

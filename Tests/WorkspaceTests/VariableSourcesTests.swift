@@ -168,6 +168,8 @@ import Workspace
       CredentialMasking.credential(in: "AWS4-HMAC-SHA256 Credential=AKIA/1, Signature=ab12")
         == "Credential=AKIA/1, Signature=ab12")
     #expect(CredentialMasking.credential(in: "Bearer abc") == nil)
+    #expect(CredentialMasking.credential(in: " Bearer ") == nil, "a scheme alone is no credential")
+    #expect(CredentialMasking.credential(in: "Negotiate") == nil)
     #expect(CredentialMasking.credential(in: "") == nil)
     #expect(CredentialMasking.carriesCredential("PROXY-authorization"))
     #expect(!CredentialMasking.carriesCredential("X-Authorization-Hint"))
