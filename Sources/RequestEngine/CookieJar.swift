@@ -250,7 +250,8 @@ public enum CookieMasking {
     return String(value[...equals]) + Redaction.mask + String(rest[end...])
   }
 
-  static func isCookieName(_ name: some StringProtocol) -> Bool {
+  /// Whether a header is `Cookie` (ASCII case folded, as header names compare).
+  public static func isCookieName(_ name: some StringProtocol) -> Bool {
     HTTPHeaders.sameName(name, "Cookie")
   }
 

@@ -17,8 +17,11 @@ public enum CredentialMasking {
 
   /// Whether a header of this name carries a credential.
   public static func carriesCredential(_ name: String) -> Bool {
-    HTTPHeaders.sameName(name, "Authorization") || HTTPHeaders.sameName(name, "Proxy-Authorization")
+    isAuthorization(name) || HTTPHeaders.sameName(name, "Proxy-Authorization")
   }
+
+  /// Whether a header is `Authorization` (ASCII case folded, as header names compare).
+  public static func isAuthorization(_ name: String) -> Bool { HTTPHeaders.sameName(name, "Authorization") }
 
   /// What follows the scheme (`Bearer`, `Basic`, `Token`, `AWS4-HMAC-SHA256`…), or the whole
   /// value when it is a single word that is not a scheme; nil when that is shorter than

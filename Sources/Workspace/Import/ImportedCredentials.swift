@@ -68,9 +68,9 @@ public enum ImportedCredentials {
           let credential = CredentialMasking.credential(in: value),
           let range = value.range(of: credential, options: .backwards)
         {
-          let base = field.name.lowercased() == "authorization" ? "token" : "proxy-token"
+          let base = CredentialMasking.isAuthorization(field.name) ? "token" : "proxy-token"
           value.replaceSubrange(range, with: reference(base, credential))
-        } else if field.name.lowercased() == "cookie", isLiteral(value),
+        } else if CookieMasking.isCookieName(field.name), isLiteral(value),
           value.count >= CredentialMasking.minimumLength
         {
           // A browser's "Copy as cURL" sends the site's cookies, the session's among them.
