@@ -39,6 +39,10 @@ public enum Scenario: String, CaseIterable, Sendable {
   /// Folders folded: users/ (a duplicate in it unsaved, so `●`) and files/; users/ selected, so
   /// the editor says what the folder holds and the keys that act on it.
   case folders
+  /// A browser's "Copy as cURL" pasted into the request list: its bearer token and cookies moved
+  /// to the secrets file (the token as `token-2`: the demo's `token` holds another value), the
+  /// editor showing the new request with `{{secret.…}}` where they were.
+  case paste
   /// A chat-like completion streaming token by token (streams/chat) in the viewer's Events tab,
   /// following its tail, jq's `.choices[0].delta.content` over each event, the selected event's
   /// JSON below.
@@ -95,6 +99,8 @@ public enum Scenario: String, CaseIterable, Sendable {
       Scenario.send(&state, .key(.enter))
     case .events:
       Scenario.playChat(&state)
+    case .paste:
+      Scenario.playPaste(&state)
     case .environments, .variables:
       state.selectRequest(named: "users/get")
       Scenario.send(&state, .key(.char("v")), .key(.char("j")))
@@ -189,6 +195,22 @@ public enum Scenario: String, CaseIterable, Sendable {
     send(&state, .agent(.progress(up, sent)), .tick(epoch.addingTimeInterval(3)))
     // Show the finished one.
     send(&state, .key(.char("4")), .key(.char("g")), .key(.char("j")), .key(.char("j")))
+  }
+
+  /// The paste, then what the runtime does with the `setSecret` commands it returns.
+  static func playPaste(_ state: inout AppState) {
+    let copied = """
+      curl 'http://127.0.0.1:8080/api/users/me' \\
+        -H 'accept: application/json' \\
+        -H 'authorization: Bearer eyJhbGciOiJIUzI1NiJ9.ZGVtbw' \\
+        -b 'session=8f2c1e7a; theme=dark'
+      """
+    let commands = update(&state, .paste(copied))
+    var secrets = state.sources.secrets
+    for case .setSecret(let name, let value) in commands {
+      secrets.set(name, value)
+      send(&state, .secretSaved(name: name, secrets: secrets, error: nil))
+    }
   }
 
   static func send(_ state: inout AppState, _ messages: Msg...) {
