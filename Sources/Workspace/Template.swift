@@ -67,7 +67,8 @@ public struct Template: Sendable, Equatable, Hashable {
     return out
   }
 
-  static func isValidName(_ name: String) -> Bool {
+  /// Whether `name` can be a variable's (or an environment's) name: letters, digits, `_`, `-`, `.`.
+  public static func isValidName(_ name: String) -> Bool {
     !name.isEmpty
       && name.unicodeScalars.allSatisfy {
         ($0.properties.isAlphabetic || $0.properties.numericType != nil

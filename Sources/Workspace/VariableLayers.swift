@@ -211,6 +211,34 @@ extension Workspace {
       set(&environments[index].variables)
     }
   }
+
+  /// The value of `name` in the workspace's `variables` or an environment's (nil when it has none).
+  public func value(of name: String, in home: VariableHome) -> String? {
+    switch home {
+    case .workspace: variables.value(of: name)
+    case .environment(let environment): environments.first { $0.name == environment }?.value(of: name)
+    }
+  }
+
+  /// Removes the variable `name` from the workspace's `variables` or an environment's (every
+  /// definition of it there).
+  public mutating func removeVariable(_ name: String, in home: VariableHome) throws(WorkspaceEditError) {
+    func remove(_ variables: inout [Variable], from label: String) throws(WorkspaceEditError) {
+      guard variables.contains(where: { $0.name == name }) else {
+        throw WorkspaceEditError("\(label) does not define \(JSONSerializer.quote(name))")
+      }
+      variables.removeAll { $0.name == name }
+    }
+    switch home {
+    case .workspace:
+      try remove(&variables, from: "the workspace's \"variables\"")
+    case .environment(let environment):
+      guard let index = environments.firstIndex(where: { $0.name == environment }) else {
+        throw WorkspaceEditError("there is no environment named \(JSONSerializer.quote(environment))")
+      }
+      try remove(&environments[index].variables, from: "environment \(environment)")
+    }
+  }
 }
 
 extension RequestTemplate {

@@ -300,6 +300,35 @@ extension Workspace {
     environment = name
   }
 
+  /// Adds the environment `name` at the end of `environments`: empty, or with the variables of
+  /// the environment `copying` (another host of the same API keeps the same names).
+  public mutating func addEnvironment(_ name: String, copying source: String? = nil) throws(WorkspaceEditError) {
+    guard Template.isValidName(name) else {
+      throw WorkspaceEditError(
+        "\(JSONSerializer.quote(name)) cannot name an environment: use letters, digits, '_', '-' and '.' (--env NAME types it)")
+    }
+    guard !environments.contains(where: { $0.name == name }) else {
+      throw WorkspaceEditError("there is already an environment named \(JSONSerializer.quote(name))")
+    }
+    var variables: [Variable] = []
+    if let source {
+      guard let copied = environments.first(where: { $0.name == source }) else {
+        throw WorkspaceEditError("there is no environment named \(JSONSerializer.quote(source))")
+      }
+      variables = copied.variables
+    }
+    environments.append(Environment(name: name, variables: variables))
+  }
+
+  /// Removes the environment `name`; when it was the one selected, none is.
+  public mutating func removeEnvironment(_ name: String) throws(WorkspaceEditError) {
+    guard let index = environments.firstIndex(where: { $0.name == name }) else {
+      throw WorkspaceEditError("there is no environment named \(JSONSerializer.quote(name))")
+    }
+    environments.remove(at: index)
+    if environment == name { environment = nil }
+  }
+
   // MARK: - Batches and chains
 
   /// Adds a batch of `members` (requests or chains, in order) at the end of `batches`.

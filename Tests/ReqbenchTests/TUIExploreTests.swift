@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import TestSupport
 import Testing
 
@@ -139,6 +140,76 @@ struct TUIExploreTests {
     let reopened = try again.waitFor("users/")
     #expect(!reopened.contains("not saved yet"), "\(reopened)")
     try again.quit()
+  }
+
+  /// Environments from nothing: a request on `{{base}}` is refused until `v` `n` makes an
+  /// environment and `V` `a` gives it `base`; `c` copies it for another host (a wrong one, so
+  /// its send fails), `v` switches back, and Ctrl-S writes both environments and the choice.
+  @Test func makeEnvironmentsAndVariablesInTheTUIAndSwitchBetweenThem() throws {
+    let (file, folder) = try missingWorkspaceFile()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let key = uniqueKey("environments")
+    let base = try TestServer.fixture.baseURL
+    let session = try TmuxSession([try reqbenchBinary.path, file])
+    try session.waitFor("new workspace")
+    try session.send("n")
+    try session.waitFor("new request (METHOD URL, curl or .http)")
+    try session.type("GET {{base}}/get?key=\(key)")
+    try session.send("Enter")
+    try session.waitFor("name (folders with /)")
+    try session.send("C-u")
+    try session.type("echo")
+    try session.send("Enter")
+    try session.waitFor("added echo")
+    try session.send("1", "s")
+    try session.waitFor("undefined variable {{base}}")
+    // v on a workspace without environments: n makes one (a mistake first: a space).
+    try session.send("v")
+    try session.waitFor("no environments yet: n adds one")
+    try session.send("n")
+    try session.waitFor("new environment's name")
+    try session.type("my local")
+    try session.send("Enter")
+    try session.waitFor("cannot name an environment")
+    try session.send("C-u")
+    try session.type("local")
+    try session.send("Enter")
+    try session.waitFor("environment local added and in use")
+    try session.send("Escape", "V", "a")
+    try session.waitFor("new variable in environment local: NAME=value")
+    try session.type("base=\(base)")
+    try session.send("Enter")
+    try session.waitFor("base set in environment local")
+    try session.send("Escape", "1", "s")
+    try session.waitFor("✓ succeeded")
+    #expect(try hits(key) == 1)
+    // c: a copy for another host; its base edited to a closed port, the send fails there.
+    try session.send("v", "c")
+    try session.waitFor("copy of local named")
+    try session.type("closed")
+    try session.send("Enter")
+    try session.waitFor("environment closed added with the variables of local and in use")
+    try session.send("Escape", "V", "Enter")
+    try session.waitFor("base in environment closed")
+    try session.type("http://127.0.0.1:9")
+    try session.send("Enter")
+    try session.send("Escape", "1", "s")
+    try session.waitFor("✗ failed")
+    #expect(try hits(key) == 1, "sent to the closed port, not the fixture")
+    // Back to local: v, k, Enter.
+    try session.send("v", "k", "Enter")
+    try session.waitFor("environment local: sends use it from now on")
+    try session.send("1", "s")
+    let deadline = Date().addingTimeInterval(10)
+    while try hits(key) < 2, Date() < deadline { usleep(50_000) }
+    #expect(try hits(key) == 2)
+    try session.send("C-s")
+    try session.waitFor("created \(file)")
+    let saved = try JSONParser.parse(Array(try text(file).utf8))
+    #expect(saved["environment"]?.stringValue == "local")
+    #expect(saved["environments"]?["local"]?["base"]?.stringValue == base)
+    #expect(saved["environments"]?["closed"]?["base"]?.stringValue == "http://127.0.0.1:9")
+    try session.quit()
   }
 
   /// D, R, d then u, on a real file: after a save the file's diff is what was done, nothing else.

@@ -94,12 +94,157 @@ struct EnvironmentsTests {
     #expect(state.environmentInUse == "ada" && state.sources.environment == nil)
   }
 
-  @Test func aWorkspaceWithoutEnvironmentsSaysHowToAddOne() throws {
-    var state = try demoState()
+  /// From a workspace without environments: `v`, `n` names one (a name that cannot be one is
+  /// refused in the prompt, the text kept), it is in use at once, and `V`'s `a` fills it.
+  @Test func withNoEnvironmentsNAddsOneInUseAtOnceAndVFillsIt() throws {
+    var state = try onUsersGet()
     state.workspace.environments = []
+    state.workspace.variables.removeAll { $0.name == "id" }
     _ = keys(&state, "v")
-    #expect(state.overlay == nil)
-    #expect(state.message?.text.contains("no environments") == true)
+    #expect(state.overlay == .environments)
+    #expect(state.message?.text.contains("no environments yet: n adds one") == true)
+    #expect(screen(state).contains("no environments yet: n adds one"))
+    _ = keys(&state, "n")
+    #expect(state.prompt?.purpose == .newEnvironment(copying: nil) && state.overlay == nil)
+    _ = keys(&state, "my dev")
+    _ = send(&state, .key(.enter))
+    #expect(state.prompt?.error?.contains("cannot name an environment") == true, "refused, saying why")
+    #expect(state.prompt?.input.text == "my dev", "the text stays to be fixed")
+    #expect(state.workspace.environments.isEmpty)
+    _ = send(&state, .key(.ctrl("u")))
+    _ = keys(&state, "dev")
+    _ = send(&state, .key(.enter))
+    #expect(state.prompt == nil && state.overlay == .environments)
+    #expect(state.workspace.environments.map(\.name) == ["dev"] && state.environmentInUse == "dev")
+    #expect(state.environmentOverlay.selection == 1, "the new one is highlighted")
+    #expect(state.unsavedSettings == ["environment", "environments.dev"])
+    #expect(screen(state).contains("no variables yet: V adds them"))
+    // The request's {{id}} is undefined until V's a defines it in dev.
+    guard case .failure = state.preparedSelection() else { throw CancellationError() }
+    _ = send(&state, .key(.escape))
+    _ = keys(&state, "Va")
+    #expect(state.prompt?.purpose == .addVariable(home: .environment("dev")))
+    #expect(screen(state).contains("new variable in environment dev: NAME=value"))
+    _ = keys(&state, "id = 7")
+    _ = send(&state, .key(.enter))
+    #expect(state.prompt == nil && state.overlay == .variables)
+    #expect(state.workspace.environments.first?.variables == [Variable(name: "id", value: "7")], "name and value trimmed")
+    #expect(state.variableRows[state.variablesOverlay.selection].name == "id", "the new one is highlighted")
+    guard case .success(let request) = state.preparedSelection() else { throw CancellationError() }
+    #expect(request.url == "http://127.0.0.1:8080/users/7")
+    // Ctrl-S writes both, and the file reads back the same.
+    _ = send(&state, .key(.escape))
+    #expect(send(&state, .key(.ctrl("s"))) == [.save])
+    let saved = state.workspace.encoded()
+    let text = String(decoding: saved, as: UTF8.self)
+    #expect(text.contains(#""environment": "dev""#))
+    let reread = try Workspace.parse(saved, file: "demo.json")
+    #expect(reread.environments == [Environment(name: "dev", variables: [Variable(name: "id", value: "7")])])
+    #expect(reread.environment == "dev")
+  }
+
+  /// `c` copies the highlighted environment under a free name; `d` deletes one only when
+  /// pressed twice, and deleting the one in use leaves none in use.
+  @Test func cCopiesAnEnvironmentAndDTwiceDeletesOne() throws {
+    var state = try onUsersGet()
+    _ = keys(&state, "vj")  // ada
+    _ = keys(&state, "c")
+    #expect(state.prompt?.purpose == .newEnvironment(copying: "ada"))
+    #expect(state.prompt?.input.text == "ada-2" && state.prompt?.input.selected == true)
+    _ = keys(&state, "grace")
+    _ = send(&state, .key(.enter))
+    #expect(state.prompt?.error?.contains("already an environment named \"grace\"") == true)
+    _ = send(&state, .key(.ctrl("u")))
+    _ = keys(&state, "ada-staging")
+    _ = send(&state, .key(.enter))
+    #expect(state.workspace.environments.map(\.name) == ["ada", "grace", "ada-staging"])
+    #expect(state.workspace.environments[2].variables == state.workspace.environments[0].variables)
+    #expect(state.environmentInUse == "ada-staging" && state.environmentOverlay.selection == 3)
+    // d once asks; another key keeps it.
+    _ = keys(&state, "d")
+    #expect(state.message?.text.contains("press d again to delete environment ada-staging and its 1 variable") == true)
+    #expect(state.workspace.environments.count == 3)
+    _ = keys(&state, "k")
+    #expect(state.message?.text == "the environment stays" && state.workspace.environments.count == 3)
+    // d d on the one in use: gone, none in use; the file's environment key goes with it.
+    _ = keys(&state, "jdd")
+    #expect(state.workspace.environments.map(\.name) == ["ada", "grace"])
+    #expect(state.environmentInUse == nil && state.workspace.environment == nil)
+    #expect(state.message?.text.contains("no environment is in use") == true)
+    #expect(state.environmentOverlay.selection == 2)
+    #expect(!state.unsavedSettings.contains("environment"), "none was saved, none is chosen: no edit")
+    #expect(state.unsavedSettings.contains("environments.ada-staging"))
+    // c and d on (none) say what to do.
+    _ = keys(&state, "kkc")
+    #expect(state.prompt == nil && state.message?.isError == true)
+    _ = keys(&state, "d")
+    #expect(state.workspace.environments.count == 2 && state.message?.isError == true)
+  }
+
+  /// `a` in `V`: NAME=value at once, NAME alone asks its value, secret.NAME asks it hidden;
+  /// what cannot be set is refused in the prompt. `d` removes one where the file defines it.
+  @Test func aAddsAVariableAndDRemovesOne() throws {
+    var state = try onUsersGet()
+    _ = keys(&state, "Va")
+    #expect(state.prompt?.purpose == .addVariable(home: .workspace), "no environment in use: the workspace's")
+    _ = keys(&state, "secret.api=abc")
+    _ = send(&state, .key(.enter))
+    #expect(state.prompt?.error?.contains("typed hidden") == true)
+    _ = send(&state, .key(.ctrl("u")))
+    _ = keys(&state, "env.HOME=x")
+    _ = send(&state, .key(.enter))
+    #expect(state.prompt?.error?.contains("export HOME") == true)
+    _ = send(&state, .key(.ctrl("u")))
+    _ = keys(&state, "=x")
+    _ = send(&state, .key(.enter))
+    #expect(state.prompt?.error?.contains("cannot be set here") == true)
+    _ = send(&state, .key(.ctrl("u")))
+    _ = keys(&state, "secret.api")
+    _ = send(&state, .key(.enter))
+    #expect(state.prompt?.purpose == .setSecret(name: "api") && state.prompt?.isHidden == true)
+    _ = send(&state, .key(.escape))
+    #expect(state.overlay == .variables)
+    // A name alone: its value next (the current one, when it has one there).
+    _ = keys(&state, "a")
+    _ = keys(&state, "token")
+    _ = send(&state, .key(.enter))
+    #expect(state.prompt?.purpose == .setVariable(name: "token", home: .workspace))
+    #expect(state.prompt?.input.text == "paste-a-token")
+    _ = send(&state, .key(.escape))
+    _ = keys(&state, "a")
+    _ = keys(&state, "page")
+    _ = send(&state, .key(.enter))
+    #expect(state.prompt?.purpose == .setVariable(name: "page", home: .workspace) && state.prompt?.input.text == "")
+    _ = keys(&state, "2")
+    _ = send(&state, .key(.enter))
+    #expect(state.workspace.variables.value(of: "page") == "2" && state.unsavedSettings.contains("variables.page"))
+    #expect(state.variableRows[state.variablesOverlay.selection].name == "page", "the new one is highlighted")
+    // d: gone from the workspace's variables.
+    _ = keys(&state, "d")
+    #expect(state.workspace.variables.value(of: "page") == nil)
+    #expect(state.message?.text == "page removed from the workspace's variables (unsaved; Ctrl-S saves)")
+    // In ada, id shadows the workspace's: removing it there uncovers the workspace's value.
+    _ = send(&state, .key(.escape))
+    _ = keys(&state, "vj")
+    _ = send(&state, .key(.enter))
+    _ = keys(&state, "V")
+    let id = try #require(state.variableRows.firstIndex { $0.name == "id" })
+    state.variablesOverlay.selection = id
+    _ = keys(&state, "d")
+    #expect(state.workspace.environments[0].variables.isEmpty)
+    #expect(state.message?.text.contains("workspace's value applies now") == true)
+    guard case .success(let request) = state.preparedSelection() else { throw CancellationError() }
+    #expect(request.url.hasSuffix("/users/1"))
+    // Neither --var nor a secret is removed here.
+    let host = try #require(state.variableRows.firstIndex { $0.name == "host" })
+    state.variablesOverlay.selection = host
+    _ = keys(&state, "d")
+    #expect(state.message?.isError == true && state.message?.text.contains("--var host") == true)
+    let secret = try #require(state.variableRows.firstIndex { $0.name == "secret.token" })
+    state.variablesOverlay.selection = secret
+    _ = keys(&state, "d")
+    #expect(state.message?.text.contains("reqbench secrets rm") == true)
+    #expect(state.sources.secrets.value(of: "token") == "s3cr3t")
   }
 
   @Test func capitalVShowsEveryVariableInScopeWithItsLayer() throws {

@@ -31,6 +31,7 @@ public enum Action: String, Sendable, CaseIterable {
   case view, cancelExchange, pauseExchange, whereIsFilter, tidyQueue
   // Environments and variables (`v`, `V`)
   case chooseEnvironment, showVariables, applyEnvironment, editVariable, closeOverlay
+  case newEnvironment, copyEnvironment, deleteEnvironment, addVariable, removeVariable
   // The cookie jar (`K`)
   case showCookies, deleteCookie, clearCookies, revealValues
   // An OAuth 2.0 grant waiting for the user
@@ -278,10 +279,10 @@ public enum Keymap {
     KeyBinding(.cancelAll, [.char("C")], "cancel everything running", hint: "cancel all", hintIn: [.queue], .everywhere),
     KeyBinding(.save, [.ctrl("s")], "save the workspace", hint: "save", hintIn: [.editor], .everywhere),
     KeyBinding(
-      .chooseEnvironment, [.char("v")], "choose the environment (or none): it applies at once; Ctrl-S saves the choice",
+      .chooseEnvironment, [.char("v")], "choose the environment (or none; n adds one): it applies at once; Ctrl-S saves the choice",
       hint: "env", hintIn: [.requests, .editor], .everywhere),
     KeyBinding(
-      .showVariables, [.char("V")], "the variables in scope for the selected request: value, where it comes from; edit them",
+      .showVariables, [.char("V")], "the variables in scope for the selected request: value, where it comes from; edit, add, remove them",
       .everywhere),
     KeyBinding(
       .showCookies, [.char("K")], "the cookie jar of the environment: domain, name, value (masked), path, expiry; delete, clear",
@@ -484,6 +485,13 @@ public enum Keymap {
     KeyBinding(
       .applyEnvironment, [.enter], "use it: the editor's resolved URL, sends and the status bar follow at once",
       .environments),
+    KeyBinding(
+      .newEnvironment, [.char("n")], "a new environment: type its name; it is used at once, V adds its variables",
+      .environments),
+    KeyBinding(
+      .copyEnvironment, [.char("c")], "a copy of the highlighted environment (its variables) under a new name",
+      .environments),
+    KeyBinding(.deleteEnvironment, [.char("d")], "delete the highlighted environment (press d twice)", .environments),
     KeyBinding(.closeOverlay, [.escape, .char("v"), .char("q")], "close, keeping the environment", .environments),
     // Variables
     KeyBinding(.down, [.down, .char("j")], "next variable", .variables),
@@ -493,6 +501,13 @@ public enum Keymap {
     KeyBinding(
       .editVariable, [.enter, .char("e")],
       "edit its value: in the environment chosen, else the workspace's variables; a secret, hidden, in the secrets file",
+      .variables),
+    KeyBinding(
+      .addVariable, [.char("a")],
+      "add one (NAME=value; secret.NAME asks hidden) to the environment chosen, else the workspace's variables",
+      .variables),
+    KeyBinding(
+      .removeVariable, [.char("d")], "remove the highlighted variable from the environment or the workspace's variables",
       .variables),
     KeyBinding(.chooseEnvironment, [.char("v")], "choose the environment", .variables),
     KeyBinding(.closeOverlay, [.escape, .char("V"), .char("q")], "close", .variables),

@@ -7,9 +7,14 @@ import Workspace
 /// the highlighted one's variables beside the list (as Slumber's profile list previews a
 /// profile's fields). Enter applies it at once: the editor's resolved URL, the next sends and the
 /// status bar follow; the choice becomes the file's `environment` key on the next save.
+/// `n` adds an environment (used at once, so `V`'s `a` fills it), `c` copies the highlighted one
+/// under a new name (another host, the same variables: Bruno's and Postman's "clone"), `d`
+/// deletes it (pressed twice). Each is an unsaved edit until Ctrl-S.
 public struct EnvironmentOverlayState: Sendable, Equatable {
   /// 0 is "none", then the environments in file order.
   public var selection = 0
+  /// `d` was pressed once: the next `d` deletes the highlighted environment.
+  public var confirmingDelete = false
   public init() {}
 }
 
@@ -18,18 +23,53 @@ extension AppState {
   public var environmentInUse: String? { sources.environment ?? workspace.environment }
 
   mutating func openEnvironmentOverlay() {
-    guard !workspace.environments.isEmpty else {
-      message = StatusMessage("this workspace has no environments: add \"environments\": {\"NAME\": {\"var\": \"value\"}} to its file")
-      return
-    }
     overlay = .environments
     let index = workspace.environments.firstIndex { $0.name == environmentInUse }
+    environmentOverlay = EnvironmentOverlayState()
     environmentOverlay.selection = index.map { $0 + 1 } ?? 0
+    if workspace.environments.isEmpty {
+      message = StatusMessage("no environments yet: n adds one (dev, staging…), V then gives it variables")
+    }
+  }
+
+  /// The environment highlighted in the overlay (nil on "none").
+  var highlightedEnvironment: Environment? {
+    let index = environmentOverlay.selection - 1
+    return workspace.environments.indices.contains(index) ? workspace.environments[index] : nil
   }
 
   mutating func handleEnvironmentOverlayKey(_ key: Key) -> [Command] {
     guard let action = Keymap.action(for: key, in: .environments) else { return [] }
+    let confirming = environmentOverlay.confirmingDelete
+    environmentOverlay.confirmingDelete = false
+    if confirming, action != .deleteEnvironment { message = StatusMessage("the environment stays") }
     switch action {
+    case .newEnvironment:
+      overlay = nil
+      prompt = Prompt(purpose: .newEnvironment(copying: nil), label: "new environment's name", input: LineEdit(""))
+    case .copyEnvironment:
+      guard let source = highlightedEnvironment else {
+        message = StatusMessage("highlight the environment to copy (j k), or n for a new, empty one", isError: true)
+        return []
+      }
+      overlay = nil
+      prompt = Prompt(
+        purpose: .newEnvironment(copying: source.name), label: "copy of \(source.name) named",
+        input: LineEdit(freeEnvironmentName(after: source.name), selected: true))
+    case .deleteEnvironment:
+      guard let doomed = highlightedEnvironment else {
+        message = StatusMessage("highlight the environment to delete (j k)", isError: true)
+        return []
+      }
+      guard confirming else {
+        environmentOverlay.confirmingDelete = true
+        let count = doomed.variables.count
+        message = StatusMessage(
+          "press d again to delete environment \(doomed.name) and its \(count) variable\(count == 1 ? "" : "s") (any other key keeps it)",
+          isError: true)
+        return []
+      }
+      deleteEnvironment(doomed.name)
     case .down, .up:
       let count = workspace.environments.count + 1
       if let index = move(action, environmentOverlay.selection, count: count, page: count) {
@@ -72,10 +112,58 @@ extension AppState {
     }
   }
 
+  /// The prompt's Enter for `n` and `c`: the environment is added and used at once; a name
+  /// that cannot be one leaves the prompt open, saying why.
+  mutating func addEnvironment(_ input: LineEdit, copying source: String?) {
+    let name = input.text.trimmingCharacters(in: .whitespaces)
+    do {
+      try workspace.addEnvironment(name, copying: source)
+    } catch {
+      prompt = Prompt(
+        purpose: .newEnvironment(copying: source), label: source.map { "copy of \($0) named" } ?? "new environment's name",
+        input: input, error: error.message)
+      return
+    }
+    unsavedSettings.insert("environments.\(name)")
+    applyEnvironment(name)
+    overlay = .environments
+    environmentOverlay.selection = workspace.environments.count
+    let copied = source.map { " with the variables of \($0)" } ?? ""
+    message = StatusMessage("environment \(name) added\(copied) and in use (unsaved; Ctrl-S saves); V adds or edits its variables")
+  }
+
+  /// Deletes the environment `name` (an unsaved edit); when it was in use, none is.
+  mutating func deleteEnvironment(_ name: String) {
+    let wasInUse = environmentInUse == name
+    do {
+      try workspace.removeEnvironment(name)
+    } catch {
+      message = StatusMessage(error.message, isError: true)
+      return
+    }
+    unsavedSettings = unsavedSettings.filter { !$0.hasPrefix("environments.\(name).") }
+    unsavedSettings.insert("environments.\(name)")
+    if wasInUse {
+      sources.environment = nil
+      if savedEnvironment == nil { unsavedSettings.remove("environment") } else { unsavedSettings.insert("environment") }
+    }
+    environmentOverlay.selection = min(environmentOverlay.selection, workspace.environments.count)
+    message = StatusMessage(
+      "environment \(name) deleted (unsaved; Ctrl-S saves)" + (wasInUse ? "; no environment is in use" : ""))
+  }
+
+  /// `staging-2`: the first name after `name` that no environment has.
+  func freeEnvironmentName(after name: String) -> String {
+    let names = Set(workspace.environments.map(\.name))
+    var number = 2
+    while names.contains("\(name)-\(number)") { number += 1 }
+    return "\(name)-\(number)"
+  }
+
   var environmentOverlayRect: Rect {
     let names = [EnvironmentOverlayState.noneLabel] + workspace.environments.map(\.name)
     let listWidth = min(30, (names.map(TextWidth.of).max() ?? 4) + 4)
-    let width = min(self.width - 4, max(60, listWidth + 50))
+    let width = min(self.width - 4, max(72, listWidth + 50))
     let rows = max(workspace.environments.count + 1, (workspace.environments.map(\.variables.count).max() ?? 0))
     let height = min(self.height - 4, rows + 5)
     return Rect(x: (self.width - width) / 2, y: max(1, (self.height - height) / 2), width: width, height: height)
@@ -111,10 +199,14 @@ extension Painter {
     let x = inner.x + listWidth + 2
     let width = inner.width - listWidth - 3
     let variables = selection > 0 && environments.indices.contains(selection - 1) ? environments[selection - 1].variables : []
-    if selection == 0 {
+    if environments.isEmpty {
+      buffer.putTruncated("no environments yet: n adds one", x: x, y: inner.y, style: theme.dim, width: width)
+      buffer.putTruncated(
+        "(dev, staging…: the same variables, other values)", x: x, y: inner.y + 1, style: theme.dim, width: width)
+    } else if selection == 0 {
       buffer.putTruncated("no environment: the workspace's variables only", x: x, y: inner.y, style: theme.dim, width: width)
     } else if variables.isEmpty {
-      buffer.putTruncated("no variables", x: x, y: inner.y, style: theme.dim, width: width)
+      buffer.putTruncated("no variables yet: V adds them to the environment in use", x: x, y: inner.y, style: theme.dim, width: width)
     }
     let nameWidth = min(24, (variables.map { TextWidth.of($0.name) }.max() ?? 0) + 1)
     for (row, variable) in variables.prefix(rows).enumerated() {
@@ -124,7 +216,7 @@ extension Painter {
       buffer.putTruncated(value, x: x + nameWidth + 1, y: y, style: .plain, width: width - nameWidth - 1)
     }
     buffer.putTruncated(
-      "j k choose · Enter use it now · Esc close", x: inner.x + 1,
+      "j k choose · Enter use it · n new · c copy · d delete · Esc close", x: inner.x + 1,
       y: inner.y + inner.height - 1, style: theme.dim, width: inner.width - 2)
   }
 }

@@ -8,7 +8,9 @@ import Workspace
 /// environment NAME, workspace, `env.`, secret) and the layers it wins over. The ones the request
 /// uses come first. Enter edits a value where it lives: the environment's or the workspace's
 /// `variables` (an unsaved edit until Ctrl-S), or a secret, typed hidden, written to the secrets
-/// file at once (`Command.setSecret`). The prompt comes back to the overlay.
+/// file at once (`Command.setSecret`). `a` adds one where Enter would put an undefined one (the
+/// environment in use, else the workspace's `variables`), `d` removes one from the environment
+/// or workspace `variables` that define it. The prompt comes back to the overlay.
 public struct VariablesOverlayState: Sendable, Equatable, OverlayList {
   public var selection = 0
   public var scroll = 0
@@ -39,6 +41,16 @@ extension AppState {
         return []
       }
       editVariable(rows[variablesOverlay.selection])
+    case .addVariable:
+      let home = newVariableHome
+      overlay = nil
+      prompt = Prompt(purpose: .addVariable(home: home), label: "new variable in \(home.label): NAME=value", input: LineEdit(""))
+    case .removeVariable:
+      guard rows.indices.contains(variablesOverlay.selection) else {
+        message = StatusMessage("no variable selected")
+        return []
+      }
+      removeVariable(rows[variablesOverlay.selection])
     case .chooseEnvironment:
       openEnvironmentOverlay()
     case .closeOverlay:
@@ -57,8 +69,7 @@ extension AppState {
         message = StatusMessage("\(name) comes from \(variableName) in reqbench's environment: change it there", isError: true)
         return
       }
-      overlay = nil
-      prompt = Prompt(purpose: .setSecret(name: String(name.dropFirst(7))), label: "\(name) (hidden, saved to the secrets file)", input: LineEdit(""))
+      promptSecret(name)
       return
     }
     switch variable.found?.layer {
@@ -79,17 +90,113 @@ extension AppState {
         message = StatusMessage("{{\(name)}} reads the environment variable \(name.dropFirst(4)): export it before starting reqbench", isError: true)
         return
       }
-      // Undefined: into the environment in use (where a user switching hosts wants it), else the workspace.
-      let home: VariableHome = workspace.selectedEnvironment(sources).map { .environment($0.name) } ?? .workspace
-      promptValue(variable, home: home)
+      promptValue(variable, home: newVariableHome)
+    }
+  }
+
+  /// Where a new variable goes: the environment in use (where a user switching hosts wants
+  /// it), else the workspace's `variables`.
+  var newVariableHome: VariableHome {
+    workspace.selectedEnvironment(sources).map { .environment($0.name) } ?? .workspace
+  }
+
+  /// The prompt's Enter for `a`: `NAME=value` is set at once; a name alone asks for its value
+  /// next (a secret's hidden). What cannot be set leaves the prompt open, saying why.
+  mutating func addVariable(_ input: LineEdit, home: VariableHome) {
+    func refuse(_ problem: String) {
+      prompt = Prompt(purpose: .addVariable(home: home), label: "new variable in \(home.label): NAME=value", input: input, error: problem)
+    }
+    let text = input.text
+    let equals = text.firstIndex(of: "=")
+    let name = String(text[..<(equals ?? text.endIndex)]).trimmingCharacters(in: .whitespaces)
+    if name.hasPrefix("secret.") {
+      guard equals == nil else { return refuse("a secret's value is typed hidden: type \(name) alone, then its value") }
+      guard Template.isValidName(String(name.dropFirst(7))) else {
+        return refuse("type secret.NAME (a name is letters, digits, '_', '-' and '.')")
+      }
+      if let known = variableRows.first(where: { $0.name == name }) { editVariable(known) } else { promptSecret(name) }
+      return
+    }
+    if name.hasPrefix("env.") { return refuse("{{\(name)}} reads the process environment: export \(name.dropFirst(4)) instead") }
+    guard let equals else {
+      guard Template.isValidName(name) else { return refuse("type NAME=value (a name is letters, digits, '_', '-' and '.')") }
+      // Defined already: its value where the new one would go, to edit.
+      let current = workspace.value(of: name, in: home)
+      promptValue(name, current: current, home: home)
+      return
+    }
+    let value = String(text[text.index(after: equals)...]).trimmingCharacters(in: .whitespaces)
+    do {
+      try workspace.setVariable(name, value, in: home)
+    } catch {
+      return refuse(error.message)
+    }
+    unsavedSettings.insert(home.key(of: name))
+    overlay = .variables
+    selectVariable(named: name)
+    message = StatusMessage("\(name) set in \(home.label) (unsaved; Ctrl-S saves)")
+  }
+
+  /// Removes a variable from the environment or workspace `variables` that define it (the
+  /// next layer's value, if any, applies then); the others say where they are changed.
+  private mutating func removeVariable(_ variable: ScopedVariable) {
+    let name = variable.name
+    let home: VariableHome
+    switch variable.found?.layer {
+    case .environment(let environment): home = .environment(environment)
+    case .workspace: home = .workspace
+    case .secretsFile:
+      message = StatusMessage("secret.\(name.dropFirst(7)) is in the secrets file: reqbench secrets rm removes it", isError: true)
+      return
+    case nil:
+      message = StatusMessage("\(name) is not defined anywhere: nothing to remove", isError: true)
+      return
+    default:
+      // Set outside the file (--var, a chain, the process environment): Enter says where.
+      editVariable(variable)
+      return
+    }
+    do {
+      try workspace.removeVariable(name, in: home)
+    } catch {
+      message = StatusMessage(error.message, isError: true)
+      return
+    }
+    unsavedSettings.insert(home.key(of: name))
+    let now = variableRows.first { $0.name == name }?.found.map { "; \($0.layer.label)'s value applies now" } ?? ""
+    selectVariable(named: name)
+    message = StatusMessage("\(name) removed from \(home.label) (unsaved; Ctrl-S saves)\(now)")
+  }
+
+  /// Highlights the variable `name` (or keeps the selection in range when it is gone).
+  private mutating func selectVariable(named name: String) {
+    let rows = variableRows
+    if let index = rows.firstIndex(where: { $0.name == name }) {
+      variablesOverlay.selection = index
+    } else {
+      variablesOverlay.selection = max(0, min(variablesOverlay.selection, rows.count - 1))
+    }
+    variablesOverlay.scroll = min(variablesOverlay.scroll, variablesOverlay.selection)
+    if variablesOverlay.selection >= variablesOverlay.scroll + variableListRows {
+      variablesOverlay.scroll = variablesOverlay.selection - variableListRows + 1
     }
   }
 
   private mutating func promptValue(_ variable: ScopedVariable, home: VariableHome) {
+    promptValue(variable.name, current: variable.found?.value, home: home)
+  }
+
+  private mutating func promptValue(_ name: String, current: String?, home: VariableHome) {
     overlay = nil
     prompt = Prompt(
-      purpose: .setVariable(name: variable.name, home: home), label: "\(variable.name) in \(home.label)",
-      input: LineEdit(variable.found?.value ?? "", selected: true))
+      purpose: .setVariable(name: name, home: home), label: "\(name) in \(home.label)",
+      input: LineEdit(current ?? "", selected: true))
+  }
+
+  /// The hidden prompt for `secret.NAME`'s value.
+  private mutating func promptSecret(_ name: String) {
+    overlay = nil
+    prompt = Prompt(purpose: .setSecret(name: String(name.dropFirst(7))), label: "\(name) (hidden, saved to the secrets file)", input: LineEdit(""))
   }
 
   /// The prompt's Enter: the new value in the workspace (unsaved), or the secret to the secrets file.
@@ -104,6 +211,7 @@ extension AppState {
         return []
       }
       unsavedSettings.insert(home.key(of: name))
+      selectVariable(named: name)
       message = StatusMessage("\(name) set in \(home.label) (unsaved; Ctrl-S saves)")
       return []
     case .setSecret(let name):
@@ -174,7 +282,7 @@ extension Painter {
     buffer.putTruncated(heading, x: inner.x + 1, y: inner.y, style: theme.dim, width: inner.width - 2)
     if rows.isEmpty {
       buffer.putTruncated(
-        "no variables: define them in \"variables\" or an environment", x: inner.x + 1, y: inner.y + 2, style: theme.dim,
+        "no variables yet: a adds one (NAME=value) to \(state.newVariableHome.label)", x: inner.x + 1, y: inner.y + 2, style: theme.dim,
         width: inner.width - 2)
     }
     let overlay = state.variablesOverlay
@@ -204,7 +312,7 @@ extension Painter {
     }
     let used = rows.filter(\.used).count
     buffer.putTruncated(
-      "\(used) used by the request (bright), \(rows.count - used) more in scope · j k select · Enter edit · v environments · Esc close",
+      "\(used) used by the request (bright), \(rows.count - used) more in scope · j k select · Enter edit · a add · d remove · v environments · Esc close",
       x: inner.x + 1, y: inner.y + inner.height - 1, style: theme.dim, width: inner.width - 2)
   }
 }

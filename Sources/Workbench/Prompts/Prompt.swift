@@ -90,6 +90,10 @@ public struct Prompt: Sendable, Equatable {
     case setVariable(name: String, home: VariableHome)
     /// A secret's value (`V`), typed hidden, for the secrets file.
     case setSecret(name: String)
+    /// `a` in `V`: `NAME=value`, or a name whose value is asked next.
+    case addVariable(home: VariableHome)
+    /// `n` or `c` in `v`: the name of a new environment (a copy of `copying`'s variables).
+    case newEnvironment(copying: String?)
     /// `R`: the new full name of this request.
     case renameRequest(String)
     /// `R` on a folder row: the new path of this folder.
@@ -126,7 +130,8 @@ extension AppState {
       prompt = nil
       switch current.purpose {
       case .filterRequests: clearRequestFilter()
-      case .setVariable, .setSecret: overlay = .variables
+      case .setVariable, .setSecret, .addVariable: overlay = .variables
+      case .newEnvironment: overlay = .environments
       default: break
       }
       return []
@@ -166,6 +171,10 @@ extension AppState {
         return nameNewRequest(imported, current.input)
       case .setVariable, .setSecret:
         return acceptVariable(current.purpose, text: text)
+      case .addVariable(let home):
+        addVariable(current.input, home: home)
+      case .newEnvironment(let source):
+        addEnvironment(current.input, copying: source)
       case .renameRequest(let old):
         renameRequest(old, current.input)
       case .renameFolder(let old):
