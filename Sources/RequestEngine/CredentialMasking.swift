@@ -39,4 +39,47 @@ public enum CredentialMasking {
 
   /// Schemes that a header may hold alone (a token not filled in yet): never masked as one.
   private static let schemes: Set<String> = ["bearer", "basic", "token", "digest", "negotiate", "ntlm"]
+
+  /// Whether a header's or a query parameter's name says that its whole value is a key, a
+  /// token, a secret, a password or a signature: `X-Api-Key`, `Api-Key`, `X-Auth-Token`,
+  /// `Private-Token`, `Ocp-Apim-Subscription-Key`, `X-CSRF-Token`, `X-Amz-Security-Token`;
+  /// `api_key`, `apikey`, `access_token`, `client_secret`, `password`, `X-Amz-Signature`, `sig`.
+  /// Its words are compared (ASCII case folded, split at `-` and `_`), so `Idempotency-Key`,
+  /// `Sec-WebSocket-Key`, a fixture's `key` and a pagination `page_token` are not credentials.
+  ///
+  /// ```swift
+  /// CredentialMasking.isKeyName("X-Api-Key")        // true
+  /// CredentialMasking.isKeyName("access_token")     // true
+  /// CredentialMasking.isKeyName("Idempotency-Key")  // false
+  /// ```
+  public static func isKeyName(_ name: String) -> Bool {
+    let words = name.lowercased().split(whereSeparator: { $0 == "-" || $0 == "_" })
+    for (index, word) in words.enumerated() {
+      let before = index > 0 ? words[index - 1] : nil
+      switch word {
+      case "apikey", "secret", "password", "passwd", "signature", "sig", "credential", "credentials":
+        return true
+      case "token":
+        if let before, cursorWords.contains(before) { continue }
+        return true
+      case "key":
+        if let before, keyOwners.contains(before) { return true }
+      default:
+        continue
+      }
+    }
+    return false
+  }
+
+  /// The credential a header or query parameter named by `isKeyName` carries: its whole value,
+  /// when it is at least `minimumLength` long.
+  public static func key(in value: String) -> String? {
+    let trimmed = value.trimmingWhitespace()
+    return trimmed.count >= minimumLength ? trimmed : nil
+  }
+
+  /// `page_token`, `next_token`: a pagination cursor, not a credential.
+  private static let cursorWords: Set<Substring> = ["page", "next", "continuation", "sync", "cursor", "resume"]
+  /// `api-key`, `subscription-key`: a key that opens an API (not an idempotency or cache key).
+  private static let keyOwners: Set<Substring> = ["api", "subscription", "access", "secret", "private", "auth", "client"]
 }

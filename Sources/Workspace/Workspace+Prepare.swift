@@ -166,8 +166,21 @@ extension Workspace {
     // A credential written into the request itself (a pasted `Authorization: Bearer …`, a basic
     // auth with its password in the file) is masked wherever the request is shown or kept, as a
     // secret's value is.
-    for field in headers.fields where CredentialMasking.carriesCredential(field.name) {
-      if let credential = CredentialMasking.credential(in: field.value) { scope.usedSecrets.append(credential) }
+    for field in headers.fields {
+      if CredentialMasking.carriesCredential(field.name) {
+        if let credential = CredentialMasking.credential(in: field.value) { scope.usedSecrets.append(credential) }
+      } else if CredentialMasking.isKeyName(field.name), let key = CredentialMasking.key(in: field.value) {
+        scope.usedSecrets.append(key)  // X-Api-Key, Private-Token…
+      }
+    }
+    // So is a key in the query (`?api_key=…`, `access_token=…`): as the URL shows it, and decoded.
+    for piece in (URLResolver.split(url).query ?? "").split(separator: "&") {
+      guard let eq = piece.firstIndex(of: "="),
+        CredentialMasking.isKeyName(QueryDecoder.decode(piece[..<eq], form: false) ?? String(piece[..<eq])),
+        let key = CredentialMasking.key(in: String(piece[piece.index(after: eq)...]))
+      else { continue }
+      scope.usedSecrets.append(key)
+      if let decoded = QueryDecoder.decode(key[...], form: false), decoded != key { scope.usedSecrets.append(decoded) }
     }
     var body = RequestBody.empty
     scope.field = .inRequest("body")

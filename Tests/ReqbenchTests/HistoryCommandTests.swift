@@ -453,7 +453,9 @@ struct HistoryCommandTests {
      "requests": [
        {"name": "echo", "url": "/anything", "headers": {"Authorization": "Bearer \(token)"}},
        {"name": "basic", "url": "/anything/basic",
-        "auth": {"basic": {"user": "ada", "password": "pa55-\(token)"}}}
+        "auth": {"basic": {"user": "ada", "password": "pa55-\(token)"}}},
+       {"name": "keyed", "url": "/anything/keyed?api_key=ak-\(token)&page=2",
+        "query": {"access_token": "at-\(token)"}, "headers": {"X-Api-Key": "xk-\(token)"}}
      ]}
     """.write(to: ws, atomically: true, encoding: .utf8)
     let run = try runProcess(try reqbenchBinary, ["run", ws.path, "--all", "--json"])
@@ -465,17 +467,24 @@ struct HistoryCommandTests {
     #expect(har.stdout.contains(#""Authorization\": \"Bearer ••••\""#), "the echo, masked")
     #expect(har.stdout.contains(#"{"name":"Authorization","value":"Bearer ••••"}"#), "the header as sent")
     #expect(har.stdout.contains(#"{"name":"Authorization","value":"Basic ••••"}"#), "basic auth as sent")
+    #expect(har.stdout.contains(#"{"name":"X-Api-Key","value":"••••"}"#), "a key header as sent")
+    #expect(har.stdout.contains(#"{"name":"api_key","value":"••••"}"#), "a key in the URL's query")
+    #expect(har.stdout.contains(#"{"name":"access_token","value":"••••"}"#), "a key in the request's query")
+    #expect(har.stdout.contains(#"{"name":"page","value":"2"}"#), "the rest of the query as it was")
     let state = root.appendingPathComponent(".reqbench/pasted")
     let files = try #require(FileManager.default.enumerator(at: state, includingPropertiesForKeys: nil)?.allObjects as? [URL])
     #expect(files.contains { $0.lastPathComponent == "history.sqlite" })
-    let credentials = [token, "pa55-" + token, Data("ada:pa55-\(token)".utf8).base64EncodedString()]
+    let credentials = [
+      token, "pa55-" + token, Data("ada:pa55-\(token)".utf8).base64EncodedString(), "ak-" + token, "at-" + token,
+      "xk-" + token,
+    ]
     for file in files {
       let bytes = (try? Data(contentsOf: file)) ?? Data()
       for credential in credentials where bytes.range(of: Data(credential.utf8)) != nil {
         Issue.record("\(file.lastPathComponent) holds \(credential)")
       }
     }
-    let export = try runProcess(try reqbenchBinary, ["export", "curl", ws.path, "echo", "basic"])
+    let export = try runProcess(try reqbenchBinary, ["export", "curl", ws.path, "echo", "basic", "keyed"])
     #expect(export.status == 0 && !export.stdout.contains(token), "\(export.stdout)")
     let revealed = try runProcess(try reqbenchBinary, ["export", "curl", ws.path, "echo", "--reveal-secrets"])
     #expect(revealed.stdout.contains("Bearer \(token)"), "\(revealed.stdout)")

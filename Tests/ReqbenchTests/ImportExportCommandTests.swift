@@ -109,10 +109,14 @@ struct ImportExportCommandTests {
     let paste = """
       curl -H 'Authorization: Bearer \(token)' -b 'session=\(token)' \(base)/bearer
       curl -u ada:pa55-\(token) \(base)/basic-auth/ada/pa55-\(token)
+      curl -H 'X-Api-Key: xk-\(token)' -H 'Idempotency-Key: idem-\(token)' '\(base)/anything/keyed?api_key=ak-\(token)&page_token=cursor-\(token)'
       """
     let result = try run(["import", "curl", "-", "--into", ws.path], stdin: paste)
     #expect(result.status == 0, "\(result.stderr)")
-    #expect(result.stderr.contains("moved credentials to api.secrets.json (the requests say {{secret.NAME}}): token, cookie, password"), "\(result.stderr)")
+    #expect(
+      result.stderr.contains(
+        "moved credentials to api.secrets.json (the requests say {{secret.NAME}}): token, cookie, password, api-key, api-key-2"),
+      "\(result.stderr)")
     #expect(!result.stderr.contains("secrets the requests use"), "nothing left to set: \(result.stderr)")
     let text = try String(contentsOf: ws, encoding: .utf8)
     #expect(text.contains(#""Authorization": "Bearer {{secret.token}}""#) && text.contains(#""password": "{{secret.password}}""#), "\(text)")
@@ -124,9 +128,20 @@ struct ImportExportCommandTests {
     let mode = try FileManager.default.attributesOfItem(atPath: secrets.path)[.posixPermissions] as? Int
     #expect(mode == 0o600)
     #expect(try String(contentsOf: dir.appendingPathComponent(".gitignore"), encoding: .utf8).contains("api.secrets.json"))
+    // A key header and a key in the query, not an idempotency key or a pagination cursor.
+    #expect(text.contains(#""X-Api-Key": "{{secret.api-key}}""#) && text.contains(#""api_key": "{{secret.api-key-2}}""#), "\(text)")
+    #expect(text.contains("idem-\(token)") && text.contains("cursor-\(token)"), "\(text)")
+    #expect(!text.contains("xk-\(token)") && !text.contains("ak-\(token)"), "\(text)")
+    #expect(try json(secrets)["api-key"]?.stringValue == "xk-" + token && json(secrets)["api-key-2"]?.stringValue == "ak-" + token)
     let names = try JSONParser.parse(Array(try Data(contentsOf: ws)))["requests"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []
-    #expect(names.count == 2)
-    for name in names {
+    #expect(names.count == 3)
+    // httpbin's echo: the keys went out as they were pasted.
+    let keyed = try run(["run", ws.path, names[2], "--no-history"])
+    #expect(keyed.status == 0, "\(keyed.stderr)")
+    let echo = try JSONParser.parse(keyed.stdout)
+    #expect(echo["headers"]?["X-Api-Key"]?.stringValue == "xk-" + token, "\(keyed.stdout)")
+    #expect(echo["args"]?["api_key"]?.stringValue == "ak-" + token && echo["args"]?["page_token"]?.stringValue == "cursor-" + token)
+    for name in names.prefix(2) {
       let sent = try run(["run", ws.path, name, "--no-history"])
       #expect(sent.status == 0, "\(name) with its credential: \(sent.stderr)")
       #expect(sent.stdout.contains(#""authenticated": true"#), "\(sent.stdout)")

@@ -1,3 +1,4 @@
+import JSON
 import RequestEngine
 import Testing
 import Workspace
@@ -38,6 +39,32 @@ import Workspace
     #expect(requests.secrets == ["token", "proxy-token", "cookie", "password", "password-2"])
   }
 
+  /// A header or query parameter whose name says it holds a key (`CredentialMasking.isKeyName`)
+  /// goes too, named after it; an idempotency key or a pagination cursor stays.
+  @Test func keyHeadersAndQueryParametersBecomeSecrets() {
+    var keyed = RequestTemplate(name: "keyed", url: "http://127.0.0.1:1/k")
+    keyed.headers = ["X-Api-Key": "xk-1234", "Private-Token": "glpat-1", "Idempotency-Key": "idem-1"]
+    keyed.query = JSONObject([
+      ("api_key", .string("ak-1234")), ("page_token", .string("cursor-1")), ("access_token", .string("{{token}}")),
+      ("client_secret", .string("cs-1234")),
+    ])
+    var again = RequestTemplate(name: "again", url: "http://127.0.0.1:1/k")
+    again.headers = ["x-api-key": "xk-1234"]
+    var requests = imported([keyed, again])
+    let moved = ImportedCredentials.extract(from: &requests, known: SecretsFile())
+    #expect(moved == [
+      .init(name: "api-key", value: "xk-1234"), .init(name: "private-token", value: "glpat-1"),
+      .init(name: "api-key-2", value: "ak-1234"), .init(name: "client-secret", value: "cs-1234"),
+    ])
+    let templates = requests.templates
+    #expect(templates[0].headers["X-Api-Key"] == "{{secret.api-key}}" && templates[0].headers["Idempotency-Key"] == "idem-1")
+    #expect(templates[0].headers["Private-Token"] == "{{secret.private-token}}")
+    #expect(templates[0].query["api_key"] == .string("{{secret.api-key-2}}"))
+    #expect(templates[0].query["page_token"] == .string("cursor-1") && templates[0].query["access_token"] == .string("{{token}}"))
+    #expect(templates[0].query.members.map(\.key) == ["api_key", "page_token", "access_token", "client_secret"], "in order")
+    #expect(templates[1].headers["x-api-key"] == "{{secret.api-key}}", "the same key, the same secret")
+  }
+
   @Test func whatTheFileHoldsIsReusedAndNothingElseIsTouched() {
     var reused = RequestTemplate(name: "a", url: "http://127.0.0.1:1/a")
     reused.headers = ["Authorization": "Bearer tok-held"]
@@ -47,7 +74,7 @@ import Workspace
     variable.headers = ["Authorization": "Bearer {{token}}"]
     variable.auth = .basic(user: "ada", password: "{{secret.pw}}")
     var short = RequestTemplate(name: "d", url: "http://127.0.0.1:1/d")
-    short.headers = ["Authorization": "Bearer abc", "X-Api-Key": "k-123456"]
+    short.headers = ["Authorization": "Bearer abc", "X-Api-Key": "abc", "X-Request-Id": "r-123456"]
     var requests = imported([reused, taken, variable, short])
     let known = SecretsFile(values: [("token", "tok-held"), ("token-2", "tok-other")])
     // REQBENCH_SECRET_TOKEN_3 would win over the file: token-3 is taken too.

@@ -175,6 +175,44 @@ import Workspace
     #expect(!CredentialMasking.carriesCredential("X-Authorization-Hint"))
   }
 
+  /// Names that say their whole value is a key, token, secret, password or signature.
+  @Test func keyNamesAreTheirWords() {
+    for name in [
+      "X-Api-Key", "api-key", "APIKEY", "x-apikey", "api_key", "X-Auth-Token", "Private-Token", "token",
+      "access_token", "client_secret", "password", "X-CSRF-Token", "X-Amz-Security-Token", "X-Amz-Signature", "sig",
+      "Ocp-Apim-Subscription-Key", "X-Amz-Credential", "secret_key",
+    ] {
+      #expect(CredentialMasking.isKeyName(name), "\(name)")
+    }
+    for name in [
+      "key", "Idempotency-Key", "Sec-WebSocket-Key", "page_token", "nextToken", "next-token", "X-Request-Id", "tokens",
+      "Cache-Key", "keyword", "page", "Authorization",
+    ] {
+      #expect(!CredentialMasking.isKeyName(name), "\(name)")
+    }
+    #expect(CredentialMasking.key(in: " k-12 ") == "k-12")
+    #expect(CredentialMasking.key(in: "abc") == nil)
+  }
+
+  /// A key written into the request (an `X-Api-Key` header, `?api_key=` in the URL or the
+  /// query, percent-encoded or not) is masked as a secret's value is; other parameters are not.
+  @Test func aKeyWrittenIntoTheRequestIsMaskedLikeASecret() throws {
+    let literal = try workspace(
+      #"""
+      {"version": 1, "requests": [
+        {"name": "keyed", "url": "http://127.0.0.1:8080/x?api_key=ak%2F123&page=2",
+         "query": {"access_token": "at-456", "page_token": "cursor-789"},
+         "headers": {"X-Api-Key": " xk-123 ", "Idempotency-Key": "idem-123"}}
+      ]}
+      """#)
+    let keyed = try literal.prepare(try #require(literal.request(named: "keyed")), sources: sources())
+    #expect(Set(keyed.secrets).isSuperset(of: ["xk-123", "ak%2F123", "ak/123", "at-456"]), "\(keyed.secrets)")
+    #expect(!keyed.secrets.contains("cursor-789") && !keyed.secrets.contains("idem-123") && !keyed.secrets.contains("2"))
+    let redacted = keyed.redacted()
+    #expect(redacted.headers["X-Api-Key"] == " •••• " && redacted.headers["Idempotency-Key"] == "idem-123")
+    #expect(redacted.url == "http://127.0.0.1:8080/x?api_key=••••&page=2&access_token=••••&page_token=cursor-789", "\(redacted.url)")
+  }
+
   @Test func newKeysRoundTrip() throws {
     let text = String(decoding: ws.encoded(), as: UTF8.self)
     let again = try workspace(text)

@@ -11,7 +11,9 @@ import RequestEngine
 ///
 /// NAME is `token` (an `Authorization` header's or a bearer auth's), `proxy-token` (a
 /// `Proxy-Authorization` header's), `cookie` (a `Cookie` header's whole value: a browser's "Copy as
-/// cURL" carries the session's) or `password` (a basic or digest auth's). A value the secrets
+/// cURL" carries the session's), `password` (a basic or digest auth's), or the name of a header
+/// or query parameter that `CredentialMasking.isKeyName` says holds a key (`X-Api-Key` →
+/// `api-key`, `?access_token=` → `access-token`). A value the secrets
 /// file already holds under that name is reused; another value gets `token-2`, `token-3`…, and so
 /// does a name whose `REQBENCH_SECRET_NAME` is set to another value (it would win when sent).
 ///
@@ -75,10 +77,19 @@ public enum ImportedCredentials {
         {
           // A browser's "Copy as cURL" sends the site's cookies, the session's among them.
           value = reference("cookie", value)
+        } else if CredentialMasking.isKeyName(field.name), isLiteral(value), let key = CredentialMasking.key(in: value) {
+          value = reference(secretName(for: field.name), key)
         }
         headers.add(field.name, value)
       }
       template.headers = headers
+      // A key in the query (`?api_key=…`) too.
+      for member in template.query.members {
+        guard CredentialMasking.isKeyName(member.key), case .string(let value) = member.value, isLiteral(value),
+          let key = CredentialMasking.key(in: value)
+        else { continue }
+        template.query[member.key] = .string(reference(secretName(for: member.key), key))
+      }
       switch template.auth {
       case .basic(let user, let password)? where isLiteral(password):
         template.auth = .basic(user: user, password: reference("password", password))
@@ -92,5 +103,14 @@ public enum ImportedCredentials {
       imported.requests[index].template = template
     }
     return moved
+  }
+
+  /// The secret's name for a key header or parameter: its name lower-cased, `_` as `-`, without
+  /// an `x-` prefix (`X-Api-Key` and `api_key` → `api-key`, `access_token` → `access-token`),
+  /// `api-key` when that cannot name a variable.
+  static func secretName(for name: String) -> String {
+    var lowered = name.lowercased().replacingOccurrences(of: "_", with: "-")
+    if lowered.hasPrefix("x-") { lowered.removeFirst(2) }
+    return Template.isValidName(lowered) ? lowered : "api-key"
   }
 }
