@@ -11,7 +11,7 @@ enum ImportCommand {
                            [--filter TEXT] [--cookies] [--tag TAG]
       curl      curl command lines ("Copy as cURL"), one request per command
       http      a JetBrains / VS Code REST Client .http or .rest file
-      postman   a Postman collection (v2.1)
+      postman   a Postman collection (v2.1), or an environment or globals export
       har       a HAR 1.2 file (a browser's "Save all as HAR"): a request per entry, without
                 the headers only a browser sends (sec-*, :authority, Cookie…)
       openapi   an OpenAPI 3.0 or 3.1 description, JSON or YAML: a request per operation in a
@@ -173,7 +173,7 @@ enum ImportCommand {
     }
     if !moved.isEmpty, let url = secrets.url {
       Terminal.error(
-        "moved credentials to \(url.lastPathComponent) (the requests say {{secret.NAME}}): "
+        "moved credentials to \(url.lastPathComponent) (the workspace says {{secret.NAME}} in their place): "
           + moved.map(\.name).joined(separator: ", "))
     }
     let unset = imported.secrets.filter { secrets.value(of: $0) == nil }

@@ -115,7 +115,7 @@ struct ImportExportCommandTests {
     #expect(result.status == 0, "\(result.stderr)")
     #expect(
       result.stderr.contains(
-        "moved credentials to api.secrets.json (the requests say {{secret.NAME}}): token, cookie, password, api-key, api-key-2"),
+        "moved credentials to api.secrets.json (the workspace says {{secret.NAME}} in their place): token, cookie, password, api-key, api-key-2"),
       "\(result.stderr)")
     #expect(!result.stderr.contains("secrets the requests use"), "nothing left to set: \(result.stderr)")
     let text = try String(contentsOf: ws, encoding: .utf8)
@@ -152,6 +152,45 @@ struct ImportExportCommandTests {
     let broken = try run(["import", "curl", "-", "--into", ws.path], stdin: "curl -H 'Authorization: Bearer tok-other' \(base)/bearer")
     #expect(broken.status == 2 && broken.stderr.contains("api.secrets.json:1:"), "\(broken.stderr)")
     #expect(try Data(contentsOf: ws) == before && String(contentsOf: secrets, encoding: .utf8) == #"{"token": "tok"#)
+  }
+
+  /// A Postman environment export beside a collection: the environment arrives with its
+  /// secret moved to the secrets file, and `--env` sends with its values (httpbin echoes them).
+  @Test func aPostmanEnvironmentBecomesAnEnvironmentWithItsSecretsMoved() throws {
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let base = try TestServer.httpbin.baseURL
+    let key = "sk-" + uniqueKey("postman-env")
+    let ws = dir.appendingPathComponent("shop.json")
+    try """
+    {"version": 1, "requests": [
+      {"name": "whoami", "url": "{{baseUrl}}/anything/whoami", "headers": {"X-Api-Key": "{{apiKey}}"}}
+    ]}
+    """.write(to: ws, atomically: true, encoding: .utf8)
+    let export = dir.appendingPathComponent("Staging.postman_environment.json")
+    try """
+    {"id": "5f1", "name": "Staging", "_postman_variable_scope": "environment",
+     "values": [
+       {"key": "baseUrl", "value": "\(base)", "type": "default", "enabled": true},
+       {"key": "apiKey", "value": "\(key)", "type": "secret", "enabled": true},
+       {"key": "legacy", "value": "x", "type": "default", "enabled": false}
+     ]}
+    """.write(to: export, atomically: true, encoding: .utf8)
+    let imported = try run(["import", "postman", export.path, "--into", ws.path])
+    #expect(imported.status == 0, "\(imported.stderr)")
+    #expect(imported.stderr.contains("added environments: Staging"), "\(imported.stderr)")
+    #expect(imported.stderr.contains("moved credentials to shop.secrets.json"), "\(imported.stderr)")
+    let saved = try json(ws)
+    #expect(saved["environments"]?["Staging"]?["baseUrl"]?.stringValue == base)
+    #expect(saved["environments"]?["Staging"]?["apiKey"]?.stringValue == "{{secret.apikey}}")
+    #expect(saved["environments"]?["Staging"]?["legacy"] == nil, "switched off in Postman: left out")
+    #expect(try !String(contentsOf: ws, encoding: .utf8).contains(key))
+    #expect(try json(dir.appendingPathComponent("shop.secrets.json"))["apikey"]?.stringValue == key)
+    let sent = try run(["run", ws.path, "whoami", "--env", "Staging", "--no-history"])
+    #expect(sent.status == 0, "\(sent.stderr)")
+    #expect(try JSONParser.parse(sent.stdout)["headers"]?["X-Api-Key"]?.stringValue == key, "\(sent.stdout)")
+    let masked = try run(["run", ws.path, "whoami", "--env", "Staging", "--no-history", "--json"])
+    #expect(!masked.stdout.contains(key) && masked.stdout.contains("••••"), "--json masks it: \(masked.stdout)")
   }
 
   @Test func importingTwiceSuffixesNamesAndPrefixesWithName() throws {

@@ -265,6 +265,40 @@ struct ImportPostmanTests {
     #expect(xml.templates.first?.body == .text("<a/>", contentType: "application/xml"))
   }
 
+  /// An environment export becomes an environment of its name; switched-off values are left
+  /// out, secret ones listed; a globals export becomes workspace variables.
+  @Test func environmentAndGlobalsExports() throws {
+    let environment = try postman(
+      """
+      {"id": "5f1", "name": " Staging ", "_postman_variable_scope": "environment",
+       "values": [
+         {"key": "baseUrl", "value": "https://staging.shop.test", "type": "default", "enabled": true},
+         {"key": "password", "value": "pa55", "type": "secret", "enabled": true},
+         {"key": "old", "value": "x", "type": "default", "enabled": false},
+         {"key": "count", "value": 3, "type": "default"}
+       ]}
+      """)
+    #expect(environment.requests.isEmpty && environment.variables.isEmpty)
+    #expect(
+      environment.environments == [
+        Environment(
+          name: "Staging",
+          variables: [
+            Variable(name: "baseUrl", value: "https://staging.shop.test"), Variable(name: "password", value: "pa55"),
+            Variable(name: "count", value: "3"),
+          ])
+      ])
+    #expect(environment.sensitiveVariables == ["password"])
+    let globals = try postman(
+      #"{"name": "Globals", "_postman_variable_scope": "globals", "values": [{"key": "region", "value": "eu"}]}"#)
+    #expect(globals.variables == [Variable(name: "region", value: "eu")] && globals.environments.isEmpty)
+    // Without a name, or with a key that cannot be a variable's: said where.
+    let unnamed = postmanError(#"{"values": []}"#)
+    #expect(unnamed?.message.contains("needs a \"name\"") == true && unnamed?.location == SourceLocation(line: 1, column: 1))
+    let badKey = postmanError("{\"name\": \"e\",\n \"values\": [{\"key\": \"a b\", \"value\": \"1\"}]}")
+    #expect(badKey?.location == SourceLocation(line: 2, column: 21), "\(String(describing: badKey))")
+  }
+
   @Test func malformedCollectionsAreReportedWithLineAndColumn() {
     #expect(
       postmanError("{\n  \"info\": {\"name\": \"x\"},\n  \"item\": [\n}")?.description

@@ -65,6 +65,29 @@ import Workspace
     #expect(templates[1].headers["x-api-key"] == "{{secret.api-key}}", "the same key, the same secret")
   }
 
+  /// Variables an import brings (a Postman environment's) go too when the source marks them
+  /// secret or their name says they hold a key; the value becomes `{{secret.NAME}}`.
+  @Test func secretAndKeyVariablesBecomeSecrets() {
+    var requests = ImportedRequests(variables: [Variable(name: "token", value: "tok-1234"), Variable(name: "region", value: "eu")])
+    requests.environments = [
+      Environment(
+        name: "staging",
+        variables: [
+          Variable(name: "baseUrl", value: "https://s.test"), Variable(name: "apiKey", value: "sk-1234"),
+          Variable(name: "pin", value: "0042"), Variable(name: "password", value: "{{secret.pw}}"),
+        ])
+    ]
+    requests.sensitiveVariables = ["pin"]
+    let moved = ImportedCredentials.extract(from: &requests, known: SecretsFile())
+    #expect(moved == [.init(name: "token", value: "tok-1234"), .init(name: "apikey", value: "sk-1234"), .init(name: "pin", value: "0042")])
+    #expect(requests.variables == [Variable(name: "token", value: "{{secret.token}}"), Variable(name: "region", value: "eu")])
+    #expect(
+      requests.environments[0].variables == [
+        Variable(name: "baseUrl", value: "https://s.test"), Variable(name: "apiKey", value: "{{secret.apikey}}"),
+        Variable(name: "pin", value: "{{secret.pin}}"), Variable(name: "password", value: "{{secret.pw}}"),
+      ])
+  }
+
   @Test func whatTheFileHoldsIsReusedAndNothingElseIsTouched() {
     var reused = RequestTemplate(name: "a", url: "http://127.0.0.1:1/a")
     reused.headers = ["Authorization": "Bearer tok-held"]

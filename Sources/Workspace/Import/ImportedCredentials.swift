@@ -102,6 +102,19 @@ public enum ImportedCredentials {
       }
       imported.requests[index].template = template
     }
+    // Variables too (a Postman environment's): those the source marks secret, and those whose
+    // name says they hold a key (`apiKey`, `token`); the value becomes `{{secret.NAME}}`, which
+    // a variable may hold (it is filled in, and masked, when sent).
+    func moveVariables(_ variables: [Variable]) -> [Variable] {
+      variables.map { variable in
+        guard imported.sensitiveVariables.contains(variable.name) || CredentialMasking.isKeyName(variable.name),
+          isLiteral(variable.value), let key = CredentialMasking.key(in: variable.value)
+        else { return variable }
+        return Variable(name: variable.name, value: reference(secretName(for: variable.name), key))
+      }
+    }
+    imported.variables = moveVariables(imported.variables)
+    imported.environments = imported.environments.map { Environment(name: $0.name, variables: moveVariables($0.variables)) }
     return moved
   }
 

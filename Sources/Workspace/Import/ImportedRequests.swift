@@ -19,6 +19,9 @@ public struct ImportedRequests: Sendable, Equatable {
   public var environments: [Environment] = []
   /// The `{{secret.NAME}}`s the requests use, for the report (`reqbench secrets set`).
   public var secrets: [String] = []
+  /// Variables the source marks secret (a Postman environment's type `secret`): an import moves
+  /// their values to the secrets file (`ImportedCredentials`).
+  public var sensitiveVariables: [String] = []
   /// The title of the OpenAPI description this is all of (nil for a part, `--tag`): the
   /// workspace's requests imported from it before that are not here any more are reported.
   public var api: String?

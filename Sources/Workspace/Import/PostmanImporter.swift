@@ -23,6 +23,10 @@ import RequestEngine
 ///   none; other kinds are imported without auth, with a warning.
 /// - The collection's `variable` list becomes workspace variables; Postman's `{{var}}` is
 ///   reqbench's syntax. Pre-request and test scripts are not imported (a warning says so).
+/// - An environment export (`*.postman_environment.json`: `name`, `values`) becomes an
+///   environment of that name, a globals export (`*.postman_globals.json`) workspace variables;
+///   switched-off values are left out, and those of type `secret` are listed in
+///   `sensitiveVariables` (an import moves them to the secrets file).
 /// Errors point at the line and column of the offending value.
 public enum PostmanImporter {
   public static func parse(_ bytes: [UInt8], file: String) throws(ImportError) -> ImportedRequests {
@@ -35,7 +39,11 @@ public enum PostmanImporter {
         message: "a Postman collection is JSON, and this is not: \(error.message)")
     }
     var reader = Reader(file: file, document: document)
-    try reader.collection()
+    if reader.isVariableExport {
+      try reader.variableExport()
+    } else {
+      try reader.collection()
+    }
     return reader.imported
   }
 
@@ -64,8 +72,8 @@ public enum PostmanImporter {
     mutating func collection() throws(ImportError) {
       guard case .object(let root) = document.root, let info = root["info"]?.objectValue else {
         throw error(
-          "this is not a Postman collection (no \"info\"); export it from Postman as "
-            + "Collection v2.1", at: .root)
+          "this is not a Postman collection (no \"info\") nor an environment (no \"values\"); export it from "
+            + "Postman as Collection v2.1, or an environment's ⋯ › Export", at: .root)
       }
       if let schema = info["schema"]?.stringValue, !schema.contains("v2.1"),
         !schema.contains("v2.0")
@@ -94,6 +102,33 @@ public enum PostmanImporter {
       }
     }
 
+    /// An environment or globals export rather than a collection: `values`, no `info`.
+    var isVariableExport: Bool {
+      guard case .object(let root) = document.root, root["info"] == nil else { return false }
+      return root["_postman_variable_scope"] != nil || root["values"]?.arrayValue != nil
+    }
+
+    mutating func variableExport() throws(ImportError) {
+      guard case .object(let root) = document.root, let values = root["values"] else {
+        throw error("a Postman environment has a \"values\" list", at: .root)
+      }
+      let variables = try self.variables(values, at: JSONPath.root.appending("values"))
+      for item in values.arrayValue ?? [] where item["type"]?.stringValue == "secret" {
+        if let key = item["key"]?.stringValue, variables.contains(where: { $0.name == key }) {
+          imported.sensitiveVariables.append(key)
+        }
+      }
+      if root["_postman_variable_scope"]?.stringValue == "globals" {
+        imported.variables = variables
+        return
+      }
+      let name = (root["name"]?.stringValue ?? "").trimmingSpaces()
+      guard !name.isEmpty else {
+        throw error("a Postman environment needs a \"name\": it names the environment here", at: .root)
+      }
+      imported.environments = [Environment(name: name, variables: variables)]
+    }
+
     mutating func countScripts(_ events: JSONValue?) {
       guard let events = events?.arrayValue else { return }
       let hasCode = events.contains { event in
@@ -112,7 +147,8 @@ public enum PostmanImporter {
       }
       var variables: [Variable] = []
       for (i, item) in items.enumerated() {
-        if item["disabled"]?.boolValue == true { continue }
+        // A collection's variable says `disabled`, an environment's `enabled`.
+        if item["disabled"]?.boolValue == true || item["enabled"]?.boolValue == false { continue }
         guard let key = item["key"]?.stringValue, Template.isValidName(key) else {
           throw error(
             "a variable needs a \"key\" made of letters, digits, '_', '-' and '.'",
