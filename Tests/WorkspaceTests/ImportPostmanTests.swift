@@ -120,7 +120,7 @@ struct ImportPostmanTests {
           "name": "Search",
           "request": {
             "method": "POST",
-            "auth": {"type": "apikey", "apikey": [{"key": "key", "value": "X-Key"}]},
+            "auth": {"type": "apikey", "apikey": [{"key": "key", "value": "X-Key"}, {"key": "value", "value": "{{searchKey}}"}]},
             "body": {"mode": "graphql", "graphql": {"query": "query { products { id } }", "variables": "{\"first\": 10}"}},
             "url": "{{baseUrl}}/graphql"
           }
@@ -190,11 +190,34 @@ struct ImportPostmanTests {
         Variable(name: "baseUrl", value: "https://shop.test/api"),
         Variable(name: "token", value: "abc"),
       ])
-    #expect(
-      imported.warnings == [
-        #"request "Search": auth type "apikey" is not supported; imported without auth"#,
-        "collection.json: 1 item has pre-request or test scripts; scripts are not imported",
-      ])
+    #expect(imported.warnings == ["collection.json: 1 item has pre-request or test scripts; scripts are not imported"])
+    // An apikey auth is a header of its key name, marked a credential.
+    let search = try #require(imported.requests.first { $0.template.name.hasSuffix("Search") })
+    #expect(search.template.headers["X-Key"] == "{{searchKey}}" && search.credentials == [.header("X-Key")])
+  }
+
+  /// `apikey` in the query; a literal key is moved to the secrets file whatever its name
+  /// (`key` alone is no key name), and the request's own parameter of that name wins.
+  @Test func anApiKeyAuthInTheQueryIsACredential() throws {
+    func collection(_ query: String) -> String {
+      """
+      {"info": {"name": "x", "schema": "https://schema.getpostman.com/json/collection/v2.1.0/collection.json"},
+       "auth": {"type": "apikey", "apikey": [{"key": "key", "value": "key"}, {"key": "value", "value": "AIza-123456"},
+                                            {"key": "in", "value": "query"}]},
+       "item": [{"name": "geo", "request": {"method": "GET", "url": "https://maps.test/geo\(query)"}}]}
+      """
+    }
+    var imported = try postman(collection(""))
+    #expect(imported.requests[0].template.query["key"] == .string("AIza-123456"))
+    #expect(imported.requests[0].credentials == [.query("key")])
+    let moved = ImportedCredentials.extract(from: &imported, known: SecretsFile())
+    #expect(moved == [.init(name: "key", value: "AIza-123456")])
+    #expect(imported.requests[0].template.query["key"] == .string("{{secret.key}}"))
+    let own = try postman(collection("?key=mine-7890"))
+    #expect(own.requests[0].template.query["key"] == .string("mine-7890"), "the request's own wins")
+    let nameless = try postman(
+      #"{"info": {"name": "x"}, "item": [{"name": "a", "request": {"url": "https://a.test/", "auth": {"type": "apikey", "apikey": []}}}]}"#)
+    #expect(nameless.warnings.first?.contains("apikey without a key name") == true)
   }
 
   @Test func formDataBecomesAMultipartBody() throws {

@@ -63,6 +63,10 @@ public enum ImportedCredentials {
 
     for index in imported.requests.indices {
       var template = imported.requests[index].template
+      let credentialFields = imported.requests[index].credentials
+      func isCredentialHeader(_ name: String) -> Bool {
+        credentialFields.contains { if case .header(let header) = $0 { header.lowercased() == name.lowercased() } else { false } }
+      }
       var headers = HTTPHeaders()
       for field in template.headers.fields {
         var value = field.value
@@ -77,7 +81,9 @@ public enum ImportedCredentials {
         {
           // A browser's "Copy as cURL" sends the site's cookies, the session's among them.
           value = reference("cookie", value)
-        } else if CredentialMasking.isKeyName(field.name), isLiteral(value), let key = CredentialMasking.key(in: value) {
+        } else if CredentialMasking.isKeyName(field.name) || isCredentialHeader(field.name), isLiteral(value),
+          let key = CredentialMasking.key(in: value)
+        {
           value = reference(secretName(for: field.name), key)
         }
         headers.add(field.name, value)
@@ -85,7 +91,8 @@ public enum ImportedCredentials {
       template.headers = headers
       // A key in the query (`?api_key=…`) too.
       for member in template.query.members {
-        guard CredentialMasking.isKeyName(member.key), case .string(let value) = member.value, isLiteral(value),
+        guard CredentialMasking.isKeyName(member.key) || credentialFields.contains(.query(member.key)),
+          case .string(let value) = member.value, isLiteral(value),
           let key = CredentialMasking.key(in: value)
         else { continue }
         template.query[member.key] = .string(reference(secretName(for: member.key), key))

@@ -41,11 +41,21 @@ public struct ImportedRequests: Sendable, Equatable {
 public struct ImportedRequest: Sendable, Equatable {
   public var template: RequestTemplate
   public var location: SourceLocation?
+  /// Headers and query parameters the source says hold a credential (a Postman `apikey` auth's),
+  /// whatever their names: an import moves their values to the secrets file.
+  public var credentials: [CredentialField] = []
 
-  public init(template: RequestTemplate, location: SourceLocation?) {
+  public init(template: RequestTemplate, location: SourceLocation?, credentials: [CredentialField] = []) {
     self.template = template
     self.location = location
+    self.credentials = credentials
   }
+}
+
+/// Where a request carries a credential by name: a header or a query parameter.
+public enum CredentialField: Sendable, Equatable {
+  case header(String)
+  case query(String)
 }
 
 /// The formats `reqbench import` reads.

@@ -19,8 +19,9 @@ import RequestEngine
 ///   disabled entries skipped) and `file` (a `{"file": src}` body, its type from `Content-Type`).
 ///   File paths are relative to the workspace's folder, where the files must be: Postman's
 ///   absolute paths are errors naming the request and saying to copy the file into the folder.
-/// - `auth`: `basic` and `bearer`, inherited from the folder or collection when the request has
-///   none; other kinds are imported without auth, with a warning.
+/// - `auth`: `basic`, `bearer`, `digest` and `apikey` (a header, or a query parameter, of its key
+///   name: a credential the import moves to the secrets file), inherited from the folder or
+///   collection when the request has none; other kinds are imported without auth, with a warning.
 /// - The collection's `variable` list becomes workspace variables; Postman's `{{var}}` is
 ///   reqbench's syntax. Pre-request and test scripts are not imported (a warning says so).
 /// - An environment export (`*.postman_environment.json`: `name`, `values`) becomes an
@@ -51,6 +52,8 @@ public enum PostmanImporter {
   enum AuthChoice: Equatable {
     case none
     case auth(Auth)
+    /// `apikey`: a header (or, `in: query`, a query parameter) named `key` with the key.
+    case apiKey(CredentialField, value: String)
     case unsupported(String)
   }
 
@@ -196,6 +199,11 @@ public enum PostmanImporter {
       case "digest":
         return .auth(
           .digest(user: field("digest", "username") ?? "", password: field("digest", "password") ?? ""))
+      case "apikey":
+        let name = (field("apikey", "key") ?? "").trimmingSpaces()
+        guard !name.isEmpty else { return .unsupported("apikey without a key name") }
+        let value = field("apikey", "value") ?? ""
+        return .apiKey(field("apikey", "in") == "query" ? .query(name) : .header(name), value: value)
       default:
         return .unsupported(type)
       }
@@ -271,9 +279,18 @@ public enum PostmanImporter {
       default:
         throw fail("expected a request object or a URL string", path)
       }
+      var credentials: [CredentialField] = []
       switch choice {
       case .none: break
       case .auth(let auth): draft.auth = auth
+      case .apiKey(let field, let key):
+        // The request's own header or parameter of that name wins, as Postman sends it.
+        switch field {
+        case .header(let name) where draft.headers[name] == nil: draft.headers[name] = key
+        case .query(let name) where draft.query[name] == nil: draft.query[name] = .string(key)
+        default: break
+        }
+        credentials.append(field)
       case .unsupported(let type):
         imported.warnings.append(
           "request \(JSONSerializer.quote(name)): auth type \(JSONSerializer.quote(type)) is not "
@@ -284,7 +301,7 @@ public enum PostmanImporter {
         throw fail("it would not load in a workspace: \(problem)", item)
       }
       imported.requests.append(
-        ImportedRequest(template: template, location: document.location(of: item)))
+        ImportedRequest(template: template, location: document.location(of: item), credentials: credentials))
     }
 
     /// `{{baseUrl}}/x` and `http(s)://…` as they are; no scheme: `http://` (what Postman sends).
