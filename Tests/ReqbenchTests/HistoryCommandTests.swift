@@ -1,3 +1,5 @@
+// Over 500 lines because it is the one suite of `reqbench history`'s outputs (list, search,
+// filters, JSON, HAR, masking) against real exchanges; each test builds on the same fixtures.
 import Foundation
 import RequestEngine
 import TestSupport

@@ -48,16 +48,9 @@ public enum PostmanImporter {
     return reader.imported
   }
 
-  /// Authentication as a collection, folder or request declares it.
-  enum AuthChoice: Equatable {
-    case none
-    case auth(Auth)
-    /// `apikey`: a header (or, `in: query`, a query parameter) named `key` with the key.
-    case apiKey(CredentialField, value: String)
-    case unsupported(String)
-  }
-
-  private struct Reader {
+  /// Reads one document (a collection here; variables, environments and globals in
+  /// `PostmanImporter+Variables.swift`).
+  struct Reader {
     let file: String
     let document: JSONDocument
     var imported = ImportedRequests()
@@ -105,33 +98,6 @@ public enum PostmanImporter {
       }
     }
 
-    /// An environment or globals export rather than a collection: `values`, no `info`.
-    var isVariableExport: Bool {
-      guard case .object(let root) = document.root, root["info"] == nil else { return false }
-      return root["_postman_variable_scope"] != nil || root["values"]?.arrayValue != nil
-    }
-
-    mutating func variableExport() throws(ImportError) {
-      guard case .object(let root) = document.root, let values = root["values"] else {
-        throw error("a Postman environment has a \"values\" list", at: .root)
-      }
-      let variables = try self.variables(values, at: JSONPath.root.appending("values"))
-      for item in values.arrayValue ?? [] where item["type"]?.stringValue == "secret" {
-        if let key = item["key"]?.stringValue, variables.contains(where: { $0.name == key }) {
-          imported.sensitiveVariables.append(key)
-        }
-      }
-      if root["_postman_variable_scope"]?.stringValue == "globals" {
-        imported.variables = variables
-        return
-      }
-      let name = (root["name"]?.stringValue ?? "").trimmingSpaces()
-      guard !name.isEmpty else {
-        throw error("a Postman environment needs a \"name\": it names the environment here", at: .root)
-      }
-      imported.environments = [Environment(name: name, variables: variables)]
-    }
-
     mutating func countScripts(_ events: JSONValue?) {
       guard let events = events?.arrayValue else { return }
       let hasCode = events.contains { event in
@@ -144,25 +110,6 @@ public enum PostmanImporter {
       if hasCode { scripted += 1 }
     }
 
-    func variables(_ value: JSONValue, at path: JSONPath) throws(ImportError) -> [Variable] {
-      guard let items = value.arrayValue else {
-        throw error("\"variable\" should be a list of {\"key\": …, \"value\": …}", at: path)
-      }
-      var variables: [Variable] = []
-      for (i, item) in items.enumerated() {
-        // A collection's variable says `disabled`, an environment's `enabled`.
-        if item["disabled"]?.boolValue == true || item["enabled"]?.boolValue == false { continue }
-        guard let key = item["key"]?.stringValue, Template.isValidName(key) else {
-          throw error(
-            "a variable needs a \"key\" made of letters, digits, '_', '-' and '.'",
-            at: path.appending(i).appending("key"))
-        }
-        variables.removeAll { $0.name == key }
-        variables.append(Variable(name: key, value: Reader.text(item["value"])))
-      }
-      return variables
-    }
-
     /// A scalar as text: strings as they are, numbers as written, `true`/`false`, null as "".
     static func text(_ value: JSONValue?) -> String {
       switch value {
@@ -170,42 +117,6 @@ public enum PostmanImporter {
       case .number(let literal): literal
       case .bool(let flag): flag ? "true" : "false"
       default: ""
-      }
-    }
-
-    func auth(_ value: JSONValue, at path: JSONPath) throws(ImportError) -> AuthChoice {
-      if value == .null { return .none }
-      guard let type = value["type"]?.stringValue else {
-        throw error("\"auth\" needs a \"type\"", at: path)
-      }
-      // v2.1 lists `[{"key": "username", "value": "u"}]`; v2.0 wrote `{"username": "u"}`.
-      func field(_ kind: String, _ key: String) -> String? {
-        let content = value[kind]
-        if let list = content?.arrayValue {
-          return list.last(where: { $0["key"]?.stringValue == key }).map {
-            Reader.text($0["value"])
-          }
-        }
-        return content?[key].map { Reader.text($0) }
-      }
-      switch type {
-      case "noauth": return .none
-      case "basic":
-        return .auth(
-          .basic(user: field("basic", "username") ?? "", password: field("basic", "password") ?? "")
-        )
-      case "bearer":
-        return .auth(.bearer(field("bearer", "token") ?? ""))
-      case "digest":
-        return .auth(
-          .digest(user: field("digest", "username") ?? "", password: field("digest", "password") ?? ""))
-      case "apikey":
-        let name = (field("apikey", "key") ?? "").trimmingSpaces()
-        guard !name.isEmpty else { return .unsupported("apikey without a key name") }
-        let value = field("apikey", "value") ?? ""
-        return .apiKey(field("apikey", "in") == "query" ? .query(name) : .header(name), value: value)
-      default:
-        return .unsupported(type)
       }
     }
 
