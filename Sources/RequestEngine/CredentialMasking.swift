@@ -43,9 +43,10 @@ public enum CredentialMasking {
   /// Whether a header's or a query parameter's name says that its whole value is a key, a
   /// token, a secret, a password or a signature: `X-Api-Key`, `Api-Key`, `X-Auth-Token`,
   /// `Private-Token`, `Ocp-Apim-Subscription-Key`, `X-CSRF-Token`, `X-Amz-Security-Token`;
-  /// `api_key`, `apikey`, `access_token`, `client_secret`, `password`, `X-Amz-Signature`, `sig`.
-  /// Its words are compared (ASCII case folded, split at `-` and `_`), so `Idempotency-Key`,
-  /// `Sec-WebSocket-Key`, a fixture's `key` and a pagination `page_token` are not credentials.
+  /// `api_key`, `apiKey`, `access_token`, `accessToken`, `client_secret`, `password`,
+  /// `X-Amz-Signature`, `sig`. Its words are compared (ASCII case folded, split at `-` and `_`;
+  /// a word's ending counts for camelCase names), so `Idempotency-Key`, `Sec-WebSocket-Key`, a
+  /// fixture's `key` and a pagination `page_token` or `nextPageToken` are not credentials.
   ///
   /// ```swift
   /// CredentialMasking.isKeyName("X-Api-Key")        // true
@@ -57,15 +58,18 @@ public enum CredentialMasking {
     for (index, word) in words.enumerated() {
       let before = index > 0 ? words[index - 1] : nil
       switch word {
-      case "apikey", "secret", "password", "passwd", "signature", "sig", "credential", "credentials":
-        return true
-      case "token":
-        if let before, cursorWords.contains(before) { continue }
+      case "sig", "signature", "credential", "credentials", "passwd":
         return true
       case "key":
         if let before, keyOwners.contains(before) { return true }
       default:
-        continue
+        // Also the end of a camelCase word: `accessToken`, `X-CSRFToken`, `clientSecret`, `apiKey`.
+        if word.hasSuffix("token") {
+          if let before, cursorWords.contains(before) { continue }
+          if cursorWords.contains(where: { word.hasPrefix($0) }) { continue }  // nextPageToken
+          return true
+        }
+        if word.hasSuffix("secret") || word.hasSuffix("password") || word.hasSuffix("apikey") { return true }
       }
     }
     return false

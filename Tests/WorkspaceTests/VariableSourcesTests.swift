@@ -180,13 +180,14 @@ import Workspace
     for name in [
       "X-Api-Key", "api-key", "APIKEY", "x-apikey", "api_key", "X-Auth-Token", "Private-Token", "token",
       "access_token", "client_secret", "password", "X-CSRF-Token", "X-Amz-Security-Token", "X-Amz-Signature", "sig",
-      "Ocp-Apim-Subscription-Key", "X-Amz-Credential", "secret_key",
+      "Ocp-Apim-Subscription-Key", "X-Amz-Credential", "secret_key", "accessToken", "X-CSRFToken", "clientSecret",
+      "apiKey", "newPassword",
     ] {
       #expect(CredentialMasking.isKeyName(name), "\(name)")
     }
     for name in [
       "key", "Idempotency-Key", "Sec-WebSocket-Key", "page_token", "nextToken", "next-token", "X-Request-Id", "tokens",
-      "Cache-Key", "keyword", "page", "Authorization",
+      "Cache-Key", "keyword", "page", "Authorization", "nextPageToken", "continuation_token", "tokenizer",
     ] {
       #expect(!CredentialMasking.isKeyName(name), "\(name)")
     }
