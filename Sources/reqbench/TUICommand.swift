@@ -380,7 +380,17 @@ final class TUIRuntime {
     }
   }
 
-  /// Runs `$VISUAL` / `$EDITOR` (default `vi`) on a temporary file holding `text`.
+  /// The editor `E` runs: `$VISUAL`, else `$EDITOR`, else the system's default editor
+  /// (`/usr/bin/editor`, Debian's alternative, as Debian policy §11.4 asks), else `vi`.
+  static func editor(environment: [String: String], isExecutable: (String) -> Bool) -> String {
+    environment["VISUAL"].flatMap { $0.isEmpty ? nil : $0 }
+      ?? environment["EDITOR"].flatMap { $0.isEmpty ? nil : $0 }
+      ?? (isExecutable(systemEditor) ? systemEditor : "vi")
+  }
+
+  static let systemEditor = "/usr/bin/editor"
+
+  /// Runs the editor (`editor(environment:isExecutable:)`) on a temporary file holding `text`.
   private func editInEditor(_ text: String, fileExtension: String) -> Msg {
     let file = FileManager.default.temporaryDirectory
       .appendingPathComponent("reqbench-body-\(UUID().uuidString.prefix(8)).\(fileExtension)")
@@ -390,9 +400,8 @@ final class TUIRuntime {
       return .editorFinished(nil, error: "cannot write \(file.path): \(error.localizedDescription)")
     }
     defer { try? FileManager.default.removeItem(at: file) }
-    let environment = ProcessInfo.processInfo.environment
-    let editor = environment["VISUAL"].flatMap { $0.isEmpty ? nil : $0 }
-      ?? environment["EDITOR"].flatMap { $0.isEmpty ? nil : $0 } ?? "vi"
+    let editor = Self.editor(
+      environment: ProcessInfo.processInfo.environment, isExecutable: { FileManager.default.isExecutableFile(atPath: $0) })
     let status = backend.runInTerminal(editor + " \"$1\"", argument: file.path)
     dirty = true
     guard status == 0 else {

@@ -113,6 +113,34 @@ struct TUIEditorTests {
     try keysStillWorkThenQuit(session)
   }
 
+  /// Neither `$VISUAL` nor `$EDITOR`: the system's editor, `/usr/bin/editor` (Debian's
+  /// alternative, which vim-tiny provides on CI), by its path: with no `vi` on the PATH, the old
+  /// default said "vi: command not found".
+  @Test func withoutVisualOrEditorTheSystemEditorRuns() throws {
+    let editor = try #require(
+      try? FileManager.default.destinationOfSymbolicLink(atPath: "/usr/bin/editor"),
+      "no /usr/bin/editor on this machine: bash .ci/test installs vim-tiny, which provides it")
+    let target = URL(fileURLWithPath: editor).resolvingSymlinksInPath().lastPathComponent
+    let (file, _) = try workspace()
+    let session = try TmuxSession(
+      [try reqbenchBinary.path, file], environment: ["EDITOR": "", "VISUAL": "", "PATH": "/nonexistent"])
+    try session.waitFor("Editor · create")
+    try session.send("E")
+    let editing = try session.waitFor("\"name\": \"Grace Hopper\"")
+    #expect(!editing.contains("command not found"), "\(editing)")
+    usleep(300_000)  // the editor has drawn and waits for keys
+    if target.hasPrefix("nano") {
+      try session.send("C-x")
+    } else {
+      try session.send("Escape")
+      try session.type(":q!")
+      try session.send("Enter")
+    }
+    let back = try session.waitFor("body unchanged")
+    #expect(back.contains("1 Requests") && !back.contains("$EDITOR failed"), "\(back)")
+    try keysStillWorkThenQuit(session)
+  }
+
   /// After the editor: keys work as before (the mouse and keys were taken back, no stray input
   /// was left), and quitting discards the unsaved body.
   func keysStillWorkThenQuit(_ session: TmuxSession) throws {
