@@ -321,6 +321,35 @@ struct EnvironmentsTests {
     #expect(send(&state, .key(.enter)).isEmpty)
   }
 
+  /// A key typed in the open (`a apiKey=…`, or Enter on `token` with a real one) goes to the
+  /// secrets file as an import's does; the variable says `{{secret.NAME}}`.
+  @Test func aKeyTypedAsAVariableGoesToTheSecretsFile() throws {
+    var state = try onUsersGet()
+    _ = keys(&state, "Va")
+    _ = keys(&state, "apiKey=sk-12345")
+    #expect(send(&state, .key(.enter)) == [.setSecret(name: "apikey", value: "sk-12345")])
+    #expect(state.workspace.variables.value(of: "apiKey") == "{{secret.apikey}}")
+    #expect(state.message?.text.contains("its value went to the secrets file: apiKey says {{secret.apikey}}") == true)
+    // The runtime's answer keeps the message.
+    send(&state, .secretSaved(name: "apikey", secrets: SecretsFile(values: [("token", "s3cr3t"), ("apikey", "sk-12345")]), error: nil))
+    #expect(state.message?.text.contains("apiKey says {{secret.apikey}}") == true)
+    guard case .success = state.preparedSelection() else { throw CancellationError() }
+    // Enter on token (the demo's placeholder), a real token typed: secret.token holds another
+    // value, so it is token-2.
+    let token = try #require(state.variableRows.firstIndex { $0.name == "token" })
+    state.variablesOverlay.selection = token
+    _ = send(&state, .key(.enter))
+    _ = keys(&state, "tok-9999")
+    #expect(send(&state, .key(.enter)) == [.setSecret(name: "token-2", value: "tok-9999")])
+    #expect(state.workspace.variables.value(of: "token") == "{{secret.token-2}}")
+    #expect(!String(decoding: state.workspace.encoded(), as: UTF8.self).contains("tok-9999"))
+    // A value too short to be a key, and a name that is no key's, stay as typed.
+    _ = keys(&state, "a")
+    _ = keys(&state, "token=abc")
+    #expect(send(&state, .key(.enter)).isEmpty)
+    #expect(state.workspace.variables.value(of: "token") == "abc")
+  }
+
   @Test func snapshots() throws {
     var state = try onUsersGet()
     _ = keys(&state, "vj")

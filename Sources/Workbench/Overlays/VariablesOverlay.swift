@@ -102,9 +102,10 @@ extension AppState {
 
   /// The prompt's Enter for `a`: `NAME=value` is set at once; a name alone asks for its value
   /// next (a secret's hidden). What cannot be set leaves the prompt open, saying why.
-  mutating func addVariable(_ input: LineEdit, home: VariableHome) {
-    func refuse(_ problem: String) {
+  mutating func addVariable(_ input: LineEdit, home: VariableHome) -> [Command] {
+    func refuse(_ problem: String) -> [Command] {
       prompt = Prompt(purpose: .addVariable(home: home), label: "new variable in \(home.label): NAME=value", input: input, error: problem)
+      return []
     }
     let text = input.text
     let equals = text.firstIndex(of: "=")
@@ -115,7 +116,7 @@ extension AppState {
         return refuse("type secret.NAME (a name is letters, digits, '_', '-' and '.')")
       }
       if let known = variableRows.first(where: { $0.name == name }) { editVariable(known) } else { promptSecret(name) }
-      return
+      return []
     }
     if name.hasPrefix("env.") { return refuse("{{\(name)}} reads the process environment: export \(name.dropFirst(4)) instead") }
     guard let equals else {
@@ -123,18 +124,35 @@ extension AppState {
       // Defined already: its value where the new one would go, to edit.
       let current = workspace.value(of: name, in: home)
       promptValue(name, current: current, home: home)
-      return
+      return []
     }
     let value = String(text[text.index(after: equals)...]).trimmingCharacters(in: .whitespaces)
     do {
-      try workspace.setVariable(name, value, in: home)
+      let writes = try storeVariable(name, value, in: home)
+      overlay = .variables
+      return writes
     } catch {
       return refuse(error.message)
     }
+  }
+
+  /// Sets a variable where it lives (an unsaved edit) and says so. A key typed in the open (a
+  /// literal value of a name `CredentialMasking.isKeyName` calls a key: `token`, `apiKey`) goes
+  /// to the secrets file, as an import's does (`ImportedCredentials`), and the variable says
+  /// `{{secret.NAME}}`: the returned commands write it.
+  private mutating func storeVariable(_ name: String, _ value: String, in home: VariableHome) throws(WorkspaceEditError)
+    -> [Command]
+  {
+    var imported = ImportedRequests(variables: [Variable(name: name, value: value)])
+    let moved = ImportedCredentials.extract(from: &imported, known: sources.secrets, environment: sources.processEnvironment)
+    let stored = imported.variables.first?.value ?? value
+    try workspace.setVariable(name, stored, in: home)
     unsavedSettings.insert(home.key(of: name))
-    overlay = .variables
     selectVariable(named: name)
-    message = StatusMessage("\(name) set in \(home.label) (unsaved; Ctrl-S saves)")
+    secretsBeingMoved.formUnion(moved.map(\.name))
+    let secret = moved.first.map { "; its value went to the secrets file: \(name) says {{secret.\($0.name)}}" } ?? ""
+    message = StatusMessage("\(name) set in \(home.label) (unsaved; Ctrl-S saves)\(secret)")
+    return moved.map { .setSecret(name: $0.name, value: $0.value) }
   }
 
   /// Removes a variable from the environment or workspace `variables` that define it (the
@@ -205,15 +223,11 @@ extension AppState {
     switch purpose {
     case .setVariable(let name, let home):
       do {
-        try workspace.setVariable(name, text, in: home)
+        return try storeVariable(name, text, in: home)
       } catch {
         message = StatusMessage(error.message, isError: true)
         return []
       }
-      unsavedSettings.insert(home.key(of: name))
-      selectVariable(named: name)
-      message = StatusMessage("\(name) set in \(home.label) (unsaved; Ctrl-S saves)")
-      return []
     case .setSecret(let name):
       guard !text.isEmpty else {
         message = StatusMessage("secret.\(name) not changed (the value was empty)")

@@ -172,7 +172,7 @@ extension AppState {
       case .setVariable, .setSecret:
         return acceptVariable(current.purpose, text: text)
       case .addVariable(let home):
-        addVariable(current.input, home: home)
+        return addVariable(current.input, home: home)
       case .newEnvironment(let source):
         addEnvironment(current.input, copying: source)
       case .renameRequest(let old):
