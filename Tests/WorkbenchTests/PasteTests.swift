@@ -149,6 +149,29 @@ struct PasteTests {
     #expect(state.selectedRequest?.headers["Authorization"] == "Bearer {{secret.token-2}}")
   }
 
+  /// A Postman environment pasted into the list: an environment of the workspace (unsaved), its
+  /// secret value to the secrets file; JSON that is no request adds nothing and says so.
+  @Test func aPastedPostmanEnvironmentBecomesAnEnvironment() throws {
+    var state = emptyState()
+    let environment = #"""
+      {"name": "Staging", "_postman_variable_scope": "environment", "values": [
+        {"key": "baseUrl", "value": "https://staging.test", "enabled": true},
+        {"key": "apiKey", "value": "sk-123456", "type": "secret", "enabled": true}]}
+      """#
+    #expect(send(&state, .paste(environment)) == [.setSecret(name: "apikey", value: "sk-123456")])
+    #expect(state.workspace.environments == [
+      Environment(name: "Staging", variables: [Variable(name: "baseUrl", value: "https://staging.test"), Variable(name: "apiKey", value: "{{secret.apikey}}")])
+    ])
+    #expect(state.workspace.requests.isEmpty && state.hasUnsavedEdits && state.unsavedSettings == ["environments.Staging"])
+    #expect(
+      state.message?.text
+        == "added environment Staging (unsaved; Ctrl-S saves); v uses it; credentials moved to the secrets file: secret.apikey")
+    let before = state.workspace
+    #expect(send(&state, .paste(#"{"id": 1, "name": "not a request"}"#)).isEmpty)
+    #expect(state.workspace == before && state.message?.isError == true)
+    #expect(state.message?.text.hasPrefix("nothing added: paste:1:1: this JSON is no request") == true)
+  }
+
   @Test func aPasteThatIsNotARequestSaysWhereAndAddsNothing() throws {
     var state = try demoState()
     let before = state.workspace

@@ -191,6 +191,27 @@ import Workspace
     #expect(try drafts("curl https://a.test -d @body.json").imported.templates[0].body == .file("body.json", contentType: "application/x-www-form-urlencoded"))
   }
 
+  /// A JSON document is read by its importer, picked by its keys: a Postman collection or
+  /// environment, a HAR, an OpenAPI description; other JSON says what a paste can be, malformed
+  /// JSON where it breaks.
+  @Test func jsonDocumentsGoToTheirImporter() throws {
+    let environment = #"{"name": "Staging", "values": [{"key": "baseUrl", "value": "https://s.test"}]}"#
+    #expect(RequestText.kind(of: "  " + environment) == .document(.postman))
+    #expect(try drafts(environment).imported.environments.map(\.name) == ["Staging"])
+    let collection = #"{"info": {"name": "c"}, "item": [{"name": "me", "request": {"url": "https://a.test/me"}}]}"#
+    #expect(try drafts(collection).imported.templates.map(\.url) == ["https://a.test/me"])
+    let har = """
+      {"log": {"version": "1.2", "entries": [{"request": {"method": "DELETE", "url": "https://a.test/x/1",
+        "headers": [], "queryString": [], "cookies": [], "httpVersion": "HTTP/1.1", "headersSize": -1, "bodySize": 0}}]}}
+      """
+    #expect(RequestText.kind(of: har) == .document(.har))
+    #expect(try drafts(har).imported.templates.map(\.method) == [.DELETE])
+    #expect(RequestText.kind(of: #"{"openapi": "3.1.0"}"#) == .document(.openapi))
+    #expect(RequestText.kind(of: #"{"id": 1}"#) == .document(nil))
+    #expect(error(#"{"id": 1}"#)?.hasPrefix("paste:1:1: this JSON is no request: paste a curl command") == true)
+    #expect(error("{\n  \"id\": 1,\n}")?.hasPrefix("paste:3:1: this JSON is malformed") == true)
+  }
+
   /// A scheme-less URL typed at `n`, read as curl and HTTPie read it.
   @Test func aSchemelessURLIsCompletedAsCurlAndHTTPieReadIt() {
     let always: [(String, String?)] = [

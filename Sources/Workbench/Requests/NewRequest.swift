@@ -71,16 +71,36 @@ extension AppState {
       added.append(template.name)
     }
     // The variables and the importer's warnings (one addImported without requests adds them).
-    let extras = ImportedRequests(requests: [], variables: imported.variables, warnings: imported.warnings)
-    let warnings = (try? workspace.addImported(extras))?.warnings ?? []
-    guard let first = added.first else { return [] }
+    var extras = ImportedRequests(requests: [], variables: imported.variables, warnings: imported.warnings)
+    extras.environments = imported.environments  // a pasted Postman environment
+    let report = try? workspace.addImported(extras)
+    let warnings = report?.warnings ?? []
+    for variable in report?.variablesAdded ?? [] { unsavedSettings.insert("variables.\(variable.name)") }
+    for environment in imported.environments { unsavedSettings.insert("environments.\(environment.name)") }
+    let secrets = moved.isEmpty ? "" : "; credentials moved to the secrets file: " + moved.map { "secret.\($0.name)" }.joined(separator: ", ")
+    guard let first = added.first else {
+      // No request: what else came (an environment, variables), or nothing.
+      var what: [String] = []
+      if !imported.environments.isEmpty {
+        what.append("environment\(imported.environments.count == 1 ? "" : "s") " + imported.environments.map(\.name).joined(separator: ", "))
+      }
+      if let variables = report?.variablesAdded, !variables.isEmpty {
+        what.append("variable\(variables.count == 1 ? "" : "s") " + variables.map(\.name).joined(separator: ", "))
+      }
+      guard !what.isEmpty else {
+        message = StatusMessage("nothing added: the text holds no request", isError: true)
+        return writes
+      }
+      let use = imported.environments.isEmpty ? "" : "; v uses it"
+      message = StatusMessage("added " + what.joined(separator: " and ") + " (unsaved; Ctrl-S saves)\(use)" + secrets)
+      return writes
+    }
     selectRequest(named: first)
     focus = .editor
     // The position belongs to the new request now (so update's follow keeps it): its URL.
     editor.follow(selectedRequest?.name)
     editor.field = selectedRequest?.editorFields.firstIndex { $0.kind == .url } ?? 0
     let what = added.count == 1 ? "added \(first)" : "added \(added.count) requests: " + added.joined(separator: ", ")
-    let secrets = moved.isEmpty ? "" : "; credentials moved to the secrets file: " + moved.map { "secret.\($0.name)" }.joined(separator: ", ")
     message = StatusMessage(what + " (unsaved; Ctrl-S saves)" + secrets + (warnings.first.map { "; " + $0 } ?? ""))
     return writes
   }

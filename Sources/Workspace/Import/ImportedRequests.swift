@@ -71,6 +71,17 @@ public enum ImportFormat: String, Sendable, CaseIterable {
   /// OpenAPI 3.0 and 3.1 descriptions, JSON or YAML.
   case openapi
 
+  /// The format of a JSON document by its top-level keys: `openapi`/`swagger`, a HAR's `log`,
+  /// a Postman collection's `info` or an environment's `values`; nil when it is none of them (or
+  /// no JSON object).
+  public static func detect(json bytes: [UInt8]) -> ImportFormat? {
+    guard case .object(let root)? = try? JSONParser.parse(bytes) else { return nil }
+    if root["openapi"] != nil || root["swagger"] != nil { return .openapi }
+    if root["log"]?["entries"] != nil { return .har }
+    if root["info"] != nil || root["values"] != nil || root["_postman_variable_scope"] != nil { return .postman }
+    return nil
+  }
+
   /// Reads `bytes` (the input, named `file` in errors) in this format. `readFile` reads the files
   /// a curl command names (`-d @body.json`, `-F 'a=<notes.txt'`); the default reads them from
   /// the current directory's tree under the folder rule (`ImportFile.reader(in:)`); `import` reads

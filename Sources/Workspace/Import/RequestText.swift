@@ -22,12 +22,20 @@ public enum RequestText {
     case url
     /// `METHOD URL` on one line.
     case methodAndURL
+    /// A JSON document (it starts with `{`): a Postman collection or environment, a HAR or an
+    /// OpenAPI description, read by that importer (`ImportFormat.detect`); nil when it is none.
+    case document(ImportFormat?)
   }
 
-  /// What the text is: a curl command when its first word is `curl` (after an optional `$ `
-  /// prompt); a URL or `METHOD URL` when it is one line of one word or a method and one word;
-  /// otherwise an `.http` block.
+  /// What the text is: a JSON document when it starts with `{` but not `{{` (a Postman collection or
+  /// environment, a HAR, an OpenAPI description); a curl command when its first word is `curl`
+  /// (after an optional `$ ` prompt); a URL or `METHOD URL` when it is one line of one word or a
+  /// method and one word; otherwise an `.http` block.
   public static func kind(of text: String) -> Kind {
+    // (`{{host}}/users` is a templated URL, not JSON.)
+    if case let start = text.drop(while: { $0.isWhitespace }), start.hasPrefix("{"), !start.hasPrefix("{{") {
+      return .document(ImportFormat.detect(json: Array(text.utf8)))
+    }
     let lines = text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" })
       .map { $0.trimmingSpaces() }.filter { !$0.isEmpty }
     var words = lines.first?.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init) ?? []
@@ -62,6 +70,19 @@ public enum RequestText {
     case .http, .url, .methodAndURL:
       // A URL alone and `METHOD URL` are `.http` request lines.
       return Drafts(kind: kind, imported: try HTTPFileImporter.parse(text, file: source))
+    case .document(let format?):
+      return Drafts(kind: kind, imported: try format.parse(Array(text.utf8), file: source, readFile: readFile))
+    case .document(nil):
+      // Malformed JSON says where; well-formed JSON of another shape says what is read here.
+      do {
+        _ = try JSONParser.parse(Array(text.utf8))
+      } catch {
+        throw ImportError(file: source, location: error.location, message: "this JSON is malformed: \(error.message)")
+      }
+      throw ImportError(
+        file: source, location: .start,
+        message: "this JSON is no request: paste a curl command, an .http request, a URL, a Postman collection or "
+          + "environment, a HAR or an OpenAPI description")
     }
   }
 
