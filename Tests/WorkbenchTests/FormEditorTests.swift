@@ -237,17 +237,18 @@ struct FormEditorTests {
     // The password is asked next.
     #expect(state.selectedRequest?.editorFields[state.editorField].kind == .authPassword && state.editing != nil)
     type(&state, "hunter 2")
-    send(&state, .key(.enter))
-    #expect(state.selectedRequest?.auth == .basic(user: "ada", password: "hunter 2"))
+    // Typed in the open, it goes to the secrets file as a pasted one does (TypedCredentialsTests).
+    #expect(send(&state, .key(.enter)) == [.setSecret(name: "password", value: "hunter 2")])
+    #expect(state.selectedRequest?.auth == .basic(user: "ada", password: "{{secret.password}}"))
     var buffer = ScreenBuffer(width: state.width, height: state.height)
     view(state, into: &buffer)
-    #expect(buffer.text.contains("Password ••••") && !buffer.text.contains("hunter"))
+    #expect(buffer.text.contains("Password {{secret.password}}") && !buffer.text.contains("hunter"))
     // digest keeps the user and password.
     try selectField(&state, .auth)
     send(&state, .key(.enter))
     _ = keys(&state, "G")
     send(&state, .key(.enter))
-    #expect(state.selectedRequest?.auth == .digest(user: "ada", password: "hunter 2") && state.editing == nil)
+    #expect(state.selectedRequest?.auth == .digest(user: "ada", password: "{{secret.password}}") && state.editing == nil)
     // none removes it, and its rows.
     send(&state, .key(.enter))
     _ = keys(&state, "g")

@@ -137,13 +137,14 @@ extension AppState {
         return []
       }
       let label = fields.first { $0.kind == kind }?.label.trimmingCharacters(in: .whitespaces).lowercased() ?? "file"
-      let edited: RequestTemplate
+      let typed: RequestTemplate
       do {
-        edited = try template.applying(edit.text, to: kind)
+        typed = try template.applying(edit.text, to: kind)
       } catch {
         message = StatusMessage(error.message + " (Esc cancels)", isError: true)
         return []
       }
+      let (edited, writes, moved) = movingTypedCredential(kind, before: template, edited: typed)
       do {
         try replace(template, with: edited)
       } catch {
@@ -160,10 +161,12 @@ extension AppState {
         message = StatusMessage("changed user; now the password ({{secret.NAME}} works; Esc leaves it empty)")
         return []
       }
+      let secrets = moved.isEmpty ? "" : "; its credential went to the secrets file: " + moved.joined(separator: ", ")
       message = StatusMessage(
         edited.name != template.name
           ? "renamed \(template.name) to \(edited.name)\(referencesNote(to: edited.name)); Ctrl-S saves"
-          : "changed \(label); Ctrl-S saves")
+          : "changed \(label)\(secrets); Ctrl-S saves")
+      return writes
     default:
       if edit.apply(key) { editor.editing = edit }
     }
