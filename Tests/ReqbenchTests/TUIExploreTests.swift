@@ -99,6 +99,45 @@ struct TUIExploreTests {
     try session.quit()
   }
 
+  /// A token typed into a header line of the editor goes to the secrets file as a pasted one
+  /// does: the line says `{{secret.token}}`, the saved workspace never holds it, the send does.
+  @Test func aTokenTypedIntoAHeaderGoesToTheSecretsFile() throws {
+    let (file, folder) = try missingWorkspaceFile()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let key = uniqueKey("typed")
+    let token = "tok-" + key
+    let session = try TmuxSession([try reqbenchBinary.path, file])
+    try session.waitFor("new workspace")
+    try session.send("n")
+    try session.waitFor("new request (METHOD URL, curl or .http)")
+    try session.type("GET \(try TestServer.fixture.url("/get?key=\(key)"))")
+    try session.send("Enter")
+    try session.waitFor("name (folders with /)")
+    try session.send("Enter")
+    try session.waitFor("Editor · get-get")
+    // The header's "+ add" line: g (Name), then Method, URL, the query's add line and the
+    // query parameter key= the URL brought, then the header's add line.
+    try session.send("2", "g", "j", "j", "j", "j", "j", "Enter")
+    try session.waitFor("Enter keeps")
+    try session.type("Authorization: Bearer \(token)")
+    try session.send("Enter")
+    let moved = try session.waitFor("its credential went to the secrets file: secret.token")
+    #expect(moved.contains("Bearer {{secret.token}}") && !moved.contains(token), "\(moved)")
+    let secrets = folder.appendingPathComponent("api.secrets.json").path
+    let deadline = Date().addingTimeInterval(10)
+    while (try? text(secrets))?.contains(token) != true, Date() < deadline { usleep(50_000) }
+    #expect(try text(secrets).contains("\"token\": \"\(token)\""))
+    try session.send("C-s")
+    try session.waitFor("created \(file)")
+    #expect(try !text(file).contains(token))
+    try session.send("s")
+    try session.waitFor("✓ succeeded")
+    let shown = try session.waitFor("Bearer ••••")
+    #expect(!shown.contains(token), "\(shown)")
+    #expect(try hits(key) == 1)
+    try session.quit()
+  }
+
   /// A missing file opens as a new workspace that says how to begin; `n` makes a request from
   /// `METHOD URL` (a mistake first: a bad name), the first Ctrl-S creates the file.
   @Test func startFromAMissingFileAndMakeARequestWithN() throws {
