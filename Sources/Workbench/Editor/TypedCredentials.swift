@@ -3,14 +3,16 @@ import Workspace
 
 /// A credential typed into the editor goes where an imported one goes: a literal that the import
 /// rule (`ImportedCredentials`) calls a credential, typed into a header (`Authorization: Bearer
-/// …`, `X-Api-Key: …`, `Cookie: …`), a query parameter (`api_key=…`), a password or a bearer
-/// token, is written to the secrets file and the field says `{{secret.NAME}}`. Only the field
+/// …`, `X-Api-Key: …`, `Cookie: …`), a query parameter (`api_key=…`, on its line or in the URL),
+/// a password or a bearer token, is written to the secrets file and the field says
+/// `{{secret.NAME}}`. Only the field
 /// edited is looked at: what the request held before is left as it was.
 extension AppState {
   /// `edited` with the credential of the field `kind` moved (the commands write it), or as it is.
   mutating func movingTypedCredential(_ kind: EditorField.Kind, before: RequestTemplate, edited: RequestTemplate)
     -> (template: RequestTemplate, writes: [Command], moved: [String])
   {
+    if kind == .url { return movingURLKeys(edited) }
     var scratch = RequestTemplate(name: edited.name, url: edited.url)
     let index: Int
     switch kind {
@@ -56,6 +58,40 @@ extension AppState {
     default:
       result.auth = rewritten.auth
     }
+    secretsBeingMoved.formUnion(moved.map(\.name))
+    return (result, moved.map { .setSecret(name: $0.name, value: $0.value) }, moved.map { "secret.\($0.name)" })
+  }
+
+  /// A URL typed with a key in its query (`…?api_key=…`): that parameter's value is moved, the
+  /// rest of the URL left as typed.
+  private mutating func movingURLKeys(_ edited: RequestTemplate) -> (template: RequestTemplate, writes: [Command], moved: [String]) {
+    var parts = URLResolver.split(edited.url)
+    guard let query = parts.query, !query.isEmpty else { return (edited, [], []) }
+    var pieces = query.split(separator: "&", omittingEmptySubsequences: false).map(String.init)
+    var scratch = RequestTemplate(name: edited.name, url: edited.url)
+    var keyed: [(piece: Int, name: String)] = []
+    for (i, piece) in pieces.enumerated() {
+      guard let eq = piece.firstIndex(of: "=") else { continue }
+      let name = String(piece[..<eq])
+      guard CredentialMasking.isKeyName(QueryDecoder.decode(name[...], form: false) ?? name), scratch.query[name] == nil else { continue }
+      // As typed (percent-encoded): the URL renders it back where it was.
+      scratch.query[name] = .string(String(piece[piece.index(after: eq)...]))
+      keyed.append((i, name))
+    }
+    guard !keyed.isEmpty else { return (edited, [], []) }
+    var imported = ImportedRequests(requests: [ImportedRequest(template: scratch, location: nil)])
+    let moved = ImportedCredentials.extract(from: &imported, known: sources.secrets, environment: sources.processEnvironment)
+    let rewritten = imported.requests[0].template
+    var changed = false
+    for (i, name) in keyed {
+      guard case .string(let value)? = rewritten.query[name], value != scratch.query[name]?.stringValue else { continue }
+      pieces[i] = name + "=" + value
+      changed = true
+    }
+    guard changed else { return (edited, [], []) }
+    parts.query = pieces.joined(separator: "&")
+    var result = edited
+    result.url = URLResolver.join(parts)
     secretsBeingMoved.formUnion(moved.map(\.name))
     return (result, moved.map { .setSecret(name: $0.name, value: $0.value) }, moved.map { "secret.\($0.name)" })
   }
