@@ -147,12 +147,18 @@ extension Painter {
   /// An empty workspace says how to begin.
   func gettingStarted(_ buffer: inout ScreenBuffer, _ area: Rect) {
     func keys(_ action: Action) -> String { Keymap.binding(action, in: .requests)?.keyText ?? "" }
-    let lines: [(String, String)] = [
+    var lines: [(String, String)] = [
       ("", "No requests yet. To begin:"),
       (keys(.newRequest), "new request: type METHOD URL (GET https://api.test/users), a curl command or an .http request"),
+      ("paste", "a curl command, an .http request, a Postman collection or environment, a HAR"),
+      (keys(.chooseEnvironment), "environments: n adds one (dev, staging…); V then gives it variables ({{host}})"),
       (keys(.save), state.isNewFile ? "save: the first save creates \(state.workspaceFile)" : "save the workspace"),
       (keys(.help), "every key"),
     ]
+    // A short pane keeps the keys to begin, save and find the rest.
+    for optional in ["paste", keys(.chooseEnvironment)] where lines.count > area.height {
+      lines.removeAll { $0.0 == optional }
+    }
     for (i, line) in lines.prefix(area.height).enumerated() {
       let y = area.y + i
       if line.0.isEmpty {
