@@ -343,6 +343,16 @@ struct EnvironmentsTests {
     #expect(send(&state, .key(.enter)) == [.setSecret(name: "token-2", value: "tok-9999")])
     #expect(state.workspace.variables.value(of: "token") == "{{secret.token-2}}")
     #expect(!String(decoding: state.workspace.encoded(), as: UTF8.self).contains("tok-9999"))
+    // Edited again: the new key replaces secret.token-2's value (no token-3 left beside it).
+    var written = state.sources.secrets
+    written.set("token-2", "tok-9999")
+    send(&state, .secretSaved(name: "token-2", secrets: written, error: nil))
+    _ = send(&state, .key(.enter))
+    #expect(state.prompt?.input.text == "{{secret.token-2}}")
+    send(&state, .key(.ctrl("u")))
+    _ = keys(&state, "tok-7777")
+    #expect(send(&state, .key(.enter)) == [.setSecret(name: "token-2", value: "tok-7777")])
+    #expect(state.workspace.variables.value(of: "token") == "{{secret.token-2}}")
     // A value too short to be a key, and a name that is no key's, stay as typed.
     _ = keys(&state, "a")
     _ = keys(&state, "token=abc")

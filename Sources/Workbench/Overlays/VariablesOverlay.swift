@@ -144,7 +144,15 @@ extension AppState {
     -> [Command]
   {
     var imported = ImportedRequests(variables: [Variable(name: name, value: value)])
-    let moved = ImportedCredentials.extract(from: &imported, known: sources.secrets, environment: sources.processEnvironment)
+    var moved = ImportedCredentials.extract(from: &imported, known: sources.secrets, environment: sources.processEnvironment)
+    // A variable that is a secret already (`{{secret.token}}`, moved here before): the new key
+    // replaces that secret's value rather than leaving it behind beside `token-2`.
+    if let first = moved.first, let current = workspace.value(of: name, in: home), let held = Self.secretReference(current),
+      sources.processEnvironment[VariableSources.secretEnvironmentName(held)] == nil
+    {
+      moved = [ImportedCredentials.Moved(name: held, value: first.value)]
+      imported.variables = [Variable(name: name, value: current)]
+    }
     let stored = imported.variables.first?.value ?? value
     try workspace.setVariable(name, stored, in: home)
     unsavedSettings.insert(home.key(of: name))
@@ -153,6 +161,14 @@ extension AppState {
     let secret = moved.first.map { "; its value went to the secrets file: \(name) says {{secret.\($0.name)}}" } ?? ""
     message = StatusMessage("\(name) set in \(home.label) (unsaved; Ctrl-S saves)\(secret)")
     return moved.map { .setSecret(name: $0.name, value: $0.value) }
+  }
+
+  /// `token` for a value that is exactly `{{secret.token}}`.
+  static func secretReference(_ value: String) -> String? {
+    guard value.hasPrefix("{{secret."), value.hasSuffix("}}"), case let name = String(value.dropFirst(9).dropLast(2)),
+      Template.isValidName(name)
+    else { return nil }
+    return name
   }
 
   /// Removes a variable from the environment or workspace `variables` that define it (the
@@ -247,7 +263,13 @@ extension AppState {
       message = StatusMessage("secret.\(name) not saved: \(error)", isError: true)
       return
     }
-    if let secrets { sources.secrets = secrets }
+    if let secrets {
+      // The rows change with the secrets in scope: the highlight stays on its variable.
+      let rows = variableRows
+      let highlighted = rows.indices.contains(variablesOverlay.selection) ? rows[variablesOverlay.selection].name : nil
+      sources.secrets = secrets
+      if let highlighted { selectVariable(named: highlighted) }
+    }
     if moved { return }  // the status bar says what was added, and where its credentials went
     let file = sources.secrets.url.map { " in \($0.lastPathComponent)" } ?? ""
     message = StatusMessage("secret.\(name) saved\(file)")
