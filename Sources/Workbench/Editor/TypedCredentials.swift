@@ -5,8 +5,8 @@ import Workspace
 /// rule (`ImportedCredentials`) calls a credential, typed into a header (`Authorization: Bearer
 /// …`, `X-Api-Key: …`, `Cookie: …`), a query parameter (`api_key=…`, on its line or in the URL),
 /// a password or a bearer token, is written to the secrets file and the field says
-/// `{{secret.NAME}}`. Only the field
-/// edited is looked at: what the request held before is left as it was.
+/// `{{secret.NAME}}`. Only the field edited is looked at: what the request held before is left
+/// as it was.
 extension AppState {
   /// `edited` with the credential of the field `kind` moved (the commands write it), or as it is.
   mutating func movingTypedCredential(_ kind: EditorField.Kind, before: RequestTemplate, edited: RequestTemplate)
