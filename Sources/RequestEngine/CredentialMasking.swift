@@ -76,11 +76,16 @@ public enum CredentialMasking {
   }
 
   /// The credential a header or query parameter named by `isKeyName` carries: its whole value,
-  /// when it is at least `minimumLength` long.
+  /// when it is at least `minimumLength` long and no placeholder (`null`, `true`, `none`…: masked,
+  /// every `null` of a JSON body shown would read `••••`).
   public static func key(in value: String) -> String? {
     let trimmed = value.trimmingWhitespace()
-    return trimmed.count >= minimumLength ? trimmed : nil
+    guard trimmed.count >= minimumLength, !placeholders.contains(trimmed.lowercased()) else { return nil }
+    return trimmed
   }
+
+  /// Values a key field holds when it holds no key.
+  private static let placeholders: Set<String> = ["null", "true", "false", "none", "undefined", "empty", "test"]
 
   /// `page_token`, `next_token`: a pagination cursor, not a credential.
   private static let cursorWords: Set<Substring> = ["page", "next", "continuation", "sync", "cursor", "resume"]

@@ -193,6 +193,7 @@ import Workspace
     }
     #expect(CredentialMasking.key(in: " k-12 ") == "k-12")
     #expect(CredentialMasking.key(in: "abc") == nil)
+    #expect(CredentialMasking.key(in: "null") == nil && CredentialMasking.key(in: " False ") == nil, "a placeholder is no key")
   }
 
   /// A key written into the request (an `X-Api-Key` header, `?api_key=` in the URL or the
