@@ -72,7 +72,11 @@ extension Workspace {
   /// `name`, or `name-2`, `name-3`… when a request, batch or chain already has it: the name an
   /// import or a duplicate gets.
   public func uniqueName(_ name: String) -> String {
-    let taken = Set(targetNames)
+    Workspace.freeName(name, taken: Set(targetNames))
+  }
+
+  /// `name` when `taken` does not hold it, else the first of `name-2`, `name-3`… it does not.
+  public static func freeName(_ name: String, taken: Set<String>) -> String {
     guard taken.contains(name) else { return name }
     var n = 2
     while taken.contains("\(name)-\(n)") { n += 1 }

@@ -174,11 +174,8 @@ extension Workspace {
       }
     }
     // So is a key in the query (`?api_key=…`, `access_token=…`): as the URL shows it, and decoded.
-    for piece in (URLResolver.split(url).query ?? "").split(separator: "&") {
-      guard let eq = piece.firstIndex(of: "="),
-        CredentialMasking.isKeyName(QueryDecoder.decode(piece[..<eq], form: false) ?? String(piece[..<eq])),
-        let key = CredentialMasking.key(in: String(piece[piece.index(after: eq)...]))
-      else { continue }
+    for parameter in QueryDecoder.keyParameters(in: URLResolver.split(url).query ?? "") {
+      guard let key = CredentialMasking.key(in: parameter.value) else { continue }
       scope.usedSecrets.append(key)
       if let decoded = QueryDecoder.decode(key[...], form: false), decoded != key { scope.usedSecrets.append(decoded) }
     }

@@ -24,8 +24,9 @@ enum ImportCommand {
       --cookies         har: keep the Cookie headers, in the secrets file (left out by default)
       --tag TAG         openapi: only the operations with this tag
     A credential written out in the input (Authorization: Bearer …, -u user:password, a Cookie
-    header) goes to the secrets file beside WORKSPACE; the request says {{secret.token}},
-    {{secret.password}} or {{secret.cookie}}.
+    header, a key header or parameter such as X-Api-Key or api_key, a Postman secret) goes to
+    the secrets file beside WORKSPACE; the workspace says {{secret.token}}, {{secret.password}},
+    {{secret.cookie}}, {{secret.api-key}}….
     """
 
   struct Options: Equatable {

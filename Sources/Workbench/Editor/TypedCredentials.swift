@@ -70,13 +70,10 @@ extension AppState {
     var pieces = query.split(separator: "&", omittingEmptySubsequences: false).map(String.init)
     var scratch = RequestTemplate(name: edited.name, url: edited.url)
     var keyed: [(piece: Int, name: String)] = []
-    for (i, piece) in pieces.enumerated() {
-      guard let eq = piece.firstIndex(of: "=") else { continue }
-      let name = String(piece[..<eq])
-      guard CredentialMasking.isKeyName(QueryDecoder.decode(name[...], form: false) ?? name), scratch.query[name] == nil else { continue }
+    for parameter in QueryDecoder.keyParameters(in: query) where scratch.query[parameter.name] == nil {
       // As typed (percent-encoded): the URL renders it back where it was.
-      scratch.query[name] = .string(String(piece[piece.index(after: eq)...]))
-      keyed.append((i, name))
+      scratch.query[parameter.name] = .string(parameter.value)
+      keyed.append((parameter.piece, parameter.name))
     }
     guard !keyed.isEmpty else { return (edited, [], []) }
     var imported = ImportedRequests(requests: [ImportedRequest(template: scratch, location: nil)])

@@ -55,7 +55,7 @@ extension AppState {
       overlay = nil
       prompt = Prompt(
         purpose: .newEnvironment(copying: source.name), label: "copy of \(source.name) named",
-        input: LineEdit(freeEnvironmentName(after: source.name), selected: true))
+        input: LineEdit(Workspace.freeName(source.name, taken: Set(workspace.environments.map(\.name))), selected: true))
     case .deleteEnvironment:
       guard let doomed = highlightedEnvironment else {
         message = StatusMessage("highlight the environment to delete (j k)", isError: true)
@@ -97,18 +97,24 @@ extension AppState {
       message = StatusMessage(error.message, isError: true)
       return
     }
-    sources.environment = nil
-    if name == savedEnvironment {
-      unsavedSettings.remove("environment")
-    } else {
-      unsavedSettings.insert("environment")
-    }
+    noteEnvironmentChoice()
     if name == before {
       message = StatusMessage("environment \(name ?? "none") (unchanged)")
     } else {
       message = StatusMessage(
         "environment \(name ?? "none"): sends use it from now on"
           + (unsavedSettings.contains("environment") ? " (Ctrl-S saves the choice)" : ""))
+    }
+  }
+
+  /// The workspace's `environment` key was set here: it takes the place of `--env`, and it is an
+  /// unsaved edit unless it is the saved one again.
+  private mutating func noteEnvironmentChoice() {
+    sources.environment = nil
+    if workspace.environment == savedEnvironment {
+      unsavedSettings.remove("environment")
+    } else {
+      unsavedSettings.insert("environment")
     }
   }
 
@@ -143,21 +149,10 @@ extension AppState {
     }
     unsavedSettings = unsavedSettings.filter { !$0.hasPrefix("environments.\(name).") }
     unsavedSettings.insert("environments.\(name)")
-    if wasInUse {
-      sources.environment = nil
-      if savedEnvironment == nil { unsavedSettings.remove("environment") } else { unsavedSettings.insert("environment") }
-    }
+    if wasInUse { noteEnvironmentChoice() }
     environmentOverlay.selection = min(environmentOverlay.selection, workspace.environments.count)
     message = StatusMessage(
       "environment \(name) deleted (unsaved; Ctrl-S saves)" + (wasInUse ? "; no environment is in use" : ""))
-  }
-
-  /// `staging-2`: the first name after `name` that no environment has.
-  func freeEnvironmentName(after name: String) -> String {
-    let names = Set(workspace.environments.map(\.name))
-    var number = 2
-    while names.contains("\(name)-\(number)") { number += 1 }
-    return "\(name)-\(number)"
   }
 
   var environmentOverlayRect: Rect {

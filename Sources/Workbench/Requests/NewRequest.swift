@@ -62,14 +62,18 @@ extension AppState {
       from: &imported, known: sources.secrets, environment: sources.processEnvironment)
     // Written whenever a request that may use them was added.
     let writes = moved.map { Command.setSecret(name: $0.name, value: $0.value) }
-    secretsBeingMoved.formUnion(moved.map(\.name))
     var added: [String] = []
     for (i, request) in imported.requests.enumerated() {
       var template = request.template
       template.name = i == 0 ? (name ?? workspace.uniqueName(template.name)) : workspace.uniqueName(template.name)
-      guard addNewRequest(template, placement: .inFolder) else { return added.isEmpty ? [] : writes }
+      guard addNewRequest(template, placement: .inFolder) else {
+        if added.isEmpty { return [] }
+        secretsBeingMoved.formUnion(moved.map(\.name))
+        return writes
+      }
       added.append(template.name)
     }
+    secretsBeingMoved.formUnion(moved.map(\.name))
     // The variables and the importer's warnings (one addImported without requests adds them).
     var extras = ImportedRequests(requests: [], variables: imported.variables, warnings: imported.warnings)
     extras.environments = imported.environments  // a pasted Postman environment

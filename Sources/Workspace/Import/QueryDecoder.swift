@@ -49,6 +49,24 @@ public enum QueryDecoder {
     return object
   }
 
+  /// The parameters of a URL's query string whose (decoded) name says it holds a key
+  /// (`CredentialMasking.isKeyName`): each with its place among the `&`-separated pieces and
+  /// its name and value as written (percent-encoded).
+  ///
+  /// ```swift
+  /// QueryDecoder.keyParameters(in: "page=2&api_key=ak%2F1")  // [(piece: 1, name: "api_key", value: "ak%2F1")]
+  /// ```
+  public static func keyParameters(in query: String) -> [(piece: Int, name: String, value: String)] {
+    var found: [(piece: Int, name: String, value: String)] = []
+    for (index, piece) in query.split(separator: "&", omittingEmptySubsequences: false).enumerated() {
+      guard let eq = piece.firstIndex(of: "=") else { continue }
+      let name = piece[..<eq]
+      guard CredentialMasking.isKeyName(decode(name, form: false) ?? String(name)) else { continue }
+      found.append((index, String(name), String(piece[piece.index(after: eq)...])))
+    }
+    return found
+  }
+
   /// Percent-decodes one key or value; nil for a bad escape or bytes that are not UTF-8.
   public static func decode(_ text: Substring, form: Bool) -> String? {
     guard
