@@ -85,6 +85,7 @@ extension AppState {
     workspace = newWorkspace
     unsaved = []
     unsavedSettings = []
+    sources.renamedEnvironments = [:]  // the file names them as it did: their jars stay
     savedEnvironment = newWorkspace.environment
     isNewFile = false
     disk = nil

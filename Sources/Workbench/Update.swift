@@ -268,6 +268,7 @@ extension AppState {
     }
     unsaved = []
     unsavedSettings = []
+    sources.renamedEnvironments = [:]  // their jars were moved with the save
     savedEnvironment = workspace.environment
     lastUndo = nil
     disk = nil

@@ -80,6 +80,68 @@ public final class CookieJars: @unchecked Sendable {
     for file in lock.withLock({ Array(files.values) }) { file.flush() }
   }
 
+  /// Moves the jars of renamed environments (new name → old name) to their new names: the TUI
+  /// calls it once the file that renames them is saved. A jar loaded here keeps serving the
+  /// requests that hold it, from its new file. A file the new name had (a deleted environment's)
+  /// goes: the renamed environment takes none of its cookies. Names swapped (a → b, b → a) go
+  /// through a temporary name.
+  public func renameJars(_ renamed: [String: String]) {
+    var moves = renamed.filter { $0.key != $0.value }.map { (new: $0.key, old: $0.value) }.sorted { $0.new < $1.new }
+    guard !moves.isEmpty else { return }
+    let loaded = lock.withLock { () -> [String: CookieJarFile] in
+      var taken: [String: CookieJarFile] = [:]
+      for move in moves { taken[move.old] = files.removeValue(forKey: "env:" + move.old) }
+      for move in moves { files.removeValue(forKey: "env:" + move.new) }  // a deleted environment's
+      return taken
+    }
+    var moved: [(environment: String, file: CookieJarFile)] = []
+    // A move whose new name is no other move's old name goes first; a cycle is broken by
+    // moving one of its jars aside.
+    var aside: [(new: String, url: URL, file: CookieJarFile?)] = []
+    while !moves.isEmpty {
+      let olds = Set(moves.map(\.old))
+      let index = moves.firstIndex { !olds.contains($0.new) }
+      let move = moves.remove(at: index ?? 0)
+      let target =
+        index == nil
+        ? StateFolder.cookies(in: stateFolder).appendingPathComponent(".renaming-\(getpid())-\(aside.count).txt")
+        : Self.url(in: stateFolder, environment: move.new)
+      let file = loaded[move.old]
+      relocate(Self.url(in: stateFolder, environment: move.old), to: target, file: file)
+      if index == nil {
+        aside.append((move.new, target, file))
+      } else if let file {
+        moved.append((move.new, file))
+      }
+    }
+    for entry in aside {
+      relocate(entry.url, to: Self.url(in: stateFolder, environment: entry.new), file: entry.file)
+      if let file = entry.file { moved.append((entry.new, file)) }
+    }
+    lock.withLock {
+      for entry in moved { files["env:" + entry.environment] = entry.file }
+    }
+  }
+
+  /// Renames the jar file at `from` to `to` (a missing one: removes `to`), holding the jars'
+  /// folder lock, and points `file` (loaded from `from`) at its new place.
+  private func relocate(_ from: URL, to: URL, file: CookieJarFile?) {
+    let folder = StateFolder.cookies(in: stateFolder)
+    let move = { [self] in
+      CookieJarFile.withLock(on: folder) {
+        var info = stat()
+        let result =
+          lstat(from.path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+          ? rename(from.path, to.path) : (unlink(to.path) == 0 || errno == ENOENT ? 0 : -1)
+        if result != 0 {
+          let reason = String(cString: strerror(errno))
+          report(FileError(path: to.path, message: "cannot move the cookie jar here: \(reason)", reason: reason))
+        }
+      }
+    }
+    if let file { file.relocate(to: to, by: move) } else { move() }
+  }
+
   private func report(_ error: FileError) {
     let isNew = lock.withLock { () -> Bool in
       if reported.contains(error) { return false }
@@ -95,7 +157,8 @@ public final class CookieJars: @unchecked Sendable {
 /// `saveDelay`. What another process wrote to the file meanwhile (a second `run`) is merged in
 /// before writing (`merge`).
 public final class CookieJarFile: @unchecked Sendable {
-  public let url: URL
+  /// Changed only on `queue` (`relocate`), where the file is read and written.
+  public private(set) var url: URL
   public let jar = CookieJar()
   private let saveDelay: Double
   private let queue = DispatchQueue(label: "reqbench.cookies")
@@ -170,6 +233,17 @@ public final class CookieJarFile: @unchecked Sendable {
     lock.withLock {
       defer { saveScheduled = false }
       return saveScheduled
+    }
+  }
+
+  /// Writes what is scheduled, then runs `move` (which renames the file to `newURL`) and reads
+  /// and writes the file there from now on.
+  func relocate(to newURL: URL, by move: () -> Void) {
+    flush()
+    queue.sync {
+      move()
+      url = newURL
+      lastStamp = Stamp(newURL)
     }
   }
 

@@ -24,6 +24,10 @@ public struct VariableSources: Sendable {
   /// workspace or the request says `"cookies": false`); nil sends and keeps no cookies
   /// (`run --no-cookies`, exports).
   public var cookies: CookieJars?
+  /// Environments renamed since the file was read (the TUI's `v` then `r`), by their new name:
+  /// the name their cookie jar is still kept under until the rename is saved
+  /// (`CookieJars.renameJar` then moves it).
+  public var renamedEnvironments: [String: String] = [:]
   /// The OAuth 2.0 tokens: `prepare` gives a request with `"auth": {"oauth2": …}` an
   /// `Authorizer` from here; nil sends such a request without `Authorization` (exports).
   public var oauth2: OAuth2Tokens?
@@ -38,6 +42,11 @@ public struct VariableSources: Sendable {
     self.environment = environment
     self.processEnvironment = processEnvironment
     self.secrets = secrets
+  }
+
+  /// The environment whose cookie jar the environment `name` uses (nil: none selected).
+  public func cookieJarEnvironment(of name: String?) -> String? {
+    name.map { renamedEnvironments[$0] ?? $0 }
   }
 
   /// `REQBENCH_SECRET_` + the name upper-cased, other characters than letters and digits as `_`

@@ -307,13 +307,7 @@ extension Workspace {
   /// Adds the environment `name` at the end of `environments`: empty, or with the variables of
   /// the environment `copying` (another host of the same API keeps the same names).
   public mutating func addEnvironment(_ name: String, copying source: String? = nil) throws(WorkspaceEditError) {
-    guard Template.isValidName(name) else {
-      throw WorkspaceEditError(
-        "\(JSONSerializer.quote(name)) cannot name an environment: use letters, digits, '_', '-' and '.' (--env NAME types it)")
-    }
-    guard !environments.contains(where: { $0.name == name }) else {
-      throw WorkspaceEditError("there is already an environment named \(JSONSerializer.quote(name))")
-    }
+    try checkNewEnvironmentName(name)
     var variables: [Variable] = []
     if let source {
       guard let copied = environments.first(where: { $0.name == source }) else {
@@ -322,6 +316,29 @@ extension Workspace {
       variables = copied.variables
     }
     environments.append(Environment(name: name, variables: variables))
+  }
+
+  /// Refuses a name that cannot be an environment's (`--env NAME` types it) or that one has.
+  private func checkNewEnvironmentName(_ name: String) throws(WorkspaceEditError) {
+    guard Template.isValidName(name) else {
+      throw WorkspaceEditError(
+        "\(JSONSerializer.quote(name)) cannot name an environment: use letters, digits, '_', '-' and '.' (--env NAME types it)")
+    }
+    guard !environments.contains(where: { $0.name == name }) else {
+      throw WorkspaceEditError("there is already an environment named \(JSONSerializer.quote(name))")
+    }
+  }
+
+  /// Renames the environment `old` to `new` (its variables and its place kept); when it was the
+  /// one selected, `new` is.
+  public mutating func renameEnvironment(_ old: String, to new: String) throws(WorkspaceEditError) {
+    guard let index = environments.firstIndex(where: { $0.name == old }) else {
+      throw WorkspaceEditError("there is no environment named \(JSONSerializer.quote(old))")
+    }
+    guard new != old else { return }
+    try checkNewEnvironmentName(new)
+    environments[index].name = new
+    if environment == old { environment = new }
   }
 
   /// Removes the environment `name`; when it was the one selected, none is.

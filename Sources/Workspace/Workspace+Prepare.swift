@@ -52,7 +52,7 @@ extension Workspace {
     do {
       var request = try prepare(template, in: scope)
       if cookies, template.cookies, let jars = sources.cookies {
-        request.cookieJar = jars.jar(environment: environment?.name)
+        request.cookieJar = jars.jar(environment: sources.cookieJarEnvironment(of: environment?.name))
       }
       return request
     } catch {

@@ -162,8 +162,9 @@ final class TUIRuntime {
       return
     }
     let inbox = self.inbox
+    let jarEnvironment = state.sources.cookieJarEnvironment(of: environment)
     background.async {
-      let file = jars.file(environment: environment)
+      let file = jars.file(environment: jarEnvironment)
       file.takeOtherWrites()
       change(file)
       let now = Date()
@@ -212,6 +213,8 @@ final class TUIRuntime {
       let creating = file.isNew
       do {
         try file.save(state.workspace, overwrite: command == .saveOverwriting)
+        // Renamed environments are renamed in the file now: their cookie jars follow.
+        state.sources.cookies?.renameJars(state.sources.renamedEnvironments)
         // A new workspace's first save makes its state folder too (history, cache, downloads).
         if creating { try? FileManager.default.createDirectory(at: stateFolder, withIntermediateDirectories: true) }
         apply(.saved(error: nil))

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import RequestEngine
 import TestSupport
 import Testing
@@ -100,6 +101,59 @@ struct TUICookiesTests {
     try session.send("Escape")
     try session.quit()
     #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent(".reqbench/w/cookies").path))
+  }
+
+  /// An environment renamed in the TUI keeps its cookies: sent with before the save (its jar
+  /// still under the old name), moved to the new name by Ctrl-S, and sent with after it.
+  @Test func aRenamedEnvironmentKeepsItsCookies() throws {
+    let httpbin = try TestServer.httpbin.url("")
+    let (path, folder) = try workspaceFile(
+      #"""
+      {"version": 1, "baseURL": "\#(httpbin)",
+       "environments": {"dev": {"who": "ada"}}, "environment": "dev",
+       "requests": [
+         {"name": "login", "url": "/cookies/set?session={{who}}"},
+         {"name": "whoami", "url": "/cookies"}
+       ]}
+      """#)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let jars = folder.appendingPathComponent(".reqbench/w/cookies")
+    let session = try TmuxSession([try reqbenchBinary.path, path])
+    try session.waitFor("1 Requests")
+    try session.send("Enter")
+    try waitForSucceeded(session, 1)
+    #expect(try waitForFile(jars.appendingPathComponent("env-dev.txt")) { $0.contains("\tsession\tada") })
+
+    // v, r: a name that cannot be one first, then staging.
+    try session.send("v", "r")
+    try session.waitFor("rename environment dev to")
+    try session.type("my env")
+    try session.send("Enter")
+    try session.waitFor("cannot name an environment")
+    try session.send("C-u")
+    try session.type("staging")
+    try session.send("Enter")
+    try session.waitFor("environment dev renamed staging")
+    try session.send("Escape")
+    try session.waitFor("env staging")
+    try session.send("j", "Enter")
+    try waitForSucceeded(session, 2)
+    try session.waitFor(#""session": "ada""#)
+    #expect(FileManager.default.fileExists(atPath: jars.appendingPathComponent("env-dev.txt").path), "not saved yet")
+
+    try session.send("C-s")
+    try session.waitFor("saved \(path)")
+    let saved = try JSONParser.parse(Array(try String(contentsOfFile: path, encoding: .utf8).utf8))
+    #expect(saved["environment"]?.stringValue == "staging")
+    #expect(saved["environments"]?["staging"]?["who"]?.stringValue == "ada" && saved["environments"]?["dev"] == nil)
+    #expect(try waitForFile(jars.appendingPathComponent("env-staging.txt")) { $0.contains("\tsession\tada") })
+    #expect(!FileManager.default.fileExists(atPath: jars.appendingPathComponent("env-dev.txt").path))
+    try session.send("Enter")
+    try waitForSucceeded(session, 3)
+    try session.quit()
+    // The next process finds it under the new name.
+    let whoami = try runProcess(try reqbenchBinary, ["run", path, "whoami"], currentDirectory: folder)
+    #expect(whoami.status == 0 && whoami.stdout.contains(#""session": "ada""#), "\(whoami.stdout)\(whoami.stderr)")
   }
 
   /// Waits (up to 10 s) until the queue shows `count` exchanges that succeeded.

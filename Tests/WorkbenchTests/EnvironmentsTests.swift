@@ -181,6 +181,76 @@ struct EnvironmentsTests {
     #expect(state.workspace.environments.count == 2 && state.message?.isError == true)
   }
 
+  /// `r` renames the highlighted environment: the one in use stays in use under its new name
+  /// (`--env` too), its unsaved variable edits follow it, its cookie jar keeps its old name
+  /// until the save (which moves it), and renaming it back or deleting it forgets that.
+  @Test func rRenamesAnEnvironmentAndItsJarFollowsAtTheSave() throws {
+    var state = try onUsersGet()
+    state.sources.environment = "ada"
+    _ = keys(&state, "v")
+    #expect(state.environmentOverlay.selection == 1)
+    _ = keys(&state, "r")
+    #expect(state.prompt?.purpose == .renameEnvironment("ada"))
+    #expect(state.prompt?.input.text == "ada" && state.prompt?.input.selected == true)
+    #expect(screen(state).contains("rename environment ada to"))
+    _ = keys(&state, "grace")
+    _ = send(&state, .key(.enter))
+    #expect(state.prompt?.error?.contains("already an environment named \"grace\"") == true)
+    _ = send(&state, .key(.ctrl("u")))
+    _ = keys(&state, "bad name")
+    _ = send(&state, .key(.enter))
+    #expect(state.prompt?.error?.contains("cannot name an environment") == true)
+    _ = send(&state, .key(.ctrl("u")))
+    _ = keys(&state, "ada-dev")
+    _ = send(&state, .key(.enter))
+    #expect(state.prompt == nil && state.overlay == .environments)
+    #expect(state.workspace.environments.map(\.name) == ["ada-dev", "grace"])
+    #expect(state.environmentInUse == "ada-dev" && state.sources.environment == nil)
+    #expect(state.sources.renamedEnvironments == ["ada-dev": "ada"])
+    #expect(state.sources.cookieJarEnvironment(of: "ada-dev") == "ada")
+    #expect(state.unsavedSettings == ["environment", "environments.ada", "environments.ada-dev"])
+    #expect(state.message?.text.contains("environment ada renamed ada-dev") == true)
+    guard case .success(let request) = state.preparedSelection() else { throw CancellationError() }
+    #expect(request.url == "http://127.0.0.1:8080/users/1", "its variables came along")
+    let saved = String(decoding: state.workspace.encoded(), as: UTF8.self)
+    #expect(saved.contains(#""ada-dev": {"#) && !saved.contains(#""ada": {"#), "\(saved)")
+
+    // Renamed again, then back: no jar to move any more.
+    _ = keys(&state, "r")
+    _ = send(&state, .key(.ctrl("u")))
+    _ = keys(&state, "ada-2")
+    _ = send(&state, .key(.enter))
+    #expect(state.sources.renamedEnvironments == ["ada-2": "ada"])
+    _ = keys(&state, "r")
+    _ = send(&state, .key(.ctrl("u")))
+    _ = keys(&state, "ada")
+    _ = send(&state, .key(.enter))
+    #expect(state.sources.renamedEnvironments.isEmpty && state.environmentInUse == "ada")
+    // Unchanged name: nothing happens.
+    _ = keys(&state, "r")
+    _ = send(&state, .key(.enter))
+    #expect(state.message?.text == "environment ada keeps its name")
+
+    // A rename, then the save: the jar was moved with it.
+    _ = keys(&state, "jr")
+    _ = keys(&state, "hopper")
+    _ = send(&state, .key(.enter))
+    #expect(state.sources.renamedEnvironments == ["hopper": "grace"] && state.environmentInUse == "ada")
+    _ = send(&state, .saved(error: nil))
+    #expect(state.sources.renamedEnvironments.isEmpty && !state.hasUnsavedEdits)
+    // A rename, then a delete: its jar stays under the name the file gives it.
+    _ = send(&state, .key(.escape))
+    _ = keys(&state, "vjr")
+    _ = keys(&state, "lovelace")
+    _ = send(&state, .key(.enter))
+    _ = keys(&state, "dd")
+    #expect(state.workspace.environments.map(\.name) == ["ada"] && state.sources.renamedEnvironments.isEmpty)
+    // On (none): says what to do.
+    _ = send(&state, .key(.escape))
+    _ = keys(&state, "vkr")
+    #expect(state.prompt == nil && state.message?.isError == true)
+  }
+
   /// `a` in `V`: NAME=value at once, NAME alone asks its value, secret.NAME asks it hidden;
   /// what cannot be set is refused in the prompt. `d` removes one where the file defines it.
   @Test func aAddsAVariableAndDRemovesOne() throws {

@@ -80,6 +80,48 @@ import Workspace
     #expect(Cookie.parseFile(try String(contentsOf: file.url, encoding: .utf8)).cookies.isEmpty)
   }
 
+  /// Renamed environments take their jars along: a jar loaded before keeps serving the requests
+  /// that hold it from its new file, a stale file under the new name goes, and swapped names
+  /// swap their jars (through a temporary name that does not stay).
+  @Test func renamedEnvironmentsTakeTheirJarsAlong() throws {
+    defer { try? FileManager.default.removeItem(at: state) }
+    func names(_ environment: String) throws -> [String] {
+      let url = CookieJars.url(in: state, environment: environment)
+      guard FileManager.default.fileExists(atPath: url.path) else { return [] }
+      return Cookie.parseFile(try String(contentsOf: url, encoding: .utf8)).cookies.map(\.name).sorted()
+    }
+    let jars = CookieJars(stateFolder: state)
+    for (environment, cookie) in [("dev", "d"), ("prod", "p"), ("stale", "s"), ("other", "o")] {
+      let file = jars.file(environment: environment)
+      file.jar.add([Cookie(domain: "127.0.0.1", name: cookie, value: "1")])
+      file.save()
+    }
+    let held = jars.jar(environment: "dev")  // as a request being sent holds it
+
+    // dev → staging (a loaded jar), stale's file stays for nobody: staging had no jar of its own.
+    // prod ↔ other: swapped.
+    jars.renameJars(["staging": "dev", "prod": "other", "other": "prod", "gone": "never-had-one", "same": "same"])
+    #expect(try names("staging") == ["d"])
+    #expect(try names("dev").isEmpty)
+    #expect(try names("prod") == ["o"] && names("other") == ["p"])
+    #expect(jars.jar(environment: "staging") === held)
+    #expect(jars.file(environment: "staging").url.lastPathComponent == "env-staging.txt")
+    let left = try FileManager.default.contentsOfDirectory(atPath: StateFolder.cookies(in: state).path)
+    #expect(left.sorted() == ["env-other.txt", "env-prod.txt", "env-staging.txt", "env-stale.txt"])
+    // The jar held keeps writing, now to the new file.
+    held.add([Cookie(domain: "127.0.0.1", name: "later", value: "2")])
+    jars.file(environment: "staging").saveSoon()  // as the jar's onChange does for curl's changes
+    jars.flush()
+    let text = try String(contentsOf: CookieJars.url(in: state, environment: "staging"), encoding: .utf8)
+    #expect(try names("staging") == ["d", "later"], "\(text)")
+    #expect(try names("dev").isEmpty)
+
+    // A file under the new name that is no renamed jar's (a deleted environment's) goes.
+    jars.renameJars(["stale": "never-had-one"])
+    #expect(try names("stale").isEmpty)
+    #expect(jars.jar(environment: "stale").cookies.isEmpty)
+  }
+
   /// Threads asking for a jar at once while its file is first read: each waits for the read, so
   /// none sends with a jar half loaded (20 rounds of 8 threads, a file of 400 cookies).
   @Test func threadsAskingForAJarFirstAllSeeItLoaded() throws {

@@ -31,7 +31,7 @@ public enum Action: String, Sendable, CaseIterable {
   case view, cancelExchange, pauseExchange, whereIsFilter, tidyQueue
   // Environments and variables (`v`, `V`)
   case chooseEnvironment, showVariables, applyEnvironment, editVariable, closeOverlay
-  case newEnvironment, copyEnvironment, deleteEnvironment, addVariable, removeVariable
+  case newEnvironment, copyEnvironment, renameEnvironment, deleteEnvironment, addVariable, removeVariable
   // The cookie jar (`K`)
   case showCookies, deleteCookie, clearCookies, revealValues
   // An OAuth 2.0 grant waiting for the user
@@ -491,6 +491,9 @@ public enum Keymap {
     KeyBinding(
       .copyEnvironment, [.char("c")], "a copy of the highlighted environment (its variables) under a new name",
       .environments),
+    KeyBinding(
+      .renameEnvironment, [.char("r"), .char("R")],
+      "rename the highlighted environment (its cookie jar follows when saved)", .environments),
     KeyBinding(.deleteEnvironment, [.char("d")], "delete the highlighted environment (press d twice)", .environments),
     KeyBinding(.closeOverlay, [.escape, .char("v"), .char("q")], "close, keeping the environment", .environments),
     // Variables

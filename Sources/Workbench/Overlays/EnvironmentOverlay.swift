@@ -8,8 +8,9 @@ import Workspace
 /// profile's fields). Enter applies it at once: the editor's resolved URL, the next sends and the
 /// status bar follow; the choice becomes the file's `environment` key on the next save.
 /// `n` adds an environment (used at once, so `V`'s `a` fills it), `c` copies the highlighted one
-/// under a new name (another host, the same variables: Bruno's and Postman's "clone"), `d`
-/// deletes it (pressed twice). Each is an unsaved edit until Ctrl-S.
+/// under a new name (another host, the same variables: Bruno's and Postman's "clone"), `r`
+/// renames it (its cookie jar follows at the save), `d` deletes it (pressed twice). Each is an
+/// unsaved edit until Ctrl-S.
 public struct EnvironmentOverlayState: Sendable, Equatable {
   /// 0 is "none", then the environments in file order.
   public var selection = 0
@@ -56,6 +57,15 @@ extension AppState {
       prompt = Prompt(
         purpose: .newEnvironment(copying: source.name), label: "copy of \(source.name) named",
         input: LineEdit(Workspace.freeName(source.name, taken: Set(workspace.environments.map(\.name))), selected: true))
+    case .renameEnvironment:
+      guard let source = highlightedEnvironment else {
+        message = StatusMessage("highlight the environment to rename (j k)", isError: true)
+        return []
+      }
+      overlay = nil
+      prompt = Prompt(
+        purpose: .renameEnvironment(source.name), label: "rename environment \(source.name) to",
+        input: LineEdit(source.name, selected: true))
     case .deleteEnvironment:
       guard let doomed = highlightedEnvironment else {
         message = StatusMessage("highlight the environment to delete (j k)", isError: true)
@@ -138,6 +148,36 @@ extension AppState {
     message = StatusMessage("environment \(name) added\(copied) and in use (unsaved; Ctrl-S saves); V adds or edits its variables")
   }
 
+  /// The prompt's Enter for `r`: the environment is renamed (an unsaved edit; the one in use
+  /// stays in use under its new name). Its cookie jar keeps its old name until the file is
+  /// saved (`VariableSources.renamedEnvironments`). A name that cannot be one leaves the prompt
+  /// open, saying why.
+  mutating func renameEnvironment(_ old: String, _ input: LineEdit) {
+    let new = input.text.trimmingCharacters(in: .whitespaces)
+    let wasInUse = environmentInUse == old
+    do {
+      try workspace.renameEnvironment(old, to: new)
+      if wasInUse { try workspace.selectEnvironment(new) }
+    } catch {
+      prompt = Prompt(
+        purpose: .renameEnvironment(old), label: "rename environment \(old) to", input: input, error: error.message)
+      return
+    }
+    overlay = .environments
+    guard new != old else {
+      message = StatusMessage("environment \(old) keeps its name")
+      return
+    }
+    unsavedSettings = Set(
+      unsavedSettings.map { $0.hasPrefix("environments.\(old).") ? "environments.\(new)." + $0.dropFirst("environments.\(old).".count) : $0 })
+    unsavedSettings.insert("environments.\(old)")
+    unsavedSettings.insert("environments.\(new)")
+    let jar = sources.renamedEnvironments.removeValue(forKey: old) ?? old
+    if jar != new { sources.renamedEnvironments[new] = jar }
+    if wasInUse { noteEnvironmentChoice() }
+    message = StatusMessage("environment \(old) renamed \(new) (unsaved; Ctrl-S saves, and moves its cookie jar)")
+  }
+
   /// Deletes the environment `name` (an unsaved edit); when it was in use, none is.
   mutating func deleteEnvironment(_ name: String) {
     let wasInUse = environmentInUse == name
@@ -149,6 +189,7 @@ extension AppState {
     }
     unsavedSettings = unsavedSettings.filter { !$0.hasPrefix("environments.\(name).") }
     unsavedSettings.insert("environments.\(name)")
+    sources.renamedEnvironments[name] = nil  // its jar stays under the name the file gives it
     if wasInUse { noteEnvironmentChoice() }
     environmentOverlay.selection = min(environmentOverlay.selection, workspace.environments.count)
     message = StatusMessage(
@@ -211,7 +252,7 @@ extension Painter {
       buffer.putTruncated(value, x: x + nameWidth + 1, y: y, style: .plain, width: width - nameWidth - 1)
     }
     buffer.putTruncated(
-      "j k choose · Enter use it · n new · c copy · d delete · Esc close", x: inner.x + 1,
+      "Enter use it · n new · c copy · r rename · d delete · Esc close", x: inner.x + 1,
       y: inner.y + inner.height - 1, style: theme.dim, width: inner.width - 2)
   }
 }

@@ -94,6 +94,8 @@ public struct Prompt: Sendable, Equatable {
     case addVariable(home: VariableHome)
     /// `n` or `c` in `v`: the name of a new environment (a copy of `copying`'s variables).
     case newEnvironment(copying: String?)
+    /// `r` in `v`: the new name of this environment.
+    case renameEnvironment(String)
     /// `R`: the new full name of this request.
     case renameRequest(String)
     /// `R` on a folder row: the new path of this folder.
@@ -131,7 +133,7 @@ extension AppState {
       switch current.purpose {
       case .filterRequests: clearRequestFilter()
       case .setVariable, .setSecret, .addVariable: overlay = .variables
-      case .newEnvironment: overlay = .environments
+      case .newEnvironment, .renameEnvironment: overlay = .environments
       default: break
       }
       return []
@@ -175,6 +177,8 @@ extension AppState {
         return addVariable(current.input, home: home)
       case .newEnvironment(let source):
         addEnvironment(current.input, copying: source)
+      case .renameEnvironment(let old):
+        renameEnvironment(old, current.input)
       case .renameRequest(let old):
         renameRequest(old, current.input)
       case .renameFolder(let old):
