@@ -17,6 +17,11 @@ public enum DiskEvent: Sendable {
   case deleted
   /// A save found another program's change and wrote nothing: ask what to do.
   case saveRefused
+  /// The user's unsaved edits merged with another program's change (`WorkspaceFile.merge`):
+  /// this is the result, not saved yet.
+  case merged(Workspace)
+  /// The merge was refused: why (both sides changed one value, named).
+  case mergeFailed(String)
   /// After a change was said, the file holds again what was loaded (a change undone, a broken
   /// file put back): the notice goes.
   case asLoaded
@@ -42,7 +47,8 @@ public enum DiskNotice: Sendable, Equatable {
 
 /// The file changing on disk: with no unsaved edits the workspace is read again (the selection
 /// kept by request name) and the status bar says so; with unsaved edits it says so at once and
-/// the next Ctrl-S asks: reload and drop my edits, overwrite, or cancel. Nothing here ever writes
+/// the next Ctrl-S asks: merge (`WorkspaceFile.merge`: its changes and mine together, refused
+/// where both changed one value), reload and drop my edits, overwrite, or cancel. Nothing here ever writes
 /// over another program's change without that answer: the runtime's save refuses to
 /// (`WorkspaceFile.save`) and comes back as `saveRefused`.
 extension AppState {
@@ -52,7 +58,9 @@ extension AppState {
   mutating func diskChanged(_ event: DiskEvent) {
     switch event {
     case .reloaded(let newWorkspace, let dropped):
-      reload(newWorkspace, dropped: dropped)
+      let lost = reload(newWorkspace)
+      message = StatusMessage(
+        (dropped ? "reloaded \(workspaceFile), your edits dropped" : "reloaded \(workspaceFile): it changed on disk") + lost)
     case .unreadable(let reason):
       disk = .unreadable(reason)
       // The reason first (it names the file and where it is broken): a narrow status bar cuts the end.
@@ -62,11 +70,17 @@ extension AppState {
     case .conflict:
       disk = .changed
       message = StatusMessage(
-        "\(workspaceFile) changed on disk; your unsaved edits are kept here: Ctrl-S asks whether to reload (dropping them) or overwrite",
+        "\(workspaceFile) changed on disk; your unsaved edits are kept here: Ctrl-S asks whether to merge, reload (dropping them) or overwrite",
         isError: true)
     case .deleted:
       disk = .deleted
       message = StatusMessage("\(workspaceFile) was deleted on disk; still showing it (Ctrl-S writes it again)", isError: true)
+    case .merged(let merged):
+      let lost = reload(merged, keepingEdits: true)
+      message = StatusMessage("merged: \(workspaceFile)'s changes and your unsaved edits together (Ctrl-S saves)\(lost)")
+    case .mergeFailed(let reason):
+      overlay = .diskConflict
+      message = StatusMessage("cannot merge: \(reason); r reloads (dropping your edits), o overwrites, Esc cancels", isError: true)
     case .saveRefused:
       if disk == nil { disk = .changed }
       quitAfterSave = false
@@ -79,14 +93,18 @@ extension AppState {
   }
 
   /// The file's new content in place of the workspace shown, keeping the selected request (or
-  /// batch or chain) by name.
-  private mutating func reload(_ newWorkspace: Workspace, dropped: Bool) {
+  /// batch or chain) by name; returns what to tell when it is gone. `keepingEdits`: it is a
+  /// merge that holds the unsaved edits, which stay unsaved.
+  private mutating func reload(_ newWorkspace: Workspace, keepingEdits: Bool = false) -> String {
     let selectedName = selectedRequest?.name ?? selectedFlow?.name
     workspace = newWorkspace
-    unsaved = []
-    unsavedSettings = []
-    sources.renamedEnvironments = [:]  // the file names them as it did: their jars stay
-    savedEnvironment = newWorkspace.environment
+    if !keepingEdits {
+      unsaved = []
+      unsavedSettings = []
+      sources.renamedEnvironments = [:]  // the file names them as it did: their jars stay
+    }
+    // The file's choice, unless one made here is kept (then the file's is what it was).
+    if !unsavedSettings.contains("environment") { savedEnvironment = newWorkspace.environment }
     isNewFile = false
     disk = nil
     editor.editing = nil
@@ -100,8 +118,7 @@ extension AppState {
       kept = selectRequest(named: selectedName) || selectFlow(named: selectedName)
     }
     clampSelections()
-    let what = dropped ? "reloaded \(workspaceFile), your edits dropped" : "reloaded \(workspaceFile): it changed on disk"
-    message = StatusMessage(what + (kept ? "" : " (\(selectedName ?? "") is no longer in it)"))
+    return kept ? "" : " (\(selectedName ?? "") is no longer in it)"
   }
 
   mutating func handleDiskConflictKey(_ key: Key) -> [Command] {
@@ -110,6 +127,9 @@ extension AppState {
     case .reloadFromDisk:
       message = StatusMessage("reloading \(workspaceFile)…")
       return [.reload]
+    case .mergeWithDisk:
+      message = StatusMessage("merging \(workspaceFile)…")
+      return [.mergeWithDisk]
     case .overwrite:
       return [.saveOverwriting]
     default:
@@ -131,7 +151,8 @@ extension Painter {
       &buffer, title: "Changed on disk",
       [
         "\(state.workspaceFile) \(change); \(count) edit\(count == 1 ? "" : "s") here \(count == 1 ? "is" : "are") not saved.",
-        "r reload it and drop my edits · o overwrite it with mine · Esc cancel",
+        "m merge its changes and mine · r reload it and drop my edits",
+        "o overwrite it with mine · Esc cancel",
       ])
   }
 }

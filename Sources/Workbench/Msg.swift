@@ -68,6 +68,9 @@ public enum Command: Sendable, Equatable {
   case saveOverwriting
   /// Reads the file again, dropping the edits made here (the user said so).
   case reload
+  /// Merges the edits made here with another program's change of the file
+  /// (`WorkspaceFile.merge`); comes back as `disk(.merged)` or `disk(.mergeFailed)`.
+  case mergeWithDisk
   /// Opens `$EDITOR` on this text (the runtime suspends the screen meanwhile).
   case edit(text: String, fileExtension: String)
   /// Writes the exchange's body, or `jqOutput` (the jq filter's output shown instead), or with

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 #if canImport(Glibc)
   import Glibc
@@ -100,6 +101,71 @@ public struct WorkspaceFile: Sendable {
       loaded = .present(FileStamp(info, content: bytes))
     } else {
       loaded = .unreadable(FileAccess.describe(errno))
+    }
+  }
+}
+
+extension WorkspaceFile {
+  /// `workspace` (the edits made here since the file was loaded or saved) merged with what
+  /// another program wrote to the file since (`JSONMerge`: each side's changes kept, request by
+  /// request and value by value), laid out as the file on disk is. The file on disk becomes what
+  /// the next save compares with; nothing is written. Throws, changing nothing, when both sides
+  /// changed one value differently (each named), or the file is gone or does not load.
+  public mutating func merge(_ workspace: Workspace) throws(WorkspaceMergeError) -> Workspace {
+    let read: FileAccess.StampedRead
+    do {
+      read = try FileAccess.readStamped(url)
+    } catch {
+      throw .unreadable(error.description)
+    }
+    guard let (theirBytes, theirStamp) = read.contents else { throw .deleted }
+    var base: JSONValue?
+    if case .present(let stamp) = loaded { base = try? JSONParser.parse(stamp.content) }
+    let theirs: JSONValue
+    let mine: JSONValue
+    do {
+      theirs = try JSONParser.parse(theirBytes)
+      mine = try JSONParser.parse(workspace.encoded())
+    } catch {
+      throw .unreadable("\(url.relativePath):\(error.description)")
+    }
+    switch JSONMerge.merge(base: base, mine: mine, theirs: theirs) {
+    case .conflicts(let paths):
+      throw .conflicts(paths)
+    case .merged(let value):
+      let bytes = JSONTextEditor.write(value, over: theirBytes) ?? Array((JSONSerializer.pretty(value) + "\n").utf8)
+      var merged: Workspace
+      do {
+        merged = try Workspace.parse(bytes, file: url.relativePath)
+      } catch {
+        throw .wouldNotLoad(error.description)
+      }
+      merged.folder = workspace.folder
+      loaded = .present(theirStamp)
+      return merged
+    }
+  }
+}
+
+/// Why `WorkspaceFile.merge` merged nothing.
+public enum WorkspaceMergeError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// Both sides changed these values differently (`requests[users/get].url`).
+  case conflicts([String])
+  /// The file is gone: there is nothing to merge with.
+  case deleted
+  /// The file cannot be read or is not JSON: why.
+  case unreadable(String)
+  /// The merged text would not load (two edits each valid, invalid together): why.
+  case wouldNotLoad(String)
+
+  public var description: String {
+    switch self {
+    case .conflicts(let paths):
+      let shown = paths.prefix(3).joined(separator: ", ") + (paths.count > 3 ? " and \(paths.count - 3) more" : "")
+      return "both changed \(shown)"
+    case .deleted: return "the file is gone (Ctrl-S writes it again)"
+    case .unreadable(let reason): return reason
+    case .wouldNotLoad(let reason): return "the merged file would not load (\(reason))"
     }
   }
 }

@@ -226,6 +226,12 @@ final class TUIRuntime {
       }
     case .reload:
       reloadFromDisk(dropping: true)
+    case .mergeWithDisk:
+      do {
+        apply(.disk(.merged(try file.merge(state.workspace))))
+      } catch {
+        apply(.disk(.mergeFailed(error.description)))
+      }
     case .edit(let text, let fileExtension):
       apply(editInEditor(text, fileExtension: fileExtension))
     case .writeBody(let id, let path, let jqOutput, let events, let overwrite):

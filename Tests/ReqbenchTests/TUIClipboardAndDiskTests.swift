@@ -137,7 +137,8 @@ struct TUIClipboardAndDiskTests {
     // Ctrl-S asks; Esc keeps both.
     try session.send("C-s")
     screen = try session.waitFor("Changed on disk")
-    #expect(screen.contains("r reload it and drop my edits · o overwrite it with mine · Esc cancel"), "\(screen)")
+    #expect(screen.contains("m merge its changes and mine · r reload it and drop my edits"), "\(screen)")
+    #expect(screen.contains("o overwrite it with mine · Esc cancel"), "\(screen)")
     try session.send("Escape")
     try session.waitFor("not saved; your edits are kept here")
     #expect(try String(contentsOfFile: path, encoding: .utf8) == theirs, "the other program's change is untouched")
@@ -167,5 +168,50 @@ struct TUIClipboardAndDiskTests {
     #expect(screen.contains("/a?disk=2") && !screen.contains("second=1"), "\(screen)")
     #expect(try String(contentsOfFile: path, encoding: .utf8) == again)
     try session.quit()
+  }
+
+  /// m: the other program's change and the edit here together, saved without asking again; where
+  /// both changed one value, refused and named, both kept.
+  @Test func mMergesAnExternalEditWithTheUnsavedOnes() throws {
+    let (path, _) = try workspaceFile(try workspace(#"{"name": "alpha", "url": "/a"}, {"name": "beta", "url": "/b"}"#))
+    let session = try TmuxSession([try reqbenchBinary.path, path])
+    try session.waitFor("1 Requests")
+    try session.send("2", "j", "j", "e")  // alpha's URL
+    try session.type("?mine=1")
+    try session.send("Enter")
+    try session.waitFor("1 unsaved")
+    try replace(path, with: try workspace(#"{"name": "alpha", "url": "/a"}, {"name": "beta", "url": "/b?theirs=1"}"#))
+    try session.waitFor("your unsaved edits are kept here")
+    try session.send("C-s")
+    try session.waitFor("Changed on disk")
+    try session.send("m")
+    var screen = try session.waitFor("merged: ")
+    #expect(screen.contains("your unsaved edits together (Ctrl-S saves)") && screen.contains("1 unsaved"), "\(screen)")
+    try session.send("C-s")
+    try session.waitFor("saved ")
+    let saved = try String(contentsOfFile: path, encoding: .utf8)
+    #expect(saved.contains(#""url": "/a?mine=1""#) && saved.contains(#""url": "/b?theirs=1""#), "\(saved)")
+
+    // Both change alpha's URL: refused, named; the dialog stays, Esc keeps both.
+    try session.send("e", "C-u")
+    try session.type("/a?mine=2")
+    try session.send("Enter")
+    try session.waitFor("1 unsaved")
+    let theirs = saved.replacingOccurrences(of: "/a?mine=1", with: "/a?theirs=2")
+    try replace(path, with: theirs)
+    try session.waitFor("your unsaved edits are kept here")
+    try session.send("C-s")
+    try session.waitFor("Changed on disk")
+    try session.send("m")
+    screen = try session.waitFor("cannot merge: both changed requests[alpha].url")
+    #expect(screen.contains("Changed on disk"), "the question stays: \(screen)")
+    try session.send("Escape")
+    try session.waitFor("not saved; your edits are kept here")
+    #expect(try String(contentsOfFile: path, encoding: .utf8) == theirs)
+    try session.send("q")
+    try session.waitFor("Unsaved changes")
+    try session.send("d")
+    try session.waitFor("[exited 0]")
+    #expect(try String(contentsOfFile: path, encoding: .utf8) == theirs, "discarded: the file as the other program left it")
   }
 }

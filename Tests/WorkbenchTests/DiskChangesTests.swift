@@ -79,7 +79,8 @@ struct DiskChangesTests {
     #expect(state.overlay == .diskConflict && state.keyContext == .diskConflict)
     let text = screenText(state)
     #expect(text.contains("Changed on disk") && text.contains("1 edit here is not saved"), "\(text)")
-    #expect(text.contains("r reload it and drop my edits · o overwrite it with mine · Esc cancel"))
+    #expect(text.contains("m merge its changes and mine · r reload it and drop my edits"))
+    #expect(text.contains("o overwrite it with mine · Esc cancel"))
     // Esc: nothing happens to either.
     #expect(send(&state, .key(.escape)).isEmpty)
     #expect(state.overlay == nil && state.hasUnsavedEdits && state.disk == .changed)
@@ -106,6 +107,37 @@ struct DiskChangesTests {
     #expect(state.message?.text == "reloaded workspaces/demo.json, your edits dropped")
     #expect(!state.hasUnsavedEdits && state.environmentInUse == nil)
     #expect(state.selectedRequest?.url == "/users/from-disk")
+  }
+
+  /// `m`: the runtime merges (`WorkspaceFile.merge`); the result is shown with the edits still
+  /// unsaved, the selection kept. A refused merge says why and asks again.
+  @Test func mergeKeepsTheEditsOnTopOfTheFilesChanges() throws {
+    var state = try demoState()
+    try select("users/get", &state)
+    _ = keys(&state, "v")
+    _ = keys(&state, "j")
+    send(&state, .key(.enter))  // an unsaved edit: the environment chosen (ada)
+    send(&state, .disk(.conflict), .key(.ctrl("s")), .disk(.saveRefused))
+    #expect(keys(&state, "m") == [.mergeWithDisk])
+    #expect(state.overlay == nil && state.message?.text == "merging workspaces/demo.json…")
+    send(&state, .disk(.mergeFailed("both changed requests[users/get].url")))
+    #expect(state.overlay == .diskConflict && state.message?.isError == true)
+    #expect(
+      state.message?.text
+        == "cannot merge: both changed requests[users/get].url; r reloads (dropping your edits), o overwrites, Esc cancels")
+    #expect(keys(&state, "m") == [.mergeWithDisk])
+    var merged = try demoState().workspace
+    try merged.modifyRequest(named: "users/get") { $0.url = "/users/from-disk" }
+    try merged.selectEnvironment("ada")
+    send(&state, .disk(.merged(merged)))
+    #expect(state.message?.text == "merged: workspaces/demo.json's changes and your unsaved edits together (Ctrl-S saves)")
+    #expect(state.disk == nil && state.overlay == nil)
+    #expect(state.unsavedSettings == ["environment"] && state.environmentInUse == "ada", "the edit is still unsaved")
+    #expect(state.selectedRequest?.url == "/users/from-disk")
+    // Choosing the file's environment again is still no edit: the saved one is the file's.
+    _ = keys(&state, "vk")
+    send(&state, .key(.enter))
+    #expect(!state.hasUnsavedEdits)
   }
 
   @Test func saveAndQuitOverAChangeAsksAndDoesNotQuit() throws {

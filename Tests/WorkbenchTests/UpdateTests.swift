@@ -121,7 +121,7 @@ struct UpdateTests {
     var buffer = ScreenBuffer(width: 70, height: 20)
     view(state, into: &buffer)
     #expect(buffer.text.contains("Mouse"))  // the last section
-    #expect(buffer.text.contains("Ctrl-C"))
+    #expect(buffer.text.contains("overwrite it with mine"))  // the section before it
     #expect(buffer.text.contains("…"))  // long descriptions are ellipsized
     try assertSnapshot(state, "help-end-70x20")
     _ = keys(&state, "kkg")

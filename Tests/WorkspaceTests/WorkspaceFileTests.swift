@@ -103,6 +103,70 @@ import Workspace
     #expect(file.checkDisk(hasUnsavedEdits: false) == .unchanged)
   }
 
+  /// Merge: the edits here on top of another program's change, laid out as the file on disk is;
+  /// the next save writes both. Where both changed one value, nothing changes and it is named.
+  @Test func aMergeKeepsBothSidesChangesAndRefusesWhereBothChangedOneValue() throws {
+    let directory = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let url = directory.appendingPathComponent("w.json")
+    try write(
+      """
+      {
+        "version": 1,
+        "environments": {"dev": {"host": "a"}},
+        "requests": [
+          {"name": "a", "url": "/a"},
+          {"name": "b", "url": "/b"}
+        ]
+      }
+
+      """, to: url)
+    var file = WorkspaceFile(url)
+    var workspace = try file.load()
+    // Here: a's URL edited, a request c added after a, the environment chosen.
+    try workspace.modifyRequest(named: "a") { $0.url = "/a-mine" }
+    try workspace.addRequest(RequestTemplate(name: "c", url: "/c"), placement: .after("a"))
+    try workspace.selectEnvironment("dev")
+    // There (laid out on one line each): b's URL edited, a variable added to dev.
+    let theirs = """
+      {"version": 1, "environments": {"dev": {"host": "a", "port": "8080"}},
+       "requests": [{"name": "a", "url": "/a"}, {"name": "b", "url": "/b-theirs"}]}
+
+      """
+    try write(theirs, to: url)
+    #expect(file.checkDisk(hasUnsavedEdits: true) == .conflict)
+    let merged = try file.merge(workspace)
+    #expect(merged.requests.map(\.name) == ["a", "c", "b"])
+    #expect(merged.requests.map(\.url) == ["/a-mine", "/c", "/b-theirs"])
+    #expect(merged.environment == "dev")
+    #expect(merged.environments.first?.variables.map(\.name) == ["host", "port"])
+    #expect(try contents(url) == theirs, "a merge writes nothing")
+    // The save writes both, in the file's own layout, without asking again.
+    try file.save(merged)
+    let saved = try contents(url)
+    #expect(saved.hasPrefix(#"{"version": 1, "environments": {"dev": {"host": "a", "port": "8080"}},"#), "\(saved)")
+    #expect(saved.contains(#"{"name": "b", "url": "/b-theirs"}"#) && saved.contains(#""url": "/a-mine""#))
+    #expect(saved.contains(#""environment": "dev""#))
+
+    // Both change b's URL: refused, naming it; the file stays as it is and a save still asks.
+    var mine = try file.load()
+    try mine.modifyRequest(named: "b") { $0.url = "/b-mine" }
+    try write(saved.replacingOccurrences(of: "/b-theirs", with: "/b-again"), to: url)
+    #expect(throws: WorkspaceMergeError.conflicts(["requests[b].url"])) { try file.merge(mine) }
+    #expect(throws: WorkspaceSaveError.changedOnDisk(path: url.relativePath)) { try file.save(mine) }
+    #expect(WorkspaceMergeError.conflicts(["requests[b].url"]).description == "both changed requests[b].url")
+    // A file that is gone or broken: nothing to merge with.
+    try write("{ broken", to: url)
+    #expect {
+      try file.merge(mine)
+    } throws: { error in
+      guard case .unreadable(let reason) = error as? WorkspaceMergeError else { return false }
+      return reason.hasSuffix("w.json:1:3: unexpected character 'b'; expected a key in double quotes")
+    }
+    try FileManager.default.removeItem(at: url)
+    #expect(throws: WorkspaceMergeError.deleted) { try file.merge(mine) }
+  }
+
   @Test func touchingOrRewritingTheSameContentIsNoChange() throws {
     let directory = try makeTemporaryDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }

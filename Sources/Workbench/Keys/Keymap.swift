@@ -44,7 +44,7 @@ public enum Action: String, Sendable, CaseIterable {
   case accept, cancelPrompt
   case cursorLeft, cursorRight, lineStart, lineEnd, deleteBackward, deleteForward, clearBefore, clearAfter
   // Questions
-  case cancelAndQuit, quitNow, saveAndQuit, discardAndQuit, overwrite, deleteNow, reloadFromDisk
+  case cancelAndQuit, quitNow, saveAndQuit, discardAndQuit, overwrite, deleteNow, reloadFromDisk, mergeWithDisk
 }
 
 /// Where the user is, for what a key means: one at a time (`AppState.keyContext`), plus
@@ -552,6 +552,10 @@ public enum Keymap {
     KeyBinding(.discardAndQuit, [.char("d"), .char("D"), .ctrl("c")], "discard the edits and quit", .unsavedChanges),
     KeyBinding(.overwrite, [.char("y"), .char("Y")], "write over it", .confirmOverwrite),
     KeyBinding(.deleteNow, [.char("y"), .char("Y")], "delete it (u undoes it until the next save)", .confirmDelete),
+    KeyBinding(
+      .mergeWithDisk, [.char("m"), .char("M")],
+      "merge: its changes and my unsaved edits together (refused, naming them, where both changed one value)",
+      .diskConflict),
     KeyBinding(.reloadFromDisk, [.char("r"), .char("R")], "reload it and drop my edits", .diskConflict),
     KeyBinding(.overwrite, [.char("o"), .char("O")], "overwrite it with mine", .diskConflict),
   ]
