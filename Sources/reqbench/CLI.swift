@@ -183,7 +183,7 @@ enum CLI {
       if file.isNew {
         Terminal.error(
           "reqbench: \(path): no such workspace; `reqbench \(path)` opens it as a new one, "
-            + "`reqbench import curl|http|postman FILE --into \(path)` creates it with requests")
+            + "`reqbench import curl|httpie|http|postman FILE --into \(path)` creates it with requests")
         return nil
       }
       return workspace

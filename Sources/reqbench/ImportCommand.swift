@@ -2,14 +2,16 @@ import Foundation
 import RequestEngine
 import Workspace
 
-/// `reqbench import curl|http|postman|har|openapi FILE|- --into WORKSPACE [--name NAME]`: adds the
-/// requests of a curl command line, an `.http` file, a Postman collection, a HAR file or an OpenAPI
+/// `reqbench import curl|httpie|http|postman|har|openapi FILE|- --into WORKSPACE [--name NAME]`:
+/// adds the requests of a curl or HTTPie command line, an `.http` file, a Postman collection, a HAR file or an OpenAPI
 /// description to a workspace file (an OpenAPI re-import updates the requests it made).
 enum ImportCommand {
   static let usage = """
-    usage: reqbench import curl|http|postman|har|openapi FILE|- --into WORKSPACE [--name NAME]
-                           [--filter TEXT] [--cookies] [--tag TAG]
+    usage: reqbench import curl|httpie|http|postman|har|openapi FILE|- --into WORKSPACE
+                           [--name NAME] [--filter TEXT] [--cookies] [--tag TAG]
       curl      curl command lines ("Copy as cURL"), one request per command
+      httpie    HTTPie or xh command lines (http POST :3000/users name=ada), one request per
+                command
       http      a JetBrains / VS Code REST Client .http or .rest file
       postman   a Postman collection (v2.1), or an environment or globals export
       har       a HAR 1.2 file (a browser's "Save all as HAR"): a request per entry, without

@@ -154,6 +154,44 @@ struct ImportExportCommandTests {
     #expect(try Data(contentsOf: ws) == before && String(contentsOf: secrets, encoding: .utf8) == #"{"token": "tok"#)
   }
 
+  /// HTTPie commands as its documentation writes them, imported and sent: httpbin echoes what
+  /// HTTPie would have sent (the JSON fields typed, nested; a form; the header, the query, the
+  /// basic auth checked by httpbin with the password moved to the secrets file).
+  @Test func httpieCommandsImportAndSendAsHTTPieWould() throws {
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let base = try TestServer.httpbin.baseURL
+    let ws = dir.appendingPathComponent("api.json")
+    let password = "pw-" + uniqueKey("httpie")
+    let commands = """
+      http POST \(base)/anything name=ada age:=36 tags[]=x tags[]=y 'address[city]=London' X-Trace:abc per==10
+      $ http --form PUT \(base)/anything user=ada 'note=a b'
+      http -a ada:\(password) \(base)/basic-auth/ada/\(password)
+      """
+    let result = try run(["import", "httpie", "-", "--into", ws.path], stdin: commands)
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stderr.contains("imported post-anything (POST \(base)/anything)"), "\(result.stderr)")
+    #expect(result.stderr.contains("password"), "the password moved: \(result.stderr)")
+    let names = try json(ws)["requests"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []
+    #expect(names == ["post-anything", "put-anything", "get-basic-auth-ada-\(password)"])
+    #expect(!(try String(contentsOf: ws, encoding: .utf8)).contains(#""password": "\#(password)""#))
+
+    let posted = try run(["run", ws.path, "post-anything", "--no-history"])
+    #expect(posted.status == 0, "\(posted.stderr)")
+    let echo = try JSONParser.parse(posted.stdout)
+    // (httpbin sorts the keys it echoes.)
+    let sent = echo["json"]
+    #expect(sent?["name"] == "ada" && sent?["age"] == 36 && sent?["tags"] == ["x", "y"], "\(posted.stdout)")
+    #expect(sent?["address"] == ["city": "London"] && sent?.objectValue?.count == 4, "\(posted.stdout)")
+    #expect(echo["headers"]?["X-Trace"]?.stringValue == "abc" && echo["args"]?["per"]?.stringValue == "10")
+    #expect(echo["headers"]?["Content-Type"]?.stringValue == "application/json")
+    let form = try JSONParser.parse(try run(["run", ws.path, "put-anything", "--no-history"]).stdout)
+    #expect(form["method"]?.stringValue == "PUT" && form["form"] == ["note": "a b", "user": "ada"], "\(form)")
+    #expect(form["headers"]?["Content-Type"]?.stringValue == "application/x-www-form-urlencoded")
+    let auth = try run(["run", ws.path, names[2], "--no-history"])
+    #expect(auth.status == 0 && auth.stdout.contains(#""authenticated": true"#), "\(auth.stdout)\(auth.stderr)")
+  }
+
   /// A Postman environment export beside a collection: the environment arrives with its
   /// secret moved to the secrets file, and `--env` sends with its values (httpbin echoes them).
   @Test func aPostmanEnvironmentBecomesAnEnvironmentWithItsSecretsMoved() throws {
@@ -302,7 +340,7 @@ struct ImportExportCommandTests {
     #expect(importHelp.status == 0)
     #expect(
       importHelp.stdout.hasPrefix(
-        "usage: reqbench import curl|http|postman|har|openapi FILE|- --into WORKSPACE"))
+        "usage: reqbench import curl|httpie|http|postman|har|openapi FILE|- --into WORKSPACE"))
     let exportHelp = try run(["export", "-h"])
     #expect(exportHelp.status == 0)
     #expect(exportHelp.stdout.hasPrefix("usage: reqbench export curl WORKSPACE TARGET..."))

@@ -21,7 +21,7 @@ struct TUIFromNothingTests {
 
     // n with METHOD URL, then the name (the suggestion is selected: typing replaces it).
     try session.send("n")
-    try session.waitFor("new request (METHOD URL, curl or .http)")
+    try session.waitFor("new request (METHOD URL, curl, http or .http)")
     try session.type("GET {{host}}/get?key=\(typedKey)")
     try session.send("Enter")
     try session.waitFor("name (folders with /)")

@@ -17,7 +17,7 @@ func type(_ state: inout AppState, _ text: String) {
 }
 
 /// Starting from nothing: a missing file opens as an empty workspace that says how to begin;
-/// `n` reads METHOD URL, a curl command or an .http request, then asks for the name.
+/// `n` reads METHOD URL, a curl or HTTPie command or an .http request, then asks for the name.
 @Suite("new workspace and n")
 struct NewRequestTests {
   @Test(arguments: [(160, 45), (80, 24)]) func anEmptyNewWorkspaceSaysHowToBegin(width: Int, height: Int) throws {
@@ -60,6 +60,12 @@ struct NewRequestTests {
     #expect(send(&state, .key(.ctrl("s"))) == [.save])
     send(&state, .saved(error: nil))
     #expect(!state.isNewFile && state.unsaved.isEmpty && state.message?.text == "created api.json")
+    // n again, the editor still focused: the next request (n did nothing there before).
+    #expect(state.focus == .editor && keys(&state, "n") == [])
+    #expect(state.prompt?.purpose == .newRequest)
+    type(&state, "GET {{baseURL}}users")
+    send(&state, .key(.enter), .key(.enter))
+    #expect(state.workspace.requests.map(\.name) == ["users/create", "get-users"])
   }
 
   // HTTPie's `:3000/users`, curl's `example.com/api`: the URL field holds what will be sent.

@@ -82,6 +82,12 @@ extension AppState {
   }
 
   mutating func handleEditor(_ action: Action) -> [Command] {
+    // Another request right after making one (the editor has the focus then), or from the
+    // getting-started lines of an empty workspace.
+    if action == .newRequest {
+      startNewRequest()
+      return []
+    }
     guard let template = selectedRequest else { return [] }
     let fields = template.editorFields
     if let index = move(action, editor.field, count: fields.count, page: layout.contentHeight(of: .editor)) {

@@ -149,8 +149,8 @@ extension Painter {
     func keys(_ action: Action) -> String { Keymap.binding(action, in: .requests)?.keyText ?? "" }
     var lines: [(String, String)] = [
       ("", "No requests yet. To begin:"),
-      (keys(.newRequest), "new request: type METHOD URL (GET https://api.test/users), a curl command or an .http request"),
-      ("paste", "a curl command, an .http request, a Postman collection or environment, a HAR"),
+      (keys(.newRequest), "new request: type METHOD URL (GET https://api.test/users), a curl or HTTPie command, an .http request"),
+      ("paste", "a curl or HTTPie command, an .http request, a Postman collection or environment, a HAR"),
       (keys(.chooseEnvironment), "environments: n adds one (dev, staging…); V then gives it variables ({{host}})"),
       (keys(.save), state.isNewFile ? "save: the first save creates \(state.workspaceFile)" : "save the workspace"),
       (keys(.help), "every key"),

@@ -316,7 +316,7 @@ public enum Keymap {
     // Request list
     KeyBinding(.send, [.enter, .char("s"), .char("r")], "send the selected request", hint: "send", .requests),
     KeyBinding(
-      .newRequest, [.char("n")], "new request: METHOD URL, a curl command or an .http request, then its name",
+      .newRequest, [.char("n")], "new request: METHOD URL, a curl or HTTPie command or an .http request, then its name",
       hint: "new", .requests, also: [.flowInList, .folderInList]),
     KeyBinding(
       .sendIgnoringCache, [.char("S")], "send it ignoring the cache (the cached response is refreshed)", hint: "no cache",
@@ -366,6 +366,7 @@ public enum Keymap {
     KeyBinding(
       .editBody, [.char("E")], "edit the body in $EDITOR (a json body in a .json file; JSON typed for no body makes one)",
       hint: "body in $EDITOR", .editor),
+    KeyBinding(.newRequest, [.char("n")], "new request (the next one, right after making one)", .editor),
     // Editing a field
     KeyBinding(.keepEdit, [.enter], "keep the value (an empty one removes a parameter or header)", hint: "keeps", .editing),
     KeyBinding(.cancelEdit, [.escape], "cancel the edit", hint: "cancels", .editing),

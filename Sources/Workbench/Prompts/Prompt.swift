@@ -82,7 +82,7 @@ public struct LineEdit: Sendable, Equatable {
 public struct Prompt: Sendable, Equatable {
   public enum Purpose: Sendable, Equatable {
     case search, filterBody, writeBody, filterRequests
-    /// `n`: METHOD URL, a curl command or an `.http` request.
+    /// `n`: METHOD URL, a curl or HTTPie command or an `.http` request.
     case newRequest
     /// The name of the one request read from the text before.
     case nameNewRequest(ImportedRequests)

@@ -6,7 +6,7 @@ import Workspace
 /// importer's name suggested, selected), several are added with their own names. A new request
 /// is selected and opens in the editor with its URL focused.
 extension AppState {
-  static let newRequestLabel = "new request (METHOD URL, curl or .http)"
+  static let newRequestLabel = "new request (METHOD URL, curl, http or .http)"
 
   mutating func startNewRequest() {
     prompt = Prompt(purpose: .newRequest, label: AppState.newRequestLabel, input: LineEdit(""))

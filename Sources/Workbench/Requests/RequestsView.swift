@@ -17,7 +17,7 @@ extension Painter {
       let new = Keymap.binding(.newRequest, in: .requests)?.keyText ?? "n"
       let lines =
         state.list.filter.isEmpty
-        ? ["no requests yet", "", "\(new)  new request:", "   METHOD URL, a curl", "   command or .http"]
+        ? ["no requests yet", "", "\(new)  new request:", "   METHOD URL, a curl", "   or http command,", "   or .http"]
         : ["nothing matches; Esc clears"]
       for (i, line) in lines.prefix(area.height).enumerated() {
         buffer.putTruncated(line, x: area.x + 1, y: area.y + i, style: i == 2 ? theme.key : theme.dim, width: area.width - 1)

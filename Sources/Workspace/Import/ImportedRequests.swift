@@ -62,6 +62,8 @@ public enum CredentialField: Sendable, Equatable {
 public enum ImportFormat: String, Sendable, CaseIterable {
   /// curl command lines, as "Copy as cURL" in browsers and API docs write them.
   case curl
+  /// HTTPie (and xh) command lines: `http POST :3000/users name=ada`.
+  case httpie
   /// JetBrains HTTP Client and VS Code REST Client files (`.http`, `.rest`).
   case http
   /// Postman collections, format v2.1 (and v2.0).
@@ -97,6 +99,7 @@ public enum ImportFormat: String, Sendable, CaseIterable {
     switch self {
     case .curl:
       try CurlImporter.parse(ImportFile.text(bytes, file: file), file: file, readFile: readFile)
+    case .httpie: try HTTPieImporter.parse(ImportFile.text(bytes, file: file), file: file)
     case .http: try HTTPFileImporter.parse(ImportFile.text(bytes, file: file), file: file)
     case .postman: try PostmanImporter.parse(bytes, file: file)
     case .har: try HARImporter.parse(bytes, file: file, options: har)

@@ -1,7 +1,7 @@
 import RequestEngine
 
 /// Request drafts from a text typed at the TUI's `n` prompt or pasted into the request list:
-/// a curl command, an `.http` block, a bare URL or `METHOD URL`, read by the importers
+/// a curl command, an HTTPie command, an `.http` block, a bare URL or `METHOD URL`, read by the importers
 /// `reqbench import` uses, so a paste and an import make the same requests.
 ///
 /// ```swift
@@ -16,6 +16,9 @@ public enum RequestText {
     /// One or more curl commands ("Copy as cURL" of Chrome or Firefox, several lines joined by
     /// `\`), read by `CurlImporter`.
     case curl
+    /// One or more HTTPie (or xh) commands, `http POST :3000/users name=ada`, read by
+    /// `HTTPieImporter`.
+    case httpie
     /// One or more `.http`/`.rest` requests (`###` between them), read by `HTTPFileImporter`.
     case http
     /// A URL alone (absolute, relative to `baseURL`, or templated): a GET.
@@ -29,7 +32,8 @@ public enum RequestText {
 
   /// What the text is: a JSON document when it starts with `{` but not `{{` (a Postman collection or
   /// environment, a HAR, an OpenAPI description); a curl command when its first word is `curl`
-  /// (after an optional `$ ` prompt); a URL or `METHOD URL` when it is one line of one word or a
+  /// (after an optional `$ ` prompt), an HTTPie command when it is `http`, `https`, `xh` or `xhs`
+  /// followed by more; a URL or `METHOD URL` when it is one line of one word or a
   /// method and one word; otherwise an `.http` block.
   public static func kind(of text: String) -> Kind {
     // (`{{host}}/users` is a templated URL, not JSON.)
@@ -43,6 +47,8 @@ public enum RequestText {
     if let first = words.first {
       let program = first.split(separator: "/").last.map(String.init) ?? first
       if program == "curl" || program == "curl.exe" { return .curl }
+      // `http :3000/users`, `https POST api.test/x a=1` (a URL alone is one word).
+      if words.count >= 2, HTTPieImporter.isHTTPie(first) { return .httpie }
     }
     guard lines.count == 1 else { return .http }
     if words.count == 1 { return .url }
@@ -67,6 +73,8 @@ public enum RequestText {
     switch kind {
     case .curl:
       return Drafts(kind: kind, imported: try CurlImporter.parse(text, file: source, readFile: readFile))
+    case .httpie:
+      return Drafts(kind: kind, imported: try HTTPieImporter.parse(text, file: source))
     case .http, .url, .methodAndURL:
       // A URL alone and `METHOD URL` are `.http` request lines.
       return Drafts(kind: kind, imported: try HTTPFileImporter.parse(text, file: source))

@@ -1,0 +1,366 @@
+import RequestEngine
+
+/// Reads HTTPie command lines (`http`, `https`, and xh's `xh`, `xhs`) into request templates: what
+/// HTTPie's documentation and many API docs write, and what its users paste. Each command (one
+/// line, or several joined by `\`) is one request: `http [OPTIONS] [METHOD] URL [ITEM…]`.
+///
+/// ```swift
+/// let imported = try HTTPieImporter.parse("http POST :3000/users name=ada age:=36 X-Trace:abc", file: "paste")
+/// imported.requests[0].template.url   // "http://localhost:3000/users"
+/// imported.requests[0].template.body  // .json({"name": "ada", "age": 36})
+/// ```
+///
+/// The request items, by the separator that comes first in the word (the longer one when two
+/// start at the same place), as HTTPie reads them:
+/// - `Name:value` a header (`Name:` an empty one, `Name;` too);
+/// - `name==value` a query parameter, after the URL's own;
+/// - `field=value` a JSON string field (a form field with `--form`), `field:=json` a raw JSON
+///   value; fields nest as HTTPie's do: `user[name]=ada`, `tags[]=a` (append);
+/// - `field@path` a file part: the body becomes multipart (`--form` or not), the path relative to
+///   the workspace's folder as every imported path is. `field=@path` and `field:=@path` (a file's
+///   text as the value) are errors: write the value.
+///
+/// Options read: `--json`/`-j` (the default), `--form`/`-f`, `--multipart`, `--auth`/`-a`
+/// `USER:PASS` (or a token with `--auth-type`/`-A bearer`; `digest` too), `--raw TEXT` (the body
+/// as it is), `--verify no` (insecure), `--timeout N`, `--follow`/`-F`, `--max-redirects N`,
+/// and options that only shape HTTPie's own output, which are ignored (`-v`, `-h`, `-b`, `-p`,
+/// `--pretty`, `--style`, `-s`, `--offline`, `-I`, `--check-status`…). Any other option is an
+/// error naming it and its place.
+///
+/// Decisions: `http` completes a URL without a scheme with `http://` (`https` and `xhs` with
+/// `https://`), and `:3000/x` with `localhost`, as HTTPie does; without `--follow` HTTPie does
+/// not follow redirects, but the request keeps reqbench's default of following them, as a pasted
+/// curl command does. Credentials (`-a`, an `Authorization` header, a key header or parameter)
+/// go to the secrets file, as every import's do (`ImportedCredentials`).
+public enum HTTPieImporter {
+  /// The command names read as HTTPie, with the scheme each one assumes.
+  static let programs: [String: String] = ["http": "http://", "https": "https://", "xh": "http://", "xhs": "https://"]
+
+  /// Whether `word` (a path or a name) runs HTTPie or xh.
+  public static func isHTTPie(_ word: String) -> Bool {
+    programs[word.split(separator: "/").last.map(String.init) ?? word] != nil
+  }
+
+  public static func parse(_ text: String, file: String) throws(ImportError) -> ImportedRequests {
+    let commands: [[ShellWord]]
+    do {
+      commands = try ShellWords.split(text)
+    } catch {
+      throw ImportError(file: file, location: error.location, message: error.message)
+    }
+    var imported = ImportedRequests()
+    for command in commands {
+      var words = command[...]
+      if words.first?.text == "$", words.count > 1 { words = words.dropFirst() }
+      guard let first = words.first else { continue }
+      guard isHTTPie(first.text) else {
+        throw ImportError(
+          file: file, location: first.location,
+          message: "expected an HTTPie command, found \(JSONSerializer.quote(first.text)); every command must start with http or https")
+      }
+      var reader = CommandReader(file: file, command: first)
+      imported.requests.append(ImportedRequest(template: try reader.read(words.dropFirst()), location: first.location))
+      imported.warnings += reader.warnings
+    }
+    guard !imported.requests.isEmpty else {
+      throw ImportError(file: file, location: .start, message: "there is no HTTPie command here; paste one that starts with http")
+    }
+    return imported
+  }
+
+  /// Options that only shape HTTPie's output or its session: accepted, changing nothing sent.
+  static let ignoredFlags: Set<String> = [
+    "-v", "--verbose", "-h", "--headers", "-b", "--body", "-m", "--meta", "-s", "--style", "--pretty", "-p", "--print",
+    "-P", "--history-print", "--offline", "-I", "--ignore-stdin", "--check-status", "-q", "--quiet", "--all",
+    "--unsorted", "--sorted", "-x", "--compress", "--ignore-netrc", "-S", "--stream", "--debug", "--traceback",
+  ]
+  /// Of those, the ones that take a value.
+  static let ignoredWithValue: Set<String> = ["-s", "--style", "--pretty", "-p", "--print", "-P", "--history-print"]
+
+  struct CommandReader {
+    let file: String
+    let command: ShellWord
+    var warnings: [String] = []
+    var method: HTTPMethod?
+    var url: ShellWord?
+    var form = false
+    var multipart = false
+    var raw: String?
+    var authType = "basic"
+    var auth: String?
+    var headers: [(name: String, value: String)] = []
+    var query: [(key: String, value: String?)] = []
+    var fields = JSONValue.object(JSONObject())
+    var hasFields = false
+    var formFields: [(name: String, value: String)] = []
+    var files: [MultipartField] = []
+    var draft = RequestDraft()
+
+    init(file: String, command: ShellWord) {
+      self.file = file
+      self.command = command
+    }
+
+    func error(_ message: String, at location: SourceLocation) -> ImportError {
+      ImportError(file: file, location: location, message: message)
+    }
+
+    mutating func read(_ words: ArraySlice<ShellWord>) throws(ImportError) -> RequestTemplate {
+      var rest = words
+      var positional: [ShellWord] = []
+      while let word = rest.popFirst() {
+        let text = word.text
+        guard text.hasPrefix("-"), text.count > 1, positional.isEmpty || !isItem(text) else {
+          positional.append(word)
+          continue
+        }
+        var flag = text
+        var attached: String?
+        if text.hasPrefix("--"), let eq = text.firstIndex(of: "=") {
+          flag = String(text[..<eq])
+          attached = String(text[text.index(after: eq)...])
+        }
+        func value() throws(ImportError) -> String {
+          if let attached { return attached }
+          guard let next = rest.popFirst() else { throw error("\(flag) needs a value", at: word.location) }
+          return next.text
+        }
+        switch flag {
+        case "-j", "--json": form = false
+        case "-f", "--form": form = true
+        case "--multipart": multipart = true
+        case "-a", "--auth": auth = try value()
+        case "-A", "--auth-type": authType = try value().lowercased()
+        case "--raw": raw = try value()
+        case "--verify":
+          if ["no", "false"].contains(try value().lowercased()) { draft.insecure = true }
+        case "--timeout":
+          let given = try value()
+          guard let seconds = Double(given), seconds > 0 else {
+            throw error("--timeout takes seconds (30, 2.5), not \(JSONSerializer.quote(given))", at: word.location)
+          }
+          draft.timeout = seconds
+        case "-F", "--follow": draft.followRedirects = true
+        case "--max-redirects":
+          let given = try value()
+          guard let count = Int(given), count >= 0 else {
+            throw error("--max-redirects takes a count, not \(JSONSerializer.quote(given))", at: word.location)
+          }
+          draft.maxRedirects = count
+        default:
+          guard HTTPieImporter.ignoredFlags.contains(flag) else {
+            throw error("\(flag) is not an HTTPie option reqbench can import; remove it to import the rest", at: word.location)
+          }
+          if HTTPieImporter.ignoredWithValue.contains(flag) { _ = try value() }
+        }
+      }
+      // [METHOD] URL ITEM…
+      var arguments = positional[...]
+      if arguments.count >= 2, let first = arguments.first, first.text.allSatisfy(\.isLetter),
+        let given = HTTPMethod(rawValue: first.text.uppercased())
+      {
+        method = given
+        arguments = arguments.dropFirst()
+      } else if let first = arguments.first, arguments.count >= 2, first.text.allSatisfy(\.isLetter),
+        !isItem(first.text), first.text.uppercased() == first.text
+      {
+        throw error(
+          "the method \(JSONSerializer.quote(first.text)) is not supported; use one of "
+            + HTTPMethod.allCases.map(\.rawValue).joined(separator: ", "), at: first.location)
+      }
+      guard let urlWord = arguments.popFirst() else { throw error("this HTTPie command has no URL", at: command.location) }
+      url = urlWord
+      for item in arguments { try readItem(item) }
+      return try finish()
+    }
+
+    /// Whether `text` is a request item (it has a separator).
+    func isItem(_ text: String) -> Bool { Self.separator(in: text) != nil }
+
+    /// The separators, longest first where two start at the same place.
+    static let separators = [":=@", "=@", "==", ":=", "=", "@", ":", ";"]
+
+    /// The item's separator: the one that starts first (the longest of those starting there).
+    static func separator(in text: String) -> (separator: String, range: Range<String.Index>)? {
+      var best: (separator: String, range: Range<String.Index>)?
+      for separator in separators {
+        guard let range = text.range(of: separator) else { continue }
+        if best == nil || range.lowerBound < best!.range.lowerBound { best = (separator, range) }
+      }
+      return best
+    }
+
+    mutating func readItem(_ word: ShellWord) throws(ImportError) {
+      guard let (separator, range) = Self.separator(in: word.text) else {
+        throw error(
+          "\(JSONSerializer.quote(word.text)) is no request item: write Header:value, name==value, field=value or "
+            + "field:=json (a second URL needs a command of its own)", at: word.location)
+      }
+      let key = String(word.text[..<range.lowerBound])
+      let value = String(word.text[range.upperBound...])
+      guard !key.isEmpty else { throw error("\(JSONSerializer.quote(word.text)) has no name before \(separator)", at: word.location) }
+      switch separator {
+      case ":": headers.append((key, value.trimmingSpaces()))
+      case ";": headers.append((key, ""))
+      case "==": query.append((key, value))
+      case "=":
+        if form || multipart {
+          formFields.append((key, value))
+        } else {
+          try setField(key, .string(value), at: word.location)
+        }
+      case ":=":
+        guard let parsed = try? JSONParser.parse(value) else {
+          throw error("\(key):= takes JSON (a number, true, [1, 2], {\"a\": 1}), not \(JSONSerializer.quote(value))", at: word.location)
+        }
+        if form || multipart {
+          throw error("\(key):= is a JSON field; a form (--form) takes field=value", at: word.location)
+        }
+        try setField(key, parsed, at: word.location)
+      case "@":
+        if let problem = RequestDraft.pathProblem(value) { throw error("\(word.text): \(problem)", at: word.location) }
+        var field = MultipartField(name: key, value: nil, file: value)
+        if let semicolon = value.range(of: ";type=") {
+          field.file = String(value[..<semicolon.lowerBound])
+          field.type = String(value[semicolon.upperBound...])
+        }
+        files.append(field)
+      default:  // =@ and :=@
+        throw error(
+          "\(word.text): reqbench does not read a field's value from a file at import; write the value (field=value)",
+          at: word.location)
+      }
+    }
+
+    /// Sets `key` (`a`, `a[b]`, `a[]`, HTTPie's nested JSON) in the JSON body.
+    mutating func setField(_ key: String, _ value: JSONValue, at location: SourceLocation) throws(ImportError) {
+      hasFields = true
+      var path: [String] = []
+      var rest = Substring(key)
+      if let open = rest.firstIndex(of: "["), open != rest.startIndex {
+        path.append(String(rest[..<open]))
+        rest = rest[open...]
+        while !rest.isEmpty {
+          guard rest.first == "[", let close = rest.firstIndex(of: "]") else {
+            throw error("\(JSONSerializer.quote(key)): write nested fields as a[b][c] or a[] (append)", at: location)
+          }
+          let segment = String(rest[rest.index(after: rest.startIndex)..<close])
+          if !segment.isEmpty, segment.allSatisfy(\.isNumber) {
+            throw error("\(JSONSerializer.quote(key)): array indexes are not imported; use a[] to append", at: location)
+          }
+          path.append(segment)
+          rest = rest[rest.index(after: close)...]
+        }
+      } else {
+        path = [key]
+      }
+      guard let updated = Self.set(value, at: path[...], in: fields) else {
+        throw error("\(JSONSerializer.quote(key)) sets a field another item made a value of another type", at: location)
+      }
+      fields = updated
+    }
+
+    /// `value` set at `path` in `container` (an empty segment appends); nil on a type clash.
+    static func set(_ value: JSONValue, at path: ArraySlice<String>, in container: JSONValue?) -> JSONValue? {
+      guard let segment = path.first else { return value }
+      let rest = path.dropFirst()
+      if segment.isEmpty {
+        var elements: [JSONValue] = []
+        if let container {
+          guard case .array(let existing) = container else { return nil }
+          elements = existing
+        }
+        guard let element = set(value, at: rest, in: nil) else { return nil }
+        elements.append(element)
+        return .array(elements)
+      }
+      var object = JSONObject()
+      if let container {
+        guard case .object(let existing) = container else { return nil }
+        object = existing
+      }
+      guard let member = set(value, at: rest, in: object[segment]) else { return nil }
+      object[segment] = member
+      return .object(object)
+    }
+
+    mutating func finish() throws(ImportError) -> RequestTemplate {
+      guard let urlWord = url else { throw error("this HTTPie command has no URL", at: command.location) }
+      let scheme = HTTPieImporter.programs[command.text.split(separator: "/").last.map(String.init) ?? command.text] ?? "http://"
+      var address = urlWord.text.trimmingSpaces()
+      let lower = address.lowercased()
+      if address.hasPrefix(":") {
+        // `:3000/users`, `:/users`: localhost.
+        address = scheme + "localhost" + (address.hasPrefix(":/") ? String(address.dropFirst()) : address)
+      } else if !(lower.hasPrefix("http://") || lower.hasPrefix("https://") || address.hasPrefix("{{")) {
+        if let found = address.range(of: "://") {
+          throw error("only http and https URLs can be imported, found \(address[..<found.lowerBound]):", at: urlWord.location)
+        }
+        address = scheme + address
+      }
+      draft.setURL(address)
+      if !query.isEmpty {
+        let own = draft.query.members.map { (key: $0.key, value: $0.value.stringValue) }
+        draft.setQuery(own + query)
+      }
+      for header in headers where !RequestDraft.isLeftOut(header: header.name) { draft.addHeader(header.name, header.value) }
+
+      let hasData = hasFields || !formFields.isEmpty || !files.isEmpty || raw != nil
+      if raw != nil && (hasFields || !formFields.isEmpty || !files.isEmpty) {
+        throw error("--raw is the whole body; it does not go with request items that set fields", at: command.location)
+      }
+      if let raw {
+        draft.setBody(raw, defaultContentType: form ? RequestDraft.formType : "application/json", json: !form)
+      } else if !files.isEmpty || multipart {
+        draft.setMultipart(formFields.map { MultipartField(name: $0.name, value: $0.value) } + files)
+      } else if !formFields.isEmpty {
+        var object = JSONObject()
+        var pairs: [String] = []
+        for field in formFields {
+          object[field.name] = .string(field.value)
+          pairs.append(PlaceholderEncoding.encode(field.name) + "=" + PlaceholderEncoding.encode(field.value))
+        }
+        if object.count == formFields.count {
+          draft.body = .form(object)
+        } else {
+          draft.setBody(pairs.joined(separator: "&"), defaultContentType: RequestDraft.formType)
+        }
+      } else if hasFields {
+        draft.body = .json(fields)
+        if let type = draft.headers["Content-Type"], RequestDraft.restates(type, "application/json") {
+          draft.headers["Content-Type"] = nil
+        }
+      }
+      if hasData || hasFields, !draft.headers.contains("Accept"), !form, !multipart, files.isEmpty {
+        draft.headers["Accept"] = "application/json, */*;q=0.5"  // what HTTPie sends with JSON
+      }
+      draft.method = method ?? (hasData ? .POST : .GET)
+      if let auth { try setAuth(auth) }
+      if draft.body != nil, draft.method == .GET || draft.method == .HEAD {
+        warnings.append(
+          "the \(draft.method.rawValue) request at \(file):\(command.location) has a body, "
+            + "which reqbench does not send with \(draft.method.rawValue)")
+      }
+      let template = draft.template(name: RequestDraft.derivedName(method: draft.method, url: draft.url))
+      if let problem = RequestDraft.problem(in: template) {
+        throw error("this request would not load in a workspace: \(problem)", at: command.location)
+      }
+      return template
+    }
+
+    mutating func setAuth(_ credentials: String) throws(ImportError) {
+      let (user, password) =
+        credentials.firstIndex(of: ":").map { (String(credentials[..<$0]), String(credentials[credentials.index(after: $0)...])) }
+        ?? (credentials, "")
+      switch authType {
+      case "basic": draft.auth = .basic(user: user, password: password)
+      case "digest":
+        draft.auth = .digest(user: user, password: password)
+      case "bearer": draft.auth = .bearer(credentials)
+      default:
+        throw error(
+          "--auth-type \(authType) is not imported; use basic, digest or bearer", at: command.location)
+      }
+    }
+  }
+}

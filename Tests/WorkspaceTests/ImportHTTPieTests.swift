@@ -1,0 +1,100 @@
+import Foundation
+import RequestEngine
+import Testing
+import Workspace
+
+/// `HTTPieImporter`: HTTPie's (and xh's) command lines as its documentation writes them, read
+/// into requests the way HTTPie would send them; `RequestText` hands `http …` to it.
+@Suite struct ImportHTTPieTests {
+  func one(_ text: String) throws -> RequestTemplate {
+    let imported = try HTTPieImporter.parse(text, file: "paste")
+    #expect(imported.requests.count == 1)
+    return try #require(imported.requests.first?.template)
+  }
+
+  func error(_ text: String) -> String {
+    do {
+      _ = try HTTPieImporter.parse(text, file: "paste")
+      return "no error"
+    } catch {
+      return error.description
+    }
+  }
+
+  @Test func itemsBecomeHeadersQueryAndAJSONBody() throws {
+    let r = try one(#"http POST :3000/users?page=2 name=ada age:=36 admin:=true tags[]=a tags[]=b address[city]=London X-Trace:abc per==10 'X-Empty;'"#)
+    #expect(r.method == .POST)
+    #expect(r.url == "http://localhost:3000/users")
+    #expect(r.query == JSONObject([("page", "2"), ("per", "10")]))
+    #expect(r.headers["X-Trace"] == "abc" && r.headers["X-Empty"] == "")
+    #expect(r.headers["Accept"] == "application/json, */*;q=0.5")
+    #expect(
+      r.body
+        == .json(["name": "ada", "age": 36, "admin": true, "tags": ["a", "b"], "address": ["city": "London"]]))
+    #expect(r.name == "post-users")
+  }
+
+  @Test func theMethodFollowsTheItemsAndTheSchemeTheProgram() throws {
+    let get = try one("http example.org/status")
+    #expect(get.method == .GET && get.url == "http://example.org/status" && get.body == nil)
+    #expect(get.headers["Accept"] == nil, "no data: HTTPie's default Accept")
+    #expect(try one("https api.test/users name=x").method == .POST)
+    #expect(try one("https api.test/users name=x").url == "https://api.test/users")
+    #expect(try one("xhs api.test/x").url == "https://api.test/x")
+    #expect(try one("$ http :/health").url == "http://localhost/health")
+    #expect(try one("http delete localhost:8080/users/1").method == .DELETE)
+    #expect(try one("/usr/bin/http PUT {{baseURL}}/users/1 name=ada").url == "{{baseURL}}/users/1")
+  }
+
+  @Test func formsMultipartAndRaw() throws {
+    let form = try one("http --form POST :3000/login user=ada 'note=a b'")
+    #expect(form.body == .form(JSONObject([("user", "ada"), ("note", "a b")])))
+    let upload = try one("http -f POST :3000/upload title=cv cv@files/cv.pdf 'photo@files/me.png;type=image/png'")
+    #expect(
+      upload.body
+        == .multipart([
+          MultipartField(name: "title", value: "cv"), MultipartField(name: "cv", file: "files/cv.pdf"),
+          MultipartField(name: "photo", file: "files/me.png", type: "image/png"),
+        ]))
+    // A file item makes it multipart without --form, as HTTPie does.
+    if case .multipart? = try one("http POST :3000/upload cv@cv.pdf").body {} else { Issue.record("not multipart") }
+    let raw = try one(#"http --raw '{"a": [1, 2]}' POST :3000/x"#)
+    #expect(raw.body == .json(["a": [1, 2]]))
+  }
+
+  @Test func authOptionsAndIgnoredOutputOptions() throws {
+    #expect(try one("http -a ada:secret :3000/me").auth == .basic(user: "ada", password: "secret"))
+    #expect(try one("http -A bearer -a tok-1 :3000/me").auth == .bearer("tok-1"))
+    #expect(try one("http --auth-type=digest --auth=ada:pw :3000/me").auth == .digest(user: "ada", password: "pw"))
+    let r = try one("http -v --pretty=all --print HBhb --timeout 2.5 --verify=no --follow --max-redirects 3 :3000/x")
+    #expect(r.timeout == 2.5 && r.insecure && r.maxRedirects == 3)
+  }
+
+  @Test func mistakesSayWhatAndWhere() {
+    #expect(error("http --proxy http:http://p :3000/x") == "paste:1:6: --proxy is not an HTTPie option reqbench can import; remove it to import the rest")
+    #expect(error("http FETCH :3000/x").hasPrefix("paste:1:6: the method \"FETCH\" is not supported"))
+    #expect(error("http POST :3000/x 'age:=thirty'").contains("age:= takes JSON"))
+    #expect(error("http POST :3000/x a=1 a[b]=2").contains("sets a field another item made a value of another type"))
+    #expect(error("http POST :3000/x a[0]=1").contains("array indexes are not imported"))
+    #expect(error("http POST :3000/x data=@body.json").contains("does not read a field's value from a file"))
+    #expect(error("http POST :3000/x cv@/etc/passwd").hasPrefix("paste:1:19: cv@/etc/passwd:"))
+    #expect(error("http :3000/x second-url").contains("is no request item"))
+    #expect(error("http -a") == "paste:1:6: -a needs a value")
+    #expect(error("http -v").contains("this HTTPie command has no URL"))
+    #expect(error("http ftp://x/y").contains("only http and https URLs can be imported"))
+  }
+
+  /// `n` and a paste: `http …` is HTTPie's; its credentials move to the secrets file like a
+  /// curl command's.
+  @Test func requestTextHandsHTTPieCommandsToIt() throws {
+    #expect(RequestText.kind(of: "http POST :3000/users name=ada") == .httpie)
+    #expect(RequestText.kind(of: "xh :3000") == .httpie)
+    #expect(RequestText.kind(of: "http://127.0.0.1/x") == .url)
+    #expect(RequestText.kind(of: "curl http://x") == .curl)
+    var imported = try RequestText.drafts(from: "http -A bearer -a tok-9 POST :3000/me name=ada").imported
+    #expect(imported.requests[0].template.auth == .bearer("tok-9"))
+    let moved = ImportedCredentials.extract(from: &imported, known: SecretsFile(), environment: [:])
+    #expect(moved == [ImportedCredentials.Moved(name: "token", value: "tok-9")])
+    #expect(imported.requests[0].template.auth == .bearer("{{secret.token}}"))
+  }
+}
