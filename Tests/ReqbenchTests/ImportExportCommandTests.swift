@@ -307,7 +307,7 @@ struct ImportExportCommandTests {
       (["import"], "reqbench: import needs a format and an input"),
       (
         ["import", "yaml", "x", "--into", "w.json"],
-        "reqbench: import: unknown format \"yaml\"; use curl, http, postman, har, openapi"
+        "reqbench: import: unknown format \"yaml\"; use curl, httpie, http, postman, har, openapi"
       ),
       (["import", "curl", "-"], "reqbench: import needs --into WORKSPACE"),
       (["import", "curl", "-", "--into"], "reqbench: --into needs a value"),
