@@ -1,5 +1,3 @@
-// Just over 500 lines: the command reader and its decisions; the option tables are in
-// CurlOptions.swift and the body options in CurlBodyOptions.swift.
 import RequestEngine
 
 /// Reads curl command lines into request templates: what browsers' "Copy as cURL" (Chrome,
@@ -395,16 +393,8 @@ public enum CurlImporter {
         throw error(
           "a second URL in one curl command; write one curl command per URL", at: urls[1].location)
       }
-      var url = urlWord.text.trimmingSpaces()
-      let lower = url.lowercased()
-      if !(lower.hasPrefix("http://") || lower.hasPrefix("https://") || url.hasPrefix("{{")) {
-        if let scheme = url.range(of: "://") {
-          throw error(
-            "only http and https URLs can be imported, found \(url[..<scheme.lowerBound]):",
-            at: urlWord.location)
-        }
-        url = "http://" + url  // what curl assumes
-      }
+      // `http://` is what curl assumes.
+      var url = try RequestDraft.commandLineURL(urlWord.text, scheme: "http://", file: file, at: urlWord.location)
 
       if get, let other = bodyOptions.first(where: { $0.kind != .data }) {
         throw error(
@@ -474,19 +464,7 @@ public enum CurlImporter {
       } else if !parts.isEmpty {
         draft.setMultipart(parts)
       }
-      if draft.body != nil {
-        if draft.method == .GET || draft.method == .HEAD {
-          warnings.append(
-            "the \(draft.method.rawValue) request at \(file):\(command.location) has a body, "
-              + "which reqbench does not send with \(draft.method.rawValue)")
-        }
-      }
-      let name = RequestDraft.derivedName(method: draft.method, url: draft.url)
-      let template = draft.template(name: name)
-      if let problem = RequestDraft.problem(in: template) {
-        throw error("this request would not load in a workspace: \(problem)", at: command.location)
-      }
-      return template
+      return try draft.commandLineTemplate(file: file, at: command.location, warnings: &warnings)
     }
   }
 

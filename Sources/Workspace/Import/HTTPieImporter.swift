@@ -288,16 +288,11 @@ public enum HTTPieImporter {
       guard let urlWord = url else { throw error("this HTTPie command has no URL", at: command.location) }
       let scheme = HTTPieImporter.programs[command.text.split(separator: "/").last.map(String.init) ?? command.text] ?? "http://"
       var address = urlWord.text.trimmingSpaces()
-      let lower = address.lowercased()
       if address.hasPrefix(":") {
         // `:3000/users`, `:/users`: localhost.
-        address = scheme + "localhost" + (address.hasPrefix(":/") ? String(address.dropFirst()) : address)
-      } else if !(lower.hasPrefix("http://") || lower.hasPrefix("https://") || address.hasPrefix("{{")) {
-        if let found = address.range(of: "://") {
-          throw error("only http and https URLs can be imported, found \(address[..<found.lowerBound]):", at: urlWord.location)
-        }
-        address = scheme + address
+        address = "localhost" + (address.hasPrefix(":/") ? String(address.dropFirst()) : address)
       }
+      address = try RequestDraft.commandLineURL(address, scheme: scheme, file: file, at: urlWord.location)
       draft.setURL(address)
       if !query.isEmpty {
         let own = draft.query.members.map { (key: $0.key, value: $0.value.stringValue) }
@@ -336,16 +331,7 @@ public enum HTTPieImporter {
       }
       draft.method = method ?? (hasData ? .POST : .GET)
       if let auth { try setAuth(auth) }
-      if draft.body != nil, draft.method == .GET || draft.method == .HEAD {
-        warnings.append(
-          "the \(draft.method.rawValue) request at \(file):\(command.location) has a body, "
-            + "which reqbench does not send with \(draft.method.rawValue)")
-      }
-      let template = draft.template(name: RequestDraft.derivedName(method: draft.method, url: draft.url))
-      if let problem = RequestDraft.problem(in: template) {
-        throw error("this request would not load in a workspace: \(problem)", at: command.location)
-      }
-      return template
+      return try draft.commandLineTemplate(file: file, at: command.location, warnings: &warnings)
     }
 
     mutating func setAuth(_ credentials: String) throws(ImportError) {

@@ -224,6 +224,39 @@ struct RequestDraft {
     _ = reader.request(template.json, .root)
     return reader.problems.first?.message
   }
+
+  /// A command line's URL (curl's, HTTPie's) with `scheme` (`http://`, what both assume) in front
+  /// when it has none; a scheme other than http and https is an error at `location`.
+  static func commandLineURL(
+    _ text: String, scheme: String, file: String, at location: SourceLocation
+  ) throws(ImportError) -> String {
+    let url = text.trimmingSpaces()
+    let lower = url.lowercased()
+    if lower.hasPrefix("http://") || lower.hasPrefix("https://") || url.hasPrefix("{{") { return url }
+    if let found = url.range(of: "://") {
+      throw ImportError(
+        file: file, location: location, message: "only http and https URLs can be imported, found \(url[..<found.lowerBound]):")
+    }
+    return scheme + url
+  }
+
+  /// The template of a command line's request, named as importers name one; a GET or HEAD with a
+  /// body is warned about (reqbench does not send it), and a template the workspace could not
+  /// load again is an error at `location` (the command's first word).
+  func commandLineTemplate(
+    file: String, at location: SourceLocation, warnings: inout [String]
+  ) throws(ImportError) -> RequestTemplate {
+    if body != nil, method == .GET || method == .HEAD {
+      warnings.append(
+        "the \(method.rawValue) request at \(file):\(location) has a body, "
+          + "which reqbench does not send with \(method.rawValue)")
+    }
+    let template = template(name: RequestDraft.derivedName(method: method, url: url))
+    if let problem = RequestDraft.problem(in: template) {
+      throw ImportError(file: file, location: location, message: "this request would not load in a workspace: \(problem)")
+    }
+    return template
+  }
 }
 
 /// Percent-encoding that keeps `{{variables}}` as they are, so `q={{term}}` stays readable and is
