@@ -1,5 +1,6 @@
 import Foundation
 import RequestEngine
+import TestSupport
 import Testing
 import Workspace
 
@@ -96,5 +97,63 @@ import Workspace
     let moved = ImportedCredentials.extract(from: &imported, known: SecretsFile(), environment: [:])
     #expect(moved == [ImportedCredentials.Moved(name: "token", value: "tok-9")])
     #expect(imported.requests[0].template.auth == .bearer("{{secret.token}}"))
+  }
+
+  /// Real HTTPie (Debian's `httpie`) prints the request each command sends (`--offline`: nothing
+  /// is sent); the imported request, prepared, sends the same method, path and query, headers
+  /// and body (HTTPie's own defaults aside: its User-Agent, Accept-Encoding, Connection, and
+  /// `Accept: */*`, which curl sends too).
+  @Test(arguments: [
+    "http POST :3000/users?page=2 name=ada age:=36 admin:=true tags[]=a tags[]=b address[city]=London X-Trace:abc per==10 'X-Empty;'",
+    "http --form PUT :3000/login user=ada 'note=a&b c'",
+    "http DELETE example.org/users/1 Authorization:Token-1 q==x",
+    "http :3000/search q==reqbench limit==5 Accept:text/html",
+    "https PATCH api.test/users/7 meta:='{\"n\": [1, 2]}' name=Ada",
+  ])
+  func theImportSendsWhatHTTPieItselfWould(_ command: String) throws {
+    var words = try ShellWords.split(command)[0].map(\.text)
+    let program = words.removeFirst()
+    let printed = try runProcess(
+      URL(fileURLWithPath: "/usr/bin/" + program), ["--ignore-stdin", "--offline", "--print=HB"] + words)
+    #expect(printed.status == 0 && !printed.stdout.isEmpty, "\(printed.stdout)\(printed.stderr)")
+    // The request line, the headers, a blank line, the body (CRLF as sent; "\r\n" is one
+    // Character in Swift, so lines are split on the bytes).
+    let output = printed.stdout.replacingOccurrences(of: "\r\n", with: "\n")
+    let blank = try #require(output.range(of: "\n\n"), "\(output)")
+    let body = String(output[blank.upperBound...]).trimmingCharacters(in: .newlines)
+    let lines = output[..<blank.lowerBound].split(separator: "\n").map(String.init)
+    #expect(lines.count >= 4, "\(output)")
+    let requestLine = try #require(lines.first).split(separator: " ").map(String.init)
+
+    let template = try one(command)
+    var ws = try workspace(#"{"version": 1, "requests": []}"#)
+    try ws.addRequest(template)
+    let request = try ws.prepare(requestNamed: template.name)
+    #expect(request.method.rawValue == requestLine[0])
+    let parts = URLResolver.split(request.url)
+    #expect(parts.path + (parts.query.map { "?" + $0 } ?? "") == requestLine[1], "\(request.url)")
+    let ignored: Set<String> = ["user-agent", "accept-encoding", "connection", "content-length", "host", "content-type"]
+    for line in lines.dropFirst() {
+      let colon = try #require(line.firstIndex(of: ":"))
+      let name = String(line[..<colon])
+      let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+      if ignored.contains(name.lowercased()) || (name == "Accept" && value == "*/*") { continue }
+      #expect(request.headers[name] == value, "\(name): \(value) (imported: \(request.headers[name] ?? "none"))")
+    }
+    let sentType = lines.first { $0.lowercased().hasPrefix("content-type:") }
+    #expect(
+      sentType.map { $0.dropFirst("content-type:".count).split(separator: ";")[0].trimmingCharacters(in: .whitespaces) }
+        == request.body.contentType.map { $0.split(separator: ";")[0].trimmingCharacters(in: .whitespaces) })
+    let sent = String(decoding: request.body.bytes, as: UTF8.self)
+    switch template.body {
+    case .json?:
+      #expect(try JSONParser.parse(sent) == JSONParser.parse(body), "\(sent) against \(body)")
+    case .form?:
+      #expect(QueryDecoder.object(sent, form: true) == QueryDecoder.object(body, form: true), "\(sent) against \(body)")
+    case nil:
+      #expect(body.isEmpty && sent.isEmpty)
+    default:
+      Issue.record("a body this test does not compare: \(String(describing: template.body))")
+    }
   }
 }
