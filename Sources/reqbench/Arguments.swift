@@ -99,7 +99,7 @@ enum Arguments {
       reqbench cache ls|clear WORKSPACE [TARGET] [--namespace VALUE] [--state-dir DIR]
       reqbench cookies ls|clear|rm|import|export WORKSPACE [--env NAME] [--state-dir DIR]
       reqbench import curl|httpie|http|postman|har|openapi FILE|- --into WORKSPACE [--name NAME] [--filter TEXT]
-      reqbench export curl|http|har WORKSPACE TARGET... [--env NAME] [--var K=V]... [--reveal-secrets]
+      reqbench export curl|httpie|http|har WORKSPACE TARGET... [--env NAME] [--var K=V]... [--reveal-secrets]
       reqbench demo-server [--port N]
       reqbench screenshot SCENARIO|all [--out PATH.svg | --dir DIR] [--size WxH] [--workspace FILE]
       reqbench keys [--markdown]

@@ -2,16 +2,18 @@ import Foundation
 import RequestEngine
 import Workspace
 
-/// `reqbench export curl|http WORKSPACE TARGET...`: prints requests of a workspace as curl commands
-/// (prepared: variables filled in, secrets masked) or as an `.http` file (templates, `{{vars}}`
-/// kept).
+/// `reqbench export curl|httpie|http|har WORKSPACE TARGET...`: prints requests of a workspace as
+/// curl or HTTPie commands (prepared: variables filled in, secrets masked), as an `.http` file
+/// (templates, `{{vars}}` kept) or as a HAR.
 enum ExportCommand {
   static let usage = """
     usage: reqbench export curl WORKSPACE TARGET... [--env NAME] [--var K=V]... [--reveal-secrets]
+           reqbench export httpie WORKSPACE TARGET... [--env NAME] [--var K=V]... [--reveal-secrets]
            reqbench export http WORKSPACE TARGET... [--env NAME]
            reqbench export har WORKSPACE TARGET... [--env NAME] [--var K=V]... [--reveal-secrets]
       curl   one curl command per request, as reqbench would send it; secrets show as ••••
              unless --reveal-secrets
+      httpie one HTTPie command per request, the same request (secrets the same way)
       http   an .http file (JetBrains HTTP Client, VS Code REST Client) with {{variables}} kept,
              that runs on its own: @name = value lines for the variables it needs (of --env
              NAME, else the workspace's environment; secrets stay {{secret.NAME}}), absolute
@@ -22,7 +24,7 @@ enum ExportCommand {
     """
 
   enum Format: String, CaseIterable {
-    case curl, http, har
+    case curl, httpie, http, har
   }
 
   struct Options {
@@ -109,7 +111,7 @@ enum ExportCommand {
         Terminal.error("reqbench: \(options.workspace): \(error.message)")
         return ExitStatus.usage
       }
-    case .curl, .har:
+    case .curl, .httpie, .har:
       let secrets: SecretsFile
       do {
         secrets = try SecretsFile.load(forWorkspace: workspaceURL)
@@ -132,7 +134,11 @@ enum ExportCommand {
       if options.format == .har {
         Output.standard.data(JSONSerializer.pretty(HARRequestExporter.har(for: requests, revealSecrets: options.revealSecrets)) + "\n")
       } else {
-        let commands = requests.map { CurlExporter.command(for: $0, revealSecrets: options.revealSecrets) }
+        let commands = requests.map {
+          options.format == .httpie
+            ? HTTPieExporter.command(for: $0, revealSecrets: options.revealSecrets)
+            : CurlExporter.command(for: $0, revealSecrets: options.revealSecrets)
+        }
         Output.standard.data(commands.joined(separator: "\n\n") + "\n")
       }
     }

@@ -80,7 +80,7 @@ struct CompletionsAndManTests {
     #expect(try bash("reqbench run ws.json --state-dir ", in: dir) == ["sub/"])
     #expect(try bash("reqbench run ws.json --j", in: dir) == ["--json", "--junit"])
     #expect(try bash("reqbench history ws.json --s", in: dir) == ["--search", "--since", "--state-dir", "--status"])
-    #expect(try bash("reqbench export ", in: dir) == ["curl", "har", "http"])
+    #expect(try bash("reqbench export ", in: dir) == ["curl", "har", "http", "httpie"])
     #expect(try bash("reqbench export curl ws.json a", in: dir) == ["auth/", "auth/login"])
     #expect(try bash("reqbench import curl - --into ", in: dir) == ["other.json", "sub/", "ws.json"])
     #expect(try bash("reqbench cache ", in: dir) == ["clear", "ls"])

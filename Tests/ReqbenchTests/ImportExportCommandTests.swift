@@ -190,6 +190,15 @@ struct ImportExportCommandTests {
     #expect(form["headers"]?["Content-Type"]?.stringValue == "application/x-www-form-urlencoded")
     let auth = try run(["run", ws.path, names[2], "--no-history"])
     #expect(auth.status == 0 && auth.stdout.contains(#""authenticated": true"#), "\(auth.stdout)\(auth.stderr)")
+
+    // And back out: export httpie, run by HTTPie itself, sends the same JSON.
+    let exported = try run(["export", "httpie", ws.path, "post-anything"])
+    #expect(exported.status == 0 && exported.stdout.hasPrefix("http --ignore-stdin --raw "), "\(exported.stdout)\(exported.stderr)")
+    let again = try runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", exported.stdout])
+    #expect(again.status == 0, "\(again.stderr)")
+    let resent = try JSONParser.parse(again.stdout)
+    #expect(resent["json"] == echo["json"] && resent["args"] == echo["args"], "\(again.stdout)")
+    #expect(resent["headers"]?["X-Trace"] == "abc")
   }
 
   /// A Postman environment export beside a collection: the environment arrives with its
@@ -321,7 +330,7 @@ struct ImportExportCommandTests {
       ),
       (
         ["export", "yaml", "w.json", "a"],
-        "reqbench: export: unknown format \"yaml\"; use curl, http, har"
+        "reqbench: export: unknown format \"yaml\"; use curl, httpie, http, har"
       ),
       (
         ["export", "http", "w.json", "a", "--var", "x=1"],

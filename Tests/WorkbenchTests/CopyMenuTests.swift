@@ -35,7 +35,7 @@ struct CopyMenuTests {
     var state = try state()
     #expect(keys(&state, "y").isEmpty)
     #expect(state.overlay == .copyMenu && state.keyContext == .copyMenu)
-    #expect(state.copyMenu.choices == [.curl, .curlWithSecrets, .http, .url], "no response yet: no body or headers")
+    #expect(state.copyMenu.choices == [.curl, .curlWithSecrets, .httpie, .http, .url], "no response yet: no body or headers")
     let text = screenText(state)
     #expect(text.contains("Copy · me") && text.contains("the request as curl (secrets ••••)"), "\(text)")
     let curl = try #require(copied(keys(&state, "c")))
@@ -54,6 +54,16 @@ struct CopyMenuTests {
     #expect(state.message?.text.contains("secrets included") == true)
   }
 
+  @Test func httpieIsCopiedResolvedWithItsSecretsMasked() throws {
+    var state = try state()
+    _ = keys(&state, "y")
+    let httpie = try #require(copied(keys(&state, "i")))
+    #expect(httpie.hasPrefix(#"http --ignore-stdin --raw '{"hello":"world"}'"#), "\(httpie)")
+    #expect(httpie.contains("POST 'http://127.0.0.1:8080/me?id=7'"), "variables filled in: \(httpie)")
+    #expect(httpie.contains("'Authorization:Bearer ••••'") && !httpie.contains(Self.secret), "\(httpie)")
+    #expect(state.message?.text == "copied me as HTTPie, secrets ••••: \(httpie.utf8.count) bytes on the clipboard")
+  }
+
   @Test func httpKeepsThePlaceholdersAndTheURLIsResolved() throws {
     var state = try state()
     _ = keys(&state, "y")
@@ -63,8 +73,8 @@ struct CopyMenuTests {
       http.contains("@host = http://127.0.0.1:8080") && http.contains("POST {{baseURL}}me?id=7"),
       "self-contained, as export http: \(http)")
     _ = keys(&state, "y")
-    // Enter on the fourth entry: the URL.
-    _ = keys(&state, "jjj")
+    // Enter on the fifth entry: the URL.
+    _ = keys(&state, "jjjj")
     #expect(copied(send(&state, .key(.enter))) == "http://127.0.0.1:8080/me?id=7")
     #expect(state.message?.text.hasPrefix("copied the URL of me: 29 bytes") == true, "\(state.message?.text ?? "")")
   }

@@ -37,7 +37,7 @@ public enum Action: String, Sendable, CaseIterable {
   // An OAuth 2.0 grant waiting for the user
   case copyAuthorizationURL, copyUserCode, openInBrowser, cancelAuthorization
   // The copy menu (`y`)
-  case copy, copyCurl, copyCurlWithSecrets, copyHTTP, copyURL, copySentHead, copyBody
+  case copy, copyCurl, copyCurlWithSecrets, copyHTTPie, copyHTTP, copyURL, copySentHead, copyBody
   // The command palette
   case runAction
   // Prompts and line editing
@@ -532,6 +532,7 @@ public enum Keymap {
     KeyBinding(.accept, [.enter], "copy it", .copyMenu),
     KeyBinding(.copyCurl, [.char("c")], "the request as a curl command, secrets masked (••••)", .copyMenu),
     KeyBinding(.copyCurlWithSecrets, [.char("S")], "the request as a curl command with its secrets", .copyMenu),
+    KeyBinding(.copyHTTPie, [.char("i")], "the request as an HTTPie command, secrets masked (••••)", .copyMenu),
     KeyBinding(.copyHTTP, [.char("h")], "the request as .http text (secrets stay {{secret.NAME}})", .copyMenu),
     KeyBinding(.copyURL, [.char("u")], "the URL, variables filled in (secrets masked)", .copyMenu),
     KeyBinding(

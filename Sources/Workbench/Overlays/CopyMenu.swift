@@ -4,7 +4,7 @@ import TerminalUI
 import Workspace
 
 /// `y`: a small menu of what to copy to the terminal's clipboard (OSC 52, `Command.copy`): the
-/// request as curl, as `.http`, its URL, the request as it was sent (its request line and every
+/// request as curl, as HTTPie, as `.http`, its URL, the request as it was sent (its request line and every
 /// header curl wrote, as the `Request` tab shows them), the response body (or the jq output
 /// shown), one of the response's headers. The status bar says what was copied and how many bytes.
 ///
@@ -13,7 +13,7 @@ import Workspace
 /// variables filled in), so the command, the URL and the `.http` text run elsewhere.
 ///
 /// Secrets: the clipboard leaves reqbench (clipboard managers keep it, tmux keeps a buffer, an
-/// ssh session hands it to another machine), so it is treated as an export: curl and the URL
+/// ssh session hands it to another machine), so it is treated as an export: curl, HTTPie and the URL
 /// have their secrets masked (`••••`) as `reqbench export curl` has; `.http` keeps
 /// `{{secret.NAME}}` placeholders; the body and headers are copied as the viewer shows them
 /// (a secret the server echoed masked), and the sent head as the `Request` tab shows it (the
@@ -32,6 +32,8 @@ public struct CopyMenuState: Sendable, Equatable, OverlayList {
 public enum CopyChoice: Sendable, Equatable {
   case curl
   case curlWithSecrets
+  /// An HTTPie command (secrets masked, as curl's).
+  case httpie
   case http
   case url
   /// The request line and headers of what was sent for the response shown.
@@ -46,6 +48,7 @@ public enum CopyChoice: Sendable, Equatable {
     switch self {
     case .curl: .copyCurl
     case .curlWithSecrets: .copyCurlWithSecrets
+    case .httpie: .copyHTTPie
     case .http: .copyHTTP
     case .url: .copyURL
     case .sentHead: .copySentHead
@@ -78,7 +81,7 @@ extension AppState {
   mutating func openCopyMenu() {
     var menu = CopyMenuState()
     menu.request = copyRequestName
-    if menu.request != nil { menu.choices = [.curl, .curlWithSecrets, .http, .url] }
+    if menu.request != nil { menu.choices = [.curl, .curlWithSecrets, .httpie, .http, .url] }
     if copySentHead != nil { menu.choices.append(.sentHead) }
     if let (response, _) = copyResponse {
       menu.choices.append(.body(jqOutput: viewer.filteredText != nil))
@@ -148,6 +151,7 @@ extension AppState {
     switch choice {
     case .curl: return "\(name) as curl, secrets ••••"
     case .curlWithSecrets: return "\(name) as curl, secrets included"
+    case .httpie: return "\(name) as HTTPie, secrets ••••"
     case .http: return "\(name) as .http"
     case .url: return "the URL of \(name)"
     case .sentHead: return "\(name) as sent (request line and headers)"
@@ -159,10 +163,11 @@ extension AppState {
   /// The text a choice copies.
   func copyText(_ choice: CopyChoice) -> Result<String, FilterError> {
     switch choice {
-    case .curl, .curlWithSecrets, .url:
+    case .curl, .curlWithSecrets, .httpie, .url:
       return preparedCopyRequest().map { request in
         switch choice {
         case .curl: CurlExporter.command(for: request)
+        case .httpie: HTTPieExporter.command(for: request)
         case .curlWithSecrets: CurlExporter.command(for: request, revealSecrets: true)
         default: request.redacted().url
         }
@@ -288,6 +293,7 @@ extension Painter {
     switch choice {
     case .curl: return "the request as curl (secrets ••••)"
     case .curlWithSecrets: return "the request as curl, secrets included"
+    case .httpie: return "the request as HTTPie (secrets ••••)"
     case .http: return "the request as .http (secrets stay {{secret.NAME}})"
     case .url: return "the URL, resolved"
     case .sentHead:

@@ -12,7 +12,8 @@ import RequestEngine
 ///
 /// The request items, by the separator that comes first in the word (the longer one when two
 /// start at the same place), as HTTPie reads them:
-/// - `Name:value` a header (`Name:` an empty one, `Name;` too);
+/// - `Name:value` a header; `Name:` (HTTPie's "do not send") and `Name;` (an empty header) a header
+///   of empty value, which reqbench, like curl's `-H 'Name:'`, does not send;
 /// - `name==value` a query parameter, after the URL's own;
 /// - `field=value` a JSON string field (a form field with `--form`), `field:=json` a raw JSON
 ///   value; fields nest as HTTPie's do: `user[name]=ada`, `tags[]=a` (append);

@@ -1,0 +1,79 @@
+import Foundation
+import RequestEngine
+import TestSupport
+import Testing
+import Workspace
+
+/// Exported HTTPie commands, run by `sh` with Debian's HTTPie against httpbin's `/anything`,
+/// compared field by field with what reqbench itself sends (the shapes of the curl export's
+/// test: a query, a form, JSON with quotes and emoji, a text body, an empty PATCH, basic auth
+/// and cookies, no User-Agent of its own), and a body of bytes that are no text.
+@Suite("HTTPie export against httpbin")
+struct ExportHTTPieServerTests {
+  /// httpbin's echo of `request` sent by reqbench, and of its HTTPie export run by `sh`.
+  func echoes(_ request: Request) throws -> (reqbench: JSONValue, httpie: JSONValue) {
+    let agent = Agent()
+    defer { agent.shutdown() }
+    let result = agent.sendAndWait(request)
+    let response = try #require(result.response, "reqbench: \(String(describing: result.error))")
+    let sent = try JSONParser.parse(try response.body.bytes())
+    let command = HTTPieExporter.command(for: request, revealSecrets: true)
+    let run = try runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", command])
+    #expect(run.status == 0, "http failed: \(run.stderr)\n\(command)")
+    return (sent, try JSONParser.parse(run.stdout))
+  }
+
+  /// Method, URL, query, headers (but the codings each client accepts and HTTPie's
+  /// `Connection`), form, JSON and raw data.
+  @Test(arguments: ["get-query", "form-post", "json-post", "put-text", "patch-empty", "basic-auth", "no-user-agent"])
+  func theExportSendsWhatReqbenchSends(_ name: String) throws {
+    let request = try ExportCurlServerTests().workspace().prepare(requestNamed: name)
+    let (reqbench, httpie) = try echoes(request)
+    for key in ["method", "url", "args", "form", "json", "data", "files"] {
+      #expect(reqbench[key] == httpie[key], "\(name): \(key) differs")
+    }
+    var mine = try #require(reqbench["headers"]?.objectValue)
+    var theirs = try #require(httpie["headers"]?.objectValue)
+    for header in ["Accept-Encoding", "Connection"] {
+      mine[header] = nil
+      theirs[header] = nil
+    }
+    // HTTPie's own `Content-Length: 0` on a DELETE without a body.
+    if mine["Content-Length"] == nil, theirs["Content-Length"] == "0" { theirs["Content-Length"] = nil }
+    #expect(mine.count == theirs.count && mine.keys.allSatisfy { mine[$0] == theirs[$0] }, "\(name): \(mine) against \(theirs)")
+  }
+
+  @Test func aBinaryBodyIsPipedIn() throws {
+    let bytes: [UInt8] = [0x00, 0x01, 0xFF, 0x27, 0x25, 0x5C, 0x0A, 0x7F, 0xC3, 0xA9]
+    let request = Request(
+      method: .POST, url: try TestServer.httpbin.url("/anything/binary"),
+      headers: ["User-Agent": "reqbench-export-test"],
+      body: RequestBody(bytes: bytes, contentType: "application/octet-stream"))
+    let command = HTTPieExporter.command(for: request)
+    #expect(command.hasPrefix("printf '") && !command.contains("--ignore-stdin"), "\(command)")
+    let (reqbench, httpie) = try echoes(request)
+    for key in ["method", "data"] { #expect(reqbench[key] == httpie[key], "\(key) differs") }
+    #expect(reqbench["headers"]?["Content-Type"] == httpie["headers"]?["Content-Type"])
+  }
+
+  @Test func theTextOfACommand() throws {
+    let request = Request(
+      method: .POST, url: "http://127.0.0.1:9/users?page=2", headers: ["X-Empty": "", "Authorization": "Bearer tok"],
+      body: RequestBody(bytes: Array(#"{"name":"Ada"}"#.utf8), contentType: "application/json"), secrets: ["tok"])
+    #expect(
+      HTTPieExporter.command(for: request) == """
+        http --ignore-stdin --raw '{"name":"Ada"}' --follow --max-redirects 10 \\
+          POST 'http://127.0.0.1:9/users?page=2' \\
+          'X-Empty:' \\
+          'Authorization:Bearer ••••' \\
+          'User-Agent:reqbench/\(reqbenchVersion)' \\
+          'Content-Type:application/json' \\
+          'Accept:*/*'
+        """)
+    // Read back by the importer: the same request.
+    let template = try #require(try HTTPieImporter.parse(HTTPieExporter.command(for: request, revealSecrets: true), file: "x").requests.first?.template)
+    #expect(template.method == .POST && template.url == "http://127.0.0.1:9/users" && template.query == JSONObject([("page", "2")]))
+    #expect(template.headers["Authorization"] == "Bearer tok" && template.headers["X-Empty"] == "")  // not sent
+    #expect(template.body == .json(["name": "Ada"]))
+  }
+}
