@@ -56,6 +56,30 @@ struct ExportHTTPieServerTests {
     #expect(reqbench["headers"]?["Content-Type"] == httpie["headers"]?["Content-Type"])
   }
 
+  /// Streamed bodies: a file from `< path`, a multipart body as `--multipart` items (httpbin
+  /// parses both sides' parts).
+  @Test func aFileBodyAndAMultipartBody() throws {
+    let folder = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let file = folder.appendingPathComponent("notes.txt")
+    try "line one\nline two\n".write(to: file, atomically: true, encoding: .utf8)
+    var upload = Request(
+      method: .PUT, url: try TestServer.httpbin.url("/anything/upload"), headers: ["User-Agent": "reqbench-export-test"])
+    upload.body = .file(file.path, contentType: "text/plain")
+    let command = HTTPieExporter.command(for: upload)
+    #expect(command.hasSuffix(" < '\(file.path)'") && !command.contains("--ignore-stdin"), "\(command)")
+    var (reqbench, httpie) = try echoes(upload)
+    for key in ["method", "data"] { #expect(reqbench[key] == httpie[key], "\(key) differs") }
+    #expect(httpie["headers"]?["Content-Type"] == "text/plain")
+
+    var form = Request(
+      method: .POST, url: try TestServer.httpbin.url("/anything/form"), headers: ["User-Agent": "reqbench-export-test"])
+    form.body = .multipart([.field("title", "notes"), .file("notes", path: file.path, contentType: "text/plain")])
+    (reqbench, httpie) = try echoes(form)
+    for key in ["method", "form", "files"] { #expect(reqbench[key] == httpie[key], "\(key) differs: \(httpie)") }
+    #expect(httpie["files"]?["notes"] == "line one\nline two\n")
+  }
+
   @Test func theTextOfACommand() throws {
     let request = Request(
       method: .POST, url: "http://127.0.0.1:9/users?page=2", headers: ["X-Empty": "", "Authorization": "Bearer tok"],
