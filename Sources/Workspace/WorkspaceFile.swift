@@ -122,14 +122,13 @@ extension WorkspaceFile {
     var base: JSONValue?
     if case .present(let stamp) = loaded { base = try? JSONParser.parse(stamp.content) }
     let theirs: JSONValue
-    let mine: JSONValue
     do {
       theirs = try JSONParser.parse(theirBytes)
-      mine = try JSONParser.parse(workspace.encoded())
     } catch {
       throw .unreadable("\(url.relativePath):\(error.description)")
     }
-    switch JSONMerge.merge(base: base, mine: mine, theirs: theirs) {
+    // Mine as the value a save writes (`Workspace.json`), not its text parsed back.
+    switch JSONMerge.merge(base: base, mine: workspace.json, theirs: theirs) {
     case .conflicts(let paths):
       throw .conflicts(paths)
     case .merged(let value):

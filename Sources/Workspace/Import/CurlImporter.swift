@@ -59,41 +59,18 @@ public enum CurlImporter {
     _ text: String, file: String,
     readFile: @escaping (String) throws(FileError) -> [UInt8] = ImportFile.reader(in: nil)
   ) throws(ImportError) -> ImportedRequests {
-    let commands: [[ShellWord]]
-    do {
-      commands = try ShellWords.split(text)
-    } catch {
-      throw ImportError(file: file, location: error.location, message: error.message)
-    }
-    guard !commands.isEmpty else {
-      throw ImportError(
-        file: file, location: .start,
-        message: "there is no curl command here; paste a command that starts with curl")
-    }
     var imported = ImportedRequests()
-    for command in commands {
-      var words = command[...]
-      // A copied shell prompt: `$ curl …`.
-      if words.first?.text == "$", words.count > 1 { words = words.dropFirst() }
-      guard let first = words.first else { continue }
-      guard isCurl(first.text) else {
-        throw ImportError(
-          file: file, location: first.location,
-          message: "expected a curl command, found \(JSONSerializer.quote(first.text)); "
-            + "every command must start with curl")
-      }
-      var reader = CommandReader(file: file, command: first, readFile: readFile)
-      let template = try reader.read(words.dropFirst())
-      imported.requests.append(ImportedRequest(template: template, location: first.location))
+    for command in try ShellWords.commands(text, file: file, command: "curl command", starts: "curl", accepts: isCurl) {
+      var reader = CommandReader(file: file, command: command.program, readFile: readFile)
+      let template = try reader.read(command.arguments)
+      imported.requests.append(ImportedRequest(template: template, location: command.program.location))
       imported.warnings += reader.warnings
     }
     return imported
   }
 
-  private static func isCurl(_ word: String) -> Bool {
-    let name = word.split(separator: "/").last.map(String.init) ?? word
-    return name == "curl" || name == "curl.exe"
-  }
+  /// Whether a program name (`ShellWords.programName`) is curl's.
+  static func isCurl(_ name: String) -> Bool { name == "curl" || name == "curl.exe" }
 
   /// Reads the options of one curl command.
   struct CommandReader {

@@ -37,34 +37,16 @@ public enum HTTPieImporter {
   /// The command names read as HTTPie, with the scheme each one assumes.
   static let programs: [String: String] = ["http": "http://", "https": "https://", "xh": "http://", "xhs": "https://"]
 
-  /// Whether `word` (a path or a name) runs HTTPie or xh.
-  public static func isHTTPie(_ word: String) -> Bool {
-    programs[word.split(separator: "/").last.map(String.init) ?? word] != nil
-  }
-
   public static func parse(_ text: String, file: String) throws(ImportError) -> ImportedRequests {
-    let commands: [[ShellWord]]
-    do {
-      commands = try ShellWords.split(text)
-    } catch {
-      throw ImportError(file: file, location: error.location, message: error.message)
-    }
     var imported = ImportedRequests()
+    let commands = try ShellWords.commands(
+      text, file: file, command: "HTTPie command", article: "an", starts: "http or https",
+      accepts: { programs[$0] != nil })
     for command in commands {
-      var words = command[...]
-      if words.first?.text == "$", words.count > 1 { words = words.dropFirst() }
-      guard let first = words.first else { continue }
-      guard isHTTPie(first.text) else {
-        throw ImportError(
-          file: file, location: first.location,
-          message: "expected an HTTPie command, found \(JSONSerializer.quote(first.text)); every command must start with http or https")
-      }
-      var reader = CommandReader(file: file, command: first)
-      imported.requests.append(ImportedRequest(template: try reader.read(words.dropFirst()), location: first.location))
+      let scheme = programs[ShellWords.programName(command.program.text)] ?? "http://"
+      var reader = CommandReader(file: file, command: command.program, scheme: scheme)
+      imported.requests.append(ImportedRequest(template: try reader.read(command.arguments), location: command.program.location))
       imported.warnings += reader.warnings
-    }
-    guard !imported.requests.isEmpty else {
-      throw ImportError(file: file, location: .start, message: "there is no HTTPie command here; paste one that starts with http")
     }
     return imported
   }
@@ -81,6 +63,8 @@ public enum HTTPieImporter {
   struct CommandReader {
     let file: String
     let command: ShellWord
+    /// What a URL without one gets: `https://` for `https` and `xhs`.
+    let scheme: String
     var warnings: [String] = []
     var method: HTTPMethod?
     var url: ShellWord?
@@ -97,9 +81,10 @@ public enum HTTPieImporter {
     var files: [MultipartField] = []
     var draft = RequestDraft()
 
-    init(file: String, command: ShellWord) {
+    init(file: String, command: ShellWord, scheme: String) {
       self.file = file
       self.command = command
+      self.scheme = scheme
     }
 
     func error(_ message: String, at location: SourceLocation) -> ImportError {
@@ -287,7 +272,6 @@ public enum HTTPieImporter {
 
     mutating func finish() throws(ImportError) -> RequestTemplate {
       guard let urlWord = url else { throw error("this HTTPie command has no URL", at: command.location) }
-      let scheme = HTTPieImporter.programs[command.text.split(separator: "/").last.map(String.init) ?? command.text] ?? "http://"
       var address = urlWord.text.trimmingSpaces()
       if address.hasPrefix(":") {
         // `:3000/users`, `:/users`: localhost.
@@ -310,24 +294,16 @@ public enum HTTPieImporter {
       } else if !files.isEmpty || multipart {
         draft.setMultipart(formFields.map { MultipartField(name: $0.name, value: $0.value) } + files)
       } else if !formFields.isEmpty {
-        var object = JSONObject()
-        var pairs: [String] = []
-        for field in formFields {
-          object[field.name] = .string(field.value)
-          pairs.append(PlaceholderEncoding.encode(field.name) + "=" + PlaceholderEncoding.encode(field.value))
-        }
-        if object.count == formFields.count {
-          draft.body = .form(object)
-        } else {
-          draft.setBody(pairs.joined(separator: "&"), defaultContentType: RequestDraft.formType)
-        }
+        // An object when the names are unique, else the encoded text (`setBody`'s rule).
+        let pairs = formFields.map { PlaceholderEncoding.encode($0.name) + "=" + PlaceholderEncoding.encode($0.value) }
+        draft.setBody(pairs.joined(separator: "&"), defaultContentType: RequestDraft.formType)
       } else if hasFields {
         draft.body = .json(fields)
         if let type = draft.headers["Content-Type"], RequestDraft.restates(type, "application/json") {
           draft.headers["Content-Type"] = nil
         }
       }
-      if hasData || hasFields, !draft.headers.contains("Accept"), !form, !multipart, files.isEmpty {
+      if hasData, !draft.headers.contains("Accept"), !form, !multipart, files.isEmpty {
         draft.headers["Accept"] = "application/json, */*;q=0.5"  // what HTTPie sends with JSON
       }
       draft.method = method ?? (hasData ? .POST : .GET)

@@ -45,10 +45,10 @@ public enum RequestText {
     var words = lines.first?.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init) ?? []
     if words.first == "$" { words.removeFirst() }
     if let first = words.first {
-      let program = first.split(separator: "/").last.map(String.init) ?? first
-      if program == "curl" || program == "curl.exe" { return .curl }
+      let program = ShellWords.programName(first)
+      if CurlImporter.isCurl(program) { return .curl }
       // `http :3000/users`, `https POST api.test/x a=1` (a URL alone is one word).
-      if words.count >= 2, HTTPieImporter.isHTTPie(first) { return .httpie }
+      if words.count >= 2, HTTPieImporter.programs[program] != nil { return .httpie }
     }
     guard lines.count == 1 else { return .http }
     if words.count == 1 { return .url }

@@ -393,3 +393,48 @@ public enum ShellWords {
     }
   }
 }
+
+/// One command line an importer reads (`curl …`, `http …`): its first word and the words after.
+struct ImportedCommand {
+  var program: ShellWord
+  var arguments: ArraySlice<ShellWord>
+}
+
+extension ShellWords {
+  /// The name a command's first word runs, without its folder (`curl` for `/usr/bin/curl`).
+  static func programName(_ word: String) -> String {
+    word.split(separator: "/").last.map(String.init) ?? word
+  }
+
+  /// The commands of `text`, each without a copied shell prompt (`$ curl …`), each run by a
+  /// program `accepts` takes (by `programName`). A command of another program, or none, is an
+  /// error naming `command` (`"curl command"`, after `article`) and how one starts (`starts`).
+  static func commands(
+    _ text: String, file: String, command: String, article: String = "a", starts: String,
+    accepts: (String) -> Bool
+  ) throws(ImportError) -> [ImportedCommand] {
+    let lines: [[ShellWord]]
+    do {
+      lines = try split(text)
+    } catch {
+      throw ImportError(file: file, location: error.location, message: error.message)
+    }
+    var commands: [ImportedCommand] = []
+    for line in lines {
+      var words = line[...]
+      if words.first?.text == "$", words.count > 1 { words = words.dropFirst() }
+      guard let first = words.first else { continue }
+      guard accepts(programName(first.text)) else {
+        throw ImportError(
+          file: file, location: first.location,
+          message: "expected \(article) \(command), found \(JSONSerializer.quote(first.text)); every command must start with \(starts)")
+      }
+      commands.append(ImportedCommand(program: first, arguments: words.dropFirst()))
+    }
+    guard !commands.isEmpty else {
+      throw ImportError(
+        file: file, location: .start, message: "there is no \(command) here; paste a command that starts with \(starts)")
+    }
+    return commands
+  }
+}
