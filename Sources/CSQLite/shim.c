@@ -25,3 +25,7 @@ void rb_sqlite3_count_wal_frames(sqlite3 *db, int *frames) {
 int rb_sqlite3_no_checkpoint_on_close(sqlite3 *db) {
   return sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)0);
 }
+
+int rb_sqlite3_configure(void) {
+  return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}

@@ -41,12 +41,12 @@ final class EngineThread: @unchecked Sendable {
     let finished = self.finished
     let life = self.life
     let thread = Thread {
+      ThreadName.setCurrent("rb-engine")
       life.started()
       engine.run()
       if life.isDetached { life.cleanUp() }
       finished.signal()
     }
-    thread.name = "reqbench.engine"
     thread.stackSize = 4 << 20
     self.thread = thread
     thread.start()

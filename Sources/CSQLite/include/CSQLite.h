@@ -21,4 +21,9 @@ int rb_sqlite3_no_checkpoint_on_close(sqlite3 *db);
 /// the connection. The caller then checkpoints when it suits it.
 void rb_sqlite3_count_wal_frames(sqlite3 *db, int *frames);
 
+/// sqlite3_config is variadic. Turns off SQLite's memory statistics (SQLITE_CONFIG_MEMSTATUS),
+/// which take a global mutex around every allocation; reqbench never reads them. Must run
+/// before the first connection opens; returns SQLITE_MISUSE after.
+int rb_sqlite3_configure(void);
+
 #endif

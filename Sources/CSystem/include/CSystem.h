@@ -8,4 +8,7 @@
 /// rest to wait for. 0, or -1 with errno set; 0 and nothing done where the call does not exist.
 int rb_start_writeback(int fd, long long offset, long long length);
 
+/// Names the calling thread for the system (at most 15 bytes are kept; a longer name is cut).
+void rb_set_thread_name(const char *name);
+
 #endif

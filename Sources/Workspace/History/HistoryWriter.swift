@@ -197,8 +197,10 @@ final class HistoryWriter: @unchecked Sendable {
   private func startIfNeeded() {
     guard !started else { return }
     started = true
-    let thread = Thread { [self] in run() }
-    thread.name = "reqbench.history"
+    let thread = Thread { [self] in
+      ThreadName.setCurrent("rb-history")
+      run()
+    }
     thread.start()
   }
 

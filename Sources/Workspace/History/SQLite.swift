@@ -33,6 +33,7 @@ final class SQLiteConnection {
 
   /// Opens (with `create`, creates) the database at `path`. `readOnly` opens it for reading only.
   init(path: String, create: Bool, readOnly: Bool = false) throws(SQLiteError) {
+    _ = Self.configured
     self.path = path
     var db: OpaquePointer?
     var flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
@@ -49,6 +50,9 @@ final class SQLiteConnection {
     handle = db
     sqlite3_extended_result_codes(db, 1)
   }
+
+  /// SQLite's process-wide settings, made once before the first connection opens.
+  private static let configured: Void = { _ = rb_sqlite3_configure() }()
 
   deinit {
     statements.removeAll()
