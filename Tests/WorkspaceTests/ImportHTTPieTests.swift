@@ -99,6 +99,30 @@ import Workspace
     #expect(imported.requests[0].template.auth == .bearer("{{secret.token}}"))
   }
 
+  /// HTTPie's arguments typed without `http` at `n` (`POST :3000/users name=ada`): a request
+  /// item after the URL says so; `METHOD URL HTTP/1.1` stays an `.http` request line, and an
+  /// error points into the line as typed.
+  @Test func itsArgumentsWithoutTheProgramAreReadAsHTTPieReadsThem() throws {
+    #expect(RequestText.kind(of: "POST :3000/users name=ada age:=36") == .httpieArguments)
+    #expect(RequestText.kind(of: "api.test/users X-Trace:abc") == .httpieArguments)
+    #expect(RequestText.kind(of: "GET https://a.test/x HTTP/1.1") == .http)
+    #expect(RequestText.kind(of: "POST :3000/users") == .methodAndURL)
+    let typed = try #require(RequestText.drafts(from: "post :3000/users name=ada 'bio=a b' age:=36 X-Trace:abc").imported.requests.first)
+    let command = try one("http post :3000/users name=ada 'bio=a b' age:=36 X-Trace:abc")
+    #expect(typed.template == command)
+    #expect(typed.template.body == .json(["name": "ada", "bio": "a b", "age": 36]))
+    #expect(typed.location == SourceLocation(line: 1, column: 1))
+    let get = try #require(RequestText.drafts(from: "127.0.0.1:8080/search q==reqbench").imported.templates.first)
+    #expect(get.method == .GET && get.url == "http://127.0.0.1:8080/search" && get.query == JSONObject([("q", "reqbench")]))
+    do {
+      _ = try RequestText.drafts(from: "POST :3000/users name=ada =oops", source: "new request")
+      Issue.record("no error")
+    } catch {
+      // The column of `=oops` in the line as typed.
+      #expect(error.description == #"new request:1:27: "=oops" has no name before ="#)
+    }
+  }
+
   /// Real HTTPie (Debian's `httpie`) prints the request each command sends (`--offline`: nothing
   /// is sent); the imported request, prepared, sends the same method, path and query, headers
   /// and body (HTTPie's own defaults aside: its User-Agent, Accept-Encoding, Connection, and

@@ -53,9 +53,11 @@ extension Painter {
     let first = state.queueFirstLine(lines)
     let shown = lines.dropFirst(first).prefix(max(0, area.height - 1))
     if state.exchanges.isEmpty, shown.count < area.height - 1 {
-      // Nothing or runs only (their requests not sent yet): the hint below them.
+      // Nothing or runs only (their requests not sent yet): the hint below them, with the key
+      // that sends where the focus is (in the editor Enter edits a field).
+      let send = state.focus == .editor ? "s sends the request in the editor" : "Enter sends the selected request"
       buffer.putTruncated(
-        "nothing sent yet: Enter sends the selected request", x: area.x + 2, y: area.y + 1 + shown.count, style: theme.dim,
+        "nothing sent yet: " + send, x: area.x + 2, y: area.y + 1 + shown.count, style: theme.dim,
         width: area.width - 2)
     }
     for (i, line) in shown.enumerated() {

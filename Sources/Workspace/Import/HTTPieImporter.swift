@@ -51,6 +51,33 @@ public enum HTTPieImporter {
     return imported
   }
 
+  /// Reads HTTPie's arguments typed without the program, `[METHOD] URL ITEM…` on one line
+  /// (`POST :3000/users name=ada age:=36`), as `http` reads them. Locations are in `line` as
+  /// typed.
+  public static func parseArguments(_ line: String, file: String) throws(ImportError) -> ImportedRequests {
+    let program = "http "
+    // What is on the first line of `program + line` is `program.count` columns further right.
+    func typed(_ location: SourceLocation) -> SourceLocation {
+      guard location.line == 1 else { return location }
+      return SourceLocation(line: 1, column: max(1, location.column - program.count))
+    }
+    do {
+      var imported = try parse(program + line, file: file)
+      for index in imported.requests.indices {
+        imported.requests[index].location = imported.requests[index].location.map(typed)
+      }
+      return imported
+    } catch {
+      throw ImportError(file: error.file, location: error.location.map(typed), message: error.message)
+    }
+  }
+
+  /// Whether `word` is an HTTPie request item: it has a separator (`name=ada`, `X-Trace:abc`,
+  /// `q==1`, `age:=36`, `photo@a.png`).
+  static func isRequestItem(_ word: some StringProtocol) -> Bool {
+    CommandReader.separator(in: String(word)) != nil
+  }
+
   /// Options that only shape HTTPie's output or its session: accepted, changing nothing sent.
   static let ignoredFlags: Set<String> = [
     "-v", "--verbose", "-h", "--headers", "-b", "--body", "-m", "--meta", "-s", "--style", "--pretty", "-p", "--print",

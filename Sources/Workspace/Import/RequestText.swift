@@ -1,7 +1,8 @@
 import RequestEngine
 
 /// Request drafts from a text typed at the TUI's `n` prompt or pasted into the request list:
-/// a curl command, an HTTPie command, an `.http` block, a bare URL or `METHOD URL`, read by the importers
+/// a curl command, an HTTPie command (or its arguments alone: `POST :3000/users name=ada`), an
+/// `.http` block, a bare URL or `METHOD URL`, read by the importers
 /// `reqbench import` uses, so a paste and an import make the same requests.
 ///
 /// ```swift
@@ -25,6 +26,9 @@ public enum RequestText {
     case url
     /// `METHOD URL` on one line.
     case methodAndURL
+    /// HTTPie's arguments without the program on one line, `[METHOD] URL ITEM…`
+    /// (`POST :3000/users name=ada age:=36`), read by `HTTPieImporter` as `http` reads them.
+    case httpieArguments
     /// A JSON document (it starts with `{`): a Postman collection or environment, a HAR or an
     /// OpenAPI description, read by that importer (`ImportFormat.detect`); nil when it is none.
     case document(ImportFormat?)
@@ -34,7 +38,8 @@ public enum RequestText {
   /// environment, a HAR, an OpenAPI description); a curl command when its first word is `curl`
   /// (after an optional `$ ` prompt), an HTTPie command when it is `http`, `https`, `xh` or `xhs`
   /// followed by more; a URL or `METHOD URL` when it is one line of one word or a
-  /// method and one word; otherwise an `.http` block.
+  /// method and one word; HTTPie's arguments when it is one line with a request item after the
+  /// URL (`POST :3000/users name=ada`); otherwise an `.http` block.
   public static func kind(of text: String) -> Kind {
     // (`{{host}}/users` is a templated URL, not JSON.)
     if case let start = text.drop(while: { $0.isWhitespace }), start.hasPrefix("{"), !start.hasPrefix("{{") {
@@ -52,7 +57,13 @@ public enum RequestText {
     }
     guard lines.count == 1 else { return .http }
     if words.count == 1 { return .url }
-    if words.count == 2, HTTPMethod(rawValue: words[0].uppercased()) != nil { return .methodAndURL }
+    let hasMethod = HTTPMethod(rawValue: words[0].uppercased()) != nil
+    if words.count == 2, hasMethod { return .methodAndURL }
+    // `POST :3000/users name=ada`, `api.test/users X-Trace:abc`: a request item after the URL
+    // (an `.http` request line has only `HTTP/1.1` there).
+    if let item = words.dropFirst(hasMethod ? 2 : 1).first, HTTPieImporter.isRequestItem(item) {
+      return .httpieArguments
+    }
     return .http
   }
 
@@ -75,6 +86,8 @@ public enum RequestText {
       return Drafts(kind: kind, imported: try CurlImporter.parse(text, file: source, readFile: readFile))
     case .httpie:
       return Drafts(kind: kind, imported: try HTTPieImporter.parse(text, file: source))
+    case .httpieArguments:
+      return Drafts(kind: kind, imported: try HTTPieImporter.parseArguments(text, file: source))
     case .http, .url, .methodAndURL:
       // A URL alone and `METHOD URL` are `.http` request lines.
       return Drafts(kind: kind, imported: try HTTPFileImporter.parse(text, file: source))
