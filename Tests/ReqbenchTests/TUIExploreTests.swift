@@ -181,6 +181,31 @@ struct TUIExploreTests {
     try again.quit()
   }
 
+  /// HTTPie's arguments typed at `n` without `http` (what an xh or HTTPie user types): a JSON
+  /// POST with a header, sent with `s` from the editor, and httpbin echoes what HTTPie would send.
+  @Test func httpieArgumentsTypedAtNBecomeARequestThatSendsThem() throws {
+    let (file, _) = try missingWorkspaceFile()
+    let session = try TmuxSession([try reqbenchBinary.path, file])
+    try session.waitFor("new workspace")
+    try session.send("n")
+    try session.waitFor("new request (METHOD URL, curl, http or .http)")
+    try session.type("POST \(try TestServer.httpbin.url("/post")) name=ada age:=36 X-Trace:abc")
+    try session.send("Enter")
+    try session.waitFor("name (folders with /)")
+    try session.send("Enter")
+    let added = try session.waitFor("added post-post")
+    #expect(added.contains("X-Trace: abc"), "\(added)")
+    #expect(added.contains("nothing sent yet: s sends the request in the editor"), "\(added)")
+    try session.send("s")
+    let sent = try session.waitFor(#""data": "{\"name\":\"ada\",\"age\":36}""#)
+    #expect(sent.contains("✓ succeeded"), "\(sent)")
+    #expect(sent.contains(#""Content-Type": "application/json""#), "\(sent)")
+    try session.send("q")
+    try session.waitFor("1 request has unsaved changes: post-post")
+    try session.send("d")
+    try session.waitFor("[exited 0]")
+  }
+
   /// Environments from nothing: a request on `{{base}}` is refused until `v` `n` makes an
   /// environment and `V` `a` gives it `base`; `c` copies it for another host (a wrong one, so
   /// its send fails), `v` switches back, and Ctrl-S writes both environments and the choice.
