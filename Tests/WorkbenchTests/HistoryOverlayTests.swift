@@ -155,6 +155,14 @@ struct HistoryOverlayTests {
     send(&state, .historyFound(id: 4, HistoryResults(), error: nil))
     view(state, into: &buffer)
     #expect(buffer.text.contains("nothing in history matches"))
+    // Esc clears a typed filter before it closes, and the keys line says which it does.
+    #expect(buffer.text.contains("Esc clears the filter"))
+    _ = send(&state, .key(.escape))
+    #expect(state.overlay != nil)
+    view(state, into: &buffer)
+    #expect(buffer.text.contains("Esc close") && !buffer.text.contains("Esc clears the filter"))
+    _ = send(&state, .key(.escape))
+    #expect(state.overlay == nil)
   }
 
   /// The overlay as a user first sees it, at the two sizes of the other snapshots.

@@ -210,10 +210,12 @@ extension Painter {
         highlight(&buffer, Rect(x: inner.x, y: y, width: inner.width, height: 1), focused: !history.typing)
       }
     }
+    // Esc clears a typed filter first (`handleHistoryOverlayKey`), then closes.
+    let escape = history.typing && !history.filter.text.isEmpty ? "Esc clears the filter" : "Esc close"
     var keys =
       history.typing
-      ? "type to filter · ↑↓ select · Enter show · Tab to the list (s re-send, o open as new request) · Esc close"
-      : "j k select · Enter show · s send again · o open as new request · Tab or / filter · Esc close"
+      ? "type to filter · ↑↓ select · Enter show · " + escape + " · Tab to the list (s re-send, o open as new request)"
+      : "j k select · Enter show · s send again · o open as new request · Tab or / filter · " + escape
     if history.damaged > 0 { keys = "\(history.damaged) damaged skipped · " + keys }
     buffer.put(TextWidth.truncate(keys, to: inner.width - 2), x: inner.x + 1, y: inner.y + inner.height - 1, style: theme.dim)
   }
