@@ -1,3 +1,5 @@
+// Just over 500 lines because it is the engine's batch and chain scenarios as one suite, in the
+// order of their ids, against one fixture server.
 import Foundation
 import RequestEngine
 import TestSupport

@@ -1,3 +1,5 @@
+// Over 500 lines because it is one suite: every curl option the importer reads, each beside the
+// request it must make, so a new option's test sits with the others.
 import RequestEngine
 import Testing
 import Workspace
