@@ -126,6 +126,8 @@ enum HistoryCommand {
       Terminal.error(
         filtered
           ? "reqbench: no history of \(subject) matches"
+            // A word only in a body is found with --body.
+            + (options.search != nil && !options.body ? " (--body searches the bodies too)" : "")
           : "reqbench: no history yet for \(subject) (kept in \(store.paths.database)); "
             + "`reqbench run` records every exchange")
       return ExitStatus.success

@@ -346,6 +346,9 @@ struct HistoryCommandTests {
     #expect(try names(["users/", "--search", "anything"]).count == 2)
     let none = try history([ws.path, "--search", "nothing-like-this"])
     #expect(none.status == 0 && none.stdout.isEmpty && none.stderr.contains("no history of"), "\(none.stderr)")
+    #expect(none.stderr.contains("(--body searches the bodies too)"), "a word only in a body: \(none.stderr)")
+    let noneInBodies = try history([ws.path, "--search", "nothing-like-this", "--body"])
+    #expect(noneInBodies.status == 0 && !noneInBodies.stderr.contains("--body"), "\(noneInBodies.stderr)")
 
     // HAR 1.2: parsed back and checked field by field.
     let har = try history([ws.path, "--har"])
