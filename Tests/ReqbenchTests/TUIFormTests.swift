@@ -26,11 +26,7 @@ struct TUIFormTests {
 
     let session = try TmuxSession([try reqbenchBinary.path, file], environment: ["EDITOR": script, "VISUAL": ""])
     try session.waitFor("new workspace")
-    try session.send("n")
-    try session.waitFor("new request (METHOD URL, curl, http or .http)")
-    try session.type("POST \(url)")
-    try session.send("Enter")
-    try session.waitFor("name (folders with /)")
+    try session.newRequest("POST \(url)")
     try session.type("people/add")
     try session.send("Enter")
     let added = try session.waitFor("added people/add")

@@ -20,11 +20,7 @@ struct TUIFromNothingTests {
     try session.waitFor("new workspace \(file), not saved yet")
 
     // n with METHOD URL, then the name (the suggestion is selected: typing replaces it).
-    try session.send("n")
-    try session.waitFor("new request (METHOD URL, curl, http or .http)")
-    try session.type("GET {{host}}/get?key=\(typedKey)")
-    try session.send("Enter")
-    try session.waitFor("name (folders with /)")
+    try session.newRequest("GET {{host}}/get?key=\(typedKey)")
     try session.type("probe/first")
     try session.send("Enter")
     try session.waitFor("added probe/first")

@@ -124,6 +124,16 @@ extension TmuxSession {
 
 extension TmuxSession {
   /// `q`, then the shell's `[exited 0]`: the program quit and gave the terminal back.
+  /// `n`, `text` typed at the new-request prompt and Enter: the screen once it asks for the name.
+  @discardableResult
+  func newRequest(_ text: String) throws -> String {
+    try send("n")
+    try waitFor("new request (METHOD URL, curl, http or .http)")
+    try type(text)
+    try send("Enter")
+    return try waitFor("name (folders with /)")
+  }
+
   func quit() throws {
     try send("q")
     try waitFor("[exited 0]")

@@ -44,17 +44,26 @@ struct DownloadRowTests {
     #expect(!buffer.text.contains("press r to resume"))
   }
 
-  @Test func timingWithoutTLSOrBodyMatchesTheSummary() throws {
+  /// The demo's first request sent and finished in `duration` (curl's total), its result changed
+  /// by `change` before the agent reports it.
+  func sentAndFinished(duration: Double, _ change: (inout ExchangeResult) -> Void) throws -> AppState {
     var state = try demoState()
     send(&state, .key(.enter))
     let request = Request(name: "users/list", url: "http://127.0.0.1:8080/users")
-    var events = exchangeEvents(id: 1, request: request, duration: 0.0123)
+    var events = exchangeEvents(id: 1, request: request, duration: duration)
     if case .agent(.finished(var result)) = events[3] {
-      result.response?.bytesSent = 0
-      result.finishedAt = epoch.addingTimeInterval(0.5)  // queued and waiting longer than curl's total
+      change(&result)
       events[3] = .agent(.finished(result))
     }
     for msg in events { send(&state, msg) }
+    return state
+  }
+
+  @Test func timingWithoutTLSOrBodyMatchesTheSummary() throws {
+    var state = try sentAndFinished(duration: 0.0123) { result in
+      result.response?.bytesSent = 0
+      result.finishedAt = epoch.addingTimeInterval(0.5)  // queued and waiting longer than curl's total
+    }
     _ = keys(&state, "3ll")
     var buffer = ScreenBuffer(width: 160, height: 45)
     view(state, into: &buffer)
@@ -71,16 +80,10 @@ struct DownloadRowTests {
   /// After retries every pane shows the exchange's total (first start to end); the response
   /// and the timing tab name the last attempt's time beside it.
   @Test func retriesShowTheTotalEverywhereAndTheLastAttemptBesideIt() throws {
-    var state = try demoState()
-    send(&state, .key(.enter))
-    let request = Request(name: "users/list", url: "http://127.0.0.1:8080/users")
-    var events = exchangeEvents(id: 1, request: request, duration: 0.0103)
-    if case .agent(.finished(var result)) = events[3] {
+    var state = try sentAndFinished(duration: 0.0103) { result in
       result.attempts = 3
       result.finishedAt = epoch.addingTimeInterval(0.5128)
-      events[3] = .agent(.finished(result))
     }
-    for msg in events { send(&state, msg) }
     _ = keys(&state, "3")
     var buffer = ScreenBuffer(width: 160, height: 45)
     view(state, into: &buffer)
@@ -151,15 +154,22 @@ struct HistoryResendTests {
     #expect(state.message?.text == "the recorded request has masked secrets: sent auth/me as the workspace has it")
   }
 
-  /// `[` then `s` at once: the history entry arriving after the send must not take the viewer
-  /// from the new exchange.
-  @Test func aLateHistoryEntryDoesNotTakeOverTheViewer() throws {
+  /// The demo's `users/list` sent and answered as exchange `id`, then `[` in the viewer, which
+  /// asks for the newest history entry.
+  func answeredThenStepBack(exchange id: UInt64) throws -> (AppState, Request) {
     var state = try demoState()
     send(&state, .key(.enter))
     let request = Request(name: "users/list", url: "http://127.0.0.1:8080/users")
-    for msg in Scenario.exchange(id: 1, request: request, body: "{}", duration: 0.01) { send(&state, msg) }
+    for msg in Scenario.exchange(id: id, request: request, body: "{}", duration: 0.01) { send(&state, msg) }
     _ = keys(&state, "3")
     #expect(keys(&state, "[") == [.showHistory(name: "users/list", position: 0)])
+    return (state, request)
+  }
+
+  /// `[` then `s` at once: the history entry arriving after the send must not take the viewer
+  /// from the new exchange.
+  @Test func aLateHistoryEntryDoesNotTakeOverTheViewer() throws {
+    var (state, request) = try answeredThenStepBack(exchange: 1)
     guard case .send? = keys(&state, "s").first else {
       Issue.record("s did not send")
       return
@@ -176,12 +186,7 @@ struct HistoryResendTests {
   }
 
   @Test func theFirstStepBackSkipsTheResponseAlreadyShown() throws {
-    var state = try demoState()
-    send(&state, .key(.enter))
-    let request = Request(name: "users/list", url: "http://127.0.0.1:8080/users")
-    for msg in Scenario.exchange(id: 9, request: request, body: "{}", duration: 0.01) { send(&state, msg) }
-    _ = keys(&state, "3")
-    #expect(keys(&state, "[") == [.showHistory(name: "users/list", position: 0)])
+    var (state, request) = try answeredThenStepBack(exchange: 9)
     // The newest entry is the live exchange: ask for the one before it.
     let live = try view(of: request, position: 0, count: 3)
     #expect(send(&state, .historyShown(live, error: nil)) == [.showHistory(name: "users/list", position: 1)])
