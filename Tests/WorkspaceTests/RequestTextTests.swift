@@ -185,6 +185,11 @@ import Workspace
         == "paste:1:1: the method \"FROB\" is not supported; use one of "
         + HTTPMethod.allCases.map(\.rawValue).joined(separator: ", "))
     #expect(error("GET https://a.test/a b")?.hasPrefix("paste:1:22: unexpected text after the URL") == true)
+    // A scheme typo is caught where it is typed, not at the first send.
+    #expect(error("GET htps://a.test/x") == "paste:1:5: only http and https URLs can be imported, found htps:")
+    #expect(error("ftp://a.test/x") == "paste:1:1: only http and https URLs can be imported, found ftp:")
+    #expect(try drafts("GET {{proto}}://a.test/x").imported.templates[0].url == "{{proto}}://a.test/x")
+    #expect(try drafts("GET HTTPS://a.test/x").imported.templates[0].url.lowercased() == "https://a.test/x")
     #expect(error("   \n") == "paste:1:1: there is nothing here; paste a curl command, an .http request or a URL")
     // A file the command reads at import goes through readFile (here: none can be read).
     #expect(error("curl https://a.test -d a=1 -d @body.json")?.contains("body.json") == true)

@@ -484,7 +484,7 @@ public enum HTTPFileImporter {
       }
       if tokens.count == 1 {
         draft.method = .GET
-        return tokens[0].text
+        return try url(tokens[0], line: line)
       }
       let first = tokens[0]
       guard let method = HTTPMethod(rawValue: first.text.uppercased()) else {
@@ -503,7 +503,16 @@ public enum HTTPFileImporter {
           column: tokens[2].column)
       }
       draft.method = method
-      return tokens[1].text
+      return try url(tokens[1], line: line)
+    }
+
+    /// A request line's URL; one written out with a scheme other than http and https (a typo:
+    /// `htps://`) is an error at its place, as in the other importers.
+    func url(_ token: (text: String, column: Int), line: Line) throws(ImportError) -> String {
+      if let scheme = RequestDraft.unsupportedScheme(token.text) {
+        throw error(RequestDraft.schemeMessage(scheme), line: line.number, column: token.column)
+      }
+      return token.text
     }
 
     /// `Basic user password` or `Basic user:password`, the unencoded spelling of the HTTP clients,

@@ -234,10 +234,25 @@ struct RequestDraft {
     let lower = url.lowercased()
     if lower.hasPrefix("http://") || lower.hasPrefix("https://") || url.hasPrefix("{{") { return url }
     if let found = url.range(of: "://") {
-      throw ImportError(
-        file: file, location: location, message: "only http and https URLs can be imported, found \(url[..<found.lowerBound]):")
+      throw ImportError(file: file, location: location, message: schemeMessage(url[..<found.lowerBound]))
     }
     return scheme + url
+  }
+
+  /// The scheme of `url` when it is written out and is neither http nor https (`htps` in
+  /// `htps://api.test`); nil for those two, for no scheme and for a templated one (`{{proto}}://`).
+  static func unsupportedScheme(_ url: String) -> Substring? {
+    guard let found = url.range(of: "://") else { return nil }
+    let scheme = url[..<found.lowerBound]
+    guard !scheme.isEmpty, scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+.-".contains($0)) })
+    else { return nil }
+    let lower = scheme.lowercased()
+    return lower == "http" || lower == "https" ? nil : scheme
+  }
+
+  /// What an import says of a URL with another scheme.
+  static func schemeMessage(_ scheme: Substring) -> String {
+    "only http and https URLs can be imported, found \(scheme):"
   }
 
   /// The template of a command line's request, named as importers name one; a GET or HEAD with a
