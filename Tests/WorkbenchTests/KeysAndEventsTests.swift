@@ -353,7 +353,7 @@ struct KeysAndEventsTests {
     var state = try answered("[1]", contentType: "application/json")
     state.viewer.filterRunning = ".["
     send(&state, .filtered(expression: ".[", result: .failure(FilterError(raw))))
-    #expect(state.message == StatusMessage(line, isError: true))
+    #expect(state.prompt?.error == line)
   }
 
   @Test func slashInTheQueueSaysWhereItWorks() throws {

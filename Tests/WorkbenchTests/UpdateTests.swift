@@ -373,7 +373,19 @@ struct UpdateTests {
     send(&state, .key(.enter))
     #expect(state.message == StatusMessage("jq: running… (Esc cancels)"))
     send(&state, .filtered(expression: ".[", result: .failure(FilterError("syntax error"))))
-    #expect(state.message == StatusMessage("jq: syntax error", isError: true))
+    // The expression is back in the prompt with the error, to be corrected, not typed again.
+    #expect(state.prompt?.error == "jq: syntax error")
+    #expect(state.prompt?.input.text == ".[" && state.prompt?.label == "jq")
+    _ = keys(&state, "0]")
+    #expect(send(&state, .key(.enter)) == [.filter(expression: ".[0]", ExchangeID(rawValue: 1))])
+    send(&state, .filtered(expression: ".[0]", result: .failure(FilterError("syntax error"))))
+    // An error while another prompt is open is said on the status line.
+    _ = send(&state, .key(.escape))
+    _ = keys(&state, "/")
+    state.viewer.filterRunning = ".["
+    send(&state, .filtered(expression: ".[", result: .failure(FilterError("syntax error"))))
+    #expect(state.prompt?.purpose == .search && state.message == StatusMessage("jq: syntax error", isError: true))
+    _ = send(&state, .key(.escape))
     _ = keys(&state, "w")
     #expect(state.prompt?.input.text == "users-list.json")
     #expect(send(&state, .key(.enter)) == [.writeBody(ExchangeID(rawValue: 1), path: "users-list.json")])

@@ -98,7 +98,14 @@ extension AppState {
       viewer.scroll = 0
       message = StatusMessage("jq \(expression) (Esc clears)")
     case .failure(let error):
-      message = StatusMessage(Formatting.jqError(error.message), isError: true)
+      let text = Formatting.jqError(error.message)
+      if prompt == nil && overlay == nil {
+        // The expression comes back to be corrected, the error above it (as `n` keeps a text it
+        // cannot read), instead of being typed again.
+        prompt = Prompt(purpose: .filterBody, label: "jq", input: LineEdit(expression), error: text)
+      } else {
+        message = StatusMessage(text, isError: true)
+      }
     }
   }
 
