@@ -136,7 +136,7 @@ import Testing
     #expect(line(state, containing: "SIZE").hasSuffix("DATA") || line(state, containing: "SIZE").contains("DATA"))
   }
 
-  @Test func aProgramThatDoesNotCompileIsSaidAndDropped() throws {
+  @Test func aProgramThatDoesNotCompileIsDroppedAndComesBackToBeCorrected() throws {
     var state = try Self.streaming(2)
     _ = keys(&state, "|")
     send(&state, .key(.ctrl("u")))
@@ -144,8 +144,8 @@ import Testing
     send(&state, .key(.enter))
     send(&state, .eventsFiltered(expression: ".[", result: .failure(FilterError("jq: error: syntax error, unexpected $end"))))
     #expect(state.viewer.events.jq == nil)
-    #expect(state.message?.isError == true)
-    #expect(state.message?.text.hasPrefix("jq: error: syntax error") == true)
+    #expect(state.prompt?.label == "jq each event" && state.prompt?.input.text == ".[")
+    #expect(state.prompt?.error?.hasPrefix("jq: error: syntax error") == true)
   }
 
   @Test func writeAsksForANameThenWritesTheEvents() throws {

@@ -209,7 +209,7 @@ extension AppState {
   }
 
   /// jq's outputs for some events: shown in their rows; a program that does not compile is
-  /// said and dropped.
+  /// dropped and comes back in the prompt with the error.
   mutating func eventsFiltered(_ expression: String, _ result: Result<EventsFiltered, FilterError>) -> [Command] {
     guard viewer.filterRunning == expression, var jq = viewer.events.jq, jq.expression == expression else { return [] }
     viewer.filterRunning = nil
@@ -228,7 +228,13 @@ extension AppState {
     case .failure(let error):
       viewer.events.jq = jq.shown ? jq : nil
       if jq.shown { viewer.events.jq?.running = nil }
-      message = StatusMessage(Formatting.jqError(error.message), isError: true)
+      let text = Formatting.jqError(error.message)
+      if !jq.shown && prompt == nil && overlay == nil {
+        // A program that does not compile comes back to be corrected, as the body's filter does.
+        prompt = Prompt(purpose: .filterBody, label: "jq each event", input: LineEdit(expression), error: text)
+      } else {
+        message = StatusMessage(text, isError: true)
+      }
       return []
     }
   }
