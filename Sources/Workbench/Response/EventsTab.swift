@@ -228,12 +228,10 @@ extension AppState {
     case .failure(let error):
       viewer.events.jq = jq.shown ? jq : nil
       if jq.shown { viewer.events.jq?.running = nil }
-      let text = Formatting.jqError(error.message)
-      if !jq.shown && prompt == nil && overlay == nil {
-        // A program that does not compile comes back to be corrected, as the body's filter does.
-        prompt = Prompt(purpose: .filterBody, label: "jq each event", input: LineEdit(expression), error: text)
+      if jq.shown {
+        message = StatusMessage(Formatting.jqError(error.message), isError: true)
       } else {
-        message = StatusMessage(text, isError: true)
+        jqFailed(expression, error, label: "jq each event")  // it does not compile
       }
       return []
     }

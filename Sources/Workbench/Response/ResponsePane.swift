@@ -98,14 +98,20 @@ extension AppState {
       viewer.scroll = 0
       message = StatusMessage("jq \(expression) (Esc clears)")
     case .failure(let error):
-      let text = Formatting.jqError(error.message)
-      if prompt == nil && overlay == nil {
-        // The expression comes back to be corrected, the error above it (as `n` keeps a text it
-        // cannot read), instead of being typed again.
-        prompt = Prompt(purpose: .filterBody, label: "jq", input: LineEdit(expression), error: text)
-      } else {
-        message = StatusMessage(text, isError: true)
-      }
+      jqFailed(expression, error, label: "jq")
+    }
+  }
+
+  /// A jq program that failed (the body's, or the Events tab's at its start): the expression
+  /// comes back in its prompt with the error above it, to be corrected instead of typed again
+  /// (as `n` keeps a text it cannot read); said on the status line when another prompt or an
+  /// overlay is open.
+  mutating func jqFailed(_ expression: String, _ error: FilterError, label: String) {
+    let text = Formatting.jqError(error.message)
+    if prompt == nil && overlay == nil {
+      prompt = Prompt(purpose: .filterBody, label: label, input: LineEdit(expression), error: text)
+    } else {
+      message = StatusMessage(text, isError: true)
     }
   }
 
