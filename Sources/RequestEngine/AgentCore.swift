@@ -58,7 +58,7 @@ public struct AgentCore: Sendable {
     /// The request's `group` (what `cancel(group:)` names).
     public var group: String?
     /// Identical requests share it and share one transfer; nil: never merged.
-    public var dedupKey: String?
+    public var dedupKey: ExchangeIdentity?
     /// It waits for a credential (an `Authorizer`) before it is queued.
     public var needsToken: Bool
     /// Seconds without a byte either way after which its transfer fails `timed out`; 0: none.
@@ -66,7 +66,7 @@ public struct AgentCore: Sendable {
 
     public init(
       id: ExchangeID, priority: Priority = .normal, host: String, limit: GroupLimit? = nil, group: String? = nil,
-      dedupKey: String? = nil, needsToken: Bool = false, idleTimeout: Double = 0
+      dedupKey: ExchangeIdentity? = nil, needsToken: Bool = false, idleTimeout: Double = 0
     ) {
       self.id = id
       self.priority = priority
@@ -163,9 +163,9 @@ public struct AgentCore: Sendable {
   private var perHost: [String: Int] = [:]
   private var perGroup: [String: Int] = [:]
   /// The exchange in flight for each dedup key.
-  private var inFlight: [String: ExchangeID] = [:]
+  private var inFlight: [ExchangeIdentity: ExchangeID] = [:]
   /// When each throttled request was last accepted, by its key.
-  private var lastAccepted: [String: (at: Double, window: Double)] = [:]
+  private var lastAccepted: [ExchangeIdentity: (at: Double, window: Double)] = [:]
   private var waitingRetry = 0
   /// Paused exchanges that were queued.
   private var held = 0
@@ -237,7 +237,7 @@ public struct AgentCore: Sendable {
   /// The throttle window: refuses a send of the request whose identity is `key` within
   /// `window` seconds of the last one accepted, and returns how long ago that was; otherwise
   /// records this one as accepted and returns nil.
-  public mutating func admit(key: String, window: Double, now: Double) -> Double? {
+  public mutating func admit(key: ExchangeIdentity, window: Double, now: Double) -> Double? {
     guard window > 0 else { return nil }
     if lastAccepted.count > 256 { lastAccepted = lastAccepted.filter { now - $0.value.at < $0.value.window } }
     if let last = lastAccepted[key], now - last.at < window { return now - last.at }

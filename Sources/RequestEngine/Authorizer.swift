@@ -21,13 +21,19 @@ public final class Authorizer: @unchecked Sendable, Equatable {
 
   /// Names the credential in errors and events (`oauth2 › users/get`).
   public let label: String
+  /// Who the credential is: two requests whose authorizers have the same identity are sent as
+  /// the same user (an OAuth 2.0 block's token URL, client, user, scope and audience), and only
+  /// those may share a transfer (`ExchangeIdentity`) or a cached response (`CacheKey`). Never the
+  /// credential itself. Without one given, each authorizer is an identity of its own.
+  public let identity: String
   /// What the authorizer was made from (an `OAuth2Client`), for a caller that asks it directly
   /// (`reqbench auth`).
   public let context: (any Sendable)?
   private let authorizeBody: Authorize
 
-  public init(label: String, context: (any Sendable)? = nil, authorize: @escaping Authorize) {
+  public init(label: String, identity: String? = nil, context: (any Sendable)? = nil, authorize: @escaping Authorize) {
     self.label = label
+    self.identity = identity ?? "unique " + (0..<2).map { _ in String(UInt64.random(in: .min ... .max), radix: 16) }.joined()
     self.context = context
     self.authorizeBody = authorize
   }

@@ -3,12 +3,14 @@ import Digest
 
 /// The cache key of a request: sha256 of a canonical form (docs/engine-rules.md, "The cache key"):
 /// the method, the URL with its query sorted, a canonical body (JSON with sorted keys, form
-/// fields sorted), the policy's `vary` headers and namespace (a digest), all minus the fields listed in `ignore`.
-/// `{b:1,a:2}` and `{a:2,b:1}` give the same key; a different base URL or CDN gives another.
+/// fields sorted), the policy's `vary` headers, the identity of the credentials it carries and
+/// the namespace (both digests), all minus the fields listed in `ignore`.
+/// `{b:1,a:2}` and `{a:2,b:1}` give the same key; a different base URL or CDN gives another, and
+/// so does another user: a response cached for one credential is never served to another.
 public enum CacheKey {
   /// The canonical text the key digests (secrets still in: redact before storing or showing it).
-  /// The namespace is in it as HMAC-SHA256 under `digestKey` (the cache's key), like the digest
-  /// the metadata keeps.
+  /// The credentials (`Request.credentialIdentity`) and the namespace are in it as HMAC-SHA256
+  /// under `digestKey` (the cache's key), like the digests the metadata keeps, never as they are.
   public static func inputs(for request: Request, policy: CachePolicy, digestKey: [UInt8] = []) -> String {
     let ignored = Set(policy.ignore)
     var parts = URLResolver.split(request.url)
@@ -31,6 +33,11 @@ public enum CacheKey {
     if let stream = request.body.stream { lines.append("stream " + stream.fingerprint) }
     for name in policy.vary.map({ $0.lowercased() }).sorted() {
       lines.append("vary \(name): \(request.headers[name] ?? "")")
+    }
+    let identity = request.credentialIdentity
+    if !identity.isEmpty {
+      let text = identity.joined(separator: "\n")
+      lines.append("identity " + hexString(HMAC.sha256(key: digestKey, message: Array(text.utf8))))
     }
     if let namespace = policy.namespace {
       lines.append("namespace " + hexString(HMAC.sha256(key: digestKey, message: Array(namespace.utf8))))

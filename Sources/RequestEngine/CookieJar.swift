@@ -26,7 +26,13 @@ public final class CookieJar: @unchecked Sendable, Equatable {
   private var changes: UInt64 = 0
   private var changeHandler: (@Sendable () -> Void)?
 
-  public init() {
+  /// Which jar this is, the same in every process (a workspace's jar is named for its
+  /// environment): part of a request's `credentialIdentity`, so a response cached for one jar's
+  /// session is not served to another's.
+  public let name: String
+
+  public init(name: String = "default") {
+    self.name = name
     Curl.initializeOnce()
     // rb_cookie_share_new fails only when out of memory.
     guard let share = rb_cookie_share_new() else { preconditionFailure("curl_share_init failed: out of memory") }

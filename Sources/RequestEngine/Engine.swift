@@ -518,27 +518,12 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
     finish(record, state: .succeeded, response: result.response, error: nil, fromCache: true, cache: outcome)
   }
 
-  /// What makes two sends the same request, for de-duplication and throttling: the method, the
-  /// URL, every header, the body (and a download's target).
-  private static func identityKey(_ request: Request) -> String {
-    var key = request.method.rawValue + " " + request.url
-    if let target = request.download { key += "\ndownload " + target.path }
-    for field in request.headers.fields.sorted(by: { ($0.name.lowercased(), $0.value) < ($1.name.lowercased(), $1.value) }) {
-      key += "\n" + field.name.lowercased() + ": " + field.value
-    }
-    if !request.body.bytes.isEmpty { key += "\nbody " + SHA256.hex(request.body.bytes) }
-    if let stream = request.body.stream { key += "\nstream " + stream.fingerprint }
-    // Another jar sends other cookies: never the same request.
-    if let jar = request.cookieJar { key += "\njar " + String(UInt(bitPattern: ObjectIdentifier(jar).hashValue)) }
-    return key
-  }
-
   /// The throttle window: refuses a send of the same request within `throttle` seconds of the
   /// last accepted one (`AgentCore.admit`); returns whether it did.
   private func throttled(_ record: Record) -> Bool {
     guard let window = record.request.throttle, window > 0 else { return false }
     let now = MonotonicClock.now()
-    guard let since = core.admit(key: Engine.identityKey(record.request), window: window, now: now) else { return false }
+    guard let since = core.admit(key: ExchangeIdentity(record.request), window: window, now: now) else { return false }
     emit(.started, .started(record.id, attempt: 0))
     let error = ExchangeError(
       kind: .throttled,
@@ -558,7 +543,7 @@ private final class Engine: @unchecked Sendable {  // confined to the engine thr
       && [.GET, .HEAD, .OPTIONS].contains(request.method)
     return AgentCore.Job(
       id: record.id, priority: request.priority, host: URLResolver.hostKey(of: request.url), limit: request.limit,
-      group: request.group, dedupKey: merged ? Engine.identityKey(request) : nil, needsToken: request.authorizer != nil,
+      group: request.group, dedupKey: merged ? ExchangeIdentity(request) : nil, needsToken: request.authorizer != nil,
       idleTimeout: max(0, request.timeouts.idle))
   }
 

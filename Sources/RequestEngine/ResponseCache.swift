@@ -109,6 +109,11 @@ public final class ResponseCache: @unchecked Sendable {
   private var index: [String: (bytes: Int, used: Date)]?
   private var folderExists = false
 
+  /// The metadata's format. 2: the key holds the request's user (`CacheKey`); an entry of an
+  /// earlier format may hold one user's response under a key another user's request computes,
+  /// so it reads as damaged and is removed like one.
+  static let format = 2
+
   /// Where the key of the digests of `sensitive` and `namespace` values comes from, asked the
   /// first time one is needed (`digestKey`): a run that caches nothing sensitive or namespaced
   /// never makes the state folder's key file.
@@ -138,7 +143,7 @@ public final class ResponseCache: @unchecked Sendable {
   /// the reqbench version.
   public func lookup(_ request: Request, policy: CachePolicy, now: Date = Date()) -> Lookup {
     guard policy.isEnabled else { return .miss(.disabled) }
-    let key = CacheKey.key(for: request, policy: policy, digestKey: cacheKeyDigestKey(policy))
+    let key = CacheKey.key(for: request, policy: policy, digestKey: cacheKeyDigestKey(request, policy))
     guard let entry = read(key) ?? read(key) else {
       // Read twice: another process may have just replaced the entry under the first read.
       guard exists(key) else { return .miss(.absent) }
@@ -188,7 +193,7 @@ public final class ResponseCache: @unchecked Sendable {
     let redaction = Redaction(secrets: request.secrets)
     var saved = entry
     saved.headers = HTTPHeaders(entry.headers.fields.map { ($0.name, redaction.apply($0.value)) })
-    saved.key = CacheKey.key(for: request, policy: policy, digestKey: cacheKeyDigestKey(policy))
+    saved.key = CacheKey.key(for: request, policy: policy, digestKey: cacheKeyDigestKey(request, policy))
     saved.name = request.name
     saved.url = redaction.apply(request.url)
     saved.createdAt = now
@@ -200,7 +205,7 @@ public final class ResponseCache: @unchecked Sendable {
     saved.mustRevalidate = ResponseCache.cacheControl(entry.headers).contains("no-cache")
     saved.varyValues = ResponseCache.varyNames(entry.headers).map { (name: $0, value: ResponseCache.varyDigest(request.headers[$0])) }
     saved.generation = String(UInt64.random(in: .min ... .max), radix: 16)
-    let inputs = redaction.apply(CacheKey.inputs(for: request, policy: policy, digestKey: cacheKeyDigestKey(policy)))
+    let inputs = redaction.apply(CacheKey.inputs(for: request, policy: policy, digestKey: cacheKeyDigestKey(request, policy)))
     guard write(&saved, inputs: inputs) else { return nil }
     remember(saved)
     sweepOnce()
@@ -275,9 +280,10 @@ public final class ResponseCache: @unchecked Sendable {
     }
   }
 
-  /// The key `CacheKey` needs for `policy`: only a namespace is keyed there.
-  private func cacheKeyDigestKey(_ policy: CachePolicy) -> [UInt8] {
-    policy.namespace == nil ? [] : digestKey
+  /// The key `CacheKey` needs for `request` under `policy`: only a namespace and credentials
+  /// are keyed there, so an anonymous request without one never makes the key file.
+  private func cacheKeyDigestKey(_ request: Request, _ policy: CachePolicy) -> [UInt8] {
+    policy.namespace == nil && request.credentialIdentity.isEmpty ? [] : digestKey
   }
 
   // MARK: - Listing and clearing
@@ -287,7 +293,7 @@ public final class ResponseCache: @unchecked Sendable {
   public func list() -> [Listing] {
     keysOnDisk().compactMap { key in
       guard let data = FileManager.default.contents(atPath: metadataURL(key).path),
-        case .object(let meta)? = try? JSONParser.parse(Array(data)), meta["format"]?.intValue == 1,
+        case .object(let meta)? = try? JSONParser.parse(Array(data)), meta["format"]?.intValue == ResponseCache.format,
         let generation = meta["generation"]?.stringValue, let bytes = meta["bodyBytes"]?.intValue,
         let created = meta["createdAt"]?.doubleValue, let expires = meta["expiresAt"]?.doubleValue,
         let status = meta["status"]?.intValue
@@ -404,7 +410,7 @@ public final class ResponseCache: @unchecked Sendable {
       let old = exists(entry.key) ? read(entry.key, remember: false)?.generation : nil
       try CacheFile.write(entry.body, to: bodyURL(entry.key, entry.generation))
       let metadata = JSONObject([
-        ("format", 1), ("key", .string(entry.key)), ("name", .string(entry.name)),
+        ("format", .number(ResponseCache.format)), ("key", .string(entry.key)), ("name", .string(entry.name)),
         ("generation", .string(entry.generation)), ("version", .number(entry.version)),
         ("sensitive", entry.sensitiveDigest.map { .string($0) } ?? .null),
         ("namespace", entry.namespaceDigest.map { .string($0) } ?? .null),
@@ -444,7 +450,7 @@ public final class ResponseCache: @unchecked Sendable {
     }
     guard let data = FileManager.default.contents(atPath: metadataURL(key).path),
       case .object(let meta)? = try? JSONParser.parse(Array(data)),
-      meta["format"]?.intValue == 1,
+      meta["format"]?.intValue == ResponseCache.format,
       let generation = meta["generation"]?.stringValue,
       let created = meta["createdAt"]?.doubleValue, let expires = meta["expiresAt"]?.doubleValue,
       let status = meta["status"]?.intValue, let bytes = meta["bodyBytes"]?.intValue,
@@ -515,7 +521,7 @@ public final class ResponseCache: @unchecked Sendable {
   /// The generation a metadata file names, nil when it does not read as metadata.
   private static func generation(inMetadataAt path: String) -> String? {
     guard let data = FileManager.default.contents(atPath: path),
-      case .object(let meta)? = try? JSONParser.parse(Array(data)), meta["format"]?.intValue == 1
+      case .object(let meta)? = try? JSONParser.parse(Array(data)), meta["format"]?.intValue == ResponseCache.format
     else { return nil }
     return meta["generation"]?.stringValue
   }

@@ -58,7 +58,7 @@ public final class CookieJars: @unchecked Sendable {
     let file = lock.withLock { () -> CookieJarFile in
       if let file = files[key] { return file }
       let file = CookieJarFile(
-        url: Self.url(in: stateFolder, environment: environment), saveDelay: saveDelay,
+        name: key, url: Self.url(in: stateFolder, environment: environment), saveDelay: saveDelay,
         onError: { [weak self] error in self?.report(error) })
       files[key] = file
       return file
@@ -159,7 +159,7 @@ public final class CookieJars: @unchecked Sendable {
 public final class CookieJarFile: @unchecked Sendable {
   /// Changed only on `queue` (`relocate`), where the file is read and written.
   public private(set) var url: URL
-  public let jar = CookieJar()
+  public let jar: CookieJar
   private let saveDelay: Double
   private let queue = DispatchQueue(label: "reqbench.cookies")
   private let lock = NSLock()
@@ -174,7 +174,8 @@ public final class CookieJarFile: @unchecked Sendable {
   private var base: [String: Cookie] = [:]
   private let onError: @Sendable (FileError) -> Void
 
-  init(url: URL, saveDelay: Double, onError: @escaping @Sendable (FileError) -> Void) {
+  init(name: String, url: URL, saveDelay: Double, onError: @escaping @Sendable (FileError) -> Void) {
+    self.jar = CookieJar(name: name)
     self.url = url
     self.saveDelay = saveDelay
     self.onError = onError

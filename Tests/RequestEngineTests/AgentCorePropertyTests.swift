@@ -231,7 +231,7 @@ enum Schedule {
         let id = ExchangeID(rawValue: UInt64(sent.count + 1))
         let job = AgentCore.Job(
           id: id, priority: priority, host: "h\(host)", limit: Self.groupLimits[limit], group: "group\(group)",
-          dedupKey: key == 0 ? nil : "key\(key)", needsToken: token)
+          dedupKey: key == 0 ? nil : .of("/key\(key)"), needsToken: token)
         // The exchange in flight with the same key, if any: the send must join it.
         let inFlight = job.dedupKey.flatMap { key in
           live.first { jobs[$0]?.dedupKey == key && core.primary(of: $0) == nil }
@@ -397,10 +397,10 @@ enum Schedule {
       }
       if core.nextTimer != earliest { return "the timer is \(String(describing: core.nextTimer)), the earliest wait \(String(describing: earliest))" }
       // One exchange in flight per dedup key; waiters wait on it, and are among its members.
-      var inFlight: Set<String> = []
+      var inFlight: Set<ExchangeIdentity> = []
       for id in live where core.primary(of: id) == nil {
         guard let key = jobs[id]?.dedupKey else { continue }
-        if !inFlight.insert(key).inserted { return "two exchanges in flight for \(key)" }
+        if !inFlight.insert(key).inserted { return "two exchanges in flight for the key of \(id)" }
       }
       for id in live {
         guard let primary = core.primary(of: id) else { continue }

@@ -24,7 +24,7 @@ struct AgentCoreTests {
       let id = ExchangeID(rawValue: next)
       _ = core.send(
         AgentCore.Job(
-          id: id, priority: priority, host: host, limit: limit, group: group, dedupKey: key, needsToken: token,
+          id: id, priority: priority, host: host, limit: limit, group: group, dedupKey: key.map { .of("/" + $0) }, needsToken: token,
           idleTimeout: idle))
       return id
     }
@@ -181,12 +181,12 @@ struct AgentCoreTests {
 
   @Test func theThrottleWindowRefusesRepeats() {
     var core = AgentCore(limits: .init(maxConcurrent: 1, maxPerHost: 1))
-    #expect(core.admit(key: "GET /x", window: 1, now: 0) == nil)
-    #expect(core.admit(key: "GET /x", window: 1, now: 0.5) == 0.5)
-    #expect(core.admit(key: "GET /y", window: 1, now: 0.5) == nil)
-    #expect(core.admit(key: "GET /x", window: 1, now: 1) == nil)
-    #expect(core.admit(key: "GET /x", window: 1, now: 1.25) == 0.25)
-    #expect(core.admit(key: "GET /x", window: 0, now: 1.25) == nil)
+    #expect(core.admit(key: .of("/x"), window: 1, now: 0) == nil)
+    #expect(core.admit(key: .of("/x"), window: 1, now: 0.5) == 0.5)
+    #expect(core.admit(key: .of("/y"), window: 1, now: 0.5) == nil)
+    #expect(core.admit(key: .of("/x"), window: 1, now: 1) == nil)
+    #expect(core.admit(key: .of("/x"), window: 1, now: 1.25) == 0.25)
+    #expect(core.admit(key: .of("/x"), window: 0, now: 1.25) == nil)
   }
 
   @Test func aCredentialComesBeforeTheQueueAndAgainAfterARefusal() {

@@ -68,3 +68,8 @@ extension ExchangeResult {
     String(decoding: (try? response?.body.bytes()) ?? [], as: UTF8.self)
   }
 }
+
+extension ExchangeIdentity {
+  /// The identity of a plain GET of `path`: distinct paths, distinct identities (the core's tests).
+  static func of(_ path: String) -> ExchangeIdentity { ExchangeIdentity(Request(url: "http://core.test" + path)) }
+}

@@ -47,7 +47,7 @@ public final class OAuth2Tokens: @unchecked Sendable {
 
   /// The authorizer of requests that use `client`.
   public func authorizer(for client: OAuth2Client) -> Authorizer {
-    Authorizer(label: client.label, context: client) { [self] rejected, send, done in
+    Authorizer(label: client.label, identity: "oauth2 " + client.cacheKey, context: client) { [self] rejected, send, done in
       self.token(for: client, rejecting: rejected, send: send) { result in
         done(result.map { Authorization(header: $0.header, secrets: [$0.accessToken] + [$0.refreshToken].compactMap { $0 }) })
       }
