@@ -196,6 +196,15 @@ public final class Agent: Sendable {
     if inbox.post(command) { engineThread.wake() }
   }
 
+  /// Stops the engine thread of every agent of the process still running and waits until each
+  /// has ended, its thread-local clean-ups included. A program calls it before `exit`: `exit`
+  /// runs the libraries' own clean-ups (OpenSSL's frees the locks an ending thread takes), which
+  /// must not meet an engine thread still at work. `shutdown` does the same for one agent; this
+  /// also covers agents still alive and one shut down from its own engine thread.
+  public static func stopEveryEngine() {
+    EngineThreads.stopAll()
+  }
+
   public struct Subscription: Sendable, Hashable {
     let token: UInt64
   }

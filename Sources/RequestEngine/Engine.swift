@@ -9,100 +9,6 @@ import CCurl
 import Digest
 import Foundation
 
-/// The engine thread: owns the curl multi handle and every easy handle, runs the queue.
-///
-/// Loop: take commands → start what the core schedules → `curl_multi_perform` → collect finished
-/// transfers → enforce idle timeouts → `curl_multi_poll` until the next timer or a wake-up.
-/// The engine is the `AgentCore`'s driver: it tells the core what happened and performs what
-/// the core decides on curl's handles.
-/// When nothing is queued, running or waiting to retry it sleeps in `curl_multi_poll` until a
-/// command arrives: no periodic wake-ups.
-final class EngineThread: @unchecked Sendable {
-  private let multi: UnsafeMutableRawPointer
-  private let engine: Engine
-  private let finished = DispatchSemaphore(value: 0)
-  private var thread: Thread?
-  /// Guards `multi` against a wake-up after it was cleaned up (a download finalizer may report
-  /// after the agent shut down).
-  private let life: EngineLife
-
-  init(configuration: Agent.Configuration, inbox: Inbox) {
-    // curl_multi_init only fails when out of memory.
-    guard let multi = curl_multi_init() else { preconditionFailure("curl_multi_init failed: out of memory") }
-    self.multi = multi
-    self.life = EngineLife(multi: multi)
-    rb_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(configuration.maxConcurrent * 2, 16))
-    self.engine = Engine(multi: multi, configuration: configuration, inbox: inbox)
-    engine.wake = { [weak self] in self?.wake() }
-  }
-
-  func start() {
-    let engine = self.engine
-    let finished = self.finished
-    let life = self.life
-    let thread = Thread {
-      ThreadName.setCurrent("rb-engine")
-      life.started()
-      engine.run()
-      if life.isDetached { life.cleanUp() }
-      finished.signal()
-    }
-    thread.stackSize = 4 << 20
-    self.thread = thread
-    thread.start()
-  }
-
-  func wake() { life.wake() }
-
-  func join() {
-    // Shutdown from the engine thread itself (an event handler, or a completion that held the
-    // last reference to the agent): it cannot wait for itself; it cleans up when its loop ends.
-    if life.isEngineThread {
-      life.detach()
-      return
-    }
-    finished.wait()
-    life.cleanUp()
-  }
-}
-
-/// The engine thread's identity and the multi handle's life, shared by the thread and its owner.
-/// A wake-up after the clean-up (a download finalizer reporting late) is a no-op.
-private final class EngineLife: @unchecked Sendable {
-  private let multi: UnsafeMutableRawPointer
-  private let lock = NSLock()
-  /// The engine's pthread. (Not `Thread.name`: on Linux a thread started by `Thread` does not
-  /// carry the name set before `start()`; inside it reads the dispatch queue's name.)
-  private var thread: pthread_t?
-  private var alive = true
-  private var detached = false
-
-  init(multi: UnsafeMutableRawPointer) { self.multi = multi }
-
-  func started() { lock.withLock { thread = pthread_self() } }
-
-  var isEngineThread: Bool {
-    lock.withLock { thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
-  }
-
-  func detach() { lock.withLock { detached = true } }
-  var isDetached: Bool { lock.withLock { detached } }
-
-  func wake() {
-    lock.withLock {
-      if alive { curl_multi_wakeup(multi) }
-    }
-  }
-
-  func cleanUp() {
-    lock.withLock {
-      guard alive else { return }
-      alive = false
-      curl_multi_cleanup(multi)
-    }
-  }
-}
-
 /// One exchange as the engine tracks it until it ends.
 private final class Record {
   let id: ExchangeID
@@ -163,7 +69,8 @@ private final class Record {
   }
 }
 
-private final class Engine: @unchecked Sendable {  // confined to the engine thread
+/// The driver the engine thread runs (`EngineThread`): confined to that thread.
+final class Engine: @unchecked Sendable {
   private let multi: UnsafeMutableRawPointer
   private let configuration: Agent.Configuration
   private let inbox: Inbox

@@ -1,4 +1,5 @@
 import Foundation
+import RequestEngine
 
 // The reqbench command: parses arguments (pure, in Arguments.swift) and runs the subcommand.
 signal(SIGPIPE, SIG_IGN)
@@ -6,4 +7,7 @@ signal(SIGPIPE, SIG_IGN)
 Signals.blockTermination()
 let status = CLI.run(Array(CommandLine.arguments.dropFirst()))
 Output.standard.flush()
+// No engine thread may still run, or still be ending, while `exit` runs OpenSSL's and libcurl's
+// clean-ups.
+Agent.stopEveryEngine()
 exit(status)

@@ -21,3 +21,22 @@ public func killChildTest(
   child.waitUntilExit()
   return child.terminationReason == .uncaughtSignal
 }
+
+/// Runs this test binary again as a child, on `filter` alone with `environment` added, and waits
+/// for it (at most `timeout` seconds: then it is killed). Returns its exit status, or nil when a
+/// signal ended it. For tests of what is process-wide (stopping every engine thread), which must
+/// not meet the other tests of the parent process.
+public func runChildTest(filter: String, environment: [String: String], timeout: Double = 60) throws -> Int32? {
+  let child = Process()
+  child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+  child.arguments = ["--testing-library", "swift-testing", "--filter", filter]
+  child.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+  child.standardOutput = FileHandle.nullDevice
+  child.standardError = FileHandle.nullDevice
+  try child.run()
+  let deadline = Date().addingTimeInterval(timeout)
+  while child.isRunning && Date() < deadline { usleep(20_000) }
+  if child.isRunning { kill(child.processIdentifier, SIGKILL) }
+  child.waitUntilExit()
+  return child.terminationReason == .exit ? child.terminationStatus : nil
+}

@@ -7,6 +7,8 @@ public struct ProcessResult: Sendable {
   public var status: Int32
   public var stdout: String
   public var stderr: String
+  /// The signal that ended it; nil when it exited.
+  public var signal: Int32?
 }
 
 public struct ProcessTimedOut: Error, CustomStringConvertible {
@@ -116,7 +118,8 @@ public func runProcess(
   let signal = status & 0x7f
   return ProcessResult(
     status: signal == 0 ? (status >> 8) & 0xff : signal,
-    stdout: String(decoding: outputData, as: UTF8.self), stderr: String(decoding: errorData.get(), as: UTF8.self))
+    stdout: String(decoding: outputData, as: UTF8.self), stderr: String(decoding: errorData.get(), as: UTF8.self),
+    signal: signal == 0 ? nil : signal)
 }
 
 /// `runProcess` inside a network namespace of its own (`unshare --net`: no interface, not even
