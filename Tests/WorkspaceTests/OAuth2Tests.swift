@@ -70,6 +70,11 @@ import Workspace
       .contains("requests[0].auth.oauth2.scopes: unknown oauth2 setting; use grant, tokenURL"))
     #expect(problem(#"{"grant": "clientCredentials", "tokenURL": "/t\n", "clientId": "c", "clientSecret": "{{secret.c}}"}"#)
       .contains("requests[0].auth.oauth2.tokenURL: contains LF"))
+    // Every grant sends the client's id: an empty one is an error where it is written.
+    #expect(problem(#"{"grant": "clientCredentials", "tokenURL": "/t", "clientId": "", "clientSecret": "{{secret.c}}"}"#)
+      .contains(#"test.json:2:127: requests[0].auth.oauth2.clientId: empty; write the client's id, as the authorization server registered it"#))
+    #expect(problem(#"{"grant": "deviceCode", "tokenURL": "/t", "deviceURL": "/d", "clientId": " "}"#)
+      .contains("requests[0].auth.oauth2.clientId: empty"))
   }
 
   @Test func theTokenRequestsOfEachGrantAndClientAuth() throws {
