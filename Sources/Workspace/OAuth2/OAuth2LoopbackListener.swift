@@ -166,6 +166,11 @@ final class LoopbackListener: @unchecked Sendable {
     }
     connection.head += chunk[..<count]
     let head = connection.head
+    // A method is capital letters: anything else (a TLS handshake, binary) is not HTTP.
+    let method = head.prefix { $0 != 32 }
+    if method.count > 16 || method.contains(where: { !(65...90).contains($0) }) {
+      return answer(&connection, 400, "reqbench: this is not a request reqbench understands; it was ignored.")
+    }
     guard let lineEnd = head.firstIndex(of: 10) else {
       if head.count <= Self.maxLineBytes { return .open }
       return answer(&connection, 400, "reqbench: the request line is too long; it was ignored.")
