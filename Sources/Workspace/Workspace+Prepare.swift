@@ -249,6 +249,8 @@ extension Workspace {
     if var oauth2 {
       oauth2.insecure = template.insecure
       oauth2.tls = tls
+      // The request's timeout and deadline bound its token too (60 s without a deadline).
+      oauth2.timeouts = Timeouts(idle: template.timeout, deadline: template.deadline ?? OAuth2Client.defaultDeadline)
       request.authorizer = scope.sources.oauth2?.authorizer(for: oauth2)
     }
     return request

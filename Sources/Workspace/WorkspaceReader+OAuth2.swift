@@ -56,6 +56,10 @@ extension WorkspaceReader {
     }
     let tokenURL = required("tokenURL", for: grantName)
     let clientId = required("clientId", for: grantName)
+    if let clientId, clientId.allSatisfy({ $0 == " " || $0 == "\t" }) {
+      // Every grant sends it; an empty one is refused by the server only at the first send.
+      fail(path.appending("clientId"), "empty; write the client's id, as the authorization server registered it")
+    }
     let grant: OAuth2Grant?
     switch grantName {
     case "clientCredentials":

@@ -57,7 +57,7 @@ enum AuthCommand {
     guard let workspace = CLI.loadWorkspace(path),
       let stateFolder = CLI.stateFolder(forWorkspace: workspaceURL, override: stateDirectory)
     else { return ExitStatus.usage }
-    let tokens = CLI.oauth2Tokens(stateFolder: stateFolder, asksOnStderr: true)
+    let tokens = CLI.oauth2Tokens(stateFolder: stateFolder, asking: .stderr)
     if clear {
       do {
         let removed = try tokens.clear()

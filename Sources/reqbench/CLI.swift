@@ -153,7 +153,7 @@ enum CLI {
       return ExitStatus.usage
     }
     // Not on stderr (it is the screen): `TUIRuntime` makes the interactive grants ask in a box.
-    let tokens = oauth2Tokens(stateFolder: stateFolder, asksOnStderr: false)
+    let tokens = oauth2Tokens(stateFolder: stateFolder, asking: .elsewhere)
     sources.oauth2 = tokens
     defer { tokens.flush() }
     let agent = makeAgent(for: workspace, stateFolder: stateFolder, concurrency: nil)
@@ -240,36 +240,79 @@ enum CLI {
     return Agent(configuration: configuration)
   }
 
+  /// Who the interactive OAuth 2.0 grants (authorization code, device code) ask.
+  enum OAuth2Asking {
+    /// The user, on stderr: `auth`, and `run` and `flow` at a terminal (`hasTerminal`).
+    case stderr
+    /// Nobody: `run` and `flow` without a terminal (a script, CI, cron). Such a grant fails at
+    /// once saying how to get the token first (`reqbench auth WORKSPACE REQUEST`, the TUI); a
+    /// token already kept (or refreshed with its refresh token) is used as usual.
+    case nobody(workspace: String)
+    /// The TUI, which sets `interactive` itself (its box).
+    case elsewhere
+  }
+
+  /// Whether a person is at a terminal to ask: stderr (where the prompt goes) is one, and so is
+  /// stdin or stdout (`run … | jq` at a terminal still asks; a pipeline in CI does not).
+  static var hasTerminal: Bool { Terminal.stderrIsTTY && (isatty(STDIN_FILENO) == 1 || Terminal.stdoutIsTTY) }
+
   /// The workspace's OAuth 2.0 tokens (`STATE/oauth2`); a file that cannot be written is a warning.
-  /// With `asksOnStderr` (`run`, `flow`, `auth`) the interactive grants talk to the user on
-  /// stderr: the authorization URL (opened with `xdg-open` when there is a display) or the device
-  /// code and its verification URL, then the command waits (bounded: 300 s for the redirect, the
-  /// device code's own expiry) and the request goes on with the token. Without it they fail
-  /// saying to run `reqbench auth`.
-  static func oauth2Tokens(stateFolder: URL, asksOnStderr: Bool) -> OAuth2Tokens {
+  /// Asking on `.stderr`, the interactive grants print the authorization URL (opened with
+  /// `xdg-open` when there is a display) or the device code and its verification URL, then the
+  /// command waits (bounded: 300 s for the redirect, the device code's own expiry) and the
+  /// request goes on with the token. Asking `.nobody`, they fail at once.
+  static func oauth2Tokens(stateFolder: URL, asking: OAuth2Asking) -> OAuth2Tokens {
     let tokens = OAuth2Tokens(stateFolder: stateFolder) { error in
       Terminal.error("reqbench: warning: OAuth 2.0 token not kept: \(error.description)")
     }
-    guard asksOnStderr else { return tokens }
-    tokens.interactive = { client, send, done in
-      switch client.grant {
-      case .authorizationCode:
-        OAuth2AuthorizationCode.run(
-          client, open: { AuthCommand.openInBrowser($0, label: client.label) }, send: send, done: done)
-      case .deviceCode:
-        OAuth2DeviceCode.run(
-          client,
-          show: { code in
-            Terminal.error(
-              "reqbench: \(client.label): open \(code.verificationURI) and enter the code \(code.userCode)"
-                + (code.verificationURIComplete.map { " (or open \($0))" } ?? "") + "; waiting for the approval")
-          }, send: send, done: done)
-      case .clientCredentials, .password:
-        // Not interactive: OAuth2Tokens fetches these itself.
-        done(.failure(ExchangeError(kind: .authorization, message: "\(client.label): not an interactive grant")))
+    switch asking {
+    case .elsewhere: break
+    case .nobody(let workspace):
+      tokens.interactive = { client, _, done in done(.failure(nobodyToAsk(client, workspace: workspace))) }
+    case .stderr:
+      tokens.interactive = { client, send, done in
+        switch client.grant {
+        case .authorizationCode:
+          OAuth2AuthorizationCode.run(
+            client, open: { AuthCommand.openInBrowser($0, label: client.label) }, send: send, done: done)
+        case .deviceCode:
+          OAuth2DeviceCode.run(
+            client,
+            show: { code in
+              Terminal.error(
+                "reqbench: \(client.label): open \(code.verificationURI) and enter the code \(code.userCode)"
+                  + (code.verificationURIComplete.map { " (or open \($0))" } ?? "") + "; waiting for the approval")
+            }, send: send, done: done)
+        case .clientCredentials, .password:
+          // Not interactive: OAuth2Tokens fetches these itself.
+          done(.failure(ExchangeError(kind: .authorization, message: "\(client.label): not an interactive grant")))
+        }
       }
     }
     return tokens
+  }
+
+  /// `oauth2 › repos: the authorizationCode grant needs a person at a browser, and this run has
+  /// no terminal to ask on; get the token once with `reqbench auth w.json repos` (or in the TUI,
+  /// `reqbench w.json`): it is kept, and used and refreshed here from then on`.
+  static func nobodyToAsk(_ client: OAuth2Client, workspace: String) -> ExchangeError {
+    let prefix = "oauth2 › "
+    let name = client.label.hasPrefix(prefix) ? String(client.label.dropFirst(prefix.count)) : client.label
+    let person: String
+    if case .deviceCode = client.grant { person = "a person at another device" } else { person = "a person at a browser" }
+    return ExchangeError(
+      kind: .authorization,
+      message: "\(client.label): the \(client.grant.name) grant needs \(person), and this run has no terminal to ask on; "
+        + "get the token once with `reqbench auth \(shellWord(workspace)) \(shellWord(name))` (or in the TUI, "
+        + "`reqbench \(shellWord(workspace))`): it is kept, and used and refreshed here from then on")
+  }
+
+  /// `word` as one shell word: as it is when nothing in it is special to a shell, else quoted.
+  static func shellWord(_ word: String) -> String {
+    let plain = !word.isEmpty && word.unicodeScalars.allSatisfy {
+      ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "/._-+:@%=,".unicodeScalars.contains($0)
+    }
+    return plain ? word : CurlExporter.quote(word)
   }
 
   /// The workspace's cookie jars for a command that sends requests; a jar that cannot be read

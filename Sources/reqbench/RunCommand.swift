@@ -125,7 +125,8 @@ struct RunCommand {
     let cookies = options.cookies ? CLI.cookieJars(stateFolder: stateFolder) : nil
     sources.cookies = cookies
     defer { cookies?.flush() }
-    let tokens = CLI.oauth2Tokens(stateFolder: stateFolder, asksOnStderr: true)
+    let tokens = CLI.oauth2Tokens(
+      stateFolder: stateFolder, asking: CLI.hasTerminal ? .stderr : .nobody(workspace: options.workspace))
     sources.oauth2 = tokens
     defer { tokens.flush() }
     var results = [RunResult?](repeating: nil, count: templates.count)

@@ -25,6 +25,8 @@ Endpoints:
   POST /test/revoke                client_id=…: its access tokens are revoked (refresh tokens kept)
   POST /test/revoke-refresh        client_id=…: its refresh tokens are revoked too
   GET  /test/stats                 token requests per client and grant type, since start
+  ANY  /test/redirect?status=S&to=URL   answers S (a 3xx, default 307) with Location: URL, the
+                                   token or device endpoint that sends its client elsewhere
   POST /test/reset                 forgets every token and count
 """
 
@@ -386,6 +388,14 @@ def revoke_refresh():
                 record.revoked = True
                 record.refresh_revoked = True
     return jsonify(ok=True)
+
+
+@app.route("/test/redirect", methods=["GET", "POST"])
+def redirect_elsewhere():
+    status = int(request.args.get("status", "307") or 307)
+    if not 300 <= status <= 399:
+        return jsonify(error="status must be a 3xx"), 400
+    return "", status, {"Location": request.args.get("to", "/token")}
 
 
 @app.get("/test/stats")

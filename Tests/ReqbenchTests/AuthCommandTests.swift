@@ -179,4 +179,60 @@ struct AuthCommandTests {
     #expect(url.hasPrefix(server + "/authorize?response_type=code&client_id=web&redirect_uri=http%3A//127.0.0.1%3A"))
     #expect(auth.stderr.contains("open this URL to authorize (waiting for the redirect):\n  " + url), "\(auth.stderr)")
   }
+
+  /// `run` without a terminal (here: every stream a pipe) cannot ask anyone to log in: a grant
+  /// that needs a person fails at once, saying how to get the token; once `auth` got it (the
+  /// fake browser approving), `run` uses the kept token. A device code the same way.
+  @Test func aRunWithoutATerminalFailsAtOnceForAGrantThatNeedsAPersonAndUsesAKeptToken() throws {
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let server = try TestServer.oauth.baseURL
+    let path = folder.appendingPathComponent("web.json").path
+    try #"""
+    {"version": 1, "baseURL": "\#(server)/",
+     "requests": [
+       {"name": "repos", "url": "api/me", "auth": {"oauth2": {"grant": "authorizationCode",
+         "authorizationURL": "authorize", "tokenURL": "token", "clientId": "web", "clientSecret": "{{secret.web}}"}}},
+       {"name": "tv/me", "url": "api/me", "auth": {"oauth2": {"grant": "deviceCode",
+         "deviceURL": "device_authorization", "tokenURL": "token", "clientId": "tv"}}}
+     ]}
+    """#.write(toFile: path, atomically: true, encoding: .utf8)
+    let bin = folder.appendingPathComponent("bin")
+    try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+    let script = bin.appendingPathComponent("xdg-open")
+    try """
+      #!/bin/sh
+      location=$(curl -s -m 10 -o /dev/null -w '%{redirect_url}' -X POST -d confirm=yes "$1")
+      curl -s -m 10 -o /dev/null "$location"
+      """.write(to: script, atomically: true, encoding: .utf8)
+    chmod(script.path, 0o755)
+    var env = environment
+    env["REQBENCH_SECRET_WEB"] = "web-secret"
+    env["PATH"] = bin.path + ":" + (env["PATH"] ?? "/usr/bin:/bin")
+    env["DISPLAY"] = ":99"
+    env["WAYLAND_DISPLAY"] = nil
+    func run(_ name: String) throws -> (ProcessResult, seconds: Double) {
+      let started = Date()
+      let result = try runProcess(try reqbenchBinary, ["run", path, name], environment: env, currentDirectory: folder, timeout: 30)
+      return (result, Date().timeIntervalSince(started))
+    }
+
+    let (code, codeSeconds) = try run("repos")
+    #expect(code.status == 1)
+    #expect(codeSeconds < 10, "the run waited \(codeSeconds) s")
+    #expect(
+      code.stderr.contains(
+        "oauth2 › repos: the authorizationCode grant needs a person at a browser, and this run has no terminal to ask on; "
+          + "get the token once with `reqbench auth \(path) repos` (or in the TUI, `reqbench \(path)`)"), "\(code.stderr)")
+    #expect(!code.stderr.contains("open this URL"))
+    let (device, deviceSeconds) = try run("tv/me")
+    #expect(device.status == 1)
+    #expect(deviceSeconds < 10)
+    #expect(device.stderr.contains("oauth2 › tv/me: the deviceCode grant needs a person at another device"), "\(device.stderr)")
+
+    let auth = try runProcess(try reqbenchBinary, ["auth", path, "repos"], environment: env, currentDirectory: folder, timeout: 60)
+    #expect(auth.status == 0, "\(auth.stderr)")
+    let (kept, _) = try run("repos")
+    #expect(kept.status == 0, "\(kept.stderr)")
+    #expect(kept.stdout.contains(#""client":"web""#), "\(kept.stdout)")
+  }
 }

@@ -85,10 +85,14 @@ public enum OAuth2AuthorizationCode {
     // the browser that brings the redirect here.
     DispatchQueue.global().async { open(url) }
     Thread.detachNewThread {
+      // Only the redirect with this grant's state ends the wait: any other request (a stray
+      // tab, another program, a forged redirect) is answered and the listener goes on waiting.
       let answer = listener.waitForRedirect(timeout: timeout, cancelled: { cancellation?.isCancelled == true }) { query in
-        if query["state"] != state { return (400, "reqbench: the state does not match this request; nothing was done.") }
-        if query["code"] != nil { return (200, "reqbench: authorized. You can close this tab.") }
-        return (400, "reqbench: the authorization was not given (\(query["error"] ?? "no code")).")
+        guard query["state"] == state else {
+          return .refuse(400, "reqbench: this is not the redirect reqbench is waiting for (its state does not match); it was ignored.")
+        }
+        if query["code"] != nil { return .accept(200, "reqbench: authorized. You can close this tab.") }
+        return .accept(400, "reqbench: the authorization was not given (\(query["error"] ?? "no code")).")
       }
       listener.close()
       if cancellation?.isCancelled == true {
@@ -98,13 +102,9 @@ public enum OAuth2AuthorizationCode {
       switch answer {
       case .failure(let timeout): fail(timeout.message)
       case .success(let query):
-        guard query["state"] == state else {
-          fail("the redirect's state does not match the one sent (a forged or stale redirect); nothing was exchanged")
-          return
-        }
         guard let code = query["code"] else {
-          let error = query["error"] ?? "no code"
-          let text = query["error_description"].map { " (\($0))" } ?? ""
+          let error = ControlEscaping.visible(String((query["error"] ?? "no code").prefix(100)))
+          let text = query["error_description"].map { " (" + ControlEscaping.visible(String($0.prefix(300))) + ")" } ?? ""
           fail("the authorization server answered \(error)\(text)")
           return
         }
@@ -115,112 +115,5 @@ public enum OAuth2AuthorizationCode {
         send(request) { result in done(client.token(from: result, step: "token")) }
       }
     }
-  }
-}
-
-/// A one-shot HTTP listener on 127.0.0.1 for the redirect (RFC 8252 §7.3): it answers the first
-/// request to its path and gives back the query.
-final class LoopbackListener: @unchecked Sendable {
-  struct Failure: Error { var message: String }
-  let redirect: String
-  private let path: String
-  private var fd: Int32
-
-  init(redirectURL: String?) throws(Failure) {
-    var port: UInt16 = 0
-    var path = "/callback"
-    if let redirectURL {
-      let parts = URLResolver.split(redirectURL)
-      guard let components = URLComponents(string: redirectURL), components.scheme == "http",
-        components.host == "127.0.0.1", parts.scheme != nil
-      else {
-        throw Failure(message: "redirectURL must be http://127.0.0.1:PORT/PATH (a loopback redirect, RFC 8252), not \(redirectURL)")
-      }
-      port = UInt16(clamping: components.port ?? 0)
-      if !components.path.isEmpty { path = components.path }
-    }
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw Failure(message: "cannot open a socket: \(String(cString: strerror(errno)))") }
-    var yes: Int32 = 1
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = port.bigEndian
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let bound = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    guard bound == 0, listen(fd, 4) == 0 else {
-      let reason = String(cString: strerror(errno))
-      Glibc.close(fd)
-      throw Failure(message: "cannot listen on 127.0.0.1:\(port) for the redirect: \(reason)")
-    }
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    withUnsafeMutablePointer(to: &address) {
-      _ = $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-    }
-    self.fd = fd
-    self.path = path
-    redirect = "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))\(path)"
-  }
-
-  /// Waits for a request to the redirect's path (others get a 404), answers it with what
-  /// `respond` says of its query, and returns the query; gives up after `timeout` seconds, or
-  /// within a quarter of a second of `cancelled` saying so.
-  func waitForRedirect(
-    timeout: Double, cancelled: () -> Bool = { false }, respond: ([String: String]) -> (Int, String)
-  ) -> Result<[String: String], ListenerTimeout> {
-    let deadline = Date().addingTimeInterval(timeout)
-    while true {
-      let left = deadline.timeIntervalSinceNow
-      if left <= 0 { return .failure(ListenerTimeout(message: "no redirect came back within \(Int(timeout)) s")) }
-      if cancelled() { return .failure(ListenerTimeout(message: "cancelled")) }
-      var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-      guard poll(&poller, 1, Int32(min(left, 0.25) * 1000)) > 0 else { continue }
-      let client = accept(fd, nil, nil)
-      guard client >= 0 else { continue }
-      defer { Glibc.close(client) }
-      // The request line, at most 8 KB, within 5 s.
-      var buffer = [UInt8](repeating: 0, count: 8192)
-      var count = 0
-      let readDeadline = Date().addingTimeInterval(5)
-      while count < buffer.count, !buffer[..<count].contains(10), Date() < readDeadline {
-        var reader = pollfd(fd: client, events: Int16(POLLIN), revents: 0)
-        guard poll(&reader, 1, 500) > 0 else { continue }
-        let offset = count
-        let n = buffer.withUnsafeMutableBytes { bytes -> Int in
-          guard let base = bytes.baseAddress else { return -1 }
-          return recv(client, base + offset, bytes.count - offset, 0)
-        }
-        if n <= 0 { break }
-        count += n
-      }
-      let line = String(decoding: buffer[..<count].prefix { $0 != 13 && $0 != 10 }, as: UTF8.self)
-      let words = line.split(separator: " ")
-      guard words.count >= 2, let components = URLComponents(string: String(words[1])), components.path == path else {
-        reply(client, 404, "not found")
-        continue
-      }
-      var query: [String: String] = [:]
-      for item in components.queryItems ?? [] { query[item.name] = item.value ?? "" }
-      let (status, text) = respond(query)
-      reply(client, status, text)
-      return .success(query)
-    }
-  }
-
-  struct ListenerTimeout: Error { var message: String }
-
-  private func reply(_ client: Int32, _ status: Int, _ text: String) {
-    let body = "<!doctype html><meta charset=utf-8><title>reqbench</title><p>\(XMLText.escaped(text))</p>\n"
-    let head = "HTTP/1.1 \(status) \(status == 200 ? "OK" : status == 404 ? "Not Found" : "Bad Request")\r\n"
-      + "Content-Type: text/html; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n"
-    let bytes = Array((head + body).utf8)
-    _ = bytes.withUnsafeBytes { send(client, $0.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) }
-  }
-
-  func close() {
-    if fd >= 0 { Glibc.close(fd) }
-    fd = -1
   }
 }

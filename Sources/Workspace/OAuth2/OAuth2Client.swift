@@ -23,6 +23,16 @@ public struct OAuth2Client: Sendable, Equatable {
   /// Certificate settings of the request, used for the token endpoint too.
   public var insecure = false
   public var tls: TLSSettings?
+  /// The idle timeout and deadline of every request the client makes (the token request, a
+  /// refresh, the device endpoint, each device-code poll): the request's own `timeout` and
+  /// `deadline`, so its token is bound by them too (`Workspace.prepare`); 60 s without a deadline.
+  public var timeouts = Timeouts(idle: 30, deadline: OAuth2Client.defaultDeadline)
+
+  /// The deadline of a token request when its request has none, in seconds.
+  public static let defaultDeadline: Double = 60
+  /// The most bytes a token (or device) endpoint's answer may have: a token answer is a few KB;
+  /// more stops the transfer (`answer(of:step:)`).
+  public static let maxAnswerBytes: Int64 = 1 << 20
 
   public init(
     grant: OAuth2Grant, tokenURL: String, clientId: String, clientSecret: String? = nil, scope: String? = nil,
@@ -72,7 +82,10 @@ public struct OAuth2Client: Sendable, Equatable {
 
   /// A POST of `fields` to `url` (the token endpoint unless given), with the client's
   /// authentication: its Basic header, or `client_id` (and `client_secret`) in the body. A public
-  /// client (no secret) always sends its `client_id` in the body.
+  /// client (no secret) always sends its `client_id` in the body. It follows no redirect (its
+  /// form holds the client's secret, a password, a refresh token or a code verifier, and its
+  /// answer must come from the endpoint itself: a 3xx is a failure, `answer(of:step:)`), its
+  /// answer is capped at `maxAnswerBytes`, and it has the request's `timeouts`.
   func post(_ fields: [(String, String)], to url: String? = nil, step: String) -> Request {
     var fields = fields
     if clientAuth == .body || clientSecret == nil {
@@ -81,8 +94,9 @@ public struct OAuth2Client: Sendable, Equatable {
     }
     var request = Request(
       name: label, method: .POST, url: url ?? tokenURL, headers: ["Accept": "application/json"],
-      body: .form(fields), timeouts: Timeouts(idle: 30, deadline: 60), priority: .high, insecure: insecure,
+      body: .form(fields), timeouts: timeouts, priority: .high, followRedirects: false, insecure: insecure,
       dedup: false, secrets: secrets, tls: tls)
+    request.maxBodyBytes = Self.maxAnswerBytes
     if let basic = basicHeader { request.headers["Authorization"] = basic }
     // What the endpoint answers is judged here (an OAuth error is a 400 or 401 with a JSON body).
     request.validation = Validation(status: [100...599])
@@ -113,33 +127,70 @@ public struct OAuth2Client: Sendable, Equatable {
     return request
   }
 
-  /// Reads the token endpoint's answer: a token (RFC 6749 §5.1), or the step's failure in words
-  /// (§5.2: `token endpoint answered 401: invalid_client (…)`), never naming a secret.
-  func token(from result: ExchangeResult, step: String, now: Date = Date()) -> Result<OAuth2Token, ExchangeError> {
-    let redaction = Redaction(secrets: result.request.secrets)
-    func failure(_ message: String) -> ExchangeError {
-      ExchangeError(kind: .authorization, message: "\(label): " + redaction.apply(message), status: result.response?.status)
+  /// What an endpoint of the client's answered `result`, when it answered with a status of its
+  /// own: the response and its body's JSON object (nil when the body is not one). Else the
+  /// step's failure in words, never naming a secret: no answer (`cannot connect`), an answer
+  /// that timed out (the request's `timeout` or `deadline`) or grew past `maxAnswerBytes`, or a
+  /// redirect (3xx with a `Location`), which is never followed: `token: token endpoint
+  /// redirected (307) to http://…; tokens are only taken from the token endpoint itself`.
+  func answer(of result: ExchangeResult, step: String, endpoint: String = "token endpoint")
+    -> Result<(response: Response, object: JSONObject?), ExchangeError>
+  {
+    guard result.state == .succeeded, let response = result.response else {
+      switch result.error?.transport {
+      case .timedOut?:
+        // `timed out: no data for 3 s`, `timed out: Operation timed out after 5000 milliseconds …`
+        let message = result.error?.message ?? ""
+        let reason = message.hasPrefix("timed out") ? message : "timed out: " + message
+        return .failure(failure("\(step): the \(endpoint) \(reason)", result))
+      case .bodyTooLarge?:
+        return .failure(failure(
+          "\(step): the \(endpoint)'s answer is over \(Self.maxAnswerBytes >> 20) MB: stopped (an OAuth 2.0 answer is a few KB)",
+          result))
+      default:
+        let reason = result.error?.message ?? result.state.rawValue
+        return .failure(failure("\(step): the \(endpoint) did not answer: \(reason)", result))
+      }
     }
-    guard let response = result.response else {
-      let reason = result.error?.message ?? result.state.rawValue
-      return .failure(failure("\(step): the token endpoint did not answer: \(reason)"))
+    if (300...399).contains(response.status), let location = response.headers["Location"], !location.isEmpty {
+      let target = (try? URLResolver.resolve(location, against: result.request.url)) ?? location
+      let shown = ControlEscaping.visible(target.count > 200 ? String(target.prefix(200)) + "…" : target)
+      let what = endpoint == "token endpoint" ? "tokens are" : "its answers are"
+      return .failure(failure(
+        "\(step): \(endpoint) redirected (\(response.status)) to \(shown); \(what) only taken from the \(endpoint) itself",
+        result))
     }
     let object = ((try? response.body.bytes()).flatMap { try? JSONParser.parse($0) })?.objectValue
+    return .success((response, object))
+  }
+
+  /// Reads the token endpoint's answer: a token (RFC 6749 §5.1), or the step's failure in words
+  /// (§5.2: `token endpoint answered 401: invalid_client (…)`; `answer(of:step:)`), never naming
+  /// a secret.
+  func token(from result: ExchangeResult, step: String, now: Date = Date()) -> Result<OAuth2Token, ExchangeError> {
+    let response: Response
+    let object: JSONObject?
+    switch answer(of: result, step: step) {
+    case .failure(let error): return .failure(error)
+    case .success(let answer): (response, object) = answer
+    }
     guard (200...299).contains(response.status) else {
       var message = "\(step): token endpoint answered \(response.status)"
       if let code = object?["error"]?.stringValue {
-        message += ": " + ControlEscaping.visible(code)
+        message += ": " + ControlEscaping.visible(String(code.prefix(100)))
         if let text = object?["error_description"]?.stringValue, !text.isEmpty {
           message += " (" + ControlEscaping.visible(String(text.prefix(300))) + ")"
         }
       }
-      return .failure(failure(message))
+      return .failure(failure(message, result))
     }
     guard let object, let access = object["access_token"]?.stringValue, !access.isEmpty else {
-      return .failure(failure("\(step): the token endpoint's answer (\(response.status)) has no access_token"))
+      return .failure(failure("\(step): the token endpoint's answer (\(response.status)) has no access_token", result))
     }
     if let type = object["token_type"]?.stringValue, type.lowercased() != "bearer" {
-      return .failure(failure("\(step): the token endpoint gave a token of type \(ControlEscaping.visible(type)); only Bearer tokens are supported"))
+      return .failure(failure(
+        "\(step): the token endpoint gave a token of type \(ControlEscaping.visible(String(type.prefix(100)))); only Bearer tokens are supported",
+        result))
     }
     var expiresAt: Date?
     if let seconds = object["expires_in"]?.doubleValue, seconds.isFinite, seconds >= 0 {
@@ -149,6 +200,13 @@ public struct OAuth2Client: Sendable, Equatable {
       OAuth2Token(
         accessToken: access, refreshToken: object["refresh_token"]?.stringValue, expiresAt: expiresAt,
         scope: object["scope"]?.stringValue, obtainedAt: now))
+  }
+
+  /// The step's failure: `oauth2 › NAME: ` and `message`, every secret of the request masked.
+  func failure(_ message: String, _ result: ExchangeResult) -> ExchangeError {
+    ExchangeError(
+      kind: .authorization, message: "\(label): " + Redaction(secrets: result.request.secrets).apply(message),
+      status: result.response?.status)
   }
 }
 

@@ -31,15 +31,18 @@ public enum OAuth2DeviceCode {
     if let scope = client.scope, !scope.isEmpty { fields.append(("scope", scope)) }
     if let audience = client.audience, !audience.isEmpty { fields.append(("audience", audience)) }
     send(client.post(fields, to: deviceURL, step: "device")) { result in
-      guard let response = result.response else {
-        fail("device: the device endpoint did not answer: \(result.error?.message ?? result.state.rawValue)")
+      let response: Response
+      let object: JSONObject?
+      switch client.answer(of: result, step: "device", endpoint: "device endpoint") {
+      case .failure(let error):
+        done(.failure(error))
         return
+      case .success(let answer): (response, object) = answer
       }
-      let object = ((try? response.body.bytes()).flatMap { try? JSONParser.parse($0) })?.objectValue
       guard (200...299).contains(response.status), let object, let deviceCode = object["device_code"]?.stringValue,
         let userCode = object["user_code"]?.stringValue, let uri = object["verification_uri"]?.stringValue
       else {
-        let code = object?["error"]?.stringValue.map { ": " + ControlEscaping.visible($0) } ?? ""
+        let code = object?["error"]?.stringValue.map { ": " + ControlEscaping.visible(String($0.prefix(100))) } ?? ""
         fail("device: the device endpoint answered \(response.status)\(code)")
         return
       }
@@ -75,7 +78,9 @@ public enum OAuth2DeviceCode {
         step: "token")
       request.secrets.append(authorization.deviceCode)
       send(request) { result in
-        let error = ((try? result.response?.body.bytes()).flatMap { try? JSONParser.parse($0) })?.objectValue?["error"]?.stringValue
+        // A poll that did not get an answer of the endpoint's own (no answer, a redirect, one
+        // too big) ends the grant as any token request does.
+        let error = (try? client.answer(of: result, step: "token").get())?.object?["error"]?.stringValue
         switch error {
         case "authorization_pending":
           poll(client, authorization, deadline: deadline, interval: interval, cancellation: cancellation, send: send, done: done)
