@@ -30,9 +30,16 @@ public final class CookieJar: @unchecked Sendable, Equatable {
   /// environment): part of a request's `credentialIdentity`, so a response cached for one jar's
   /// session is not served to another's.
   public let name: String
+  /// How many cookies the jar keeps (browsers' bounds by default): enforced when cookies are
+  /// added and after each exchange that received a `Set-Cookie`.
+  public let limits: CookieLimits
+  /// When the jar first held each cookie (by `Cookie.key`): the age `limits` evicts by.
+  private var ordinals: [String: UInt64] = [:]
+  private var nextOrdinal: UInt64 = 0
 
-  public init(name: String = "default") {
+  public init(name: String = "default", limits: CookieLimits = .browsers) {
     self.name = name
+    self.limits = limits
     Curl.initializeOnce()
     // rb_cookie_share_new fails only when out of memory.
     guard let share = rb_cookie_share_new() else { preconditionFailure("curl_share_init failed: out of memory") }
@@ -66,18 +73,71 @@ public final class CookieJar: @unchecked Sendable, Equatable {
     }
   }
 
-  /// Adds cookies (curl replaces one of the same domain, path and name). Returns how many curl
-  /// took.
+  /// Every cookie, oldest first (the order the jar's file keeps, so the next process knows
+  /// which are the oldest).
+  public var cookiesOldestFirst: [Cookie] {
+    let all = cookies
+    return lock.withLock {
+      note(all, whole: true)
+      return all.sorted { ordinals[$0.key, default: 0] < ordinals[$1.key, default: 0] }
+    }
+  }
+
+  /// Adds cookies, oldest first (curl replaces one of the same domain, path and name; an expired
+  /// one removes it), within the jar's `limits`: a list over them (a jar file of a million lines)
+  /// is cut before curl sees it, so adding is linear in the list. Returns how many the jar holds
+  /// now of those given.
   @discardableResult
   public func add(_ cookies: [Cookie]) -> Int {
     guard !cookies.isEmpty else { return 0 }
-    let keys = Set(cookies.map(\.key))
+    // One of each key, at the place it first had, with its last value.
+    var position: [String: Int] = [:]
+    var unique: [Cookie] = []
+    unique.reserveCapacity(cookies.count)
+    for cookie in cookies {
+      if let index = position[cookie.key] {
+        unique[index] = cookie
+      } else {
+        position[cookie.key] = unique.count
+        unique.append(cookie)
+      }
+    }
+    // An expired cookie is given to curl all the same: it removes the one it replaces.
+    let now = Date()
+    let evicted = limits.evictions(oldestFirst: unique, now: now)
+    let given = evicted.isEmpty ? unique : unique.filter { !evicted.contains($0.key) || $0.isExpired(at: now) }
+    lock.withLock { note(given, whole: false) }
     withEasyHandle { handle in
-      for cookie in cookies {
+      for cookie in given {
         _ = cookie.netscapeLine.withCString { rb_easy_setopt_pointer(handle, CURLOPT_COOKIELIST, $0) }
       }
     }
+    enforceLimits()
+    let keys = Set(given.map(\.key))
     return self.cookies.filter { keys.contains($0.key) }.count
+  }
+
+  /// Removes what is over the jar's `limits`: expired cookies, then the oldest of a host over its
+  /// share, then the oldest in the jar. Returns how many went.
+  @discardableResult
+  public func enforceLimits(now: Date = Date()) -> Int {
+    let oldestFirst = cookiesOldestFirst
+    let evicted = limits.evictions(oldestFirst: oldestFirst, now: now)
+    guard !evicted.isEmpty else { return 0 }
+    return remove { evicted.contains($0.key) }
+  }
+
+  /// Gives the cookies the jar did not know yet their age (after those it knew), and forgets the
+  /// age of those it no longer holds when `all` is the whole jar. Under `lock`.
+  private func note(_ all: [Cookie], whole: Bool) {
+    for cookie in all where ordinals[cookie.key] == nil {
+      nextOrdinal += 1
+      ordinals[cookie.key] = nextOrdinal
+    }
+    if whole && ordinals.count > 2 * all.count + 64 {
+      let present = Set(all.map(\.key))
+      ordinals = ordinals.filter { present.contains($0.key) }
+    }
   }
 
   /// Removes the cookies `shouldRemove` picks; returns how many went. (curl has no command to
@@ -129,8 +189,10 @@ public final class CookieJar: @unchecked Sendable, Equatable {
     lock.withLock { changeHandler = handler }
   }
 
-  /// The engine: a transfer with this jar received a `Set-Cookie`.
+  /// The engine: a transfer with this jar received a `Set-Cookie` (on the engine thread, before
+  /// the next transfer of the exchange: each redirect's cookies are bounded before the next hop).
   func noteChanged() {
+    enforceLimits()
     let handler = lock.withLock { () -> (@Sendable () -> Void)? in
       changes += 1
       return changeHandler

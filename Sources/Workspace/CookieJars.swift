@@ -185,17 +185,23 @@ public final class CookieJarFile: @unchecked Sendable {
   /// no cookie are skipped, and go at the next write), and starts listening for changes. Callers
   /// that come while the first one reads wait for it.
   func loadOnce() {
-    loadLock.withLock {
-      guard !loaded else { return }
+    let overBounds = loadLock.withLock { () -> Bool in
+      guard !loaded else { return false }
       loaded = true
+      var overBounds = false
       queue.sync {
         if case .cookies(let cookies) = readFile() {
           jar.add(cookies)
           base = Self.keyed(cookies)
+          overBounds = jar.cookies.count < base.count
         }
       }
       jar.onChange { [weak self] in self?.saveSoon() }
+      return overBounds
     }
+    // A file over the jar's bounds (written by another program, or before them) is written
+    // back within them, so the next command reads no more than it keeps.
+    if overBounds { saveSoon() }
   }
 
   /// Merges into the jar what another process wrote to the file since this one last read or
@@ -390,7 +396,7 @@ public final class CookieJarFile: @unchecked Sendable {
         return
       }
       let now = Date()
-      let cookies = jar.cookies.filter { !$0.isExpired(at: now) }
+      let cookies = jar.cookiesOldestFirst.filter { !$0.isExpired(at: now) }
       do throws(FileError) {
         try AtomicFile.write(Array(Cookie.file(cookies).utf8), to: url, permissions: 0o600)
         lastStamp = Stamp(url)

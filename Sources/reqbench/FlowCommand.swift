@@ -50,6 +50,8 @@ struct FlowCommand {
       overrides: Dictionary(options.variables, uniquingKeysWith: { _, last in last }),
       environment: options.environment, secrets: secrets)
     let cookies = options.cookies ? CLI.cookieJars(stateFolder: stateFolder) : nil
+    // Read before a signal has a handler: a signal while a large jar loads ends the command at once.
+    _ = cookies?.jar(environment: options.environment)
     sources.cookies = cookies
     defer { cookies?.flush() }
     let tokens = CLI.oauth2Tokens(

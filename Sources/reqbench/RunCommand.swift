@@ -76,6 +76,11 @@ struct RunCommand {
     let agent = CLI.makeAgent(for: workspace, stateFolder: stateFolder, concurrency: options.concurrency)
     defer { agent.shutdown() }
 
+    // The environment's cookie jar, written after the exchanges that changed it. Read before a
+    // signal has a handler: a signal while a large jar loads ends the command at once.
+    let cookies = options.cookies ? CLI.cookieJars(stateFolder: stateFolder) : nil
+    _ = cookies?.jar(environment: options.environment)
+
     // Bounded by the stream events' bytes waiting to be printed: when stdout is slower than the
     // stream, the engine waits for room (as `curl -N` waits on its stdout) instead of the queue
     // holding the stream. A Ctrl-C lifts the bound so the engine sees the cancel at once.
@@ -121,8 +126,6 @@ struct RunCommand {
     var sources = VariableSources(
       overrides: Dictionary(options.variables, uniquingKeysWith: { _, last in last }),
       environment: options.environment, secrets: secrets)
-    // The environment's cookie jar, written after the exchanges that changed it.
-    let cookies = options.cookies ? CLI.cookieJars(stateFolder: stateFolder) : nil
     sources.cookies = cookies
     defer { cookies?.flush() }
     let tokens = CLI.oauth2Tokens(

@@ -128,7 +128,8 @@ import Workspace
     defer { try? FileManager.default.removeItem(at: state) }
     let url = CookieJars.url(in: state, environment: "dev")
     try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-    let cookies = (0..<400).map { Cookie(domain: "127.0.0.1", name: "c\($0)", value: "v\($0)") }
+    // Twenty hosts of twenty: within the jar's bounds (180 a host).
+    let cookies = (0..<400).map { Cookie(domain: "h\($0 % 20).test", name: "c\($0)", value: "v\($0)") }
     try Cookie.file(cookies).write(to: url, atomically: true, encoding: .utf8)
     let seen = LockedCounts()
     for _ in 0..<20 {
@@ -139,6 +140,24 @@ import Workspace
     }
     #expect(seen.all.count == 160)
     #expect(seen.all.allSatisfy { $0 == 400 }, "counts seen: \(Set(seen.all).sorted())")
+  }
+
+  /// A jar file over the bounds (another program's, or one written before them) loads as the
+  /// newest cookies within them and is written back so, once: the next command reads no more.
+  @Test func aJarFileOverTheBoundsIsCutAndWrittenBack() throws {
+    defer { try? FileManager.default.removeItem(at: state) }
+    let url = CookieJars.url(in: state, environment: nil)
+    try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+    let cookies = (0..<40_000).map { Cookie(domain: "h\($0 % 50).test", name: "c\($0)", value: "v") }
+    try Cookie.file(cookies).write(to: url, atomically: true, encoding: .utf8)
+    let jars = CookieJars(stateFolder: state)
+    #expect(jars.jar(environment: nil).cookies.count == 3000)
+    jars.flush()
+    let written = Cookie.parseFile(try String(contentsOf: url, encoding: .utf8)).cookies
+    #expect(written.count == 3000)
+    // The newest were kept, oldest first in the file.
+    #expect(written.last?.name == "c39999")
+    #expect(!written.contains { $0.name == "c0" })
   }
 
   /// The three-way rule, cookie by cookie: what this process left alone takes the file's version
