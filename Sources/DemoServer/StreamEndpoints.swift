@@ -6,7 +6,8 @@ import JSON
 /// - `/sse/ticker` (any method): `event: tick`, `id: N`, `data: {"tick":N,"at":"…"}` every
 ///   `interval` seconds (default 1), `count` events (0 or absent: until the client leaves),
 ///   starting after the request's `Last-Event-ID`. `heartbeat=S` writes a `: heartbeat` comment
-///   every S seconds between events; `retry=MS` sends `retry: MS` first; `drop_after=K` drops the
+///   every S seconds between events; `retry=MS` sends `retry: MS` first (`empty=1`: and ends
+///   there, before any event); `drop_after=K` drops the
 ///   connection after K events of this connection; `eol=cr|crlf|lf` picks the line end; `bom=1`
 ///   starts with a BOM; `size=B` pads each event's data to about B bytes (`"pad":"xx…"`).
 ///   `interval=0` writes the events as fast as the socket takes them, 1,000 to a write. When the
@@ -65,6 +66,8 @@ extension App {
         if request.queryValue("retry") != nil { out += Array("retry: \(retry)\(eol)\(eol)".utf8) }
         if !out.isEmpty { try stream.write(out) }
         out.removeAll(keepingCapacity: true)
+        // `empty=1`: the stream ends before its first event (a server that drops at once).
+        if request.queryValue("empty") == "1" { return }
         var sent = 0
         var n = first
         while n <= last {

@@ -37,6 +37,10 @@ private final class Record {
   var streamOrigin: Double?
   /// The SSE `retry` the server last sent, in milliseconds (it holds across connections).
   var streamRetry: Int?
+  /// Stream events seen before the current connection, and connections in a row that ended
+  /// without one (`ReconnectDelay`'s backoff).
+  var streamEventsBefore = 0
+  var streamEmptyDrops = 0
   /// What the cache lookup found when the request was sent.
   var cacheLookup: ResponseCache.Lookup?
   /// An expired entry being revalidated with a conditional request.
@@ -340,6 +344,8 @@ final class Engine: @unchecked Sendable {
     heir.stream = record.stream
     heir.streamOrigin = record.streamOrigin
     heir.streamRetry = record.streamRetry
+    heir.streamEventsBefore = record.streamEventsBefore
+    heir.streamEmptyDrops = record.streamEmptyDrops
     heir.renewedAuthorization = record.renewedAuthorization
     if let job = record.finalizing { finalizers[ObjectIdentifier(job)] = heir }
     for (ticket, waiting) in authorizing where waiting === record { authorizing[ticket] = heir }
@@ -731,7 +737,12 @@ final class Engine: @unchecked Sendable {
     else { return false }
     if let retry = parser.retryMilliseconds { record.streamRetry = retry }
     record.stream?.lastEventID = parser.lastEventID
-    let delay = record.streamRetry.map { Double($0) / 1000 } ?? configuration.reconnectDelay
+    let seen = record.stream?.total ?? 0
+    record.streamEmptyDrops = seen > record.streamEventsBefore ? 0 : record.streamEmptyDrops + 1
+    record.streamEventsBefore = seen
+    let delay = ReconnectDelay.seconds(
+      asked: record.streamRetry.map { Double($0) / 1000 } ?? configuration.reconnectDelay,
+      emptyDrops: record.streamEmptyDrops)
     if let deadline = record.request.timeouts.deadline, let started = record.startedAt,
       Date().timeIntervalSince(started) + delay >= deadline
     {

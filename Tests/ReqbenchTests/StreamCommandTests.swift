@@ -70,7 +70,7 @@ struct StreamCommandTests {
   @Test func aForcedStreamAndReconnectFromTheWorkspace() throws {
     let (path, folder) = try workspace(#"""
       {"name": "lines", "url": "/text", "stream": "lines"},
-      {"name": "drop", "url": "/sse/ticker?count=4&interval=0&drop_after=2&retry=100", "reconnect": true, "timeout": 0}
+      {"name": "drop", "url": "/sse/ticker?count=4&interval=0&drop_after=2&retry=400", "reconnect": true, "timeout": 0}
       """#)
     defer { try? FileManager.default.removeItem(at: folder) }
     let lines = try runProcess(try reqbenchBinary, ["run", path, "lines", "--json", "--no-history", "--state-dir", folder.path])
@@ -80,7 +80,7 @@ struct StreamCommandTests {
     kill(run.pid, SIGINT)
     let (stdout, stderr) = run.finish()
     #expect(stdout.hasPrefix("{\"tick\":1}\n{\"tick\":2}\n{\"tick\":3}\n{\"tick\":4}\n"), "\(stdout)")
-    #expect(stderr.contains("drop: connection lost: transfer closed with outstanding read data remaining; reconnect 1 in 0.1 s"), "\(stderr)")
+    #expect(stderr.contains("drop: connection lost: transfer closed with outstanding read data remaining; reconnect 1 in 0.4 s"), "\(stderr)")
   }
 
   @Test func aChainCapturesFromTheLastEventAndFromTheEventAJQExpressionMatches() throws {

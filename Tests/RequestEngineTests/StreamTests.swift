@@ -179,8 +179,8 @@ struct StreamTests {
     let recorder = EventRecorder(agent)
     var request = Request(
       url: server == "fixture"
-        ? try fixture("/sse/ticker?count=6&interval=0&drop_after=2&retry=100")
-        : try Self.sse("/events?count=6&end_after=2&retry=100"))
+        ? try fixture("/sse/ticker?count=6&interval=0&drop_after=2&retry=400")
+        : try Self.sse("/events?count=6&end_after=2&retry=400"))
     request.reconnect = true
     let id = agent.send(request)
     let all6 = recorder.wait(timeout: 20) { Self.streamEvents($0).count >= 6 }
@@ -195,7 +195,7 @@ struct StreamTests {
     let reconnects = recorder.all.compactMap { if case .reconnecting(_, let count, let delay, _) = $0 { (count, delay) } else { nil } }
     #expect(reconnects.count >= 2)
     #expect(reconnects.first.map { $0.0 } == 1)
-    #expect(reconnects.first.map { $0.1 } == 0.1)  // the server's retry: 100
+    #expect(reconnects.first.map { $0.1 } == 0.4)  // the server's retry: 400
     #expect(result.state == .cancelled)
     #expect((result.stream?.reconnects ?? 0) >= 2)
     #expect(result.stream?.lastEventID == "6")
@@ -217,6 +217,36 @@ struct StreamTests {
     #expect(streamed.map(\.index) == Array(0..<20_000))
     #expect(streamed.last?.data == "{\"tick\":20000}")
     #expect(result.stream?.total == 20_000)
+  }
+
+  @Test func theReconnectWaitHasAFloorAndBacksOffAfterEmptyDrops() {
+    #expect(ReconnectDelay.seconds(asked: 0, emptyDrops: 1) == 0.25)
+    #expect(ReconnectDelay.seconds(asked: 3, emptyDrops: 0) == 3)
+    #expect((1...6).map { ReconnectDelay.seconds(asked: 0, emptyDrops: $0) } == [0.25, 0.5, 1, 2, 4, 8])
+    #expect(ReconnectDelay.seconds(asked: 0, emptyDrops: 1000) == 30)
+    // A server's longer retry is kept, backoff or not.
+    #expect(ReconnectDelay.seconds(asked: 60, emptyDrops: 5) == 60)
+    #expect(ReconnectDelay.seconds(asked: .infinity, emptyDrops: 1) == 0.25)
+  }
+
+  // A stream that asks for `retry: 0` and ends before any event: a few connections, not
+  // thousands, before its deadline (the floor, then the backoff).
+  @Test func aStreamThatDropsAtOnceWithRetryZeroDoesNotStorm() throws {
+    let agent = Agent()
+    defer { agent.shutdown() }
+    let recorder = EventRecorder(agent)
+    let key = uniqueKey()
+    var request = Request(url: try fixture("/sse/ticker?retry=0&empty=1&key=\(key)"))
+    request.reconnect = true
+    request.timeouts.deadline = 3
+    let result = agent.sendAndWait(request)
+    #expect(result.state == .failed || result.state == .succeeded)
+    let delays = recorder.all.compactMap { if case .reconnecting(_, _, let delay, _) = $0 { delay } else { nil } }
+    #expect(delays.first == 0.25)
+    #expect(delays == delays.sorted(), "each wait at least the one before: \(delays)")
+    // 0.25 + 0.5 + 1 s fit in 3 s, then 2 s more does not.
+    let connections = try hits(key)
+    #expect(connections <= 5 && connections >= 3, "connections: \(connections)")
   }
 
   @Test func withoutReconnectADropEndsTheExchange() throws {
