@@ -70,6 +70,32 @@ public enum Formatting {
     }
   }
 
+  /// The last moment written as a date, 9999-12-31 23:59:59 UTC: a cookie may expire as late as
+  /// curl's 2^63 - 1 seconds (a `Max-Age` of twenty digits), which no calendar writes.
+  public static let lastWrittenDate: Int64 = 253_402_300_799
+
+  /// When a cookie that expires at `expires` (seconds since 1970, 0 for a session cookie) does:
+  /// `session`, `expired`, `in 12 d`, `in 27 y`, or `far future` past the year 9999.
+  public static func cookieExpiry(_ expires: Int64, now: Date) -> String {
+    guard expires != 0 else { return "session" }
+    guard expires <= lastWrittenDate else { return "far future" }
+    let left = Double(expires) - now.timeIntervalSince1970
+    if left <= 0 { return "expired" }
+    return left >= 730 * 86_400 ? "in \(Int(left / (365.25 * 86_400))) y" : "in " + age(left)
+  }
+
+  /// The UTC date a cookie expires (`2026-12-01 21:05`), `9999-12-31, far future` past the year
+  /// 9999; nil for a session cookie.
+  public static func cookieExpiryDate(_ expires: Int64) -> String? {
+    guard expires != 0 else { return nil }
+    guard expires <= lastWrittenDate else { return "9999-12-31, far future" }
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(identifier: "UTC")
+    formatter.dateFormat = "yyyy-MM-dd HH:mm"
+    return formatter.string(from: Date(timeIntervalSince1970: Double(expires)))
+  }
+
   /// `200 OK`.
   public static func status(_ code: Int?) -> String {
     guard let code else { return "no status" }

@@ -135,15 +135,12 @@ enum CookiesCommand {
     }
   }
 
-  /// `session`, or the expiry in UTC (`2026-12-01 21:05`) and how far off it is.
+  /// `session`, or the expiry in UTC (`2026-12-01 21:05`) and how far off it is (`9999-12-31,
+  /// far future` past the year 9999).
   static func expiry(_ cookie: Cookie, now: Date) -> String {
-    guard !cookie.isSession else { return "session" }
-    let date = Date(timeIntervalSince1970: Double(cookie.expires))
-    let formatter = DateFormatter()
-    formatter.locale = Locale(identifier: "en_US_POSIX")
-    formatter.timeZone = TimeZone(identifier: "UTC")
-    formatter.dateFormat = "yyyy-MM-dd HH:mm"
-    return formatter.string(from: date) + " (in " + Formatting.age(date.timeIntervalSince(now)) + ")"
+    guard let date = Formatting.cookieExpiryDate(cookie.expires) else { return "session" }
+    guard cookie.expires <= Formatting.lastWrittenDate else { return date }
+    return date + " (" + Formatting.cookieExpiry(cookie.expires, now: now) + ")"
   }
 
   static func flags(_ cookie: Cookie) -> String {

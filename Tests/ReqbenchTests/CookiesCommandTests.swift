@@ -30,7 +30,8 @@ struct CookiesCommandTests {
        {"name": "anonymous", "url": "/cookies", "cookies": false},
        {"name": "brief", "url": "/response-headers?Set-Cookie=brief%3D1%3B%20Max-Age%3D4"},
        {"name": "slow", "url": "/delay/3"},
-       {"name": "cart", "url": "/cookies/set?cart=1"}
+       {"name": "cart", "url": "/cookies/set?cart=1"},
+       {"name": "late", "url": "/response-headers?Set-Cookie=late%3D1%3B%20Max-Age%3D99999999999999999999"}
      ],
      "chains": [{"name": "slow-then-cart", "steps": [{"request": "slow"}, {"request": "cart"}]}]}
     """.write(toFile: workspace, atomically: true, encoding: .utf8)
@@ -155,6 +156,22 @@ struct CookiesCommandTests {
     #expect(try cookiesSeen(curl) == ["from": "curl", "a": "1", "b": "2"])
     let header = try reqbench(["cookies", "export", workspace, "--env", "dev", "--header"])
     #expect(header.stdout == "# 127.0.0.1 /\nCookie: a=1; b=2; from=curl\n")
+  }
+
+  // An expiry no calendar writes (curl keeps up to 2^63 - 1 seconds; a twenty-digit Max-Age
+  // gives the same) reads as a date and "far future", not a count of days.
+  @Test func anExpiryPastTheYear9999IsFarFuture() throws {
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let jar = folder.appendingPathComponent("far.txt")
+    try "127.0.0.1\tFALSE\t/\tFALSE\t9223372036854775807\tmax\t1\n".write(to: jar, atomically: true, encoding: .utf8)
+    #expect(try reqbench(["cookies", "import", workspace, jar.path]).status == 0)
+    let late = try reqbench(["run", workspace, "late", "--no-history"])
+    #expect(late.status == 0, "\(late.stderr)")
+    let ls = try reqbench(["cookies", "ls", workspace])
+    let lines = ls.stdout.split(separator: "\n").filter { $0.contains("max") || $0.contains("late") }
+    #expect(lines.count == 2, "\(ls.stdout)")
+    #expect(lines.allSatisfy { $0.contains("9999-12-31, far future") }, "\(ls.stdout)")
+    #expect(!ls.stdout.contains(" d)"))
   }
 
   @Test func anExpiredCookieIsNeitherSentNorKept() throws {

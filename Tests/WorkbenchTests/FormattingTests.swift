@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import Workbench
 
@@ -36,5 +37,17 @@ struct FormattingTests {
     #expect(Formatting.milliseconds(412.34) == "412.3 ms")
     #expect(Formatting.milliseconds(11_000) == "11.00 s")
     #expect(Formatting.milliseconds(3 * 86_400_000) == "3 d")
+  }
+
+  @Test func cookieExpiriesReadAsPeopleSayThem() {
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+    #expect(Formatting.cookieExpiry(0, now: now) == "session")
+    #expect(Formatting.cookieExpiry(1_799_999_000, now: now) == "expired")
+    #expect(Formatting.cookieExpiry(1_800_000_000 + 12 * 86_400, now: now) == "in 12 d")
+    #expect(Formatting.cookieExpiry(1_800_000_000 + 30 * 31_557_600, now: now) == "in 30 y")
+    #expect(Formatting.cookieExpiry(Int64.max, now: now) == "far future")
+    #expect(Formatting.cookieExpiryDate(Int64.max) == "9999-12-31, far future")
+    #expect(Formatting.cookieExpiryDate(Formatting.lastWrittenDate) == "9999-12-31 23:59")
+    #expect(Formatting.cookieExpiryDate(0) == nil)
   }
 }

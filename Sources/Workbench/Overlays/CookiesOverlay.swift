@@ -154,10 +154,8 @@ extension Painter {
       x: x, y: inner.y + inner.height - 1, style: theme.dim, width: width)
   }
 
-  /// `session`, or how long until it expires (`expired` once it has).
+  /// `session`, or how long until it expires (`expired` once it has, `far future` past 9999).
   static func cookieExpiry(_ cookie: Cookie, now: Date) -> String {
-    guard !cookie.isSession else { return "session" }
-    let left = Double(cookie.expires) - now.timeIntervalSince1970
-    return left <= 0 ? "expired" : "in " + Formatting.age(left)
+    Formatting.cookieExpiry(cookie.expires, now: now)
   }
 }
