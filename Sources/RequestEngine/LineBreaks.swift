@@ -86,3 +86,32 @@ extension Request {
     return nil
   }
 }
+
+extension Request {
+  /// The most bytes of request line and headers curl sends (libcurl builds the head in a buffer of
+  /// 1 MiB and fails with "out of memory" past it, before a byte is sent), less room for what
+  /// curl adds itself (Host, Accept-Encoding, a small body sent with the head).
+  public static let maxHeadBytes = 1_000_000
+
+  /// Why this request's head (URL and headers) is more than curl sends, naming its largest
+  /// header; nil when it fits. A 2 MB token in a header is the request's problem, said before
+  /// anything is sent, not a response curl "stopped reading".
+  public func headSizeProblem() -> String? {
+    var total = method.rawValue.utf8.count + url.utf8.count + 12
+    var largest: (name: String, bytes: Int)?
+    for field in headers.fields {
+      let bytes = field.name.utf8.count + field.value.utf8.count + 4
+      total += bytes
+      if bytes > (largest?.bytes ?? 0) { largest = (field.name, bytes) }
+    }
+    guard total > Self.maxHeadBytes else { return nil }
+    let size = { (bytes: Int) in String(format: "%.1f MB", Double(bytes) / 1_048_576) }
+    var message = "the request's URL and headers are \(size(total)), more than curl sends (1 MB in all)"
+    if let largest, largest.bytes * 2 > total {
+      message += ": header \(JSONSerializer.quote(largest.name)) alone is \(size(largest.bytes))"
+    } else if url.utf8.count * 2 > total {
+      message += ": the URL alone is \(size(url.utf8.count))"
+    }
+    return message + "; nothing was sent"
+  }
+}

@@ -125,6 +125,7 @@ final class Transfer {
     // The last check before curl: nothing with CR, LF or NUL becomes a request line or header
     // line, whoever built the request (preparation reports these earlier, naming the source).
     if let problem = request.lineBreakProblem() { throw SetupError(message: problem) }
+    if let problem = request.headSizeProblem() { throw SetupError(message: problem) }
     set(CURLOPT_URL, request.url)
     set(CURLOPT_NOSIGNAL, 1)
     errorBuffer.initialize(to: 0)

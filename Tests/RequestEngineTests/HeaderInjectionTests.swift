@@ -52,6 +52,25 @@ struct HeaderInjectionTests {
     #expect(try hits(key) == 0)
   }
 
+  // A 2 MB token in a header is more than curl sends: a request error naming the header, said
+  // before anything is sent (curl's "out of memory" was read as a response header too long).
+  @Test func aHeaderOverCurlsLimitIsARequestErrorNotAResponseOne() throws {
+    let key = uniqueKey("huge")
+    let token = String(repeating: "S", count: 2_000_000)
+    let result = agent.sendAndWait(Request(url: try fixture("/anything?key=\(key)"), headers: ["X-K": token]))
+    #expect(result.state == .failed)
+    #expect(result.error?.kind == .usage)
+    #expect(
+      result.error?.message
+        == #"the request's URL and headers are 1.9 MB, more than curl sends (1 MB in all): header "X-K" alone is 1.9 MB; nothing was sent"#,
+      "\(result.error?.message ?? "")")
+    #expect(try hits(key) == 0)
+    // Within curl's limit it goes, and the server has its say (the fixture takes 64 KB of head).
+    let fits = agent.sendAndWait(
+      Request(url: try fixture("/anything?key=\(key)"), headers: ["X-K": String(repeating: "S", count: 900_000)]))
+    #expect(fits.response?.status == 431, "\(fits.error?.message ?? "")")
+  }
+
   @Test func everyKindOfLineIsRefused() throws {
     let key = uniqueKey("inject")
     let base = try fixture("/anything/h?key=\(key)")
