@@ -20,7 +20,7 @@
 #   REQBENCH_NGINX_ACCESS_LOG  off: no nginx access log (default on, in the nginx folder)
 
 RB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-RB_PACKAGES=(libcurl4-openssl-dev libncurses-dev libjq-dev libsqlite3-dev libyaml-dev nginx-light tmux openssl curl vim-tiny libxml2-utils zsh fish man-db)
+RB_PACKAGES=(libcurl4-openssl-dev libncurses-dev libjq-dev libsqlite3-dev libyaml-dev nginx-light tmux openssl curl vim-tiny libxml2-utils zsh fish man-db git)
 RB_PYTHON=${REQBENCH_PYTHON:-python3}
 read -r -a RB_SWIFTPM_ARGS <<<"${REQBENCH_SWIFTPM_ARGS:-}"
 

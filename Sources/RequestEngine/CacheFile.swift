@@ -10,7 +10,7 @@ enum CacheFile {
   static func write(_ bytes: [UInt8], to url: URL, durable: Bool = false) throws {
     let temporary = url.deletingLastPathComponent().path
       + "/.\(url.lastPathComponent).tmp-\(String(UInt64.random(in: .min ... .max), radix: 16))"
-    let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    let fd = StateFiles.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: StateFiles.fileMode)
     guard fd >= 0 else { throw WriteError() }
     var offset = 0
     while offset < bytes.count {
@@ -44,7 +44,7 @@ struct FileStamp: Equatable, Sendable {
 
   init?(_ path: String) {
     var info = stat()
-    guard stat(path, &info) == 0 else { return nil }
+    guard lstat(path, &info) == 0 else { return nil }
     inode = UInt64(info.st_ino)
     modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
   }

@@ -125,13 +125,18 @@ final class DownloadWriter {
     }
     // The partial file becomes the downloaded file (renamed into place): created 0666 less the
     // umask, as curl -o and browsers create theirs. (Its sidecar, the state, is 0600.)
-    let descriptor = open(store.partPath(key), O_WRONLY | O_CREAT | O_CLOEXEC, 0o666)
+    // Never through a link, never a FIFO that would block (`StateFiles`).
+    let descriptor = StateFiles.open(store.partPath(key), O_WRONLY | O_CREAT | O_NONBLOCK, mode: 0o666)
     guard descriptor >= 0 else {
       throw DownloadFailure("cannot open \(store.partPath(key)): \(String(cString: strerror(errno)))")
     }
     func fail(_ message: String) -> DownloadFailure {
       close(descriptor)
       return DownloadFailure(message)
+    }
+    var partInfo = stat()
+    guard fstat(descriptor, &partInfo) == 0, partInfo.st_mode & S_IFMT == S_IFREG else {
+      throw fail("cannot open \(store.partPath(key)): not a regular file; remove it")
     }
     // One writer per partial file, across processes too (the TUI and `run` in another terminal):
     // the lock goes with the descriptor.
@@ -359,7 +364,7 @@ enum DownloadFinalizer {
   static func finalize(
     part: String, target: DownloadTarget, expectedLength: Int64?, sidecar: String, claim: () -> Bool
   ) throws(Failure) -> Int64 {
-    let fd = open(part, O_RDONLY | O_CLOEXEC)
+    let fd = StateFiles.open(part, O_RDONLY | O_NONBLOCK)
     guard fd >= 0 else { throw .io("cannot open \(part): \(String(cString: strerror(errno)))") }
     defer { close(fd) }
     var info = stat()

@@ -96,16 +96,39 @@ public final class DownloadStore: Sendable {
   func partPath(_ key: String) -> String { "\(directory)/\(key).part" }
   func sidecarPath(_ key: String) -> String { "\(directory)/\(key).json" }
 
+  /// The folder, made mode 0700 (the state folder too, when this makes it); a link there is
+  /// refused (`StateFiles`).
   func ensureDirectory() throws {
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    try StateFiles.folder(at: directory)
+  }
+
+  /// The largest sidecar read (a few hundred bytes; more is damage).
+  static let sidecarLimit = 1 << 20
+
+  /// A sidecar's bytes, never through a link (`StateFiles.read`); nil when missing or unusable.
+  private func sidecarData(_ key: String) -> [UInt8]? {
+    try? StateFiles.read(sidecarPath(key), limit: Self.sidecarLimit)
+  }
+
+  private func exists(_ path: String) -> Bool {
+    var info = stat()
+    return lstat(path, &info) == 0
+  }
+
+  /// The names in the folder that can be state: `KEY.json` and `KEY.part` with a key reqbench
+  /// makes (`StateFiles.isValidName`); not through a link.
+  private func names() -> [String] {
+    StateFiles.list(directory).filter { name in
+      (name.hasSuffix(".json") || name.hasSuffix(".part")) && StateFiles.isValidName(String(name.dropLast(5)))
+    }
   }
 
   /// The state of `target`'s download: found, absent, or invalid (then removed).
   func load(method: HTTPMethod, target: String) -> Loaded {
     let key = key(method: method, target: target)
-    guard let data = FileManager.default.contents(atPath: sidecarPath(key)) else {
+    guard let data = sidecarData(key) else {
       // Partial data without its sidecar cannot be trusted.
-      if FileManager.default.fileExists(atPath: partPath(key)) {
+      if exists(partPath(key)) {
         unlink(partPath(key))
         return .invalid
       }
@@ -140,9 +163,9 @@ public final class DownloadStore: Sendable {
   /// The unfinished downloads on disk, most recently updated first. Adopts state of the first
   /// format and removes stale, unreadable and orphaned state on the way.
   public func pending() -> [PendingDownload] {
-    guard var names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+    var names = self.names()
     let legacy = names.filter { $0.hasSuffix(".json") }.compactMap { name -> Sidecar? in
-      let sidecar = FileManager.default.contents(atPath: "\(directory)/\(name)").flatMap(decode)
+      let sidecar = sidecarData(String(name.dropLast(5))).flatMap(decode)
       return sidecar?.version == Self.legacyFormat ? sidecar : nil
     }
     if !legacy.isEmpty {
@@ -150,13 +173,13 @@ public final class DownloadStore: Sendable {
         guard let method = HTTPMethod(rawValue: sidecar.method) else { continue }
         _ = load(method: method, target: sidecar.target)
       }
-      names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+      names = self.names()
     }
     var found: [PendingDownload] = []
     let now = Date().timeIntervalSince1970
     for name in names where name.hasSuffix(".json") {
       let key = String(name.dropLast(5))
-      guard let data = FileManager.default.contents(atPath: sidecarPath(key)), let sidecar = decode(data),
+      guard let data = sidecarData(key), let sidecar = decode(data),
         sidecar.version == Self.format, now - sidecar.updated < maxAge, let bytes = partLength(key)
       else {
         remove(key)
@@ -170,18 +193,18 @@ public final class DownloadStore: Sendable {
     // Partial files whose sidecar is gone are garbage.
     for name in names where name.hasSuffix(".part") {
       let key = String(name.dropLast(5))
-      if !FileManager.default.fileExists(atPath: sidecarPath(key)) { unlink(partPath(key)) }
+      if !exists(sidecarPath(key)) { unlink(partPath(key)) }
     }
     return found.sorted { $0.updated > $1.updated }
   }
 
   // MARK: - Private
 
-  private func decode(_ data: Data) -> Sidecar? { try? JSONDecoder().decode(Sidecar.self, from: data) }
+  private func decode(_ data: [UInt8]) -> Sidecar? { try? JSONDecoder().decode(Sidecar.self, from: Data(data)) }
 
   private func partLength(_ key: String) -> Int64? {
     var info = stat()
-    guard stat(partPath(key), &info) == 0 else { return nil }
+    guard lstat(partPath(key), &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
     return Int64(info.st_size)
   }
 
@@ -189,12 +212,12 @@ public final class DownloadStore: Sendable {
   /// with its partial file moves under `key`; the others for the same target are removed, as
   /// are legacy sidecars that are unreadable or stale.
   private func adoptLegacy(method: HTTPMethod, target: String, key: String) -> Loaded {
-    guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return .absent }
+    let names = self.names()
     var candidates: [(key: String, sidecar: Sidecar)] = []
     let now = Date().timeIntervalSince1970
     for name in names where name.hasSuffix(".json") {
       let legacyKey = String(name.dropLast(5))
-      guard legacyKey != key, let data = FileManager.default.contents(atPath: sidecarPath(legacyKey)),
+      guard legacyKey != key, let data = sidecarData(legacyKey),
         let sidecar = decode(data), sidecar.version == Self.legacyFormat,
         sidecar.method == method.rawValue, sidecar.target == target
       else { continue }

@@ -292,14 +292,14 @@ public final class ResponseCache: @unchecked Sendable {
   /// Reads the metadata only (and the body's size on disk), never the bodies.
   public func list() -> [Listing] {
     keysOnDisk().compactMap { key in
-      guard let data = FileManager.default.contents(atPath: metadataURL(key).path),
-        case .object(let meta)? = try? JSONParser.parse(Array(data)), meta["format"]?.intValue == ResponseCache.format,
+      guard let data = try? StateFiles.read(metadataPath(key), limit: Self.metadataLimit),
+        case .object(let meta)? = try? JSONParser.parse(data), meta["format"]?.intValue == ResponseCache.format,
         let generation = meta["generation"]?.stringValue, let bytes = meta["bodyBytes"]?.intValue,
         let created = meta["createdAt"]?.doubleValue, let expires = meta["expiresAt"]?.doubleValue,
-        let status = meta["status"]?.intValue
+        let status = meta["status"]?.intValue, let body = bodyPath(key, generation)
       else { return nil }
       var info = stat()
-      guard stat(bodyURL(key, generation).path, &info) == 0, Int(info.st_size) == bytes else { return nil }
+      guard lstat(body, &info) == 0, info.st_mode & S_IFMT == S_IFREG, Int(info.st_size) == bytes else { return nil }
       var listing = Listing(
         key: key, name: meta["name"]?.stringValue ?? "", url: meta["url"]?.stringValue ?? "", status: status,
         bytes: bytes, createdAt: Date(timeIntervalSince1970: created), expiresAt: Date(timeIntervalSince1970: expires),
@@ -337,14 +337,14 @@ public final class ResponseCache: @unchecked Sendable {
         } else {
           named.insert("\(key).\(entry.generation).body")
         }
-      } else if age(of: metadataURL(key), now: now) > strayAge {
+      } else if age(of: metadataPath(key), now: now) > strayAge {
         retire(key, seen: nil)
       }
     }
-    for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+    for name in StateFiles.list(folder.path)
     where (name.hasSuffix(".body") && !named.contains(name)) || (name.hasPrefix(".") && name.contains(".tmp-")) {
-      let url = folder.appendingPathComponent(name)
-      if age(of: url, now: now) > strayAge { unlink(url.path) }
+      let path = folder.path + "/" + name
+      if age(of: path, now: now) > strayAge { unlink(path) }
     }
   }
 
@@ -380,35 +380,50 @@ public final class ResponseCache: @unchecked Sendable {
   }
 
 
-  private func age(of url: URL, now: Date) -> Double {
+  private func age(of path: String, now: Date) -> Double {
     var info = stat()
-    guard stat(url.path, &info) == 0 else { return 0 }
+    guard lstat(path, &info) == 0 else { return 0 }
     return now.timeIntervalSince1970 - Double(info.st_mtim.tv_sec)
   }
 
   // MARK: - Files
 
-  private func metadataURL(_ key: String) -> URL { folder.appendingPathComponent(key + ".json") }
+  /// The largest metadata file read (headers and key inputs; more is damage).
+  static let metadataLimit = 16 << 20
 
-  private func bodyURL(_ key: String, _ generation: String) -> URL {
-    folder.appendingPathComponent("\(key).\(generation).body")
+  /// `KEY.json`: keys are digests (`CacheKey`), or names listed in the folder.
+  private func metadataPath(_ key: String) -> String { folder.path + "/" + key + ".json" }
+
+  /// `KEY.GEN.body`, or nil when the generation (read from metadata) would make another path
+  /// than a file of this folder: `StateFiles.path`.
+  private func bodyPath(_ key: String, _ generation: String) -> String? {
+    StateFiles.path("\(key).\(generation)", in: folder.path, suffix: ".body")
   }
 
-  private func exists(_ key: String) -> Bool { FileManager.default.fileExists(atPath: metadataURL(key).path) }
+  private func exists(_ key: String) -> Bool {
+    var info = stat()
+    return lstat(metadataPath(key), &info) == 0
+  }
 
+  /// The keys of the entries in the folder (not through a link: `StateFiles.list`).
   private func keysOnDisk() -> [String] {
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-    return names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.map { String($0.dropLast(5)) }
+    StateFiles.list(folder.path).compactMap { name in
+      guard name.hasSuffix(".json") else { return nil }
+      let key = String(name.dropLast(5))
+      return StateFiles.isValidName(key) ? key : nil
+    }
   }
 
   private func write(_ entry: inout Entry, inputs: String) -> Bool {
     do {
       if !folderExists {
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        // Mode 0700 (the state folder too, when this makes it); a link there is refused.
+        try StateFiles.folder(at: folder.path)
         folderExists = true
       }
+      guard let bodyFile = bodyPath(entry.key, entry.generation) else { return false }
       let old = exists(entry.key) ? read(entry.key, remember: false)?.generation : nil
-      try CacheFile.write(entry.body, to: bodyURL(entry.key, entry.generation))
+      try CacheFile.write(entry.body, to: URL(fileURLWithPath: bodyFile))
       let metadata = JSONObject([
         ("format", .number(ResponseCache.format)), ("key", .string(entry.key)), ("name", .string(entry.name)),
         ("generation", .string(entry.generation)), ("version", .number(entry.version)),
@@ -425,11 +440,12 @@ public final class ResponseCache: @unchecked Sendable {
         ("redirectCount", .number(entry.redirectCount)), ("inputs", .string(inputs)),
         ("bodyBytes", .number(entry.body.count)), ("bodySha256", .string(SHA256.hex(entry.body))),
       ])
-      try CacheFile.write(Array((JSONSerializer.compact(.object(metadata)) + "\n").utf8), to: metadataURL(entry.key))
-      if let old, old != entry.generation { unlink(bodyURL(entry.key, old).path) }
+      try CacheFile.write(
+        Array((JSONSerializer.compact(.object(metadata)) + "\n").utf8), to: URL(fileURLWithPath: metadataPath(entry.key)))
+      if let old, old != entry.generation, let oldBody = bodyPath(entry.key, old) { unlink(oldBody) }
       // Bodies of damaged entries, or of writes killed half-way, are left to the sweep: one may
       // belong to another process's write in progress.
-      entry.stamp = FileStamp(metadataURL(entry.key).path)
+      entry.stamp = FileStamp(metadataPath(entry.key))
       trackStored(entry.key, bytes: entry.body.count)
       return true
     } catch {
@@ -438,7 +454,7 @@ public final class ResponseCache: @unchecked Sendable {
   }
 
   private func read(_ key: String, remember: Bool = true) -> Entry? {
-    let stamp = FileStamp(metadataURL(key).path)
+    let stamp = FileStamp(metadataPath(key))
     if let cached = lock.withLock({ memory[key] }) {
       // Served from memory only while the metadata on disk is the one it came from: another
       // process (`cache clear`, a refresh) may have changed it.
@@ -448,14 +464,14 @@ public final class ResponseCache: @unchecked Sendable {
       }
       forget(key)
     }
-    guard let data = FileManager.default.contents(atPath: metadataURL(key).path),
-      case .object(let meta)? = try? JSONParser.parse(Array(data)),
+    guard let data = try? StateFiles.read(metadataPath(key), limit: Self.metadataLimit),
+      case .object(let meta)? = try? JSONParser.parse(data),
       meta["format"]?.intValue == ResponseCache.format,
       let generation = meta["generation"]?.stringValue,
       let created = meta["createdAt"]?.doubleValue, let expires = meta["expiresAt"]?.doubleValue,
-      let status = meta["status"]?.intValue, let bytes = meta["bodyBytes"]?.intValue,
-      let digest = meta["bodySha256"]?.stringValue,
-      let body = FileManager.default.contents(atPath: bodyURL(key, generation).path).map(Array.init),
+      let status = meta["status"]?.intValue, let bytes = meta["bodyBytes"]?.intValue, bytes >= 0,
+      let digest = meta["bodySha256"]?.stringValue, let bodyFile = bodyPath(key, generation),
+      let body = try? StateFiles.read(bodyFile, limit: bytes),
       body.count == bytes, body.count > 1 << 20 || SHA256.hex(body) == digest
     else {
       return nil
@@ -489,8 +505,8 @@ public final class ResponseCache: @unchecked Sendable {
 
   /// Removes an entry and every body of its key, whatever is there: `clear` and the size limit.
   private func remove(_ key: String) {
-    if let generation = read(key, remember: false)?.generation { unlink(bodyURL(key, generation).path) }
-    unlink(metadataURL(key).path)
+    if let generation = read(key, remember: false)?.generation, let body = bodyPath(key, generation) { unlink(body) }
+    unlink(metadataPath(key))
     removeBodies(of: key, except: nil)
     forget(key)
   }
@@ -503,16 +519,16 @@ public final class ResponseCache: @unchecked Sendable {
   /// body.
   private func retire(_ key: String, seen: String?) {
     let aside = folder.path + "/.\(key).json.tmp-retired-\(String(UInt64.random(in: .min ... .max), radix: 16))"
-    guard rename(metadataURL(key).path, aside) == 0 else { return }
+    guard rename(metadataPath(key), aside) == 0 else { return }
     let found = ResponseCache.generation(inMetadataAt: aside)
     if found == seen {
       unlink(aside)
-      if let seen { unlink(bodyURL(key, seen).path) }
+      if let seen, let body = bodyPath(key, seen) { unlink(body) }
       forget(key)
     } else {
-      if link(aside, metadataURL(key).path) != 0, let found {
+      if link(aside, metadataPath(key)) != 0, let found {
         // An even newer entry is in place: the one set aside is stale.
-        if ResponseCache.generation(inMetadataAt: metadataURL(key).path) != found { unlink(bodyURL(key, found).path) }
+        if ResponseCache.generation(inMetadataAt: metadataPath(key)) != found, let body = bodyPath(key, found) { unlink(body) }
       }
       unlink(aside)
     }
@@ -520,8 +536,8 @@ public final class ResponseCache: @unchecked Sendable {
 
   /// The generation a metadata file names, nil when it does not read as metadata.
   private static func generation(inMetadataAt path: String) -> String? {
-    guard let data = FileManager.default.contents(atPath: path),
-      case .object(let meta)? = try? JSONParser.parse(Array(data)), meta["format"]?.intValue == ResponseCache.format
+    guard let data = try? StateFiles.read(path, limit: metadataLimit),
+      case .object(let meta)? = try? JSONParser.parse(data), meta["format"]?.intValue == ResponseCache.format
     else { return nil }
     return meta["generation"]?.stringValue
   }
@@ -536,9 +552,9 @@ public final class ResponseCache: @unchecked Sendable {
 
   /// Bodies of any generation of `key` (a write killed half-way leaves one behind).
   private func removeBodies(of key: String, except keep: String?) {
-    for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+    for name in StateFiles.list(folder.path)
     where name.hasPrefix(key + ".") && name.hasSuffix(".body") && name != keep.map({ "\(key).\($0).body" }) {
-      unlink(folder.appendingPathComponent(name).path)
+      unlink(folder.path + "/" + name)
     }
   }
 
@@ -578,7 +594,7 @@ public final class ResponseCache: @unchecked Sendable {
       touchedAt[key] = now
       return true
     }
-    if touch { utimensat(AT_FDCWD, bodyURL(key, generation).path, nil, 0) }
+    if touch, let body = bodyPath(key, generation) { utimensat(AT_FDCWD, body, nil, AT_SYMLINK_NOFOLLOW) }
   }
 
   /// Records a stored entry's size; evicts the least recently used entries over the limit.
@@ -586,8 +602,7 @@ public final class ResponseCache: @unchecked Sendable {
     let victims: [String] = lock.withLock {
       if index == nil {
         var built: [String: (bytes: Int, used: Date)] = [:]
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        where name.hasSuffix(".body") {
+        for name in StateFiles.list(folder.path) where name.hasSuffix(".body") {
           let parts = name.split(separator: ".")
           guard let first = parts.first else { continue }
           let attributes = try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(name).path)

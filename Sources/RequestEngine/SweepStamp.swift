@@ -23,15 +23,16 @@ public struct SweepStamp: Sendable {
   /// True when no whole sweep ended less than `interval` seconds before `now`.
   public func isDue(interval: Double, now: Date) -> Bool {
     var info = stat()
-    guard stat(path, &info) == 0 else { return true }
+    guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return true }
     return now.timeIntervalSince1970 - Double(info.st_mtim.tv_sec) >= interval
   }
 
   /// Records that a whole sweep ended now (creates the stamp, mode 0600, or touches it). The
   /// stamp has no content, so there is nothing to write atomically; a folder that is not there
-  /// (yet) gets no stamp and is swept again next time.
+  /// (yet) gets no stamp and is swept again next time. A link there is not followed (nothing
+  /// outside the folder is created or touched).
   public func stamp() {
-    let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+    let fd = StateFiles.open(path, O_WRONLY | O_CREAT | O_NONBLOCK)
     guard fd >= 0 else { return }
     futimens(fd, nil)
     close(fd)

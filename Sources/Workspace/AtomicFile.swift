@@ -1,4 +1,5 @@
 import Foundation
+import RequestEngine
 
 #if canImport(Glibc)
   import Glibc
@@ -25,6 +26,11 @@ public struct FileError: Error, Sendable, Equatable, CustomStringConvertible {
 
   /// `PATH: message`.
   public var description: String { "\(path): \(message)" }
+
+  /// What `StateFiles` reported, as the error the stores' callers get.
+  public init(_ error: StateFileError) {
+    self.init(path: error.path, message: error.message, reason: error.reason)
+  }
 }
 
 /// Replaces files so that a reader (or a crash) sees the old content or the new, never a mix:
@@ -35,21 +41,31 @@ public struct FileError: Error, Sendable, Equatable, CustomStringConvertible {
 /// try AtomicFile.write(Array("{}\n".utf8), to: URL(fileURLWithPath: ".reqbench/demo/cache.json"))
 /// ```
 /// The target keeps its permissions (a new file gets 0666 minus the umask) unless `permissions`
-/// is given, e.g. `0o600` for secrets. A symbolic link is followed: the file it names is replaced.
+/// is given, e.g. `0o600` for secrets. A symbolic link is followed (the file it names is
+/// replaced) unless `links` is `.refuse`: then it is an error and nothing is written (the state
+/// folder's files and the secrets file, which are never written through a link).
 /// `durable: false` skips the two fsyncs: the rename is still atomic for readers and survives the
 /// process being killed, but a power loss may lose the file (used for history, a log whose damaged
 /// or missing entries are ignored; never for workspaces or secrets).
 public enum AtomicFile {
-  public static func write(
-    _ data: Data, to url: URL, permissions: mode_t? = nil, durable: Bool = true
-  ) throws(FileError) {
-    try write([UInt8](data), to: url, permissions: permissions, durable: durable)
+  /// What a symbolic link at the target does.
+  public enum Links: Sendable {
+    /// The file it names is replaced (a workspace kept elsewhere and linked).
+    case follow
+    /// The write fails, saying so.
+    case refuse
   }
 
   public static func write(
-    _ bytes: [UInt8], to url: URL, permissions: mode_t? = nil, durable: Bool = true
+    _ data: Data, to url: URL, permissions: mode_t? = nil, durable: Bool = true, links: Links = .follow
   ) throws(FileError) {
-    try write(to: url, permissions: permissions, durable: durable) { (output) throws(FileError) in
+    try write([UInt8](data), to: url, permissions: permissions, durable: durable, links: links)
+  }
+
+  public static func write(
+    _ bytes: [UInt8], to url: URL, permissions: mode_t? = nil, durable: Bool = true, links: Links = .follow
+  ) throws(FileError) {
+    try write(to: url, permissions: permissions, durable: durable, links: links) { (output) throws(FileError) in
       try output(bytes[...])
     }
   }
@@ -58,7 +74,7 @@ public enum AtomicFile {
   /// (a spilled response body copied into history) is never held whole; the same temporary file,
   /// fsync and rename as `write(_:to:)`. What `contents` throws leaves the target as it was.
   public static func write(
-    to url: URL, permissions: mode_t? = nil, durable: Bool = true,
+    to url: URL, permissions: mode_t? = nil, durable: Bool = true, links: Links = .follow,
     contents: (_ output: (ArraySlice<UInt8>) throws(FileError) -> Void) throws(FileError) -> Void
   ) throws(FileError) {
     let shownPath = url.relativePath
@@ -67,13 +83,24 @@ public enum AtomicFile {
       return FileError(path: shownPath, message: "\(what): \(reason)", reason: reason)
     }
 
-    let target = FileAccess.followingSymlink(url.path)
+    let target: String
+    switch links {
+    case .follow: target = FileAccess.followingSymlink(url.path)
+    case .refuse:
+      // The rename below replaces a link that appears meanwhile (it never writes through one).
+      if StateFiles.isLink(url.path) {
+        throw FileError(
+          path: shownPath, message: "is a symbolic link; reqbench does not write through one here: remove it",
+          reason: "symbolic link")
+      }
+      target = url.path
+    }
     let directory = FileAccess.directory(of: target)
     let name = String(target.split(separator: "/").last ?? Substring(target))
     let temporary =
       directory + "/." + name + ".tmp-" + String(UInt64.random(in: .min ... .max), radix: 16)
 
-    let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
     guard fd >= 0 else { throw failure("cannot create a temporary file in \(directory)") }
     var written = false
     var isOpen = true

@@ -375,17 +375,11 @@ public final class CookieJarFile: @unchecked Sendable {
 
   private func writeNow(merging: Bool = true) {
     let folder = url.deletingLastPathComponent()
-    if !FileManager.default.fileExists(atPath: folder.path) {
-      do {
-        try FileManager.default.createDirectory(
-          atPath: folder.path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-      } catch {
-        onError(
-          FileError(
-            path: folder.path, message: "cannot create the folder: \(error.localizedDescription)",
-            reason: error.localizedDescription))
-        return
-      }
+    do throws(FileError) {
+      try StateFolder.makeFolder(folder)
+    } catch {
+      onError(error)
+      return
     }
     Self.withLock(on: folder) {
       // Another process may have written the jar since: merged, so neither loses its changes.
@@ -398,7 +392,7 @@ public final class CookieJarFile: @unchecked Sendable {
       let now = Date()
       let cookies = jar.cookiesOldestFirst.filter { !$0.isExpired(at: now) }
       do throws(FileError) {
-        try AtomicFile.write(Array(Cookie.file(cookies).utf8), to: url, permissions: 0o600)
+        try AtomicFile.write(Array(Cookie.file(cookies).utf8), to: url, permissions: 0o600, links: .refuse)
         lastStamp = Stamp(url)
         base = Self.keyed(cookies)
       } catch {
@@ -412,7 +406,7 @@ public final class CookieJarFile: @unchecked Sendable {
   /// wrote between its read and its rename. Without the lock (a folder that cannot be opened)
   /// `body` runs anyway: the merge still keeps all but a write that lands in that moment.
   static func withLock(on folder: URL, _ body: () -> Void) {
-    let fd = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    let fd = StateFiles.open(folder.path, O_RDONLY | O_DIRECTORY)
     guard fd >= 0 else { return body() }
     defer { close(fd) }
     while flock(fd, LOCK_EX) != 0 && errno == EINTR {}

@@ -355,11 +355,6 @@ extension FileAccess {
     try createDirectory(folder, attributes: [:])
   }
 
-  /// Creates `folder` (mode 0700: tokens, cookies) and the folders above it that are missing.
-  static func createPrivateDirectory(_ folder: URL) throws(FileError) {
-    try createDirectory(folder, attributes: [.posixPermissions: 0o700])
-  }
-
   private static func createDirectory(_ folder: URL, attributes: [FileAttributeKey: Any]) throws(FileError) {
     var isDirectory: ObjCBool = false
     if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue {

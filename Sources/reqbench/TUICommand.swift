@@ -216,7 +216,7 @@ final class TUIRuntime {
         // Renamed environments are renamed in the file now: their cookie jars follow.
         state.sources.cookies?.renameJars(state.sources.renamedEnvironments)
         // A new workspace's first save makes its state folder too (history, cache, downloads).
-        if creating { try? FileManager.default.createDirectory(at: stateFolder, withIntermediateDirectories: true) }
+        if creating { try? StateFolder.make(stateFolder) }
         apply(.saved(error: nil))
         if watcher == nil { startWatching() }
       } catch WorkspaceSaveError.changedOnDisk {

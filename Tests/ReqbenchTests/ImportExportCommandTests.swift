@@ -148,6 +148,7 @@ struct ImportExportCommandTests {
     }
     // A secrets file that cannot be read: said with its place, and nothing is written.
     try #"{"token": "tok"#.write(to: secrets, atomically: true, encoding: .utf8)
+    chmod(secrets.path, 0o600)  // private, as a secrets file must be
     let before = try Data(contentsOf: ws)
     let broken = try run(["import", "curl", "-", "--into", ws.path], stdin: "curl -H 'Authorization: Bearer tok-other' \(base)/bearer")
     #expect(broken.status == 2 && broken.stderr.contains("api.secrets.json:1:"), "\(broken.stderr)")

@@ -252,4 +252,77 @@ struct SecretsCommandTests {
     #expect(noAction.status == 2)
     #expect(noAction.stderr.contains("reqbench secrets set WORKSPACE NAME"))
   }
+
+  /// A workspace whose request sends `{{secret.k}}` to a port nothing listens on (refused before
+  /// anything is sent when the secrets file is), in a folder of its own.
+  func secretWorkspace() throws -> (folder: URL, workspace: String, secrets: String) {
+    let dir = try folder()
+    let ws = dir.appendingPathComponent("w.json")
+    try #"{"version": 1, "requests": [{"name": "a", "url": "http://127.0.0.1:1/a", "headers": {"X-K": "{{secret.k}}"}}]}"#
+      .write(to: ws, atomically: true, encoding: .utf8)
+    return (dir, ws.path, dir.appendingPathComponent("w.secrets.json").path)
+  }
+
+  /// A secrets file that is a symbolic link (a cloned repository may ship one, pointing at a file
+  /// it publishes) is neither written through nor read: `secrets set` and `run` refuse it.
+  @Test func aSecretsFileThatIsALinkIsNeitherWrittenNorRead() throws {
+    let (dir, ws, secrets) = try secretWorkspace()
+    try FileManager.default.createDirectory(at: dir.appendingPathComponent("docs"), withIntermediateDirectories: true)
+    let published = dir.appendingPathComponent("docs/published.json").path
+    try FileManager.default.createSymbolicLink(atPath: secrets, withDestinationPath: "docs/published.json")
+    let set = try runProcess(try reqbenchBinary, ["secrets", "set", ws, "k"], stdin: "my-token", timeout: 30)
+    #expect(set.status == 2, "\(set.stderr)")
+    #expect(set.stderr.contains("w.secrets.json: is a symbolic link"), "\(set.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: published), "the secret went through the link")
+    // A link to a file that exists is not read either.
+    try #"{"k": "from-the-link"}"#.write(toFile: published, atomically: true, encoding: .utf8)
+    chmod(published, 0o600)
+    for args in [["run", ws, "a"], ["secrets", "ls", ws], ["secrets", "set", ws, "k"]] {
+      let result = try runProcess(try reqbenchBinary, args, stdin: "other", timeout: 30)
+      #expect(result.status == 2, "\(args): \(result.stderr)")
+      #expect(result.stderr.contains("is a symbolic link"), "\(args): \(result.stderr)")
+    }
+    #expect(try String(contentsOfFile: published, encoding: .utf8) == #"{"k": "from-the-link"}"#)
+  }
+
+  /// A secrets file others may read is refused, as ssh refuses such a key, with the command that
+  /// fixes it; once it is private it is used.
+  @Test func aSecretsFileOthersCanReadIsRefusedWithTheCommandThatFixesIt() throws {
+    let (_, ws, secrets) = try secretWorkspace()
+    try #"{"k": "my-token"}"#.write(toFile: secrets, atomically: true, encoding: .utf8)
+    for mode: mode_t in [0o644, 0o640, 0o604] {
+      chmod(secrets, mode)
+      let result = try runProcess(try reqbenchBinary, ["secrets", "ls", ws], timeout: 30)
+      #expect(result.status == 2, "\(String(mode, radix: 8)): \(result.stderr)")
+      #expect(
+        result.stderr.contains("w.secrets.json: is accessible by others (mode 0\(String(mode, radix: 8)))"),
+        "\(result.stderr)")
+      #expect(result.stderr.contains("run `chmod 600 \(secrets)`"), "\(result.stderr)")
+      #expect(!result.stdout.contains("k = "))
+    }
+    let run = try runProcess(try reqbenchBinary, ["run", ws, "a"], timeout: 30)
+    #expect(run.status == 2 && run.stderr.contains("chmod 600"), "\(run.stderr)")
+    chmod(secrets, 0o600)
+    let fixed = try runProcess(try reqbenchBinary, ["secrets", "ls", ws], timeout: 30)
+    #expect(fixed.status == 0, "\(fixed.stderr)")
+    #expect(fixed.stdout == "k = ••••\n")
+  }
+
+  /// A FIFO (or a device) as the secrets file is refused at once: nothing waits for a writer.
+  @Test func aSecretsFileThatIsAFIFOIsRefusedAtOnce() throws {
+    let (_, ws, secrets) = try secretWorkspace()
+    #expect(mkfifo(secrets, 0o600) == 0)
+    let started = Date()
+    for args in [["run", ws, "a"], ["secrets", "ls", ws]] {
+      // Bounded: a command that waits on the FIFO is killed after 15 s and the test fails.
+      let result = try runProcess(try reqbenchBinary, args, timeout: 15)
+      #expect(result.status == 2, "\(args): \(result.stderr)")
+      #expect(result.stderr.contains("w.secrets.json: is a FIFO, not a regular file"), "\(args): \(result.stderr)")
+    }
+    #expect(Date().timeIntervalSince(started) < 10)
+    let set = try runProcess(try reqbenchBinary, ["secrets", "set", ws, "k"], stdin: "v", timeout: 15)
+    #expect(set.status == 2 && set.stderr.contains("is a FIFO"), "\(set.stderr)")
+    var info = stat()
+    #expect(lstat(secrets, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO, "left as it was")
+  }
 }

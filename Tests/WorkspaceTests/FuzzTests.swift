@@ -213,6 +213,7 @@ import Workspace
     var loaded = 0
     try Self.fuzz("secrets", seeds: try Self.seeds("secrets")) { input in
       try? Data(input).write(to: url)
+      chmod(url.path, 0o600)  // private, as a secrets file must be
       do {
         let secrets = try SecretsFile.load(forWorkspace: workspace)
         loaded += 1

@@ -101,7 +101,9 @@ struct HistoryDamageTests {
     let store = HistoryStore(stateFolder: folder)
     #expect(try store.entries().isEmpty)
     #expect(store.takeNotices().first?.contains("was damaged") == true)
-    #expect(try Data(contentsOf: URL(fileURLWithPath: databasePath + ".damaged")) == garbage, "kept for a look, not lost")
+    let aside = try #require(
+      try FileManager.default.contentsOfDirectory(atPath: folder.path).first { $0.hasPrefix("history.sqlite.damaged-") })
+    #expect(try Data(contentsOf: folder.appendingPathComponent(aside)) == garbage, "kept for a look, not lost")
     try store.record(historyExchange(), name: "after")
     #expect(try HistoryStore(stateFolder: folder).entries().map(\.name) == ["after"])
   }
@@ -111,7 +113,7 @@ struct HistoryDamageTests {
     try seeded(at: folder)
     let store = HistoryStore(stateFolder: folder)
     let large = try #require(try store.entries().first { $0.bytes == 5000 })
-    try FileManager.default.removeItem(atPath: store.paths.bodyFile(large.id))
+    try FileManager.default.removeItem(atPath: try #require(store.paths.bodyFile(large.id)))
     #expect(throws: FileError.self) { try store.body(of: large) }
     try historyDatabase(folder).execute("DELETE FROM bodies")
     let small = try #require(try store.entries().first { $0.bytes > 0 && $0.bytes < 100 })

@@ -333,6 +333,7 @@ import Workspace
   @Test func malformedSecretsAreReportedWhereTheyAre() throws {
     let dir = try folder()
     try "{\n  \"token\": 5\n}\n".write(to: dir.appendingPathComponent("w.secrets.json"), atomically: true, encoding: .utf8)
+    chmod(dir.appendingPathComponent("w.secrets.json").path, 0o600)  // private, as a secrets file must be
     do {
       _ = try SecretsFile.load(forWorkspace: dir.appendingPathComponent("w.json"))
       Issue.record("expected an error")

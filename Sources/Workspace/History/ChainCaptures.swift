@@ -4,7 +4,8 @@ import RequestEngine
 /// What the last run of each chain captured, kept in the state folder so that
 /// `reqbench run WS CHAIN --from-step N` continues with the values the steps before N captured,
 /// without sending them again: `STATE/chains/NAME.json` (NAME percent-encoded), written
-/// atomically and fsynced, mode 0600 (captured values may be tokens), in a folder of mode 0700.
+/// atomically and fsynced, mode 0600 (captured values may be tokens), in a folder of mode 0700,
+/// never through a link (`StateFiles`).
 ///
 /// ```swift
 /// let store = ChainCaptures(folder: StateFolder.chains(in: state))
@@ -25,6 +26,8 @@ public struct ChainCaptures: Sendable {
   }
 
   public let folder: URL
+  /// The largest file read back (a chain's captured values; more is damage).
+  static let fileLimit = 64 << 20
 
   public init(folder: URL) {
     self.folder = folder
@@ -37,8 +40,8 @@ public struct ChainCaptures: Sendable {
 
   /// Every value the last run of `name` holds (in the order they were captured), or none.
   public func load(_ name: String) -> [Value] {
-    guard let data = FileManager.default.contents(atPath: file(for: name).path),
-      let json = try? JSONParser.parse(Array(data)), json["chain"]?.stringValue == name,
+    guard let data = try? StateFiles.read(file(for: name).path, limit: Self.fileLimit),
+      let json = try? JSONParser.parse(data), json["chain"]?.stringValue == name,
       let items = json["values"]?.arrayValue
     else { return [] }
     return items.compactMap { item in
@@ -75,15 +78,9 @@ public struct ChainCaptures: Sendable {
         .object(JSONObject([("step", .number($0.step)), ("name", .string($0.name)), ("value", .string($0.value))]))
       })),
     ])
-    let path = folder.path
-    if !FileManager.default.fileExists(atPath: path) {
-      do {
-        try FileManager.default.createDirectory(
-          atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-      } catch {
-        throw FileError(path: path, message: "cannot create the folder: \(error.localizedDescription)", reason: error.localizedDescription)
-      }
-    }
-    try AtomicFile.write(Array((JSONSerializer.pretty(.object(object)) + "\n").utf8), to: file(for: outcome.name), permissions: 0o600)
+    try StateFolder.makeFolder(folder)
+    try AtomicFile.write(
+      Array((JSONSerializer.pretty(.object(object)) + "\n").utf8), to: file(for: outcome.name),
+      permissions: StateFiles.fileMode, links: .refuse)
   }
 }

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import RequestEngine
 
 #if canImport(Glibc)
   import Glibc
@@ -203,22 +204,27 @@ enum HistoryDatabase {
     case missing
   }
 
-  /// Opens the database at `path` for this build: WAL, `synchronous=NORMAL`, the busy timeout,
-  /// the schema created or migrated. `create` makes the file (mode 0600) when it is missing.
-  /// A file written by a newer reqbench is an error; so is a damaged one (`SQLiteError.isDamage`),
-  /// which the caller may set aside (`setAside`).
-  static func open(path: String, create: Bool) throws(SQLiteError) -> Opened {
-    if !FileManager.default.fileExists(atPath: path) {
+  /// Opens the database at `path` for this build: WAL, `synchronous=NORMAL`, the busy timeout
+  /// (`busyTimeout` milliseconds, `busyTimeoutMilliseconds` unless the caller has less left),
+  /// the schema created or migrated, then checked. `create` makes the file (mode 0600) when it
+  /// is missing. A file written by a newer reqbench is an error; so is a damaged one
+  /// (`SQLiteError.isDamage`), or a database of another program's (`isForeign`), which the caller
+  /// may set aside (`setAside`). A link there is refused (`SQLiteConnection`).
+  static func open(path: String, create: Bool, busyTimeout: Int32 = busyTimeoutMilliseconds) throws(SQLiteError) -> Opened {
+    var info = stat()
+    if lstat(path, &info) != 0 {
       guard create else { return .missing }
       // SQLite creates its files with 0644; history may hold personal data: 0600 (the WAL and
       // shared-memory files take the database file's mode).
       createPrivateFile(path)
     }
     let connection = try SQLiteConnection(path: path, create: create)
-    connection.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
+    connection.setBusyTimeout(milliseconds: busyTimeout)
     // The WAL is copied into the database by the history writer's own checkpoints (see
     // `HistoryWriter`), not when a connection closes: `run` does not wait for it at its exit.
     connection.skipCheckpointOnClose()
+    // Another program's database is left as it is (not switched to WAL) and set aside.
+    try checkForeign(connection)
     // The journal mode is kept in the file: only the first connection switches it.
     let journal = try connection.statement("PRAGMA journal_mode")
     let mode = try journal.step() ? journal.text(0) : nil
@@ -234,12 +240,31 @@ enum HistoryDatabase {
       try connection.execute("PRAGMA journal_mode=WAL")
     }
     try connection.execute("PRAGMA synchronous=NORMAL")
+    let version = try connection.integer("PRAGMA user_version") ?? 0
     try migrate(connection)
+    // A migrated one is checked now; one of this version was, before.
+    if version != schemaVersion { try checkSchema(connection) }
     return .ready(connection)
   }
 
+  /// Throws a foreign-schema error when the file is another program's database: tables without
+  /// a history schema version, or this version's number with other tables or columns
+  /// (`checkSchema`). Before anything is changed in it.
+  static func checkForeign(_ connection: SQLiteConnection) throws(SQLiteError) {
+    let version = try connection.integer("PRAGMA user_version") ?? 0
+    if version == 0, try hasTables(connection) {
+      throw foreign("it has tables but no history schema version", path: connection.path)
+    }
+    if version == schemaVersion { try checkSchema(connection) }
+  }
+
+  private static func hasTables(_ connection: SQLiteConnection) throws(SQLiteError) -> Bool {
+    (try connection.integer("SELECT count(*) FROM sqlite_master") ?? 0) > 0
+  }
+
   /// Brings the schema up to `schemaVersion`, in one write transaction (another process doing
-  /// the same waits, then finds it done).
+  /// the same waits, then finds it done). A database with tables but no version (another
+  /// program's), or one a migration cannot apply to, is foreign.
   static func migrate(_ connection: SQLiteConnection) throws(SQLiteError) {
     let version = try connection.integer("PRAGMA user_version") ?? 0
     if version == schemaVersion { return }
@@ -247,10 +272,41 @@ enum HistoryDatabase {
     try connection.transaction(immediate: true) { () throws(SQLiteError) in
       let current = try connection.integer("PRAGMA user_version") ?? 0
       if current > schemaVersion { throw newer(current, path: connection.path) }
+      if current == 0, try hasTables(connection) {
+        throw foreign("it has tables but no history schema version", path: connection.path)
+      }
       for step in Int(current)..<schemaVersion {
-        try connection.execute(migrations[step])
+        do throws(SQLiteError) {
+          try connection.execute(migrations[step])
+        } catch where error.primary == SQLITE_ERROR {
+          throw foreign("schema version \(current) does not migrate: \(error.message)", path: connection.path)
+        }
       }
       try connection.execute("PRAGMA user_version = \(schemaVersion)")
+    }
+  }
+
+  /// What every reader and the writer use of the schema, prepared once (the statements stay in
+  /// the connection's cache): a table or a column that is not there makes the database foreign,
+  /// another program's (a file of the right version, with other tables or columns).
+  static let schemaProbes = [
+    "SELECT \(HistoryRow.selectColumns) FROM entries e LIMIT 0",
+    "SELECT id, request, response FROM bodies LIMIT 0",
+    "SELECT one, entries, bytes FROM totals LIMIT 0",
+    "SELECT name, entries FROM names LIMIT 0",
+    "SELECT one, indexed FROM search_state LIMIT 0",
+  ]
+
+  /// Throws a foreign-schema error (`SQLiteError.isForeign`) unless the tables and columns
+  /// reqbench reads and writes are there. (The search index is not looked at: a damaged one is
+  /// rebuilt or set aside, `HistorySearchIndex`.)
+  static func checkSchema(_ connection: SQLiteConnection) throws(SQLiteError) {
+    for probe in schemaProbes {
+      do throws(SQLiteError) {
+        _ = try connection.statement(probe)
+      } catch where error.primary == SQLITE_ERROR {
+        throw foreign(error.message, path: connection.path)
+      }
     }
   }
 
@@ -261,21 +317,67 @@ enum HistoryDatabase {
         + "\(schemaVersion)): upgrade reqbench, or move the file away to start a new history")
   }
 
-  /// Moves a damaged database (and its WAL and shared-memory files) aside to `PATH.damaged`,
-  /// replacing an earlier one, so a new history can start. Returns where it went.
+  private static func foreign(_ why: String, path: String) -> SQLiteError {
+    SQLiteError(code: SQLITE_NOTADB, message: "not a reqbench history database (\(why))", isForeign: true)
+  }
+
+  /// Moves a damaged (or foreign) database aside, with its WAL (which holds its last commits), so
+  /// a new history can start: to `PATH.damaged-20261130T014636Z` (`-2`, `-3`… when that name is
+  /// taken), never over an earlier one. Linked to its new name, then unlinked, so a name that
+  /// appeared meanwhile is never replaced. Returns where it went; nil when it could not be moved
+  /// (another process moved it first).
   @discardableResult
-  static func setAside(path: String) -> String {
-    let target = path + ".damaged"
-    unlink(target)
-    rename(path, target)
-    unlink(path + "-wal")
+  static func setAside(path: String, now: Date = Date()) -> String? {
+    let base = path + ".damaged-" + timestamp(now)
+    var moved: String?
+    for attempt in 1...100 {
+      let target = attempt == 1 ? base : base + "-\(attempt)"
+      if link(path, target) == 0 {
+        unlink(path)
+        moved = target
+        break
+      }
+      let code = errno
+      if code == EEXIST { continue }
+      if code == ENOENT { break }
+      // A file system without hard links: renamed, to a name that is free.
+      var info = stat()
+      if lstat(target, &info) == 0 { continue }
+      if rename(path, target) == 0 { moved = target }
+      break
+    }
+    if let moved {
+      if rename(path + "-wal", moved + "-wal") != 0 { unlink(path + "-wal") }
+    } else {
+      unlink(path + "-wal")
+    }
+    // The shared-memory index is rebuilt from the WAL by whoever opens the copy.
     unlink(path + "-shm")
-    return target
+    return moved
+  }
+
+  /// What the user is told when `path` was set aside because of `error` (`setAside` gave
+  /// `aside`).
+  static func setAsideNotice(path: String, error: SQLiteError, aside: String?) -> String {
+    // A foreign one's message says what it is: `not a reqbench history database (…)`.
+    let what = error.isForeign ? "is \(error.message)" : "was damaged (\(error.message))"
+    let moved = aside.map { "moved to \($0)" } ?? "moved aside by another process"
+    return "\(path) \(what): \(moved); a new history starts"
+  }
+
+  /// `20261130T014636Z` (UTC).
+  static func timestamp(_ date: Date) -> String {
+    var whole = time_t(max(0, min(date.timeIntervalSince1970, HistoryRow.latestTime)).rounded(.down))
+    var parts = tm()
+    gmtime_r(&whole, &parts)
+    func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+    return "\(parts.tm_year + 1900)\(two(parts.tm_mon + 1))\(two(parts.tm_mday))T"
+      + "\(two(parts.tm_hour))\(two(parts.tm_min))\(two(parts.tm_sec))Z"
   }
 }
 
-/// Creates an empty file with mode 0600 unless it exists.
+/// Creates an empty file with mode 0600 unless it exists (never through a link).
 private func createPrivateFile(_ path: String) {
-  let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+  let fd = StateFiles.open(path, O_WRONLY | O_CREAT)
   if fd >= 0 { close(fd) }
 }

@@ -14,31 +14,11 @@ import RequestEngine
 /// listing, stating and removing files. Every error is a `FileError` naming the file.
 enum HistoryFiles {
   /// Mode of every history file and folder: responses may hold tokens and personal data.
-  static let fileMode: mode_t = 0o600
-  static let folderMode: mode_t = 0o700
+  static let fileMode: mode_t = StateFiles.fileMode
 
   /// Whether `name` is an `AtomicFile` temporary file: `.NAME.tmp-HEX`.
   static func isTemporary(_ name: String) -> Bool {
     name.hasPrefix(".") && name.contains(".tmp-")
-  }
-
-  /// Creates `url` and its missing parents with mode 0700.
-  static func makeFolder(_ url: URL) throws(FileError) {
-    var missing: [String] = []
-    var path = url.path
-    while !path.isEmpty, path != "/", !isDirectory(path) {
-      missing.append(path)
-      path = FileAccess.directory(of: path)
-    }
-    for folder in missing.reversed() {
-      if mkdir(folder, folderMode) != 0 {
-        let code = errno
-        if code == EEXIST && isDirectory(folder) { continue }
-        let reason = code == EEXIST ? "it exists and is not a folder" : FileAccess.describe(code)
-        throw FileError(
-          path: folder, message: "cannot create the folder: \(reason)", reason: reason)
-      }
-    }
   }
 
   /// Which file a path names (device and inode), to see that it was replaced.
@@ -49,27 +29,20 @@ enum HistoryFiles {
 
   static func identity(_ path: String) -> Identity? {
     var info = stat()
-    guard stat(path, &info) == 0 else { return nil }
+    guard lstat(path, &info) == 0 else { return nil }
     return Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
   }
 
+  /// Whether `path` is a folder, not a link to one.
   static func isDirectory(_ path: String) -> Bool {
     var info = stat()
-    return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
   }
 
-  /// The names in a folder (without `.` and `..`); empty when it cannot be read.
+  /// The names in a folder (without `.` and `..`); empty when it cannot be read or is a link
+  /// (`StateFiles.list`).
   static func list(_ path: String) -> [String] {
-    guard let directory = opendir(path) else { return [] }
-    defer { closedir(directory) }
-    var names: [String] = []
-    while let entry = readdir(directory) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-        String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-      }
-      if name != "." && name != ".." { names.append(name) }
-    }
-    return names
+    StateFiles.list(path)
   }
 
   /// Size and modification time of a regular file; nil for anything else or a missing file.
@@ -116,7 +89,7 @@ enum HistoryFiles {
     defer { close(input) }
     var masker = masker.flatMap { $0.isEmpty ? nil : $0 }
     var total = 0
-    try AtomicFile.write(to: target, permissions: permissions) { (output) throws(FileError) in
+    try AtomicFile.write(to: target, permissions: permissions, links: .refuse) { (output) throws(FileError) in
       var chunk = [UInt8](repeating: 0, count: 1 << 20)
       while true {
         let count = chunk.withUnsafeMutableBytes { posixRead(input, $0.baseAddress, $0.count) }
@@ -151,7 +124,7 @@ enum HistoryFiles {
   /// The bytes before the first `\n` of a file, reading no more than needed (in 16 KB chunks) and
   /// at most `limit` bytes; nil when the file cannot be read or has no `\n` within the limit.
   static func readFirstLine(_ path: String, limit: Int) -> FirstLine? {
-    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+    let fd = StateFiles.open(path, O_RDONLY | O_NONBLOCK)
     guard fd >= 0 else { return nil }
     defer { close(fd) }
     var info = stat()
@@ -174,14 +147,20 @@ enum HistoryFiles {
     return nil
   }
 
-  /// `count` bytes of the file at `path` from `offset`; an error when the file is shorter.
+  /// `count` bytes of the regular file at `path` from `offset` (never through a link, never a
+  /// FIFO: `StateFiles.openRegular`); an error when the file is shorter.
   static func read(_ path: String, offset: Int, count: Int) throws(FileError) -> [UInt8] {
     func failure(_ code: Int32) -> FileError {
       let reason = FileAccess.describe(code)
       return FileError(path: path, message: "cannot read: \(reason)", reason: reason)
     }
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { throw failure(errno) }
+    let opened: (descriptor: Int32, info: stat)?
+    do throws(StateFileError) {
+      opened = try StateFiles.openRegular(path)
+    } catch {
+      throw FileError(error)
+    }
+    guard let fd = opened?.descriptor else { throw failure(ENOENT) }
     defer { close(fd) }
     var bytes = [UInt8](repeating: 0, count: count)
     var done = 0

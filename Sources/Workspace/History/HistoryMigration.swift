@@ -63,9 +63,12 @@ enum HistoryMigration {
       case .inline(let bytes):
         body = bytes.count > limits.inlineBodyLimit ? .file(bytes) : .inline(bytes)
       case .file(let source):
-        let target = paths.bodyFile(legacy.entry.id)
         do throws(FileError) {
-          try HistoryFiles.makeFolder(URL(fileURLWithPath: paths.bodies, isDirectory: true))
+          // `LegacyHistory.read` checked the id: a key reqbench makes.
+          guard let target = paths.bodyFile(legacy.entry.id) else {
+            throw FileError(path: source, message: "not a history key", reason: "invalid key")
+          }
+          try StateFolder.makeFolder(URL(fileURLWithPath: paths.bodies, isDirectory: true))
           try linkOrCopy(source, to: target)
         } catch {
           skipped += 1
@@ -80,10 +83,9 @@ enum HistoryMigration {
       moved += 1
     }
     for record in records {
-      if case .file(let bytes) = record.responseBody {
-        try AtomicFile.write(
-          bytes, to: URL(fileURLWithPath: paths.bodyFile(record.entry.id)),
-          permissions: HistoryFiles.fileMode)
+      if case .file(let bytes) = record.responseBody, let file = paths.bodyFile(record.entry.id) {
+        try StateFolder.makeFolder(URL(fileURLWithPath: paths.bodies, isDirectory: true))
+        try AtomicFile.write(bytes, to: URL(fileURLWithPath: file), permissions: HistoryFiles.fileMode, links: .refuse)
       }
     }
     let pruned: [String]
@@ -93,7 +95,7 @@ enum HistoryMigration {
     } catch {
       throw paths.error(error)
     }
-    for key in pruned { unlink(paths.bodyFile(key)) }
+    for key in pruned { paths.removeBodyFile(key) }
 
     guard remaining.isEmpty else {
       return Step(state: .inProgress(remaining: remaining, moved: moved, skipped: skipped))
@@ -114,7 +116,6 @@ enum HistoryMigration {
     {
       return
     }
-    try HistoryFiles.copy(
-      from: source, to: URL(fileURLWithPath: target), permissions: HistoryFiles.fileMode)
+    try HistoryFiles.copy(from: source, to: URL(fileURLWithPath: target), permissions: HistoryFiles.fileMode)
   }
 }

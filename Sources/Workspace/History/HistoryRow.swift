@@ -3,8 +3,8 @@ import RequestEngine
 
 /// An entry as a row of the history database's `entries` table: the columns written, and the
 /// checks that turn a row read back into a `HistoryEntry`. A row that fails a check (a damaged
-/// file, another program's edit: `finished_at` 1e300, a negative size, an unknown state) is
-/// skipped and counted, never trusted and never a trap.
+/// file, another program's edit: `finished_at` 1e300, a negative size, an unknown state, a key
+/// that is not one, `../../x`) is skipped and counted, never trusted and never a trap.
 enum HistoryRow {
   /// The columns `entry(from:)` reads, in its order (`e` is the `entries` table).
   static let selectColumns = """
@@ -113,7 +113,9 @@ enum HistoryRow {
       guard let x = row.double(column), x >= 0, x < 1e9 else { return 0 }
       return x
     }
-    guard let id = row.int64(0), let key = row.text(1), !key.isEmpty, let name = row.text(2),
+    // The key names the entry's body file (`history-bodies/KEY.body`): one with `/`, `..`, NUL or
+    // anything else a key never holds is damage, never a path.
+    guard let id = row.int64(0), let key = row.text(1), StateFiles.isValidName(key), let name = row.text(2),
       let exchange = row.int64(3),
       let state = row.text(4).flatMap(ExchangeState.init(rawValue:)), state.isTerminal,
       let queuedAt = time(5), let finishedAt = time(7),

@@ -55,28 +55,49 @@ public final class HistoryStore: @unchecked Sendable {
     /// Body files without a row, and temporary files, younger than this are left alone: they
     /// may belong to a write in progress in another process.
     var strayFileGrace: TimeInterval
+    /// How long, in all, a commit (or a read) waits for another process's lock
+    /// (`HistoryDatabase.busyTimeoutMilliseconds`; shorter in tests).
+    var lockWait: Int32
 
     static let bodySuffix = ".body"
 
-    init(stateFolder: URL, strayFileGrace: TimeInterval) {
+    init(stateFolder: URL, strayFileGrace: TimeInterval, lockWait: Int32 = HistoryDatabase.busyTimeoutMilliseconds) {
       let root = stateFolder.standardizedFileURL.path
       self.stateFolder = root
       database = root + "/history.sqlite"
-      bodies = root + "/history-bodies"
+      bodies = StateFolder.historyBodies(in: stateFolder.standardizedFileURL).path
       legacyFolder = StateFolder.history(in: stateFolder.standardizedFileURL).path
       self.strayFileGrace = strayFileGrace
+      self.lockWait = lockWait
     }
 
-    func bodyFile(_ key: String) -> String { bodies + "/" + key + Self.bodySuffix }
+    /// `STATE/history-bodies/KEY.body`; nil when KEY is not a name reqbench makes
+    /// (`StateFiles.path`): the key of a damaged row never becomes a path.
+    func bodyFile(_ key: String) -> String? { StateFiles.path(key, in: bodies, suffix: Self.bodySuffix) }
+
+    /// Removes the body file of the entry KEY (nothing for an invalid key).
+    func removeBodyFile(_ key: String) {
+      if let path = bodyFile(key) { unlink(path) }
+    }
+
+    /// `10 s`: how long a lock is waited for, as messages say it.
+    var waitText: String {
+      lockWait >= 1000 ? "\(lockWait / 1000) s" : "\(lockWait) ms"
+    }
 
     /// A SQLite failure as the error the store's callers get: the database file and what went
     /// wrong.
     func error(_ error: SQLiteError) -> FileError {
       var message = error.message
-      if error.isDamage { message = "the history database is damaged: \(error.message)" }
-      if error.primary == 5 || error.primary == 6 {  // SQLITE_BUSY, SQLITE_LOCKED
-        message = "the history database stayed locked by another reqbench for "
-          + "\(HistoryDatabase.busyTimeoutMilliseconds / 1000) s: \(error.message)"
+      if error.isForeign {
+        message = "the history database is \(error.message)"
+      } else if error.isDamage {
+        message = "the history database is damaged: \(error.message)"
+      }
+      if error.isLocked {
+        message = "the history database stayed locked for \(waitText) "
+          + "by another process (another reqbench, or a program with a transaction open on it, such as sqlite3): "
+          + error.message
       }
       return FileError(path: database, message: message, reason: error.message)
     }
@@ -100,8 +121,11 @@ public final class HistoryStore: @unchecked Sendable {
     self.init(stateFolder: stateFolder, limits: limits, strayFileGrace: 3600)
   }
 
-  init(stateFolder: URL, limits: Limits, strayFileGrace: TimeInterval) {
-    paths = Paths(stateFolder: stateFolder, strayFileGrace: strayFileGrace)
+  init(
+    stateFolder: URL, limits: Limits, strayFileGrace: TimeInterval,
+    lockWait: Int32 = HistoryDatabase.busyTimeoutMilliseconds
+  ) {
+    paths = Paths(stateFolder: stateFolder, strayFileGrace: strayFileGrace, lockWait: lockWait)
     self.limits = limits
     writer = HistoryWriter(paths: paths, limits: limits)
   }
@@ -302,7 +326,8 @@ public final class HistoryStore: @unchecked Sendable {
       return bytes
     case .file:
       if upper == lower { return [] }
-      return try HistoryFiles.read(paths.bodyFile(entry.id), offset: lower, count: upper - lower)
+      guard let file = paths.bodyFile(entry.id) else { throw gone(entry, "response body") }
+      return try HistoryFiles.read(file, offset: lower, count: upper - lower)
     }
   }
 
@@ -349,14 +374,13 @@ public final class HistoryStore: @unchecked Sendable {
     if reader != nil, HistoryFiles.identity(paths.database) != readerIdentity { reader = nil }
     if let reader { return reader }
     do throws(SQLiteError) {
-      if case .ready(let db) = try HistoryDatabase.open(path: paths.database, create: false) {
+      if case .ready(let db) = try HistoryDatabase.open(path: paths.database, create: false, busyTimeout: paths.lockWait) {
         reader = db
         readerIdentity = HistoryFiles.identity(paths.database)
       }
     } catch where error.isDamage {
       let aside = HistoryDatabase.setAside(path: paths.database)
-      readerNotices.append(
-        "\(paths.database) was damaged (\(error.message)): moved to \(aside); a new history starts")
+      readerNotices.append(HistoryDatabase.setAsideNotice(path: paths.database, error: error, aside: aside))
     } catch {
       throw paths.error(error)
     }

@@ -19,13 +19,16 @@ extension HistoryWriter {
   func writeBodyFile(_ record: inout HistoryRecord) throws(FileError) {
     // Only for a body that has a file (a URL is costly to make for every entry recorded).
     func target() throws(FileError) -> URL {
-      try HistoryFiles.makeFolder(URL(fileURLWithPath: paths.bodies, isDirectory: true))
-      return URL(fileURLWithPath: paths.bodyFile(record.entry.id))
+      try StateFolder.makeFolder(URL(fileURLWithPath: paths.bodies, isDirectory: true))
+      guard let file = paths.bodyFile(record.entry.id) else {
+        throw FileError(path: paths.bodies, message: "\(record.entry.id): not a history key", reason: "invalid key")
+      }
+      return URL(fileURLWithPath: file)
     }
     switch record.responseBody {
     case .none, .inline: return
     case .file(let bytes):
-      try AtomicFile.write(bytes, to: target(), permissions: HistoryFiles.fileMode)
+      try AtomicFile.write(bytes, to: target(), permissions: HistoryFiles.fileMode, links: .refuse)
     case .spilled(let file, let masker):
       let target = try target()
       // Nothing to mask: the spilled file itself becomes the body file (a stream's megabytes
@@ -99,5 +102,32 @@ extension HistoryWriter {
         if try exists.firstRow([.text(key)], { _ in true }) == nil { unlink(path) }
       }
     }
+  }
+
+  // MARK: - Background work (`HistoryWriter.nextWork` says when)
+
+  /// One chunk of the migration; `.done` when there is nothing (more) to migrate.
+  func migrateStep(_ state: HistoryMigration.State) -> HistoryMigration.State {
+    guard FileManager.default.fileExists(atPath: paths.legacyFolder) else { return .done }
+    do throws(FileError) {
+      let db = try database()
+      let step = try HistoryMigration.step(state: state, paths: paths, into: db, limits: limits)
+      if case .done = step.state, let report = step.report { notice(report) }
+      return step.state
+    } catch {
+      notice("cannot move the old history into \(paths.database): \(error.description)")
+      return .done
+    }
+  }
+
+  func sweepBodyFiles() {
+    guard !HistoryFiles.list(paths.bodies).isEmpty, let db = try? database() else { return }
+    try? Self.sweepBodyFiles(paths: paths, db: db)
+  }
+
+  /// Indexes a chunk of new entries for search; true when there are more.
+  func indexStep() -> Bool {
+    guard let db = try? database() else { return false }
+    return (try? HistorySearchIndex.indexChunk(db)) ?? false
   }
 }

@@ -22,6 +22,13 @@ import RequestEngine
 /// transaction of their own (`store`), which sets a damaged database aside and tells each
 /// entry's caller when they cannot be written.
 ///
+/// A database another process holds locked is waited for at most `Paths.lockWait` (10 s) in
+/// all, however many statements wait (opening it, BEGIN, the retry in a transaction
+/// of its own): the first wait that fails starts the budget, which a commit that succeeds
+/// renews. Then the entries are kept, in memory, for the next commit (a second later, or with
+/// the next entries: the TUI goes on), unless a caller waits for them (`run` at its exit,
+/// `close`): then they are dropped, each caller told so and why (`HistoryWriter+Failures`).
+///
 /// Between commits, while entries gather or nothing is queued, it does the background work: the
 /// checkpoint of the WAL (see below), the migration of an old file history (a chunk per
 /// transaction), the sweep of body files no row refers to, and, after a second without new
@@ -47,11 +54,11 @@ final class HistoryWriter: @unchecked Sendable {
   let paths: HistoryStore.Paths
   let limits: HistoryStore.Limits
 
-  private let condition = NSCondition()
+  let condition = NSCondition()
   private var queue: [Job] = []
   private var submitted = 0
   private var finished = 0
-  private var closing = false
+  var closing = false
   private var started = false
   private var threadDone = false
   /// When the search index may be filled: a second after the last commit.
@@ -60,7 +67,7 @@ final class HistoryWriter: @unchecked Sendable {
   /// latest: `gatherInterval` after its first entry.
   private var commitAt: Date?
   /// Callers waiting in `waitForCommits`: what is queued is committed at once.
-  private var waiters = 0
+  var waiters = 0
   private var migration: HistoryMigration.State = .unknown
   private var swept = false
   /// Set while `finishMigration` waits: the migration runs before anything else.
@@ -69,20 +76,28 @@ final class HistoryWriter: @unchecked Sendable {
   private var notices: [String] = []
 
   /// The thread's connection (only the thread touches it).
-  private var connection: SQLiteConnection?
+  var connection: SQLiteConnection?
   /// The file the connection opened (`HistoryFiles.identity`).
   private var connectionIdentity: HistoryFiles.Identity?
   /// What the prune looked at once on this connection.
-  private var pruneChecks = HistoryPruning.Checks()
+  var pruneChecks = HistoryPruning.Checks()
   /// A checkpoint is due (at the first open, and after a commit that left the WAL long), and
   /// whether it goes before anything else (the WAL is past `longWALBytes`).
   private var checkpointWanted = true
   private var checkpointUrgent = false
-  /// The transaction the thread has open, with what it holds (only the thread touches it).
-  private var transaction: Transaction?
+  /// The transaction the thread has open, with what it holds (only the thread touches it); a
+  /// rolled-back one that waits for a locked database (`hold`) too.
+  var transaction: Transaction?
+  /// When the database was first found locked, since the write lock was last taken: the start
+  /// of the wait budget; and when it was last found locked (only the thread touches them).
+  var lockedSince: Date?
+  var lastLocked: Date?
+  /// When the current attempt to reach the database began, and whether it failed on a lock.
+  var attemptStarted = Date()
+  var attemptLocked = false
 
   /// The chunks inserted since the last commit.
-  private struct Transaction {
+  struct Transaction {
     /// The records in it, and beside them (same index) whom to tell if they cannot be stored.
     var records: [HistoryRecord] = []
     var failures: [(@Sendable (FileError) -> Void)?] = []
@@ -224,9 +239,15 @@ final class HistoryWriter: @unchecked Sendable {
       case .commit:
         let jobs = commit()
         let walBytes = connection?.bytesInWAL ?? 0
+        let held = transaction != nil
         condition.lock()
         finished += jobs
-        commitAt = queue.isEmpty ? nil : Date().addingTimeInterval(Self.gatherInterval)
+        if held {
+          // Kept for a locked database: tried again a little later, or with the next entries.
+          commitAt = Date().addingTimeInterval(Self.lockRetryDelay)
+        } else {
+          commitAt = queue.isEmpty ? nil : Date().addingTimeInterval(Self.gatherInterval)
+        }
         if walBytes > Self.checkpointBytes { checkpointWanted = true }
         if walBytes > Self.longWALBytes { checkpointUrgent = true }
         indexAt = Date().addingTimeInterval(Self.indexDelay)
@@ -313,45 +334,52 @@ final class HistoryWriter: @unchecked Sendable {
     }
   }
 
-  /// The connection, opened (and the database created) on first use. A damaged database is set
-  /// aside and a new one started.
-  private func database() throws(FileError) -> SQLiteConnection {
+  /// The connection, opened (and the database created) on first use, waiting for another
+  /// process's lock only as long as the budget has left (`lockBudget`). A damaged or foreign
+  /// database is set aside and a new one started. Each call begins an attempt.
+  func database() throws(FileError) -> SQLiteConnection {
+    attemptStarted = Date()
+    attemptLocked = false
     // A database another process set aside since is not written on: the file at the path is.
     if connection != nil, HistoryFiles.identity(paths.database) != connectionIdentity {
       connection = nil
       pruneChecks = HistoryPruning.Checks()
     }
-    if let connection { return connection }
-    try HistoryFiles.makeFolder(URL(fileURLWithPath: paths.stateFolder, isDirectory: true))
+    if let connection {
+      connection.setBusyTimeout(milliseconds: lockBudget())
+      return connection
+    }
+    try StateFolder.make(URL(fileURLWithPath: paths.stateFolder, isDirectory: true))
     do throws(SQLiteError) {
-      let opened = try Self.openCreating(paths.database) { notice in self.notice(notice) }
+      let opened = try Self.openCreating(paths.database, busyTimeout: lockBudget()) { notice in self.notice(notice) }
       opened.takeOverCheckpoints()
       connection = opened
       connectionIdentity = HistoryFiles.identity(paths.database)
       return opened
     } catch {
+      noteLocked(error)
       throw paths.error(error)
     }
   }
 
-  /// Opens (creating) the database at `path`; a damaged file is set aside first (`notice` says
-  /// so).
-  static func openCreating(_ path: String, notice: (String) -> Void) throws(SQLiteError)
-    -> SQLiteConnection
-  {
+  /// Opens (creating) the database at `path`; a damaged or foreign file is set aside first
+  /// (`notice` says so).
+  static func openCreating(
+    _ path: String, busyTimeout: Int32 = HistoryDatabase.busyTimeoutMilliseconds, notice: (String) -> Void
+  ) throws(SQLiteError) -> SQLiteConnection {
     do {
-      if case .ready(let db) = try HistoryDatabase.open(path: path, create: true) { return db }
+      if case .ready(let db) = try HistoryDatabase.open(path: path, create: true, busyTimeout: busyTimeout) { return db }
     } catch where error.isDamage {
       let aside = HistoryDatabase.setAside(path: path)
-      notice("\(path) was damaged (\(error.message)): moved to \(aside); a new history starts")
+      notice(HistoryDatabase.setAsideNotice(path: path, error: error, aside: aside))
     }
-    guard case .ready(let db) = try HistoryDatabase.open(path: path, create: true) else {
+    guard case .ready(let db) = try HistoryDatabase.open(path: path, create: true, busyTimeout: busyTimeout) else {
       throw SQLiteError(code: SQLITE_CANTOPEN, message: "cannot create \(path)")
     }
     return db
   }
 
-  private func notice(_ text: String) {
+  func notice(_ text: String) {
     condition.lock()
     notices.append(text)
     condition.unlock()
@@ -389,7 +417,13 @@ final class HistoryWriter: @unchecked Sendable {
         db = connection
       } else {
         db = try database()
-        try db.execute("BEGIN IMMEDIATE")
+        do throws(SQLiteError) {
+          try db.execute("BEGIN IMMEDIATE")
+        } catch {
+          noteLocked(error)
+          throw error
+        }
+        lockedSince = nil
         open.begun = true
       }
       do throws(SQLiteError) {
@@ -404,89 +438,23 @@ final class HistoryWriter: @unchecked Sendable {
     }
   }
 
-  /// Commits the open transaction; returns the number of jobs it accounted for.
+  /// Commits the open transaction; returns the number of jobs it accounted for (0 when they
+  /// are kept for a locked database: `transaction` holds them again).
   private func commit() -> Int {
     guard let open = transaction else { return 0 }
     transaction = nil
     if open.begun, !open.rolledBack, let db = connection {
       do throws(SQLiteError) {
         try db.execute("COMMIT")
-        for key in open.pruned { unlink(paths.bodyFile(key)) }
+        lockedSince = nil
+        for key in open.pruned { paths.removeBodyFile(key) }
         return open.jobs
       } catch {
+        noteLocked(error)
         try? db.execute("ROLLBACK")
         pruneChecks = HistoryPruning.Checks()
       }
     }
-    store(open.records, failures: open.failures)
-    return open.jobs
-  }
-
-  /// Stores records in one transaction of their own: what a transaction that failed held.
-  private func store(_ records: [HistoryRecord], failures: [(@Sendable (FileError) -> Void)?]) {
-    guard !records.isEmpty else { return }
-    var pruned: [String] = []
-    do throws(FileError) {
-      pruned = try insert(records)
-    } catch {
-      for (record, failed) in zip(records, failures) {
-        if record.entry.storage.responseBody == .file { unlink(paths.bodyFile(record.entry.id)) }
-        failed?(error)
-      }
-      return
-    }
-    for key in pruned { unlink(paths.bodyFile(key)) }
-  }
-
-  /// Inserts the records and prunes, in one transaction; returns the keys of pruned entries
-  /// whose bodies are files. On damage the search index is emptied first (pruning deletes from
-  /// it; it is filled again from the rows) and the insert tried again; a database still damaged
-  /// is set aside and the insert tried once more in a new one.
-  private func insert(_ records: [HistoryRecord]) throws(FileError) -> [String] {
-    for attempt in 0..<3 {
-      let db = try database()
-      do throws(SQLiteError) {
-        return try Self.insert(records, into: db, limits: limits, pruneChecks: &pruneChecks)
-      } catch where error.isDamage && attempt == 0
-        && ((try? HistorySearchIndex.rebuild(db)) != nil || (try? HistorySearchIndex.abandon(db)) != nil)
-      {
-        continue
-      } catch where error.isDamage && attempt < 2 {
-        connection = nil
-        pruneChecks = HistoryPruning.Checks()
-        let aside = HistoryDatabase.setAside(path: paths.database)
-        notice("\(paths.database) was damaged (\(error.message)): moved to \(aside); a new history starts")
-      } catch {
-        throw paths.error(error)
-      }
-    }
-    return []
-  }
-
-  // MARK: - Background work
-
-  /// One chunk of the migration; `.done` when there is nothing (more) to migrate.
-  private func migrateStep(_ state: HistoryMigration.State) -> HistoryMigration.State {
-    guard FileManager.default.fileExists(atPath: paths.legacyFolder) else { return .done }
-    do throws(FileError) {
-      let db = try database()
-      let step = try HistoryMigration.step(state: state, paths: paths, into: db, limits: limits)
-      if case .done = step.state, let report = step.report { notice(report) }
-      return step.state
-    } catch {
-      notice("cannot move the old history into \(paths.database): \(error.description)")
-      return .done
-    }
-  }
-
-  private func sweepBodyFiles() {
-    guard !HistoryFiles.list(paths.bodies).isEmpty, let db = try? database() else { return }
-    try? Self.sweepBodyFiles(paths: paths, db: db)
-  }
-
-  /// Indexes a chunk of new entries for search; true when there are more.
-  private func indexStep() -> Bool {
-    guard let db = try? database() else { return false }
-    return (try? HistorySearchIndex.indexChunk(db)) ?? false
+    return store(open)
   }
 }

@@ -73,6 +73,8 @@ enum LegacyHistory {
     guard let first = HistoryFiles.readFirstLine(path, limit: metadataLimit) else { return nil }
     let name = String(path.split(separator: "/").last ?? "")
     let id = String(name.dropLast(entrySuffix.count))
+    // The id names the body file too: only a key reqbench makes.
+    guard StateFiles.isValidName(id) else { return nil }
     guard case .entry(var entry, let stored) = decode(line: first.line, id: id) else { return nil }
     let requestOffset = first.line.count + 1
     var expected = requestOffset + entry.requestBodyBytes

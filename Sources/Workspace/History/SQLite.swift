@@ -5,11 +5,22 @@ struct SQLiteError: Error, Sendable, CustomStringConvertible {
   /// The extended result code (`SQLITE_BUSY`, `SQLITE_CORRUPT`, …).
   var code: Int32
   var message: String
+  /// A database, but not one of reqbench's history (`HistoryDatabase.checkSchema`).
+  var isForeign = false
+
+  init(code: Int32, message: String, isForeign: Bool = false) {
+    self.code = code
+    self.message = message
+    self.isForeign = isForeign
+  }
 
   /// The primary result code, without the extended bits.
   var primary: Int32 { code & 0xFF }
-  /// The file is not a database or is damaged: set it aside and start anew.
-  var isDamage: Bool { primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB }
+  /// The file is not a database, is damaged, or is another program's database: set it aside
+  /// and start anew.
+  var isDamage: Bool { isForeign || primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB }
+  /// Another connection (another process) held the lock for longer than the busy timeout.
+  var isLocked: Bool { primary == SQLITE_BUSY || primary == SQLITE_LOCKED }
   var description: String { message }
 }
 
@@ -32,12 +43,15 @@ final class SQLiteConnection {
   private var pageSize = 4096
 
   /// Opens (with `create`, creates) the database at `path`. `readOnly` opens it for reading only.
+  /// A database file that is a symbolic link is refused (`SQLITE_OPEN_NOFOLLOW`): it is in the
+  /// state folder, which is never read or written through one.
   init(path: String, create: Bool, readOnly: Bool = false) throws(SQLiteError) {
     _ = Self.configured
     self.path = path
     var db: OpaquePointer?
     var flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
     if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
+    flags |= SQLITE_OPEN_NOFOLLOW
     // One thread at a time uses a connection (the callers lock): no mutex of SQLite's own.
     flags |= SQLITE_OPEN_NOMUTEX
     let status = sqlite3_open_v2(path, &db, flags, nil)

@@ -1,4 +1,6 @@
+import Digest
 import Foundation
+import RequestEngine
 
 /// Where a workspace keeps what the app learns while it runs: history, the response cache,
 /// partial downloads and chains' captured values. For `path/NAME.json` it is `path/.reqbench/NAME/`, unless the user names
@@ -10,7 +12,8 @@ import Foundation
 /// // …/workspaces/.reqbench/demo/
 /// let history = HistoryStore(folder: StateFolder.history(in: state))
 /// ```
-/// Nothing is created here: the stores create their folders when they first write.
+/// Nothing is created here (but a missing `.gitignore` in `checked`): the stores create their
+/// folders when they first write, through `StateFiles` (mode 0700, never through a link).
 public struct StateFolder {
   /// The state folder of the workspace file `file`: `override` when given, else
   /// `.reqbench/NAME/` beside the file, where NAME is the file's name without `.json`.
@@ -24,32 +27,69 @@ public struct StateFolder {
       .appendingPathComponent(name, isDirectory: true)
   }
 
-  /// `url(forWorkspace:override:)`, refused when the default state folder, or anything in its
-  /// path the workspace's folder holds (`.reqbench`, `.reqbench/NAME`, its `history`, `cache`,
-  /// `chains`, `downloads` and `cookies` and the history database), is a symbolic link: a workspace from elsewhere (a cloned
-  /// repository) must not move reqbench's state, tokens captured by chains among it, to a place
-  /// of its choosing. `--state-dir DIR` is the user's own choice and is used as given.
+  /// `url(forWorkspace:override:)`, refused when anything reqbench keeps in it is a symbolic link
+  /// (`subfolders`, `files`), and for the default state folder when `.reqbench` or
+  /// `.reqbench/NAME` is one: a workspace from elsewhere (a cloned repository) must not move
+  /// reqbench's state, tokens captured by chains among it, to a place of its choosing, nor have
+  /// it read, written or removed there. `--state-dir DIR` is the user's own choice: the folder
+  /// itself is used as given, what is in it is checked the same way. A default state folder an
+  /// earlier reqbench made without its `.gitignore` gets one (`StateFiles.ignoreInGit`).
+  ///
+  /// This is the check at the start of a command; every store refuses a link again when it
+  /// makes, opens or lists its folder (`StateFiles`).
   public static func checked(forWorkspace file: URL, override: URL?) throws(StateFolderError) -> URL {
     let state = url(forWorkspace: file, override: override)
-    guard override == nil else { return state }
-    let dotFolder = state.deletingLastPathComponent()
-    let places = [dotFolder, state] + [history(in: state), cache(in: state), chains(in: state), downloads(in: state), cookies(in: state)]
-      + ["history.sqlite", "history.sqlite-wal", "history.sqlite-shm"].map { state.appendingPathComponent($0) }
-    for place in places {
-      var info = stat()
-      if lstat(place.path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
-        throw StateFolderError(
-          message: "the state folder \(place.path) is a symbolic link; reqbench keeps history, the cache, "
-            + "downloads and captured values only in a real folder beside the workspace: remove the link "
-            + "(reqbench creates the folder) or choose a folder with --state-dir DIR")
-      }
+    var places = (subfolders + files).map { state.appendingPathComponent($0).path }
+    if override == nil { places = [state.deletingLastPathComponent().path, state.path] + places }
+    for place in places where StateFiles.isLink(place) {
+      throw StateFolderError(message: "the state folder \(place) " + StateFiles.folderLink(place).message)
+    }
+    if override == nil, (try? StateFiles.existingFolder(state.path)) == true {
+      StateFiles.ignoreInGit(state.path)
     }
     return state
+  }
+
+  /// The folders reqbench keeps in a state folder.
+  public static let subfolders = ["history", "history-bodies", "cache", "chains", "downloads", "cookies", "oauth2"]
+  /// The files it keeps beside them.
+  public static let files = [
+    "history.sqlite", "history.sqlite-wal", "history.sqlite-shm", "history.sqlite-journal", "cache.key", ".swept",
+    StateFiles.ignoreFileName,
+  ]
+
+  /// Makes the state folder (mode 0700, with its `.gitignore`; `StateFiles.makeStateFolder`).
+  public static func make(_ stateFolder: URL) throws(FileError) {
+    do throws(StateFileError) {
+      try StateFiles.makeStateFolder(stateFolder.path)
+    } catch {
+      throw FileError(error)
+    }
+  }
+
+  /// Makes a folder of the state folder, `STATE/NAME` (mode 0700; `StateFiles.folder`), refused
+  /// when it is a symbolic link.
+  public static func makeFolder(_ folder: URL) throws(FileError) {
+    do throws(StateFileError) {
+      try StateFiles.folder(at: folder.path)
+    } catch {
+      throw FileError(error)
+    }
   }
 
   /// The history folder inside a state folder: `STATE/history/`.
   public static func history(in stateFolder: URL) -> URL {
     stateFolder.appendingPathComponent("history", isDirectory: true)
+  }
+
+  /// `STATE/history-bodies`: response bodies of history entries too large for the database.
+  public static func historyBodies(in stateFolder: URL) -> URL {
+    stateFolder.appendingPathComponent("history-bodies", isDirectory: true)
+  }
+
+  /// `STATE/oauth2`: the OAuth 2.0 tokens (`OAuth2Tokens`).
+  public static func oauth2(in stateFolder: URL) -> URL {
+    stateFolder.appendingPathComponent("oauth2", isDirectory: true)
   }
 
   /// `STATE/cache`: the response cache.
@@ -69,20 +109,24 @@ public struct StateFolder {
   public static func cacheDigestKey(in stateFolder: URL) throws(FileError) -> [UInt8] {
     let url = stateFolder.appendingPathComponent("cache.key")
     let size = 32
-    // A link would make the write below replace the file it names (anywhere).
-    var info = stat()
-    if lstat(url.path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
-      throw FileError(
-        path: url.path, message: "is not a regular file (a link?); remove it, reqbench makes a new one",
-        reason: "not a regular file")
+    do throws(StateFileError) {
+      if let bytes = try StateFiles.read(url.path, limit: 4096), bytes.count == size { return bytes }
+    } catch where error.kind == .link || error.kind == .notRegular {
+      // A link would make the write below replace the file it names (anywhere).
+      throw FileError(error)
+    } catch {
+      // Damaged (too large): made again.
     }
-    if let bytes = try? FileAccess.read(url), bytes.count == size { return bytes }
     var generator = SystemRandomNumberGenerator()
     let key = (0..<size).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-    try FileAccess.createDirectory(stateFolder)
-    try AtomicFile.write(key, to: url, permissions: 0o600)
-    let written = try FileAccess.read(url)
-    return written.count == size ? written : key
+    try make(stateFolder)
+    try AtomicFile.write(key, to: url, permissions: StateFiles.fileMode, links: .refuse)
+    do throws(StateFileError) {
+      let written = try StateFiles.read(url.path, limit: 4096) ?? key
+      return written.count == size ? written : key
+    } catch {
+      throw FileError(error)
+    }
   }
 
   /// `STATE/cookies`: the cookie jars, one per environment (`CookieJars`).
@@ -91,12 +135,15 @@ public struct StateFolder {
   }
 
   /// A name (a chain's, an environment's) as a file name of its own: percent-encoded but for
-  /// letters, digits and `-_.`, a leading dot encoded too (no hidden file, no `..`).
+  /// letters, digits and `-_.`, a leading dot encoded too (no hidden file, no `..`). Always a
+  /// name `StateFiles.isValidName` accepts: one whose encoding is longer than it allows is
+  /// `%sha256-` and the name's digest (the encoder never writes `%s`).
   public static func fileName(for name: String) -> String {
     var allowed = CharacterSet.alphanumerics
     allowed.insert(charactersIn: "-_.")
     let encoded = name.addingPercentEncoding(withAllowedCharacters: allowed) ?? name
-    return encoded.hasPrefix(".") ? "%2E" + encoded.dropFirst() : encoded
+    let fileName = encoded.hasPrefix(".") ? "%2E" + encoded.dropFirst() : encoded
+    return StateFiles.isValidName(fileName) ? fileName : "%sha256-" + SHA256.hex(Array(name.utf8))
   }
 
   /// `STATE/downloads`: partial downloads and their resume state.

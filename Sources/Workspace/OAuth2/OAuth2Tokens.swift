@@ -3,7 +3,8 @@ import RequestEngine
 
 /// The OAuth 2.0 tokens of one workspace's process: one per `OAuth2Client.cacheKey` (the
 /// environment and the block), kept in `STATE/oauth2/KEY.json` (mode 0600 in a folder of mode
-/// 0700, written atomically) so the next process reuses them until they expire.
+/// 0700, written atomically, never read or written through a link: `StateFiles`) so the next
+/// process reuses them until they expire.
 ///
 /// `prepare` gives a request with `"auth": {"oauth2": …}` an `Authorizer` from here
 /// (`VariableSources.oauth2`). When the engine is about to send it, the authorizer answers with
@@ -42,8 +43,11 @@ public final class OAuth2Tokens: @unchecked Sendable {
 
   /// `STATE/oauth2`.
   public static func folder(in stateFolder: URL) -> URL {
-    stateFolder.appendingPathComponent("oauth2", isDirectory: true)
+    StateFolder.oauth2(in: stateFolder)
   }
+
+  /// The longest token file read: a token response is kilobytes.
+  static let fileLimit = 1 << 20
 
   /// The authorizer of requests that use `client`.
   public func authorizer(for client: OAuth2Client) -> Authorizer {
@@ -105,9 +109,14 @@ public final class OAuth2Tokens: @unchecked Sendable {
     }
     guard let stateFolder else { return 0 }
     let folder = Self.folder(in: stateFolder)
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+    // A link there is refused, not listed: nothing outside the state folder is removed.
+    do throws(StateFileError) {
+      guard try StateFiles.existingFolder(folder.path) else { return 0 }
+    } catch {
+      throw FileError(error)
+    }
     var removed = 0
-    for name in names where name.hasSuffix(".json") {
+    for name in StateFiles.list(folder.path) where name.hasSuffix(".json") {
       let path = folder.appendingPathComponent(name).path
       if unlink(path) == 0 {
         removed += 1
@@ -153,8 +162,8 @@ public final class OAuth2Tokens: @unchecked Sendable {
     if let token = tokens[key] { return token }
     guard let stateFolder, !loaded.contains(key) else { return nil }
     loaded.insert(key)
-    let url = Self.folder(in: stateFolder).appendingPathComponent(key + ".json")
-    guard let bytes = try? FileAccess.read(url), let json = try? JSONParser.parse(bytes),
+    guard let path = StateFiles.path(key, in: Self.folder(in: stateFolder).path, suffix: ".json"),
+      let bytes = try? StateFiles.read(path, limit: Self.fileLimit), let json = try? JSONParser.parse(bytes),
       let token = OAuth2Token(json: json)
     else { return nil }
     tokens[key] = token
@@ -167,10 +176,13 @@ public final class OAuth2Tokens: @unchecked Sendable {
     writes.async {
       let folder = Self.folder(in: stateFolder)
       do throws(FileError) {
-        try FileAccess.createPrivateDirectory(folder)
+        try StateFolder.makeFolder(folder)
+        guard let file = StateFiles.path(key, in: folder.path, suffix: ".json") else {
+          throw FileError(path: folder.path, message: "\(key): not a token key", reason: "invalid key")
+        }
         try AtomicFile.write(
-          Array(JSONSerializer.compact(token.json).utf8), to: folder.appendingPathComponent(key + ".json"),
-          permissions: 0o600)
+          Array(JSONSerializer.compact(token.json).utf8), to: URL(fileURLWithPath: file),
+          permissions: StateFiles.fileMode, links: .refuse)
       } catch {
         onError(error)
       }
