@@ -135,7 +135,8 @@ public enum StateFiles {
   }
 
   /// Whether the folder at `path` exists: false when it does not; an error when it is a symbolic
-  /// link or not a folder (nothing in it is then read, written or removed).
+  /// link or not a folder (nothing in it is then read, written or removed). An existing one open
+  /// to others is made 0700.
   public static func existingFolder(_ path: String) throws(StateFileError) -> Bool {
     var info = stat()
     guard lstat(path, &info) == 0 else {
@@ -144,7 +145,10 @@ public enum StateFiles {
       throw failure(path, "cannot use the folder", code)
     }
     switch info.st_mode & S_IFMT {
-    case S_IFDIR: return true
+    case S_IFDIR:
+      // One an earlier version made open to others (0755) is made private like a new one.
+      if info.st_mode & 0o077 != 0, info.st_uid == geteuid() { chmod(path, folderMode) }
+      return true
     case S_IFLNK: throw folderLink(path)
     default: throw notAFolder(path)
     }

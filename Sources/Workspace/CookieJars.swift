@@ -357,20 +357,23 @@ public final class CookieJarFile: @unchecked Sendable {
   }
 
   /// The file's cookies (and its stamp noted), or why there are none.
+  /// The most bytes of a jar file read: far over what the jar keeps (3,000 cookies of at most a
+  /// few KB), so a file an older version or another program grew is still read, cut to the
+  /// jar's bounds and written back within them.
+  static let maxFileBytes = 256 << 20
+
   private func readFile() -> Read {
-    var info = stat()
-    guard lstat(url.path, &info) == 0 else { return .missing }
-    guard info.st_mode & S_IFMT == S_IFREG else {
-      onError(notAFile)
-      return .refused
-    }
     let stamp = Stamp(url)
-    guard let data = FileManager.default.contents(atPath: url.path) else {
-      onError(FileError(path: url.path, message: "cannot read the cookie jar", reason: "unreadable"))
+    let bytes: [UInt8]?
+    do throws(StateFileError) {
+      bytes = try StateFiles.read(url.path, limit: Self.maxFileBytes)
+    } catch {
+      onError(error.kind == .link || error.kind == .notRegular ? notAFile : FileError(error))
       return .refused
     }
+    guard let bytes else { return .missing }
     lastStamp = stamp
-    return .cookies(Cookie.parseFile(String(decoding: data, as: UTF8.self)).cookies)
+    return .cookies(Cookie.parseFile(String(decoding: bytes, as: UTF8.self)).cookies)
   }
 
   private func writeNow(merging: Bool = true) {

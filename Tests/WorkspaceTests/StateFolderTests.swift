@@ -90,6 +90,15 @@ struct StateFolderTests {
     #expect(mode(state.appendingPathComponent(".gitignore")) == 0o600)
   }
 
+  /// A folder an earlier version made open to others (0755) is made private when a store uses it.
+  @Test func aFolderOpenToOthersIsMadePrivateWhenUsed() throws {
+    let cache = state.appendingPathComponent("cache")
+    try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
+    chmod(cache.path, 0o755)
+    try StateFolder.makeFolder(cache)
+    #expect(mode(cache) == 0o700)
+  }
+
   /// A link where a folder of the state folder belongs is refused by the store that uses it:
   /// nothing is written, listed or removed where it points.
   @Test func everyStoreRefusesALinkWhereItsFolderBelongs() throws {
