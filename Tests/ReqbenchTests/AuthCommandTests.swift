@@ -38,6 +38,28 @@ struct AuthCommandTests {
     environment = env
   }
 
+  /// The environment of a command whose "browser" (`xdg-open` on a `PATH` of its own, with a
+  /// display) approves at once: it posts the consent and follows the redirect to the loopback
+  /// listener, as a person clicking "allow" would; the URLs it was given go to `recordingTo`.
+  func browserApproving(recordingTo opened: URL?) throws -> [String: String] {
+    let bin = folder.appendingPathComponent("bin")
+    try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+    let script = bin.appendingPathComponent("xdg-open")
+    try """
+      #!/bin/sh
+      \(opened.map { "printf '%s\\n' \"$1\" >> '\($0.path)'" } ?? "")
+      location=$(curl -s -m 10 -o /dev/null -w '%{redirect_url}' -X POST -d confirm=yes "$1")
+      curl -s -m 10 -o /dev/null "$location"
+      """.write(to: script, atomically: true, encoding: .utf8)
+    chmod(script.path, 0o755)
+    var env = environment
+    env["REQBENCH_SECRET_WEB"] = "web-secret"
+    env["PATH"] = bin.path + ":" + (env["PATH"] ?? "/usr/bin:/bin")
+    env["DISPLAY"] = ":99"
+    env["WAYLAND_DISPLAY"] = nil
+    return env
+  }
+
   func reqbench(_ args: [String]) throws -> ProcessResult {
     try runProcess(try reqbenchBinary, args, environment: environment, currentDirectory: folder)
   }
@@ -156,22 +178,8 @@ struct AuthCommandTests {
      "requests": [{"name": "repos", "url": "api/me", "auth": {"oauth2": {"grant": "authorizationCode",
        "authorizationURL": "authorize", "tokenURL": "token", "clientId": "web", "clientSecret": "{{secret.web}}"}}}]}
     """#.write(toFile: path, atomically: true, encoding: .utf8)
-    let bin = folder.appendingPathComponent("bin")
-    try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
     let opened = folder.appendingPathComponent("opened.txt")
-    let script = bin.appendingPathComponent("xdg-open")
-    try """
-      #!/bin/sh
-      printf '%s\\n' "$1" >> '\(opened.path)'
-      location=$(curl -s -m 10 -o /dev/null -w '%{redirect_url}' -X POST -d confirm=yes "$1")
-      curl -s -m 10 -o /dev/null "$location"
-      """.write(to: script, atomically: true, encoding: .utf8)
-    chmod(script.path, 0o755)
-    var env = environment
-    env["REQBENCH_SECRET_WEB"] = "web-secret"
-    env["PATH"] = bin.path + ":" + (env["PATH"] ?? "/usr/bin:/bin")
-    env["DISPLAY"] = ":99"
-    env["WAYLAND_DISPLAY"] = nil
+    let env = try browserApproving(recordingTo: opened)
     let auth = try runProcess(try reqbenchBinary, ["auth", path, "repos"], environment: env, currentDirectory: folder)
     #expect(auth.status == 0, "\(auth.stderr)")
     #expect(auth.stdout.hasPrefix("oauth2 › repos: token ready"), "\(auth.stdout)")
@@ -196,20 +204,7 @@ struct AuthCommandTests {
          "deviceURL": "device_authorization", "tokenURL": "token", "clientId": "tv"}}}
      ]}
     """#.write(toFile: path, atomically: true, encoding: .utf8)
-    let bin = folder.appendingPathComponent("bin")
-    try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
-    let script = bin.appendingPathComponent("xdg-open")
-    try """
-      #!/bin/sh
-      location=$(curl -s -m 10 -o /dev/null -w '%{redirect_url}' -X POST -d confirm=yes "$1")
-      curl -s -m 10 -o /dev/null "$location"
-      """.write(to: script, atomically: true, encoding: .utf8)
-    chmod(script.path, 0o755)
-    var env = environment
-    env["REQBENCH_SECRET_WEB"] = "web-secret"
-    env["PATH"] = bin.path + ":" + (env["PATH"] ?? "/usr/bin:/bin")
-    env["DISPLAY"] = ":99"
-    env["WAYLAND_DISPLAY"] = nil
+    let env = try browserApproving(recordingTo: nil)
     func run(_ name: String) throws -> (ProcessResult, seconds: Double) {
       let started = Date()
       let result = try runProcess(try reqbenchBinary, ["run", path, name], environment: env, currentDirectory: folder, timeout: 30)

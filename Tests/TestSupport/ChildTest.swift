@@ -7,13 +7,7 @@ import Foundation
 public func killChildTest(
   suite: String, environment: [String: String], when ready: () -> Bool = { true }, pause: ClosedRange<UInt32>
 ) throws -> Bool {
-  let child = Process()
-  child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-  child.arguments = ["--testing-library", "swift-testing", "--filter", suite]
-  child.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-  child.standardOutput = FileHandle.nullDevice
-  child.standardError = FileHandle.nullDevice
-  try child.run()
+  let child = try startChildTest(filter: suite, environment: environment)
   let deadline = Date().addingTimeInterval(30)
   while Date() < deadline && !ready() { usleep(50_000) }
   usleep(UInt32.random(in: pause))
@@ -27,6 +21,16 @@ public func killChildTest(
 /// signal ended it. For tests of what is process-wide (stopping every engine thread), which must
 /// not meet the other tests of the parent process.
 public func runChildTest(filter: String, environment: [String: String], timeout: Double = 60) throws -> Int32? {
+  let child = try startChildTest(filter: filter, environment: environment)
+  let deadline = Date().addingTimeInterval(timeout)
+  while child.isRunning && Date() < deadline { usleep(20_000) }
+  if child.isRunning { kill(child.processIdentifier, SIGKILL) }
+  child.waitUntilExit()
+  return child.terminationReason == .exit ? child.terminationStatus : nil
+}
+
+/// This test binary started again on the tests `filter` names, with `environment` added.
+private func startChildTest(filter: String, environment: [String: String]) throws -> Process {
   let child = Process()
   child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
   child.arguments = ["--testing-library", "swift-testing", "--filter", filter]
@@ -34,9 +38,5 @@ public func runChildTest(filter: String, environment: [String: String], timeout:
   child.standardOutput = FileHandle.nullDevice
   child.standardError = FileHandle.nullDevice
   try child.run()
-  let deadline = Date().addingTimeInterval(timeout)
-  while child.isRunning && Date() < deadline { usleep(20_000) }
-  if child.isRunning { kill(child.processIdentifier, SIGKILL) }
-  child.waitUntilExit()
-  return child.terminationReason == .exit ? child.terminationStatus : nil
+  return child
 }
