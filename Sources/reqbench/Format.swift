@@ -28,9 +28,11 @@ enum Format {
     ])
   }
 
-  /// `ticker: the server ended the stream; reconnect 2 in 3 s`, on stderr.
-  static func reconnectLine(name: String, count: Int, delay: Double, reason: ExchangeError) -> String {
+  /// `ticker: the server ended the stream; reconnect 2 in 3 s`, on stderr; `(5 since the last
+  /// line)` when reconnects went untold in between (`ReconnectLines`).
+  static func reconnectLine(name: String, count: Int, delay: Double, reason: ExchangeError, untold: Int = 0) -> String {
     "\(name): \(reason.message); reconnect \(count) in \(Formatting.retryDelay(delay))"
+      + (untold > 0 ? " (\(untold + 1) since the last line)" : "")
   }
 
   /// `"stream": {"format": "sse", "events": 142, "kept": 142, "lastEventId": "141", "reconnects": 0}`
@@ -255,4 +257,23 @@ enum Format {
   static func statusText(_ status: Int?) -> String { Formatting.status(status) }
   static func bytes(_ count: Int) -> String { Formatting.bytes(count) }
   static func milliseconds(_ ms: Double) -> String { Formatting.milliseconds(ms) }
+}
+
+/// Which reconnects of a stream `run` tells on stderr: the first, then one line at most every
+/// `interval` seconds per exchange, saying how many came since. A stream that drops at once and
+/// asks for no wait reconnects a few times a second (`ReconnectDelay`); one line each would bury
+/// the terminal.
+struct ReconnectLines {
+  static let interval = 5.0
+  private var told: [ExchangeID: (at: Double, count: Int)] = [:]
+
+  /// The line for this reconnect, or nil when it goes untold.
+  mutating func line(
+    id: ExchangeID, name: String, count: Int, delay: Double, reason: ExchangeError, now: Double = MonotonicClock.now()
+  ) -> String? {
+    if let last = told[id], now - last.at < Self.interval { return nil }
+    let untold = told[id].map { max(0, count - $0.count - 1) } ?? max(0, count - 1)
+    told[id] = (now, count)
+    return Format.reconnectLine(name: name, count: count, delay: delay, reason: reason, untold: untold)
+  }
 }

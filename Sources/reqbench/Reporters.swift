@@ -24,6 +24,7 @@ extension Reporter {
 /// on a terminal, a live progress line (bytes, speed, ETA) while a transfer with a body runs.
 final class SingleReporter: Reporter {
   let live: Bool
+  private var reconnectLines = ReconnectLines()
   private var lastDraw = 0.0
   private var drawn = false
   /// Events of a stream were printed: its body is not printed again.
@@ -40,11 +41,12 @@ final class SingleReporter: Reporter {
       drawn = false
       Terminal.error(Format.retryLine(name: name, attempt: attempt, delay: delay, reason: reason))
       return
-    case .reconnecting(_, let count, let delay, let reason):
+    case .reconnecting(let id, let count, let delay, let reason):
+      guard let line = reconnectLines.line(id: id, name: name, count: count, delay: delay, reason: reason) else { return }
       if drawn { Terminal.clearProgress() }
       drawn = false
       Output.standard.flush()  // the events before the drop come out before the line that says so
-      Terminal.error(Format.reconnectLine(name: name, count: count, delay: delay, reason: reason))
+      Terminal.error(line)
       return
     case .streamEvents(_, let streamed):
       // The events' data as they arrive (the body is not printed again at the end).
@@ -96,6 +98,7 @@ final class SingleReporter: Reporter {
 /// it is a terminal.
 final class LinesReporter: Reporter {
   let total: Int
+  private var reconnectLines = ReconnectLines()
   let live: Bool
   private var finishedCount = 0
   /// Counted as exchanges finish, for the progress line and the summary.
@@ -123,9 +126,11 @@ final class LinesReporter: Reporter {
       Terminal.error(Format.retryLine(name: name, attempt: attempt, delay: delay, reason: reason))
     case .reconnecting(let id, let count, let delay, let reason):
       running.remove(id)
-      clearProgress()
-      Output.standard.flush()
-      Terminal.error(Format.reconnectLine(name: name, count: count, delay: delay, reason: reason))
+      if let line = reconnectLines.line(id: id, name: name, count: count, delay: delay, reason: reason) {
+        clearProgress()
+        Output.standard.flush()
+        Terminal.error(line)
+      }
     case .streamEvents(_, let streamed):
       // Several targets: each event's data on a line of its own, after the request's name.
       clearProgress()
@@ -174,14 +179,17 @@ final class LinesReporter: Reporter {
 
 /// `--report FORMAT`: stdout holds only the report, written at the end; stderr still tells the
 /// retries and the counts.
-struct SummaryReporter: Reporter {
+final class SummaryReporter: Reporter {
+  private var reconnectLines = ReconnectLines()
   var wantsProgress: Bool { false }
 
   func event(_ event: AgentEvent, name: String) {
     if case .retrying(_, let attempt, let delay, let reason) = event {
       Terminal.error(Format.retryLine(name: name, attempt: attempt, delay: delay, reason: reason))
-    } else if case .reconnecting(_, let count, let delay, let reason) = event {
-      Terminal.error(Format.reconnectLine(name: name, count: count, delay: delay, reason: reason))
+    } else if case .reconnecting(let id, let count, let delay, let reason) = event,
+      let line = reconnectLines.line(id: id, name: name, count: count, delay: delay, reason: reason)
+    {
+      Terminal.error(line)
     }
   }
 

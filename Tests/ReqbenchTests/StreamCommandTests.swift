@@ -83,6 +83,22 @@ struct StreamCommandTests {
     #expect(stderr.contains("drop: connection lost: transfer closed with outstanding read data remaining; reconnect 1 in 0.4 s"), "\(stderr)")
   }
 
+  // A stream that sends one event, asks for no wait and hangs up, over and over: reconnects at
+  // most four a second (the floor), and stderr tells the first and then one line every 5 s with
+  // how many came since, not a line each.
+  @Test func aStreamThatDropsAtOnceIsToldOnALineEveryFewSeconds() throws {
+    let (path, folder) = try workspace(
+      #"{"name": "drop", "url": "/sse/ticker?retry=0&interval=0&drop_after=1", "reconnect": true, "deadline": 6}"#)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let run = try runProcess(try reqbenchBinary, ["run", path, "drop", "--no-history", "--state-dir", folder.path], timeout: 30)
+    let lines = run.stderr.split(separator: "\n").filter { $0.contains("reconnect ") }
+    let events = run.stdout.split(separator: "\n").count
+    #expect(events >= 10 && events <= 26, "\(events) events in 6 s")
+    #expect(lines.count == 2, "\(run.stderr)")
+    #expect(lines.first?.contains("reconnect 1 in 0.3 s") == true, "\(run.stderr)")
+    #expect(lines.last?.contains(" since the last line)") == true, "\(run.stderr)")
+  }
+
   @Test func aChainCapturesFromTheLastEventAndFromTheEventAJQExpressionMatches() throws {
     let base = try TestServer.fixture.baseURL
     let (path, folder) = try workspaceFile(#"""
