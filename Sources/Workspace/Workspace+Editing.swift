@@ -47,8 +47,9 @@ extension Workspace {
 
   /// What is wrong with `name` as a request's name (nil when it is fine): it must not be empty,
   /// start or end with a space or `/`, hold an empty folder (`a//b`), a folder or name padded
-  /// with spaces (`GET /users`) or control characters.
+  /// with spaces (`GET /users`), a folder or name `.` or `..`, or control characters.
   /// Folders are written with `/`: `users/get` is `get` in the folder `users`.
+  /// `followingTheRules(_:)` makes a name that breaks them one that follows them.
   public static func problem(withName name: String) -> String? {
     if name.trimmingSpaces().isEmpty { return "a request needs a name" }
     if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
@@ -66,7 +67,30 @@ extension Workspace {
       return "a folder or name between / cannot start or end with a space "
         + "(\(JSONSerializer.quote(String(padded))) in \(JSONSerializer.quote(name)))"
     }
+    if name.split(separator: "/").contains(where: { $0 == "." || $0 == ".." }) {
+      return "a folder or name cannot be . or .. (\(JSONSerializer.quote(name)))"
+    }
     return nil
+  }
+
+  /// `name` made to follow the rules of `problem(withName:)`: each control character becomes a
+  /// space, each folder and the name lose the spaces around them, and empty, `.` and `..`
+  /// folders are left out: `a/\u{1B}]0;P\u{07}/../0//x` is `a/]0;P/0/x`. Empty when nothing is
+  /// left. A name that follows the rules is returned as it is.
+  public static func followingTheRules(_ name: String) -> String {
+    if problem(withName: name) == nil { return name }
+    var text = String.UnicodeScalarView()
+    for scalar in name.unicodeScalars {
+      text.append(scalar.properties.generalCategory == .control ? " " : scalar)
+    }
+    var segments: [Substring] = []
+    for var segment in String(text).split(separator: "/") {
+      // The same spaces the rules look for (`Character.isWhitespace`).
+      while segment.first?.isWhitespace == true { segment.removeFirst() }
+      while segment.last?.isWhitespace == true { segment.removeLast() }
+      if !segment.isEmpty, segment != ".", segment != ".." { segments.append(segment) }
+    }
+    return segments.joined(separator: "/")
   }
 
   /// `name`, or `name-2`, `name-3`… when a request, batch or chain already has it: the name an

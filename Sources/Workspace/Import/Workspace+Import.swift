@@ -34,7 +34,8 @@ extension Workspace {
   /// try workspace.save(to: url)
   /// ```
   /// - `name` names the request when there is one, and prefixes them as `name/…` when there are
-  ///   several.
+  ///   several; it must follow the name rules (`Workspace.problem(withName:)`). The requests'
+  ///   own names are made to follow them (`ImportedRequests.followNameRules`).
   /// - A name already taken gets a suffix: `name-2`, `name-3`, …
   /// - Variables are added when the workspace does not define them; one it defines with another
   ///   value keeps its value, and the report warns about the clash. Environments likewise, by
@@ -48,8 +49,14 @@ extension Workspace {
   public mutating func addImported(_ imported: ImportedRequests, name: String? = nil)
     throws(WorkspaceEditError) -> ImportReport
   {
+    // Importers' names already follow the rules (`ImportFormat.parse`); a caller's own may not.
+    var imported = imported
+    imported.followNameRules(file: "import")
     var report = ImportReport(added: [], variablesAdded: [], warnings: imported.warnings)
     let prefix = name?.trimmingSpaces()
+    if let prefix, !prefix.isEmpty, let problem = Workspace.problem(withName: prefix) {
+      throw WorkspaceEditError(problem)
+    }
     for request in imported.requests {
       var template = request.template
       if var origin = template.imported {
