@@ -94,7 +94,8 @@ extension Workspace {
   }
 
   /// `name`, or `name-2`, `name-3`… when a request, batch or chain already has it: the name an
-  /// import or a duplicate gets.
+  /// import or a duplicate gets. (An import of many requests keeps one `TakenNames` instead of
+  /// asking this for each.)
   public func uniqueName(_ name: String) -> String {
     Workspace.freeName(name, taken: Set(targetNames))
   }
@@ -406,5 +407,33 @@ extension Workspace {
     let chain = Chain(name: name, steps: names.map { ChainStep(request: $0) })
     chains.append(chain)
     return chain
+  }
+}
+
+/// The names a workspace's requests, batches and chains have, while many requests are added at
+/// once (an import): each added name is found in a set (not among all the names, as
+/// `Workspace.uniqueName` looks), and a name asked for again continues from the suffix it got
+/// last, so adding n requests of one name is linear in n too.
+struct TakenNames {
+  private var names: Set<String>
+  /// For a name given a suffix before: the next suffix to try (`name-2`… below it are taken).
+  private var nextSuffix: [String: Int] = [:]
+
+  init(_ names: [String]) {
+    self.names = Set(names)
+  }
+
+  /// `name` when it is not taken, else the first of `name-2`, `name-3`… that is not (as
+  /// `Workspace.freeName`); taken from now on.
+  mutating func take(_ name: String) -> String {
+    var free = name
+    if names.contains(name) {
+      var n = nextSuffix[name] ?? 2
+      while names.contains("\(name)-\(n)") { n += 1 }
+      nextSuffix[name] = n + 1
+      free = "\(name)-\(n)"
+    }
+    names.insert(free)
+    return free
   }
 }
