@@ -105,6 +105,24 @@ import Workspace
     }
   }
 
+  /// `n` requests each with a token of its own (a HAR of many sessions): each goes to the
+  /// secrets file under the next free name (`token`, `token-2`, …), each name looked at once.
+  @Test func manyDistinctCredentialsMoveInLinearTime() throws {
+    try expectLinear("distinct tokens", n: 200, limit: 20, make: { n in
+      var imported = ImportedRequests()
+      for i in 0..<n {
+        let template = RequestTemplate(name: "r\(i)", url: "http://127.0.0.1:9/", headers: ["Authorization": "Bearer tok-\(i)-0123456789"])
+        imported.requests.append(ImportedRequest(template: template, location: nil))
+      }
+      return imported
+    }) { imported in
+      var copy = imported
+      let moved = ImportedCredentials.extract(from: &copy, known: SecretsFile(values: [("token-3", "held")]))
+      #expect(moved.count == imported.requests.count)
+      #expect(copy.requests[3].template.headers["Authorization"] == "Bearer {{secret.token-5}}")
+    }
+  }
+
   /// The parser, the reader and the writer on one object of `n` keys (a request's query).
   @Test func aRequestWithManyQueryParametersReadsAndWritesInLinearTime() throws {
     try expectLinear("query parameters", n: 4_000, limit: 20, make: { n in
