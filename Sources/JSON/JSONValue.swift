@@ -76,11 +76,23 @@ public enum JSONValue: Sendable, Equatable, Hashable {
 }
 
 /// A JSON object whose members keep their order. Setting an existing key replaces it in place.
+///
+/// Finding a key compares it with the members, last first, while the object is small; an object
+/// of more than `indexedCount` members also keeps where each key is (`index`), so building,
+/// reading or looking up in one of thousands of keys (an API's `paths`, a request's query) is
+/// linear in its size, not quadratic.
 public struct JSONObject: Sendable, Equatable, Hashable {
   public private(set) var members: [(key: String, value: JSONValue)]
+  /// The index in `members` of each key's last member; nil while there are at most
+  /// `indexedCount` members. Not part of the value (`==`, `hash`).
+  private var index: [String: Int]?
+
+  /// Objects up to this size are searched member by member (no table to build or keep).
+  static let indexedCount = 16
 
   public init(_ members: [(key: String, value: JSONValue)] = []) {
     self.members = []
+    if members.count > JSONObject.indexedCount { self.members.reserveCapacity(members.count) }
     for (key, value) in members { self[key] = value }
   }
 
@@ -92,27 +104,50 @@ public struct JSONObject: Sendable, Equatable, Hashable {
   /// fixed keys), so none is looked for.
   public init(distinctKeys members: [(key: String, value: JSONValue)]) {
     self.members = members
+    if members.count > JSONObject.indexedCount { buildIndex() }
   }
 
   public subscript(key: String) -> JSONValue? {
     get { lastIndex(of: key).map { members[$0].value } }
     set {
-      if let index = lastIndex(of: key) {
-        if let newValue { members[index].value = newValue } else { members.remove(at: index) }
+      if let position = lastIndex(of: key) {
+        if let newValue {
+          members[position].value = newValue
+        } else {
+          members.remove(at: position)
+          if index != nil { buildIndex() }
+        }
       } else if let newValue {
-        members.append((key, newValue))
+        append(key, newValue)
       }
     }
   }
 
   /// The last member named `key`.
   private func lastIndex(of key: String) -> Int? {
-    var index = members.endIndex
-    while index > members.startIndex {
-      index -= 1
-      if members[index].key == key { return index }
+    if let index { return index[key] }
+    var position = members.endIndex
+    while position > members.startIndex {
+      position -= 1
+      if members[position].key == key { return position }
     }
     return nil
+  }
+
+  /// Appends a member, keeping the index (made when the object grows past `indexedCount`).
+  private mutating func append(_ key: String, _ value: JSONValue) {
+    members.append((key, value))
+    if index != nil {
+      index?[key] = members.count - 1
+    } else if members.count > JSONObject.indexedCount {
+      buildIndex()
+    }
+  }
+
+  private mutating func buildIndex() {
+    var table = [String: Int](minimumCapacity: members.count)
+    for (position, member) in members.enumerated() { table[member.key] = position }
+    index = table
   }
 
   /// Makes room for `count` members (the parser, before an object's first member).
@@ -120,7 +155,7 @@ public struct JSONObject: Sendable, Equatable, Hashable {
 
   /// Appends a member even when the key exists (the parser keeps duplicates so it can report them).
   mutating func appendDuplicate(_ key: String, _ value: JSONValue) {
-    members.append((key, value))
+    append(key, value)
   }
 
   public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {

@@ -4,8 +4,32 @@
 public struct HTTPHeaders: Sendable, Equatable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
   public private(set) var fields: [(name: String, value: String)] = []
 
+  /// The fields set in order, as by the subscript: one field per name (ASCII case folded), at
+  /// the place of its first, with its last spelling and value. Linear in the fields: past a few,
+  /// each name is found in a table, not by a scan of those before it.
   public init(_ fields: [(String, String)] = []) {
-    for (name, value) in fields { self[name] = value }
+    guard fields.count > 8 else {
+      for (name, value) in fields { self[name] = value }
+      return
+    }
+    var places = [[UInt8]: Int](minimumCapacity: fields.count)
+    self.fields.reserveCapacity(fields.count)
+    for (name, value) in fields {
+      let key = Self.foldedName(name)
+      if let place = places[key] {
+        self.fields[place] = (name, value)
+      } else {
+        places[key] = self.fields.count
+        self.fields.append((name, value))
+      }
+    }
+  }
+
+  /// The bytes of `name` that `sameName` compares, ASCII letters lower-cased: two names are the
+  /// same header exactly when these are equal (String equality would also join canonically
+  /// equivalent names, which `sameName` keeps apart). A key for a table of names.
+  public static func foldedName(_ name: String) -> [UInt8] {
+    name.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
   }
 
   public init(dictionaryLiteral elements: (String, String)...) {

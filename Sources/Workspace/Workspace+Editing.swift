@@ -47,8 +47,9 @@ extension Workspace {
 
   /// What is wrong with `name` as a request's name (nil when it is fine): it must not be empty,
   /// start or end with a space or `/`, hold an empty folder (`a//b`), a folder or name padded
-  /// with spaces (`GET /users`) or control characters.
+  /// with spaces (`GET /users`), a folder or name `.` or `..`, or control characters.
   /// Folders are written with `/`: `users/get` is `get` in the folder `users`.
+  /// `followingTheRules(_:)` makes a name that breaks them one that follows them.
   public static func problem(withName name: String) -> String? {
     if name.trimmingSpaces().isEmpty { return "a request needs a name" }
     if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
@@ -66,11 +67,35 @@ extension Workspace {
       return "a folder or name between / cannot start or end with a space "
         + "(\(JSONSerializer.quote(String(padded))) in \(JSONSerializer.quote(name)))"
     }
+    if name.split(separator: "/").contains(where: { $0 == "." || $0 == ".." }) {
+      return "a folder or name cannot be . or .. (\(JSONSerializer.quote(name)))"
+    }
     return nil
   }
 
+  /// `name` made to follow the rules of `problem(withName:)`: each control character becomes a
+  /// space, each folder and the name lose the spaces around them, and empty, `.` and `..`
+  /// folders are left out: `a/\u{1B}]0;P\u{07}/../0//x` is `a/]0;P/0/x`. Empty when nothing is
+  /// left. A name that follows the rules is returned as it is.
+  public static func followingTheRules(_ name: String) -> String {
+    if problem(withName: name) == nil { return name }
+    var text = String.UnicodeScalarView()
+    for scalar in name.unicodeScalars {
+      text.append(scalar.properties.generalCategory == .control ? " " : scalar)
+    }
+    var segments: [Substring] = []
+    for var segment in String(text).split(separator: "/") {
+      // The same spaces the rules look for (`Character.isWhitespace`).
+      while segment.first?.isWhitespace == true { segment.removeFirst() }
+      while segment.last?.isWhitespace == true { segment.removeLast() }
+      if !segment.isEmpty, segment != ".", segment != ".." { segments.append(segment) }
+    }
+    return segments.joined(separator: "/")
+  }
+
   /// `name`, or `name-2`, `name-3`… when a request, batch or chain already has it: the name an
-  /// import or a duplicate gets.
+  /// import or a duplicate gets. (An import of many requests keeps one `TakenNames` instead of
+  /// asking this for each.)
   public func uniqueName(_ name: String) -> String {
     Workspace.freeName(name, taken: Set(targetNames))
   }
@@ -382,5 +407,33 @@ extension Workspace {
     let chain = Chain(name: name, steps: names.map { ChainStep(request: $0) })
     chains.append(chain)
     return chain
+  }
+}
+
+/// The names a workspace's requests, batches and chains have, while many requests are added at
+/// once (an import): each added name is found in a set (not among all the names, as
+/// `Workspace.uniqueName` looks), and a name asked for again continues from the suffix it got
+/// last, so adding n requests of one name is linear in n too.
+struct TakenNames {
+  private var names: Set<String>
+  /// For a name given a suffix before: the next suffix to try (`name-2`… below it are taken).
+  private var nextSuffix: [String: Int] = [:]
+
+  init(_ names: [String]) {
+    self.names = Set(names)
+  }
+
+  /// `name` when it is not taken, else the first of `name-2`, `name-3`… that is not (as
+  /// `Workspace.freeName`); taken from now on.
+  mutating func take(_ name: String) -> String {
+    var free = name
+    if names.contains(name) {
+      var n = nextSuffix[name] ?? 2
+      while names.contains("\(name)-\(n)") { n += 1 }
+      nextSuffix[name] = n + 1
+      free = "\(name)-\(n)"
+    }
+    names.insert(free)
+    return free
   }
 }

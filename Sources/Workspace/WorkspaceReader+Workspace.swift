@@ -77,11 +77,16 @@ extension WorkspaceReader {
       if let value = present("requests"), let requests = r.requests(value, at("requests")) {
         workspace.requests = requests
       }
-      if let value = present("chains"), let chains = r.chains(value, at("chains"), workspace.requests) {
+      // Chain steps and batch members are checked against every name the file gives, of the
+      // requests and chains refused too: one refused request (a header with a CR) is reported
+      // once, at its place, not again at every step and member that names it or another one.
+      let requestNames = WorkspaceReader.names(in: present("requests"))
+      if let value = present("chains"), let chains = r.chains(value, at("chains"), requestNames: requestNames) {
         workspace.chains = chains
       }
       if let value = present("batches"),
-        let batches = r.batches(value, at("batches"), workspace.requests, workspace.chains)
+        let batches = r.batches(
+          value, at("batches"), members: requestNames.union(WorkspaceReader.names(in: present("chains"))))
       {
         workspace.batches = batches
       }
@@ -105,9 +110,20 @@ extension WorkspaceReader {
     return name
   }
 
-  mutating func chains(_ value: JSONValue, _ path: ReaderPath, _ requests: [RequestTemplate]) -> [Chain]? {
+  /// The names a list of requests, chains or batches gives (its items' `name` strings), whether
+  /// or not each item is read without a problem.
+  static func names(in list: JSONValue?) -> Set<String> {
+    guard case .array(let items)? = list else { return [] }
+    var names = Set<String>(minimumCapacity: items.count)
+    for item in items {
+      if case .string(let name)? = item["name"] { names.insert(name) }
+    }
+    return names
+  }
+
+  /// `requestNames`: the names of the file's requests (`names(in:)`), which steps may name.
+  mutating func chains(_ value: JSONValue, _ path: ReaderPath, requestNames: Set<String>) -> [Chain]? {
     guard let items = array(value, path) else { return nil }
-    let requestNames = Set(requests.map(\.name))
     var taken = requestNames
     var chains: [Chain] = []
     let ok = clean { r in
@@ -188,11 +204,9 @@ extension WorkspaceReader {
     return ok ? chains : nil
   }
 
-  mutating func batches(
-    _ value: JSONValue, _ path: ReaderPath, _ requests: [RequestTemplate], _ chains: [Chain]
-  ) -> [Batch]? {
+  /// `members`: the names of the file's requests and chains, which members may name.
+  mutating func batches(_ value: JSONValue, _ path: ReaderPath, members: Set<String>) -> [Batch]? {
     guard let items = array(value, path) else { return nil }
-    let members = Set(requests.map(\.name)).union(chains.map(\.name))
     var taken = members
     var batches: [Batch] = []
     let ok = clean { r in

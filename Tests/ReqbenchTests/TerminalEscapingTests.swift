@@ -78,13 +78,17 @@ import Testing
     #expect(message.contains("a\u{1b}]0;URL\u{07}\u{9b}1m b"), "the JSON means the raw text: \(message)")
   }
 
-  /// `import` names what it imported: escaped.
+  /// `import` names what it imported: escaped. The name's control characters become spaces (the
+  /// name rules); the warning that says so names the name as written, escaped.
   @Test func importMessagesAreEscaped() throws {
     let (ws, folder) = try workspaceFile(#"{"version": 1, "requests": []}"#)
     defer { try? FileManager.default.removeItem(at: folder) }
     let result = try reqbench(["import", "http", fixtureFile("hardening/terminal-escapes.http").path, "--into", ws], in: folder)
     #expect(result.status == 0, "\(result.stderr)")
     expectSafe(result)
-    #expect(result.stderr.contains(#"imported imp\x1b]0;TITLE\x07\x9b\u202e (GET http://127.0.0.1:1/x)"#), "\(result.stderr)")
+    #expect(result.stderr.contains(#"imported imp ]0;TITLE  \u202e (GET http://127.0.0.1:1/x)"#), "\(result.stderr)")
+    #expect(
+      result.stderr.contains(#"the request named "imp\u001b]0;TITLE\u0007\x9b\u202e" is imported as "imp ]0;TITLE  \u202e""#),
+      "\(result.stderr)")
   }
 }

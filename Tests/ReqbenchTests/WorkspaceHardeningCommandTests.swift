@@ -52,6 +52,20 @@ import Testing
     #expect(try hits(key) == 0)
   }
 
+  /// `run` of a request beside a refused one says what is wrong with that one, and nothing about
+  /// the chain step that names the request asked for.
+  @Test func aRefusedRequestDoesNotMakeAChainStepNameNothing() throws {
+    let (ws, folder) = try workspaceFile(
+      #"{"version":1,"requests":[{"name":"good","url":"http://127.0.0.1:9/get"},"#
+        + #"{"name":"bad","url":"http://127.0.0.1:9/get","headers":{"X":"a\r\nb"}}],"#
+        + #""chains":[{"name":"ch","steps":[{"request":"good"}]}]}"#)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let result = try reqbench(["run", ws, "good", "--no-history"], in: folder)
+    #expect(result.status == 2, "\(result.stderr)")
+    #expect(result.stderr.contains("requests[1].headers.X: contains CR"), "\(result.stderr)")
+    #expect(!result.stderr.contains("no request named"), "\(result.stderr)")
+  }
+
   /// A JSON body 510 deep parses on its own but not inside a workspace (4 levels more, over the
   /// reader's 512): each importer refuses it, names why, and the workspace keeps its bytes.
   @Test func anImportNeverLeavesAWorkspaceThatDoesNotLoad() throws {

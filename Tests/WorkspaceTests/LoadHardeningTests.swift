@@ -39,6 +39,18 @@ import Workspace
     ])
   }
 
+  /// A refused request (or chain) is reported once, at its place: the chain steps and batch
+  /// members that name it, or name the requests and chains read without a problem, are not
+  /// reported as naming nothing. A name the file does not give still is.
+  @Test func aRefusedRequestIsNotReportedAgainWhereItIsNamed() throws {
+    let found = try problems("hardening/refused-request-references.json")
+    #expect(found == [
+      "5:71: requests[1].headers.X: contains CR (\\r); " + LineBreaks.rule,
+      "9:69: chains[1].onFailure: use \"stop\" (the default) or \"continue\"",
+      "10:44: chains[2].steps[0].request: no request named \"nope\"",
+    ])
+  }
+
   /// Every number has a range: one too large for what reads it (milliseconds for curl, bytes,
   /// a backoff, an expiry) is an error at its place, never a trap later.
   @Test func numbersOutOfRangeAreRefusedWhereTheyAre() throws {

@@ -74,6 +74,8 @@ import Workspace
       ("GET /users", "a folder or name between / cannot start or end with a space (\"GET \" in \"GET /users\")"),
       ("users/ list", "a folder or name between / cannot start or end with a space (\" list\" in \"users/ list\")"),
       ("bad\u{1B}[31m", "a name cannot hold control characters (tabs, line breaks, escapes)"),
+      ("a/../b", "a folder or name cannot be . or .. (\"a/../b\")"),
+      ("./b", "a folder or name cannot be . or .. (\"./b\")"),
       ("health", "\"health\" is already the name of a request, batch or chain; names must be unique"),
       ("smoke", "\"smoke\" is already the name of a request, batch or chain; names must be unique"),
       ("login-flow", "\"login-flow\" is already the name of a request, batch or chain; names must be unique"),
@@ -84,6 +86,27 @@ import Workspace
     #expect(text(ws.encoded()) == original)
     #expect(ws.uniqueName("smoke") == "smoke-2")
     #expect(ws.uniqueName("new") == "new")
+  }
+
+  /// `followingTheRules` makes any text a name the rules take (or nothing), and leaves a name
+  /// that follows them as it is.
+  @Test func anyTextFollowsTheNameRulesOnceCleaned() {
+    #expect(Workspace.followingTheRules("a/\u{1B}]0;P\u{07}/../0//x") == "a/]0;P/0/x")
+    #expect(Workspace.followingTheRules(" / ") == "")
+    #expect(Workspace.followingTheRules("tab\there/\u{2028}x\u{85}") == "tab here/x")
+    #expect(Workspace.followingTheRules("users/get") == "users/get")
+    #expect(Workspace.followingTheRules("..") == "")
+    // Texts made of the characters the rules are about, in every order a seeded generator gives.
+    let pieces = ["/", " ", ".", "..", "a", "é", "\u{1B}", "\t", "\r\n", "\u{7F}", "\u{9B}", "\u{2028}", "\u{A0}", "\u{301}", "x y"]
+    var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+    for _ in 0..<2_000 {
+      var text = ""
+      seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      for k in 0..<Int(seed >> 60) + 1 { text += pieces[Int((seed >> UInt64(4 * k)) & 0xF) % pieces.count] }
+      let cleaned = Workspace.followingTheRules(text)
+      #expect(cleaned.isEmpty || Workspace.problem(withName: cleaned) == nil, "\(Array(text.unicodeScalars)) → \(Array(cleaned.unicodeScalars))")
+      #expect(Workspace.followingTheRules(cleaned) == cleaned)
+    }
   }
 
   @Test func duplicatingCopiesEveryFieldRightAfterTheOriginal() throws {

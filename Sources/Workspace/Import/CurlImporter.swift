@@ -419,9 +419,7 @@ public enum CurlImporter {
       draft.method = method ?? (head ? .HEAD : upload != nil ? .PUT : hasBody ? .POST : .GET)
       draft.setURL(url)
 
-      for field in headers where !RequestDraft.isLeftOut(header: field.name) {
-        draft.addHeader(field.name, field.value)
-      }
+      draft.addHeaders(headers.filter { !RequestDraft.isLeftOut(header: $0.name) }.map { ($0.name, $0.value) })
       if !cookies.isEmpty { draft.addHeader("Cookie", cookies.joined(separator: "; ")) }
       if let userAgent, !draft.headers.contains("User-Agent") {
         draft.headers["User-Agent"] = userAgent

@@ -87,14 +87,16 @@ public enum HARImporter {
         guard let list = headers.arrayValue else {
           throw failure("entry \(index + 1): \"headers\" should be a list of {\"name\", \"value\"}", requestPath.appending("headers"))
         }
+        var fields: [(name: String, value: String)] = []
         for (i, header) in list.enumerated() {
           guard let name = header["name"]?.stringValue, let value = header["value"]?.stringValue else {
             throw failure(
               "entry \(index + 1): a header needs a \"name\" and a \"value\" string", requestPath.appending("headers").appending(i))
           }
           if leftOut(header: name, cookies: options.cookies) { continue }
-          draft.addHeader(name, value)
+          fields.append((name, value))
         }
+        draft.addHeaders(fields)
       }
       if let postData = request["postData"], postData != .null {
         try body(postData, into: &draft, fileParts: &fileParts) { message in

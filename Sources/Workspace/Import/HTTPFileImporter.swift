@@ -132,6 +132,7 @@ public enum HTTPFileImporter {
       draft.setURL(url)
 
       // Headers, until a blank line.
+      var fields: [(name: String, value: String)] = []
       while let line = lines.popFirst() {
         let text = line.text.trimmingSpaces()
         if text.isEmpty { break }
@@ -148,8 +149,9 @@ public enum HTTPFileImporter {
               + "between the headers and the body", line: line.number,
             column: Reader.indent(line.text))
         }
-        draft.addHeader(headerName, text[text.index(after: colon)...].trimmingSpaces())
+        fields.append((headerName, text[text.index(after: colon)...].trimmingSpaces()))
       }
+      draft.addHeaders(fields)
       if let value = draft.headers["Authorization"], let auth = Reader.basicAuth(value) {
         draft.auth = auth
         draft.headers["Authorization"] = nil

@@ -310,7 +310,7 @@ public enum HTTPieImporter {
         let own = draft.query.members.map { (key: $0.key, value: $0.value.stringValue) }
         draft.setQuery(own + query)
       }
-      for header in headers where !RequestDraft.isLeftOut(header: header.name) { draft.addHeader(header.name, header.value) }
+      draft.addHeaders(headers.filter { !RequestDraft.isLeftOut(header: $0.name) }.map { ($0.name, $0.value) })
 
       let hasData = hasFields || !formFields.isEmpty || !files.isEmpty || raw != nil
       if raw != nil && (hasFields || !formFields.isEmpty || !files.isEmpty) {

@@ -48,10 +48,16 @@ public struct ImportOrigin: Sendable, Equatable {
   /// A digest of `field` of `template` as a new file would write it (its spelling in the file
   /// does not count): the first 12 hex digits of the SHA-256 of its compact JSON.
   public static func digest(of field: String, _ template: RequestTemplate) -> String {
+    digests(of: template)[ImportOrigin.fields.firstIndex(of: field) ?? 0]
+  }
+
+  /// `digest(of:_:)` of each of `fields`, in order, from one template written once (each field
+  /// is written on its own, so they are the same as one at a time).
+  public static func digests(of template: RequestTemplate) -> [String] {
     var fresh = RequestTemplate(name: "x", url: "")
-    fresh.copy(field, from: template)
-    let value = fresh.json[field] ?? .null
-    return String(SHA256.hex(Array(JSONSerializer.compact(value).utf8)).prefix(12))
+    for field in fields { fresh.copy(field, from: template) }
+    let json = fresh.json
+    return fields.map { String(SHA256.hex(Array(JSONSerializer.compact(json[$0] ?? .null).utf8)).prefix(12)) }
   }
 
   var json: JSONValue {

@@ -41,22 +41,43 @@ public enum ImportedCredentials {
     from imported: inout ImportedRequests, known: SecretsFile, environment: [String: String] = [:]
   ) -> [Moved] {
     var moved: [Moved] = []
+    var movedValues: [String: String] = [:]
+    var listed = Set(imported.secrets)
+    // The names `reference` has looked at, so each is looked at once however many values come
+    // (a HAR of many sessions has many tokens): for each base, the value each name looked at
+    // takes (the first such name for a value), and the number to look at next.
+    var names: [String: [String: String]] = [:]
+    var nextNumber: [String: Int] = [:]
+    /// `{{secret.NAME}}` for `value`: the first of `base`, `base-2`, … that holds `value` (in the
+    /// secrets file, or moved by this import) or holds nothing, and that the environment
+    /// (`REQBENCH_SECRET_…`) sets to nothing else. A name that holds nothing yet is moved.
     func reference(_ base: String, _ value: String) -> String {
-      var number = 1
+      func use(_ name: String) -> String {
+        if movedValues[name] == nil, known.value(of: name) == nil {
+          moved.append(Moved(name: name, value: value))
+          movedValues[name] = value
+        }
+        if listed.insert(name).inserted { imported.secrets.append(name) }
+        return "{{secret.\(name)}}"
+      }
+      if let name = names[base]?[value] { return use(name) }
+      var number = nextNumber[base] ?? 1
       while true {
         let name = number == 1 ? base : "\(base)-\(number)"
-        let held = moved.first(where: { $0.name == name })?.value ?? known.value(of: name)
-        let overridden = environment[VariableSources.secretEnvironmentName(name)]
-        if let overridden, overridden != value {
-          number += 1
-          continue
-        }
-        if held == nil { moved.append(Moved(name: name, value: value)) }
-        if held == nil || held == value {
-          if !imported.secrets.contains(name) { imported.secrets.append(name) }
-          return "{{secret.\(name)}}"
-        }
         number += 1
+        nextNumber[base] = number
+        let held = movedValues[name] ?? known.value(of: name)
+        let overridden = environment[VariableSources.secretEnvironmentName(name)]
+        // The one value this name takes (the environment's, when the name holds none or the
+        // same; else what it holds), or any value (neither has one), or none.
+        let takes: String?? = overridden.map { held == nil || held == $0 ? $0 : nil } ?? held.map { .some($0) }
+        guard case .some(let taker) = takes else {
+          names[base, default: [:]][value] = name
+          return use(name)
+        }
+        guard let taker else { continue }
+        if names[base]?[taker] == nil { names[base, default: [:]][taker] = name }
+        if taker == value { return use(name) }
       }
     }
     func isLiteral(_ value: String) -> Bool { !value.isEmpty && !value.contains("{{") }

@@ -35,6 +35,32 @@ public struct ImportedRequests: Sendable, Equatable {
 
   /// The templates alone.
   public var templates: [RequestTemplate] { requests.map(\.template) }
+
+  /// Gives every request a name that follows the workspace's name rules
+  /// (`Workspace.followingTheRules`), the one rule every importer's names go through: a name
+  /// from the input (a Postman item and its folders, an OpenAPI operation and tag, an `.http`
+  /// request's `# @name`) may hold control characters, empty, `.` or `..` folders, or a `/`
+  /// at either end. What follows the last `/` is the name, the rest its folders; a name nothing
+  /// is left of is made from the method and URL (`get-users`). A warning names each request
+  /// renamed, as the input wrote it (escaped), and its new name.
+  mutating func followNameRules(file: String) {
+    for index in requests.indices {
+      let name = requests[index].template.name
+      guard Workspace.problem(withName: name) != nil else { continue }
+      let slash = name.lastIndex(of: "/")
+      let folders = slash.map { Workspace.followingTheRules(String(name[..<$0])) } ?? ""
+      var leaf = Workspace.followingTheRules(String(slash.map { name[name.index(after: $0)...] } ?? name[...]))
+      if leaf.isEmpty {
+        let template = requests[index].template
+        leaf = RequestDraft.derivedName(method: template.method, url: template.url)
+      }
+      let renamed = folders.isEmpty ? leaf : folders + "/" + leaf
+      requests[index].template.name = renamed
+      warnings.append(
+        "\(file): the request named \(JSONSerializer.quote(name)) is imported as \(JSONSerializer.quote(renamed)) "
+          + "(a name holds no control characters, no empty, . or .. folder and no / at either end)")
+    }
+  }
 }
 
 /// One imported request and where it starts in the input.
@@ -96,15 +122,18 @@ public enum ImportFormat: String, Sendable, CaseIterable {
     har: HARImporter.Options = HARImporter.Options(),
     openapi: OpenAPIImporter.Options = OpenAPIImporter.Options()
   ) throws(ImportError) -> ImportedRequests {
-    switch self {
-    case .curl:
-      try CurlImporter.parse(ImportFile.text(bytes, file: file), file: file, readFile: readFile)
-    case .httpie: try HTTPieImporter.parse(ImportFile.text(bytes, file: file), file: file)
-    case .http: try HTTPFileImporter.parse(ImportFile.text(bytes, file: file), file: file)
-    case .postman: try PostmanImporter.parse(bytes, file: file)
-    case .har: try HARImporter.parse(bytes, file: file, options: har)
-    case .openapi: try OpenAPIImporter.parse(bytes, file: file, options: openapi)
-    }
+    var imported =
+      switch self {
+      case .curl:
+        try CurlImporter.parse(ImportFile.text(bytes, file: file), file: file, readFile: readFile)
+      case .httpie: try HTTPieImporter.parse(ImportFile.text(bytes, file: file), file: file)
+      case .http: try HTTPFileImporter.parse(ImportFile.text(bytes, file: file), file: file)
+      case .postman: try PostmanImporter.parse(bytes, file: file)
+      case .har: try HARImporter.parse(bytes, file: file, options: har)
+      case .openapi: try OpenAPIImporter.parse(bytes, file: file, options: openapi)
+      }
+    imported.followNameRules(file: file)
+    return imported
   }
 }
 

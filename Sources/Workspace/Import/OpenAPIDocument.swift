@@ -15,6 +15,10 @@ struct OpenAPIDocument {
   let file: String
   /// Things left out or filled in, for the report (each said once).
   private(set) var notes: [String] = []
+  private var noted: Set<String> = []
+  /// Where each variable the import declares is in its `variables` (found at once, not among all
+  /// the others: a large description declares thousands).
+  var variablePlaces: [String: Int] = [:]
 
   /// Reads JSON (the first character `{`) with the project's JSON parser, anything else with
   /// the YAML reader (`YAMLReader`): both give the same value, so one code path follows.
@@ -39,7 +43,7 @@ struct OpenAPIDocument {
   var root: JSONValue { document.root }
 
   mutating func note(_ text: String) {
-    if !notes.contains(text) { notes.append(text) }
+    if noted.insert(text).inserted { notes.append(text) }
   }
 
   /// `paths./pets.get.responses`; the document itself is `(the document)`.

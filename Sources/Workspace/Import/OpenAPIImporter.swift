@@ -70,7 +70,7 @@ public enum OpenAPIImporter {
     let environments = try servers(root, &document)
     imported.environments = environments
     let baseURL = environments.first?.value(of: "baseURL") ?? ""
-    imported.variables.append(Variable(name: "baseURL", value: baseURL))
+    declare(Variable(name: "baseURL", value: baseURL), in: &imported, &document)
     if environments.isEmpty {
       document.note("the description names no servers: set the variable baseURL to the API's address")
     }
@@ -270,8 +270,8 @@ public enum OpenAPIImporter {
     for header in security.headers { draft.headers[header.name] = header.value }
     for parameter in security.query { draft.query[parameter.name] = .string(parameter.value) }
     for secret in security.secrets where !imported.secrets.contains(secret) { imported.secrets.append(secret) }
-    for variable in security.variables where !imported.variables.contains(where: { $0.name == variable }) {
-      imported.variables.append(Variable(name: variable, value: ""))
+    for variable in security.variables where document.variablePlaces[variable] == nil {
+      declare(Variable(name: variable, value: ""), in: &imported, &document)
       document.note("set the variable \(variable) (the user name of \(label)'s auth)")
     }
 
@@ -283,6 +283,14 @@ public enum OpenAPIImporter {
       throw document.failure("\(label) would not load in a workspace: \(problem)", at: at)
     }
     return ImportedRequest(template: template, location: document.document.location(of: at))
+  }
+
+  /// Adds `variable` to the import's variables (its name not declared yet).
+  private static func declare(
+    _ variable: Variable, in imported: inout ImportedRequests, _ document: inout OpenAPIDocument
+  ) {
+    document.variablePlaces[variable.name] = imported.variables.count
+    imported.variables.append(variable)
   }
 
   /// `/pets/{petId}` as `/pets/{{petId}}`, each path parameter declared as a variable.
@@ -305,13 +313,11 @@ public enum OpenAPIImporter {
       rest = rest[rest.index(after: close)...]
       let parameter = parameters.first { $0.name == name && $0.location == "path" }
       let value = parameter?.example.map(OpenAPIImporter.text)
-      if let existing = imported.variables.first(where: { $0.name == variable }) {
-        if let value, existing.value.isEmpty, let index = imported.variables.firstIndex(where: { $0.name == variable }) {
-          imported.variables[index].value = value
-        }
+      if let index = document.variablePlaces[variable] {
+        if let value, imported.variables[index].value.isEmpty { imported.variables[index].value = value }
         continue
       }
-      imported.variables.append(Variable(name: variable, value: value ?? ""))
+      declare(Variable(name: variable, value: value ?? ""), in: &imported, &document)
       if value == nil {
         document.note("the path parameter \(name) (\(label)) has no example or default: set the variable \(variable)")
       }

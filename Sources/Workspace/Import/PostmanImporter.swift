@@ -335,11 +335,14 @@ public enum PostmanImporter {
       // A disabled header is kept switched off unless an enabled one has its name (Postman users
       // keep variants of a header, one enabled); a disabled one without a valid name is dropped.
       let enabled = Set(fields.filter { !$0.disabled }.map { $0.name.trimmingSpaces().lowercased() })
+      // Collected, then added in one pass (a name found in a table, not among all the others).
+      var added: [(name: String, value: String)] = []
+      var names = Set(draft.headers.fields.map { HTTPHeaders.foldedName($0.name) })
       for field in fields {
         let fieldName = field.name.trimmingSpaces()
         if field.disabled,
           !WorkspaceReader.isValidHeaderName(fieldName) || enabled.contains(fieldName.lowercased())
-            || draft.headers.contains(fieldName)
+            || names.contains(HTTPHeaders.foldedName(fieldName))
         {
           continue
         }
@@ -348,9 +351,11 @@ public enum PostmanImporter {
             "request \(JSONSerializer.quote(name)): \(JSONSerializer.quote(fieldName)) is not a "
               + "valid header name", at: field.path)
         }
-        draft.addHeader(fieldName, field.value)
+        added.append((fieldName, field.value))
+        names.insert(HTTPHeaders.foldedName(fieldName))
         if field.disabled { draft.switchedOff.set(header: fieldName, off: true) }
       }
+      draft.addHeaders(added)
     }
 
     func body(_ value: JSONValue, at path: JSONPath, name: String, into draft: inout RequestDraft)

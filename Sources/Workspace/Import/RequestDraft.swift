@@ -60,14 +60,29 @@ struct RequestDraft {
   }
 
   /// Adds a header the way a sender that repeats it would mean it: a repeated `Cookie` joins with
-  /// `; `, other repeated fields with `, ` (RFC 9110 §5.3).
+  /// `; `, other repeated fields with `, ` (RFC 9110 §5.3); an empty value replaces.
   mutating func addHeader(_ name: String, _ value: String) {
-    if let existing = headers[name], !existing.isEmpty, !value.isEmpty {
-      let separator = name.lowercased() == "cookie" ? "; " : ", "
-      headers[name] = existing + separator + value
-    } else {
-      headers[name] = value
+    addHeaders([(name, value)])
+  }
+
+  /// `addHeader` of each field in order, in one pass: each name is found in a table, not among
+  /// all the headers before it (a HAR entry may have thousands).
+  mutating func addHeaders(_ added: [(name: String, value: String)]) {
+    var fields = headers.fields
+    var places = [[UInt8]: Int](minimumCapacity: fields.count + added.count)
+    for (place, field) in fields.enumerated() { places[HTTPHeaders.foldedName(field.name)] = place }
+    for (name, value) in added {
+      let key = HTTPHeaders.foldedName(name)
+      guard let place = places[key] else {
+        places[key] = fields.count
+        fields.append((name, value))
+        continue
+      }
+      let existing = fields[place].value
+      let separator = key == Array("cookie".utf8) ? "; " : ", "
+      fields[place] = (name, !existing.isEmpty && !value.isEmpty ? existing + separator + value : value)
     }
+    headers = HTTPHeaders(fields.map { ($0.name, $0.value) })
   }
 
   /// Headers reqbench sets itself and an import leaves out: `Content-Length` (computed from the

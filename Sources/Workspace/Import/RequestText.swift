@@ -81,16 +81,17 @@ public enum RequestText {
         message: "there is nothing here; paste a curl command, an .http request or a URL")
     }
     let kind = kind(of: text)
+    var imported: ImportedRequests
     switch kind {
     case .curl:
-      return Drafts(kind: kind, imported: try CurlImporter.parse(text, file: source, readFile: readFile))
+      imported = try CurlImporter.parse(text, file: source, readFile: readFile)
     case .httpie:
-      return Drafts(kind: kind, imported: try HTTPieImporter.parse(text, file: source))
+      imported = try HTTPieImporter.parse(text, file: source)
     case .httpieArguments:
-      return Drafts(kind: kind, imported: try HTTPieImporter.parseArguments(text, file: source))
+      imported = try HTTPieImporter.parseArguments(text, file: source)
     case .http, .url, .methodAndURL:
       // A URL alone and `METHOD URL` are `.http` request lines.
-      return Drafts(kind: kind, imported: try HTTPFileImporter.parse(text, file: source))
+      imported = try HTTPFileImporter.parse(text, file: source)
     case .document(let format?):
       return Drafts(kind: kind, imported: try format.parse(Array(text.utf8), file: source, readFile: readFile))
     case .document(nil):
@@ -105,6 +106,8 @@ public enum RequestText {
         message: "this JSON is no request: paste a curl command, an .http request, a URL, a Postman collection or "
           + "environment, a HAR or an OpenAPI description")
     }
+    imported.followNameRules(file: source)
+    return Drafts(kind: kind, imported: imported)
   }
 
   /// What `drafts(from:)` read.

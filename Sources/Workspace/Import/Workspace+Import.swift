@@ -34,7 +34,8 @@ extension Workspace {
   /// try workspace.save(to: url)
   /// ```
   /// - `name` names the request when there is one, and prefixes them as `name/…` when there are
-  ///   several.
+  ///   several; it must follow the name rules (`Workspace.problem(withName:)`). The requests'
+  ///   own names are made to follow them (`ImportedRequests.followNameRules`).
   /// - A name already taken gets a suffix: `name-2`, `name-3`, …
   /// - Variables are added when the workspace does not define them; one it defines with another
   ///   value keeps its value, and the report warns about the clash. Environments likewise, by
@@ -48,29 +49,45 @@ extension Workspace {
   public mutating func addImported(_ imported: ImportedRequests, name: String? = nil)
     throws(WorkspaceEditError) -> ImportReport
   {
+    // Importers' names already follow the rules (`ImportFormat.parse`); a caller's own may not.
+    var imported = imported
+    imported.followNameRules(file: "import")
     var report = ImportReport(added: [], variablesAdded: [], warnings: imported.warnings)
     let prefix = name?.trimmingSpaces()
+    if let prefix, !prefix.isEmpty, let problem = Workspace.problem(withName: prefix) {
+      throw WorkspaceEditError(problem)
+    }
+    // Each request's name and operation are looked up in a table made once for the import, not
+    // among all the workspace's requests (which made an import quadratic in its size).
+    var taken = TakenNames(targetNames)
+    var operations: [OperationKey: Int] = [:]
+    for (index, request) in requests.enumerated() {
+      if let origin = request.imported, operations[OperationKey(origin)] == nil { operations[OperationKey(origin)] = index }
+    }
     for request in imported.requests {
       var template = request.template
       if var origin = template.imported {
-        origin.fields = ImportOrigin.fields.map { ($0, ImportOrigin.digest(of: $0, template)) }
-          .filter { $0.1 != ImportOrigin.emptyDigest }
+        origin.fields = zip(ImportOrigin.fields, ImportOrigin.digests(of: template))
+          .filter { $0.1 != ImportOrigin.emptyDigest }.map { ($0.0, $0.1) }
         template.imported = origin
-        if let index = requests.firstIndex(where: { $0.imported?.names(sameOperationAs: origin) ?? false }) {
+        if let index = operations[OperationKey(origin)] {
           report.updated.append(update(at: index, to: template))
           continue
         }
+        operations[OperationKey(origin)] = requests.count
       }
       if let prefix, !prefix.isEmpty {
         template.name = imported.requests.count == 1 ? prefix : prefix + "/" + template.name
       }
-      template.name = uniqueName(template.name)
+      template.name = taken.take(template.name)
       if template.name.trimmingSpaces().isEmpty { throw WorkspaceEditError("a request needs a name") }
       requests.append(template)
       report.added.append(template)
     }
+    var variableIndex: [String: Int] = [:]
+    for (index, variable) in variables.enumerated() { variableIndex[variable.name] = index }  // the last wins
     for variable in imported.variables {
-      if let existing = variables.last(where: { $0.name == variable.name }) {
+      if let existing = variableIndex[variable.name].map({ variables[$0] }) {
         if existing.value != variable.value {
           report.warnings.append(
             "the workspace already defines the variable \(variable.name) as "
@@ -79,6 +96,7 @@ extension Workspace {
         }
         continue
       }
+      variableIndex[variable.name] = variables.count
       variables.append(variable)
       report.variablesAdded.append(variable)
     }
@@ -88,8 +106,10 @@ extension Workspace {
         report.environmentsAdded.append(environment.name)
         continue
       }
+      var known: [String: String] = [:]
+      for variable in environments[index].variables where known[variable.name] == nil { known[variable.name] = variable.value }
       for variable in environment.variables {
-        if let existing = environments[index].variables.first(where: { $0.name == variable.name }) {
+        if let existing = known[variable.name].map({ Variable(name: variable.name, value: $0) }) {
           if existing.value != variable.value {
             report.warnings.append(
               "the environment \(environment.name) already sets \(variable.name) to \(JSONSerializer.quote(existing.value)); "
@@ -97,6 +117,7 @@ extension Workspace {
           }
         } else {
           environments[index].variables.append(variable)
+          known[variable.name] = variable.value
         }
       }
     }
@@ -110,14 +131,26 @@ extension Workspace {
     return report
   }
 
+  /// An operation of a description (`ImportOrigin.names(sameOperationAs:)`), as a table's key.
+  private struct OperationKey: Hashable {
+    let api: String
+    let operation: String
+    init(_ origin: ImportOrigin) {
+      api = origin.api
+      operation = origin.operation
+    }
+  }
+
   /// Updates the request at `index` from a new import of its operation (see `addImported`).
   private mutating func update(at index: Int, to imported: RequestTemplate) -> ImportReport.Update {
     var request = requests[index]
     var update = ImportReport.Update(name: request.name, changed: [], kept: [])
     let last = request.imported
-    for field in ImportOrigin.fields {
-      let new = ImportOrigin.digest(of: field, imported)
-      let current = ImportOrigin.digest(of: field, request)
+    let newDigests = ImportOrigin.digests(of: imported)
+    let currentDigests = ImportOrigin.digests(of: request)
+    for (i, field) in ImportOrigin.fields.enumerated() {
+      let new = newDigests[i]
+      let current = currentDigests[i]
       if new == current { continue }
       let written = last.map { $0.digest(of: field) ?? ImportOrigin.emptyDigest }
       if written == nil || written == current {
