@@ -69,6 +69,51 @@ struct StreamParserTests {
     ])
   }
 
+  /// The examples of the WHATWG HTML specification's "Server-sent events" section (§9.2.5,
+  /// "Parsing an event stream", and §9.2.6, "Interpreting an event stream"), as written there,
+  /// with the events the specification says they fire.
+  @Test func theSpecificationsExamplesAsWritten() {
+    // Three messages, the second of two lines.
+    StreamParserTests.expectSameAtEveryCut(
+      "data: This is the first message.\n\ndata: This is the second message, it\ndata: has two lines.\n\n"
+        + "data: This is the third message.\n\n", .sse,
+      [
+        Seen(index: 0, type: "message", id: nil, data: "This is the first message."),
+        Seen(index: 1, type: "message", id: nil, data: "This is the second message, it\nhas two lines."),
+        Seen(index: 2, type: "message", id: nil, data: "This is the third message."),
+      ])
+    // Named events.
+    StreamParserTests.expectSameAtEveryCut(
+      "event: add\ndata: 73857293\n\nevent: remove\ndata: 2153\n\nevent: add\ndata: 113411\n\n", .sse,
+      [
+        Seen(index: 0, type: "add", id: nil, data: "73857293"),
+        Seen(index: 1, type: "remove", id: nil, data: "2153"),
+        Seen(index: 2, type: "add", id: nil, data: "113411"),
+      ])
+    // One event of three lines ("YHOO\n+2\n10").
+    StreamParserTests.expectSameAtEveryCut(
+      "data: YHOO\ndata: +2\ndata: 10\n\n", .sse, [Seen(index: 0, type: "message", id: nil, data: "YHOO\n+2\n10")])
+    // A comment; an id; an id field without a value resets the last event id; of two spaces
+    // after the colon only the first goes; the last block is not followed by a blank line here,
+    // so it fires only when the stream goes on with one.
+    StreamParserTests.expectSameAtEveryCut(
+      ": test stream\n\ndata: first event\nid: 1\n\ndata:second event\nid\n\ndata:  third event\n\n", .sse,
+      [
+        Seen(index: 0, type: "message", id: "1", data: "first event"),
+        Seen(index: 1, type: "message", id: "", data: "second event"),
+        Seen(index: 2, type: "message", id: "", data: " third event"),
+      ])
+    // `data` without a colon: the first block fires an event whose data is empty, the middle
+    // block one whose data is a single newline; the last, not followed by a blank line, none.
+    StreamParserTests.expectSameAtEveryCut(
+      "data\n\ndata\ndata\n\ndata:", .sse,
+      [Seen(index: 0, type: "message", id: nil, data: ""), Seen(index: 1, type: "message", id: nil, data: "\n")])
+    // With and without the space after the colon: two identical events.
+    StreamParserTests.expectSameAtEveryCut(
+      "data:test\n\ndata: test\n\n", .sse,
+      [Seen(index: 0, type: "message", id: nil, data: "test"), Seen(index: 1, type: "message", id: nil, data: "test")])
+  }
+
   @Test(arguments: ["\r\n", "\r", "\n"]) func everyLineEnd(_ end: String) {
     let text = ["data: a", "data: b", "", "event: e", "data: c", "", ""].joined(separator: end)
     StreamParserTests.expectSameAtEveryCut(text, .sse, [
