@@ -778,7 +778,7 @@ final class Engine: @unchecked Sendable {
   /// What the transfer sent (the hop's request, masked with the request's secrets), counting the
   /// requests of the attempt's earlier hops.
   private func noteSent(_ record: Record, _ transfer: Transfer) {
-    record.sent = transfer.sentHeads.sent(for: record.onWire ?? record.request)
+    record.sent = transfer.sentHeads.sent(for: record.onWire ?? record.request, uploaded: transfer.uploadedBytes)
     record.sent?.count += record.hopRequests
   }
 

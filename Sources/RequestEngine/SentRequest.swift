@@ -51,9 +51,10 @@ public struct SentRequest: Sendable, Equatable {
     head[..<(head.utf8.firstIndex { $0 == 0x20 || $0 == 0x0D || $0 == 0x0A } ?? head.endIndex)]
   }
 
-  /// Builds the record of what was sent from the raw head bytes curl handed over and the request
-  /// the engine gave curl (its body, its secrets).
-  init(rawHead: [UInt8], truncated: Bool, count: Int, request: Request) {
+  /// Builds the record of what was sent from the raw head bytes curl handed over, the body bytes
+  /// curl counted as sent (`uploaded`, CURLINFO_SIZE_UPLOAD_T: none means no body went, whatever
+  /// the request held) and the request the engine gave curl (its body's bytes, its secrets).
+  init(rawHead: [UInt8], truncated: Bool, count: Int, request: Request, uploaded: Int64) {
     var end = rawHead.count
     while end > 0, rawHead[end - 1] == 0x0A || rawHead[end - 1] == 0x0D { end -= 1 }
     let redaction = Redaction(secrets: request.secrets)
@@ -62,10 +63,8 @@ public struct SentRequest: Sendable, Equatable {
     headTruncated = truncated
     self.count = count
     body = .none
-    let sentMethod = method
-    // A body goes with the request unless curl changed the method (POST to GET on a redirect).
-    guard sentMethod == request.method.rawValue, request.method != .HEAD else { return }
-    body = SentBody(request.body, redaction: request.secrets.isEmpty ? nil : redaction)
+    guard uploaded > 0 else { return }
+    body = SentBody(request.body, uploaded: uploaded, redaction: request.secrets.isEmpty ? nil : redaction)
   }
 }
 
@@ -80,7 +79,8 @@ public enum SentBody: Sendable, Equatable {
   /// A multipart body's parts (text values masked; file parts by path).
   case multipart([MultipartPart])
 
-  init(_ body: RequestBody, redaction: Redaction?) {
+  /// `body` as curl sent it: `uploaded` bytes of it (its first ones, of an in-memory body).
+  init(_ body: RequestBody, uploaded: Int64, redaction: Redaction?) {
     if let stream = body.stream {
       switch stream {
       case .file(let path):
@@ -99,15 +99,16 @@ public enum SentBody: Sendable, Equatable {
       }
       return
     }
-    guard !body.bytes.isEmpty else {
+    let sent = Int(min(uploaded, Int64(body.bytes.count)))
+    guard sent > 0 else {
       self = .none
       return
     }
-    var kept = body.bytes.count <= SentRequest.bodyLimit ? body.bytes : Array(body.bytes.prefix(SentRequest.bodyLimit))
+    var kept = Array(body.bytes.prefix(min(sent, SentRequest.bodyLimit)))
     if let redaction, let text = String(validating: kept, as: UTF8.self) {
       kept = Array(redaction.apply(text).utf8)
     }
-    self = .bytes(kept, total: body.bytes.count)
+    self = .bytes(kept, total: Int(uploaded))
   }
 }
 
@@ -140,8 +141,8 @@ struct SentHeads {
     complete = lastBytes == 0x0D0A_0D0A || lastBytes & 0xFFFF == 0x0A0A
   }
 
-  func sent(for request: Request) -> SentRequest? {
+  func sent(for request: Request, uploaded: Int64) -> SentRequest? {
     guard count > 0 else { return nil }
-    return SentRequest(rawHead: raw, truncated: truncated, count: count, request: request)
+    return SentRequest(rawHead: raw, truncated: truncated, count: count, request: request, uploaded: uploaded)
   }
 }

@@ -238,22 +238,22 @@ final class Transfer {
     min(max(0, Int(saturating: seconds * 1000)), Int(Int32.max))
   }
 
+  /// The method as spelled, and the body whatever the method: a GET with a body (`curl -X GET
+  /// -d …`, Elasticsearch's `_search`) sends it, as curl does. PUT and PATCH say `Content-Length:
+  /// 0` even without one; a HEAD never has one (refused above).
   private func attachMethodAndBytes(_ method: HTTPMethod, _ body: RequestBody) {
     switch method {
-    case .GET:
-      set(CURLOPT_HTTPGET, 1)
     case .HEAD:
       set(CURLOPT_NOBODY, 1)
+    case .GET where body.bytes.isEmpty:
+      set(CURLOPT_HTTPGET, 1)
     case .POST:
       set(CURLOPT_POST, 1)
       attachBody(body.bytes)
-    case .PUT, .PATCH, .DELETE, .OPTIONS:
+    default:
       set(CURLOPT_CUSTOMREQUEST, method.rawValue)
-      if !body.bytes.isEmpty || method == .PUT || method == .PATCH {
-        attachBody(body.bytes)
-      }
+      if !body.bytes.isEmpty || method == .PUT || method == .PATCH { attachBody(body.bytes) }
     }
-
   }
 
   private func attachBody(_ bytes: [UInt8]) {
@@ -490,6 +490,13 @@ final class Transfer {
   }
 
   func finishBody() -> ResponseBody { sink.finish() }
+
+  /// The request body bytes curl sent on this transfer (CURLINFO_SIZE_UPLOAD_T).
+  var uploadedBytes: Int64 {
+    var uploaded: curl_off_t = 0
+    rb_easy_getinfo_off(handle, CURLINFO_SIZE_UPLOAD_T, &uploaded)
+    return Int64(uploaded)
+  }
 
   /// Where the response's `Location` points, resolved by curl against the URL of this transfer
   /// (CURLINFO_REDIRECT_URL); nil without one, or when curl could not make a URL of it.

@@ -31,6 +31,7 @@ public struct Theme: Sendable {
     case .PUT, .PATCH: fg(.blue, bold: true)
     case .DELETE: fg(.red, bold: true)
     case .HEAD, .OPTIONS: fg(.magenta, bold: true)
+    default: fg(.cyan, bold: true)
     }
   }
 

@@ -256,11 +256,8 @@ struct WorkspaceReader {
   mutating func method(_ value: JSONValue, _ path: ReaderPath) -> HTTPMethod? {
     guard let text = string(value, path) else { return nil }
     guard checkLine(text, path) else { return nil }
-    guard let method = HTTPMethod(rawValue: text.uppercased()) else {
-      fail(
-        path,
-        "unknown method \(JSONSerializer.quote(text)); use one of "
-          + HTTPMethod.allCases.map(\.rawValue).joined(separator: ", "))
+    guard let method = HTTPMethod(parsing: text) else {
+      fail(path, HTTPMethod.notAMethod(text))
       return nil
     }
     return method

@@ -346,7 +346,9 @@ extension RetryPolicy {
       "methods", methods, default: defaults.methods,
       read: { r, v, p in r.retry(["methods": v], p).map(\.methods) },
       encode: { methods, _ in
-        .array(HTTPMethod.allCases.filter(methods.contains).map { .string($0.rawValue) })
+        .array(
+          (HTTPMethod.common.filter(methods.contains) + methods.subtracting(HTTPMethod.common).sorted { $0.rawValue < $1.rawValue })
+            .map { .string($0.rawValue) })
       })
     return .object(w.object)
   }

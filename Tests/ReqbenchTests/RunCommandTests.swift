@@ -404,11 +404,11 @@ struct RunCommandTests {
   }
 
   @Test func badMethodIsReportedWhereItIs() throws {
-    let ws = try workspace(#"{"name": "a", "method": "FECTH", "url": "/x"}"#)
+    let ws = try workspace(#"{"name": "a", "method": "FE TCH", "url": "/x"}"#)
     let result = try run(["run", ws, "a"])
     #expect(result.status == 2)
     #expect(result.stderr.contains("test.json:5:"))
-    #expect(result.stderr.contains("unknown method \"FECTH\""))
+    #expect(result.stderr.contains("\"FE TCH\" is not a method"))
   }
 
   @Test func missingWorkspaceFile() throws {

@@ -81,6 +81,28 @@ struct RequestFormationTests {
     #expect(echo["body"] == "x")
   }
 
+  // A body goes whatever the method (`curl -X GET -d …`, Elasticsearch's _search), and any token
+  // is a method, sent as spelled; `sent` says what curl put on the wire, from its own count.
+  @Test(arguments: ["GET", "PURGE", "wHat"])
+  func aBodyIsSentWhateverTheMethod(name: String) throws {
+    let method = try #require(HTTPMethod(rawValue: name))
+    let result = agent.sendAndWait(
+      Request(method: method, url: try fixture("/anything"), body: .json(["query": ["match_all": [:]]])))
+    let echo = try result.json()
+    #expect(echo["method"]?.stringValue == name)
+    #expect(echo["body"] == #"{"query":{"match_all":{}}}"#)
+    #expect(echo["headers"]?["Content-Length"] == "26")
+    #expect(result.sent?.requestLine.hasPrefix(name + " /anything ") == true)
+    #expect(result.sent?.body == .bytes(Array(#"{"query":{"match_all":{}}}"#.utf8), total: 26))
+  }
+
+  // A GET without a body sends none, and `sent` says so.
+  @Test func aGETWithoutABodySaysNoneWasSent() throws {
+    let result = agent.sendAndWait(Request(url: try fixture("/anything")))
+    #expect(try result.json()["bodyLength"] == 0)
+    #expect(result.sent?.body == SentBody.none)
+  }
+
   @Test func requestHeadersOverrideDefaultsAndEmptyRemoves() throws {
     let headers: HTTPHeaders = ["User-Agent": "mine/1", "x-a": "1", "X-A": "2", "Accept": ""]
     let echo = try echo(Request(url: try fixture("/anything"), headers: headers))

@@ -160,11 +160,11 @@ struct UpdateTests {
     // A bad method is refused with what to do, and the edit stays open.
     _ = keys(&state, "e")
     send(&state, .key(.ctrl("u")))
-    _ = keys(&state, "FECTH")
+    _ = keys(&state, "FE TCH")
     send(&state, .key(.enter))
     #expect(state.editing != nil)
     #expect(state.message?.isError == true)
-    #expect(state.message?.text.contains("unknown method \"FECTH\"") == true)
+    #expect(state.message?.text.contains("\"FE TCH\" is not a method: a method is one word") == true)
     send(&state, .key(.escape))
     #expect(state.workspace.request(named: name)?.method == .GET)
     // Ctrl-S saves; the runtime reports back.

@@ -78,7 +78,7 @@ struct HistoryDamageTests {
       UPDATE entries SET finished_at = 1e300 WHERE exchange = 1;
       UPDATE entries SET state = 'exploded' WHERE exchange = 2;
       UPDATE entries SET bytes = -5 WHERE exchange = 3;
-      UPDATE entries SET method = 'BREW' WHERE exchange = 4;
+      UPDATE entries SET method = 'BR EW' WHERE exchange = 4;
       UPDATE entries SET status = 70000 WHERE exchange = 5;
       UPDATE entries SET started_at = 'yesterday' WHERE exchange = 6;
       UPDATE entries SET dns = 1e308, total = -4, redirect_count = -1, response_headers = 'garbage',

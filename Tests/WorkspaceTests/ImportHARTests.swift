@@ -77,9 +77,9 @@ struct ImportHARTests {
     #expect(failure(noRequest)?.description == "s.har:4:5: entry 2 has no \"request\" object")
     let badMethod = """
       {"log": {"entries": [
-        {"request": {"method": "BREW", "url": "http://a.test/"}}]}}
+        {"request": {"method": "BR EW", "url": "http://a.test/"}}]}}
       """
-    #expect(failure(badMethod)?.description.hasPrefix("s.har:2:26: entry 1: the method \"BREW\" is not supported") == true)
+    #expect(failure(badMethod)?.description.hasPrefix("s.har:2:26: entry 1: \"BR EW\" is not a method") == true)
     let badHeaders = """
       {"log": {"entries": [{"request": {"url": "http://a.test/", "headers": {"a": "b"}}}]}}
       """

@@ -156,8 +156,8 @@ struct ImportHTTPFileTests {
       httpError("GET https://a.test\nAccept application/json\n")?.description
         == "api.http:2:1: expected a header \"Name: value\" or a blank line before the body")
     #expect(
-      httpError("### x\n  FETCH https://a.test\n")?.description
-        == "api.http:2:3: the method \"FETCH\" is not supported; use one of GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS"
+      httpError("### x\n  fetch https://a.test\n")?.description
+        == "api.http:2:3: expected a request line \"METHOD URL\""
     )
     #expect(httpError("GET https://a.test/a b\n")?.location == SourceLocation(line: 1, column: 22))
     let noBlankLine = httpError("POST https://a.test\n{\"a\": 1}\n")

@@ -39,7 +39,7 @@ import Testing
     let count = 4_000
     let broken = text(count) { i, line in
       switch i {
-      case 10: line.replacingOccurrences(of: #""GET""#, with: #""FECTH""#)
+      case 10: line.replacingOccurrences(of: #""GET""#, with: #""FE TCH""#)
       case 2_500: line.replacingOccurrences(of: #""method": "GET", "#, with: #""method": 7, "#)
       case 3_999: line.replacingOccurrences(of: #""name": "r3999""#, with: #""name": "r5""#)
       default: line

@@ -180,10 +180,9 @@ import Workspace
     #expect(
       error("GET https://a.test/x\nnot a header")
         == #"paste:2:1: expected a header "Name: value" or a blank line before the body"#)
-    #expect(
-      error("FROB https://a.test/x")
-        == "paste:1:1: the method \"FROB\" is not supported; use one of "
-        + HTTPMethod.allCases.map(\.rawValue).joined(separator: ", "))
+    // Any token is a method, sent as spelled (a capitalised word where a URL could stand).
+    #expect(try drafts("PURGE https://a.test/x").imported.templates[0].method.rawValue == "PURGE")
+    #expect(try drafts("purge https://a.test/x").imported.templates[0].method.rawValue == "PURGE")
     #expect(error("GET https://a.test/a b")?.hasPrefix("paste:1:22: unexpected text after the URL") == true)
     // A scheme typo is caught where it is typed, not at the first send.
     #expect(error("GET htps://a.test/x") == "paste:1:5: only http and https URLs can be imported, found htps:")

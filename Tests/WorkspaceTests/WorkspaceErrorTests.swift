@@ -35,7 +35,7 @@ import Workspace
           "version": 1,
           "agent": {"maxConcurrent": 0},
           "requests": [
-            {"name": "a", "url": "/a", "method": "FECTH"},
+            {"name": "a", "url": "/a", "method": "FE TCH"},
             {"name": "b"},
             {"name": "a", "url": "/c", "timeout": "soon"},
             {"name": "d", "url": "/d", "body": {"jsn": {}}, "validate": {"json": {"id": "nubmer"}}}
@@ -46,7 +46,7 @@ import Workspace
     #expect(
       error.description == """
         demo.json:3:30: agent.maxConcurrent: must be 1 or more, found 0
-        demo.json:5:42: requests[0].method: unknown method "FECTH"; use one of GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS
+        demo.json:5:42: requests[0].method: "FE TCH" is not a method: a method is one word of letters, digits and !#$%&'*+-.^_`|~ (GET, POST, PURGE…)
         demo.json:6:5: requests[1]: missing "url"; write an absolute URL or a path relative to "baseURL"
         demo.json:7:14: requests[2].name: another request is already named "a" (requests[0]); names must be unique
         demo.json:7:43: requests[2].timeout: expected a number, found string

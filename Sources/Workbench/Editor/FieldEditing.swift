@@ -39,8 +39,8 @@ extension RequestTemplate {
       if let problem = Workspace.problem(withName: trimmed) { throw EditError(message: problem) }
       copy.name = trimmed
     case .method:
-      guard let method = HTTPMethod(rawValue: trimmed.uppercased()) else {
-        throw EditError(message: "unknown method \"\(trimmed)\"; use one of \(HTTPMethod.allCases.map(\.rawValue).joined(separator: ", "))")
+      guard let method = HTTPMethod(parsing: trimmed) else {
+        throw EditError(message: HTTPMethod.notAMethod(trimmed))
       }
       copy.method = method
     case .url:

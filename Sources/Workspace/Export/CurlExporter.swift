@@ -46,8 +46,8 @@ public enum CurlExporter {
     var first = "curl"
     switch request.method {
     case .POST: break
-    // A streamed body on a GET still goes (the engine sends it): -X keeps curl from POSTing.
-    case .GET: if request.body.stream != nil { first += " -X GET" }
+    // A body on a GET still goes (the engine sends it): -X keeps curl from POSTing.
+    case .GET: if request.sendsBody { first += " -X GET" }
     case .HEAD: first += " --head"
     default: first += " -X " + request.method.rawValue
     }
@@ -68,12 +68,7 @@ public enum CurlExporter {
         options.append("-H " + quote("Content-Type:"))
       }
     }
-    let sendsBody: Bool
-    switch request.method {
-    case .GET, .HEAD: sendsBody = false
-    case .POST, .PUT, .PATCH: sendsBody = true
-    case .DELETE, .OPTIONS: sendsBody = !body.bytes.isEmpty
-    }
+    let sendsBody = request.sendsBody
     var pipe = ""
     switch body.stream {
     case .file(let path)?:

@@ -47,12 +47,7 @@ public enum HTTPieExporter {
     if !request.headers.contains("User-Agent") { items.append(quote("User-Agent:" + userAgent)) }
 
     let body = request.body
-    let sendsBody: Bool
-    switch request.method {
-    case .GET, .HEAD: sendsBody = body.stream != nil
-    case .POST, .PUT, .PATCH: sendsBody = true
-    case .DELETE, .OPTIONS: sendsBody = !body.bytes.isEmpty || body.stream != nil
-    }
+    let sendsBody = request.sendsBody
     var fromStdin = false
     if sendsBody {
       switch body.stream {

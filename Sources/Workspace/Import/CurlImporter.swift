@@ -188,10 +188,8 @@ public enum CurlImporter {
       let valueLocation = value?.location ?? location
       switch option {
       case .request:
-        guard let parsed = HTTPMethod(rawValue: text.uppercased()) else {
-          throw error(
-            "the method \(JSONSerializer.quote(text)) is not supported; use one of "
-              + HTTPMethod.allCases.map(\.rawValue).joined(separator: ", "), at: valueLocation)
+        guard let parsed = HTTPMethod(parsing: text) else {
+          throw error(HTTPMethod.notAMethod(text), at: valueLocation)
         }
         method = parsed
       case .header:

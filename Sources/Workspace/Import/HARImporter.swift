@@ -76,10 +76,10 @@ public enum HARImporter {
       }
       var draft = RequestDraft()
       let methodName = request["method"]?.stringValue ?? "GET"
-      guard let method = HTTPMethod(rawValue: methodName.uppercased()) else {
+      guard let method = HTTPMethod(parsing: methodName) else {
         throw failure(
-          "entry \(index + 1): the method \(JSONSerializer.quote(methodName)) is not supported; reqbench sends "
-            + HTTPMethod.allCases.map(\.rawValue).joined(separator: ", "), requestPath.appending("method"))
+          "entry \(index + 1): " + HTTPMethod.notAMethod(methodName),
+          requestPath.appending("method"))
       }
       draft.method = method
       draft.setURL(url)

@@ -355,13 +355,7 @@ public enum HTTPFileImporter {
         return try url(tokens[0], line: line)
       }
       let first = tokens[0]
-      guard let method = HTTPMethod(rawValue: first.text.uppercased()) else {
-        if first.text.allSatisfy({ $0.isASCII && $0.isLetter }) {
-          throw error(
-            "the method \(JSONSerializer.quote(first.text)) is not supported; use one of "
-              + HTTPMethod.allCases.map(\.rawValue).joined(separator: ", "),
-            line: line.number, column: first.column)
-        }
+      guard let method = HTTPMethod(word: first.text) else {
         throw error(
           "expected a request line \"METHOD URL\"", line: line.number, column: first.column)
       }

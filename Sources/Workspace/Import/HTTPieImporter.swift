@@ -169,17 +169,14 @@ public enum HTTPieImporter {
       }
       // [METHOD] URL ITEM…
       var arguments = positional[...]
-      if arguments.count >= 2, let first = arguments.first, first.text.allSatisfy(\.isLetter),
+      // HTTPie's rule: with more than one argument, a first one of ASCII letters only is the
+      // method, sent in capitals (`http wHat :3000` sends WHAT).
+      if arguments.count >= 2, let first = arguments.first, !first.text.isEmpty,
+        first.text.allSatisfy({ $0.isASCII && $0.isLetter }),
         let given = HTTPMethod(rawValue: first.text.uppercased())
       {
         method = given
         arguments = arguments.dropFirst()
-      } else if let first = arguments.first, arguments.count >= 2, first.text.allSatisfy(\.isLetter),
-        !isItem(first.text), first.text.uppercased() == first.text
-      {
-        throw error(
-          "the method \(JSONSerializer.quote(first.text)) is not supported; use one of "
-            + HTTPMethod.allCases.map(\.rawValue).joined(separator: ", "), at: first.location)
       }
       guard let urlWord = arguments.popFirst() else { throw error("this HTTPie command has no URL", at: command.location) }
       url = urlWord

@@ -168,11 +168,8 @@ public enum PostmanImporter {
         draft.setURL(try absolute(url, at: path, name: name))
       case .object(let request):
         if let method = request["method"]?.stringValue {
-          guard let parsed = HTTPMethod(rawValue: method.uppercased()) else {
-            throw fail(
-              "the method \(JSONSerializer.quote(method)) is not supported; use one of "
-                + HTTPMethod.allCases.map(\.rawValue).joined(separator: ", "),
-              path.appending("method"))
+          guard let parsed = HTTPMethod(parsing: method) else {
+            throw fail(HTTPMethod.notAMethod(method), path.appending("method"))
           }
           draft.method = parsed
         }

@@ -57,7 +57,7 @@ public enum RequestText {
     }
     guard lines.count == 1 else { return .http }
     if words.count == 1 { return .url }
-    let hasMethod = HTTPMethod(rawValue: words[0].uppercased()) != nil
+    let hasMethod = HTTPMethod(word: words[0]) != nil
     if words.count == 2, hasMethod { return .methodAndURL }
     // `POST :3000/users name=ada`, `api.test/users X-Trace:abc`: a request item after the URL
     // (an `.http` request line has only `HTTP/1.1` there).
