@@ -62,7 +62,7 @@ public final class JSONText: Sendable, Equatable, CustomStringConvertible {
   /// making the value.
   public func forEachStringWithOpeningBrace(_ visit: (String) -> Void) {
     guard hasOpeningBrace else { return }
-    var parser = JSONParser(skipping: Array(bytes))
+    var parser = JSONParser(valuesOnly: Array(bytes))
     _ = try? parser.skipValue(depth: 0, visit: visit)
   }
 
@@ -81,7 +81,7 @@ extension JSONParser {
   public static func parse(_ bytes: [UInt8], deferring deferral: JSONDeferral) throws(JSONSyntaxError)
     -> (value: JSONValue, deferred: [JSONDeferral.Value])
   {
-    var parser = JSONParser(skipping: bytes)
+    var parser = JSONParser(valuesOnly: bytes)
     parser.deferralPath = deferral.path
     parser.deferralMinimum = deferral.minimumBytes
     let value = try parser.parseDocument()
@@ -89,7 +89,7 @@ extension JSONParser {
   }
 
   /// A parser that records neither locations nor layout.
-  init(skipping bytes: [UInt8]) {
+  init(valuesOnly bytes: [UInt8]) {
     self.init(bytes: bytes, recordLocations: false)
   }
 

@@ -113,6 +113,31 @@ import Testing
       #expect(error.problems.first?.message.hasPrefix(message) == true, "\(error.problems)")
       #expect(error.problems.first?.location == expected?.location)
     }
+    // Seeded mutations past the first 64 KB: whatever the parser says of the text, the reader
+    // says the same, at the same place.
+    let pieces: [String] = ["{", "}", "[", "]", ",", ":", "\"", "\\", " ", "0", "-", "e", "n", "\n", "\u{1}"]
+    var seed: UInt64 = 0x2545_F491_4F6C_DD1D
+    var compared = 0
+    for _ in 0..<40 {
+      seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      var bytes = Array(body.utf8)
+      let place = 70_000 + Int(seed >> 33) % (bytes.count - 70_000)
+      let piece = Array(pieces[Int(seed >> 8) % pieces.count].utf8)
+      switch seed % 3 {
+      case 0: bytes.insert(contentsOf: piece, at: place)
+      case 1: bytes.remove(at: place)
+      default: bytes.replaceSubrange(place..<place + 1, with: piece)
+      }
+      let text = LargeJSONBodyTests.text(body: String(decoding: bytes, as: UTF8.self))
+      var expected: JSONSyntaxError?
+      do { _ = try JSONParser.parse(text) } catch { expected = error }
+      guard let expected else { continue }
+      compared += 1
+      let error = try #require(throws: WorkspaceError.self) { try Workspace.parse(Array(text.utf8), file: "w.json") }
+      #expect(error.problems.map(\.message) == [expected.message])
+      #expect(error.problems.first?.location == expected.location)
+    }
+    #expect(compared >= 20, "\(compared) of 40 mutations broke the text")
     // As deep as a value may be, and no deeper.
     let deep = String(repeating: "[", count: 508) + "1" + String(repeating: "]", count: 508)
     let padded = "[" + String(repeating: "0, ", count: 30_000) + deep + "]"
