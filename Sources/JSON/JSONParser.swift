@@ -18,6 +18,9 @@ public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertib
   /// Byte offset into the UTF-8 text.
   public var offset: Int
   public var description: String { "\(location): \(message)" }
+  /// Not an error in the text: a value `parse(_:deferring:)` leaves as text went past its size,
+  /// and is skipped instead (never thrown out of the parser).
+  var isOverBudget = false
 }
 
 /// A parsed document plus where each value started, for errors that point into the file.
@@ -44,10 +47,10 @@ public struct JSONDocument: Sendable {
 /// the line and column where every value starts (`parseDocument`) or the text's layout: where
 /// every value, key and the whitespace around them are (`parseLayout`, for `JSONTextEditor`).
 public struct JSONParser {
-  private let bytes: [UInt8]
-  private var index = 0
-  private var line = 1
-  private var lineStart = 0
+  let bytes: [UInt8]
+  var index = 0
+  var line = 1
+  var lineStart = 0
   private var columnLineStart = -1
   private var columnIndex = 0
   private var column = 1
@@ -57,9 +60,21 @@ public struct JSONParser {
   /// (`JSONTextEditor`'s layout); `lastNode` is the value just parsed.
   private let recordLayout: Bool
   private var lastNode = JSONLayoutNode(start: 0, end: 0)
-  private let maxDepth = 512
+  let maxDepth = 512
+  /// Where values are left as text (`parse(_:deferring:)`): the path's steps (none for every
+  /// other parse) and the size from which they are.
+  var deferralPath: [JSONDeferral.Step] = []
+  var deferralMinimum = Int.max
+  /// The array indices on the way to the value being parsed where `deferralPath` has any index.
+  var deferralIndices: [Int] = []
+  /// The values left as text, in the document's order.
+  var deferred: [JSONDeferral.Value] = []
+  /// While a value where `deferralPath` points is parsed: past this offset it is left as text.
+  var budgetEnd = Int.max
+  /// The keys of the objects being skipped (`skipValue`), each object's after its parent's.
+  var skippedKeys: [String] = []
 
-  private init(bytes: [UInt8], recordLocations: Bool, recordLayout: Bool = false) {
+  init(bytes: [UInt8], recordLocations: Bool, recordLayout: Bool = false) {
     self.bytes = bytes
     self.recordLocations = recordLocations
     self.recordLayout = recordLayout
@@ -91,11 +106,11 @@ public struct JSONParser {
 
   // MARK: - Grammar
 
-  private mutating func parseDocument() throws(JSONSyntaxError) -> JSONValue {
+  mutating func parseDocument() throws(JSONSyntaxError) -> JSONValue {
     if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3; lineStart = 3 }
     skipWhitespace()
     if index >= bytes.count { throw error("the document is empty; expected a JSON value") }
-    let value = try parseValue(path: .root, depth: 0)
+    let value = try parseValue(path: .root, depth: 0, rule: deferralPath.isEmpty ? -1 : 0)
     skipWhitespace()
     if index < bytes.count {
       throw error("unexpected \(describeCurrent()) after the end of the JSON value")
@@ -103,14 +118,20 @@ public struct JSONParser {
     return value
   }
 
-  private mutating func parseValue(path: JSONPath, depth: Int) throws(JSONSyntaxError) -> JSONValue
+  /// `rule`: how many steps of `deferralPath` lead here (-1: none, or no deferral).
+  mutating func parseValue(path: JSONPath, depth: Int, rule: Int = -1) throws(JSONSyntaxError) -> JSONValue
   {
     if depth > maxDepth { throw error("nesting deeper than \(maxDepth) levels") }
     if recordLocations { locations[path] = currentLocation }
     guard index < bytes.count else { throw error("unexpected end of input; expected a value") }
+    if rule >= 0, rule == deferralPath.count,
+      bytes[index] == UInt8(ascii: "{") || bytes[index] == UInt8(ascii: "[")
+    {
+      return try parseOrDefer(depth: depth)
+    }
     switch bytes[index] {
-    case UInt8(ascii: "{"): return try parseObject(path: path, depth: depth)
-    case UInt8(ascii: "["): return try parseArray(path: path, depth: depth)
+    case UInt8(ascii: "{"): return try parseObject(path: path, depth: depth, rule: rule)
+    case UInt8(ascii: "["): return try parseArray(path: path, depth: depth, rule: rule)
     default:
       let start = index
       let value = try parseScalar()
@@ -120,7 +141,7 @@ public struct JSONParser {
   }
 
   /// A string, number, `true`, `false` or `null`.
-  private mutating func parseScalar() throws(JSONSyntaxError) -> JSONValue {
+  mutating func parseScalar() throws(JSONSyntaxError) -> JSONValue {
     switch bytes[index] {
     case UInt8(ascii: "\""): return .string(try parseString())
     case UInt8(ascii: "t"): try expectWord("true"); return .bool(true)
@@ -131,19 +152,22 @@ public struct JSONParser {
     }
   }
 
-  private mutating func parseObject(path: JSONPath, depth: Int) throws(JSONSyntaxError) -> JSONValue
+  private mutating func parseObject(path: JSONPath, depth: Int, rule: Int) throws(JSONSyntaxError) -> JSONValue
   {
     let open = index
     index += 1
-    var object = JSONObject()
     skipWhitespace()
     if peek == UInt8(ascii: "}") {
       if recordLayout { lastNode = JSONLayoutNode(start: open, end: index + 1, inner: open + 1..<index) }
       index += 1
-      return .object(object)
+      return .object(JSONObject())
     }
+    // The members, made here and handed to the object once; past `JSONObject.indexedCount` of
+    // them, their keys in a set for the duplicate check (a large object stays linear).
+    var members: [(key: String, value: JSONValue)] = []
+    var keys: Set<String>?
     // Room for a small object's members at once, not grown one, two, four.
-    object.reserveCapacity(4)
+    members.reserveCapacity(4)
     var items: [JSONLayoutNode.Item] = []
     var leadStart = open + 1
     while true {
@@ -155,7 +179,13 @@ public struct JSONParser {
       let keyStart = index
       let key = try parseString()
       let keyEnd = index
-      if object[key] != nil {
+      let repeated: Bool
+      if let keys {
+        repeated = keys.contains(key)
+      } else {
+        repeated = JSONObject.lastIndex(of: key, in: members) != nil
+      }
+      if repeated {
         // Locations cost a scan of the line, so they are worked out only for an error.
         index = keyStart
         throw error("duplicate key \(JSONSerializer.quote(key))")
@@ -168,8 +198,16 @@ public struct JSONParser {
       skipWhitespace()
       let valueStart = index
       // Paths are only for the locations: not built (an allocation per value) without them.
-      let value = try parseValue(path: recordLocations ? path.appending(key) : path, depth: depth + 1)
-      object.appendDuplicate(key, value)
+      let value = try parseValue(
+        path: recordLocations ? path.appending(key) : path, depth: depth + 1,
+        rule: rule >= 0 ? deferralStep(after: rule, key: key) : -1)
+      if index > budgetEnd { throw overBudget() }
+      members.append((key, value))
+      if keys != nil {
+        keys?.insert(key)
+      } else if members.count > JSONObject.indexedCount {
+        keys = Set(members.lazy.map(\.key))
+      }
       let trailStart = index
       skipWhitespace()
       if recordLayout {
@@ -185,15 +223,16 @@ public struct JSONParser {
       case UInt8(ascii: "}"):
         index += 1
         if recordLayout { lastNode = JSONLayoutNode(start: open, end: index, items: items) }
-        return .object(object)
+        return .object(JSONObject(distinctKeys: members))
       case nil: throw error("unexpected end of input; expected ',' or '}'")
       default: throw error("unexpected \(describeCurrent()); expected ',' or '}'")
       }
     }
   }
 
-  private mutating func parseArray(path: JSONPath, depth: Int) throws(JSONSyntaxError) -> JSONValue
+  private mutating func parseArray(path: JSONPath, depth: Int, rule: Int) throws(JSONSyntaxError) -> JSONValue
   {
+    let itemRule = rule >= 0 ? deferralStep(afterIndexAt: rule) : -1
     let open = index
     index += 1
     var items: [JSONValue] = []
@@ -210,7 +249,11 @@ public struct JSONParser {
       skipWhitespace()
       if peek == UInt8(ascii: "]") { throw error("trailing comma before ']'") }
       let lead = itemStart..<index
-      items.append(try parseValue(path: recordLocations ? path.appending(items.count) : path, depth: depth + 1))
+      if itemRule >= 0 { deferralIndices.append(items.count) }
+      items.append(
+        try parseValue(path: recordLocations ? path.appending(items.count) : path, depth: depth + 1, rule: itemRule))
+      if itemRule >= 0 { deferralIndices.removeLast() }
+      if index > budgetEnd { throw overBudget() }
       let trailStart = index
       skipWhitespace()
       if recordLayout {
@@ -230,7 +273,7 @@ public struct JSONParser {
     }
   }
 
-  private mutating func parseString() throws(JSONSyntaxError) -> String {
+  mutating func parseString() throws(JSONSyntaxError) -> String {
     index += 1  // opening quote
     // The usual string has no escapes: decoded straight from the input once its end is found.
     let start = index
@@ -356,13 +399,13 @@ public struct JSONParser {
 
   // MARK: - Helpers
 
-  private var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
+  var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
 
   private func isDigit(_ byte: UInt8) -> Bool {
     byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
   }
 
-  private mutating func skipWhitespace() {
+  mutating func skipWhitespace() {
     // On locals and the buffer, written back once: a pretty-printed file is much whitespace.
     var index = self.index
     var line = self.line
@@ -407,14 +450,14 @@ public struct JSONParser {
     "0x" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
   }
 
-  private func describeCurrent() -> String {
+  func describeCurrent() -> String {
     guard index < bytes.count else { return "end of input" }
     let byte = bytes[index]
     if byte >= 0x20 && byte < 0x7F { return "character '\(Character(Unicode.Scalar(byte)))'" }
     return "byte \(describeByte(byte))"
   }
 
-  private mutating func error(_ message: String) -> JSONSyntaxError {
+  mutating func error(_ message: String) -> JSONSyntaxError {
     JSONSyntaxError(message: message, location: currentLocation, offset: index)
   }
 }

@@ -77,23 +77,41 @@ public enum JSONValue: Sendable, Equatable, Hashable {
 
 /// A JSON object whose members keep their order. Setting an existing key replaces it in place.
 ///
-/// Finding a key compares it with the members, last first, while the object is small; an object
-/// of more than `indexedCount` members also keeps where each key is (`index`), so building,
-/// reading or looking up in one of thousands of keys (an API's `paths`, a request's query) is
-/// linear in its size, not quadratic.
+/// A key is found by comparing it with the members, last first: cheap for the small objects most
+/// are, and what keeps the object one array (every copy of a value holding it retains that array
+/// alone). Building a large object from members (`init(_:)`, the parser) finds repeated keys in a
+/// table made for the purpose, so it is linear; code that looks up many keys of a large object
+/// makes a table of its own (`keyIndex`).
 public struct JSONObject: Sendable, Equatable, Hashable {
   public private(set) var members: [(key: String, value: JSONValue)]
-  /// The index in `members` of each key's last member; nil while there are at most
-  /// `indexedCount` members. Not part of the value (`==`, `hash`).
-  private var index: [String: Int]?
 
-  /// Objects up to this size are searched member by member (no table to build or keep).
+  /// Objects up to this size are searched member by member; past it a table is made.
   static let indexedCount = 16
 
-  public init(_ members: [(key: String, value: JSONValue)] = []) {
-    self.members = []
-    if members.count > JSONObject.indexedCount { self.members.reserveCapacity(members.count) }
-    for (key, value) in members { self[key] = value }
+  public init() {
+    members = []
+  }
+
+  /// The members set in order, as by the subscript: a repeated key keeps the place of its first
+  /// member and the value of its last.
+  public init(_ members: [(key: String, value: JSONValue)]) {
+    guard members.count > JSONObject.indexedCount else {
+      self.members = []
+      for (key, value) in members { self[key] = value }
+      return
+    }
+    var kept: [(key: String, value: JSONValue)] = []
+    kept.reserveCapacity(members.count)
+    var places = [String: Int](minimumCapacity: members.count)
+    for (key, value) in members {
+      if let place = places[key] {
+        kept[place].value = value
+      } else {
+        places[key] = kept.count
+        kept.append((key, value))
+      }
+    }
+    self.members = kept
   }
 
   public var keys: [String] { members.map(\.key) }
@@ -101,61 +119,39 @@ public struct JSONObject: Sendable, Equatable, Hashable {
   public var count: Int { members.count }
 
   /// Members in order, taken as they are: the keys must be distinct (a literal's, a model's
-  /// fixed keys), so none is looked for.
+  /// fixed keys, the members of another object), so none is looked for.
   public init(distinctKeys members: [(key: String, value: JSONValue)]) {
     self.members = members
-    if members.count > JSONObject.indexedCount { buildIndex() }
   }
 
   public subscript(key: String) -> JSONValue? {
-    get { lastIndex(of: key).map { members[$0].value } }
+    get { JSONObject.lastIndex(of: key, in: members).map { members[$0].value } }
     set {
-      if let position = lastIndex(of: key) {
-        if let newValue {
-          members[position].value = newValue
-        } else {
-          members.remove(at: position)
-          if index != nil { buildIndex() }
-        }
+      if let position = JSONObject.lastIndex(of: key, in: members) {
+        if let newValue { members[position].value = newValue } else { members.remove(at: position) }
       } else if let newValue {
-        append(key, newValue)
+        members.append((key, newValue))
       }
     }
   }
 
-  /// The last member named `key`.
-  private func lastIndex(of key: String) -> Int? {
-    if let index { return index[key] }
+  /// The place of each key's last member: for code that looks up many keys of one object
+  /// (`object[key]` compares with every member).
+  public var keyIndex: [String: Int] {
+    var table = [String: Int](minimumCapacity: members.count)
+    for (position, member) in members.enumerated() { table[member.key] = position }
+    return table
+  }
+
+  /// The last member named `key` in `members`.
+  @inline(__always)
+  static func lastIndex(of key: String, in members: [(key: String, value: JSONValue)]) -> Int? {
     var position = members.endIndex
     while position > members.startIndex {
       position -= 1
       if members[position].key == key { return position }
     }
     return nil
-  }
-
-  /// Appends a member, keeping the index (made when the object grows past `indexedCount`).
-  private mutating func append(_ key: String, _ value: JSONValue) {
-    members.append((key, value))
-    if index != nil {
-      index?[key] = members.count - 1
-    } else if members.count > JSONObject.indexedCount {
-      buildIndex()
-    }
-  }
-
-  private mutating func buildIndex() {
-    var table = [String: Int](minimumCapacity: members.count)
-    for (position, member) in members.enumerated() { table[member.key] = position }
-    index = table
-  }
-
-  /// Makes room for `count` members (the parser, before an object's first member).
-  mutating func reserveCapacity(_ count: Int) { members.reserveCapacity(count) }
-
-  /// Appends a member even when the key exists (the parser keeps duplicates so it can report them).
-  mutating func appendDuplicate(_ key: String, _ value: JSONValue) {
-    append(key, value)
   }
 
   public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {

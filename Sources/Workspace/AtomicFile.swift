@@ -165,17 +165,23 @@ public enum FileAccess {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { throw failure() }
     defer { close(fd) }
-    return try read(descriptor: fd, path: url.relativePath)
+    var info = stat()
+    let size = fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFREG ? Int(info.st_size) : 0
+    return try read(descriptor: fd, path: url.relativePath, expectedSize: size)
   }
 
   /// Everything left to read from an open descriptor (stdin too: EINTR is retried, where
   /// Foundation's `readDataToEndOfFile()` would stop the process); `path` names it in the error.
-  public static func read(descriptor fd: Int32, path: String) throws(FileError) -> [UInt8] {
+  /// `expectedSize` (a regular file's size) is the room made at once: the bytes are not grown
+  /// into (which doubles the array, holding the old one and the new one, up to three times the
+  /// file, while it copies).
+  public static func read(descriptor fd: Int32, path: String, expectedSize: Int = 0) throws(FileError) -> [UInt8] {
     func failure() -> FileError {
       let reason = describe(errno)
       return FileError(path: path, message: "cannot read: \(reason)", reason: reason)
     }
     var bytes: [UInt8] = []
+    if expectedSize > 0 { bytes.reserveCapacity(expectedSize) }
     var chunk = [UInt8](repeating: 0, count: 64 * 1024)
     while true {
       let count = chunk.withUnsafeMutableBufferPointer { posixRead(fd, $0.baseAddress, $0.count) }

@@ -24,7 +24,18 @@ public struct RequestTemplate: Sendable, Equatable, SwitchableFields {
   /// The headers and query parameters switched off: kept (in the editor and in the file, as
   /// `{"value": …, "enabled": false}`) but left out of what is sent, exported and cached.
   public var switchedOff = SwitchedOff()
-  public var body: BodyTemplate?
+  public var body: BodyTemplate? {
+    get {
+      switch storedBody {
+      case .template(let body): body
+      case .deferredJSON(let text): .json(text.value)
+      }
+    }
+    set { storedBody = .template(newValue) }
+  }
+  /// The body as read: a large JSON body stays its text in the file until it is used (see
+  /// `StoredBody`).
+  var storedBody: StoredBody = .template(nil)
   public var auth: Auth?
   /// Idle timeout in seconds: the longest silence before the exchange fails.
   public var timeout: Double
@@ -131,7 +142,7 @@ public struct RequestTemplate: Sendable, Equatable, SwitchableFields {
     self.url = url
     self.query = query
     self.headers = headers
-    self.body = body
+    self.storedBody = .template(body)
     self.auth = auth
     self.timeout = timeout
     self.deadline = deadline
@@ -178,6 +189,28 @@ public enum BodyTemplate: Sendable, Equatable {
   }
 
   static let kinds = ["json", "form", "text", "multipart", "file"]
+}
+
+/// A request's body as the model holds it. A JSON body read from a file whose text is 64 KB or
+/// more is kept as that text (`JSONText`, a slice of the file's bytes the workspace keeps anyway)
+/// and made a value the first time `body` is asked for: a JSON value takes several times its
+/// text in memory (an allocation per object and array), so a workspace holding a large body
+/// would need many times its file to run another request.
+enum StoredBody: Sendable, Equatable {
+  case template(BodyTemplate?)
+  case deferredJSON(JSONText)
+
+  /// The size of a JSON body's text from which it is kept as text (`Workspace.parse`).
+  static let deferredBytes = 64 * 1024
+
+  static func == (a: StoredBody, b: StoredBody) -> Bool {
+    switch (a, b) {
+    case (.template(let x), .template(let y)): x == y
+    case (.deferredJSON(let x), .deferredJSON(let y)): x == y
+    case (.deferredJSON(let text), .template(let body)), (.template(let body), .deferredJSON(let text)):
+      body == .json(text.value)
+    }
+  }
 }
 
 /// One part of a multipart body: `value` (a text field) or `file` (a path relative to the

@@ -92,8 +92,9 @@ public struct Workspace: Sendable, Equatable {
   /// `.json`) is the workspace's name when the file has no `name`.
   public static func parse(_ bytes: [UInt8], file: String) throws(WorkspaceError) -> Workspace {
     let root: JSONValue
+    let deferred: [JSONDeferral.Value]
     do {
-      root = try JSONParser.parse(bytes)
+      (root, deferred) = try JSONParser.parse(bytes, deferring: Workspace.deferredBodies)
     } catch {
       throw WorkspaceError(
         kind: .syntax, file: file,
@@ -103,6 +104,7 @@ public struct Workspace: Sendable, Equatable {
     // is the file parsed again recording where every value starts, and read again with paths, so
     // each problem names its value and points into the file.
     var fast = WorkspaceReader()
+    for body in deferred { if let request = body.indices.first { fast.deferredBodies[request] = body.text } }
     if var workspace = fast.workspace(root, defaultName: defaultName(for: file), at: .untracked),
       fast.problems.isEmpty
     {
@@ -114,6 +116,10 @@ public struct Workspace: Sendable, Equatable {
     _ = reader.workspace(document.root, defaultName: defaultName(for: file), at: .root)
     throw WorkspaceError(kind: .invalid, file: file, problems: sorted(reader.problems))
   }
+
+  /// Large JSON bodies are kept as their text (`StoredBody`).
+  static let deferredBodies = JSONDeferral(
+    path: [.key("requests"), .anyIndex, .key("body"), .key("json")], minimumBytes: StoredBody.deferredBytes)
 
   static func defaultName(for file: String) -> String {
     var name = file.split(separator: "/").last.map(String.init) ?? file

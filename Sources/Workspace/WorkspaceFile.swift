@@ -346,7 +346,8 @@ extension FileAccess {
       let reason = describe(errno)
       throw FileError(path: url.relativePath, message: "cannot read: \(reason)", reason: reason)
     }
-    let bytes = try read(descriptor: fd, path: url.relativePath)
+    let size = info.st_mode & S_IFMT == S_IFREG ? Int(info.st_size) : 0
+    let bytes = try read(descriptor: fd, path: url.relativePath, expectedSize: size)
     return StampedRead(contents: (bytes, FileStamp(info, content: bytes)))
   }
 

@@ -7,7 +7,8 @@ import RequestEngine
 extension WorkspaceReader {
   // MARK: - Request
 
-  mutating func request(_ value: JSONValue, _ path: ReaderPath) -> RequestTemplate? {
+  /// `deferredBody`: the request's JSON body, left as text by the parser (`null` in `value`).
+  mutating func request(_ value: JSONValue, _ path: ReaderPath, deferredBody: JSONText? = nil) -> RequestTemplate? {
     guard let object = object(value, path) else { return nil }
     var request = RequestTemplate(source: object)
     // A request has a few of the keys below: they are found in one pass over its members, not
@@ -40,6 +41,7 @@ extension WorkspaceReader {
       }
       if let value = present(.body) {
         request.body = r.body(value, at(.body))
+        if let deferredBody { r.keep(deferredBody, in: &request, at(.body)) }
         if request.method == .HEAD {
           // curl would send it and then wait for a response body a HEAD never gets.
           r.fail(at(.body), "a HEAD request has no body; remove \"body\" or use another method")
@@ -140,20 +142,23 @@ extension WorkspaceReader {
   mutating func query(_ value: JSONValue, _ path: ReaderPath) -> QueryFields? {
     guard let object = object(value, path) else { return nil }
     var fields = QueryFields()
+    var members: [(key: String, value: JSONValue)] = []
     let ok = clean { r in
       for member in object.members {
         let at = path.appending(member.key)
         r.checkTemplate(member.key, at)
         if let (content, enabled) = WorkspaceReader.queryEntry(member.value) {
           r.checkTemplates(in: content, at.appending("value"))
-          fields.query[member.key] = content
+          members.append((member.key, content))
           if !enabled { fields.off.insert(member.key) }
         } else {
           r.checkTemplates(in: member.value, at)
-          fields.query[member.key] = member.value
+          members.append(member)
         }
       }
     }
+    // An object's keys are distinct: its members are taken as they are (linear in their number).
+    fields.query = JSONObject(distinctKeys: members)
     return ok ? fields : nil
   }
 

@@ -40,7 +40,7 @@ extension WorkspaceReader {
           var outcome = RequestListPart()
           for index in parts[part] {
             let before = reader.problems.count
-            if let request = reader.request(items[index], path.appending(index)) {
+            if let request = reader.request(items[index], path.appending(index), deferredBody: reader.deferredBodies[index]) {
               (places.pointer + index).initialize(to: request)
             } else {
               outcome.unread.insert(index)
@@ -82,6 +82,17 @@ extension WorkspaceReader {
       }
     }
     return ok ? requests : nil
+  }
+}
+
+extension WorkspaceReader {
+  /// Makes `text`, the JSON body the parser left as text (`Workspace.parse`; `null` in the
+  /// body object `body` read), the request's body, its strings' placeholders checked on the text
+  /// as `body` checks a value's.
+  mutating func keep(_ text: JSONText, in request: inout RequestTemplate, _ path: ReaderPath) {
+    guard case .json? = request.body else { return }
+    text.forEachStringWithOpeningBrace { checkTemplate($0, path.appending("json")) }
+    request.storedBody = .deferredJSON(text)
   }
 }
 

@@ -10,6 +10,9 @@ struct WorkspaceReader {
   /// Where each value starts; nil when reading a value the writer holds.
   private let document: JSONDocument?
   private(set) var problems: [WorkspaceError.Problem] = []
+  /// The JSON bodies the parser left as text (`Workspace.parse`), by the index of their request:
+  /// in the tree each is `null`.
+  var deferredBodies: [Int: JSONText] = [:]
 
   init(document: JSONDocument? = nil) {
     self.document = document
@@ -26,7 +29,11 @@ struct WorkspaceReader {
   }
 
   /// A reader of the same document with no problems yet: one per thread reading a part of it.
-  var blank: WorkspaceReader { WorkspaceReader(document: document) }
+  var blank: WorkspaceReader {
+    var reader = WorkspaceReader(document: document)
+    reader.deferredBodies = deferredBodies
+    return reader
+  }
 
   // MARK: - Problems
 

@@ -118,7 +118,16 @@ extension RequestTemplate {
     w.write(
       "headers", headerFields, default: .init(), read: { $0.headers($1, $2) },
       encode: { $0.json(merging: $1) })
-    w.write("body", body, read: { $0.body($1, $2) }, encode: { $0.json(merging: $1) })
+    switch storedBody {
+    case .template(let body):
+      w.write("body", body, read: { $0.body($1, $2) }, encode: { $0.json(merging: $1) })
+    case .deferredJSON(let text):
+      // The body as read, its JSON left as text (`null` in `source`): the text's value written
+      // in, made for this write only (the file's text of it is then kept byte for byte).
+      var object = w.object["body"]?.objectValue ?? JSONObject()
+      object["json"] = text.parsedAgain()
+      w.object["body"] = .object(object)
+    }
     w.write("auth", auth, read: { $0.auth($1, $2) }, encode: { $0.json(merging: $1) })
     w.write(
       "timeout", timeout, default: RequestTemplate.defaultTimeout,
@@ -189,6 +198,24 @@ extension SwitchableFields {
   }
 }
 
+/// The members of the object a query or the headers were read from, each looked up at once
+/// (`JSONObject`'s subscript compares with every member: quadratic over thousands).
+private struct OldMembers {
+  let object: JSONObject?
+  let index: [String: Int]?
+
+  init(_ old: JSONValue?) {
+    object = old?.objectValue
+    index = object.flatMap { $0.count > 16 ? $0.keyIndex : nil }
+  }
+
+  subscript(key: String) -> JSONValue? {
+    guard let object else { return nil }
+    guard let index else { return object[key] }
+    return index[key].map { object.members[$0].value }
+  }
+}
+
 /// A switched-off entry: `{"value": …, "enabled": false}`, written over the entry object the file
 /// had (so its spelling stays), or anew.
 private func switchedOffEntry(_ value: JSONValue, over old: JSONValue?) -> JSONValue {
@@ -202,37 +229,43 @@ extension WorkspaceReader.QueryFields {
   /// Each parameter as the file wrote it while it reads the same; otherwise its value, or a
   /// switched-off entry.
   func json(merging old: JSONValue?) -> JSONValue {
-    var object = JSONObject()
+    let previous = OldMembers(old)
+    var members: [(key: String, value: JSONValue)] = []
+    members.reserveCapacity(query.count)
     for member in query.members {
       let isOff = off.contains(member.key)
       let single = Self(query: JSONObject([member]), off: isOff ? [member.key] : [])
-      let previous = old?[member.key]
+      let previous = previous[member.key]
       if let previous, WorkspaceReader.decode({ $0.query([member.key: previous], .untracked) }) == single {
-        object[member.key] = previous
+        members.append((member.key, previous))
       } else {
-        object[member.key] = isOff ? switchedOffEntry(member.value, over: previous) : member.value
+        members.append((member.key, isOff ? switchedOffEntry(member.value, over: previous) : member.value))
       }
     }
-    return .object(object)
+    // The query's keys are distinct (an object's).
+    return .object(JSONObject(distinctKeys: members))
   }
 }
 
 extension WorkspaceReader.HeaderFields {
   func json(merging old: JSONValue?) -> JSONValue {
-    var object = JSONObject()
+    let previousMembers = OldMembers(old)
+    var members: [(key: String, value: JSONValue)] = []
+    members.reserveCapacity(headers.count)
     for field in headers.fields {
       let isOff = off.contains(field.name.lowercased())
       var single = HTTPHeaders()
       single.add(field.name, field.value)
       let expected = Self(headers: single, off: isOff ? [field.name.lowercased()] : [])
-      let previous = old?[field.name]
+      let previous = previousMembers[field.name]
       if let previous, WorkspaceReader.decode({ $0.headers([field.name: previous], .untracked) }) == expected {
-        object[field.name] = previous
+        members.append((field.name, previous))
       } else {
-        object[field.name] = isOff ? switchedOffEntry(.string(field.value), over: previous) : .string(field.value)
+        members.append((field.name, isOff ? switchedOffEntry(.string(field.value), over: previous) : .string(field.value)))
       }
     }
-    return .object(object)
+    // A name given twice (`HTTPHeaders.add`) is one member, the last value at the first place.
+    return .object(JSONObject(members))
   }
 }
 

@@ -19,6 +19,14 @@ struct OpenAPIDocument {
   /// Where each variable the import declares is in its `variables` (found at once, not among all
   /// the others: a large description declares thousands).
   var variablePlaces: [String: Int] = [:]
+  /// The `$ref`s followed so far, and the keys of the large objects they walked through: a
+  /// description of thousands of operations refers to thousands of schemas, each found at once.
+  private let references = References()
+
+  private final class References {
+    var targets: [String: (value: JSONValue, path: JSONPath)] = [:]
+    var keyIndexes: [JSONPath: [String: Int]] = [:]
+  }
 
   /// Reads JSON (the first character `{`) with the project's JSON parser, anything else with
   /// the YAML reader (`YAMLReader`): both give the same value, so one code path follows.
@@ -126,6 +134,7 @@ struct OpenAPIDocument {
 
   /// The value a local `$ref` (`#/components/schemas/Pet`) names, and its path.
   func referenced(_ ref: String, from path: JSONPath) throws(ImportError) -> (value: JSONValue, path: JSONPath) {
+    if let target = references.targets[ref] { return target }
     let at = path.appending("$ref")
     guard ref.hasPrefix("#") else {
       throw failure(
@@ -144,7 +153,7 @@ struct OpenAPIDocument {
       if let items = value.arrayValue, let index = Int(key), items.indices.contains(index) {
         value = items[index]
         walked = walked.appending(index)
-      } else if let next = value[key] {
+      } else if let next = member(key, of: value, at: walked) {
         value = next
         walked = walked.appending(key)
       } else {
@@ -153,6 +162,15 @@ struct OpenAPIDocument {
           at: at)
       }
     }
+    references.targets[ref] = (value, walked)
     return (value, walked)
+  }
+
+  /// The member `key` of `value` (at `path`); a large object's keys are put in a table once.
+  private func member(_ key: String, of value: JSONValue, at path: JSONPath) -> JSONValue? {
+    guard case .object(let object) = value else { return nil }
+    guard object.count > 16 else { return object[key] }
+    if references.keyIndexes[path] == nil { references.keyIndexes[path] = object.keyIndex }
+    return references.keyIndexes[path]?[key].map { object.members[$0].value }
   }
 }

@@ -291,10 +291,13 @@ public enum PostmanImporter {
         // Disabled parameters are kept switched off, when the query is an object (its keys
         // unique) and no enabled parameter has the key.
         if pairs.isEmpty || !draft.query.isEmpty {
-          for pair in disabled where !pair.key.isEmpty && draft.query[pair.key] == nil {
-            draft.query[pair.key] = pair.value.map { .string($0) } ?? .null
+          var members = draft.query.members
+          var keys = Set(draft.query.keys)
+          for pair in disabled where !pair.key.isEmpty && keys.insert(pair.key).inserted {
+            members.append((pair.key, pair.value.map { .string($0) } ?? .null))
             draft.switchedOff.set(query: pair.key, off: true)
           }
+          draft.query = JSONObject(distinctKeys: members)
         }
       } else {
         draft.setURL(try absolute(raw.isEmpty ? base : raw, at: path, name: name))

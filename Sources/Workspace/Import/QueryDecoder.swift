@@ -35,18 +35,19 @@ public enum QueryDecoder {
   public static func object(_ text: String, form: Bool) -> JSONObject? {
     if !form && text.contains("+") { return nil }
     guard let pairs = pairs(text, form: form) else { return nil }
-    var object = JSONObject()
+    var members: [(key: String, value: JSONValue)] = []
+    var seen = Set<String>()
     for pair in pairs {
-      guard !pair.key.isEmpty, object[pair.key] == nil else { return nil }
+      guard !pair.key.isEmpty, seen.insert(pair.key).inserted else { return nil }
       if let value = pair.value {
-        object[pair.key] = .string(value)
+        members.append((pair.key, .string(value)))
       } else if form {
         return nil
       } else {
-        object[pair.key] = .null
+        members.append((pair.key, .null))
       }
     }
-    return object
+    return JSONObject(distinctKeys: members)
   }
 
   /// The parameters of a URL's query string whose (decoded) name says it holds a key

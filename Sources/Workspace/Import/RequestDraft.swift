@@ -41,14 +41,15 @@ struct RequestDraft {
   /// Sets query parameters given as pairs (a Postman `query` array): an object when the keys are
   /// unique, else the encoded pairs stay in the URL.
   mutating func setQuery(_ pairs: [(key: String, value: String?)]) {
-    var object = JSONObject()
+    var members: [(key: String, value: JSONValue)] = []
+    var seen = Set<String>()
     var clean = true
     for pair in pairs {
-      if pair.key.isEmpty || object[pair.key] != nil { clean = false }
-      object[pair.key] = pair.value.map { .string($0) } ?? .null
+      if pair.key.isEmpty || !seen.insert(pair.key).inserted { clean = false }
+      members.append((pair.key, pair.value.map { .string($0) } ?? .null))
     }
     if clean {
-      query = object
+      query = JSONObject(distinctKeys: members)
       return
     }
     let encoded = pairs.map { pair in
