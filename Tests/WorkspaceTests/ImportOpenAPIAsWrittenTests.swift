@@ -69,6 +69,35 @@ struct ImportOpenAPIAsWrittenTests {
     #expect(beta.templates.map(\.name) == ["beta/listB", "beta/deleteB", "alpha/getA"])
   }
 
+  /// Imported again with new operations, one of a tag the workspace has a folder for joins that
+  /// folder (a nested one, its own); one of a new tag goes at the end, after the user's own.
+  @Test func aReimportsNewOperationJoinsItsTagsFolder() throws {
+    let text = try String(contentsOf: fixtureFile("openapi/tags-apart.yaml"), encoding: .utf8)
+    var workspace = Workspace(name: "w")
+    _ = try workspace.addImported(try OpenAPIImporter.parse(Array(text.utf8), file: "tags-apart.yaml"))
+    try workspace.addRequest(RequestTemplate(name: "mine", url: "/mine"))
+    let more = text + """
+        /a/{id}/restore:
+          post: {operationId: restoreA, tags: [alpha]}
+        /c:
+          get: {operationId: listC, tags: [gamma]}
+        /admin/users/{id}/lock:
+          post: {operationId: lockUser, tags: [admin/users]}
+
+      """
+    let report = try workspace.addImported(try OpenAPIImporter.parse(Array(more.utf8), file: "tags-apart.yaml"))
+    #expect(report.added.map(\.name) == ["alpha/restoreA", "admin/users/lockUser", "gamma/listC"])
+    #expect(
+      workspace.requests.map(\.name) == [
+        "alpha/listA", "alpha/getA", "alpha/archiveA", "alpha/restoreA", "beta/listB", "beta/deleteB", "health", "version",
+        "admin/users/listUsers", "admin/users/deleteUser", "admin/users/lockUser", "admin/getSettings", "mine", "gamma/listC",
+      ])
+    // The requests it updated are where they were, and a save loads back the same.
+    #expect(report.updated.count == 10)
+    let reread = try Workspace.parse(workspace.encoded(), file: "w.json")
+    #expect(reread.requests.map(\.name) == workspace.requests.map(\.name))
+  }
+
   // MARK: - Accept
 
   /// `Accept` lists the media types of the responses that are not errors (`*/*` alone says
