@@ -71,6 +71,14 @@ struct ImportSwagger2Tests {
     let search = try #require(try bookshop().templates.first { $0.name == "search" })
     #expect(search.query == JSONObject([("q", "winter"), ("key", "{{secret.queryKey}}")]))
     #expect(search.headers["Accept"] == "text/plain")
+    // A query parameter repeated once a value cannot be one query member: joined, with a warning.
+    let multi = try imported(
+      "swagger: '2.0'\npaths:\n  /a:\n    get:\n      parameters: [{name: id, in: query, required: true, type: array, "
+        + "items: {type: string}, collectionFormat: multi, x-example: [a, b]}]\n")
+    #expect(multi.templates[0].query == JSONObject([("id", "a,b")]))
+    #expect(
+      multi.warnings.contains(
+        "spec.yaml:5:20: paths./a.get.parameters[0]: the parameter repeats once a value (collectionFormat multi); the request has one, its values joined by ,"))
   }
 
   /// A body parameter is the body, made from its schema (through `definitions`) under the type

@@ -123,8 +123,9 @@ public enum OpenAPIImporter {
           let written = resolvedItemPath.appending(key)
           operations += 1
           let label = "\(method.rawValue) \(entry.key)" + (value["operationId"]?.stringValue.map { " (\($0))" } ?? "")
-          // A refused operation adds nothing: not the variables it had declared either.
-          let before = (imported, document.variablePlaces)
+          // A refused operation adds nothing: not the variables and secrets it had declared either
+          // (counted, not copied: a copy of all the requests so far for each one is quadratic).
+          let before = (variables: imported.variables.count, secrets: imported.secrets.count)
           do throws(ImportError) {
             // Bundlers write an operation as a `$ref` too (to another file, until bundled).
             let (resolved, at) = try document.resolve(value, at: written)
@@ -140,7 +141,9 @@ public enum OpenAPIImporter {
               into: &imported, &document)
             imported.requests.append(request)
           } catch {
-            (imported, document.variablePlaces) = before
+            for variable in imported.variables[before.variables...] { document.variablePlaces[variable.name] = nil }
+            imported.variables.removeSubrange(before.variables...)
+            imported.secrets.removeSubrange(before.secrets...)
             firstRefusal = firstRefusal ?? error
             document.refuse(error, leftOut: label)
           }

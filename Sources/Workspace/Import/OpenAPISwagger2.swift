@@ -124,6 +124,11 @@ extension OpenAPIDocument {
       default:
         origins[path.appending("parameters").appending(kept.count)] = parameter.path
         kept.append(.object(swagger2Parameter(parameter.object)))
+        if parameter.object["collectionFormat"]?.stringValue == "multi" {
+          note(
+            "the parameter repeats once a value (collectionFormat multi); the request has one, its values joined by ,",
+            at: parameter.path)
+        }
       }
     }
     converted["parameters"] = .array(kept)
