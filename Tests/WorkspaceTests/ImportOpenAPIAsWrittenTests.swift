@@ -98,6 +98,35 @@ struct ImportOpenAPIAsWrittenTests {
     #expect(reread.requests.map(\.name) == workspace.requests.map(\.name))
   }
 
+  // MARK: - Servers
+
+  /// An operation whose own servers (or its path's) are elsewhere than the document's goes
+  /// there: its URL is that server's, written out; the document's own server is `{{baseURL}}`.
+  @Test func anOperationsOwnServerIsWhereItsRequestGoes() throws {
+    let spec = """
+      openapi: 3.0.3
+      servers: [{url: "https://api.example.test/2.0"}]
+      paths:
+        /files/content:
+          post:
+            operationId: upload
+            servers: [{url: "https://upload.example.test/2.0", description: uploads}]
+        /authorize:
+          servers: [{url: "https://{host}/oauth2/", variables: {host: {default: account.example.test}}}]
+          get: {operationId: authorize}
+        /users:
+          servers: [{url: "https://api.example.test/2.0/"}]
+          get: {operationId: users}
+        /relative:
+          get: {operationId: relative, servers: [{url: /v3}]}
+      """
+    let t = try OpenAPIImporter.parse(Array(spec.utf8), file: "spec.yaml").templates
+    #expect(t.map(\.url) == [
+      "https://upload.example.test/2.0/files/content", "https://account.example.test/oauth2/authorize", "{{baseURL}}/users",
+      "{{baseURL}}/relative",
+    ])
+  }
+
   // MARK: - Accept
 
   /// `Accept` lists the media types of the responses that are not errors (`*/*` alone says

@@ -16,7 +16,8 @@ import RequestEngine
 ///   the operations of a folder are together, the folders in the order their first operations
 ///   have in the file (`grouped`); `tag` keeps only the operations with that tag.
 /// - The URL is `{{baseURL}}` and the path, path parameters as `{{variables}}`, declared in
-///   `variables` with their example or default (else empty, with a note). `servers` become
+///   `variables` with their example or default (else empty, with a note); an operation whose own
+///   servers (or its path's) are elsewhere has that server's URL written out. `servers` become
 ///   environments, each with its `baseURL` (server variables filled with their defaults), named
 ///   by the server's description, else its host; the first is also the workspace's `baseURL`
 ///   variable.
@@ -136,8 +137,11 @@ public enum OpenAPIImporter {
             if document.isSwagger2 {
               operation = try document.swagger2Operation(operation, item: item, itemPath: resolvedItemPath, at: at)
             }
+            let base = try self.base(
+              of: operation, at: at, item: item, itemPath: resolvedItemPath, documentURL: baseURL,
+              &document)
             let request = try self.request(
-              method: method, path: entry.key, operation: operation, at: at, shared: shared, api: title,
+              method: method, path: entry.key, base: base, operation: operation, at: at, shared: shared, api: title,
               into: &imported, &document)
             imported.requests.append(request)
           } catch {
@@ -234,26 +238,13 @@ public enum OpenAPIImporter {
     var environments: [Environment] = []
     for (index, value) in list.enumerated() {
       let at = JSONPath.root.appending("servers").appending(index)
-      var url: String
+      let url: String
       do throws(ImportError) {
-        let server = try document.object(value, at: at)
-        guard let given = try document.string(server, "url", at: at) else {
-          throw document.failure("a server needs a \"url\"", at: at)
-        }
-        url = given
-        if let variables = document.member(server, "variables") {
-          for variable in try document.object(variables, at: at.appending("variables")).members {
-            let variablePath = at.appending("variables").appending(variable.key)
-            let object = try document.object(variable.value, at: variablePath)
-            let value = (document.member(object, "default") ?? object["enum"]?.arrayValue?.first).map(text) ?? ""
-            url = url.replacingOccurrences(of: "{\(variable.key)}", with: value)
-          }
-        }
+        url = try serverURL(value, at: at, &document)
       } catch {
         document.refuse(error, leftOut: "the server \(document.place(at))")
         continue
       }
-      while url.hasSuffix("/") { url.removeLast() }
       if !url.contains("://") {
         document.note(
           "the server \(JSONSerializer.quote(url.isEmpty ? "/" : url)) is relative to where the description is served; "
@@ -271,6 +262,41 @@ public enum OpenAPIImporter {
       environments.append(Environment(name: unique, variables: [Variable(name: "baseURL", value: Template.literal(url))]))
     }
     return environments
+  }
+
+  /// A server's URL, its `{variables}` filled with their defaults, without a trailing `/`.
+  private static func serverURL(_ value: JSONValue, at path: JSONPath, _ document: inout OpenAPIDocument)
+    throws(ImportError) -> String
+  {
+    let server = try document.object(value, at: path)
+    guard var url = try document.string(server, "url", at: path) else {
+      throw document.failure("a server needs a \"url\"", at: path)
+    }
+    if let variables = document.member(server, "variables") {
+      for variable in try document.object(variables, at: path.appending("variables")).members {
+        let variablePath = path.appending("variables").appending(variable.key)
+        let object = try document.object(variable.value, at: variablePath)
+        let value = (document.member(object, "default") ?? object["enum"]?.arrayValue?.first).map(text) ?? ""
+        url = url.replacingOccurrences(of: "{\(variable.key)}", with: value)
+      }
+    }
+    while url.hasSuffix("/") { url.removeLast() }
+    return url
+  }
+
+  /// Where an operation's request goes: `{{baseURL}}`, unless the operation (else its path item)
+  /// names servers of its own, the first of them absolute and not the document's first: then
+  /// that server's URL, written out (an upload host beside the API's, say).
+  static func base(
+    of operation: JSONObject, at path: JSONPath, item: JSONObject, itemPath: JSONPath, documentURL: String?,
+    _ document: inout OpenAPIDocument
+  ) throws(ImportError) -> String {
+    for (object, objectPath) in [(operation, path), (item, itemPath)] {
+      guard let first = try document.array(object, "servers", at: objectPath)?.first else { continue }
+      let url = Template.literal(try serverURL(first, at: objectPath.appending("servers").appending(0), &document))
+      return url == documentURL || !url.contains("://") ? "{{baseURL}}" : url
+    }
+    return "{{baseURL}}"
   }
 
   /// A server's description or host as an environment name: lower case, words joined by `-`.

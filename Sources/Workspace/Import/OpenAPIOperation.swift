@@ -40,7 +40,7 @@ extension OpenAPIImporter {
   }
 
   static func request(
-    method: HTTPMethod, path: String, operation: JSONObject, at: JSONPath, shared: [Parameter], api: String,
+    method: HTTPMethod, path: String, base: String, operation: JSONObject, at: JSONPath, shared: [Parameter], api: String,
     into imported: inout ImportedRequests, _ document: inout OpenAPIDocument
   ) throws(ImportError) -> ImportedRequest {
     let operationID = try document.string(operation, "operationId", at: at).map { $0.trimmingSpaces() }
@@ -55,7 +55,7 @@ extension OpenAPIImporter {
 
     var draft = RequestDraft()
     draft.method = method
-    draft.url = "{{baseURL}}" + (try urlPath(path, parameters: parameters, label: label, into: &imported, &document))
+    draft.url = base + (try urlPath(path, parameters: parameters, label: label, into: &imported, &document))
     var queryPairs: [(String, JSONValue)] = []
     var cookies = 0
     for parameter in parameters {
