@@ -87,6 +87,16 @@ struct ImportOpenAPICommandTests {
 
   // MARK: - Against httpbin
 
+  /// The fixture `fixture` imported into a new workspace `name`: its path, its folder (to
+  /// remove) and what the import said.
+  func importFixture(_ fixture: String, into name: String) throws -> (ws: String, folder: URL, said: String) {
+    let (ws, folder) = try workspaceFile(#"{"version": 1, "requests": []}"#, named: name)
+    let spec = try copy(fixture, into: folder)
+    let imported = try runProcess(try reqbenchBinary, ["import", "openapi", spec, "--into", ws])
+    #expect(imported.status == 0, "\(imported.stderr)")
+    return (ws, folder, imported.stderr)
+  }
+
   /// Runs `target` of `workspace` and parses the body httpbin sends back.
   func echo(
     _ workspace: String, _ target: String, _ arguments: [String] = [], environment: [String: String] = [:]
@@ -171,12 +181,9 @@ struct ImportOpenAPICommandTests {
   /// A Swagger 2.0 description written for the tests, run against httpbin's /anything: each
   /// request sends the parameters, body and auth the description gives it.
   @Test func aSwagger2DescriptionsRequestsSendWhatItSays() throws {
-    let (ws, folder) = try workspaceFile(#"{"version": 1, "requests": []}"#, named: "shop.json")
+    let (ws, folder, said) = try importFixture("swagger2-bookshop.yaml", into: "shop.json")
     defer { try? FileManager.default.removeItem(at: folder) }
-    let spec = try copy("swagger2-bookshop.yaml", into: folder)
-    let imported = try runProcess(try reqbenchBinary, ["import", "openapi", spec, "--into", ws])
-    #expect(imported.status == 0, "\(imported.stderr)")
-    #expect(imported.stderr.contains("added environments: books.example.test-https, books.example.test-http"))
+    #expect(said.contains("added environments: books.example.test-https, books.example.test-http"))
     let anything = ["--var", "baseURL=\(try TestServer.httpbin.url("/anything"))"]
     let secrets = [
       "REQBENCH_SECRET_SHOPKEY": "shop-secret", "REQBENCH_SECRET_BASICAUTH_PASSWORD": "pw",
@@ -210,11 +217,8 @@ struct ImportOpenAPICommandTests {
   /// Examples holding Handlebars (`{{name}}`, `{{{html}}}`, `{{#if}}`) reach the server as the
   /// description wrote them: nothing is taken for a variable.
   @Test func examplesWithBracesReachTheServerAsWritten() throws {
-    let (ws, folder) = try workspaceFile(#"{"version": 1, "requests": []}"#, named: "mail.json")
+    let (ws, folder, _) = try importFixture("template-text.yaml", into: "mail.json")
     defer { try? FileManager.default.removeItem(at: folder) }
-    let spec = try copy("template-text.yaml", into: folder)
-    let imported = try runProcess(try reqbenchBinary, ["import", "openapi", spec, "--into", ws])
-    #expect(imported.status == 0, "\(imported.stderr)")
     let anything = ["--var", "baseURL=\(try TestServer.httpbin.url("/anything"))"]
 
     let create = try echo(ws, "createVersion", anything + ["--var", "templateId=t1"])

@@ -18,14 +18,8 @@ struct ImportOpenAPITests {
     try OpenAPIImporter.parse(Array(text.utf8), file: "spec.yaml", options: .init(tag: tag))
   }
 
-  func failure(_ text: String) -> ImportError? {
-    do {
-      _ = try OpenAPIImporter.parse(Array(text.utf8), file: "spec.yaml")
-      Issue.record("expected the import to fail")
-      return nil
-    } catch {
-      return error
-    }
+  func failure(_ text: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) -> ImportError? {
+    openAPIImportError(text, sourceLocation: sourceLocation)
   }
 
   struct Counts: Equatable, CustomStringConvertible {

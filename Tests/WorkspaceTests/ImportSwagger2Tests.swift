@@ -13,22 +13,10 @@ struct ImportSwagger2Tests {
     try OpenAPIImporter.parse(Array(text.utf8), file: "spec.yaml")
   }
 
-  func failure(_ text: String) -> ImportError? {
-    do {
-      _ = try OpenAPIImporter.parse(Array(text.utf8), file: "spec.yaml")
-      Issue.record("expected the import to fail")
-      return nil
-    } catch {
-      return error
-    }
-  }
-
   func bookshop() throws -> ImportedRequests {
     let name = "swagger2-bookshop.yaml"
     return try OpenAPIImporter.parse(Array(try Data(contentsOf: fixtureFile("openapi/\(name)"))), file: name)
   }
-
-  func json(_ text: String) throws -> JSONValue { try JSONParser.parse(text) }
 
   /// Schemes, host and basePath are the environments, one a scheme; the first is `baseURL`.
   @Test func schemesHostAndBasePathBecomeEnvironments() throws {
@@ -213,7 +201,7 @@ struct ImportSwagger2Tests {
   /// its parameter, not at the request body it becomes.
   @Test func errorsPointIntoTheFileAsWritten() throws {
     let missing = try #require(
-      failure(
+      openAPIImportError(
         """
         swagger: "2.0"
         paths:
@@ -228,7 +216,7 @@ struct ImportSwagger2Tests {
     #expect(
       missing.description.hasPrefix(
         ##"spec.yaml:9:26: paths./a.post.parameters[1].schema.$ref: the $ref "#/definitions/Missing" names nothing in this file"##))
-    let unnamed = try #require(failure("swagger: '2.0'\npaths:\n  /a:\n    post:\n      parameters: [{in: formData, type: string}]\n"))
+    let unnamed = try #require(openAPIImportError("swagger: '2.0'\npaths:\n  /a:\n    post:\n      parameters: [{in: formData, type: string}]\n"))
     #expect(unnamed.description == #"spec.yaml:5:20: paths./a.post.parameters[0]: a parameter needs a "name""#)
     // A scheme that cannot be read costs the request its auth, with a warning at its place.
     let scheme = try imported("swagger: '2.0'\nsecurityDefinitions: {k: {type: apiKey, in: body, name: k}}\npaths: {/a: {get: {security: [{k: []}]}}}\n")
@@ -238,7 +226,7 @@ struct ImportSwagger2Tests {
         #"spec.yaml:2:45: securityDefinitions.k.in: an apiKey goes in "header", "query" or "cookie", not "body"; the requests that use the scheme k have no auth from it"#))
     let undeclared = try imported("swagger: '2.0'\npaths: {/a: {get: {security: [{nope: []}]}}}\n")
     #expect(undeclared.warnings.contains { $0.contains("the security scheme \"nope\" is not declared in securityDefinitions") })
-    let old = try #require(failure("swagger: '1.2'\npaths: {}\n"))
+    let old = try #require(openAPIImportError("swagger: '1.2'\npaths: {}\n"))
     #expect(old.description == "spec.yaml:1:10: swagger: Swagger 1.2 is not one reqbench imports; it reads Swagger 2.0 and OpenAPI 3.0 and 3.1")
   }
 }
