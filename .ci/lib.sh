@@ -182,8 +182,8 @@ ensure_httpbin() {
     fi
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input -r "$req" ||
       rb_die "pip could not install $req into $venv"
-    "$venv/bin/python" -c 'import gunicorn, httpbin, haralyzer, sse_starlette, uvicorn, authlib' >/dev/null 2>&1 ||
-      rb_die "httpbin (or haralyzer, sse-starlette, uvicorn, authlib) was installed into $venv but does not import"
+    "$venv/bin/python" -c 'import gunicorn, httpbin, flasgger, haralyzer, sse_starlette, uvicorn, authlib' >/dev/null 2>&1 ||
+      rb_die "httpbin (or flasgger, haralyzer, sse-starlette, uvicorn, authlib) was installed into $venv but does not import"
     printf '%s\n' "$stamp" >"$venv/.reqbench-stamp"
   fi
   exec {lock_fd}>&-
@@ -192,7 +192,7 @@ ensure_httpbin() {
 rb_venv_ok() {
   [ -x "$1/bin/gunicorn" ] &&
     [ "$(cat "$1/.reqbench-stamp" 2>/dev/null)" = "$2" ] &&
-    "$1/bin/python" -c 'import gunicorn, httpbin, haralyzer, sse_starlette, uvicorn, authlib' >/dev/null 2>&1
+    "$1/bin/python" -c 'import gunicorn, httpbin, flasgger, haralyzer, sse_starlette, uvicorn, authlib' >/dev/null 2>&1
 }
 
 # ---------------------------------------------------------------------------------------------

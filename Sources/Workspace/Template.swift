@@ -1,3 +1,5 @@
+import RequestEngine
+
 /// A text with `{{name}}` placeholders, parsed once and rendered with a lookup.
 ///
 /// ```swift
@@ -6,7 +8,14 @@
 /// try template.render { name in ["id": "7"][name] ?? "" }  // "/users/7"
 /// ```
 /// Whitespace inside the braces is ignored (`{{ id }}`). A name is letters, digits, `_`, `-` and
-/// `.`; `{{` without a closing `}}` is an error, a lone `}}` is plain text.
+/// `.`; `{{` without a closing `}}` is an error, a lone `}}` is plain text. `{{'{{'}}` is the text
+/// `{{` itself, the one way to write two opening braces that are not a placeholder
+/// (`Template.literal` writes any text that way):
+///
+/// ```swift
+/// Template.literal("Hi {{name}}")                          // "Hi {{'{{'}}name}}"
+/// try Template("Hi {{'{{'}}name}}").render { _ in "" }   // "Hi {{name}}"
+/// ```
 public struct Template: Sendable, Equatable, Hashable {
   public enum Part: Sendable, Equatable, Hashable {
     case text(String)
@@ -22,28 +31,57 @@ public struct Template: Sendable, Equatable, Hashable {
       return
     }
     var parts: [Part] = []
+    // Text runs, a literal `{{` among them, are joined into one part.
+    var pending = ""
     var rest = Substring(text)
     while let open = rest.range(of: "{{") {
-      if open.lowerBound > rest.startIndex { parts.append(.text(String(rest[..<open.lowerBound]))) }
+      pending += rest[..<open.lowerBound]
       let afterOpen = rest[open.upperBound...]
       guard let close = afterOpen.range(of: "}}") else {
         throw TemplateError(
-          message: "\"{{\" has no closing \"}}\"; write a variable as {{name}}",
+          message: "\"{{\" has no closing \"}}\"; write a variable as {{name}}, two braces as {{'{{'}}",
           offset: text.distance(from: text.startIndex, to: open.lowerBound))
       }
       let name = afterOpen[..<close.lowerBound].trimmingSpaces()
+      rest = afterOpen[close.upperBound...]
+      if name == Template.literalBraces {
+        pending += "{{"
+        continue
+      }
       guard Template.isValidName(name) else {
         throw TemplateError(
           message: name.isEmpty
-            ? "\"{{}}\" names no variable; write a variable as {{name}}"
-            : "\"{{\(name)}}\" is not a variable name; use letters, digits, '_', '-' and '.'",
+            ? "\"{{}}\" names no variable; write a variable as {{name}}, two braces as {{'{{'}}"
+            : "\"{{\(name)}}\" is not a variable name; use letters, digits, '_', '-' and '.' (two braces as text: {{'{{'}})",
           offset: text.distance(from: text.startIndex, to: open.lowerBound))
       }
+      if !pending.isEmpty { parts.append(.text(pending)) }
+      pending = ""
       parts.append(.variable(name))
-      rest = afterOpen[close.upperBound...]
     }
-    if !rest.isEmpty { parts.append(.text(String(rest))) }
+    pending += rest
+    if !pending.isEmpty { parts.append(.text(pending)) }
     self.parts = parts
+  }
+
+  /// What stands between the braces of `{{'{{'}}`, the text `{{`.
+  static let literalBraces = "'{{'"
+
+  /// `text` as a template that renders to `text` itself: each `{{` written `{{'{{'}}`, so an
+  /// example, a description or any text taken from elsewhere is sent as it is, never filled in.
+  public static func literal(_ text: String) -> String {
+    guard text.contains("{{") else { return text }
+    return text.replacingOccurrences(of: "{{", with: "{{\(literalBraces)}}")
+  }
+
+  /// `literal` of every string in a JSON value, object keys included.
+  public static func literal(_ value: JSONValue) -> JSONValue {
+    switch value {
+    case .string(let text): .string(literal(text))
+    case .array(let items): .array(items.map { literal($0) })
+    case .object(let object): .object(JSONObject(object.members.map { (key: literal($0.key), value: literal($0.value)) }))
+    default: value
+    }
   }
 
   /// The names of the variables used, in order of first use.

@@ -16,9 +16,9 @@ enum ImportCommand {
       postman   a Postman collection (v2.1), or an environment or globals export
       har       a HAR 1.2 file (a browser's "Save all as HAR"): a request per entry, without
                 the headers only a browser sends (sec-*, :authority, Cookie…)
-      openapi   an OpenAPI 3.0 or 3.1 description, JSON or YAML: a request per operation in a
-                folder per tag, servers as environments; importing it again updates those
-                requests and keeps your edits
+      openapi   an OpenAPI 3.0 or 3.1 description or a Swagger 2.0 one, JSON or YAML: a
+                request per operation in a folder per tag, servers as environments; importing
+                it again updates those requests and keeps your edits
       FILE      the input; - reads standard input
       --into WORKSPACE  the workspace file to add to (created when it does not exist)
       --name NAME       the request's name; with several requests, their folder (NAME/…)

@@ -37,6 +37,18 @@ func prepareError(
   }
 }
 
+/// The error importing `text` as an OpenAPI (or Swagger 2.0) description named `spec.yaml`
+/// fails with; records an issue when it imports.
+func openAPIImportError(_ text: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) -> ImportError? {
+  do {
+    _ = try OpenAPIImporter.parse(Array(text.utf8), file: "spec.yaml")
+    Issue.record("expected the import to fail", sourceLocation: sourceLocation)
+    return nil
+  } catch {
+    return error
+  }
+}
+
 /// Parses JSON text in a test (the JSON is the test's own, so a failure is a test bug).
 func json(_ text: String) throws -> JSONValue {
   try JSONParser.parse(text)

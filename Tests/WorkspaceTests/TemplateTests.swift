@@ -1,3 +1,4 @@
+import RequestEngine
 import Testing
 import Workspace
 
@@ -27,7 +28,7 @@ import Workspace
   @Test func anUnclosedPlaceholderIsAnError() {
     #expect(
       throws: TemplateError(
-        message: #""{{" has no closing "}}"; write a variable as {{name}}"#, offset: 3)
+        message: #""{{" has no closing "}}"; write a variable as {{name}}, two braces as {{'{{'}}"#, offset: 3)
     ) {
       try Template("ab {{id")
     }
@@ -37,5 +38,25 @@ import Workspace
     #expect(throws: TemplateError.self) { try Template("{{}}") }
     #expect(throws: TemplateError.self) { try Template("{{a b}}") }
     #expect(throws: TemplateError.self) { try Template("{{{x}}}") }
+  }
+
+  /// `{{'{{'}}` is the text `{{`: a literal run joins the text around it, and `literal` writes any
+  /// text so that it renders to itself, whatever braces it holds.
+  @Test func twoBracesWrittenAsALiteralAreText() throws {
+    #expect(try Template("a{{'{{'}}b}} {{ '{{' }}{{x}}").parts == [.text("a{{b}} {{"), .variable("x")])
+    #expect(try Template("{{'{{'}}id}}").variableNames.isEmpty)
+    let texts = [
+      "Hi {{name}}!", "{{{triple}}}", "{{#if a}}x{{/if}}", "a{{", "{{", "{{{{", "}}{{}}", "{{'{{'}}",
+      "{{ not closed", "plain", "", "{", "x{{y}}z{{",
+    ]
+    for text in texts {
+      let written = Template.literal(text)
+      let template = try Template(written)
+      #expect(template.variableNames.isEmpty, "\(text)")
+      #expect(try template.render { _ in "?" } == text, "\(text)")
+    }
+    #expect(Template.literal("no braces") == "no braces")
+    #expect(Template.literal(.object(JSONObject([("{{k}}", .array(["{{v}}", 1]))])))
+      == .object(JSONObject([("{{'{{'}}k}}", .array(["{{'{{'}}v}}", 1]))])))
   }
 }

@@ -125,7 +125,7 @@ import Workspace
         #"4:76: requests[2].auth.ntlm: unknown auth kind "ntlm"; use {"basic": {"user": …, "password": …}}, {"digest": {"user": …, "password": …}}, {"bearer": "token"} or {"oauth2": {"grant": …, "tokenURL": …, "clientId": …}}"#,
         #"5:64: requests[3].body.contentType: "contentType" applies to text and file bodies; for a json body set a Content-Type header instead"#,
         #"5:88: requests[3].auth.basic: missing "password""#,
-        #"6:22: requests[4].url: "{{" has no closing "}}"; write a variable as {{name}}"#,
+        #"6:22: requests[4].url: "{{" has no closing "}}"; write a variable as {{name}}, two braces as {{'{{'}}"#,
         #"6:43: requests[4].body: the body has no kind; use {"json": …}, {"form": {…}}, {"text": "…"}, {"multipart": […]} or {"file": "path"}"#,
       ])
   }

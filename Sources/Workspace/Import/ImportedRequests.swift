@@ -96,7 +96,7 @@ public enum ImportFormat: String, Sendable, CaseIterable {
   case postman
   /// HAR 1.2 files, as browsers' network panels save them ("Save all as HAR").
   case har
-  /// OpenAPI 3.0 and 3.1 descriptions, JSON or YAML.
+  /// OpenAPI 3.0 and 3.1 descriptions, and Swagger 2.0 ones, JSON or YAML.
   case openapi
 
   /// The format of a JSON document by its top-level keys: `openapi`/`swagger`, a HAR's `log`,

@@ -13,7 +13,17 @@ import RequestEngine
 struct OpenAPIDocument {
   let document: JSONDocument
   let file: String
-  /// Things left out or filled in, for the report (each said once).
+  /// The description the import reads: the file's own, or for a Swagger 2.0 file its OpenAPI 3
+  /// form (`OpenAPISwagger2.swift`), which places some values elsewhere than the file does.
+  private(set) var root: JSONValue
+  /// Where the values a Swagger 2.0 conversion placed elsewhere are in the file: a path in `root`
+  /// (`paths./pets.post.requestBody`) and the path in the file it came from
+  /// (`paths./pets.post.parameters[0]`); what lies below follows along. Empty for OpenAPI 3.
+  var origins: [JSONPath: JSONPath] = [:]
+  /// Whether the file is a Swagger 2.0 description (its messages name Swagger's places).
+  var isSwagger2 = false
+  /// Things left out or filled in, and operations refused, for the report (each said once),
+  /// each line naming the file.
   private(set) var notes: [String] = []
   private var noted: Set<String> = []
   /// Where each variable the import declares is in its `variables` (found at once, not among all
@@ -46,13 +56,54 @@ struct OpenAPIDocument {
         throw ImportError(file: file, location: error.location, message: error.message)
       }
     }
+    root = document.root
   }
 
-  var root: JSONValue { document.root }
+  /// Replaces the description the import reads (a Swagger 2.0 file's OpenAPI 3 form).
+  mutating func read(_ converted: JSONValue) { root = converted }
 
   mutating func note(_ text: String) {
-    if noted.insert(text).inserted { notes.append(text) }
+    let line = "\(file): \(text)"
+    if noted.insert(line).inserted { notes.append(line) }
   }
+
+  /// A note about the value at `path`, naming it and where it is
+  /// (`spec.yaml:12:9: paths./users.get.parameters[0]: …`).
+  mutating func note(_ text: String, at path: JSONPath) {
+    let line = failure(text, at: path).description
+    if noted.insert(line).inserted { notes.append(line) }
+  }
+
+  /// An error that refused a part of the description, and what follows (`GET /pets is left
+  /// out, the rest is imported`).
+  mutating func note(_ error: ImportError, then consequence: String) {
+    let line = "\(error.description); \(consequence)"
+    if noted.insert(line).inserted { notes.append(line) }
+  }
+
+  /// An operation (or a path, a server) left out: the error that refused it, what is left out.
+  mutating func refuse(_ error: ImportError, leftOut: String) {
+    note(error, then: "\(leftOut) is left out, the rest is imported")
+  }
+
+  /// The place in the file of a value at `path` in `root`.
+  func sourcePath(_ path: JSONPath) -> JSONPath {
+    guard !origins.isEmpty else { return path }
+    var prefix = path
+    while true {
+      if let origin = origins[prefix] {
+        return JSONPath(origin.components + path.components[prefix.components.count...])
+      }
+      if prefix.components.isEmpty { return path }
+      prefix.components.removeLast()
+    }
+  }
+
+  /// Where the value at `path` in `root` is in the file.
+  func location(of path: JSONPath) -> SourceLocation? { document.location(of: sourcePath(path)) }
+
+  /// `paths./pets.get.responses` of the value at `path` in `root`, as the file has it.
+  func place(_ path: JSONPath) -> String { OpenAPIDocument.pointer(sourcePath(path)) }
 
   /// `paths./pets.get.responses`; the document itself is `(the document)`.
   static func pointer(_ path: JSONPath) -> String {
@@ -67,9 +118,7 @@ struct OpenAPIDocument {
   }
 
   func failure(_ message: String, at path: JSONPath) -> ImportError {
-    ImportError(
-      file: file, location: document.location(of: path) ?? .start,
-      message: "\(OpenAPIDocument.pointer(path)): \(message)")
+    ImportError(file: file, location: location(of: path) ?? .start, message: "\(place(path)): \(message)")
   }
 
   /// The object at `path`, or an error saying what was found instead.
@@ -158,7 +207,7 @@ struct OpenAPIDocument {
         walked = walked.appending(key)
       } else {
         throw failure(
-          "the $ref \(JSONSerializer.quote(ref)) names nothing in this file (\(OpenAPIDocument.pointer(walked)) has no \(JSONSerializer.quote(key)))",
+          "the $ref \(JSONSerializer.quote(ref)) names nothing in this file (\(place(walked)) has no \(JSONSerializer.quote(key)))",
           at: at)
       }
     }

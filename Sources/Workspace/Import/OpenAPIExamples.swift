@@ -26,7 +26,7 @@ extension OpenAPIDocument {
     _ schema: JSONValue, at path: JSONPath, stack: inout [String], depth: Int
   ) throws(ImportError) -> JSONValue? {
     if depth > OpenAPIDocument.maxExampleDepth {
-      note("a schema nests deeper than \(OpenAPIDocument.maxExampleDepth) levels at \(OpenAPIDocument.pointer(path)); the example stops there")
+      note("a schema nests deeper than \(OpenAPIDocument.maxExampleDepth) levels at \(place(path)); the example stops there")
       return nil
     }
     if let ref = schema["$ref"]?.stringValue {
@@ -144,7 +144,7 @@ extension OpenAPIDocument {
       let (resolved, resolvedPath) = try resolve(first.value, at: path.appending("examples").appending(first.key))
       if let value = try self.object(resolved, at: resolvedPath)["value"] { return value }
       if resolved["externalValue"] != nil {
-        note("an example given only as externalValue is not fetched (\(OpenAPIDocument.pointer(resolvedPath)))")
+        note("an example given only as externalValue is not fetched (\(place(resolvedPath)))")
       }
     }
     guard let schema = member(object, "schema") else { return nil }

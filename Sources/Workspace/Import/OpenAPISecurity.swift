@@ -19,6 +19,8 @@ import RequestEngine
 /// (characters other than letters, digits, `_`, `-` and `.` become `-`). The operation's own
 /// `security` wins over the document's; `security: []` means none; of several alternatives the
 /// first is used; schemes that must be combined (one alternative naming several) are all applied.
+/// A scheme that is not declared, or cannot be read, leaves the requests without its auth (a
+/// warning names it and why).
 struct OpenAPISecurity: Equatable {
   var auth: Auth?
   var headers: [(name: String, value: String)] = []
@@ -51,7 +53,12 @@ extension OpenAPIDocument {
     for member in requirement.members {
       // The scopes an OAuth 2.0 requirement asks for (strings; other schemes list roles or none).
       let scopes = member.value.arrayValue?.compactMap(\.stringValue) ?? []
-      try apply(scheme: member.key, scopes: scopes, at: requirementsPath.appending(0).appending(member.key), to: &result)
+      // A scheme that cannot be read costs the requests that use it their auth, not more.
+      do throws(ImportError) {
+        try apply(scheme: member.key, scopes: scopes, at: requirementsPath.appending(0).appending(member.key), to: &result)
+      } catch {
+        note(error, then: "the requests that use the scheme \(member.key) have no auth from it")
+      }
     }
     return result
   }
@@ -61,8 +68,12 @@ extension OpenAPIDocument {
   ) throws(ImportError) {
     let schemesPath = JSONPath.root.appending("components").appending("securitySchemes")
     guard let declared = root["components"]?["securitySchemes"]?[name] else {
-      throw failure(
-        "the security scheme \(JSONSerializer.quote(name)) is not declared in components.securitySchemes", at: usePath)
+      // The request is still the operation's: only its auth is unknown.
+      note(
+        "the security scheme \(JSONSerializer.quote(name)) is not declared in "
+          + (isSwagger2 ? "securityDefinitions" : "components.securitySchemes") + "; the request has no auth for it",
+        at: usePath)
+      return
     }
     let (value, path) = try resolve(declared, at: schemesPath.appending(name))
     let scheme = try object(value, at: path)
@@ -102,7 +113,7 @@ extension OpenAPIDocument {
       switch where_ {
       case "header": result.headers.append((keyName, value))
       case "query": result.query.append((keyName, value))
-      case "cookie": result.headers.append(("Cookie", "\(keyName)=\(value)"))
+      case "cookie": result.headers.append(("Cookie", "\(Template.literal(keyName))=\(value)"))
       default:
         throw failure(
           "an apiKey goes in \"header\", \"query\" or \"cookie\", not \(JSONSerializer.quote(where_))", at: path.appending("in"))
@@ -140,7 +151,7 @@ extension OpenAPIDocument {
       guard let value = try string(flow, key, at: flowPath), !value.isEmpty else {
         throw failure("this oauth2 flow needs \"\(key)\"", at: flowPath)
       }
-      return value
+      return Template.literal(value)
     }
     for flowName in ["authorizationCode", "clientCredentials", "password", "deviceAuthorization"] {
       guard let value = flowsObject[flowName] else { continue }

@@ -40,6 +40,9 @@ extension Workspace {
   /// - Variables are added when the workspace does not define them; one it defines with another
   ///   value keeps its value, and the report warns about the clash. Environments likewise, by
   ///   name and then variable by variable.
+  /// - A request imported from an OpenAPI operation whose folder the workspace has already goes
+  ///   after that folder's last request (a re-import that brings an operation of a known tag
+  ///   keeps the tag's folder in one piece); other requests are added at the end.
   /// - A request imported from an OpenAPI operation (`imported`) that the workspace already has
   ///   a request from is not added again: that request is updated, field by field
   ///   (`ImportOrigin.fields`): a field that still holds what the last import wrote takes the
@@ -64,6 +67,7 @@ extension Workspace {
     for (index, request) in requests.enumerated() {
       if let origin = request.imported, operations[OperationKey(origin)] == nil { operations[OperationKey(origin)] = index }
     }
+    let before = requests.count
     for request in imported.requests {
       var template = request.template
       if var origin = template.imported {
@@ -84,6 +88,7 @@ extension Workspace {
       requests.append(template)
       report.added.append(template)
     }
+    if requests.count > before { placeInFolders(addedFrom: before) }
     var variableIndex: [String: Int] = [:]
     for (index, variable) in variables.enumerated() { variableIndex[variable.name] = index }  // the last wins
     for variable in imported.variables {
@@ -129,6 +134,40 @@ extension Workspace {
       }.map(\.name)
     }
     return report
+  }
+
+  /// Moves the requests added from `start` on that were imported from an OpenAPI operation, and
+  /// whose folder (or a folder it is in) the workspace's earlier requests have, after the last
+  /// request in that folder, in the order they came; the others stay at the end.
+  private mutating func placeInFolders(addedFrom start: Int) {
+    var lastIn: [String: Int] = [:]
+    for index in 0..<start {
+      var folder = requests[index].name[...]
+      while let slash = folder.lastIndex(of: "/") {
+        folder = folder[..<slash]
+        lastIn[String(folder)] = index
+      }
+    }
+    guard !lastIn.isEmpty else { return }
+    var after: [Int: [RequestTemplate]] = [:]
+    var rest: [RequestTemplate] = []
+    for request in requests[start...] {
+      var folder = request.name[...]
+      var place: Int?
+      while request.imported != nil, place == nil, let slash = folder.lastIndex(of: "/") {
+        folder = folder[..<slash]
+        place = lastIn[String(folder)]
+      }
+      if let place { after[place, default: []].append(request) } else { rest.append(request) }
+    }
+    guard !after.isEmpty else { return }
+    var placed: [RequestTemplate] = []
+    placed.reserveCapacity(requests.count)
+    for index in 0..<start {
+      placed.append(requests[index])
+      placed.append(contentsOf: after[index] ?? [])
+    }
+    requests = placed + rest
   }
 
   /// An operation of a description (`ImportOrigin.names(sameOperationAs:)`), as a table's key.
