@@ -86,7 +86,7 @@ import Testing
       try Workspace.parse(Array(LargeJSONBodyTests.text(body: broken).utf8), file: "w.json")
     }
     #expect(error.problems.map(\.message) == [
-      #"requests[1].body.json[1500]["k{{"]: "{{" has no closing "}}"; write a variable as {{name}}"#
+      #"requests[1].body.json[1500]["k{{"]: "{{" has no closing "}}"; write a variable as {{name}}, two braces as {{'{{'}}"#
     ])
   }
 
