@@ -193,7 +193,7 @@ public enum HTTPieImporter {
     func isItem(_ text: String) -> Bool { Self.separator(in: text) != nil }
 
     /// The separators, longest first where two start at the same place.
-    static let separators = [":=@", "=@", "==", ":=", "=", "@", ":", ";"]
+    static let separators = [":=@", "==@", "=@", ":@", "==", ":=", "=", "@", ":", ";"]
 
     /// The item's separator: the one that starts first (the longest of those starting there).
     static func separator(in text: String) -> (separator: String, range: Range<String.Index>)? {
@@ -246,9 +246,10 @@ public enum HTTPieImporter {
           field.type = String(value[semicolon.upperBound...])
         }
         files.append(field)
-      default:  // =@ and :=@
+      default:  // =@, :=@, ==@ and :@
         throw error(
-          "\(word.text): reqbench does not read a field's value from a file at import; write the value (field=value)",
+          "\(word.text): reqbench does not read a value from a file at import (HTTPie's \(separator)); "
+            + "write the value (field=value, name==value, Header:value)",
           at: word.location)
       }
     }
@@ -258,8 +259,10 @@ public enum HTTPieImporter {
       hasFields = true
       var path: [String] = []
       var rest = Substring(key)
-      if let open = rest.firstIndex(of: "["), open != rest.startIndex {
-        path.append(String(rest[..<open]))
+      if let open = rest.firstIndex(of: "[") {
+        // `[]:=1` (a key that starts with `[`): the body is a top-level array, as in HTTPie.
+        if open == rest.startIndex, fields == .object(JSONObject()) { fields = .array([]) }
+        if open != rest.startIndex { path.append(String(rest[..<open])) }
         rest = rest[open...]
         while !rest.isEmpty {
           guard rest.first == "[", let close = rest.firstIndex(of: "]") else {
