@@ -94,19 +94,29 @@ public enum PostmanImporter {
             + "convert -i in.json -o out.json -j 1.0.0 -p 2.1.0), or export it from Postman as Collection v2.1",
           at: .root)
       }
+      // A collection without `info` but with its `item` list (newman runs one) is read too.
+      if case .object(let root) = document.root, root["info"] == nil, root["item"]?.arrayValue != nil {
+        try items(root)
+        return
+      }
       guard case .object(let root) = document.root, let info = root["info"]?.objectValue else {
         throw error(
           "this is not a Postman collection (no \"info\") nor an environment (no \"values\"); export it from "
             + "Postman as Collection v2.1, or an environment's ⋯ › Export", at: .root)
       }
       if let schema = info["schema"]?.stringValue, !schema.contains("v2.1"),
-        !schema.contains("v2.0")
+        !schema.contains("v2.0"), !schema.contains("/v2/")
       {
         throw error(
           "this collection's format is \(schema); reqbench reads Postman collections v2.1 "
             + "(and v2.0): export it again as Collection v2.1",
           at: JSONPath.root.appending("info").appending("schema"))
       }
+      try items(root)
+    }
+
+    /// The collection's variables, auth and items.
+    mutating func items(_ root: JSONObject) throws(ImportError) {
       guard let items = root["item"]?.arrayValue else {
         throw error("the collection has no \"item\" list of requests", at: .root)
       }
@@ -248,6 +258,12 @@ public enum PostmanImporter {
         imported.warnings.append(
           "\(file): request \(JSONSerializer.quote(name)): Postman does not send the body of a \(draft.method.rawValue) "
             + "request (its protocolProfileBehavior.disableBodyPruning is not true), so the body is not imported")
+      }
+      if draft.body != nil, draft.method == .HEAD {
+        draft.body = nil
+        imported.warnings.append(
+          "\(file): request \(JSONSerializer.quote(name)): Postman sends this HEAD request's body "
+            + "(disableBodyPruning); reqbench sends no body with HEAD, so the body is not imported")
       }
       var texts = PostmanText()
       texts.apply(to: &draft)
