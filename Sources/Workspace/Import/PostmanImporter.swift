@@ -95,7 +95,7 @@ public enum PostmanImporter {
           at: .root)
       }
       // A collection without `info` but with its `item` list (newman runs one) is read too.
-      if case .object(let root) = document.root, root["info"] == nil, root["item"]?.arrayValue != nil {
+      if case .object(let root) = document.root, root["info"] == nil, root["item"]?.arrayValue?.isEmpty == false {
         try items(root)
         return
       }
