@@ -51,12 +51,14 @@ struct DownloadCommandTests {
       #"{"name": "slow", "url": "/bytes/4000000?seed=kill&rate=4000000", "download": {"to": "slow.bin"}}"#)
     let running = try RunningReqbench(["run", ws, "slow", "--json"])
     // Read progress events until a third of the file is down, then kill -9.
-    running.read { output in
+    // (The last line may still be partial: a line that is not JSON yet is not the one.)
+    let reached = running.read { output in
       output.split(separator: "\n").reversed().contains { line in
         guard let event = try? JSONParser.parse(String(line)) else { return false }
         return event["event"] == "progress" && (event["downloaded"]?.intValue ?? 0) > 1_300_000
       }
     }
+    #expect(reached, "a third of the file was down: \(running.output.suffix(500))")
     kill(running.pid, SIGKILL)
     running.finish()
     #expect(running.process.terminationReason == .uncaughtSignal)

@@ -197,7 +197,7 @@ struct TUIDefectsTests {
       try session.waitFor("4 Queue · \(n) ")
     }
     try session.send("4", "G")
-    usleep(200_000)
+    try session.waitForKeysHandled()
     var rows = queueRows(try session.screen())
     #expect(rows.count == 10 && rows.allSatisfy { $0.contains("users/list") }, "\(rows.joined(separator: "\n"))")
     // Six batch and chain runs (the list's last two entries), then G: no empty line.
@@ -211,7 +211,7 @@ struct TUIDefectsTests {
       try session.send("j")
     }
     try session.send("4", "G")
-    usleep(300_000)
+    try session.waitForKeysHandled()
     rows = queueRows(try session.screen())
     #expect(rows.count == 10 && !rows.contains(where: isEmpty), "\(rows.joined(separator: "\n"))")
     // The newest run at the top, expanded: its members right under it, the other runs below.

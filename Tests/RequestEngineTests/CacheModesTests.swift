@@ -90,9 +90,9 @@ struct CacheModesTests {
   @Test func aRevalidationMergesTheHeadersOfThe304() throws {
     let agent = agent()
     let key = uniqueKey()
-    let policy = CachePolicy(seconds: 0.2, ignore: ["max_age"], revalidate: true)
+    let policy = CachePolicy(seconds: 60, ignore: ["max_age"], revalidate: true)
     _ = agent.sendAndWait(try request("/cache?key=\(key)&etag=v1", policy))
-    usleep(300_000)
+    try agent.ageCachedEntry(of: try request("/cache?key=\(key)&etag=v1", policy), by: 61)  // expired
     // The 304 carries a Cache-Control the first response did not have.
     let renewed = agent.sendAndWait(try request("/cache?key=\(key)&etag=v1&max_age=77", policy))
     #expect(renewed.cache?.revalidated == true)
@@ -153,10 +153,10 @@ struct CacheModesTests {
   @Test func anyCacheElseNetworkServesAnExpiredEntry() throws {
     let agent = agent()
     let key = uniqueKey()
-    let policy = CachePolicy(seconds: 0.2, mode: .anyCacheElseNetwork)
+    let policy = CachePolicy(seconds: 60, mode: .anyCacheElseNetwork)
     let first = agent.sendAndWait(try request("/cache?key=\(key)", policy))
     #expect(!first.fromCache && first.cache?.reason == .absent)
-    usleep(300_000)
+    try agent.ageCachedEntry(of: try request("/cache?key=\(key)", policy), by: 61)  // expired
     let stale = agent.sendAndWait(try request("/cache?key=\(key)", policy))
     #expect(stale.state == .succeeded && stale.fromCache)
     #expect(stale.cache?.stale == true && stale.cache?.reason == .expired)
@@ -167,15 +167,15 @@ struct CacheModesTests {
   @Test func cacheOnlyNeverUsesTheNetwork() throws {
     let agent = agent()
     let key = uniqueKey()
-    let offline = CachePolicy(seconds: 0.2, mode: .cacheOnly)
+    let offline = CachePolicy(seconds: 60, mode: .cacheOnly)
     let missing = agent.sendAndWait(try request("/cache?key=\(key)", offline))
     #expect(missing.state == .failed && missing.error?.kind == .notCached)
     #expect(missing.error?.message.contains("absent") == true)
     #expect(missing.cache?.reason == .absent)
     #expect(try hits(key) == 0)
-    _ = agent.sendAndWait(try request("/cache?key=\(key)", CachePolicy(seconds: 0.2)))
+    _ = agent.sendAndWait(try request("/cache?key=\(key)", CachePolicy(seconds: 60)))
     #expect(agent.sendAndWait(try request("/cache?key=\(key)", offline)).cache?.reason == .fresh)
-    usleep(300_000)
+    try agent.ageCachedEntry(of: try request("/cache?key=\(key)", offline), by: 61)  // expired
     let expired = agent.sendAndWait(try request("/cache?key=\(key)", offline))
     #expect(expired.state == .succeeded && expired.fromCache && expired.cache?.stale == true)
     #expect(try hits(key) == 1)
@@ -298,8 +298,11 @@ struct CacheModesTests {
   // swept, in the background, after the first store of a process.
   @Test func theFirstStoreSweepsTheFolder() throws {
     let key = uniqueKey()
-    let old = try request("/cache?key=\(key)-old", CachePolicy(seconds: 0.1), name: "old")
-    _ = agent(ResponseCache(folder: folder, sweepAfter: 0)).sendAndWait(old)
+    let old = try request("/cache?key=\(key)-old", CachePolicy(seconds: 60), name: "old")
+    let storing = agent(ResponseCache(folder: folder, sweepAfter: 0))
+    _ = storing.sendAndWait(old)
+    storing.configuration.cache?.waitForSweep()  // its own sweep (after its first store) is over
+    try storing.ageCachedEntry(of: old, by: 3600)  // expired an hour ago
     let stray = folder.appendingPathComponent("0000.deadbeef.body")
     let temporary = folder.appendingPathComponent(".0000.json.tmp-1234")
     let young = folder.appendingPathComponent(".0001.json.tmp-5678")
@@ -308,7 +311,6 @@ struct CacheModesTests {
     for file in [stray, temporary] {
       try FileManager.default.setAttributes([.modificationDate: anHourAgo], ofItemAtPath: file.path)
     }
-    usleep(200_000)
     let cache = ResponseCache(folder: folder, sweepAfter: 0)
     #expect(cache.list().map(\.name) == ["old"], "nothing is swept before a store")
     _ = agent(cache).sendAndWait(try request("/cache?key=\(key)-new", CachePolicy(seconds: 60), name: "new"))

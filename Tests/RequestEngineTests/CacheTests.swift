@@ -21,7 +21,7 @@ struct CacheTests {
   @Test func basicCache() throws {
     let agent = agent()
     let key = uniqueKey()
-    let policy = CachePolicy(seconds: 1)
+    let policy = CachePolicy(seconds: 60)
     let first = agent.sendAndWait(try request("/cache?key=\(key)&etag=v1", policy))
     #expect(first.state == .succeeded && !first.fromCache)
     #expect(first.cache == CacheOutcome(hit: false, reason: .absent, stored: true))
@@ -32,7 +32,7 @@ struct CacheTests {
     #expect(second.response?.headers["ETag"] == "\"v1\"")
     #expect(try second.json()["hit"]?.intValue == 1)
     #expect(try hits(key) == 1)
-    usleep(1_100_000)
+    try agent.ageCachedEntry(of: try request("/cache?key=\(key)&etag=v1", policy), by: 61)  // its minute is over
     let third = agent.sendAndWait(try request("/cache?key=\(key)&etag=v1", policy))
     #expect(!third.fromCache)
     #expect(third.cache?.reason == .expired)
@@ -128,7 +128,7 @@ struct CacheTests {
     let agent = agent()
     let recorder = EventRecorder(agent)
     let key = uniqueKey()
-    let policy = CachePolicy(seconds: 0.3, ignore: ["fail_first", "key"], mode: .cacheThenNetwork)
+    let policy = CachePolicy(seconds: 60, ignore: ["fail_first", "key"], mode: .cacheThenNetwork)
     _ = agent.sendAndWait(try request("/flaky?key=\(key)&fail_first=0", policy))
     let fresh = agent.sendAndWait(try request("/flaky?key=\(key)&fail_first=0", policy))
     let deliveries = recorder.all.filter {
@@ -146,7 +146,7 @@ struct CacheTests {
     }
     #expect(early.count == 1 && early.first?.fromCache == true, "the cached delivery comes before the failure")
     #expect(failing.cache?.reason == .bypassed, "the network's answer is cacheThenNetwork's refresh")
-    usleep(400_000)
+    try agent.ageCachedEntry(of: try request("/flaky?key=\(key)-down&fail_first=9", policy), by: 61)  // expired
     var stale = policy
     stale.mode = .staleIfError
     let served = agent.sendAndWait(try request("/flaky?key=\(key)-down&fail_first=9", stale))
@@ -180,9 +180,9 @@ struct CacheTests {
   func revalidation(validator: String) throws {
     let agent = agent()
     let key = uniqueKey()
-    let policy = CachePolicy(seconds: 0.3, revalidate: true)
+    let policy = CachePolicy(seconds: 60, revalidate: true)
     let first = agent.sendAndWait(try request("/cache?key=\(key)&\(validator)", policy))
-    usleep(400_000)
+    try agent.ageCachedEntry(of: try request("/cache?key=\(key)&\(validator)", policy), by: 61)  // expired
     let revalidated = agent.sendAndWait(try request("/cache?key=\(key)&\(validator)", policy))
     #expect(revalidated.state == .succeeded && revalidated.fromCache)
     #expect(revalidated.cache?.revalidated == true)

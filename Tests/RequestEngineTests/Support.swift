@@ -73,3 +73,22 @@ extension ExchangeIdentity {
   /// The identity of a plain GET of `path`: distinct paths, distinct identities (the core's tests).
   static func of(_ path: String) -> ExchangeIdentity { ExchangeIdentity(Request(url: "http://core.test" + path)) }
 }
+
+extension Agent {
+  /// Moves the cached entry of `request` (under its own cache policy) `seconds` into the past,
+  /// as if it had been stored then: its lifetime runs out on a virtual clock, not by sleeping
+  /// through it. Fails the test when there is no entry.
+  func ageCachedEntry(of request: Request, by seconds: Double, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+    let cache = try #require(configuration.cache, "the agent has a cache", sourceLocation: sourceLocation)
+    let policy = try #require(request.cache, "the request has a cache policy", sourceLocation: sourceLocation)
+    let entry: ResponseCache.Entry
+    switch cache.lookup(request, policy: policy) {
+    case .fresh(let found), .expired(let found): entry = found
+    case .miss(let reason):
+      Issue.record("no cached entry to age: \(reason)", sourceLocation: sourceLocation)
+      return
+    }
+    let aged = cache.save(entry, for: request, policy: policy, now: Date().addingTimeInterval(-seconds))
+    try #require(aged != nil, "the aged entry was saved", sourceLocation: sourceLocation)
+  }
+}

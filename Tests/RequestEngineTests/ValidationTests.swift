@@ -101,12 +101,8 @@ struct ValidationTests {
     #expect(ResponseValidator.validate(response(500, #"{"id":"x"}"#), v)?.kind == .status)
   }
 
-  @Test func badShapesNameThePath() {
-    #expect(throws: JSONShapeError.self) { try JSONShape(["a": ["b": "numbr"]]) }
-    do {
-      _ = try JSONShape(["a": ["b": "numbr"]])
-    } catch {
-      #expect(error.description.hasPrefix("$.a.b: unknown type \"numbr\""))
-    }
+  @Test func badShapesNameThePath() throws {
+    let error = try #require(throws: JSONShapeError.self) { try JSONShape(["a": ["b": "numbr"]]) }
+    #expect(error.description.hasPrefix("$.a.b: unknown type \"numbr\""), "\(error.description)")
   }
 }

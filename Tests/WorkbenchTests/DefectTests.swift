@@ -220,7 +220,10 @@ struct DefectTests {
     #expect(keys(&state, "E") == [.edit(text: typed, fileExtension: "json")])
     send(&state, .editorFinished(#"{"name": "Grace"}"#, error: nil))
     #expect(state.selectedRequest?.body == .json(["name": "Grace"]))
-    guard case .edit(let now, _)? = keys(&state, "E").first else { return }
+    guard case .edit(let now, _)? = keys(&state, "E").first else {
+      Issue.record("E opened no editor")
+      return
+    }
     #expect(now != typed && now != original && now.contains("Grace"))
     // Refused again, reopened and left as it was: given up, the body stays.
     send(&state, .editorFinished("{", error: nil))

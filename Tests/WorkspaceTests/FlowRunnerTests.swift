@@ -86,6 +86,12 @@ struct FlowRunnerTests {
       """)
   }
 
+  /// A fixture log of `count` requests, each of whose connections has ended.
+  static func ended(_ log: JSONValue, count: Int) -> Bool {
+    guard let entries = log.arrayValue, entries.count == count else { return false }
+    return entries.allSatisfy { $0["end"]?.doubleValue != nil }
+  }
+
   func run(
     _ name: String, in workspace: Workspace, agent: Agent = Agent(), fromStep: Int = 1, captured: [(String, String)] = [],
     sources: VariableSources = VariableSources(processEnvironment: [:])
@@ -213,7 +219,8 @@ struct FlowRunnerTests {
     #expect(outcome.state == .failed)
     #expect(outcome.message?.hasPrefix("broken failed: status 500") == true)
     #expect(outcome.members.filter { $0.state == .cancelled }.count == 3)
-    usleep(200_000)
+    // The fixture logs a connection's end when it sees it close.
+    #expect(try fixtureEventually("/log?key=\(key)-slow") { Self.ended($0, count: 3) }, "the fixture saw 3 closed")
     let log = try #require(try fixtureJSON("/log?key=\(key)-slow").arrayValue)
     #expect(log.count == 3)
     #expect(log.allSatisfy { $0["completed"] == false })
@@ -295,14 +302,14 @@ struct FlowRunnerTests {
     let done = DispatchSemaphore(value: 0)
     let box = LockedBox<FlowOutcome?>(nil)
     let run = runner.start("slow-batch") { box.set($0); done.signal() }
-    usleep(400_000)
+    #expect(try fixtureEventually("/hits?key=\(key)-slow") { $0["hits"]?.intValue == 2 }, "two members on the wire")
     run.cancel()
     #expect(done.wait(timeout: .now() + 1) == .success)
     let outcome = try #require(box.get())
     #expect(outcome.state == .cancelled)
     #expect(outcome.members.count == 5)
     #expect(outcome.members.allSatisfy { $0.state == .cancelled })
-    usleep(300_000)
+    #expect(try fixtureEventually("/log?key=\(key)-slow") { Self.ended($0, count: 2) }, "the fixture saw 2 closed")
     let log = try #require(try fixtureJSON("/log?key=\(key)-slow").arrayValue)
     #expect(log.count == 2)
     #expect(log.allSatisfy { $0["completed"] == false })
@@ -367,7 +374,7 @@ struct FlowRunnerTests {
     let done = DispatchSemaphore(value: 0)
     let box = LockedBox<FlowOutcome?>(nil)
     let run = runner.start("slow-chain") { box.set($0); done.signal() }
-    usleep(400_000)  // step 2 (2 s) is running
+    #expect(try fixtureEventually("/hits?key=\(key)-wait") { $0["hits"]?.intValue == 1 }, "step 2 (2 s) is running")
     run.cancel()
     #expect(done.wait(timeout: .now() + 1) == .success)
     let outcome = try #require(box.get())
@@ -424,7 +431,7 @@ struct FlowRunnerTests {
     do {
       let run = runner.start("slow-batch") { _ in done.signal() }
       cancelled = run
-      usleep(200_000)
+      #expect(try fixtureEventually("/hits?key=\(key)-slow") { $0["hits"]?.intValue == 2 }, "two members on the wire")
       run.cancel()
     }
     #expect(done.wait(timeout: .now() + 2) == .success)
@@ -496,8 +503,8 @@ struct FlowRunnerTests {
     #expect(text.contains("syntax error"), "\(text)")
     #expect(!text.contains("Unix shell quoting"), "\(text)")
     #expect(error.problems.count == 1)
-    #expect(throws: JQ.Failure.self) { try JQ.run(".x |||", input: Array("{}".utf8)) }
-    do { _ = try JQ.run(".x |||", input: Array("{}".utf8)) } catch { #expect(!error.message.contains("Unix shell quoting")) }
+    let jqError = try #require(throws: JQ.Failure.self) { try JQ.run(".x |||", input: Array("{}".utf8)) }
+    #expect(!jqError.message.contains("Unix shell quoting"), "\(jqError.message)")
   }
 
   @Test func badReferencesAreLoadErrors() throws {

@@ -18,13 +18,9 @@ struct JQTests {
     #expect(try JQ.run(".users[1]", input: body) == "{\n  \"id\": 2,\n  \"name\": \"Grace\"\n}\n")
   }
 
-  @Test func compileErrorsAreReported() {
-    #expect(throws: JQ.Failure.self) { try JQ.run(".users[", input: body) }
-    do {
-      _ = try JQ.run(".users[", input: body)
-    } catch {
-      #expect(error.message.contains("syntax error") || error.message.contains("compile"))
-    }
+  @Test func compileErrorsAreReported() throws {
+    let error = try #require(throws: JQ.Failure.self) { try JQ.run(".users[", input: body) }
+    #expect(error.message.contains("syntax error") || error.message.contains("compile"), "\(error.message)")
   }
 
   @Test func runtimeErrorsAndInvalidInput() {

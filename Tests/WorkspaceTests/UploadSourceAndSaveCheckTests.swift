@@ -86,17 +86,13 @@ import Workspace
     var file = WorkspaceFile(url)
     var workspace = try file.load()
     try workspace.addRequest(RequestTemplate(name: "deep", method: .POST, url: "http://127.0.0.1:9/", body: .json(nested(510))))
-    #expect(throws: WorkspaceSaveError.self) { try file.save(workspace) }
-    do {
-      try file.save(workspace)
-    } catch {
-      guard case .wouldNotLoad(let reason) = error else {
-        Issue.record("\(error)")
-        return
-      }
-      #expect(reason.description.contains("nesting deeper than 512 levels"), "\(reason.description)")
-      #expect(error.description.hasPrefix("nothing was written: the new text would not load again ("), "\(error.description)")
+    let error = try #require(throws: WorkspaceSaveError.self) { try file.save(workspace) }
+    guard case .wouldNotLoad(let reason) = error else {
+      Issue.record("\(error)")
+      return
     }
+    #expect(reason.description.contains("nesting deeper than 512 levels"), "\(reason.description)")
+    #expect(error.description.hasPrefix("nothing was written: the new text would not load again ("), "\(error.description)")
     // Workspace.save too, and to a new file: nothing created.
     let other = folder.appendingPathComponent("new.json")
     #expect(throws: WorkspaceSaveError.self) { try workspace.save(to: other) }

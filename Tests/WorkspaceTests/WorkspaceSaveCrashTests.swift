@@ -32,12 +32,23 @@ struct WorkspaceSaveCrashTests {
     let versions = [Self.version(0).requests.map(\.name), Self.version(1).requests.map(\.name)]
 
     for round in 0..<20 {
+      // A save replaces the file (a new inode): the child is killed only after one of its saves
+      // in this round has completed, at a random moment of the ones that follow.
+      let before = try Self.inode(file)
       let killed = try killChildTest(
-        suite: "WorkspaceSaveCrashTests", environment: [Self.childVariable: file.path], pause: 100_000...400_000)
+        suite: "WorkspaceSaveCrashTests", environment: [Self.childVariable: file.path],
+        when: { (try? Self.inode(file)).map { $0 != before } ?? false }, pause: 100_000...400_000)
       #expect(killed, "round \(round): the child was killed")
+      #expect(try Self.inode(file) != before, "round \(round): the child saved the workspace")
       let loaded = try Workspace.load(from: file)
       #expect(versions.contains(loaded.requests.map(\.name)), "round \(round): a torn workspace")
     }
+  }
+
+  /// The inode `file` names now.
+  static func inode(_ file: URL) throws -> UInt64 {
+    let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+    return try #require((attributes[.systemFileNumber] as? NSNumber)?.uint64Value)
   }
 
   static func saveUntilKilled(_ file: URL) -> Never {
