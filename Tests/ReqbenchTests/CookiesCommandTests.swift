@@ -3,7 +3,7 @@ import RequestEngine
 import TestSupport
 import Testing
 
-/// The cookie jar end to end (issue 14, Cookies): two `run` processes sharing the jar in the state
+/// The cookie jar end to end: two `run` processes sharing the jar in the state
 /// folder, the jar read by real `curl -b` and a file `curl -c` wrote read by reqbench, the
 /// `cookies` command, `--no-cookies` and `"cookies": false`, the masking in `--json` and history,
 /// against httpbin's `/cookies/set`, `/cookies` and `/cookies/delete`.

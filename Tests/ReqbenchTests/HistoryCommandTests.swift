@@ -492,7 +492,7 @@ struct HistoryCommandTests {
       "xk-" + token,
     ]
     for file in files {
-      let bytes = (try? Data(contentsOf: file)) ?? Data()
+      let bytes = try Data(contentsOf: file)
       for credential in credentials where bytes.range(of: Data(credential.utf8)) != nil {
         Issue.record("\(file.lastPathComponent) holds \(credential)")
       }

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Issue 11's copy menu (`y`, OSC 52 into tmux's buffer with `set-clipboard on`), the Request
+/// The copy menu (`y`, OSC 52 into tmux's buffer with `set-clipboard on`), the Request
 /// tab, and the workspace file changed by another program while the TUI has it open: the real
 /// binary in tmux against the fixture server.
 @Suite("TUI end to end: copy, the Request tab, the file changing on disk (tmux)", .serialized)

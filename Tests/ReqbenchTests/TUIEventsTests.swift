@@ -3,7 +3,7 @@ import RequestEngine
 import TestSupport
 import Testing
 
-/// Issue 15's Events tab: the real binary in tmux against the fixture server's `/sse/ticker`, as
+/// A stream's Events tab: the real binary in tmux against the fixture server's `/sse/ticker`, as
 /// a user watches a stream: it follows the tail, `k` holds it, `F` follows again, `/` finds an
 /// event, `|` runs jq over each event (and the new ones), `w` writes the events as NDJSON, `c`
 /// ends the stream with its events kept.

@@ -3,7 +3,7 @@ import JSON
 import TestSupport
 import Testing
 
-/// Issue 11, as a new user meets it: the real binary in tmux, from a file that does not exist to
+/// Exploring, as a new user meets it: the real binary in tmux, from a file that does not exist to
 /// requests made, pasted and organised, saved and read back.
 @Suite("TUI end to end: exploring from nothing (tmux)", .serialized)
 struct TUIExploreTests {

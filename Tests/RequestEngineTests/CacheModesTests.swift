@@ -4,8 +4,8 @@ import TestSupport
 import Testing
 
 /// The engine's cache scenarios beyond the basics (CacheTests): the server's own
-/// Cache-Control and Vary, the offline policies (HC-5), shared and namespaced entries (C-11,
-/// C-12), downloads (C-13), a clock set back (C-4), key sharing (C-3), and housekeeping: the
+/// Cache-Control and Vary, the offline policies, shared and namespaced entries, downloads, a
+/// clock set back, key sharing, and housekeeping: the
 /// size limit's least-recently-used order across processes, and the sweep.
 @Suite("Response cache: policies, namespaces, housekeeping", .serialized)
 struct CacheModesTests {
@@ -19,7 +19,7 @@ struct CacheModesTests {
     Request(name: name, url: try fixture(path), cache: policy, dedup: false)
   }
 
-  // HC-2: the response's own `Vary` is honoured without being declared in the policy.
+  // The response's own `Vary` is honoured without being declared in the policy.
   @Test func theServersVaryIsHonoured() throws {
     let agent = agent()
     let key = uniqueKey()
@@ -35,7 +35,7 @@ struct CacheModesTests {
     #expect(try hits(key) == 2)
   }
 
-  // HC-2: `no-cache` is stored and revalidated before every use, whether or not the policy asks
+  // `no-cache` is stored and revalidated before every use, whether or not the policy asks
   // for revalidation; without a validator it is not stored at all. (`no-store`: CacheTests.)
   @Test(arguments: [true, false]) func noCacheIsAlwaysRevalidated(policyRevalidates: Bool) throws {
     let agent = agent()
@@ -86,7 +86,7 @@ struct CacheModesTests {
     #expect(ResponseCache(folder: folder).list().count == 1)
   }
 
-  // HC-1: a 304 renews the entry with the 304's headers merged in.
+  // A 304 renews the entry with the 304's headers merged in.
   @Test func aRevalidationMergesTheHeadersOfThe304() throws {
     let agent = agent()
     let key = uniqueKey()
@@ -149,7 +149,7 @@ struct CacheModesTests {
     }
   }
 
-  // HC-5: returnCacheDataElseLoad serves even an expired entry, marked stale.
+  // The offline policy returnCacheDataElseLoad serves even an expired entry, marked stale.
   @Test func anyCacheElseNetworkServesAnExpiredEntry() throws {
     let agent = agent()
     let key = uniqueKey()
@@ -163,7 +163,7 @@ struct CacheModesTests {
     #expect(try hits(key) == 1)
   }
 
-  // HC-5: returnCacheDataDontLoad: offline; no entry is a `notCached` failure, never the network.
+  // The offline policy returnCacheDataDontLoad (cache only): no entry is a `notCached` failure, never the network.
   @Test func cacheOnlyNeverUsesTheNetwork() throws {
     let agent = agent()
     let key = uniqueKey()
@@ -181,7 +181,7 @@ struct CacheModesTests {
     #expect(try hits(key) == 1)
   }
 
-  // C-11: saveResponseData(from: A, into: B) makes B a hit holding A's body.
+  // `saveResponseData(from: A, into: B)` makes B a hit holding A's body.
   @Test func aSavedResponseMakesAnotherRequestAHit() throws {
     let cache = ResponseCache(folder: folder)
     let agent = agent(cache)
@@ -199,7 +199,7 @@ struct CacheModesTests {
     #expect(cache.saveResponseData(from: try request("/cache?key=\(key)-none", policy), policy: policy, into: b, policy: policy) == nil)
   }
 
-  // C-12: a namespace per user: X's entries are invisible to Y; clearing X leaves Y's.
+  // A namespace per user: X's entries are invisible to Y; clearing X leaves Y's.
   @Test func namespacesKeepUsersApart() throws {
     let cache = ResponseCache(folder: folder)
     let agent = agent(cache)
@@ -222,7 +222,7 @@ struct CacheModesTests {
     }
   }
 
-  // C-13: downloads never enter the cache, even with a policy.
+  // Downloads never enter the cache, even with a policy.
   @Test func downloadsAreNeverCached() throws {
     let cache = ResponseCache(folder: folder)
     let downloads = scratchURL("rb-cache-dl")
@@ -239,7 +239,7 @@ struct CacheModesTests {
     #expect(cache.list().isEmpty)
   }
 
-  // C-4: an entry created "in the future" (the clock was set back 1 h) is not fresh.
+  // An entry created "in the future" (the clock was set back 1 h) is not fresh.
   @Test func aClockSetBackMakesTheEntryExpired() throws {
     let cache = ResponseCache(folder: folder)
     let req = try request("/cache?key=\(uniqueKey())", CachePolicy(seconds: 86_400))
@@ -254,7 +254,7 @@ struct CacheModesTests {
     }
   }
 
-  // C-3: an ignored form field and the order of the fields are left out of the key; the
+  // An ignored form field and the order of the fields are left out of the key; the
   // credential is not: another user's Authorization is another key.
   @Test func keysLeaveOutWhatDoesNotMatterButKeepTheUser() throws {
     let policy = CachePolicy(seconds: 60, ignore: ["nonce"])
@@ -323,7 +323,7 @@ struct CacheModesTests {
     #expect(FileManager.default.fileExists(atPath: young.path), "a young temporary file may be a write in progress")
   }
 
-  // Issue 18, item 12: the sweep starts with the command (`sweepIfDue`) and the agent's shutdown
+  // The sweep starts with the command (`sweepIfDue`) and the agent's shutdown
   // lets it finish, so a short `run` no longer cuts it off (orphans had grown to 887 MB); a
   // sweep that completed is not repeated for an hour.
   @Test func aSweepAtStartIsNotCutOffByAShortRun() throws {

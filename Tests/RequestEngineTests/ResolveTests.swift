@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// `resolve` (curl's `--resolve`, CURLOPT_RESOLVE): a name reaches loopback without the system's
-/// resolver, so no test sends a DNS query off the machine. Issue 18, "Also".
+/// resolver, so no test sends a DNS query off the machine.
 @Suite struct ResolveTests {
   @Test func aMappedNameReachesTheAddressAndKeepsItsHost() throws {
     let port = try #require(URL(string: try TestServer.fixture.baseURL)?.port)

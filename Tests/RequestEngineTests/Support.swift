@@ -3,8 +3,8 @@ import RequestEngine
 import TestSupport
 import Testing
 
-// The scenario ids in these tests' comments (DL-1, DD-4, CH-5, …) are listed with what each means
-// in docs/engine-rules.md, "Scenarios".
+// The scenarios these tests check are listed with where each is tested in docs/engine-rules.md,
+// "Scenarios".
 
 /// Records every agent event, thread-safely, and lets a test wait for conditions on them.
 final class EventRecorder: @unchecked Sendable {

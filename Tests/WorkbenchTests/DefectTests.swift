@@ -5,8 +5,8 @@ import Testing
 import Workbench
 import Workspace
 
-/// The screen-side defects of issue 12, each as the state and screen a new user met them in.
-@Suite("update and view: issue 12's TUI defects")
+/// Screen-side defects a new user met, each as the state and screen they met it in.
+@Suite("update and view: TUI defects a new user met")
 struct DefectTests {
   func screen(_ state: AppState) -> [String] {
     var buffer = ScreenBuffer(width: state.width, height: state.height)

@@ -38,7 +38,7 @@ struct JQTests {
     }
   }
 
-  /// Issue 18, item 2: libjq takes lengths as `int`; a body over 2 GiB passed whole aborted in
+  /// libjq takes lengths as `int`; a body over 2 GiB passed whole aborted in
   /// jv_parse.c (a crash). The shim feeds it in pieces: over 2 GiB is an ordinary answer (here a
   /// parse error at its start: parsing 2 GiB of valid JSON takes libjq a minute and a half).
   @Test func aBodyOver2GiBIsNoCrash() throws {

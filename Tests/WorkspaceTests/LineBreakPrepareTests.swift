@@ -6,7 +6,7 @@ import Workspace
 
 /// A filled-in value with CR, LF or NUL in a header, the URL or auth is a usage error naming the
 /// request, the field and where the value came from (a variable, `--var`, a secret, the process
-/// environment, a chain capture from a server's response); nothing is sent. Issue 18, item 1.
+/// environment, a chain capture from a server's response); nothing is sent.
 @Suite struct LineBreakPrepareTests {
   let ws: Workspace
 

@@ -55,7 +55,7 @@ import Workspace
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
     let workspace = try workspace(in: folder)
-    // DL-10: a folder target takes the URL's last path component, percent-decoded.
+    // A folder target takes the URL's last path component, percent-decoded.
     let big = try workspace.prepare(requestNamed: "big")
     #expect(big.download?.path == folder.path + "/downloads/big file.bin")
     #expect(big.download?.sha256?.hasPrefix("abcdef") == true)

@@ -3,7 +3,7 @@ import RequestEngine
 import Testing
 import Workspace
 
-/// Issue 18, items 9 and 10: what a workspace sends must be a file (a folder or a pipe would send
+/// What a workspace sends must be a file (a folder or a pipe would send
 /// nothing or never end, a HEAD with a body would wait for a body that never comes), and a save
 /// never writes a text the reader refuses. On real files in a temporary folder.
 @Suite struct UploadSourceAndSaveCheckTests {
@@ -113,7 +113,7 @@ private func realPath(_ path: String) throws -> String {
   return String(cString: resolved)
 }
 
-/// Issue 18, item 13: the cache's digest key is per state folder, random, 0600, kept.
+/// The cache's digest key is per state folder, random, 0600, kept.
 @Suite struct CacheDigestKeyTests {
   @Test func theKeyIsMadeOnceKeptAndPrivate() throws {
     let state = try makeTemporaryDirectory().appendingPathComponent("state")
