@@ -102,7 +102,7 @@ struct HostileServerTests {
     #expect(FileManager.default.contents(atPath: file.path)?.count == 300_000)
   }
 
-  // "Also": a 1 MB header line is named, not `failed:  (curl error 27)`.
+  // A 1 MB header line is named, not `failed:  (curl error 27)`.
   @Test func aHeaderLineOverCurlsLimitIsNamed() throws {
     let agent = agent()
     defer { agent.shutdown() }
@@ -160,7 +160,7 @@ struct HostileServerTests {
   }
 }
 
-/// "Also": every curl code has words of its own; a message never ends in a bare curl number.
+/// Every curl code has words of its own; a message never ends in a bare curl number.
 @Suite struct CurlCodeWordsTests {
   @Test func everyCodeHasWords() {
     for code in 0...100 {

@@ -80,7 +80,7 @@ import Workspace
     #expect(try #require(failure("part")).message.hasPrefix(#"body.multipart[0].name: {{v}} (from "variables") contains CR"#))
   }
 
-  /// The reproducer's chain: step 1's response echoes `?x=%0D%0AX-Injected: fromserver`, the chain
+  /// A chain a server injects through: step 1's response echoes `?x=%0D%0AX-Injected: fromserver`, the chain
   /// captures it and step 2 puts it in a header. Step 2 fails before it is sent (before the fix
   /// the fixture received `X-Injected: fromserver`).
   @Test func aValueCapturedFromAServerCannotAddHeaders() throws {
