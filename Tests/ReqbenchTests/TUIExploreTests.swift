@@ -185,7 +185,8 @@ struct TUIExploreTests {
     #expect(added.contains("X-Trace: abc"), "\(added)")
     #expect(added.contains("nothing sent yet: s sends the request in the editor"), "\(added)")
     try session.send("s")
-    let sent = try session.waitFor(#""data": "{\"name\":\"ada\",\"age\":36}""#)
+    // The body as HTTPie writes it (`http --offline` prints `{"name": "ada", "age": 36}`).
+    let sent = try session.waitFor(#""data": "{\"name\": \"ada\", \"age\": 36}""#)
     #expect(sent.contains("✓ succeeded"), "\(sent)")
     #expect(sent.contains(#""Content-Type": "application/json""#), "\(sent)")
     try session.send("q")
