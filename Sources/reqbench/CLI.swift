@@ -232,7 +232,7 @@ enum CLI {
     // body file by a link instead of a copy); the system's temporary folder when the state
     // folder could not be made.
     if FileManager.default.fileExists(atPath: stateFolder.path) { configuration.spillDirectory = stateFolder.path }
-    // What killed processes left (issue 18, item 12): swept at the start (once in ten minutes),
+    // What killed processes left: swept at the start (once in ten minutes),
     // not after the fact.
     StaleTemporaries.sweepIfDue(
       workspaceFolder: workspace.folder, stateFolder: stateFolder, spillDirectory: configuration.spillDirectory)
