@@ -90,17 +90,32 @@ public final class WorkerThread: @unchecked Sendable {
       return
     }
     withoutActuallyEscaping(work) { work in
-      nonisolated(unsafe) let run = work
+      // The threads hold the box, and the box lets go of `work` once all have run: by the time
+      // this returns nothing holds `work` any more (a thread object keeps its block until the
+      // thread has ended).
+      let box = PerformJob(work)
       let done = DispatchSemaphore(value: 0)
       for index in 1..<iterations {
         detached(name: "rb-perform") {
-          run(index)
+          box.run(index)
           done.signal()
         }
       }
-      run(0)
+      box.run(0)
       for _ in 1..<iterations { done.wait() }
+      box.release()
     }
+  }
+
+  private final class PerformJob: @unchecked Sendable {
+    private var work: ((Int) -> Void)?
+    init(_ work: @escaping (Int) -> Void) { self.work = work }
+    /// Called only before `release`, each index on one thread.
+    func run(_ index: Int) {
+      let work = self.work
+      work?(index)
+    }
+    func release() { work = nil }
   }
 
   private func enqueue(due: Date?, _ work: @escaping @Sendable () -> Void) {

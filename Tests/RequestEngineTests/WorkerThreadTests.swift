@@ -51,6 +51,22 @@ struct WorkerThreadTests {
     #expect(log.all.sorted() == (0..<iterations).map { "\($0)" }.sorted())
   }
 
+  /// The closure given is not escaping: nothing may hold it once the call returns, though the
+  /// threads that ran it may not have ended yet (the runtime checks it, and traps).
+  @Test func concurrentPerformLetsGoOfTheClosureBeforeReturning() {
+    var total = 0
+    for round in 0..<200 {
+      let log = Log()
+      WorkerThread.concurrentPerform(iterations: 4) { log.add("\(round) \($0)") }
+      total += log.all.count
+    }
+    #expect(total == 800)
+    let worker = WorkerThread(name: "test-sync-many")
+    var sum = 0
+    for index in 0..<2_000 { sum += worker.sync { index } }
+    #expect(sum == 1_999_000)
+  }
+
   @Test func aWorkerGoneWithNothingDueEndsItsThread() {
     let log = Log()
     do {
