@@ -148,6 +148,7 @@ extension Workspace {
     }
     var digest: DigestCredentials?
     var oauth2: OAuth2Client?
+    var basicAuthHeader = false
     // A header auth yields to the template's own Authorization header (and is then not filled in).
     if let auth = template.auth, headers["Authorization"] == nil || auth.kind == "digest" {
       scope.field = .inRequest("auth")
@@ -155,6 +156,7 @@ extension Workspace {
       switch try scope.credentials(auth) {
       case .header(let value):
         headers["Authorization"] = value
+        basicAuthHeader = auth.kind == "basic"
         // Basic credentials are base64-encoded: mask the whole header value.
         if scope.usedSecrets.count > before { scope.usedSecrets.append(value) }
       case .digest(let credentials):
@@ -245,6 +247,16 @@ extension Workspace {
     request.throttle = template.throttle
     request.stream = template.stream
     request.reconnect = template.reconnect
+    request.compressed = template.compressed
+    request.basicAuthHeader = basicAuthHeader
+    if let proxy = template.proxy {
+      scope.field = .inRequest("proxy")
+      request.proxy = try scope.renderLine(proxy, in: "proxy")
+    }
+    if let noProxy = template.noProxy {
+      scope.field = .inRequest("noProxy")
+      request.noProxy = try scope.renderLine(noProxy, in: "noProxy")
+    }
     if let mb = template.maxBodyMB ?? maxBodyMB { request.maxBodyBytes = Int64(saturating: mb * 1_048_576) }
     if var oauth2 {
       oauth2.insecure = template.insecure

@@ -81,7 +81,7 @@ extension CurlImporter.CommandReader {
       case .urlencode:
         // curl: `content`, `=content`, `name=content`, `@file`, `name@file`; the name is sent as
         // written, the content percent-encoded.
-        let separator = text.firstIndex(of: "=") ?? text.firstIndex(of: "@")
+        let separator = text.firstIndex(where: { $0 == "=" || $0 == "@" })
         guard let separator else { return CurlImporter.escape(text) }
         let name = String(text[..<separator])
         let rest = String(text[text.index(after: separator)...])
@@ -89,6 +89,27 @@ extension CurlImporter.CommandReader {
           text[separator] == "@" ? try fileText("@" + rest, flag: flag, at: location) : rest
         return (name.isEmpty ? "" : name + "=") + CurlImporter.escape(content)
       }
+    }
+
+    /// One `--url-query` value as curl 7.87+ reads it: `+content` as it is, else the forms of
+    /// `--data-urlencode` (`name=content`, `=content`, `content`, `name@file`, `@file`).
+    func urlQueryText(_ text: String, flag: String, at location: SourceLocation) throws(ImportError) -> String {
+      if text.hasPrefix("+") { return String(text.dropFirst()) }
+      return try dataText(.urlencode, text, flag: flag, at: location)
+    }
+
+    /// A `-x` / `--proxy` value: `host:port` or a URL of a scheme curl and reqbench speak.
+    func proxyURL(_ text: String, flag: String, at location: SourceLocation) throws(ImportError) -> String {
+      if let found = text.range(of: "://") {
+        let scheme = text[..<found.lowerBound].lowercased()
+        guard WorkspaceReader.proxySchemes.contains(scheme) else {
+          throw error(
+            "\(flag) \(JSONSerializer.quote(text)): the proxy scheme \(scheme) is not supported; use "
+              + WorkspaceReader.proxySchemes.joined(separator: ", "), at: location)
+        }
+      }
+      guard !text.isEmpty else { throw error("\(flag) needs a proxy such as http://host:3128", at: location) }
+      return text
     }
 
     /// The text of the file an `@file` value names.
@@ -218,11 +239,14 @@ extension CurlImporter {
     }
   }
 
-  /// Percent-encodes as curl's `--data-urlencode` does: everything but letters, digits and `-._~`.
+  /// Percent-encodes as curl's `--data-urlencode` does: everything but letters, digits and `-._~`,
+  /// a space as `+` (curl 7.88 turns its `%20` into `+`).
   static func escape(_ text: String) -> String {
     var out = ""
     for byte in text.utf8 {
       switch byte {
+      case UInt8(ascii: " "):
+        out += "+"
       case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
         UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
         UInt8(ascii: "_"), UInt8(ascii: "~"):

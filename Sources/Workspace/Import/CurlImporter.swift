@@ -95,6 +95,14 @@ public enum CurlImporter {
     var cookies: [String] = []
     var userAgent: String?
     var referer: String?
+    /// `--compressed` (or `--no-compressed`, the last wins): curl asks for compressed responses
+    /// only when told to.
+    var compressed = false
+    /// `--url-query` pieces, as they join the URL's query; the first such option, for messages.
+    var urlQueries: [String] = []
+    var urlQueryFlag: String?
+    /// `-r` / `--range`.
+    var range: String?
     var draft = RequestDraft()
     var warnings: [String] = []
 
@@ -123,11 +131,26 @@ public enum CurlImporter {
           continue
         }
         if word.text.hasPrefix("--") {
-          guard let option = CurlImporter.longOptions[word.text] else {
-            throw unknownOption(word.text, at: word.location)
+          // curl takes any unambiguous prefix of a long option (`--sil`), `--no-` before a switch.
+          let name: String
+          let off: Bool
+          switch CurlImporter.resolveLongOption(word.text) {
+          case .success(let found): (name, off) = found
+          case .failure(.unknown): throw unknownOption(word.text, at: word.location)
+          case .failure(.ambiguous(let candidates)):
+            throw error(
+              "\(word.text) is ambiguous: curl reads it as none of \(candidates.joined(separator: ", ")); "
+                + "write the whole option", at: word.location)
+          case .failure(.notASwitch(let option)):
+            throw error("\(word.text): --\(option) takes a value and cannot be turned off with --no-", at: word.location)
+          }
+          guard let option = CurlImporter.longOptions[name] else {
+            throw error(
+              "\(name == word.text ? name : "\(word.text) (\(name))") is a curl option reqbench cannot import; "
+                + "remove it to import the rest", at: word.location)
           }
           let value = option.takesValue ? try nextValue(for: word.text, at: word, from: &rest) : nil
-          try apply(option, flag: word.text, value: value, at: word.location)
+          try apply(option, flag: word.text, value: value, at: word.location, off: off)
           continue
         }
         // One-letter options, possibly combined (`-sSL`), the last possibly with its value
@@ -180,7 +203,7 @@ public enum CurlImporter {
     }
 
     mutating func apply(
-      _ option: Option, flag: String, value: ShellWord?, at location: SourceLocation
+      _ option: Option, flag: String, value: ShellWord?, at location: SourceLocation, off: Bool = false
     )
       throws(ImportError)
     {
@@ -188,8 +211,15 @@ public enum CurlImporter {
       let valueLocation = value?.location ?? location
       switch option {
       case .request:
+        // Spelled as written (`-X wHat`, `-X PURGE`); a common method in another case is that
+        // method (the workspace file reads `get` as GET), which curl would send as written.
         guard let parsed = HTTPMethod(parsing: text) else {
           throw error(HTTPMethod.notAMethod(text), at: valueLocation)
+        }
+        if parsed.rawValue != text {
+          warnings.append(
+            "\(file):\(valueLocation): \(flag) \(text) is sent as \(parsed.rawValue) (a workspace reads a common "
+              + "method in any case); curl sends \(text) as written")
         }
         method = parsed
       case .header:
@@ -251,7 +281,7 @@ public enum CurlImporter {
           user: String(text[..<colon]), password: String(text[text.index(after: colon)...]))
       case .oauth2Bearer:
         draft.auth = .bearer(text)
-      case .get: get = true
+      case .get: get = !off
       case .userAgent: userAgent = text
       case .referer:
         referer = text.hasSuffix(";auto") ? String(text.dropLast(5)) : text
@@ -262,7 +292,7 @@ public enum CurlImporter {
               + "supported; pass them as \(flag) 'name=value; other=value'", at: valueLocation)
         }
         cookies.append(text)
-      case .insecure: draft.insecure = true
+      case .insecure: draft.insecure = !off
       case .digest: draft.digest = true
       case .cacert:
         if let problem = RequestDraft.pathProblem(text) { throw error("\(flag) \(text): \(problem)", at: valueLocation) }
@@ -290,15 +320,28 @@ public enum CurlImporter {
         if let problem = RequestDraft.pathProblem(text) { throw error("\(flag) \(text): \(problem)", at: valueLocation) }
         draft.tls = draft.tls ?? TLSSettings()
         draft.tls?.clientKey = text
-      case .location: draft.followRedirects = true
+      case .location: draft.followRedirects = !off
       case .maxRedirects:
         guard let count = Int(text), count >= 0 else {
           throw error("\(flag) needs a number of redirects, 0 or more", at: valueLocation)
         }
         draft.maxRedirects = count
-      case .compressed: break
+      case .compressed: compressed = !off
       case .url: if let value { urls.append(value) }
-      case .head: head = true
+      case .head: head = !off
+      case .urlQuery:
+        urlQueries.append(try urlQueryText(text, flag: flag, at: valueLocation))
+        urlQueryFlag = urlQueryFlag ?? flag
+      case .range:
+        // curl sends `Range: bytes=…` with the value as written (`0-99`, `-500`, `0-1,5-9`).
+        guard !text.isEmpty, text.allSatisfy({ $0.isASCII && ($0.isNumber || "-,".contains($0)) }) else {
+          throw error("\(flag) needs a byte range such as 0-99, found \(JSONSerializer.quote(text))", at: valueLocation)
+        }
+        range = text
+      case .proxy:
+        draft.proxy = try proxyURL(text, flag: flag, at: valueLocation)
+      case .noProxy:
+        draft.noProxy = text
       case .maxTime: draft.deadline = try seconds(text, flag: flag, at: valueLocation)
       case .connectTimeout: draft.timeout = try seconds(text, flag: flag, at: valueLocation)
       case .retry:
@@ -332,10 +375,19 @@ public enum CurlImporter {
           "\(flag) @file (headers from a file) is not supported; paste the headers", at: location)
       }
       guard let colon = text.firstIndex(of: ":") else {
+        // `Name;` sends the header with an empty value (curl's syntax for it).
         if text.hasSuffix(";") {
-          throw error(
-            "\(flag) '\(text)' sends an empty header, which reqbench cannot: an empty value "
-              + "removes a header there", at: location)
+          let name = text.dropLast().trimmingSpaces()
+          guard WorkspaceReader.isValidHeaderName(name) else {
+            throw error("\(JSONSerializer.quote(name)) is not a valid header name", at: location)
+          }
+          if HTTPHeaders.isAddedByCurl(name) {
+            throw error(
+              "\(flag) '\(text)' sends \(name) with an empty value, which reqbench cannot: an empty "
+                + "\(name) removes curl's own; leave the option out or give it a value", at: location)
+          }
+          headers.append((name, ""))
+          return
         }
         throw error(
           "\(flag) needs \"Name: value\", found \(JSONSerializer.quote(text))", at: location)
@@ -344,7 +396,10 @@ public enum CurlImporter {
       guard WorkspaceReader.isValidHeaderName(name) else {
         throw error("\(JSONSerializer.quote(name)) is not a valid header name", at: location)
       }
-      headers.append((name, text[text.index(after: colon)...].trimmingSpaces()))
+      let value = text[text.index(after: colon)...].trimmingSpaces()
+      // `Name:` removes a header curl adds itself (`Accept:`); any other it leaves unsent.
+      if value.isEmpty, !HTTPHeaders.isAddedByCurl(name) { return }
+      headers.append((name, value))
     }
 
     /// Notes that `flag` sets the body; a second kind of body (`-F` after `-d`…) is an error, as
@@ -376,9 +431,10 @@ public enum CurlImporter {
           "-G moves data options into the query; it does not go with \(other.flag)",
           at: command.location)
       }
-      // One `@path` data option is the whole body: a file body, sent as it is.
+      // One `--data-binary @path` is the whole body: a file body, sent as it is (`-d @path`
+      // drops the file's CR and LF, so it is read here, as curl reads it).
       var bodyFile: String?
-      if data.count == 1, !get, case .file(let path, _, let flag, let location) = data[0] {
+      if data.count == 1, !get, case .file(let path, .binary, let flag, let location) = data[0] {
         if let problem = RequestDraft.pathProblem(path) {
           throw error("\(flag) @\(path): \(problem)", at: location)
         }
@@ -401,10 +457,18 @@ public enum CurlImporter {
           body = text
         }
       }
+      // `-G` data and `--url-query` pieces join the query as curl 7.88 joins them: after a `&`
+      // unless the query ends in one, their percent escapes in lower case (`%2f`).
       if get, let text = body {
-        url = URLResolver.appendQuery(text, to: url)
+        url = CurlImporter.appendQuery(text, to: url)
         body = nil
+        if let flag = urlQueryFlag {
+          throw error(
+            "-G and \(flag) together: curl 7.88 sends the -G data and drops \(flag); keep one of them",
+            at: command.location)
+        }
       }
+      for piece in urlQueries { url = CurlImporter.appendQuery(piece, to: url) }
       if let upload {
         // curl appends the file's name to a URL that ends in `/`.
         var split = URLResolver.split(url)
@@ -417,28 +481,66 @@ public enum CurlImporter {
       draft.method = method ?? (head ? .HEAD : upload != nil ? .PUT : hasBody ? .POST : .GET)
       draft.setURL(url)
 
-      draft.addHeaders(headers.filter { !RequestDraft.isLeftOut(header: $0.name) }.map { ($0.name, $0.value) })
-      if !cookies.isEmpty { draft.addHeader("Cookie", cookies.joined(separator: "; ")) }
-      if let userAgent, !draft.headers.contains("User-Agent") {
-        draft.headers["User-Agent"] = userAgent
+      // curl sends its own headers first (Range, User-Agent, Referer, Cookie), then the -H ones
+      // in order; one of its own that a -H sets goes where the -H is. A copied Accept-Encoding
+      // is sent as written (curl decodes under it with --compressed); Content-Length is computed.
+      let written = Set(headers.map { HTTPHeaders.foldedName($0.name) })
+      func own(_ name: String, _ value: String?) -> [(name: String, value: String)] {
+        guard let value, !written.contains(HTTPHeaders.foldedName(name)) else { return [] }
+        return [(name, value)]
       }
-      if let referer, !draft.headers.contains("Referer") { draft.headers["Referer"] = referer }
-      if sawJSONOption, !draft.headers.contains("Accept") {
-        draft.headers["Accept"] = "application/json"
+      var sent = own("Range", range.map { "bytes=" + $0 }) + own("User-Agent", userAgent)
+      sent += own("Referer", referer)
+      // Several -b join with `;`, as curl joins them.
+      sent += own("Cookie", cookies.isEmpty ? nil : cookies.joined(separator: ";"))
+      sent += headers.filter { HTTPHeaders.foldedName($0.name) != Array("content-length".utf8) }
+      // `--json`'s Content-Type and Accept come after the -H headers, as curl adds them.
+      if sawJSONOption {
+        sent += own("Content-Type", "application/json") + own("Accept", "application/json")
       }
+      draft.addHeaders(sent)
+      draft.compressed = compressed
       if let body {
-        draft.setBody(
-          body, defaultContentType: sawJSONOption ? "application/json" : RequestDraft.formType,
-          json: sawJSONOption)
+        draft.setBody(body, defaultContentType: RequestDraft.formType, json: sawJSONOption)
       } else if let bodyFile {
         draft.setFileBody(bodyFile, defaultContentType: RequestDraft.formType)
       } else if let upload {
         draft.setFileBody(upload, defaultContentType: nil)
+        // curl sends no Content-Type with -T: an empty one keeps the file body's own out.
+        if !draft.headers.contains("Content-Type") { draft.headers["Content-Type"] = "" }
       } else if !parts.isEmpty {
         draft.setMultipart(parts)
       }
       return try draft.commandLineTemplate(file: file, at: command.location, warnings: &warnings)
     }
+  }
+
+  /// `query` after the URL's query as curl 7.88 appends `-G` data and `--url-query`: with `&`
+  /// unless the query is empty or ends in `&`, the appended part's percent escapes in lower case
+  /// (`%2F` → `%2f`: curl's URL parser rewrites them); the fragment dropped.
+  static func appendQuery(_ query: String, to url: String) -> String {
+    guard !query.isEmpty else { return url }
+    var parts = URLResolver.split(url)
+    parts.fragment = nil
+    var lowered = ""
+    var escape = 0
+    for character in query {
+      if character == "%" {
+        escape = 2
+        lowered.append(character)
+      } else if escape > 0 {
+        escape -= 1
+        lowered.append(contentsOf: character.lowercased())
+      } else {
+        lowered.append(character)
+      }
+    }
+    if let existing = parts.query, !existing.isEmpty {
+      parts.query = existing + (existing.hasSuffix("&") ? "" : "&") + lowered
+    } else {
+      parts.query = lowered
+    }
+    return URLResolver.join(parts)
   }
 
   /// Where `-O` saves: a folder, so the file takes the URL's last path segment, as with curl.
