@@ -191,8 +191,6 @@ struct CurlConformanceTests {
     ["URL", "-X", "POST", "-H", "User-Agent: Mozilla/5.0", "-H", "Accept: */*", "-H", "Accept-Language: en-US,en;q=0.5",
      "-H", "Accept-Encoding: gzip, deflate, br", "-H", "Content-Type: application/x-www-form-urlencoded",
      "-H", "Connection: keep-alive", "--data-raw", "username=ada%40example.com&password=p%26ss+word"],
-    ["URL", "-r", "0-99"],
-    ["URL", "-H", "X-A: 1", "--range", "-500"],
   ])
   func realWorldCommands(_ arguments: [String]) throws {
     try expectSame(arguments)

@@ -136,10 +136,10 @@ public enum CurlImporter {
           let off: Bool
           switch CurlImporter.resolveLongOption(word.text) {
           case .success(let found): (name, off) = found
-          case .failure(.unknown): throw unknownOption(word.text, at: word.location)
+          case .failure(.unknown): throw unknownOption(word.text, at: word.location, curls: false)
           case .failure(.ambiguous(let candidates)):
             throw error(
-              "\(word.text) is ambiguous: curl reads it as none of \(candidates.joined(separator: ", ")); "
+              "\(word.text) is ambiguous: curl has \(candidates.joined(separator: ", ")); "
                 + "write the whole option", at: word.location)
           case .failure(.notASwitch(let option)):
             throw error("\(word.text): --\(option) takes a value and cannot be turned off with --no-", at: word.location)
@@ -180,7 +180,9 @@ public enum CurlImporter {
       return try finish()
     }
 
-    func unknownOption(_ flag: String, at location: SourceLocation) -> ImportError {
+    /// `curls`: whether the option may be curl's (a letter reqbench does not read); false for a
+    /// long option curl does not have.
+    func unknownOption(_ flag: String, at location: SourceLocation, curls: Bool = true) -> ImportError {
       if flag.hasPrefix("--"), let eq = flag.firstIndex(of: "="),
         CurlImporter.longOptions[String(flag[..<eq])] != nil
       {
@@ -189,7 +191,7 @@ public enum CurlImporter {
             + "'\(flag[flag.index(after: eq)...])'", at: location)
       }
       return error(
-        "\(flag) is not a curl option reqbench can import; remove it to import the rest",
+        "\(flag) is not a curl option\(curls ? " reqbench can import" : ""); remove it to import the rest",
         at: location)
     }
 

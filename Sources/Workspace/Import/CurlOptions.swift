@@ -139,7 +139,7 @@ extension CurlImporter {
     }
     guard let hit = hits.first else { return .failure(.unknown) }
     guard hits.count == 1 else {
-      return .failure(.ambiguous(hits.map { "--" + ($0.hasSuffix("=") ? String($0.dropLast()) : $0) }))
+      return .failure(.ambiguous(hits.map { "--" + ($0.hasSuffix("=") ? String($0.dropLast()) : $0) }.sorted()))
     }
     return finish(hit.hasSuffix("=") ? String(hit.dropLast()) : hit, takesValue: hit.hasSuffix("="), off: off, word: word)
   }
