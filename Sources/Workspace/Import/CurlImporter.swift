@@ -103,6 +103,8 @@ public enum CurlImporter {
     var urlQueryFlag: String?
     /// `-r` / `--range`.
     var range: String?
+    /// `-U` / `--proxy-user`: `user:password`, the option and where its value is.
+    var proxyUser: (credentials: String, flag: String, location: SourceLocation)?
     var draft = RequestDraft()
     var warnings: [String] = []
 
@@ -339,11 +341,19 @@ public enum CurlImporter {
         guard !text.isEmpty, text.allSatisfy({ $0.isASCII && ($0.isNumber || "-,".contains($0)) }) else {
           throw error("\(flag) needs a byte range such as 0-99, found \(JSONSerializer.quote(text))", at: valueLocation)
         }
-        range = text
+        // curl appends the dash a range without one lacks (`600` is `600-`).
+        range = text.contains("-") ? text : text + "-"
       case .proxy:
         draft.proxy = try proxyURL(text, flag: flag, at: valueLocation)
       case .noProxy:
         draft.noProxy = text
+      case .proxyUser:
+        guard text.contains(":") else {
+          throw error(
+            "\(flag) needs user:password; without the password curl would ask for it, which an import cannot",
+            at: valueLocation)
+        }
+        proxyUser = (text, flag, valueLocation)
       case .maxTime: draft.deadline = try seconds(text, flag: flag, at: valueLocation)
       case .connectTimeout: draft.timeout = try seconds(text, flag: flag, at: valueLocation)
       case .retry:
@@ -472,9 +482,10 @@ public enum CurlImporter {
       }
       for piece in urlQueries { url = CurlImporter.appendQuery(piece, to: url) }
       if let upload {
-        // curl appends the file's name to a URL that ends in `/`.
+        // curl appends the file's name to a URL that ends in `/` or has no path.
         var split = URLResolver.split(url)
-        if split.path.hasSuffix("/"), let name = upload.split(separator: "/").last {
+        if split.path.isEmpty || split.path.hasSuffix("/"), let name = upload.split(separator: "/").last {
+          if split.path.isEmpty { split.path = "/" }
           split.path += PlaceholderEncoding.encode(String(name))
           url = URLResolver.join(split)
         }
@@ -495,13 +506,25 @@ public enum CurlImporter {
       sent += own("Referer", referer)
       // Several -b join with `;`, as curl joins them.
       sent += own("Cookie", cookies.isEmpty ? nil : cookies.joined(separator: ";"))
-      sent += headers.filter { HTTPHeaders.foldedName($0.name) != Array("content-length".utf8) }
+      // A written Content-Length goes only when it is what the body's length is (no body: 0), so
+      // it can never disagree with the bytes sent; curl sends it as written then.
+      let length: Int? =
+        bodyFile == nil && upload == nil && parts.isEmpty ? body?.utf8.count ?? 0 : nil
+      sent += headers.filter {
+        HTTPHeaders.foldedName($0.name) != Array("content-length".utf8) || Int($0.value) == length
+      }
       // `--json`'s Content-Type and Accept come after the -H headers, as curl adds them.
       if sawJSONOption {
         sent += own("Content-Type", "application/json") + own("Accept", "application/json")
       }
       draft.addHeaders(sent)
       draft.compressed = compressed
+      if let proxyUser {
+        guard let proxy = draft.proxy else {
+          throw error("\(proxyUser.flag) gives the proxy's credentials: it needs -x PROXY too", at: proxyUser.location)
+        }
+        draft.proxy = CurlImporter.proxy(proxy, withCredentials: proxyUser.credentials)
+      }
       if let body {
         draft.setBody(body, defaultContentType: RequestDraft.formType, json: sawJSONOption)
       } else if let bodyFile {
@@ -543,6 +566,19 @@ public enum CurlImporter {
       parts.query = lowered
     }
     return URLResolver.join(parts)
+  }
+
+  /// `proxy` with `user:password` as its user info (curl sends it as `Proxy-Authorization: Basic`
+  /// either way), each percent-encoded as a URL's user info is.
+  static func proxy(_ proxy: String, withCredentials credentials: String) -> String {
+    let colon = credentials.firstIndex(of: ":")!
+    let user = QueryEncoder.encodeComponent(String(credentials[..<colon]))
+    let password = QueryEncoder.encodeComponent(String(credentials[credentials.index(after: colon)...]))
+    let userInfo = user + ":" + password + "@"
+    if let found = proxy.range(of: "://") {
+      return String(proxy[..<found.upperBound]) + userInfo + String(proxy[found.upperBound...])
+    }
+    return "http://" + userInfo + proxy
   }
 
   /// Where `-O` saves: a folder, so the file takes the URL's last path segment, as with curl.

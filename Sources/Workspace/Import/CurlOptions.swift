@@ -7,7 +7,7 @@ extension CurlImporter {
     case request, header, json, form, formString, upload, output, remoteName, continueAt
     case user, oauth2Bearer, get, userAgent, referer, cookie
     case insecure, location, maxRedirects, compressed, url, head, maxTime, connectTimeout, retry
-    case digest, cacert, pinnedPublicKey, cert, key, urlQuery, range, proxy, noProxy
+    case digest, cacert, pinnedPublicKey, cert, key, urlQuery, range, proxy, noProxy, proxyUser
     /// `-d`, `--data-raw`, `--data-binary`, …
     case data(DataKind)
     /// Shapes curl's output only (or is what reqbench does anyway): read and ignored.
@@ -20,7 +20,7 @@ extension CurlImporter {
       case .request, .header, .data, .json, .form, .formString, .upload, .output, .continueAt,
         .user, .oauth2Bearer, .userAgent, .referer, .cookie, .maxRedirects, .url, .maxTime,
         .connectTimeout, .retry, .ignoredWithValue, .cacert, .pinnedPublicKey, .cert, .key, .urlQuery,
-        .range, .proxy, .noProxy:
+        .range, .proxy, .noProxy, .proxyUser:
         true
       default: false
       }
@@ -58,7 +58,7 @@ extension CurlImporter {
     "--negotiate": .unsupported("Negotiate authentication"),
     "--cert": .cert, "--key": .key,
     "--config": .unsupported("reading options from a file"),
-    "--url-query": .urlQuery, "--range": .range, "--noproxy": .noProxy,
+    "--url-query": .urlQuery, "--range": .range, "--noproxy": .noProxy, "--proxy-user": .proxyUser,
   ]
 
   /// The one-letter options read.
@@ -69,7 +69,7 @@ extension CurlImporter {
     "s": .ignored, "S": .ignored, "v": .ignored, "i": .ignored, "N": .ignored, "#": .ignored,
     "f": .ignored, "O": .remoteName, "o": .output, "T": .upload, "C": .continueAt,
     "w": .ignoredWithValue, "D": .ignoredWithValue, "c": .unsupported("a cookie jar"),
-    "x": .proxy, "r": .range,
+    "x": .proxy, "r": .range, "U": .proxyUser,
     "E": .cert, "K": .unsupported("reading options from a file"),
   ]
 }
