@@ -8,14 +8,16 @@ import RequestEngine
 /// let imported = try CurlImporter.parse(
 ///   "curl 'https://api.test/users?page=2' -H 'accept: application/json' --compressed",
 ///   file: "paste.sh")
-/// imported.requests[0].template.url    // "https://api.test/users"
-/// imported.requests[0].template.query  // {"page": "2"}
+/// imported.requests[0].template.url         // "https://api.test/users"
+/// imported.requests[0].template.query       // {"page": "2"}
+/// imported.requests[0].template.compressed  // true
 /// ```
 /// The options read (see `options`): `-X`, `-H`, `-d`/`--data`, `--data-raw`, `--data-binary`,
 /// `--data-ascii`, `--data-urlencode` (all its forms), `--json`, `-F`/`--form`, `--form-string`,
 /// `-T`/`--upload-file`, `-o`/`--output`, `-O`/`--remote-name`, `-C`/`--continue-at`, `-u`,
 /// `--oauth2-bearer`, `-G`, `-A`, `-e`, `-b`, `-k`, `-L`, `--max-redirs`, `--compressed`, `--url`,
-/// `-I`, `-m`/`--max-time` (the deadline), `--connect-timeout` (the idle timeout), `--retry`, and
+/// `-I`, `-m`/`--max-time` (the deadline), `--connect-timeout` (the idle timeout), `--retry`,
+/// `--url-query`, `-r`/`--range`, `-x`/`--proxy`, `--noproxy`, `-U`/`--proxy-user`, and
 /// options that only shape curl's own output, which are ignored (`-s`, `-S`, `-v`, `-i`, `-w FMT`,
 /// …). Any other option is an error naming it and its place, never silently dropped.
 ///
@@ -29,11 +31,10 @@ import RequestEngine
 ///   `-d @path` pieces are; it must be UTF-8 text. Several files in one `-F` (`@a,b`), nested
 ///   parts (`=(`), `;headers=` and `;encoder=` are errors, and so is a parameter curl would drop
 ///   (`-F 'a=x;y'` sends `x`): quote the value or use `--form-string`.
-/// - `--data-binary @path`, `-d @path` and `--data-ascii @path` as the only data option (no
-///   `-G`) become a `{"file": path}` body, streamed from disk when sent, with curl's form content
-///   type unless a `Content-Type` header says otherwise. reqbench sends the file as it is, where
-///   `-d` would drop its newlines. `@path` pieces among several data options are read at import
-///   and joined with `&`, as before.
+/// - `--data-binary @path` as the only data option (no `-G`) becomes a `{"file": path}` body,
+///   streamed from disk when sent, with curl's form content type unless a `Content-Type` header
+///   says otherwise. `-d @path` and `--data-ascii @path` are read at import, their CR and LF
+///   dropped as curl drops them, as are `@path` pieces among several data options (joined with `&`).
 /// - `-T path` / `--upload-file path` is a file body too, PUT unless `-X` says otherwise,
 ///   `application/octet-stream` unless a `Content-Type` header is given; a URL ending in `/` gets
 ///   the file's name, as curl does.
@@ -48,9 +49,14 @@ import RequestEngine
 /// Decisions:
 /// - Without `-L` curl does not follow redirects, but a pasted command keeps reqbench's default of
 ///   following them: browsers' copies never carry `-L`, and the browser did follow.
-/// - `--compressed` is accepted and changes nothing: reqbench always asks for compressed responses
-///   and decodes them. For the same reason a copied `Accept-Encoding` header is left out (it would
-///   turn decoding off), and so is `Content-Length` (computed from the body).
+/// - What is sent is what curl sends (docs/import-export.md, "curl commands: sent as curl sends
+///   them"): bodies and queries as written (`RequestDraft.setBody`, `setURL`), curl's own headers
+///   (`-A`, `-e`, `-b`, `-r`) before the `-H` ones, `"compressed": false` unless `--compressed`
+///   (a copied `Accept-Encoding` is sent as written), a `Content-Length` only when it states the
+///   body's length.
+/// - Long options by any unambiguous prefix among curl's own (`curlLongOptionNames`), `--no-`
+///   before a switch's whole name; `-x`, `--noproxy` and `-U` become the request's `proxy` and
+///   `noProxy`.
 /// - `--http1.1` and `--http2` are accepted and ignored: reqbench uses HTTP/2 over TLS when the
 ///   server offers it, HTTP/1.1 otherwise.
 /// - `$NAME` and `${NAME}` become `{{NAME}}` placeholders (see `ShellWords`).
