@@ -91,27 +91,6 @@ extension CurlImporter.CommandReader {
       }
     }
 
-    /// One `--url-query` value as curl 7.87+ reads it: `+content` as it is, else the forms of
-    /// `--data-urlencode` (`name=content`, `=content`, `content`, `name@file`, `@file`).
-    func urlQueryText(_ text: String, flag: String, at location: SourceLocation) throws(ImportError) -> String {
-      if text.hasPrefix("+") { return String(text.dropFirst()) }
-      return try dataText(.urlencode, text, flag: flag, at: location)
-    }
-
-    /// A `-x` / `--proxy` value: `host:port` or a URL of a scheme curl and reqbench speak.
-    func proxyURL(_ text: String, flag: String, at location: SourceLocation) throws(ImportError) -> String {
-      if let found = text.range(of: "://") {
-        let scheme = text[..<found.lowerBound].lowercased()
-        guard WorkspaceReader.proxySchemes.contains(scheme) else {
-          throw error(
-            "\(flag) \(JSONSerializer.quote(text)): the proxy scheme \(scheme) is not supported; use "
-              + WorkspaceReader.proxySchemes.joined(separator: ", "), at: location)
-        }
-      }
-      guard !text.isEmpty else { throw error("\(flag) needs a proxy such as http://host:3128", at: location) }
-      return text
-    }
-
     /// The text of the file an `@file` value names.
     func fileText(_ value: String, flag: String, at location: SourceLocation) throws(ImportError)
       -> String

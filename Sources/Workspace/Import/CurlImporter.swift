@@ -385,41 +385,6 @@ public enum CurlImporter {
       return value
     }
 
-    mutating func header(_ text: String, at location: SourceLocation, flag: String)
-      throws(ImportError)
-    {
-      if text.hasPrefix("@") {
-        throw error(
-          "\(flag) @file (headers from a file) is not supported; paste the headers", at: location)
-      }
-      guard let colon = text.firstIndex(of: ":") else {
-        // `Name;` sends the header with an empty value (curl's syntax for it).
-        if text.hasSuffix(";") {
-          let name = text.dropLast().trimmingSpaces()
-          guard WorkspaceReader.isValidHeaderName(name) else {
-            throw error("\(JSONSerializer.quote(name)) is not a valid header name", at: location)
-          }
-          if HTTPHeaders.isAddedByCurl(name) {
-            throw error(
-              "\(flag) '\(text)' sends \(name) with an empty value, which reqbench cannot: an empty "
-                + "\(name) removes curl's own; leave the option out or give it a value", at: location)
-          }
-          headers.append((name, ""))
-          return
-        }
-        throw error(
-          "\(flag) needs \"Name: value\", found \(JSONSerializer.quote(text))", at: location)
-      }
-      let name = text[..<colon].trimmingSpaces()
-      guard WorkspaceReader.isValidHeaderName(name) else {
-        throw error("\(JSONSerializer.quote(name)) is not a valid header name", at: location)
-      }
-      let value = text[text.index(after: colon)...].trimmingSpaces()
-      // `Name:` removes a header curl adds itself (`Accept:`); any other it leaves unsent.
-      if value.isEmpty, !HTTPHeaders.isAddedByCurl(name) { return }
-      headers.append((name, value))
-    }
-
     /// Notes that `flag` sets the body; a second kind of body (`-F` after `-d`…) is an error, as
     /// it is for curl.
     mutating func noteBody(_ kind: BodyKind, flag: String, at location: SourceLocation)
@@ -500,29 +465,9 @@ public enum CurlImporter {
       draft.method = method ?? (head ? .HEAD : upload != nil ? .PUT : hasBody ? .POST : .GET)
       draft.setURL(url)
 
-      // curl sends its own headers first (Range, User-Agent, Referer, Cookie), then the -H ones
-      // in order; one of its own that a -H sets goes where the -H is. A copied Accept-Encoding
-      // is sent as written (curl decodes under it with --compressed); Content-Length is computed.
-      let written = Set(headers.map { HTTPHeaders.foldedName($0.name) })
-      func own(_ name: String, _ value: String?) -> [(name: String, value: String)] {
-        guard let value, !written.contains(HTTPHeaders.foldedName(name)) else { return [] }
-        return [(name, value)]
-      }
-      var sent = own("Range", range.map { "bytes=" + $0 }) + own("User-Agent", userAgent)
-      sent += own("Referer", referer)
-      // Several -b join with `;`, as curl joins them.
-      sent += own("Cookie", cookies.isEmpty ? nil : cookies.joined(separator: ";"))
-      // A written Content-Length goes only when it is what the body's length is (no body: 0), so
-      // it can never disagree with the bytes sent; curl sends it as written then.
-      let length: Int? =
-        bodyFile == nil && upload == nil && parts.isEmpty ? body?.utf8.count ?? 0 : nil
-      sent += headers.filter {
-        HTTPHeaders.foldedName($0.name) != Array("content-length".utf8) || Int($0.value) == length
-      }
-      // `--json`'s Content-Type and Accept come after the -H headers, as curl adds them.
-      if sawJSONOption {
-        sent += own("Content-Type", "application/json") + own("Accept", "application/json")
-      }
+      // A written Content-Length goes only when it is the body's length (no body: 0).
+      let length: Int? = bodyFile == nil && upload == nil && parts.isEmpty ? body?.utf8.count ?? 0 : nil
+      let sent = sentHeaders(bodyLength: length)
       draft.addHeaders(sent)
       draft.compressed = compressed
       if let proxyUser {
@@ -546,57 +491,8 @@ public enum CurlImporter {
     }
   }
 
-  /// `query` after the URL's query as curl 7.88 appends `-G` data and `--url-query`: with `&`
-  /// unless the query is empty or ends in `&`, the appended part's percent escapes in lower case
-  /// (`%2F` → `%2f`: curl's URL parser rewrites them); the fragment dropped.
-  static func appendQuery(_ query: String, to url: String) -> String {
-    guard !query.isEmpty else { return url }
-    var parts = URLResolver.split(url)
-    parts.fragment = nil
-    var lowered = ""
-    var escape = 0
-    for character in query {
-      if character == "%" {
-        escape = 2
-        lowered.append(character)
-      } else if escape > 0 {
-        escape -= 1
-        lowered.append(contentsOf: character.lowercased())
-      } else {
-        lowered.append(character)
-      }
-    }
-    if let existing = parts.query, !existing.isEmpty {
-      parts.query = existing + (existing.hasSuffix("&") ? "" : "&") + lowered
-    } else {
-      parts.query = lowered
-    }
-    return URLResolver.join(parts)
-  }
-
-  /// `proxy` with `user:password` as its user info (curl sends it as `Proxy-Authorization: Basic`
-  /// either way), each percent-encoded as a URL's user info is.
-  static func proxy(_ proxy: String, withCredentials credentials: String) -> String {
-    let colon = credentials.firstIndex(of: ":")!
-    let user = QueryEncoder.encodeComponent(String(credentials[..<colon]))
-    let password = QueryEncoder.encodeComponent(String(credentials[credentials.index(after: colon)...]))
-    let userInfo = user + ":" + password + "@"
-    if let found = proxy.range(of: "://") {
-      return String(proxy[..<found.upperBound]) + userInfo + String(proxy[found.upperBound...])
-    }
-    return "http://" + userInfo + proxy
-  }
-
   /// Where `-O` saves: a folder, so the file takes the URL's last path segment, as with curl.
   static let remoteNameFolder = "downloads/"
 
-  /// A piece of the body from one data option: text, or the file an `@path` option names (read
-  /// only when the body is more than that one file).
-  enum DataPiece {
-    case text(String, json: Bool)
-    case file(path: String, kind: DataKind, flag: String, location: SourceLocation)
-  }
 
-  /// What sets the body: data options (`-d`, `--json`…), `-F`, or `-T`.
-  enum BodyKind: Equatable { case data, form, upload }
 }

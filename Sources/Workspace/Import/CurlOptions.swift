@@ -1,3 +1,5 @@
+import RequestEngine
+
 // The curl options `import curl` knows: what each does once read (`Option`), by long name and by
 // letter. Any option missing here is an error naming it (CurlImporter.swift reads the command).
 
@@ -28,6 +30,16 @@ extension CurlImporter {
   }
 
   enum DataKind: Equatable { case plain, ascii, raw, binary, urlencode }
+
+  /// A piece of the body from one data option: text, or the file an `@path` option names (read
+  /// only when the body is more than that one file).
+  enum DataPiece {
+    case text(String, json: Bool)
+    case file(path: String, kind: DataKind, flag: String, location: SourceLocation)
+  }
+
+  /// What sets the body: data options (`-d`, `--json`…), `-F`, or `-T`.
+  enum BodyKind: Equatable { case data, form, upload }
 
   /// The long options read, by name.
   static let longOptions: [String: Option] = [
