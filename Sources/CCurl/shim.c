@@ -117,7 +117,6 @@ int rb_multi_next_done(CURLM *multi, CURL **easy, CURLcode *result) {
 
 const long rb_http_version_2tls = CURL_HTTP_VERSION_2TLS;
 const long rb_auth_digest = (long)CURLAUTH_DIGEST;
-const long rb_auth_basic = (long)CURLAUTH_BASIC;
 const size_t rb_write_pause = CURL_WRITEFUNC_PAUSE;
 const int rb_xferinfo_abort = 1;
 const int rb_pause_all = CURLPAUSE_ALL;

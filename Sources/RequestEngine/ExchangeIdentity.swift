@@ -39,7 +39,6 @@ public struct ExchangeIdentity: Sendable, Hashable {
   private let authorizer: String?
   private let secretResponseFields: [String]
   private let compressed: Bool
-  private let basicAuthHeader: Bool
   private let proxy: String?
   private let noProxy: String?
 
@@ -67,7 +66,6 @@ public struct ExchangeIdentity: Sendable, Hashable {
     authorizer = request.authorizer?.identity
     secretResponseFields = request.secretResponseFields
     compressed = request.compressed
-    basicAuthHeader = request.basicAuthHeader
     proxy = request.proxy
     noProxy = request.noProxy
   }

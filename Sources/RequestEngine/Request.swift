@@ -279,7 +279,6 @@ public struct Request: Sendable, Equatable {
     var authorizer: Authorizer? = nil
     var secretResponseFields: [String] = []
     var compressed: Bool = true
-    var basicAuthHeader: Bool = false
     var proxy: String? = nil
     var noProxy: String? = nil
   }
@@ -441,13 +440,6 @@ public struct Request: Sendable, Equatable {
   public var compressed: Bool {
     _read { yield fields.value.compressed }
     _modify { yield &fields.value.compressed }
-  }
-  /// The `Authorization` header holds a basic auth's credentials (a workspace's `auth.basic`,
-  /// `curl -u`), not a header written as such: curl sends it in its own place, right after
-  /// `Host`, as `curl -u` does, where a written one goes among the other headers.
-  public var basicAuthHeader: Bool {
-    _read { yield fields.value.basicAuthHeader }
-    _modify { yield &fields.value.basicAuthHeader }
   }
   /// The proxy this request goes through (`http://host:port`, curl's CURLOPT_PROXY syntax),
   /// instead of the agent's (from HTTP_PROXY / HTTPS_PROXY); nil: the agent's.

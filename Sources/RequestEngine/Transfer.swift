@@ -159,14 +159,7 @@ final class Transfer {
     // sends it. `Expect: 100-continue` is curl's own rule, as the curl tool sends it (a PUT of a
     // file, a POST over 1 MB; a server that does not answer 100 gets the body after 1 s).
     var lines: [String] = []
-    let basic = request.basicAuthHeader ? Self.basicCredentials(request.headers["Authorization"]) : nil
-    if let basic {
-      set(CURLOPT_HTTPAUTH, rb_auth_basic)
-      set(CURLOPT_USERNAME, basic.user)
-      set(CURLOPT_PASSWORD, basic.password)
-    }
     for field in request.headers {
-      if basic != nil, HTTPHeaders.sameName(field.name, "Authorization") { continue }
       if field.value.isEmpty {
         lines.append(HTTPHeaders.isAddedByCurl(field.name) ? "\(field.name):" : "\(field.name);")
       } else {
@@ -247,20 +240,6 @@ final class Transfer {
       for mapping in configuration.resolve { resolveList = curl_slist_append(resolveList, mapping.curlEntry) }
       rb_easy_setopt_pointer(handle, CURLOPT_RESOLVE, resolveList)
     }
-  }
-
-  /// The user and password of a `Basic` authorization value, for curl to send in its own place
-  /// (it writes the same value back); nil when it is not `Basic` base64 of UTF-8 `user:password`
-  /// without NUL, which is then sent as the header it is.
-  static func basicCredentials(_ value: String?) -> (user: String, password: String)? {
-    guard let value, value.hasPrefix("Basic "),
-      let data = Data(base64Encoded: String(value.dropFirst(6))),
-      let text = String(data: data, encoding: .utf8), !text.contains("\0"),
-      let colon = text.firstIndex(of: ":"),
-      Data((String(text[..<colon]) + ":" + String(text[text.index(after: colon)...])).utf8).base64EncodedString()
-        == String(value.dropFirst(6))
-    else { return nil }
-    return (String(text[..<colon]), String(text[text.index(after: colon)...]))
   }
 
   /// Seconds as curl's milliseconds, clamped to what curl takes (about 24 days): a timeout of

@@ -148,7 +148,6 @@ extension Workspace {
     }
     var digest: DigestCredentials?
     var oauth2: OAuth2Client?
-    var basicAuthHeader = false
     // A header auth yields to the template's own Authorization header (and is then not filled in).
     if let auth = template.auth, headers["Authorization"] == nil || auth.kind == "digest" {
       scope.field = .inRequest("auth")
@@ -156,7 +155,6 @@ extension Workspace {
       switch try scope.credentials(auth) {
       case .header(let value):
         headers["Authorization"] = value
-        basicAuthHeader = auth.kind == "basic"
         // Basic credentials are base64-encoded: mask the whole header value.
         if scope.usedSecrets.count > before { scope.usedSecrets.append(value) }
       case .digest(let credentials):
@@ -248,7 +246,6 @@ extension Workspace {
     request.stream = template.stream
     request.reconnect = template.reconnect
     request.compressed = template.compressed
-    request.basicAuthHeader = basicAuthHeader
     if let proxy = template.proxy {
       scope.field = .inRequest("proxy")
       request.proxy = try scope.renderLine(proxy, in: "proxy")

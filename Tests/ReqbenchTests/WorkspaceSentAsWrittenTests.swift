@@ -4,7 +4,7 @@ import Testing
 
 /// A workspace file's request goes on the wire as curl sends the same request: its URL's query
 /// byte for byte, no Accept-Encoding with `"compressed": false`, an empty header sent empty, a
-/// basic auth where `curl -u` puts it, and through its own `proxy`. Each is compared with the curl
+/// basic auth as its header, and through its own `proxy`. Each is compared with the curl
 /// command that says the same, on the byte-recording server.
 @Suite("workspace requests sent as written", .serialized)
 struct WorkspaceSentAsWrittenTests {
@@ -52,9 +52,11 @@ struct WorkspaceSentAsWrittenTests {
   }
 
   @Test func emptyHeadersAndBasicAuthAsCurlSendsThem() throws {
+    // A basic auth is its Authorization header, after the request's own headers (where `curl -u`
+    // would put it right after Host).
     try compare(
       #"{"name": "r", "url": "URL/h", "compressed": false, "headers": {"X-Empty": "", "Accept": "", "X-A": "1"}, "auth": {"basic": {"user": "ada", "password": "pw"}}}"#,
-      with: ["URL/h", "-H", "X-Empty;", "-H", "Accept:", "-H", "X-A: 1", "-u", "ada:pw"])
+      with: ["URL/h", "-H", "X-Empty;", "-H", "Accept:", "-H", "X-A: 1", "-H", "Authorization: Basic YWRhOnB3"])
   }
 
   @Test func bodiesWithoutAndWithBytes() throws {

@@ -31,7 +31,6 @@ struct ExchangeIdentityTests {
     "authorizer": { $0.authorizer = authorizer(identity: "oauth2 alice", header: "Bearer alice") },
     "secretResponseFields": { $0.secretResponseFields = ["access_token"] },
     "compressed": { $0.compressed = false },
-    "basicAuthHeader": { $0.basicAuthHeader = true },
     "proxy": { $0.proxy = "http://proxy.test:3128" },
     "noProxy": { $0.noProxy = "localhost" },
   ]

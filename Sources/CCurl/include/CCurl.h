@@ -53,7 +53,6 @@ int rb_multi_next_done(CURLM *multi, CURL **easy, CURLcode *result);
 /// Constants that Swift sees as macros it cannot import.
 extern const long rb_http_version_2tls;
 extern const long rb_auth_digest;
-extern const long rb_auth_basic;
 extern const size_t rb_write_pause;
 extern const int rb_xferinfo_abort;
 /// curl_easy_pause's bitmasks: hold a transfer still both ways, and let it go on.

@@ -32,12 +32,14 @@ struct RequestDraft {
   /// Takes the URL apart: the query goes to `query` when it decodes cleanly (see
   /// `QueryDecoder.object`) and encodes back to the very bytes written, else it stays in the URL
   /// as written (`a=%2F`, `&&`, a trailing `&`, `+`); a fragment is dropped (it is never sent).
-  mutating func setURL(_ raw: String) {
+  /// `asWritten: false` (the `.http` reading, whose round trip with its exporter is structural)
+  /// takes any query that decodes cleanly apart.
+  mutating func setURL(_ raw: String, asWritten: Bool = true) {
     var parts = URLResolver.split(raw)
     parts.fragment = nil
     query = JSONObject()
     if let text = parts.query, let object = QueryDecoder.object(text, form: false),
-      QueryEncoder.encode(object.members.map { ($0.key, $0.value) }) == text
+      !asWritten || QueryEncoder.encode(object.members.map { ($0.key, $0.value) }) == text
     {
       parts.query = nil
       query = object
@@ -124,7 +126,9 @@ struct RequestDraft {
   /// sent after the headers, where it stood), dropped when it only restates what the body kind
   /// sends; one followed by other headers stays a header where it is, so the order sent is the
   /// order written. An empty `Content-Type` (which removes the header) is kept as it is.
-  mutating func setBody(_ text: String, defaultContentType: String?, json: Bool = false) {
+  /// `asWritten: false` (the `.http` reading, whose round trip with its exporter is structural)
+  /// makes a JSON or form body of any text that parses, and drops a restating header wherever it is.
+  mutating func setBody(_ text: String, defaultContentType: String?, json: Bool = false, asWritten: Bool = true) {
     let header = headers["Content-Type"]
     let isLast = header != nil && contentTypeIsLast
     guard let type = header ?? defaultContentType, !type.trimmingSpaces().isEmpty else {
@@ -134,9 +138,9 @@ struct RequestDraft {
     let media = RequestDraft.mediaType(type)
     // A written form type stays a header: the body's own form type is sent after
     // Content-Length, where curl sends its default, not where a written header stands.
-    let movable = isLast && media != RequestDraft.formType
+    let movable = !asWritten || (isLast && media != RequestDraft.formType)
     if json || media == "application/json" || media.hasSuffix("+json") {
-      if let value = try? JSONParser.parse(text), JSONSerializer.compact(value) == text {
+      if let value = try? JSONParser.parse(text), !asWritten || JSONSerializer.compact(value) == text {
         body = .json(value)
         if let header, movable, RequestDraft.restates(header, "application/json") {
           headers["Content-Type"] = nil
@@ -146,8 +150,9 @@ struct RequestDraft {
         return
       }
     } else if media == RequestDraft.formType {
-      if let fields = QueryDecoder.object(text, form: true), RequestDraft.encodesBack(fields, to: text) {
+      if let fields = QueryDecoder.object(text, form: true), !asWritten || RequestDraft.encodesBack(fields, to: text) {
         body = .form(fields)
+        if !asWritten, let header, RequestDraft.restates(header, RequestDraft.formType) { headers["Content-Type"] = nil }
         return
       }
     }
