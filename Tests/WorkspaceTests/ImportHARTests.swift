@@ -66,6 +66,20 @@ struct ImportHARTests {
     #expect(imported.warnings.contains("browser.har: 2 entries do not match --filter; left out"))
   }
 
+  /// HARP, the HAR wrapped in a JavaScript call that Firebug's NetExport and HAR Viewer write,
+  /// is read as the HAR inside; an error in it points into the file as written.
+  @Test func aHARWrappedInAJavaScriptCallIsReadAsTheHARInside() throws {
+    let har = #"{"log": {"version": "1.1", "entries": [{"request": {"method": "GET", "url": "http://a.test/x?y=1"}}]}}"#
+    for wrapped in ["onInputData(\(har));\n", "\u{FEFF}  callback_testLoad1(\n\(har)\n)", "HAR.load(\(har))"] {
+      let imported = try HARImporter.parse(Array(wrapped.utf8), file: "s.harp")
+      #expect(imported.templates.map(\.url) == ["http://a.test/x?y=1"], "\(wrapped)")
+    }
+    #expect(failure("onInputData({\"log\": [1,});")?.description.hasPrefix("s.har:1:24: a HAR file is JSON") == true)
+    // Not a call: left as it is, and refused as JSON.
+    #expect(failure("onInputData {}")?.description.hasPrefix("s.har:1:1: a HAR file is JSON") == true)
+    #expect(failure("f(")?.description.hasPrefix("s.har:1:1: a HAR file is JSON") == true)
+  }
+
   @Test func errorsSayWhereInTheFile() throws {
     #expect(failure("{\"log\": [1,}")?.description.hasPrefix("s.har:1:12: a HAR file is JSON, and this is not") == true)
     #expect(failure("{\"entries\": []}")?.description.hasPrefix("s.har:1:1: this is not a HAR file (no \"log\" object)") == true)

@@ -32,12 +32,39 @@ public enum HARImporter {
     }
   }
 
+  /// HARP, a HAR wrapped in a JavaScript call (`onInputData({…});`, as Firebug's NetExport and
+  /// HAR Viewer write it), is read as the HAR inside: the call's name, parentheses and semicolon
+  /// become spaces, so every line and column of an error is still the file's own. Any other text
+  /// is returned as it is.
+  static func unwrappingHARP(_ bytes: [UInt8]) -> [UInt8] {
+    func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+    func isNamePart(_ byte: UInt8) -> Bool {
+      (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39)
+        || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "$") || byte == UInt8(ascii: ".")
+    }
+    var start = bytes.startIndex
+    if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { start += 3 }
+    while start < bytes.endIndex, isSpace(bytes[start]) { start += 1 }
+    var open = start
+    while open < bytes.endIndex, isNamePart(bytes[open]) { open += 1 }
+    guard open > start, open < bytes.endIndex, bytes[open] == UInt8(ascii: "(") else { return bytes }
+    var close = bytes.endIndex
+    while close > open, isSpace(bytes[close - 1]) { close -= 1 }
+    if close > open, bytes[close - 1] == UInt8(ascii: ";") { close -= 1 }
+    while close > open, isSpace(bytes[close - 1]) { close -= 1 }
+    guard close > open + 1, bytes[close - 1] == UInt8(ascii: ")") else { return bytes }
+    var unwrapped = bytes
+    for index in start...open { unwrapped[index] = 0x20 }
+    for index in (close - 1)..<bytes.endIndex where !isSpace(bytes[index]) { unwrapped[index] = 0x20 }
+    return unwrapped
+  }
+
   public static func parse(_ bytes: [UInt8], file: String, options: Options = Options()) throws(ImportError)
     -> ImportedRequests
   {
     let document: JSONDocument
     do {
-      document = try JSONParser.parseDocument(bytes)
+      document = try JSONParser.parseDocument(HARImporter.unwrappingHARP(bytes))
     } catch {
       throw ImportError(file: file, location: error.location, message: "a HAR file is JSON, and this is not: \(error.message)")
     }
