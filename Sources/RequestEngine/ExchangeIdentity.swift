@@ -7,7 +7,7 @@ import Digest
 /// `Authorizer` adds after this value is made (its `identity`: an OAuth 2.0 block's token URL,
 /// client, user, scope and audience), HTTP Digest credentials and the cookie jar the cookies come
 /// from; and every transfer option that decides success: TLS verification, pinning and client
-/// certificates, redirect policy and limit, timeouts, the body limit, retries, the stream and
+/// certificates, redirect policy and limit, the proxy and whether responses come compressed, timeouts, the body limit, retries, the stream and
 /// cache handling, a download's target.
 ///
 /// What a request only says about itself (its name, priority, group, tags, its own validators:
@@ -38,6 +38,9 @@ public struct ExchangeIdentity: Sendable, Hashable {
   private let reconnect: Bool
   private let authorizer: String?
   private let secretResponseFields: [String]
+  private let compressed: Bool
+  private let proxy: String?
+  private let noProxy: String?
 
   public init(_ request: Request) {
     method = request.method
@@ -62,6 +65,9 @@ public struct ExchangeIdentity: Sendable, Hashable {
     reconnect = request.reconnect
     authorizer = request.authorizer?.identity
     secretResponseFields = request.secretResponseFields
+    compressed = request.compressed
+    proxy = request.proxy
+    noProxy = request.noProxy
   }
 }
 

@@ -1,6 +1,6 @@
 /// Header fields in order, with case-insensitive names. Setting a name replaces every field of that
-/// name (so the last of `x-a` / `X-A` wins); an empty value removes a default header
-/// (`Accept:` sends no Accept header).
+/// name (so the last of `x-a` / `X-A` wins); an empty value removes a header curl adds itself
+/// (`Accept:` sends no Accept header) and sends any other empty (`isAddedByCurl`).
 public struct HTTPHeaders: Sendable, Equatable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
   public private(set) var fields: [(name: String, value: String)] = []
 
@@ -57,6 +57,20 @@ public struct HTTPHeaders: Sendable, Equatable, Hashable, Sequence, ExpressibleB
   }
 
   public func contains(_ name: String) -> Bool { self[name] != nil }
+
+  /// Whether curl (libcurl) adds a header of this name itself: then an empty value removes
+  /// curl's (`Accept:` sends no Accept); any other header with an empty value is sent empty
+  /// (`X-Empty:`), as `curl -H 'X-Empty;'` sends it.
+  public static func isAddedByCurl(_ name: String) -> Bool {
+    addedByCurl.contains(foldedName(name))
+  }
+
+  private static let addedByCurl: Set<[UInt8]> = Set(
+    [
+      "host", "user-agent", "accept", "accept-encoding", "te", "referer", "cookie", "authorization",
+      "proxy-authorization", "proxy-connection", "connection", "range", "if-range", "transfer-encoding",
+      "content-length", "content-type", "expect",
+    ].map { Array($0.utf8) })
 
   public func values(_ name: String) -> [String] {
     fields.filter { Self.sameName($0.name, name) }.map(\.value)

@@ -278,6 +278,9 @@ public struct Request: Sendable, Equatable {
     var reconnect: Bool = false
     var authorizer: Authorizer? = nil
     var secretResponseFields: [String] = []
+    var compressed: Bool = true
+    var proxy: String? = nil
+    var noProxy: String? = nil
   }
 
   private var fields: CopyOnWrite<Fields>
@@ -430,6 +433,27 @@ public struct Request: Sendable, Equatable {
     _modify { yield &fields.value.secretResponseFields }
   }
 
+  /// Ask for compressed responses (`Accept-Encoding` with every coding libcurl decodes) and
+  /// decode them, as `curl --compressed` does; false sends no `Accept-Encoding` of reqbench's own
+  /// and shows the body as it arrives, as curl without `--compressed` does. An `Accept-Encoding`
+  /// header the request sets is sent either way (and decoded when this is true).
+  public var compressed: Bool {
+    _read { yield fields.value.compressed }
+    _modify { yield &fields.value.compressed }
+  }
+  /// The proxy this request goes through (`http://host:port`, curl's CURLOPT_PROXY syntax),
+  /// instead of the agent's (from HTTP_PROXY / HTTPS_PROXY); nil: the agent's.
+  public var proxy: String? {
+    _read { yield fields.value.proxy }
+    _modify { yield &fields.value.proxy }
+  }
+  /// Hosts that do not go through the proxy (curl's NOPROXY list: `localhost,.example.com`, `*`
+  /// for all), instead of the agent's NO_PROXY; nil: the agent's.
+  public var noProxy: String? {
+    _read { yield fields.value.noProxy }
+    _modify { yield &fields.value.noProxy }
+  }
+
   public init(
     name: String = "",
     method: HTTPMethod = .GET,
@@ -492,12 +516,13 @@ public struct Request: Sendable, Equatable {
 
 extension Request {
   /// Whether the body goes on the wire: never for HEAD (its response has no body to wait for);
-  /// always for POST, PUT and PATCH (an empty one as `Content-Length: 0`); for any other method,
-  /// a GET among them, when it has one, as curl sends `-X GET -d …`.
+  /// for POST, PUT and PATCH when there is one, even empty (`Content-Length: 0`; no body at all
+  /// sends none, as `curl -X POST` without data); for any other method, a GET among them, when
+  /// it has bytes, as curl sends `-X GET -d …`.
   public var sendsBody: Bool {
     switch method {
     case .HEAD: false
-    case .POST, .PUT, .PATCH: true
+    case .POST, .PUT, .PATCH: !body.isEmpty
     default: !body.bytes.isEmpty || body.stream != nil
     }
   }
@@ -574,5 +599,25 @@ public struct Redaction: Sendable {
       out = out.replacingOccurrences(of: secret, with: Redaction.mask)
     }
     return out
+  }
+}
+
+extension Request {
+  /// Whether the body's content type is the form type and curl sends that type itself (the body
+  /// goes to curl as POSTFIELDS: any POST, PUT or PATCH, another method but HEAD with bytes):
+  /// then the engine leaves it to curl, which sends it after `Content-Length` as the curl tool
+  /// does, where a header of the engine's would stand before it.
+  public var curlAddsFormType: Bool {
+    guard body.contentType == "application/x-www-form-urlencoded" else { return false }
+    switch body.stream {
+    case .file?: return method != .PUT && method != .HEAD  // posted as curl --data-binary @file
+    case .multipart?: return false
+    case nil: break
+    }
+    switch method {
+    case .HEAD: return false
+    case .POST, .PUT, .PATCH: return true
+    default: return !body.bytes.isEmpty
+    }
   }
 }

@@ -153,19 +153,28 @@ final class Transfer {
       attachMethodAndBytes(request.method, body)
     }
 
-    // Headers: the request's own, the body's content type unless set, no `Expect: 100-continue`.
+    // Headers: the request's own (an empty value removes one curl adds itself, `Accept:`, and
+    // sends any other empty, `X-Empty;`), then the body's content type unless set. A form body's
+    // type is left to curl, which sends the same one after Content-Length, where the curl tool
+    // sends it. `Expect: 100-continue` is curl's own rule, as the curl tool sends it (a PUT of a
+    // file, a POST over 1 MB; a server that does not answer 100 gets the body after 1 s).
     var lines: [String] = []
     for field in request.headers {
-      lines.append(field.value.isEmpty ? "\(field.name):" : "\(field.name): \(field.value)")
+      if field.value.isEmpty {
+        lines.append(HTTPHeaders.isAddedByCurl(field.name) ? "\(field.name):" : "\(field.name);")
+      } else {
+        lines.append("\(field.name): \(field.value)")
+      }
     }
     if !request.headers.contains("Content-Type") {
       if let type = body.contentType {
-        lines.append("Content-Type: \(type)")
+        if !request.curlAddsFormType {
+          lines.append("Content-Type: \(type)")
+        }
       } else if body.stream == nil && (request.method == .POST || !body.bytes.isEmpty) {
         lines.append("Content-Type:")  // curl would add x-www-form-urlencoded
       }
     }
-    if !request.headers.contains("Expect") { lines.append("Expect:") }
     if let download {
       // Offsets must refer to stored bytes: no Accept-Encoding, and continue from what is on disk.
       if download.requestedOffset > 0 {
@@ -175,7 +184,8 @@ final class Transfer {
         }
       }
       set(CURLOPT_BUFFERSIZE, 256 << 10)
-    } else if !request.headers.contains("Accept-Encoding") {
+    } else if request.compressed {
+      // With an Accept-Encoding header of the request's own, curl sends that one and decodes.
       set(CURLOPT_ACCEPT_ENCODING, "")
     }
     for line in lines {
@@ -215,12 +225,12 @@ final class Transfer {
       set(CURLOPT_PASSWORD, digest.password)
     }
     set(CURLOPT_HTTP_VERSION, rb_http_version_2tls)
-    if let proxy = configuration.proxy.proxy(for: request.url) {
+    if let proxy = request.proxy ?? configuration.proxy.proxy(for: request.url) {
       set(CURLOPT_PROXY, proxy)
     } else {
       set(CURLOPT_PROXY, "")  // ignore curl's own reading of the environment
     }
-    if let noProxy = configuration.proxy.noProxy { set(CURLOPT_NOPROXY, noProxy) }
+    if let noProxy = request.noProxy ?? configuration.proxy.noProxy { set(CURLOPT_NOPROXY, noProxy) }
     if let jar = request.cookieJar {
       // curl's cookie engine on this handle, its store the jar's share.
       rb_easy_setopt_pointer(handle, CURLOPT_SHARE, jar.curlShare)
@@ -239,20 +249,22 @@ final class Transfer {
   }
 
   /// The method as spelled, and the body whatever the method: a GET with a body (`curl -X GET
-  /// -d …`, Elasticsearch's `_search`) sends it, as curl does. PUT and PATCH say `Content-Length:
-  /// 0` even without one; a HEAD never has one (refused above).
+  /// -d …`, Elasticsearch's `_search`) sends it, as curl does. An empty body (`-d ''`) on a POST,
+  /// PUT or PATCH says `Content-Length: 0`; no body says nothing, as `curl -X POST` without data;
+  /// a HEAD never has one (refused above).
   private func attachMethodAndBytes(_ method: HTTPMethod, _ body: RequestBody) {
     switch method {
     case .HEAD:
       set(CURLOPT_NOBODY, 1)
     case .GET where body.bytes.isEmpty:
       set(CURLOPT_HTTPGET, 1)
-    case .POST:
+    case .POST where !body.isEmpty:
       set(CURLOPT_POST, 1)
       attachBody(body.bytes)
     default:
+      // No body at all (not even an empty one): no Content-Length, as `curl -X POST` sends it.
       set(CURLOPT_CUSTOMREQUEST, method.rawValue)
-      if !body.bytes.isEmpty || method == .PUT || method == .PATCH { attachBody(body.bytes) }
+      if !body.bytes.isEmpty || (!body.isEmpty && (method == .PUT || method == .PATCH)) { attachBody(body.bytes) }
     }
   }
 
@@ -288,11 +300,19 @@ final class Transfer {
       uploadFile = file
       var info = stat()
       fstat(fileno(file), &info)
-      set(CURLOPT_UPLOAD, 1)
-      rb_easy_setopt_off(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(info.st_size))
+      // A PUT uploads the file as `curl -T` does (with `Expect: 100-continue`); any other method
+      // posts it as `curl --data-binary @file` does (curl's form type unless a header sets one,
+      // `Expect` only past 1 MB), read from disk as it goes either way.
+      if method == .PUT {
+        set(CURLOPT_UPLOAD, 1)
+        rb_easy_setopt_off(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(info.st_size))
+      } else {
+        set(CURLOPT_POST, 1)
+        rb_easy_setopt_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(info.st_size))
+        if method != .POST { set(CURLOPT_CUSTOMREQUEST, method.rawValue) }
+      }
       rb_easy_setopt_pointer(handle, CURLOPT_READDATA, file)
       progress.uploadTotal = Int64(info.st_size)
-      if method != .PUT { set(CURLOPT_CUSTOMREQUEST, method.rawValue) }
     case .multipart(let parts):
       guard let mime = curl_mime_init(handle) else { throw SetupError(message: "cannot build a multipart body") }
       self.mime = mime

@@ -50,6 +50,16 @@ public struct RequestTemplate: Sendable, Equatable, SwitchableFields {
   public var maxRedirects: Int
   /// Skip TLS certificate and host verification.
   public var insecure: Bool
+  /// `"compressed": false`: send no `Accept-Encoding` of reqbench's own and show the response as
+  /// it arrives, as curl without `--compressed` does (default true: ask for every coding and
+  /// decode).
+  public var compressed = true
+  /// `"proxy": "http://proxy.test:3128"`: this request goes through that proxy (curl's `-x`),
+  /// whatever HTTP_PROXY / HTTPS_PROXY say; `{{variables}}` allowed.
+  public var proxy: String?
+  /// `"noProxy": "localhost,.internal.test"`: hosts that skip the proxy (curl's `--noproxy`),
+  /// instead of NO_PROXY; `*` for all.
+  public var noProxy: String?
   /// Resolve a relative URL against the workspace's `cdnURL` instead of its `baseURL`.
   public var useCDN: Bool
   /// The response cache policy; `sensitive` is a template, filled in by `prepare`.

@@ -245,6 +245,15 @@ extension Workspace {
     request.throttle = template.throttle
     request.stream = template.stream
     request.reconnect = template.reconnect
+    request.compressed = template.compressed
+    if let proxy = template.proxy {
+      scope.field = .inRequest("proxy")
+      request.proxy = try scope.renderLine(proxy, in: "proxy")
+    }
+    if let noProxy = template.noProxy {
+      scope.field = .inRequest("noProxy")
+      request.noProxy = try scope.renderLine(noProxy, in: "noProxy")
+    }
     if let mb = template.maxBodyMB ?? maxBodyMB { request.maxBodyBytes = Int64(saturating: mb * 1_048_576) }
     if var oauth2 {
       oauth2.insecure = template.insecure

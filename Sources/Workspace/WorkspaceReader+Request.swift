@@ -67,6 +67,11 @@ extension WorkspaceReader {
       if let value = present(.insecure), let flag = r.bool(value, at(.insecure)) {
         request.insecure = flag
       }
+      if let value = present(.compressed), let flag = r.bool(value, at(.compressed)) {
+        request.compressed = flag
+      }
+      if let value = present(.proxy), let proxy = r.proxy(value, at(.proxy)) { request.proxy = proxy }
+      if let value = present(.noProxy), let list = r.lineTemplate(value, at(.noProxy)) { request.noProxy = list }
       if let value = present(.useCDN), let flag = r.bool(value, at(.useCDN)) {
         request.useCDN = flag
       }
@@ -103,6 +108,28 @@ extension WorkspaceReader {
     return ok ? request : nil
   }
 
+  /// `"proxy": "http://proxy.test:3128"`: a URL of scheme http, https, socks4, socks4a, socks5 or
+  /// socks5h, or `host:port` (http, as curl reads it); `{{variables}}` allowed.
+  mutating func proxy(_ value: JSONValue, _ path: ReaderPath) -> String? {
+    guard let text = lineTemplate(value, path) else { return nil }
+    guard !text.trimmingSpaces().isEmpty else {
+      fail(path, "is empty; write the proxy as http://host:port, or remove \"proxy\"")
+      return nil
+    }
+    if let found = text.range(of: "://") {
+      let scheme = text[..<found.lowerBound].lowercased()
+      guard scheme.hasPrefix("{{") || WorkspaceReader.proxySchemes.contains(scheme) else {
+        fail(
+          path, "the proxy scheme \(JSONSerializer.quote(scheme)) is not one reqbench speaks; "
+            + "use \(WorkspaceReader.proxySchemes.joined(separator: ", "))")
+        return nil
+      }
+    }
+    return text
+  }
+
+  static let proxySchemes = ["http", "https", "socks4", "socks4a", "socks5", "socks5h"]
+
   /// `"stream": "sse" | "ndjson" | "lines" | "json-seq"`.
   mutating func streamFormat(_ value: JSONValue, _ path: ReaderPath) -> StreamFormat? {
     if case .string(let text) = value, let format = StreamFormat(rawValue: text) { return format }
@@ -114,13 +141,14 @@ extension WorkspaceReader {
   enum RequestKey: Int, MemberKey {
     case name, url, method, headers, query, body, auth, timeout, deadline, priority, followRedirects
     case maxRedirects, insecure, useCDN, cache, tls, download, dedup, cookies, stream, reconnect
-    case throttle, retry, maxBodyMB, validate, imported
+    case throttle, retry, maxBodyMB, validate, imported, compressed, proxy, noProxy
 
     /// The cases' own names (a test checks it).
     static let names = [
       "name", "url", "method", "headers", "query", "body", "auth", "timeout", "deadline", "priority",
       "followRedirects", "maxRedirects", "insecure", "useCDN", "cache", "tls", "download", "dedup",
       "cookies", "stream", "reconnect", "throttle", "retry", "maxBodyMB", "validate", "imported",
+      "compressed", "proxy", "noProxy",
     ]
   }
 
@@ -530,5 +558,15 @@ extension WorkspaceReader {
       }
     }
     return ok ? policy : nil
+  }
+}
+
+extension RequestTemplate {
+  /// What is wrong with `text` as a request's `proxy`, as the workspace file would say it; nil
+  /// when it is fine.
+  public static func proxyProblem(_ text: String) -> String? {
+    var reader = WorkspaceReader()
+    _ = reader.proxy(.string(text), .root)
+    return reader.problems.first?.message
   }
 }

@@ -146,6 +146,10 @@ extension RequestTemplate {
     w.write(
       "insecure", insecure, default: false, read: { $0.bool($1, $2) }, encode: { v, _ in .bool(v) })
     w.write(
+      "compressed", compressed, default: true, read: { $0.bool($1, $2) }, encode: { v, _ in .bool(v) })
+    w.write("proxy", proxy, read: { $0.proxy($1, $2) }, encode: { v, _ in .string(v) })
+    w.write("noProxy", noProxy, read: { $0.lineTemplate($1, $2) }, encode: { v, _ in .string(v) })
+    w.write(
       "useCDN", useCDN, default: false, read: { $0.bool($1, $2) }, encode: { v, _ in .bool(v) })
     w.write("cache", cache, read: { $0.cache($1, $2) }, encode: { $0.json(merging: $1) })
     w.write("download", download, read: { $0.download($1, $2) }, encode: { $0.json(merging: $1) })

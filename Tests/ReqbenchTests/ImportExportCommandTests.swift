@@ -115,7 +115,7 @@ struct ImportExportCommandTests {
     #expect(result.status == 0, "\(result.stderr)")
     #expect(
       result.stderr.contains(
-        "moved credentials to api.secrets.json (the workspace says {{secret.NAME}} in their place): token, cookie, password, api-key, api-key-2"),
+        "moved credentials to api.secrets.json (the workspace says {{secret.NAME}} in their place): cookie, token, password, api-key, api-key-2"),
       "\(result.stderr)")
     #expect(!result.stderr.contains("secrets the requests use"), "nothing left to set: \(result.stderr)")
     let text = try String(contentsOf: ws, encoding: .utf8)

@@ -79,7 +79,8 @@ struct TUIExploreTests {
     try session.paste("curl '\(url)' -H 'authorization: Bearer \(token)' -b 'session=\(key)'", bracketed: true)
     let added = try session.waitFor("Bearer {{secret.token}}")
     #expect(!added.contains(token), "\(added)")
-    #expect(added.contains("credentials moved to the secrets file: secret.token, secret.cookie"), "\(added)")
+    // -b's Cookie goes before the -H headers, where curl sends it.
+    #expect(added.contains("credentials moved to the secrets file: secret.cookie, secret.token"), "\(added)")
     let secrets = folder.appendingPathComponent("api.secrets.json").path
     let deadline = Date().addingTimeInterval(10)
     while (try? text(secrets))?.contains("session=") != true, Date() < deadline { usleep(50_000) }

@@ -30,6 +30,9 @@ struct ExchangeIdentityTests {
     "reconnect": { $0.reconnect = true },
     "authorizer": { $0.authorizer = authorizer(identity: "oauth2 alice", header: "Bearer alice") },
     "secretResponseFields": { $0.secretResponseFields = ["access_token"] },
+    "compressed": { $0.compressed = false },
+    "proxy": { $0.proxy = "http://proxy.test:3128" },
+    "noProxy": { $0.noProxy = "localhost" },
   ]
   static let jar = CookieJar(name: "identity-test")
 

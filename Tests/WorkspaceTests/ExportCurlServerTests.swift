@@ -259,7 +259,7 @@ struct ExportCurlServerTests {
           #"""
           {"name": "create", "method": "POST", "url": "\#(base)/anything/e2e",
            "query": {"x": "1", "y": "café"},
-           "headers": {"accept": "application/json", "X-Who": "{{who}}", "User-Agent": "reqbench-e2e"},
+           "headers": {"accept": "application/json", "content-type": "application/json", "X-Who": "{{who}}", "User-Agent": "reqbench-e2e"},
            "body": {"json": {"name": "O'Brien", "n": 1}}}
           """#)))
 

@@ -56,14 +56,15 @@ struct ExportCurlTests {
   }
 
   @Test func bodiesGoWhereTheEngineSendsThem() {
-    // PUT and PATCH always send a body, even an empty one; POST too.
-    let put = CurlExporter.command(for: Request(method: .PUT, url: "http://a.test/x"))
+    // PUT, PATCH and POST send an empty body when they have one, and none without: -X then.
+    let put = CurlExporter.command(for: Request(method: .PUT, url: "http://a.test/x", body: .text("", contentType: "text/plain")))
     #expect(put.hasPrefix("curl -X PUT 'http://a.test/x'"))
     #expect(put.contains("--data-binary ''"))
+    #expect(!CurlExporter.command(for: Request(method: .PUT, url: "http://a.test/x")).contains("--data"))
     let post = CurlExporter.command(for: Request(method: .POST, url: "http://a.test/x"))
-    #expect(
-      post.contains("-H 'Content-Type:'") && post.contains("--data-binary ''")
-        && !post.contains("-X"))
+    #expect(post.hasPrefix("curl -X POST 'http://a.test/x'") && !post.contains("--data"))
+    let empty = CurlExporter.command(for: Request(method: .POST, url: "http://a.test/x", body: .text("", contentType: "text/plain")))
+    #expect(empty.contains("--data-binary ''") && !empty.contains("-X"))
     // DELETE only with a body; GET never.
     #expect(
       !CurlExporter.command(for: Request(method: .DELETE, url: "http://a.test/x")).contains(
@@ -110,12 +111,13 @@ struct ExportCurlTests {
   @Test func fileBodiesAndDownloads() {
     let put = CurlExporter.command(
       for: Request(method: .PUT, url: "http://a.test/blob", body: .file("/w/blob.bin")))
+    // A PUT uploads the file as -T does, as the engine sends it.
     #expect(
       put == """
         curl -X PUT 'http://a.test/blob' \\
           -A '\(ua)' \\
           -H 'Content-Type: application/octet-stream' \\
-          --data-binary '@/w/blob.bin' \\
+          -T '/w/blob.bin' \\
           --compressed \\
           -L --max-redirs 10
         """)
@@ -149,16 +151,22 @@ struct ExportCurlTests {
           --connect-timeout 5 \\
           --globoff
         """)
-    // An Accept-Encoding of the request's own turns --compressed off, as in the engine.
-    #expect(
-      !CurlExporter.command(
-        for: Request(url: "http://a.test", headers: ["Accept-Encoding": "identity"])
-      ).contains("--compressed"))
+    // `"compressed": false` leaves --compressed out; the proxy is -x and --noproxy.
+    var plain = Request(url: "http://a.test", headers: ["Accept-Encoding": "identity"])
+    plain.compressed = false
+    plain.proxy = "http://proxy.test:3128"
+    plain.noProxy = "localhost,.internal"
+    let command = CurlExporter.command(for: plain)
+    #expect(!command.contains("--compressed"))
+    #expect(command.contains("-H 'Accept-Encoding: identity'"))
+    #expect(command.contains("-x 'http://proxy.test:3128'") && command.contains("--noproxy 'localhost,.internal'"))
   }
 
   @Test func emptyHeaderValuesRemoveCurlsDefaults() {
     let command = CurlExporter.command(for: Request(url: "http://a.test", headers: ["Accept": ""]))
     #expect(command.contains("-H 'Accept:'"))
+    // Any other header with an empty value is sent empty, as `-H 'Name;'` sends it.
+    #expect(CurlExporter.command(for: Request(url: "http://a.test", headers: ["X-Empty": ""])).contains("-H 'X-Empty;'"))
   }
 
   @Test func quoting() {

@@ -64,7 +64,7 @@ import Workspace
     #expect(
       diff.added == [
         #"        {"name": "users/list", "url": "/users", "query": {"page": "1"}},"#,
-        #"        {"name": "post-items", "method": "POST", "url": "https://a.test/items", "headers": {"Accept": "application/json"}, "body": {"form": {"n": "1"}}}"#,
+        #"        {"name": "post-items", "method": "POST", "url": "https://a.test/items", "headers": {"Accept": "application/json"}, "body": {"form": {"n": "1"}}, "compressed": false}"#,
       ])
     #expect(try workspace(out).request(named: "post-items")?.url == "https://a.test/items")
   }

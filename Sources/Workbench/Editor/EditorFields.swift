@@ -15,6 +15,8 @@ public struct EditorField: Sendable, Equatable {
     /// the token (bearer); an oauth2 block's grant and token endpoint (read-only, not a secret).
     case auth, authUser, authPassword, authToken, authGrant
     case timeout, deadline, priority, status, json, cache, dedup, download, tls
+    /// Whether reqbench asks for compressed responses; the proxy and the hosts that skip it.
+    case compressed, proxy, noProxy
   }
 
   public var kind: Kind
@@ -102,6 +104,9 @@ extension RequestTemplate {
     fields.append(EditorField(kind: .dedup, label: "Dedup", value: dedup ? "on" : "off"))
     fields.append(EditorField(kind: .download, label: "Download", value: download.map(Self.downloadText) ?? ""))
     fields.append(EditorField(kind: .tls, label: "TLS", value: tls.map(Self.tlsText) ?? ""))
+    fields.append(EditorField(kind: .compressed, label: "Compressed", value: compressed ? "on" : "off"))
+    fields.append(EditorField(kind: .proxy, label: "Proxy", value: proxy ?? ""))
+    fields.append(EditorField(kind: .noProxy, label: "No proxy", value: noProxy ?? ""))
     return fields
   }
 

@@ -230,6 +230,29 @@ extension RequestTemplate {
         }
       }
       copy.tls = tls == TLSSettings() ? nil : tls
+    case .compressed:
+      switch trimmed.lowercased() {
+      case "on", "true", "yes": copy.compressed = true
+      case "off", "false", "no": copy.compressed = false
+      default: throw EditError(message: "compressed is on (ask for compressed responses and decode them) or off")
+      }
+    case .proxy:
+      if trimmed.isEmpty {
+        copy.proxy = nil
+      } else {
+        _ = try template(trimmed)
+        if let problem = RequestTemplate.proxyProblem(trimmed) {
+          throw EditError(message: problem + " (empty for none)")
+        }
+        copy.proxy = trimmed
+      }
+    case .noProxy:
+      if trimmed.isEmpty {
+        copy.noProxy = nil
+      } else {
+        _ = try template(trimmed)
+        copy.noProxy = trimmed
+      }
     case .dedup:
       switch trimmed.lowercased() {
       case "on", "true", "yes": copy.dedup = true

@@ -30,7 +30,8 @@ import RequestEngine
 /// - every header as written, then reqbench's `User-Agent` (`-A 'reqbench/VERSION'`, the agent's
 ///   default) unless a header sets one, then the body's `Content-Type` unless a header sets it (an
 ///   empty `Content-Type:` when reqbench would send none, so curl adds no form type of its own);
-/// - `--compressed` (reqbench asks for every coding and decodes), `-L --max-redirs N` when it
+/// - `--compressed` unless the request says `"compressed": false` (reqbench then asks for every
+///   coding and decodes), `-x` and `--noproxy` for its proxy, `-L --max-redirs N` when it
 ///   follows redirects, `-k` when insecure, `--max-time` for a deadline, `--connect-timeout` for an
 ///   idle timeout other than the default 30 s, `--globoff` when the URL has `[]{}`.
 ///
@@ -45,7 +46,7 @@ public enum CurlExporter {
     let request = revealSecrets ? request : request.redacted()
     var first = "curl"
     switch request.method {
-    case .POST: break
+    case .POST: if !request.sendsBody { first += " -X POST" }
     // A body on a GET still goes (the engine sends it): -X keeps curl from POSTing.
     case .GET: if request.sendsBody { first += " -X GET" }
     case .HEAD: first += " --head"
@@ -55,15 +56,20 @@ public enum CurlExporter {
 
     var options: [String] = []
     for field in request.headers {
-      options.append(
-        "-H " + quote(field.value.isEmpty ? "\(field.name):" : "\(field.name): \(field.value)"))
+      // An empty value removes a header curl adds itself (`Name:`) and sends any other empty
+      // (`Name;`), as the engine does.
+      let line =
+        field.value.isEmpty
+        ? field.name + (HTTPHeaders.isAddedByCurl(field.name) ? ":" : ";") : "\(field.name): \(field.value)"
+      options.append("-H " + quote(line))
     }
     // The agent's own User-Agent, so the server sees reqbench's request, not `curl/x.y`.
     if !request.headers.contains("User-Agent") { options.append("-A " + quote(userAgent)) }
     let body = request.body
     if !request.headers.contains("Content-Type"), body.stream == nil || body.contentType != nil {
       if let type = body.contentType {
-        options.append("-H " + quote("Content-Type: \(type)"))
+        // curl sends the form type of `--data-binary` itself, where the engine leaves it to curl.
+        if !request.curlAddsFormType { options.append("-H " + quote("Content-Type: \(type)")) }
       } else if request.method == .POST || !body.bytes.isEmpty {
         options.append("-H " + quote("Content-Type:"))
       }
@@ -72,7 +78,8 @@ public enum CurlExporter {
     var pipe = ""
     switch body.stream {
     case .file(let path)?:
-      options.append("--data-binary " + quote("@" + path))
+      // A PUT uploads the file as `-T` does, any other method posts it (as the engine sends it).
+      options.append((request.method == .PUT ? "-T " + quote(path) : "--data-binary " + quote("@" + path)))
     case .multipart(let parts)?:
       for part in parts { options.append(formOption(part)) }
     case nil:
@@ -89,9 +96,11 @@ public enum CurlExporter {
     if let download = request.download {
       // curl's own resume: continue a partial file at the target.
       options.append("-o " + quote(download.path) + " -C -")
-    } else if !request.headers.contains("Accept-Encoding") {
+    } else if request.compressed {
       options.append("--compressed")
     }
+    if let proxy = request.proxy { options.append("-x " + quote(proxy)) }
+    if let noProxy = request.noProxy { options.append("--noproxy " + quote(noProxy)) }
     if request.followRedirects { options.append("-L --max-redirs \(request.maxRedirects)") }
     if request.insecure { options.append("-k") }
     if let digest = request.digest { options.append("--digest -u " + quote(digest.user + ":" + digest.password)) }

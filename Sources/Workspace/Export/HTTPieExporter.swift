@@ -41,8 +41,10 @@ public enum HTTPieExporter {
     var pipe = ""
     var redirect = ""
     for field in request.headers {
-      // An empty value is no header, for reqbench as for curl (`-H 'Name:'`): HTTPie's unset.
-      items.append(quote("\(field.name):\(field.value)"))
+      // An empty value removes a header curl adds (HTTPie's unset, `Name:`) and sends any other
+      // empty (`Name;`), as the engine does.
+      let emptySent = field.value.isEmpty && !HTTPHeaders.isAddedByCurl(field.name)
+      items.append(quote(emptySent ? "\(field.name);" : "\(field.name):\(field.value)"))
     }
     if !request.headers.contains("User-Agent") { items.append(quote("User-Agent:" + userAgent)) }
 

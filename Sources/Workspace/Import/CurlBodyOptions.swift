@@ -81,7 +81,7 @@ extension CurlImporter.CommandReader {
       case .urlencode:
         // curl: `content`, `=content`, `name=content`, `@file`, `name@file`; the name is sent as
         // written, the content percent-encoded.
-        let separator = text.firstIndex(of: "=") ?? text.firstIndex(of: "@")
+        let separator = text.firstIndex(where: { $0 == "=" || $0 == "@" })
         guard let separator else { return CurlImporter.escape(text) }
         let name = String(text[..<separator])
         let rest = String(text[text.index(after: separator)...])
@@ -218,11 +218,14 @@ extension CurlImporter {
     }
   }
 
-  /// Percent-encodes as curl's `--data-urlencode` does: everything but letters, digits and `-._~`.
+  /// Percent-encodes as curl's `--data-urlencode` does: everything but letters, digits and `-._~`,
+  /// a space as `+` (curl 7.88 turns its `%20` into `+`).
   static func escape(_ text: String) -> String {
     var out = ""
     for byte in text.utf8 {
       switch byte {
+      case UInt8(ascii: " "):
+        out += "+"
       case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
         UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
         UInt8(ascii: "_"), UInt8(ascii: "~"):

@@ -8,14 +8,16 @@ import RequestEngine
 /// let imported = try CurlImporter.parse(
 ///   "curl 'https://api.test/users?page=2' -H 'accept: application/json' --compressed",
 ///   file: "paste.sh")
-/// imported.requests[0].template.url    // "https://api.test/users"
-/// imported.requests[0].template.query  // {"page": "2"}
+/// imported.requests[0].template.url         // "https://api.test/users"
+/// imported.requests[0].template.query       // {"page": "2"}
+/// imported.requests[0].template.compressed  // true
 /// ```
 /// The options read (see `options`): `-X`, `-H`, `-d`/`--data`, `--data-raw`, `--data-binary`,
 /// `--data-ascii`, `--data-urlencode` (all its forms), `--json`, `-F`/`--form`, `--form-string`,
 /// `-T`/`--upload-file`, `-o`/`--output`, `-O`/`--remote-name`, `-C`/`--continue-at`, `-u`,
 /// `--oauth2-bearer`, `-G`, `-A`, `-e`, `-b`, `-k`, `-L`, `--max-redirs`, `--compressed`, `--url`,
-/// `-I`, `-m`/`--max-time` (the deadline), `--connect-timeout` (the idle timeout), `--retry`, and
+/// `-I`, `-m`/`--max-time` (the deadline), `--connect-timeout` (the idle timeout), `--retry`,
+/// `--url-query`, `-r`/`--range`, `-x`/`--proxy`, `--noproxy`, `-U`/`--proxy-user`, and
 /// options that only shape curl's own output, which are ignored (`-s`, `-S`, `-v`, `-i`, `-w FMT`,
 /// …). Any other option is an error naming it and its place, never silently dropped.
 ///
@@ -29,11 +31,10 @@ import RequestEngine
 ///   `-d @path` pieces are; it must be UTF-8 text. Several files in one `-F` (`@a,b`), nested
 ///   parts (`=(`), `;headers=` and `;encoder=` are errors, and so is a parameter curl would drop
 ///   (`-F 'a=x;y'` sends `x`): quote the value or use `--form-string`.
-/// - `--data-binary @path`, `-d @path` and `--data-ascii @path` as the only data option (no
-///   `-G`) become a `{"file": path}` body, streamed from disk when sent, with curl's form content
-///   type unless a `Content-Type` header says otherwise. reqbench sends the file as it is, where
-///   `-d` would drop its newlines. `@path` pieces among several data options are read at import
-///   and joined with `&`, as before.
+/// - `--data-binary @path` as the only data option (no `-G`) becomes a `{"file": path}` body,
+///   streamed from disk when sent, with curl's form content type unless a `Content-Type` header
+///   says otherwise. `-d @path` and `--data-ascii @path` are read at import, their CR and LF
+///   dropped as curl drops them, as are `@path` pieces among several data options (joined with `&`).
 /// - `-T path` / `--upload-file path` is a file body too, PUT unless `-X` says otherwise,
 ///   `application/octet-stream` unless a `Content-Type` header is given; a URL ending in `/` gets
 ///   the file's name, as curl does.
@@ -48,9 +49,14 @@ import RequestEngine
 /// Decisions:
 /// - Without `-L` curl does not follow redirects, but a pasted command keeps reqbench's default of
 ///   following them: browsers' copies never carry `-L`, and the browser did follow.
-/// - `--compressed` is accepted and changes nothing: reqbench always asks for compressed responses
-///   and decodes them. For the same reason a copied `Accept-Encoding` header is left out (it would
-///   turn decoding off), and so is `Content-Length` (computed from the body).
+/// - What is sent is what curl sends (docs/import-export.md, "curl commands: sent as curl sends
+///   them"): bodies and queries as written (`RequestDraft.setBody`, `setURL`), curl's own headers
+///   (`-A`, `-e`, `-b`, `-r`) before the `-H` ones, `"compressed": false` unless `--compressed`
+///   (a copied `Accept-Encoding` is sent as written), a `Content-Length` only when it states the
+///   body's length.
+/// - Long options by any unambiguous prefix among curl's own (`curlLongOptionNames`), `--no-`
+///   before a switch's whole name; `-x`, `--noproxy` and `-U` become the request's `proxy` and
+///   `noProxy`.
 /// - `--http1.1` and `--http2` are accepted and ignored: reqbench uses HTTP/2 over TLS when the
 ///   server offers it, HTTP/1.1 otherwise.
 /// - `$NAME` and `${NAME}` become `{{NAME}}` placeholders (see `ShellWords`).
@@ -95,6 +101,16 @@ public enum CurlImporter {
     var cookies: [String] = []
     var userAgent: String?
     var referer: String?
+    /// `--compressed` (or `--no-compressed`, the last wins): curl asks for compressed responses
+    /// only when told to.
+    var compressed = false
+    /// `--url-query` pieces, as they join the URL's query; the first such option, for messages.
+    var urlQueries: [String] = []
+    var urlQueryFlag: String?
+    /// `-r` / `--range`.
+    var range: String?
+    /// `-U` / `--proxy-user`: `user:password`, the option and where its value is.
+    var proxyUser: (credentials: String, flag: String, location: SourceLocation)?
     var draft = RequestDraft()
     var warnings: [String] = []
 
@@ -123,11 +139,26 @@ public enum CurlImporter {
           continue
         }
         if word.text.hasPrefix("--") {
-          guard let option = CurlImporter.longOptions[word.text] else {
-            throw unknownOption(word.text, at: word.location)
+          // curl takes any unambiguous prefix of a long option (`--sil`), `--no-` before a switch.
+          let name: String
+          let off: Bool
+          switch CurlImporter.resolveLongOption(word.text) {
+          case .success(let found): (name, off) = found
+          case .failure(.unknown): throw unknownOption(word.text, at: word.location, curls: false)
+          case .failure(.ambiguous(let candidates)):
+            throw error(
+              "\(word.text) is ambiguous: curl has \(candidates.joined(separator: ", ")); "
+                + "write the whole option", at: word.location)
+          case .failure(.notASwitch(let option)):
+            throw error("\(word.text): --\(option) takes a value and cannot be turned off with --no-", at: word.location)
+          }
+          guard let option = CurlImporter.longOptions[name] else {
+            throw error(
+              "\(name == word.text ? name : "\(word.text) (\(name))") is a curl option reqbench cannot import; "
+                + "remove it to import the rest", at: word.location)
           }
           let value = option.takesValue ? try nextValue(for: word.text, at: word, from: &rest) : nil
-          try apply(option, flag: word.text, value: value, at: word.location)
+          try apply(option, flag: word.text, value: value, at: word.location, off: off)
           continue
         }
         // One-letter options, possibly combined (`-sSL`), the last possibly with its value
@@ -157,7 +188,9 @@ public enum CurlImporter {
       return try finish()
     }
 
-    func unknownOption(_ flag: String, at location: SourceLocation) -> ImportError {
+    /// `curls`: whether the option may be curl's (a letter reqbench does not read); false for a
+    /// long option curl does not have.
+    func unknownOption(_ flag: String, at location: SourceLocation, curls: Bool = true) -> ImportError {
       if flag.hasPrefix("--"), let eq = flag.firstIndex(of: "="),
         CurlImporter.longOptions[String(flag[..<eq])] != nil
       {
@@ -166,7 +199,7 @@ public enum CurlImporter {
             + "'\(flag[flag.index(after: eq)...])'", at: location)
       }
       return error(
-        "\(flag) is not a curl option reqbench can import; remove it to import the rest",
+        "\(flag) is not a curl option\(curls ? " reqbench can import" : ""); remove it to import the rest",
         at: location)
     }
 
@@ -180,7 +213,7 @@ public enum CurlImporter {
     }
 
     mutating func apply(
-      _ option: Option, flag: String, value: ShellWord?, at location: SourceLocation
+      _ option: Option, flag: String, value: ShellWord?, at location: SourceLocation, off: Bool = false
     )
       throws(ImportError)
     {
@@ -188,8 +221,15 @@ public enum CurlImporter {
       let valueLocation = value?.location ?? location
       switch option {
       case .request:
+        // Spelled as written (`-X wHat`, `-X PURGE`); a common method in another case is that
+        // method (the workspace file reads `get` as GET), which curl would send as written.
         guard let parsed = HTTPMethod(parsing: text) else {
           throw error(HTTPMethod.notAMethod(text), at: valueLocation)
+        }
+        if parsed.rawValue != text {
+          warnings.append(
+            "\(file):\(valueLocation): \(flag) \(text) is sent as \(parsed.rawValue) (a workspace reads a common "
+              + "method in any case); curl sends \(text) as written")
         }
         method = parsed
       case .header:
@@ -251,7 +291,7 @@ public enum CurlImporter {
           user: String(text[..<colon]), password: String(text[text.index(after: colon)...]))
       case .oauth2Bearer:
         draft.auth = .bearer(text)
-      case .get: get = true
+      case .get: get = !off
       case .userAgent: userAgent = text
       case .referer:
         referer = text.hasSuffix(";auto") ? String(text.dropLast(5)) : text
@@ -262,7 +302,7 @@ public enum CurlImporter {
               + "supported; pass them as \(flag) 'name=value; other=value'", at: valueLocation)
         }
         cookies.append(text)
-      case .insecure: draft.insecure = true
+      case .insecure: draft.insecure = !off
       case .digest: draft.digest = true
       case .cacert:
         if let problem = RequestDraft.pathProblem(text) { throw error("\(flag) \(text): \(problem)", at: valueLocation) }
@@ -290,15 +330,36 @@ public enum CurlImporter {
         if let problem = RequestDraft.pathProblem(text) { throw error("\(flag) \(text): \(problem)", at: valueLocation) }
         draft.tls = draft.tls ?? TLSSettings()
         draft.tls?.clientKey = text
-      case .location: draft.followRedirects = true
+      case .location: draft.followRedirects = !off
       case .maxRedirects:
         guard let count = Int(text), count >= 0 else {
           throw error("\(flag) needs a number of redirects, 0 or more", at: valueLocation)
         }
         draft.maxRedirects = count
-      case .compressed: break
+      case .compressed: compressed = !off
       case .url: if let value { urls.append(value) }
-      case .head: head = true
+      case .head: head = !off
+      case .urlQuery:
+        urlQueries.append(try urlQueryText(text, flag: flag, at: valueLocation))
+        urlQueryFlag = urlQueryFlag ?? flag
+      case .range:
+        // curl sends `Range: bytes=…` with the value as written (`0-99`, `-500`, `0-1,5-9`).
+        guard !text.isEmpty, text.allSatisfy({ $0.isASCII && ($0.isNumber || "-,".contains($0)) }) else {
+          throw error("\(flag) needs a byte range such as 0-99, found \(JSONSerializer.quote(text))", at: valueLocation)
+        }
+        // curl appends the dash a range without one lacks (`600` is `600-`).
+        range = text.contains("-") ? text : text + "-"
+      case .proxy:
+        draft.proxy = try proxyURL(text, flag: flag, at: valueLocation)
+      case .noProxy:
+        draft.noProxy = text
+      case .proxyUser:
+        guard text.contains(":") else {
+          throw error(
+            "\(flag) needs user:password; without the password curl would ask for it, which an import cannot",
+            at: valueLocation)
+        }
+        proxyUser = (text, flag, valueLocation)
       case .maxTime: draft.deadline = try seconds(text, flag: flag, at: valueLocation)
       case .connectTimeout: draft.timeout = try seconds(text, flag: flag, at: valueLocation)
       case .retry:
@@ -322,29 +383,6 @@ public enum CurlImporter {
           at: location)
       }
       return value
-    }
-
-    mutating func header(_ text: String, at location: SourceLocation, flag: String)
-      throws(ImportError)
-    {
-      if text.hasPrefix("@") {
-        throw error(
-          "\(flag) @file (headers from a file) is not supported; paste the headers", at: location)
-      }
-      guard let colon = text.firstIndex(of: ":") else {
-        if text.hasSuffix(";") {
-          throw error(
-            "\(flag) '\(text)' sends an empty header, which reqbench cannot: an empty value "
-              + "removes a header there", at: location)
-        }
-        throw error(
-          "\(flag) needs \"Name: value\", found \(JSONSerializer.quote(text))", at: location)
-      }
-      let name = text[..<colon].trimmingSpaces()
-      guard WorkspaceReader.isValidHeaderName(name) else {
-        throw error("\(JSONSerializer.quote(name)) is not a valid header name", at: location)
-      }
-      headers.append((name, text[text.index(after: colon)...].trimmingSpaces()))
     }
 
     /// Notes that `flag` sets the body; a second kind of body (`-F` after `-d`…) is an error, as
@@ -376,9 +414,10 @@ public enum CurlImporter {
           "-G moves data options into the query; it does not go with \(other.flag)",
           at: command.location)
       }
-      // One `@path` data option is the whole body: a file body, sent as it is.
+      // One `--data-binary @path` is the whole body: a file body, sent as it is (`-d @path`
+      // drops the file's CR and LF, so it is read here, as curl reads it).
       var bodyFile: String?
-      if data.count == 1, !get, case .file(let path, _, let flag, let location) = data[0] {
+      if data.count == 1, !get, case .file(let path, .binary, let flag, let location) = data[0] {
         if let problem = RequestDraft.pathProblem(path) {
           throw error("\(flag) @\(path): \(problem)", at: location)
         }
@@ -401,14 +440,23 @@ public enum CurlImporter {
           body = text
         }
       }
+      // `-G` data and `--url-query` pieces join the query as curl 7.88 joins them: after a `&`
+      // unless the query ends in one, their percent escapes in lower case (`%2f`).
       if get, let text = body {
-        url = URLResolver.appendQuery(text, to: url)
+        url = CurlImporter.appendQuery(text, to: url)
         body = nil
+        if let flag = urlQueryFlag {
+          throw error(
+            "-G and \(flag) together: curl 7.88 sends the -G data and drops \(flag); keep one of them",
+            at: command.location)
+        }
       }
+      for piece in urlQueries { url = CurlImporter.appendQuery(piece, to: url) }
       if let upload {
-        // curl appends the file's name to a URL that ends in `/`.
+        // curl appends the file's name to a URL that ends in `/` or has no path.
         var split = URLResolver.split(url)
-        if split.path.hasSuffix("/"), let name = upload.split(separator: "/").last {
+        if split.path.isEmpty || split.path.hasSuffix("/"), let name = upload.split(separator: "/").last {
+          if split.path.isEmpty { split.path = "/" }
           split.path += PlaceholderEncoding.encode(String(name))
           url = URLResolver.join(split)
         }
@@ -417,23 +465,25 @@ public enum CurlImporter {
       draft.method = method ?? (head ? .HEAD : upload != nil ? .PUT : hasBody ? .POST : .GET)
       draft.setURL(url)
 
-      draft.addHeaders(headers.filter { !RequestDraft.isLeftOut(header: $0.name) }.map { ($0.name, $0.value) })
-      if !cookies.isEmpty { draft.addHeader("Cookie", cookies.joined(separator: "; ")) }
-      if let userAgent, !draft.headers.contains("User-Agent") {
-        draft.headers["User-Agent"] = userAgent
-      }
-      if let referer, !draft.headers.contains("Referer") { draft.headers["Referer"] = referer }
-      if sawJSONOption, !draft.headers.contains("Accept") {
-        draft.headers["Accept"] = "application/json"
+      // A written Content-Length goes only when it is the body's length (no body: 0).
+      let length: Int? = bodyFile == nil && upload == nil && parts.isEmpty ? body?.utf8.count ?? 0 : nil
+      let sent = sentHeaders(bodyLength: length)
+      draft.addHeaders(sent)
+      draft.compressed = compressed
+      if let proxyUser {
+        guard let proxy = draft.proxy else {
+          throw error("\(proxyUser.flag) gives the proxy's credentials: it needs -x PROXY too", at: proxyUser.location)
+        }
+        draft.proxy = CurlImporter.proxy(proxy, withCredentials: proxyUser.credentials)
       }
       if let body {
-        draft.setBody(
-          body, defaultContentType: sawJSONOption ? "application/json" : RequestDraft.formType,
-          json: sawJSONOption)
+        draft.setBody(body, defaultContentType: RequestDraft.formType, json: sawJSONOption)
       } else if let bodyFile {
         draft.setFileBody(bodyFile, defaultContentType: RequestDraft.formType)
       } else if let upload {
         draft.setFileBody(upload, defaultContentType: nil)
+        // curl sends no Content-Type with -T: an empty one keeps the file body's own out.
+        if !draft.headers.contains("Content-Type") { draft.headers["Content-Type"] = "" }
       } else if !parts.isEmpty {
         draft.setMultipart(parts)
       }
@@ -444,13 +494,5 @@ public enum CurlImporter {
   /// Where `-O` saves: a folder, so the file takes the URL's last path segment, as with curl.
   static let remoteNameFolder = "downloads/"
 
-  /// A piece of the body from one data option: text, or the file an `@path` option names (read
-  /// only when the body is more than that one file).
-  enum DataPiece {
-    case text(String, json: Bool)
-    case file(path: String, kind: DataKind, flag: String, location: SourceLocation)
-  }
 
-  /// What sets the body: data options (`-d`, `--json`…), `-F`, or `-T`.
-  enum BodyKind: Equatable { case data, form, upload }
 }

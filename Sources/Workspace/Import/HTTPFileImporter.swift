@@ -129,7 +129,8 @@ public enum HTTPFileImporter {
         url += next.text.trimmingSpaces()
         lines.removeFirst()
       }
-      draft.setURL(url)
+      // Read structurally, so an exported `.http` file reads back to the same requests.
+      draft.setURL(url, asWritten: false)
 
       // Headers, until a blank line.
       var fields: [(name: String, value: String)] = []
@@ -200,7 +201,7 @@ public enum HTTPFileImporter {
           isForm
           ? body.map { $0.text.trimmingSpaces() }.joined()
           : body.map(\.text).joined(separator: "\n")
-        draft.setBody(text, defaultContentType: nil)
+        draft.setBody(text, defaultContentType: nil, asWritten: false)
       }
 
       var template = draft.template(

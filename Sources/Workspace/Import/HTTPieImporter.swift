@@ -12,8 +12,9 @@ import RequestEngine
 ///
 /// The request items, by the separator that comes first in the word (the longer one when two
 /// start at the same place), as HTTPie reads them:
-/// - `Name:value` a header; `Name:` (HTTPie's "do not send") and `Name;` (an empty header) a header
-///   of empty value, which reqbench, like curl's `-H 'Name:'`, does not send;
+/// - `Name:value` a header; `Name:` (HTTPie's "do not send") removes a header HTTPie sends of its
+///   own; `Name;` (an empty header) a header of empty value, which reqbench sends empty as HTTPie
+///   does (but for a header curl adds itself, which an empty value removes: the import warns);
 /// - `name==value` a query parameter, after the URL's own;
 /// - `field=value` a JSON string field (a form field with `--form`), `field:=json` a raw JSON
 ///   value; fields nest as HTTPie's do: `user[name]=ada`, `tags[]=a` (append);
@@ -220,9 +221,11 @@ public enum HTTPieImporter {
         headers.append((key, trimmed.isEmpty ? nil : trimmed))
       case ";":
         headers.append((key, ""))
-        warnings.append(
-          "\(file):\(word.location): HTTPie sends \(key) with an empty value; reqbench does not send a header of "
-            + "empty value (an empty value removes a header)")
+        if HTTPHeaders.isAddedByCurl(key) {
+          warnings.append(
+            "\(file):\(word.location): HTTPie sends \(key) with an empty value; reqbench does not send an empty "
+              + "\(key) (an empty value removes the one curl adds)")
+        }
       case "==": query.append((key, value))
       case "=":
         if form || multipart {

@@ -23,15 +23,24 @@ struct RequestDraft {
   var insecure = false
   var retry: RetryPolicy?
   var download: DownloadTemplate?
+  /// Whether reqbench asks for compressed responses (`"compressed"`); curl asks only with
+  /// `--compressed`.
+  var compressed = true
+  var proxy: String?
+  var noProxy: String?
 
   /// Takes the URL apart: the query goes to `query` when it decodes cleanly (see
-  /// `QueryDecoder.object`), else it stays in the URL as written; a fragment is dropped (it is never
-  /// sent).
-  mutating func setURL(_ raw: String) {
+  /// `QueryDecoder.object`) and encodes back to the very bytes written, else it stays in the URL
+  /// as written (`a=%2F`, `&&`, a trailing `&`, `+`); a fragment is dropped (it is never sent).
+  /// `asWritten: false` (the `.http` reading, whose round trip with its exporter is structural)
+  /// takes any query that decodes cleanly apart.
+  mutating func setURL(_ raw: String, asWritten: Bool = true) {
     var parts = URLResolver.split(raw)
     parts.fragment = nil
     query = JSONObject()
-    if let text = parts.query, let object = QueryDecoder.object(text, form: false) {
+    if let text = parts.query, let object = QueryDecoder.object(text, form: false),
+      !asWritten || QueryEncoder.encode(object.members.map { ($0.key, $0.value) }) == text
+    {
       parts.query = nil
       query = object
     }
@@ -103,44 +112,75 @@ struct RequestDraft {
     return lower == "content-length" || lower == "accept-encoding"
   }
 
-  /// Sets the body from its text. The content type is the `Content-Type` header, else
-  /// `defaultContentType` (curl sends form data when none is set; `.http` files send none):
+  /// Sets the body from its text, which is sent as written. The content type is the
+  /// `Content-Type` header, else `defaultContentType` (curl sends form data when none is set;
+  /// `.http` files send none):
   /// - JSON types (`application/json`, `…+json`), or `json: true`: a `{"json": …}` body when the
-  ///   text parses;
-  /// - `application/x-www-form-urlencoded`: a `{"form": …}` body when it decodes cleanly;
-  /// - anything else, or a body that does not parse: `{"text": …, "contentType": …}`.
-  /// A `Content-Type` header that only restates what the body kind sends is dropped, and a text
-  /// body carries its type in `contentType`; an empty `Content-Type` (which removes the header) is
-  /// kept as it is.
-  mutating func setBody(_ text: String, defaultContentType: String?, json: Bool = false) {
+  ///   text parses and reqbench's compact serialization of it is the text itself;
+  /// - `application/x-www-form-urlencoded`: a `{"form": …}` body when it decodes cleanly and
+  ///   encodes back to the text itself;
+  /// - anything else, a body that does not parse, or one whose bytes a JSON or form body would
+  ///   change (spaces, key order, escapes, `"` in a form value): `{"text": …, "contentType": …}`,
+  ///   sent byte for byte.
+  /// A `Content-Type` header that is the last header goes into the body (the body's type is
+  /// sent after the headers, where it stood), dropped when it only restates what the body kind
+  /// sends; one followed by other headers stays a header where it is, so the order sent is the
+  /// order written. An empty `Content-Type` (which removes the header) is kept as it is.
+  /// `asWritten: false` (the `.http` reading, whose round trip with its exporter is structural)
+  /// makes a JSON or form body of any text that parses, and drops a restating header wherever it is.
+  mutating func setBody(_ text: String, defaultContentType: String?, json: Bool = false, asWritten: Bool = true) {
     let header = headers["Content-Type"]
+    let isLast = header != nil && contentTypeIsLast
     guard let type = header ?? defaultContentType, !type.trimmingSpaces().isEmpty else {
       body = .text(text, contentType: nil)
       return
     }
     let media = RequestDraft.mediaType(type)
+    // A written form type stays a header: the body's own form type is sent after
+    // Content-Length, where curl sends its default, not where a written header stands.
+    let movable = !asWritten || (isLast && media != RequestDraft.formType)
     if json || media == "application/json" || media.hasSuffix("+json") {
-      if let value = try? JSONParser.parse(text) {
+      if let value = try? JSONParser.parse(text), !asWritten || JSONSerializer.compact(value) == text {
         body = .json(value)
-        if let header, RequestDraft.restates(header, "application/json") {
+        if let header, movable, RequestDraft.restates(header, "application/json") {
           headers["Content-Type"] = nil
+        } else if header == nil, type != "application/json" {
+          body = .text(text, contentType: type.trimmingSpaces())
         }
         return
       }
     } else if media == RequestDraft.formType {
-      if let fields = QueryDecoder.object(text, form: true) {
+      if let fields = QueryDecoder.object(text, form: true), !asWritten || RequestDraft.encodesBack(fields, to: text) {
         body = .form(fields)
-        if let header, RequestDraft.restates(header, RequestDraft.formType) {
-          headers["Content-Type"] = nil
-        }
+        if !asWritten, let header, RequestDraft.restates(header, RequestDraft.formType) { headers["Content-Type"] = nil }
         return
       }
+    }
+    guard header == nil || movable else {
+      body = .text(text, contentType: nil)
+      return
     }
     body = .text(text, contentType: type.trimmingSpaces())
     headers["Content-Type"] = nil
   }
 
+  /// Whether a form body of `fields` sends exactly `text`.
+  static func encodesBack(_ fields: JSONObject, to text: String) -> Bool {
+    var pairs: [(String, String)] = []
+    for member in fields.members {
+      guard case .string(let value) = member.value else { return false }
+      pairs.append((member.key, value))
+    }
+    return QueryEncoder.encode(pairs) == text
+  }
+
   static let formType = "application/x-www-form-urlencoded"
+
+  /// Whether `Content-Type` is the last header: a body's own type is sent after the headers, so
+  /// only that one can move into the body without changing the order sent.
+  var contentTypeIsLast: Bool {
+    headers.fields.last.map { HTTPHeaders.foldedName($0.name) == Array("content-type".utf8) } == true
+  }
 
   /// Sets a `{"file": path}` body. Its content type is the `Content-Type` header (which goes),
   /// else `defaultContentType`; `application/octet-stream`, what a file body sends anyway, is left
@@ -148,6 +188,11 @@ struct RequestDraft {
   mutating func setFileBody(_ path: String, defaultContentType: String?) {
     var type = defaultContentType
     if let header = headers["Content-Type"], !header.trimmingSpaces().isEmpty {
+      // As in `setBody`: only the last header, and not the form type, moves into the body.
+      guard contentTypeIsLast, RequestDraft.mediaType(header) != RequestDraft.formType else {
+        body = .file(path, contentType: nil)
+        return
+      }
       type = header.trimmingSpaces()
       headers["Content-Type"] = nil
     }
@@ -206,6 +251,9 @@ struct RequestDraft {
     if digest, case .basic(let user, let password)? = auth { template.auth = .digest(user: user, password: password) }
     template.tls = tls
     template.switchedOff = switchedOff
+    template.compressed = compressed
+    template.proxy = proxy
+    template.noProxy = noProxy
     return template
   }
 
