@@ -482,8 +482,9 @@ struct RunCommandTests {
     kill(running.pid, SIGINT)
     let start = Date()
     let seen = running.finish().stdout
-    // Long before the first 10 s answer, and every request is cancelled, none left to run.
-    #expect(Date().timeIntervalSince(start) < 5)
+    // Long before the first 10 s answer (3,000 cancellations take a few seconds on a loaded
+    // machine), and every request is cancelled, none left to run.
+    #expect(Date().timeIntervalSince(start) < 8)
     #expect(running.process.terminationStatus == 130)
     let summary = try #require(try jsonLines(seen).last)
     #expect(summary["cancelled"]?.intValue == 3000)

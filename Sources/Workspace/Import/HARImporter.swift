@@ -177,6 +177,11 @@ public enum HARImporter {
         fields.append((name, value))
       }
       draft.addHeaders(fields)
+      // The entry's headers are all that was sent: no Accept, none sent (curl adds `*/*`; an
+      // empty value keeps it from doing so).
+      if !fields.contains(where: { $0.name.caseInsensitiveCompare("Accept") == .orderedSame }) {
+        draft.headers["Accept"] = ""
+      }
     }
     if let postData = request["postData"], postData != .null {
       try body(postData, into: &draft, fileParts: &fileParts) { message in
