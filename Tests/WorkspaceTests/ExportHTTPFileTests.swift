@@ -176,6 +176,7 @@ struct ExportHTTPFileTests {
         # @no-redirect
         # @timeout 5
         PATCH https://api.test/p
+        Content-Type: text/plain; charset=utf-8
 
         hi
 

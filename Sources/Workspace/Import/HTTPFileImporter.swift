@@ -1,7 +1,8 @@
 import RequestEngine
 
-/// Reads `.http` / `.rest` files, the format of the JetBrains HTTP Client and of VS Code's REST
-/// Client, into request templates.
+/// Reads `.http` / `.rest` files, the format of the JetBrains HTTP Client, VS Code's REST
+/// Client, httpyac, kulala.nvim and rest.nvim, into request templates that send what the editors
+/// send.
 ///
 /// ```http
 /// @host = https://api.test
@@ -22,13 +23,20 @@ import RequestEngine
 /// - `@name = value` lines are file variables (a value may use earlier ones, which are filled in);
 ///   `#` and `//` lines are comments.
 /// - The request line is `METHOD URL [HTTP/1.1]` (no method: GET); lines after it that start with
-///   `?` or `&` continue the query. Headers follow until a blank line, then the body until the next
-///   `###`.
-/// - `{{var}}` placeholders are kept: reqbench uses the same syntax.
+///   `?` or `&`, and indented lines that start with `/`, continue the URL. Headers follow until a
+///   blank line, then the body until the next `###`.
+/// - The URL, query included, and the body's text are kept as written; a query or a JSON or form
+///   body becomes parameters only when reqbench writes them back byte for byte as written.
+///   The headers keep their order, `Content-Type` included.
+/// - `{{var}}` and `{{ var }}` placeholders are kept: reqbench uses the same syntax; other
+///   placeholders are read as `HTTPFileImporter+Placeholders.swift` says (request variables
+///   become chains).
 /// - `# @no-redirect` sets `followRedirects` false, `# @timeout N` the idle timeout in seconds.
 /// - `Authorization: Basic user password` (or `user:password`), the clients' unencoded spelling,
 ///   becomes `auth.basic`; an encoded `Basic dXNlcjpwYXNz` stays a header.
-/// - A body that is one `< path` line is a `{"file": path}` body (its type from `Content-Type`).
+/// - A body that is one `< path` line is a `{"file": path}` body (its type from `Content-Type`);
+///   one `<@ path` line is the file's text, its placeholders filled in when sent.
+/// - `GRAPHQL` requests and `X-Request-Type: GraphQL` ones send the JSON the editors build.
 /// - A `multipart/form-data; boundary=X` body becomes a `{"multipart": […]}` body: each part's
 ///   `Content-Disposition: form-data; name="…"; filename="…"` names it, its `Content-Type` is the
 ///   part's `type`, and its content is a `< path` line (a file part) or the text of the value.
@@ -37,10 +45,16 @@ import RequestEngine
 /// - `>> path` and `>>! path` (save the response to a file) become `"download": {"to": path}`.
 /// - Paths are relative to the workspace's folder, where the files must be: an absolute path, `~`
 ///   or `..` is an error saying to copy the file into the folder (`WorkspacePaths.problem`).
-/// - `<@ ./file` (a file with variables filled in) and `> {% … %}` response scripts are errors;
-///   `<> ./previous.json` response references are skipped.
+/// - Scripts (`> {% … %}`, `> handler.js`, `< {% … %}`, httpyac's `{{ … }}` blocks) are left out
+///   with a warning naming their line; `<> ./previous.json` response references are skipped.
+/// - A request that cannot be imported is left out with a warning saying where and why; the
+///   import fails only when no request is left.
 public enum HTTPFileImporter {
-  public static func parse(_ text: String, file: String) throws(ImportError) -> ImportedRequests {
+  /// `readFile` reads the file of a `<@ path` body (its text, with its `{{variables}}`, becomes
+  /// the body); without it such a body is refused.
+  public static func parse(
+    _ text: String, file: String, readFile: ((String) throws(FileError) -> [UInt8])? = nil
+  ) throws(ImportError) -> ImportedRequests {
     var lines: [Line] = []
     // "\r\n" is one Character: split on both.
     let split = text.split(
@@ -51,21 +65,35 @@ public enum HTTPFileImporter {
     }
     // Blocks between `###` lines; the first one has no name line.
     var blocks: [Block] = [Block(name: nil, lines: [])]
+    var names = Set<String>()
     for line in lines {
       if line.text.hasPrefix("###") {
         let name = line.text.drop(while: { $0 == "#" }).trimmingSpaces()
         blocks.append(Block(name: name.isEmpty ? nil : name, lines: []))
       } else {
         blocks[blocks.count - 1].lines.append(line)
+        if let name = Reader.requestVariableName(line.text) { names.insert(name) }
       }
     }
-    var reader = Reader(file: file)
-    for block in blocks { try reader.read(block) }
+    var reader = Reader(file: file, readFile: readFile)
+    reader.requestNames = names
+    // A request that cannot be imported is left out, named in a warning; the others are kept.
+    var refused: ImportError?
+    for block in blocks {
+      do throws(ImportError) {
+        try reader.read(block)
+      } catch {
+        refused = refused ?? error
+        reader.imported.warnings.append("\(error.description); this request is not imported, the others are")
+      }
+    }
     if reader.imported.requests.isEmpty {
+      if let refused { throw refused }
       throw ImportError(
         file: file, location: .start,
         message: "there is no request here; write a request line such as GET https://host/path")
     }
+    reader.addChains()
     return reader.imported
   }
 
@@ -79,12 +107,28 @@ public enum HTTPFileImporter {
     var lines: [Line]
   }
 
-  /// Reads the blocks of one file; its multipart bodies in HTTPFileImporter+Multipart.swift.
+  /// Reads the blocks of one file; its multipart bodies in HTTPFileImporter+Multipart.swift, its
+  /// placeholders and chains in HTTPFileImporter+Placeholders.swift, scripts and GraphQL in
+  /// HTTPFileImporter+Body.swift.
   struct Reader {
     let file: String
+    let readFile: ((String) throws(FileError) -> [UInt8])?
     var imported = ImportedRequests()
+    /// The `# @name`s of the file: `{{NAME.response.…}}` uses the response of NAME.
+    var requestNames = Set<String>()
+    /// For each imported request, its `# @name` (what other requests call it).
+    var requestKeys: [String?] = []
+    /// For each imported request, the `# @name`s of the requests whose responses it uses.
+    var requestUses: [Set<String>] = []
+    /// The values taken from each named request's response, as its chain steps capture them.
+    var captures: [String: [(name: String, source: Capture)]] = [:]
+    /// The requests whose responses a file variable's value uses.
+    var variableUses: [String: Set<String>] = [:]
 
-    init(file: String) { self.file = file }
+    init(file: String, readFile: ((String) throws(FileError) -> [UInt8])?) {
+      self.file = file
+      self.readFile = readFile
+    }
 
     func error(_ message: String, line: Int, column: Int = 1) -> ImportError {
       ImportError(
@@ -92,6 +136,18 @@ public enum HTTPFileImporter {
     }
 
     static func isComment(_ text: String) -> Bool { text.hasPrefix("#") || text.hasPrefix("//") }
+
+    /// NAME of a `# @name NAME` (or `// @name NAME`, `# @name=NAME`) line.
+    static func requestVariableName(_ text: String) -> String? {
+      let trimmed = text.trimmingSpaces()
+      guard isComment(trimmed) else { return nil }
+      let body = trimmed.drop(while: { $0 == "#" || $0 == "/" }).trimmingSpaces()
+      guard body.hasPrefix("@name"), let next = body.dropFirst(5).first, next == " " || next == "=" || next == "\t"
+      else { return nil }
+      let value = body.dropFirst(5).trimmingSpaces()
+      let name = value.hasPrefix("=") ? value.dropFirst().trimmingSpaces() : value
+      return name.isEmpty ? nil : name
+    }
 
     /// The column of the first character that is not a blank.
     static func indent(_ text: String) -> Int {
@@ -102,19 +158,24 @@ public enum HTTPFileImporter {
 
     mutating func read(_ block: Block) throws(ImportError) {
       var name = block.name
+      var key: String?
       var draft = RequestDraft()
       var extras: (fields: JSONObject, line: Line)?
       var lines = block.lines[...]
 
-      // Before the request line: blanks, comments (with their @directives) and file variables.
+      // Before the request line: blanks, comments (with their @directives), file variables and
+      // pre-request scripts.
       var requestLine: Line?
       while let line = lines.popFirst() {
         let text = line.text.trimmingSpaces()
         if text.isEmpty { continue }
         if Reader.isComment(text) {
+          if let declared = Reader.requestVariableName(text) { key = declared }
           try directive(text, line: line, name: &name, draft: &draft, extras: &extras)
         } else if text.hasPrefix("@") {
           try variable(text, line: line)
+        } else if skipScript(line, in: &lines, before: true) {
+          continue
         } else {
           requestLine = line
           break
@@ -122,14 +183,20 @@ public enum HTTPFileImporter {
       }
       guard let requestLine else { return }
       let start = SourceLocation(line: requestLine.number, column: Reader.indent(requestLine.text))
+      var uses = Set<String>()
       var url = try self.requestLine(requestLine, draft: &draft)
+      let written = url
+      // The URL goes on over the lines after it that start with `?` or `&`, and over indented
+      // lines that start with `/` (JetBrains: "indent the lines after the first").
       while let next = lines.first, let first = next.text.trimmingSpaces().first,
-        first == "?" || first == "&"
+        first == "?" || first == "&" || (first == "/" && Reader.indent(next.text) > 1)
       {
         url += next.text.trimmingSpaces()
         lines.removeFirst()
       }
-      draft.setURL(url)
+      let urlOffset = requestLine.text.range(of: written).map { requestLine.text.distance(from: requestLine.text.startIndex, to: $0.lowerBound) } ?? 0
+      url = try placeholders(url, line: requestLine, uses: &uses, offset: urlOffset)
+      setURLAsWritten(url, of: &draft)
 
       // Headers, until a blank line.
       var fields: [(name: String, value: String)] = []
@@ -149,7 +216,12 @@ public enum HTTPFileImporter {
               + "between the headers and the body", line: line.number,
             column: Reader.indent(line.text))
         }
-        fields.append((headerName, text[text.index(after: colon)...].trimmingSpaces()))
+        let rest = text[text.index(after: colon)...]
+        let valueOffset =
+          Reader.indent(line.text) - 1 + text.distance(from: text.startIndex, to: colon) + 1
+          + rest.prefix(while: { $0 == " " || $0 == "\t" }).count
+        let value = try placeholders(rest.trimmingSpaces(), line: line, uses: &uses, offset: valueOffset)
+        fields.append((headerName, value))
       }
       draft.addHeaders(fields)
       if let value = draft.headers["Authorization"], let auth = Reader.basicAuth(value) {
@@ -159,7 +231,7 @@ public enum HTTPFileImporter {
 
       // The body, until the next `###`.
       var body: [Line] = []
-      for line in lines {
+      while let line = lines.popFirst() {
         let text = line.text.trimmingSpaces()
         if text.hasPrefix("<>") { continue }  // response references
         if text.hasPrefix(">>") {
@@ -171,12 +243,10 @@ public enum HTTPFileImporter {
           draft.download = DownloadTemplate(to: path)
           continue
         }
-        if text.hasPrefix("> {%") || (text.hasPrefix("> ") && text.hasSuffix(".js")) {
-          throw error(
-            "response handler scripts are not supported; remove them to import the request",
-            line: line.number, column: Reader.indent(line.text))
-        }
-        body.append(line)
+        if skipScript(line, in: &lines, before: false) { continue }
+        var filled = line
+        filled.text = try placeholders(line.text, line: line, uses: &uses)
+        body.append(filled)
       }
       // Blank lines around the body are not part of it (dropped by index, not one by one).
       let isText = { (line: Line) in !line.text.trimmingSpaces().isEmpty }
@@ -185,23 +255,8 @@ public enum HTTPFileImporter {
       } else {
         body = []
       }
-      let contentType = draft.headers["Content-Type"]
-      if !body.isEmpty, let contentType,
-        RequestDraft.mediaType(contentType) == "multipart/form-data"
-      {
-        draft.setMultipart(try multipart(body, contentType: contentType))
-      } else if !body.isEmpty, let path = try fileReference(body) {
-        draft.setFileBody(path, defaultContentType: nil)
-      } else if !body.isEmpty {
-        let isForm =
-          draft.headers["Content-Type"].map(RequestDraft.mediaType) == RequestDraft.formType
-        // A form may put each field on its own line (`&b=2`).
-        let text =
-          isForm
-          ? body.map { $0.text.trimmingSpaces() }.joined()
-          : body.map(\.text).joined(separator: "\n")
-        draft.setBody(text, defaultContentType: nil)
-      }
+      let contentTypeIsLast = fields.last.map { $0.name.lowercased() == "content-type" } ?? false
+      try setBody(body, of: &draft, uses: &uses, contentTypeIsLast: contentTypeIsLast)
 
       var template = draft.template(
         name: name ?? RequestDraft.derivedName(method: draft.method, url: draft.url))
@@ -214,6 +269,8 @@ public enum HTTPFileImporter {
         )
       }
       imported.requests.append(ImportedRequest(template: template, location: start))
+      requestKeys.append(key)
+      requestUses.append(uses)
     }
 
     /// The path of a `< path` line when `lines` (a body, or a part's content) is that line alone;
@@ -228,8 +285,10 @@ public enum HTTPFileImporter {
       }
       if text.hasPrefix("<@") {
         throw fail(
-          "<@ (a file with {{variables}} filled in) is not supported; use < FILE to send the file "
-            + "as it is", first)
+          filled.count > 1
+            ? "a body read from a file (<@ FILE) is that file alone; remove the lines after it"
+            : "<@ (a file with {{variables}} filled in) is not supported in a multipart part; use < FILE "
+              + "to send the file as it is", filled.count > 1 ? filled[1] : first)
       }
       guard text.hasPrefix("< ") else { return nil }
       if filled.count > 1 {
@@ -317,15 +376,22 @@ public enum HTTPFileImporter {
           "\(JSONSerializer.quote(name)) is not a variable name; use letters, digits, '_', '-' and '.'",
           line: line.number, column: Reader.indent(line.text))
       }
-      var value = text[text.index(after: eq)...].trimmingSpaces()
+      var uses = Set<String>()
+      var value = try placeholders(text[text.index(after: eq)...].trimmingSpaces(), line: line, uses: &uses)
       do {
-        let template = try Template(value)
+        // Earlier variables are filled in; text stays text (`{{'{{'}}` included).
         let known = imported.variables
-        value = template.render { known.value(of: $0) ?? "{{\($0)}}" }
+        value = try Template(value).parts.map { part in
+          switch part {
+          case .text(let text): Template.literal(text)
+          case .variable(let name): known.value(of: name) ?? "{{\(name)}}"
+          }
+        }.joined()
       } catch {
         throw self.error(
           "variable \(name): \(error.message)", line: line.number, column: Reader.indent(line.text))
       }
+      variableUses[name] = uses
       imported.variables.removeAll { $0.name == name }
       imported.variables.append(Variable(name: name, value: value))
     }
@@ -336,8 +402,13 @@ public enum HTTPFileImporter {
       var column = 1
       var current = ""
       var start = 1
+      var braces = false  // inside `{{ … }}`, where blanks are part of the placeholder
+      var previous: Character?
       for character in line.text {
-        if character == " " || character == "\t" {
+        if character == "{" && previous == "{" { braces = true }
+        if character == "}" && previous == "}" { braces = false }
+        previous = character
+        if (character == " " || character == "\t") && !braces {
           if !current.isEmpty { tokens.append((current, start)) }
           current = ""
         } else {
