@@ -89,7 +89,8 @@ extension HTTPFileImporter.Reader {
   /// `application/json` for JSON, the form type for a form, any type for text (the text body's
   /// own `text/plain; charset=utf-8` is its default).
   static func moveContentType(of draft: inout RequestDraft) {
-    guard let type = draft.headers["Content-Type"] else { return }
+    // A body's type is not a template: a `{{type}}` stays a header, which is filled in.
+    guard let type = draft.headers["Content-Type"], !type.contains("{{") else { return }
     switch draft.body {
     case .json? where type == "application/json": break
     case .form? where type == RequestDraft.formType: break
@@ -179,6 +180,13 @@ extension HTTPFileImporter.Reader {
     let isScriptFile = afterMark.map { $0.hasSuffix(".js") && !$0.contains(" ") } ?? false
     let isInline = afterMark?.hasPrefix("{%") ?? false
     let isHttpyacBlock = before && text.hasPrefix("{{") && !text.dropFirst(2).contains("}}")
+    if !before, text.hasPrefix("?? ") {
+      // httpyac's assertions (`?? status == 200`), one a line.
+      imported.warnings.append(
+        "\(file):\(line.number):\(Self.indent(line.text)): the assertion is left out (reqbench checks responses with "
+          + "\"validate\"); the request is imported without it")
+      return true
+    }
     guard isScriptFile || isInline || isHttpyacBlock else { return false }
     let end = isHttpyacBlock ? "}}" : "%}"
     if !isScriptFile && !text.dropFirst(2).contains(end) {
