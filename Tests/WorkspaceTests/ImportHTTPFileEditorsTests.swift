@@ -15,10 +15,19 @@ private func http(_ text: String, files: [String: String] = [:]) throws -> Impor
 struct ImportHTTPFileEditorsTests {
   @Test func aURLGoesOnOverIndentedLines() throws {
     let t = try #require(
-      try http("GET https://a.test:8080\n    /api\n    /get\n    ?id=123\n    &value=content\nAccept: */*\n").templates.first)
+      try http("GET https://a.test:8080\n    /api\n    /get\n    ?id=123\n    &value=content HTTP/1.1\nAccept: */*\n").templates.first)
     #expect(t.url == "https://a.test:8080/api/get")
     #expect(t.query == JSONObject([("id", "123"), ("value", "content")]))
     #expect(t.headers == ["Accept": "*/*"])
+  }
+
+  @Test func aPathWithAHostHeaderGoesToThatHost() throws {
+    let imported = try http("GET /api?a=1\nHost: example.com:8080\n\n###\nGET /api\nHOST: example.com:443\nAccept: */*\n")
+    #expect(imported.templates.map(\.url) == ["http://example.com:8080/api", "https://example.com:443/api"])
+    #expect(imported.templates[0].query == JSONObject([("a", "1")]))
+    #expect(imported.templates[1].headers == ["Accept": "*/*"])
+    // A URL without a scheme is http, as the editors' clients read it.
+    #expect(try http("GET localhost:9999/x\n").templates[0].url == "http://localhost:9999/x")
   }
 
   @Test func placeholdersWithBlanksAroundTheNameAreVariables() throws {
@@ -120,6 +129,12 @@ struct ImportHTTPFileEditorsTests {
     let report = try workspace.addImported(imported, name: "auth")
     #expect(report.chainsAdded == ["auth/me-chain", "auth/get-me-friends-chain"])
     #expect(workspace.chains.first?.steps.map(\.request) == ["auth/login", "auth/me"])
+  }
+
+  @Test func aResponseHeaderInBracketsIsCapturedToo() throws {
+    let imported = try http("# @name a\nGET https://a.test/a\n\n###\nGET https://a.test/b\nX-Type: {{a.response.headers['Content-Type']}}\n")
+    #expect(imported.templates[1].headers["X-Type"] == "{{a.headers.Content-Type}}")
+    #expect(imported.chains.first?.steps.first?.capture.map(\.source) == [.header("Content-Type")])
   }
 
   @Test func aReferenceThatCannotBeCapturedRefusesItsRequestOnly() throws {

@@ -9,7 +9,9 @@ extension HTTPFileImporter.Reader {
   /// them back byte for byte as they are (`a=1&b=caf%C3%A9`), so nothing sent changes; otherwise
   /// it stays in the URL. A fragment is never sent.
   func setURLAsWritten(_ url: String, of draft: inout RequestDraft) {
-    let written = String(url.prefix { $0 != "#" })
+    var written = String(url.prefix { $0 != "#" })
+    // `localhost:9999`, `example.com/api`: http, as the editors' HTTP clients take them.
+    if let completed = RequestText.completedURL(written, hasBaseURL: false) { written = completed }
     draft.url = written
     draft.query = JSONObject()
     guard let mark = written.firstIndex(of: "?") else { return }

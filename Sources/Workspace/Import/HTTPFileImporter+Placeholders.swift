@@ -84,8 +84,16 @@ extension HTTPFileImporter.Reader {
     let base = Self.variableSlug(request)
     let variable: String
     let capture: Capture
-    if path.hasPrefix("response.headers.") {
-      let header = String(path.dropFirst("response.headers.".count))
+    if path.hasPrefix("response.headers.") || path.hasPrefix("response.headers[") {
+      // `headers.X-Token`, or kulala's `headers['Content-Type']`.
+      var header = String(path.dropFirst("response.headers".count))
+      if header.hasPrefix(".") {
+        header.removeFirst()
+      } else if header.count >= 4, header.hasSuffix("]"), let quote = header.dropFirst().first, quote == "'" || quote == "\"",
+        header.dropLast().last == quote
+      {
+        header = String(header.dropFirst(2).dropLast(2))
+      }
       guard WorkspaceReader.isValidHeaderName(header) else { throw fail("\(header) is no header name") }
       variable = base + ".headers." + header
       capture = .header(header)

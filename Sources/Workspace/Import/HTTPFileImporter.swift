@@ -191,7 +191,14 @@ public enum HTTPFileImporter {
       while let next = lines.first, let first = next.text.trimmingSpaces().first,
         first == "?" || first == "&" || (first == "/" && Reader.indent(next.text) > 1)
       {
-        url += next.text.trimmingSpaces()
+        // The version may end the last line (`  &age=25 HTTP/1.1`).
+        var piece = next.text.trimmingSpaces()
+        if let space = piece.lastIndex(where: { $0 == " " || $0 == "\t" }),
+          piece[piece.index(after: space)...].uppercased().hasPrefix("HTTP/")
+        {
+          piece = piece[..<space].trimmingSpaces()
+        }
+        url += piece
         lines.removeFirst()
       }
       let urlOffset = requestLine.text.range(of: written).map { requestLine.text.distance(from: requestLine.text.startIndex, to: $0.lowerBound) } ?? 0
@@ -224,6 +231,15 @@ public enum HTTPFileImporter {
         fields.append((headerName, value))
       }
       draft.addHeaders(fields)
+      if draft.url.hasPrefix("/"), let host = draft.headers["Host"]?.trimmingSpaces(), !host.isEmpty {
+        // `GET /api` with `Host: example.com:8080` (REST Client, rest.nvim): the host's URL, https
+        // for port 443 or 8443; curl sends that Host itself.
+        let port = host.split(separator: ":").last.map(String.init) ?? ""
+        let base =
+          host.contains("://") || host.hasPrefix("{{") ? host : (port == "443" || port == "8443" ? "https://" : "http://") + host
+        draft.url = (base.hasSuffix("/") ? String(base.dropLast()) : base) + draft.url
+        draft.headers["Host"] = nil
+      }
       if let value = draft.headers["Authorization"], let auth = Reader.basicAuth(value) {
         draft.auth = auth
         draft.headers["Authorization"] = nil
