@@ -76,6 +76,10 @@ struct ImportBrunoTests {
         meta {
           name: Quoted
           seq: 1
+          tags: [
+            smoke
+            slow
+          ]
         }
 
         http {
@@ -113,6 +117,39 @@ struct ImportBrunoTests {
     #expect(t.switchedOff.headers == ["x-off"])
     #expect(t.body == .text("line one\n  indented\n{{'{{'}} open", contentType: "text/plain"))
     #expect(!t.followRedirects && t.timeout == 2.5)
+  }
+
+  @Test func oauth2ClientCredentialsAreMappedTheirSecretToAVariable() throws {
+    let imported = try BrunoImporter.parse(
+      Array(
+        """
+        meta {
+          name: Token
+        }
+
+        get {
+          url: https://a.test/me
+          body: none
+          auth: oauth2
+        }
+
+        auth:oauth2 {
+          grant_type: client_credentials
+          access_token_url: https://a.test/token
+          client_id: svc
+          client_secret: s3cr3t-value
+          scope: read
+          credentials_placement: basic_auth_header
+        }
+        """.utf8), file: "token.bru")
+    #expect(
+      imported.templates.first?.auth
+        == .oauth2(
+          OAuth2Settings(
+            grant: .clientCredentials, tokenURL: "https://a.test/token", clientId: "svc",
+            clientSecret: "{{oauth2-client-secret}}", scope: "read", clientAuth: .basic)))
+    #expect(imported.variables == [Variable(name: "oauth2-client-secret", value: "s3cr3t-value")])
+    #expect(imported.sensitiveVariables == ["oauth2-client-secret"])
   }
 
   @Test func anEnvironmentFileAlone() throws {

@@ -30,6 +30,14 @@ struct ImportHTTPFileEditorsTests {
     #expect(try http("GET localhost:9999/x\n").templates[0].url == "http://localhost:9999/x")
   }
 
+  @Test func httpyacRequestsWithoutSeparatorsAndPathsToTheHostVariable() throws {
+    let imported = try http(
+      "@host = https://api.test/v4\n\n###\nGET /launches/latest\n\n\nGET /capsules\nAccept: */*\nGET https://b.test/x\n\n###\nKAFKA broker:9092\ntopic: t\n")
+    #expect(imported.templates.map(\.url) == ["{{host}}/launches/latest", "{{host}}/capsules", "https://b.test/x"])
+    #expect(imported.templates[1].headers == ["Accept": "*/*"])
+    #expect(imported.warnings.first?.contains("KAFKA requests are httpyac's for another protocol") == true)
+  }
+
   @Test func placeholdersWithBlanksAroundTheNameAreVariables() throws {
     let imported = try http("@host = https://a.test\n\nGET {{ host }}/users/{{  id }} HTTP/1.1\nX-Id: {{ id }}\n")
     let t = try #require(imported.templates.first)

@@ -176,7 +176,17 @@ struct BruFile {
         text = text[colon...]
       }
       var value = text.dropFirst().trimmingSpaces()
-      if value.hasPrefix("'''") {
+      if value == "[" {
+        // A list (`tags: [` … `]`), its items one a line.
+        var items: [String] = []
+        while index < lines.count {
+          let item = lines[index].text.trimmingSpaces()
+          index += 1
+          if item == "]" { break }
+          if !item.isEmpty { items.append(item) }
+        }
+        value = items.joined(separator: ",")
+      } else if value.hasPrefix("'''") {
         // A text of several lines, indented by four spaces, up to a line `'''`.
         let rest = value.dropFirst(3)
         if let end = rest.range(of: "'''") {

@@ -225,7 +225,7 @@ extension BrunoImporter.Reader {
         draft.addHeader(key, try value("value"))
       }
     case "oauth2":
-      let grant: OAuth2Grant?
+      var grant: OAuth2Grant?
       switch try value("grant_type") {
       case "client_credentials": grant = .clientCredentials
       case "password": grant = .password(username: try value("username"), password: try value("password"))
@@ -236,16 +236,20 @@ extension BrunoImporter.Reader {
           redirectURL: callback.isEmpty ? nil : callback)
       default: grant = nil
       }
+      if case .password(let user, let password)? = grant {
+        grant = .password(username: user, password: imported.oauth2Secret(password, named: "oauth2-password"))
+      }
       let tokenURL = try value("access_token_url")
-      guard let grant, !tokenURL.isEmpty else {
-        imported.warnings.append("\(sourceFile): this OAuth 2.0 grant is not one reqbench gets tokens with; \(file) is imported without auth")
+      guard let grant, !tokenURL.isEmpty, !(try value("client_id")).isEmpty else {
+        imported.warnings.append("\(sourceFile): this OAuth 2.0 auth cannot be imported (reqbench gets tokens with client credentials, a password or an authorization code, from a token URL, for a client id); \(file) is imported without auth")
         break
       }
       let secret = try value("client_secret")
       let scope = try value("scope")
       draft.auth = .oauth2(
         OAuth2Settings(
-          grant: grant, tokenURL: tokenURL, clientId: try value("client_id"), clientSecret: secret.isEmpty ? nil : secret,
+          grant: grant, tokenURL: tokenURL, clientId: try value("client_id"),
+          clientSecret: secret.isEmpty ? nil : imported.oauth2Secret(secret, named: "oauth2-client-secret"),
           scope: scope.isEmpty ? nil : scope, clientAuth: try value("credentials_placement") == "basic_auth_header" ? .basic : .body))
     default:
       imported.warnings.append("\(sourceFile): the \(mode) auth is not one reqbench has; \(file) is imported without auth")

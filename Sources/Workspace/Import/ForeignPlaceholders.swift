@@ -44,3 +44,22 @@ enum ForeignPlaceholders {
     return out + rest
   }
 }
+
+extension ImportedRequests {
+  /// An OAuth 2.0 client secret or password written out in the source, as a variable the
+  /// workspace may hold (it refuses a literal secret in `oauth2`): `{{oauth2-client-secret}}`,
+  /// which the import then moves to the secrets file as it moves every key (`ImportedCredentials`).
+  /// A value that is empty or holds a placeholder is returned as it is.
+  mutating func oauth2Secret(_ value: String, named name: String) -> String {
+    guard !value.isEmpty, !value.contains("{{") else { return value }
+    var chosen = name
+    var n = 2
+    while let existing = variables.first(where: { $0.name == chosen }), existing.value != value {
+      chosen = "\(name)-\(n)"
+      n += 1
+    }
+    if !variables.contains(where: { $0.name == chosen }) { variables.append(Variable(name: chosen, value: value)) }
+    if !sensitiveVariables.contains(chosen) { sensitiveVariables.append(chosen) }
+    return "{{\(chosen)}}"
+  }
+}

@@ -75,6 +75,7 @@ public enum HTTPFileImporter {
         if let name = Reader.requestVariableName(line.text) { names.insert(name) }
       }
     }
+    blocks = blocks.flatMap(Self.splitAtRequestLines)
     var reader = Reader(file: file, readFile: readFile)
     reader.requestNames = names
     // A request that cannot be imported is left out, named in a warning; the others are kept.
@@ -95,6 +96,25 @@ public enum HTTPFileImporter {
     }
     reader.addChains()
     return reader.imported
+  }
+
+  /// `block` cut before each request line that follows its first one (see `isRequestLine`).
+  static func splitAtRequestLines(_ block: Block) -> [Block] {
+    var out = [Block(name: block.name, lines: [])]
+    var seenRequest = false
+    for line in block.lines {
+      let text = line.text.trimmingSpaces()
+      if Reader.isRequestLine(text) {
+        if seenRequest { out.append(Block(name: nil, lines: [])) }
+        seenRequest = true
+      } else if !seenRequest, !text.isEmpty, !Reader.isComment(text), !text.hasPrefix("@"),
+        !text.hasPrefix("<"), !text.hasPrefix("{{"), !text.hasPrefix("}}"), HTTPMethod(word: text.split(separator: " ").first.map(String.init) ?? "") != nil
+      {
+        seenRequest = true
+      }
+      out[out.count - 1].lines.append(line)
+    }
+    return out
   }
 
   struct Line {
@@ -147,6 +167,20 @@ public enum HTTPFileImporter {
       let value = body.dropFirst(5).trimmingSpaces()
       let name = value.hasPrefix("=") ? value.dropFirst().trimmingSpaces() : value
       return name.isEmpty ? nil : name
+    }
+
+    /// httpyac's request lines for protocols other than HTTP.
+    static let otherProtocols: Set<String> = ["KAFKA", "MQTT", "AMQP", "RABBITMQ", "GRPC", "WS", "WEBSOCKET", "SSE", "EVENTSOURCE"]
+
+    /// A line that is a request line alone (`GET https://host/x`, `POST /users HTTP/1.1`): after
+    /// a request it starts the next one, as httpyac reads requests not separated by `###`.
+    static func isRequestLine(_ text: String) -> Bool {
+      let words = text.split(whereSeparator: { $0 == " " || $0 == "\t" })
+      guard words.count == 2 || (words.count == 3 && words[2].uppercased().hasPrefix("HTTP/")) else { return false }
+      let methods: Set<Substring> = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS", "TRACE", "CONNECT"]
+      let url = words[1]
+      return methods.contains(words[0])
+        && (url.hasPrefix("http://") || url.hasPrefix("https://") || url.hasPrefix("/") || url.hasPrefix("{{"))
     }
 
     /// The column of the first character that is not a blank.
@@ -231,6 +265,10 @@ public enum HTTPFileImporter {
         fields.append((headerName, value))
       }
       draft.addHeaders(fields)
+      if draft.url.hasPrefix("/"), draft.headers["Host"] == nil, imported.variables.value(of: "host") != nil {
+        // httpyac: a path alone goes to the file's `host`.
+        draft.url = "{{host}}" + draft.url
+      }
       if draft.url.hasPrefix("/"), let host = draft.headers["Host"]?.trimmingSpaces(), !host.isEmpty {
         // `GET /api` with `Host: example.com:8080` (REST Client, rest.nvim): the host's URL, https
         // for port 443 or 8443; curl sends that Host itself.
@@ -445,6 +483,11 @@ public enum HTTPFileImporter {
       guard let method = HTTPMethod(word: first.text) else {
         throw error(
           "expected a request line \"METHOD URL\"", line: line.number, column: first.column)
+      }
+      if Reader.otherProtocols.contains(method.rawValue) {
+        throw error(
+          "\(method.rawValue) requests are httpyac's for another protocol; reqbench sends HTTP requests",
+          line: line.number, column: first.column)
       }
       if tokens.count > 2 {
         throw error(

@@ -177,7 +177,7 @@ extension InsomniaImporter.Reader {
         draft.addHeader(key, try value("value"))
       }
     case "oauth2":
-      let grant: OAuth2Grant?
+      var grant: OAuth2Grant?
       switch auth["grantType"]?.stringValue {
       case "client_credentials": grant = .clientCredentials
       case "password": grant = .password(username: try value("username"), password: try value("password"))
@@ -188,10 +188,13 @@ extension InsomniaImporter.Reader {
           redirectURL: redirect.isEmpty ? nil : redirect)
       default: grant = nil
       }
+      if case .password(let user, let password)? = grant {
+        grant = .password(username: user, password: imported.oauth2Secret(password, named: "oauth2-password"))
+      }
       let tokenURL = try value("accessTokenUrl")
-      guard let grant, !tokenURL.isEmpty else {
+      guard let grant, !tokenURL.isEmpty, !(try value("clientId")).isEmpty else {
         imported.warnings.append(
-          "\(error("request \(JSONSerializer.quote(name)): this OAuth 2.0 grant is not one reqbench gets tokens with", at: path)); "
+          "\(error("request \(JSONSerializer.quote(name)): this OAuth 2.0 auth cannot be imported (reqbench gets tokens with client credentials, a password or an authorization code, from a token URL, for a client id)", at: path)); "
             + "the request is imported without auth")
         return
       }
@@ -199,7 +202,8 @@ extension InsomniaImporter.Reader {
       let scope = try value("scope")
       draft.auth = .oauth2(
         OAuth2Settings(
-          grant: grant, tokenURL: tokenURL, clientId: try value("clientId"), clientSecret: secret.isEmpty ? nil : secret,
+          grant: grant, tokenURL: tokenURL, clientId: try value("clientId"),
+          clientSecret: secret.isEmpty ? nil : imported.oauth2Secret(secret, named: "oauth2-client-secret"),
           scope: scope.isEmpty ? nil : scope, clientAuth: auth["credentialsInBody"] == .bool(true) ? .body : .basic))
     case "none": break
     case let other:
