@@ -38,6 +38,13 @@ struct ImportHTTPFileEditorsTests {
     #expect(imported.warnings.first?.contains("KAFKA requests are httpyac's for another protocol") == true)
   }
 
+  @Test func httpyacBlockCommentsAndScriptBlocksAfterTheRequest() throws {
+    let imported = try http("/*\nget json\n*/\nGET https://a.test/json\n{{\n  test.status(200);\n}}\n")
+    #expect(imported.templates.map(\.url) == ["https://a.test/json"])
+    #expect(imported.templates[0].body == nil)
+    #expect(imported.warnings.first?.hasPrefix("api.http:5:1: the script is left out") == true)
+  }
+
   @Test func placeholdersWithBlanksAroundTheNameAreVariables() throws {
     let imported = try http("@host = https://a.test\n\nGET {{ host }}/users/{{  id }} HTTP/1.1\nX-Id: {{ id }}\n")
     let t = try #require(imported.templates.first)

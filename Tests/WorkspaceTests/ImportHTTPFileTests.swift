@@ -152,7 +152,7 @@ struct ImportHTTPFileTests {
     #expect(t.body == .json(["a": 1]))
   }
 
-  @Test func malformedFilesAreReportedWithLineAndColumn() {
+  @Test func malformedFilesAreReportedWithLineAndColumn() throws {
     #expect(
       httpError("GET https://a.test\nAccept application/json\n")?.description
         == "api.http:2:1: expected a header \"Name: value\" or a blank line before the body")
@@ -161,10 +161,12 @@ struct ImportHTTPFileTests {
         == "api.http:2:3: expected a request line \"METHOD URL\""
     )
     #expect(httpError("GET https://a.test/a b\n")?.location == SourceLocation(line: 1, column: 22))
-    let noBlankLine = httpError("POST https://a.test\n{\"a\": 1}\n")
+    let noBlankLine = httpError("POST https://a.test\n\"a\": 1\n")
     #expect(noBlankLine?.location == SourceLocation(line: 2, column: 1))
     #expect(
       noBlankLine?.message.hasSuffix("leave a blank line between the headers and the body") == true)
+    // httpyac reads a JSON body right after the headers, without the blank line.
+    #expect(try http("POST https://a.test\nContent-Type: application/json\n{\"a\":1}\n").templates[0].body == .json(["a": 1]))
     #expect(
       httpError("@ bad name = 1\nGET https://a.test")?.location
         == SourceLocation(line: 1, column: 1))

@@ -40,6 +40,21 @@ struct ImportInsomniaTests {
     #expect(imported.warnings.contains { $0.contains("request \"Chained\": {% response 'body'") && $0.hasSuffix("the others are") })
   }
 
+  @Test func aFolderExportWithoutAWorkspaceAndBracketedNames() throws {
+    let text = #"""
+      {"_type": "export", "__export_format": 2, "resources": [
+        {"_id": "__GRP_1__", "_type": "request_group", "parentId": "__WORKSPACE_ID__", "name": "Folder"},
+        {"_id": "__REQ_1__", "_type": "request", "parentId": "__GRP_1__", "name": "One", "method": "GET",
+         "url": "{{_['global-base']}}/one"}]}
+      """#
+    let imported = try InsomniaImporter.parse(Array(text.utf8), file: "folder.json")
+    #expect(imported.templates.map(\.name) == ["Folder/One"])
+    #expect(imported.templates.first?.url == "{{global-base}}/one")
+    #expect(throws: ImportError.self) {
+      try InsomniaImporter.parse(Array(#"{"_type": "export", "__export_format": 1, "items": []}"#.utf8), file: "old.json")
+    }
+  }
+
   @Test func theTwoVersionsImportTheSameRequests() throws {
     #expect(try imported("shop-v4.json").templates == imported("shop-v5.yaml").templates)
   }

@@ -181,7 +181,9 @@ extension HTTPFileImporter.Reader {
     let afterMark = text.first == mark ? text.dropFirst().trimmingSpaces() : nil
     let isScriptFile = afterMark.map { $0.hasSuffix(".js") && !$0.contains(" ") } ?? false
     let isInline = afterMark?.hasPrefix("{%") ?? false
-    let isHttpyacBlock = before && text.hasPrefix("{{") && !text.dropFirst(2).contains("}}")
+    // Before a request, `{{` opening a line that does not close it; after one, `{{` alone.
+    let isHttpyacBlock =
+      before ? text.hasPrefix("{{") && !text.dropFirst(2).contains("}}") : text == "{{" || text == "{{+"
     if !before, text.hasPrefix("?? ") {
       // httpyac's assertions (`?? status == 200`), one a line.
       imported.warnings.append(
@@ -196,7 +198,7 @@ extension HTTPFileImporter.Reader {
         if next.text.contains(end) { break }
       }
     }
-    let kind = before ? "pre-request script" : "response handler script"
+    let kind = before ? "pre-request script" : isHttpyacBlock ? "script" : "response handler script"
     imported.warnings.append(
       "\(file):\(line.number):\(Self.indent(line.text)): the \(kind) is left out (reqbench runs no scripts); "
         + "the request is imported without it")

@@ -203,6 +203,13 @@ public enum HTTPFileImporter {
       while let line = lines.popFirst() {
         let text = line.text.trimmingSpaces()
         if text.isEmpty { continue }
+        if text.hasPrefix("/*") {
+          // httpyac's block comment, up to `*/`.
+          if !text.dropFirst(2).contains("*/") {
+            while let next = lines.popFirst(), !next.text.contains("*/") {}
+          }
+          continue
+        }
         if Reader.isComment(text) {
           if let declared = Reader.requestVariableName(text) { key = declared }
           try directive(text, line: line, name: &name, draft: &draft, extras: &extras)
@@ -241,9 +248,16 @@ public enum HTTPFileImporter {
 
       // Headers, until a blank line.
       var fields: [(name: String, value: String)] = []
-      while let line = lines.popFirst() {
+      while let line = lines.first {
         let text = line.text.trimmingSpaces()
-        if text.isEmpty { break }
+        if text.isEmpty {
+          lines.removeFirst()
+          break
+        }
+        // httpyac: a script block after the request, or a JSON body right after the headers.
+        if text == "{{" || text == "{{+" { break }
+        if text.hasPrefix("[") || (text.hasPrefix("{") && !text.hasPrefix("{{")) { break }
+        lines.removeFirst()
         if Reader.isComment(text) { continue }
         guard let colon = text.firstIndex(of: ":") else {
           throw error(

@@ -97,8 +97,18 @@ public enum InsomniaImporter {
           return x != y ? x < y : a.index < b.index
         }
       }
+      if root["resources"] == nil, root["items"] != nil {
+        throw ImportError(
+          file: file, location: .start,
+          message: "this is an Insomnia 1 export (items); open it in Insomnia and export it again (Insomnia v4 or v5 format)")
+      }
       let several = workspaces.count > 1
-      let roots = workspaces.isEmpty ? [(index: -1, value: JSONValue.null)] : workspaces
+      // Without a workspace (an export of a folder), the parents no resource is are the roots.
+      let ids = Set(resources.compactMap { $0["_id"]?.stringValue })
+      let orphans = Set(resources.compactMap { $0["parentId"]?.stringValue }).subtracting(ids).sorted()
+      let roots =
+        workspaces.isEmpty
+        ? orphans.map { (index: -1, value: JSONValue.object(JSONObject([("_id", .string($0))]))) } : workspaces
       for workspace in roots {
         let id = workspace.value["_id"]?.stringValue ?? ""
         let prefix = several ? [workspace.value["name"]?.stringValue ?? id] : []
@@ -219,7 +229,13 @@ public enum InsomniaImporter {
         throw ForeignPlaceholders.Unsupported(placeholder: String(text[open.lowerBound..<(close?.upperBound ?? text.endIndex)]).prefix(60) + "")
       }
       return try ForeignPlaceholders.template(text) { inner in
-        let name = inner.hasPrefix("_.") ? String(inner.dropFirst(2)) : inner
+        var name = inner.hasPrefix("_.") ? String(inner.dropFirst(2)) : inner
+        // `_['global-base']`, `_["a b"]`: the name in brackets.
+        if inner.hasPrefix("_["), inner.hasSuffix("]"), inner.count > 5, let quote = inner.dropFirst(2).first,
+          quote == "'" || quote == "\"", inner.dropLast().last == quote
+        {
+          name = String(inner.dropFirst(3).dropLast(2))
+        }
         return name.hasPrefix("$") ? nil : name
       }
     }
