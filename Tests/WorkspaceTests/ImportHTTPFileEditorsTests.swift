@@ -45,6 +45,12 @@ struct ImportHTTPFileEditorsTests {
     #expect(imported.warnings.first?.hasPrefix("api.http:5:1: the script is left out") == true)
   }
 
+  @Test func theAsteriskFormIsRefusedSayingWhy() {
+    #expect(throws: ImportError.self) { try http("OPTIONS * HTTP/1.1\nHost: example.com\n") }
+    let message = (try? http("OPTIONS * HTTP/1.1\nHost: example.com\n\n###\nGET https://a.test/\n"))?.warnings.first
+    #expect(message?.hasPrefix("api.http:1:1: a request to * (the asterisk form) cannot be sent") == true)
+  }
+
   @Test func placeholdersWithBlanksAroundTheNameAreVariables() throws {
     let imported = try http("@host = https://a.test\n\nGET {{ host }}/users/{{  id }} HTTP/1.1\nX-Id: {{ id }}\n")
     let t = try #require(imported.templates.first)
