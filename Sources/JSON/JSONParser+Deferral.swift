@@ -90,7 +90,7 @@ extension JSONParser {
 
   /// A parser that records neither locations nor layout.
   init(valuesOnly bytes: [UInt8]) {
-    self.init(bytes: bytes, recordLocations: false)
+    self.init(bytes: bytes, recordLocations: false, duplicateKeys: .refused)
   }
 
   /// The steps of `deferralPath` matched after a member `key` of an object reached with
@@ -175,7 +175,7 @@ extension JSONParser {
       }
       let keyStart = index
       let key = try parseString()
-      let seen = keySet.map { $0.contains(key) } ?? skippedKeys[keysStart...].contains(key)
+      let seen = duplicateKeys == .refused && (keySet.map { $0.contains(key) } ?? skippedKeys[keysStart...].contains(key))
       if seen {
         index = keyStart
         throw error("duplicate key \(JSONSerializer.quote(key))")

@@ -59,6 +59,8 @@ public struct JSONParser {
   /// Whether to keep where every value, member and the whitespace between them are
   /// (`JSONTextEditor`'s layout); `lastNode` is the value just parsed.
   private let recordLayout: Bool
+  /// What an object's repeated key is: an error, or kept (see `DuplicateKeys`).
+  let duplicateKeys: DuplicateKeys
   private var lastNode = JSONLayoutNode(start: 0, end: 0)
   let maxDepth = 512
   /// Where values are left as text (`parse(_:deferring:)`): the path's steps (none for every
@@ -74,32 +76,47 @@ public struct JSONParser {
   /// The keys of the objects being skipped (`skipValue`), each object's after its parent's.
   var skippedKeys: [String] = []
 
-  init(bytes: [UInt8], recordLocations: Bool, recordLayout: Bool = false) {
+  /// An object's key written twice (`{"a": 1, "a": 2}`): RFC 8259 allows it and leaves its
+  /// meaning to the reader.
+  public enum DuplicateKeys: Sendable {
+    /// Both members are kept, in order, as written (so the text is written back as it came);
+    /// a lookup finds the last, as JavaScript's `JSON.parse` and Foundation's parser do. What
+    /// other programs wrote (responses, imported files) is read this way.
+    case kept
+    /// An error at the second key: for the files reqbench owns (the workspace, the secrets),
+    /// where a member silently hidden by another would be a member lost.
+    case refused
+  }
+
+  init(bytes: [UInt8], recordLocations: Bool, recordLayout: Bool = false, duplicateKeys: DuplicateKeys = .kept) {
     self.bytes = bytes
     self.recordLocations = recordLocations
     self.recordLayout = recordLayout
+    self.duplicateKeys = duplicateKeys
   }
 
-  public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
-    try parse(Array(text.utf8))
+  public static func parse(_ text: String, duplicateKeys: DuplicateKeys = .kept) throws(JSONSyntaxError) -> JSONValue {
+    try parse(Array(text.utf8), duplicateKeys: duplicateKeys)
   }
 
-  public static func parse(_ bytes: some Collection<UInt8>) throws(JSONSyntaxError) -> JSONValue {
-    var parser = JSONParser(bytes: Array(bytes), recordLocations: false)
+  public static func parse(_ bytes: some Collection<UInt8>, duplicateKeys: DuplicateKeys = .kept)
+    throws(JSONSyntaxError) -> JSONValue
+  {
+    var parser = JSONParser(bytes: Array(bytes), recordLocations: false, duplicateKeys: duplicateKeys)
     return try parser.parseDocument()
   }
 
-  public static func parseDocument(_ bytes: some Collection<UInt8>) throws(JSONSyntaxError)
-    -> JSONDocument
+  public static func parseDocument(_ bytes: some Collection<UInt8>, duplicateKeys: DuplicateKeys = .kept)
+    throws(JSONSyntaxError) -> JSONDocument
   {
-    var parser = JSONParser(bytes: Array(bytes), recordLocations: true)
+    var parser = JSONParser(bytes: Array(bytes), recordLocations: true, duplicateKeys: duplicateKeys)
     let root = try parser.parseDocument()
     return JSONDocument(root: root, locations: parser.locations)
   }
 
   /// The value and its layout in the text (for `JSONTextEditor`, which writes over it).
   static func parseLayout(_ bytes: [UInt8]) throws(JSONSyntaxError) -> (value: JSONValue, layout: JSONLayoutNode) {
-    var parser = JSONParser(bytes: bytes, recordLocations: false, recordLayout: true)
+    var parser = JSONParser(bytes: bytes, recordLocations: false, recordLayout: true, duplicateKeys: .refused)
     let root = try parser.parseDocument()
     return (root, parser.lastNode)
   }
@@ -163,7 +180,8 @@ public struct JSONParser {
       return .object(JSONObject())
     }
     // The members, made here and handed to the object once; past `JSONObject.indexedCount` of
-    // them, their keys in a set for the duplicate check (a large object stays linear).
+    // them, their keys in a set for the duplicate check when repeated keys are refused (a large
+    // object stays linear).
     var members: [(key: String, value: JSONValue)] = []
     var keys: Set<String>?
     // Room for a small object's members at once, not grown one, two, four.
@@ -180,7 +198,9 @@ public struct JSONParser {
       let key = try parseString()
       let keyEnd = index
       let repeated: Bool
-      if let keys {
+      if duplicateKeys == .kept {
+        repeated = false
+      } else if let keys {
         repeated = keys.contains(key)
       } else {
         repeated = JSONObject.lastIndex(of: key, in: members) != nil
@@ -203,10 +223,12 @@ public struct JSONParser {
         rule: rule >= 0 ? deferralStep(after: rule, key: key) : -1)
       if index > budgetEnd { throw overBudget() }
       members.append((key, value))
-      if keys != nil {
-        keys?.insert(key)
-      } else if members.count > JSONObject.indexedCount {
-        keys = Set(members.lazy.map(\.key))
+      if duplicateKeys == .refused {
+        if keys != nil {
+          keys?.insert(key)
+        } else if members.count > JSONObject.indexedCount {
+          keys = Set(members.lazy.map(\.key))
+        }
       }
       let trailStart = index
       skipWhitespace()

@@ -57,7 +57,7 @@ public struct SecretsFile: Sendable, Equatable {
     }
     let document: JSONDocument
     do {
-      document = try JSONParser.parseDocument(bytes)
+      document = try JSONParser.parseDocument(bytes, duplicateKeys: .refused)
     } catch {
       throw WorkspaceError(
         kind: .syntax, file: url.relativePath,

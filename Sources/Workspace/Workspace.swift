@@ -111,7 +111,7 @@ public struct Workspace: Sendable, Equatable {
       workspace.sourceText = SourceText(bytes, file: file)
       return workspace
     }
-    let document = (try? JSONParser.parseDocument(bytes)) ?? JSONDocument(root: root, locations: [:])
+    let document = (try? JSONParser.parseDocument(bytes, duplicateKeys: .refused)) ?? JSONDocument(root: root, locations: [:])
     var reader = WorkspaceReader(document: document)
     _ = reader.workspace(document.root, defaultName: defaultName(for: file), at: .root)
     throw WorkspaceError(kind: .invalid, file: file, problems: sorted(reader.problems))
@@ -217,7 +217,7 @@ struct SourceText: Sendable, Equatable {
       parsed.withLock { parsed in
         if let parsed { return parsed }
         var result: Located?
-        if let document = try? JSONParser.parseDocument(bytes) {
+        if let document = try? JSONParser.parseDocument(bytes, duplicateKeys: .refused) {
           var requests: [String: Int] = [:]
           for (i, request) in (document.root["requests"]?.arrayValue ?? []).enumerated() {
             if let name = request["name"]?.stringValue, requests[name] == nil { requests[name] = i }

@@ -120,10 +120,10 @@ extension WorkspaceFile {
     }
     guard let (theirBytes, theirStamp) = read.contents else { throw .deleted }
     var base: JSONValue?
-    if case .present(let stamp) = loaded { base = try? JSONParser.parse(stamp.content) }
+    if case .present(let stamp) = loaded { base = try? JSONParser.parse(stamp.content, duplicateKeys: .refused) }
     let theirs: JSONValue
     do {
-      theirs = try JSONParser.parse(theirBytes)
+      theirs = try JSONParser.parse(theirBytes, duplicateKeys: .refused)
     } catch {
       throw .unreadable("\(url.relativePath):\(error.description)")
     }

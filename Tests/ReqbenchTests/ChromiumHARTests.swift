@@ -99,7 +99,7 @@ struct ChromiumHARTests {
     #expect(users["query"]?["page"]?.stringValue == "2" && users["query"]?["sort"]?.stringValue == "name", "\(users)")
     let login = try #require(echoes["app/post-anything-api-login"])
     #expect(try JSONParser.parse(login["body"]?.stringValue ?? "") == JSONValue.object(JSONObject([("user", "ada"), ("password", "secret")])))
-    #expect(echoes["app/post-anything-api-search"]?["body"]?.stringValue == "q=swift%20curl&lang=en")  // the browser's q=swift+curl
+    #expect(echoes["app/post-anything-api-search"]?["body"]?.stringValue == "q=swift+curl&lang=en")  // the browser's bytes
     #expect(echoes["app/put-api-items-7"]?["body"]?.stringValue == "renamed")
     #expect(echoes["app/delete-api-items-7"]?["method"]?.stringValue == "DELETE")
 

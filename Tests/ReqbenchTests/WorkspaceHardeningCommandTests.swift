@@ -3,9 +3,9 @@ import RequestEngine
 import TestSupport
 import Testing
 
-/// Issue 18, items 9 and 10, through the built binary against the fixture server: a body that is
-/// a folder fails at once (it waited the idle timeout), a HEAD with a body does not load, and an
-/// import never leaves a workspace that no longer loads.
+/// Through the built binary against the fixture server: a body that is a folder fails at once
+/// (not after the idle timeout), a HEAD with a body does not load, and an import never leaves a
+/// workspace that no longer loads.
 @Suite struct WorkspaceHardeningCommandTests {
   func reqbench(_ args: [String], in folder: URL) throws -> ProcessResult {
     try runProcess(try reqbenchBinary, args, currentDirectory: folder, timeout: 60)
@@ -67,7 +67,8 @@ import Testing
   }
 
   /// A JSON body 510 deep parses on its own but not inside a workspace (4 levels more, over the
-  /// reader's 512): each importer refuses it, names why, and the workspace keeps its bytes.
+  /// reader's 512): each importer that makes it a value refuses it, names why, and the workspace
+  /// keeps its bytes; Postman's raw body is text, kept as written, and loads.
   @Test func anImportNeverLeavesAWorkspaceThatDoesNotLoad() throws {
     let (ws, folder) = try workspaceFile(#"{"version": 1, "requests": [{"name": "kept", "url": "http://127.0.0.1:9/"}]}"# + "\n")
     defer { try? FileManager.default.removeItem(at: folder) }
@@ -77,8 +78,6 @@ import Testing
     let inputs = [
       ("curl", "in.sh", "curl http://127.0.0.1:9/anything -H 'Content-Type: application/json' --data-raw '\(deep)'\n"),
       ("http", "in.http", "POST http://127.0.0.1:9/anything\nContent-Type: application/json\n\n\(deep)\n"),
-      ("postman", "in.postman.json",
-       #"{"info": {"name": "c", "schema": "https://schema.getpostman.com/json/collection/v2.1.0/collection.json"}, "item": [{"name": "deep", "request": {"method": "POST", "url": "http://127.0.0.1:9/anything", "header": [{"key": "Content-Type", "value": "application/json"}], "body": {"mode": "raw", "raw": \#(postmanBody)}}}]}"#),
     ]
     for (format, file, text) in inputs {
       let input = folder.appendingPathComponent(file)
@@ -89,6 +88,19 @@ import Testing
       #expect(result.stderr.contains("nesting deeper than 512 levels"), "\(format): \(result.stderr)")
       #expect(try String(contentsOfFile: ws, encoding: .utf8) == original, "\(format) changed the workspace")
     }
+    // Postman's raw body is text whatever its language: kept as written, nothing to refuse.
+    let collection = folder.appendingPathComponent("in.postman.json")
+    try (#"{"info": {"name": "c", "schema": "https://schema.getpostman.com/json/collection/v2.1.0/collection.json"}, "item": [{"name": "deep", "request": {"method": "POST", "url": "http://127.0.0.1:9/anything", "header": [{"key": "Content-Type", "value": "application/json"}], "body": {"mode": "raw", "raw": \#(postmanBody)}}}]}"#)
+      .write(to: collection, atomically: true, encoding: .utf8)
+    let postman = try reqbench(["import", "postman", collection.path, "--into", ws], in: folder)
+    #expect(postman.status == 0, "\(postman.stderr)")
+    let saved = try JSONParser.parse(try Data(contentsOf: URL(fileURLWithPath: ws)))
+    let requests = saved["requests"]?.arrayValue ?? []
+    #expect(requests.count == 2 && requests[1]["body"]?["text"]?.stringValue == deep, "\(requests)")
+    // It loads: a run gets as far as sending (to a port nothing listens on).
+    let run = try reqbench(["run", ws, "deep", "--no-history"], in: folder)
+    #expect(run.status == 1 && !run.stderr.contains("nesting"), "\(run.stderr)")
+
     // The same into a workspace that does not exist yet: it is not created.
     let fresh = folder.appendingPathComponent("fresh.json").path
     let result = try reqbench(["import", "curl", folder.appendingPathComponent("in.sh").path, "--into", fresh], in: folder)
@@ -97,7 +109,7 @@ import Testing
   }
 }
 
-/// Issue 18, item 13: a secret's value never shows in a message: a URL a secret makes invalid
+/// A secret's value never shows in a message: a URL a secret makes invalid
 /// (a space, no host) on stderr, in `--json` and in `export curl`'s error; a download path made
 /// from a secret in the status line, `--json`'s `file` and `export curl -o`.
 @Suite struct SecretsInMessagesTests {

@@ -26,7 +26,7 @@ struct JSONTests {
   ])
   func reportsLineAndColumn(text: String, line: Int, column: Int, message: String) {
     do {
-      _ = try JSONParser.parse(text)
+      _ = try JSONParser.parse(text, duplicateKeys: .refused)
       Issue.record("expected a syntax error")
     } catch {
       #expect(error.location == SourceLocation(line: line, column: column))

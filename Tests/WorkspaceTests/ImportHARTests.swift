@@ -29,8 +29,9 @@ struct ImportHARTests {
     #expect(imported.templates.map(\.method) == [.GET, .GET, .POST, .POST, .POST])
     #expect(imported.warnings.contains("browser.har: 1 entry is not http or https (data:, blob:, ws:…); left out"))
     let users = imported.templates[1]
-    #expect(users.url == "https://app.example.test/api/users")
-    #expect(users.query == JSONObject([("page", "2"), ("sort", "name")]))
+    // The URL as the browser sent it, its query as written.
+    #expect(users.url == "https://app.example.test/api/users?page=2&sort=name")
+    #expect(users.query == JSONObject())
     #expect(users.headers["Authorization"] == "Bearer eyJhbGciOi")
     #expect(users.headers["Referer"] == "https://app.example.test/")
   }
@@ -40,7 +41,7 @@ struct ImportHARTests {
     let names = page.headers.fields.map { $0.name.lowercased() }
     #expect(names == ["accept", "upgrade-insecure-requests", "user-agent"])
     let login = try browser().templates[2]
-    #expect(login.headers.fields.map(\.name) == ["Origin"])  // Host, Connection, Content-Length out
+    #expect(login.headers.fields.map(\.name) == ["Content-Type", "Origin"])  // Host, Connection, Content-Length out
     // --cookies keeps them.
     let withCookies = try browser(HARImporter.Options(cookies: true)).templates[0]
     #expect(withCookies.headers["Cookie"] == "session=abc123; theme=dark")
@@ -49,9 +50,10 @@ struct ImportHARTests {
 
   @Test func bodiesByTheirTypes() throws {
     let imported = try browser()
-    #expect(imported.templates[2].body == .json(JSONValue.object(JSONObject([("user", "ada"), ("password", "secret")]))))
-    #expect(imported.templates[3].body == .form(JSONObject([("q", "swift curl"), ("n", "10")])))
-    #expect(imported.templates[3].headers["Content-Type"] == nil)
+    // The text as the browser sent it, its Content-Type where the browser wrote it.
+    #expect(imported.templates[2].body == .text(#"{"user":"ada","password":"secret"}"#, contentType: nil))
+    #expect(imported.templates[3].body == .text("q=swift+curl&n=10", contentType: nil))
+    #expect(imported.templates[3].headers["Content-Type"] == "application/x-www-form-urlencoded")
     // Multipart from params: the value parts; the file part cannot come (no content in a HAR).
     #expect(imported.templates[4].body == .multipart([MultipartField(name: "title", value: "holiday")]))
     #expect(imported.templates[4].headers["Content-Type"] == nil)
@@ -64,6 +66,20 @@ struct ImportHARTests {
     #expect(imported.warnings.contains("browser.har: 2 entries do not match --filter; left out"))
   }
 
+  /// HARP, the HAR wrapped in a JavaScript call that Firebug's NetExport and HAR Viewer write,
+  /// is read as the HAR inside; an error in it points into the file as written.
+  @Test func aHARWrappedInAJavaScriptCallIsReadAsTheHARInside() throws {
+    let har = #"{"log": {"version": "1.1", "entries": [{"request": {"method": "GET", "url": "http://a.test/x?y=1"}}]}}"#
+    for wrapped in ["onInputData(\(har));\n", "\u{FEFF}  callback_testLoad1(\n\(har)\n)", "HAR.load(\(har))"] {
+      let imported = try HARImporter.parse(Array(wrapped.utf8), file: "s.harp")
+      #expect(imported.templates.map(\.url) == ["http://a.test/x?y=1"], "\(wrapped)")
+    }
+    #expect(failure("onInputData({\"log\": [1,});")?.description.hasPrefix("s.har:1:24: a HAR file is JSON") == true)
+    // Not a call: left as it is, and refused as JSON.
+    #expect(failure("onInputData {}")?.description.hasPrefix("s.har:1:1: a HAR file is JSON") == true)
+    #expect(failure("f(")?.description.hasPrefix("s.har:1:1: a HAR file is JSON") == true)
+  }
+
   @Test func errorsSayWhereInTheFile() throws {
     #expect(failure("{\"log\": [1,}")?.description.hasPrefix("s.har:1:12: a HAR file is JSON, and this is not") == true)
     #expect(failure("{\"entries\": []}")?.description.hasPrefix("s.har:1:1: this is not a HAR file (no \"log\" object)") == true)
@@ -74,16 +90,20 @@ struct ImportHARTests {
           {"response": {}}
         ]}}
       """
-    #expect(failure(noRequest)?.description == "s.har:4:5: entry 2 has no \"request\" object")
+    // One entry that cannot be read is left out, named and placed; the others are imported.
+    let partly = try HARImporter.parse(Array(noRequest.utf8), file: "s.har")
+    #expect(partly.templates.map(\.url) == ["http://a.test/"])
+    #expect(partly.warnings == ["s.har:4:5: entry 2 has no \"request\" object; this entry is not imported"])
     let badMethod = """
       {"log": {"entries": [
         {"request": {"method": "BR EW", "url": "http://a.test/"}}]}}
       """
-    #expect(failure(badMethod)?.description.hasPrefix("s.har:2:26: entry 1: \"BR EW\" is not a method") == true)
+    #expect(failure(badMethod)?.description.hasPrefix("s.har:1:21: no entry could be imported (s.har:2:26: entry 1: \"BR EW\" is not a method") == true,
+      "\(String(describing: failure(badMethod)))")
     let badHeaders = """
       {"log": {"entries": [{"request": {"url": "http://a.test/", "headers": {"a": "b"}}}]}}
       """
-    #expect(failure(badHeaders)?.description.hasPrefix("s.har:1:71: entry 1: \"headers\" should be a list") == true)
+    #expect(failure(badHeaders)?.description.contains("(s.har:1:71: entry 1: \"headers\" should be a list") == true)
     let filtered = try #require(
       failure(#"{"log": {"entries": [{"request": {"url": "http://a.test/x"}}]}}"#, HARImporter.Options(filter: "/api/")))
     #expect(filtered.description == "s.har:1:21: no entry's URL contains \"/api/\" (of 1 entries); nothing was imported")

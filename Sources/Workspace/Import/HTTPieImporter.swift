@@ -100,8 +100,11 @@ public enum HTTPieImporter {
     var raw: String?
     var authType = "basic"
     var auth: String?
-    var headers: [(name: String, value: String)] = []
-    var query: [(key: String, value: String?)] = []
+    /// Header items in order; nil for `Name:` (HTTPie: do not send it).
+    var headers: [(name: String, value: String?)] = []
+    var query: [(key: String, value: String)] = []
+    /// `--json` given: HTTPie's JSON headers even without data.
+    var explicitJSON = false
     var fields = JSONValue.object(JSONObject())
     var hasFields = false
     var formFields: [(name: String, value: String)] = []
@@ -139,7 +142,9 @@ public enum HTTPieImporter {
           return next.text
         }
         switch flag {
-        case "-j", "--json": form = false
+        case "-j", "--json":
+          form = false
+          explicitJSON = true
         case "-f", "--form": form = true
         case "--multipart": multipart = true
         case "-a", "--auth": auth = try value()
@@ -188,7 +193,7 @@ public enum HTTPieImporter {
     func isItem(_ text: String) -> Bool { Self.separator(in: text) != nil }
 
     /// The separators, longest first where two start at the same place.
-    static let separators = [":=@", "=@", "==", ":=", "=", "@", ":", ";"]
+    static let separators = [":=@", "==@", "=@", ":@", "==", ":=", "=", "@", ":", ";"]
 
     /// The item's separator: the one that starts first (the longest of those starting there).
     static func separator(in text: String) -> (separator: String, range: Range<String.Index>)? {
@@ -210,8 +215,14 @@ public enum HTTPieImporter {
       let value = String(word.text[range.upperBound...])
       guard !key.isEmpty else { throw error("\(JSONSerializer.quote(word.text)) has no name before \(separator)", at: word.location) }
       switch separator {
-      case ":": headers.append((key, value.trimmingSpaces()))
-      case ";": headers.append((key, ""))
+      case ":":
+        let trimmed = value.trimmingSpaces()
+        headers.append((key, trimmed.isEmpty ? nil : trimmed))
+      case ";":
+        headers.append((key, ""))
+        warnings.append(
+          "\(file):\(word.location): HTTPie sends \(key) with an empty value; reqbench does not send a header of "
+            + "empty value (an empty value removes a header)")
       case "==": query.append((key, value))
       case "=":
         if form || multipart {
@@ -235,9 +246,10 @@ public enum HTTPieImporter {
           field.type = String(value[semicolon.upperBound...])
         }
         files.append(field)
-      default:  // =@ and :=@
+      default:  // =@, :=@, ==@ and :@
         throw error(
-          "\(word.text): reqbench does not read a field's value from a file at import; write the value (field=value)",
+          "\(word.text): reqbench does not read a value from a file at import (HTTPie's \(separator)); "
+            + "write the value (field=value, name==value, Header:value)",
           at: word.location)
       }
     }
@@ -247,8 +259,10 @@ public enum HTTPieImporter {
       hasFields = true
       var path: [String] = []
       var rest = Substring(key)
-      if let open = rest.firstIndex(of: "["), open != rest.startIndex {
-        path.append(String(rest[..<open]))
+      if let open = rest.firstIndex(of: "[") {
+        // `[]:=1` (a key that starts with `[`): the body is a top-level array, as in HTTPie.
+        if open == rest.startIndex, fields == .object(JSONObject()) { fields = .array([]) }
+        if open != rest.startIndex { path.append(String(rest[..<open])) }
         rest = rest[open...]
         while !rest.isEmpty {
           guard rest.first == "[", let close = rest.firstIndex(of: "]") else {
@@ -294,44 +308,76 @@ public enum HTTPieImporter {
       return .object(object)
     }
 
+    /// The request as HTTPie sends it: the URL and query as `requests` writes them (kept in the
+    /// URL), the body's bytes as HTTPie writes them (a text body), and its headers in its order,
+    /// `Accept` and `Connection: keep-alive` included (see `HTTPieWire.headers`). Left to the
+    /// engine: `User-Agent`, `Accept-Encoding` (it offers every coding it decodes),
+    /// `Content-Length`, and `-a`'s `Authorization` (the request's auth).
     mutating func finish() throws(ImportError) -> RequestTemplate {
       guard let urlWord = url else { throw error("this HTTPie command has no URL", at: command.location) }
       var address = urlWord.text.trimmingSpaces()
-      if address.hasPrefix(":") {
+      if address.hasPrefix("://") { address.removeFirst(3) }  // HTTPie's "paste after `http`"
+      if address.hasPrefix(":"), !address.hasPrefix("::") {
         // `:3000/users`, `:/users`: localhost.
         address = "localhost" + (address.hasPrefix(":/") ? String(address.dropFirst()) : address)
       }
       address = try RequestDraft.commandLineURL(address, scheme: scheme, file: file, at: urlWord.location)
-      draft.setURL(address)
-      if !query.isEmpty {
-        let own = draft.query.members.map { (key: $0.key, value: $0.value.stringValue) }
-        draft.setQuery(own + query)
-      }
-      draft.addHeaders(headers.filter { !RequestDraft.isLeftOut(header: $0.name) }.map { ($0.name, $0.value) })
+      address = HTTPieWire.appendQuery(query, to: HTTPieWire.requote(address))
+      if let hash = address.firstIndex(of: "#") { address = String(address[..<hash]) }  // never sent
+      draft.url = address
 
-      let hasData = hasFields || !formFields.isEmpty || !files.isEmpty || raw != nil
       if raw != nil && (hasFields || !formFields.isEmpty || !files.isEmpty) {
         throw error("--raw is the whole body; it does not go with request items that set fields", at: command.location)
       }
+      let isMultipart = multipart || !files.isEmpty
+      let hasData = hasFields || !formFields.isEmpty || !files.isEmpty || raw != nil
+      // HTTPie's own headers (`make_default_headers`).
+      var defaults: [(name: String, value: String)] = []
+      let autoJSON = hasData && !form && !isMultipart
+      if explicitJSON || autoJSON {
+        defaults.append(("Accept", HTTPieWire.jsonAccept))
+        if explicitJSON || hasData { defaults.append(("Content-Type", "application/json")) }
+      } else if form && files.isEmpty && !isMultipart {
+        defaults.append(("Content-Type", HTTPieWire.formContentType))
+      }
+      var text: String?
       if let raw {
-        draft.setBody(raw, defaultContentType: form ? RequestDraft.formType : "application/json", json: !form)
-      } else if !files.isEmpty || multipart {
+        text = raw
+      } else if isMultipart {
         draft.setMultipart(formFields.map { MultipartField(name: $0.name, value: $0.value) } + files)
       } else if !formFields.isEmpty {
-        // An object when the names are unique, else the encoded text (`setBody`'s rule).
-        let pairs = formFields.map { PlaceholderEncoding.encode($0.name) + "=" + PlaceholderEncoding.encode($0.value) }
-        draft.setBody(pairs.joined(separator: "&"), defaultContentType: RequestDraft.formType)
-      } else if hasFields {
-        draft.body = .json(fields)
-        if let type = draft.headers["Content-Type"], RequestDraft.restates(type, "application/json") {
-          draft.headers["Content-Type"] = nil
-        }
-      }
-      if hasData, !draft.headers.contains("Accept"), !form, !multipart, files.isEmpty {
-        draft.headers["Accept"] = "application/json, */*;q=0.5"  // what HTTPie sends with JSON
+        text = HTTPieWire.form(formFields)
+      } else if hasFields, fields != .object(JSONObject()) {
+        text = HTTPieWire.json(fields)
       }
       draft.method = method ?? (hasData ? .POST : .GET)
-      if let auth { try setAuth(auth) }
+      // `-a`'s header wins over an `Authorization:` item (its place among the headers is all
+      // that matters here: the engine writes the value from the request's auth).
+      var authHeader: String?
+      if let auth {
+        try setAuth(auth)
+        if case .digest? = draft.auth {} else { authHeader = "\u{0}auth" }
+      }
+      let lengthless = draft.method == .GET || draft.method == .HEAD || draft.method == .OPTIONS
+      let length = text.map { String($0.utf8.count) } ?? (lengthless ? nil : "0")
+      var sent = HTTPieWire.headers(defaults: defaults, items: headers, contentLength: length, auth: authHeader)
+      sent.removeAll { field in
+        let name = field.name.lowercased()
+        return (name == "user-agent" && field.value == HTTPieWire.userAgent)
+          || RequestDraft.isLeftOut(header: field.name)
+          || (name == "authorization" && auth != nil)
+          || (name == "content-type" && isMultipart && RequestDraft.mediaType(field.value) == "multipart/form-data")
+      }
+      // A `Name:` item of a header reqbench sends of its own (`User-Agent:`) removes it here too.
+      for item in headers where item.value == nil && !sent.contains(where: { $0.name.lowercased() == item.name.lowercased() }) {
+        if ["user-agent", "accept"].contains(item.name.lowercased()) { sent.append((item.name, "")) }
+      }
+      if let text {
+        draft.body = .text(text, contentType: nil)
+        // HTTPie sent no Content-Type (`Content-Type:`): neither does reqbench.
+        if !sent.contains(where: { $0.name.lowercased() == "content-type" }) { sent.append(("Content-Type", "")) }
+      }
+      draft.headers = HTTPHeaders(sent.map { ($0.name, $0.value) })
       return try draft.commandLineTemplate(file: file, at: command.location, warnings: &warnings)
     }
 

@@ -30,7 +30,7 @@ extension PostmanImporter.Reader {
     imported.environments = [Environment(name: name, variables: variables)]
   }
 
-  func variables(_ value: JSONValue, at path: JSONPath) throws(ImportError) -> [Variable] {
+  mutating func variables(_ value: JSONValue, at path: JSONPath) throws(ImportError) -> [Variable] {
     guard let items = value.arrayValue else {
       throw error("\"variable\" should be a list of {\"key\": …, \"value\": …}", at: path)
     }
@@ -38,13 +38,21 @@ extension PostmanImporter.Reader {
     for (i, item) in items.enumerated() {
       // A collection's variable says `disabled`, an environment's `enabled`.
       if item["disabled"]?.boolValue == true || item["enabled"]?.boolValue == false { continue }
-      guard let key = item["key"]?.stringValue, Template.isValidName(key) else {
-        throw error(
-          "a variable needs a \"key\" made of letters, digits, '_', '-' and '.'",
-          at: path.appending(i).appending("key"))
+      guard let key = item["key"]?.stringValue, !key.isEmpty else {
+        throw error("a variable needs a \"key\"", at: path.appending(i).appending("key"))
       }
+      guard Template.isValidName(key) else {
+        // `{{a/b}}` in the requests stays as written text (`PostmanText`).
+        let location = document.location(of: path.appending(i).appending("key")).map { ":\($0)" } ?? ""
+        imported.warnings.append(
+          "\(file)\(location): the variable \(JSONSerializer.quote(key)) is not imported: a variable name here is "
+            + "letters, digits, '_', '-' and '.'; where a request uses {{\(key)}} it is kept as text")
+        continue
+      }
+      var texts = PostmanText()
+      let value = texts.template(Self.text(item["value"]))
       variables.removeAll { $0.name == key }
-      variables.append(Variable(name: key, value: Self.text(item["value"])))
+      variables.append(Variable(name: key, value: value))
     }
     return variables
   }

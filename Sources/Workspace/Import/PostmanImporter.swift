@@ -33,7 +33,7 @@ public enum PostmanImporter {
   public static func parse(_ bytes: [UInt8], file: String) throws(ImportError) -> ImportedRequests {
     let document: JSONDocument
     do {
-      document = try JSONParser.parseDocument(bytes)
+      document = try JSONParser.parseDocument(utf8(bytes))
     } catch {
       throw ImportError(
         file: file, location: error.location,
@@ -47,6 +47,27 @@ public enum PostmanImporter {
     }
     return reader.imported
   }
+
+  /// The bytes as UTF-8: a UTF-8 byte order mark is dropped, and UTF-16 with one (what Windows
+  /// tools write an exported environment as) is read as UTF-16.
+  static func utf8(_ bytes: [UInt8]) -> [UInt8] {
+    if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { return Array(bytes.dropFirst(3)) }
+    let little = bytes.starts(with: [0xFF, 0xFE])
+    guard little || bytes.starts(with: [0xFE, 0xFF]) else { return bytes }
+    var units: [UInt16] = []
+    units.reserveCapacity(bytes.count / 2)
+    var index = 2
+    while index + 1 < bytes.count {
+      let (a, b) = (UInt16(bytes[index]), UInt16(bytes[index + 1]))
+      units.append(little ? b << 8 | a : a << 8 | b)
+      index += 2
+    }
+    return Array(String(decoding: units, as: UTF16.self).utf8)
+  }
+
+  /// The methods whose body Postman does not send (postman-runtime's `METHODS_WITHOUT_BODY`)
+  /// unless the request's `protocolProfileBehavior.disableBodyPruning` is true.
+  static let prunedMethods: Set<String> = ["GET", "COPY", "HEAD", "PURGE", "UNLOCK"]
 
   /// Reads one document (a collection here; variables, environments and globals in
   /// `PostmanImporter+Variables.swift`).
@@ -66,19 +87,36 @@ public enum PostmanImporter {
     }
 
     mutating func collection() throws(ImportError) {
+      if case .object(let root) = document.root, root["info"] == nil, root["requests"]?.arrayValue != nil {
+        throw error(
+          "this is a Postman collection in format v1 (a \"requests\" list, no \"info\"), which reqbench does not "
+            + "read; convert it to v2.1 with postman-collection-transformer (npx postman-collection-transformer "
+            + "convert -i in.json -o out.json -j 1.0.0 -p 2.1.0), or export it from Postman as Collection v2.1",
+          at: .root)
+      }
+      // A collection without `info` but with its `item` list (newman runs one) is read too.
+      if case .object(let root) = document.root, root["info"] == nil, root["item"]?.arrayValue?.isEmpty == false {
+        try items(root)
+        return
+      }
       guard case .object(let root) = document.root, let info = root["info"]?.objectValue else {
         throw error(
           "this is not a Postman collection (no \"info\") nor an environment (no \"values\"); export it from "
             + "Postman as Collection v2.1, or an environment's ⋯ › Export", at: .root)
       }
       if let schema = info["schema"]?.stringValue, !schema.contains("v2.1"),
-        !schema.contains("v2.0")
+        !schema.contains("v2.0"), !schema.contains("/v2/")
       {
         throw error(
           "this collection's format is \(schema); reqbench reads Postman collections v2.1 "
             + "(and v2.0): export it again as Collection v2.1",
           at: JSONPath.root.appending("info").appending("schema"))
       }
+      try items(root)
+    }
+
+    /// The collection's variables, auth and items.
+    mutating func items(_ root: JSONObject) throws(ImportError) {
       guard let items = root["item"]?.arrayValue else {
         throw error("the collection has no \"item\" list of requests", at: .root)
       }
@@ -128,9 +166,9 @@ public enum PostmanImporter {
         guard case .object(let object) = item else {
           throw error("expected an item (an object with \"name\" and \"request\")", at: at)
         }
-        guard let name = object["name"]?.stringValue?.trimmingSpaces(), !name.isEmpty else {
-          throw error("this item has no \"name\"", at: at)
-        }
+        // An item without a name is named from its method and URL (`fullName` below); a
+        // folder without one adds no folder.
+        let name = (object["name"].map { Reader.text($0) } ?? "").trimmingSpaces()
         countScripts(object["event"])
         var inherited = auth
         if let value = object["auth"], value != .null {
@@ -142,10 +180,9 @@ public enum PostmanImporter {
               "the folder \(JSONSerializer.quote(name)) needs an \"item\" list",
               at: at.appending("item"))
           }
-          try walk(list, at: at.appending("item"), folders: folders + [name], auth: inherited)
+          try walk(list, at: at.appending("item"), folders: folders + (name.isEmpty ? [] : [name]), auth: inherited)
         } else if let request = object["request"] {
-          let fullName = (folders + [name]).joined(separator: "/")
-          try self.request(request, at: at, name: fullName, auth: inherited)
+          try self.request(request, at: at, folders: folders, name: name, auth: inherited, behavior: object["protocolProfileBehavior"])
         } else {
           throw error(
             "the item \(JSONSerializer.quote(name)) has neither a \"request\" nor an \"item\" list",
@@ -154,14 +191,17 @@ public enum PostmanImporter {
       }
     }
 
-    mutating func request(_ value: JSONValue, at item: JSONPath, name: String, auth: AuthChoice)
-      throws(ImportError)
-    {
+    mutating func request(
+      _ value: JSONValue, at item: JSONPath, folders: [String], name given: String, auth: AuthChoice,
+      behavior: JSONValue?
+    ) throws(ImportError) {
       let path = item.appending("request")
+      var name = (folders + [given.isEmpty ? "(unnamed item)" : given]).joined(separator: "/")
       func fail(_ message: String, _ at: JSONPath) -> ImportError {
         error("request \(JSONSerializer.quote(name)): \(message)", at: at)
       }
       var draft = RequestDraft()
+      var hadContentTypeHeader = false
       var choice = auth
       switch value {
       case .string(let url):
@@ -178,6 +218,7 @@ public enum PostmanImporter {
         if let header = request["header"] {
           try headers(header, at: path.appending("header"), name: name, into: &draft)
         }
+        hadContentTypeHeader = draft.headers["Content-Type"] != nil
         if let body = request["body"], body != .null {
           try self.body(body, at: path.appending("body"), name: name, into: &draft)
         }
@@ -204,6 +245,29 @@ public enum PostmanImporter {
           "request \(JSONSerializer.quote(name)): auth type \(JSONSerializer.quote(type)) is not "
             + "supported; imported without auth")
       }
+      if given.isEmpty {
+        name = (folders + [RequestDraft.derivedName(method: draft.method, url: draft.url)]).joined(separator: "/")
+      }
+      // What Postman does not send: the body of GET, HEAD, COPY, PURGE and UNLOCK unless the
+      // request says `disableBodyPruning`.
+      if draft.body != nil, PostmanImporter.prunedMethods.contains(draft.method.rawValue.uppercased()),
+        behavior?["disableBodyPruning"]?.boolValue != true
+      {
+        draft.body = nil
+        if let type = draft.headers["Content-Type"], !type.isEmpty, !hadContentTypeHeader { draft.headers["Content-Type"] = nil }
+        imported.warnings.append(
+          "\(file): request \(JSONSerializer.quote(name)): Postman does not send the body of a \(draft.method.rawValue) "
+            + "request (its protocolProfileBehavior.disableBodyPruning is not true), so the body is not imported")
+      }
+      if draft.body != nil, draft.method == .HEAD {
+        draft.body = nil
+        imported.warnings.append(
+          "\(file): request \(JSONSerializer.quote(name)): Postman sends this HEAD request's body "
+            + "(disableBodyPruning); reqbench sends no body with HEAD, so the body is not imported")
+      }
+      var texts = PostmanText()
+      texts.apply(to: &draft)
+      if let warning = texts.warning(file: file, request: name) { imported.warnings.append(warning) }
       let template = draft.template(name: name)
       if let problem = RequestDraft.problem(in: template) {
         throw fail("it would not load in a workspace: \(problem)", item)
@@ -274,7 +338,21 @@ public enum PostmanImporter {
           base = segments.joined(separator: "/")
         }
       }
-      if let query = url["query"]?.arrayValue {
+      if !raw.isEmpty {
+        // `raw` as written: Postman keeps it and the parts in step, and sends its query bytes.
+        let query = raw.firstIndex(of: "?").map { raw[$0...].prefix { $0 != "#" } } ?? ""
+        var parts = URLResolver.split(try absolute(base + query, at: path, name: name))
+        parts.fragment = nil
+        draft.url = URLResolver.join(parts)
+        // Disabled parameters (not in `raw`) are kept switched off.
+        var members: [(key: String, value: JSONValue)] = []
+        for item in url["query"]?.arrayValue ?? [] where item["disabled"]?.boolValue == true {
+          guard let key = item["key"]?.stringValue, !key.isEmpty, !members.contains(where: { $0.key == key }) else { continue }
+          members.append((key, item["value"].flatMap { $0 == .null ? nil : .string(Reader.text($0)) } ?? .null))
+          draft.switchedOff.set(query: key, off: true)
+        }
+        draft.query = JSONObject(distinctKeys: members)
+      } else if let query = url["query"]?.arrayValue {
         draft.setURL(try absolute(base, at: path, name: name))
         var pairs: [(key: String, value: String?)] = []
         var disabled: [(key: String, value: String?)] = []
@@ -356,109 +434,6 @@ public enum PostmanImporter {
         if field.disabled { draft.switchedOff.set(header: fieldName, off: true) }
       }
       draft.addHeaders(added)
-    }
-
-    func body(_ value: JSONValue, at path: JSONPath, name: String, into draft: inout RequestDraft)
-      throws(ImportError)
-    {
-      func fail(_ message: String, _ at: JSONPath) -> ImportError {
-        error("request \(JSONSerializer.quote(name)): \(message)", at: at)
-      }
-      if value["disabled"]?.boolValue == true { return }
-      let mode = value["mode"]?.stringValue ?? "none"
-      switch mode {
-      case "none":
-        return
-      case "raw":
-        let raw = value["raw"]?.stringValue ?? ""
-        guard !raw.isEmpty else { return }
-        let language = value["options"]?["raw"]?["language"]?.stringValue ?? "text"
-        let types = [
-          "json": "application/json", "xml": "application/xml", "html": "text/html",
-          "javascript": "application/javascript", "text": "text/plain",
-        ]
-        draft.setBody(raw, defaultContentType: types[language], json: language == "json")
-      case "urlencoded":
-        guard let items = value["urlencoded"]?.arrayValue else {
-          throw fail("a urlencoded body needs an \"urlencoded\" list", path)
-        }
-        let pairs = items.filter { $0["disabled"]?.boolValue != true }.map { item in
-          PlaceholderEncoding.encode(Reader.text(item["key"])) + "="
-            + PlaceholderEncoding.encode(Reader.text(item["value"]))
-        }
-        draft.setBody(pairs.joined(separator: "&"), defaultContentType: RequestDraft.formType)
-      case "graphql":
-        let graphql = value["graphql"]
-        var object = JSONObject()
-        object["query"] = .string(Reader.text(graphql?["query"]))
-        let variables = Reader.text(graphql?["variables"]).trimmingSpaces()
-        if !variables.isEmpty {
-          do {
-            object["variables"] = try JSONParser.parse(variables)
-          } catch {
-            throw fail(
-              "the GraphQL variables are not valid JSON: \(error.message)",
-              path.appending("graphql").appending("variables"))
-          }
-        }
-        draft.body = .json(.object(object))
-        if let header = draft.headers["Content-Type"],
-          RequestDraft.restates(header, "application/json")
-        {
-          draft.headers["Content-Type"] = nil
-        }
-      case "formdata":
-        guard let items = value["formdata"]?.arrayValue else {
-          throw fail("a formdata body needs a \"formdata\" list", path)
-        }
-        var fields: [MultipartField] = []
-        for (i, item) in items.enumerated() where item["disabled"]?.boolValue != true {
-          let at = path.appending("formdata").appending(i)
-          let key = Reader.text(item["key"])
-          guard !key.isEmpty else { throw fail("this form-data entry has no \"key\"", at) }
-          let type = item["contentType"].map { Reader.text($0).trimmingSpaces() }
-            .flatMap { $0.isEmpty ? nil : $0 }
-          guard item["type"]?.stringValue == "file" else {
-            fields.append(MultipartField(name: key, value: Reader.text(item["value"]), type: type))
-            continue
-          }
-          var sources: [(String, JSONPath)] = []
-          switch item["src"] {
-          case .string(let src): sources = [(src, at.appending("src"))]
-          case .array(let list):
-            sources = list.enumerated().map { (Reader.text($1), at.appending("src").appending($0)) }
-          default: break
-          }
-          sources.removeAll { $0.0.isEmpty }
-          guard !sources.isEmpty else {
-            throw fail(
-              "the form-data file \(JSONSerializer.quote(key)) has no file chosen (\"src\"); choose "
-                + "one in Postman, or remove the entry", at)
-          }
-          for (src, srcPath) in sources {
-            if let problem = RequestDraft.pathProblem(src) { throw fail(problem, srcPath) }
-            fields.append(MultipartField(name: key, file: src, type: type))
-          }
-        }
-        draft.setMultipart(fields)
-      case "file":
-        let file = value["file"]
-        if let src = file?["src"]?.stringValue, !src.isEmpty {
-          if let problem = RequestDraft.pathProblem(src) {
-            throw fail(problem, path.appending("file").appending("src"))
-          }
-          draft.setFileBody(src, defaultContentType: nil)
-        } else if let content = file?["content"]?.stringValue, !content.isEmpty {
-          // An older export kept the file's text inline.
-          draft.setBody(content, defaultContentType: nil)
-        } else {
-          throw fail(
-            "the file body has no file chosen (\"src\"); choose one in Postman, or remove the body",
-            path.appending("file"))
-        }
-      default:
-        throw fail("unknown body mode \(JSONSerializer.quote(mode))", path.appending("mode"))
-      }
     }
   }
 }

@@ -38,6 +38,15 @@ struct RequestDraft {
     url = URLResolver.join(parts)
   }
 
+  /// Sets the URL as written, its query included (sent as it is); only a fragment is dropped
+  /// (it is never sent). `{{` in it is literal text.
+  mutating func setURLAsWritten(_ raw: String) {
+    var parts = URLResolver.split(raw)
+    parts.fragment = nil
+    url = Template.literal(URLResolver.join(parts))
+    query = JSONObject()
+  }
+
   /// Sets query parameters given as pairs (a Postman `query` array): an object when the keys are
   /// unique, else the encoded pairs stay in the URL.
   mutating func setQuery(_ pairs: [(key: String, value: String?)]) {
