@@ -10,8 +10,9 @@ extension HTTPFileImporter.Reader {
   /// it stays in the URL. A fragment is never sent.
   func setURLAsWritten(_ url: String, of draft: inout RequestDraft) {
     var written = String(url.prefix { $0 != "#" })
-    // `localhost:9999`, `example.com/api`: http, as the editors' HTTP clients take them.
-    if let completed = RequestText.completedURL(written, hasBaseURL: false) { written = completed }
+    // `localhost:9999`: http, as the editors' HTTP clients take it (a host and port cannot be a
+    // relative URL; `example.com/api` may be one, relative to a workspace's baseURL).
+    if let completed = RequestText.completedURL(written, hasBaseURL: true) { written = completed }
     draft.url = written
     draft.query = JSONObject()
     guard let mark = written.firstIndex(of: "?") else { return }
