@@ -146,17 +146,17 @@ public enum ImportFormat: String, Sendable, CaseIterable {
     var imported: ImportedRequests
     do throws(ImportError) {
       imported =
-      switch self {
-      case .curl:
-        try CurlImporter.parse(ImportFile.text(bytes, file: file), file: file, readFile: readFile)
-      case .httpie: try HTTPieImporter.parse(ImportFile.text(bytes, file: file), file: file)
-      case .http: try HTTPFileImporter.parse(ImportFile.text(bytes, file: file), file: file, readFile: readFile)
-      case .postman: try PostmanImporter.parse(bytes, file: file)
-      case .har: try HARImporter.parse(bytes, file: file, options: har)
-      case .openapi: try OpenAPIImporter.parse(bytes, file: file, options: openapi)
-      case .bruno: try BrunoImporter.parse(bytes, file: file)
-      case .insomnia: try InsomniaImporter.parse(bytes, file: file)
-      }
+        switch self {
+        case .curl:
+          try CurlImporter.parse(ImportFile.text(bytes, file: file), file: file, readFile: readFile)
+        case .httpie: try HTTPieImporter.parse(ImportFile.text(bytes, file: file), file: file)
+        case .http: try HTTPFileImporter.parse(ImportFile.text(bytes, file: file), file: file, readFile: readFile)
+        case .postman: try PostmanImporter.parse(bytes, file: file)
+        case .har: try HARImporter.parse(bytes, file: file, options: har)
+        case .openapi: try OpenAPIImporter.parse(bytes, file: file, options: openapi)
+        case .bruno: try BrunoImporter.parse(bytes, file: file)
+        case .insomnia: try InsomniaImporter.parse(bytes, file: file)
+        }
     } catch {
       throw explaining(error, bytes: bytes)
     }
