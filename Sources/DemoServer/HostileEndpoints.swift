@@ -1,4 +1,4 @@
-/// `/hostile/…`: answers a hostile server gives, for the engine's hardening tests (issue 18).
+/// `/hostile/…`: answers a hostile server gives, for the engine's hardening tests.
 /// Each is bounded on the server's side too and stops when the client goes away.
 ///
 /// - `/hostile/huge-length?bytes=N&every=S&length=L`: `Content-Length: L` (default

@@ -1,7 +1,7 @@
 import Foundation
 import JSON
 
-/// Streamed responses (issue 15): server-sent events and NDJSON, written as they happen.
+/// Streamed responses: server-sent events and NDJSON, written as they happen.
 ///
 /// - `/sse/ticker` (any method): `event: tick`, `id: N`, `data: {"tick":N,"at":"…"}` every
 ///   `interval` seconds (default 1), `count` events (0 or absent: until the client leaves),

@@ -896,7 +896,7 @@ final class Engine: @unchecked Sendable {
       let expected = writer.sidecar.totalLength
       let inbox = self.inbox
       let wake = self.wake
-      DispatchQueue.global(qos: .utility).async {
+      WorkerThread.detached(name: "rb-finalize") {
         let result = Result { () throws(DownloadFinalizer.Failure) -> Int64 in
           try DownloadFinalizer.finalize(
             part: part, target: target, expectedLength: expected, sidecar: sidecar, claim: job.claim)

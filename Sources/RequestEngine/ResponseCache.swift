@@ -358,7 +358,7 @@ public final class ResponseCache: @unchecked Sendable {
     }
     guard first else { return }
     sweeping.enter()
-    DispatchQueue.global(qos: .utility).async {
+    WorkerThread.detached(name: "rb-cache-sweep") {
       self.sweep()
       if stamp { SweepStamp(folder: self.folder.path).stamp() }
       self.sweeping.leave()

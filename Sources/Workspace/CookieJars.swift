@@ -161,7 +161,7 @@ public final class CookieJarFile: @unchecked Sendable {
   public private(set) var url: URL
   public let jar: CookieJar
   private let saveDelay: Double
-  private let queue = DispatchQueue(label: "reqbench.cookies")
+  private let queue = WorkerThread(name: "rb-cookies")
   private let lock = NSLock()
   private var saveScheduled = false
   /// Held while the file is first read; `loaded` says it was.
@@ -218,7 +218,7 @@ public final class CookieJarFile: @unchecked Sendable {
       return true
     }
     guard schedule else { return }
-    queue.asyncAfter(deadline: .now() + saveDelay) { [weak self] in
+    queue.after(seconds: saveDelay) { [weak self] in
       guard let self, self.takeScheduled() else { return }  // flush() wrote it already
       self.writeNow()
     }

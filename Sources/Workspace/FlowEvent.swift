@@ -36,7 +36,7 @@ public struct FlowOutcome: Sendable {
   }
 
   /// Served from the cache: a request whose response was a cache hit; a batch or chain whose
-  /// every member or step was (B-4); never an empty one.
+  /// every member or step was; never an empty one.
   public var fromCache: Bool {
     switch kind {
     case .request: exchange?.fromCache == true

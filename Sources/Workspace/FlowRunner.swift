@@ -166,7 +166,7 @@ public final class FlowRunner: @unchecked Sendable {
   ) {
     let state = ChainState(chain: chain, captured: initial)
     if chain.steps.isEmpty {
-      // An empty chain has nothing to do: it succeeds at once (pinned for CH-5).
+      // An empty chain has nothing to do: it succeeds at once (pinned).
       var outcome = FlowOutcome(kind: .chain, name: chain.name, state: .succeeded)
       outcome.captured = initial.map { (name: $0.0, value: $0.1) }
       outcome.stepCount = 0

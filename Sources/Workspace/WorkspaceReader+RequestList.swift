@@ -35,7 +35,7 @@ extension WorkspaceReader {
       outcomes.withUnsafeMutableBufferPointer { outcomeBuffer in
         guard let outcomeBase = outcomeBuffer.baseAddress else { return }
         let results = UncheckedPointer(outcomeBase)
-        DispatchQueue.concurrentPerform(iterations: parts.count) { part in
+        WorkerThread.concurrentPerform(iterations: parts.count) { part in
           var reader = blank
           var outcome = RequestListPart()
           for index in parts[part] {

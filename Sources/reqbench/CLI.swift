@@ -232,7 +232,7 @@ enum CLI {
     // body file by a link instead of a copy); the system's temporary folder when the state
     // folder could not be made.
     if FileManager.default.fileExists(atPath: stateFolder.path) { configuration.spillDirectory = stateFolder.path }
-    // What killed processes left (issue 18, item 12): swept at the start (once in ten minutes),
+    // What killed processes left: swept at the start (once in ten minutes),
     // not after the fact.
     StaleTemporaries.sweepIfDue(
       workspaceFolder: workspace.folder, stateFolder: stateFolder, spillDirectory: configuration.spillDirectory)
@@ -340,9 +340,8 @@ enum CLI {
 /// SIGINT, SIGTERM and SIGHUP are blocked by `main.swift` before any thread exists, so every
 /// thread the process makes inherits the block and none of them can take the default action or
 /// drop the signal. One that arrives early stays pending: the commands that handle them (`run`,
-/// `demo-server`, the TUI) read it through a dispatch signal source (a `signalfd` under
-/// libdispatch on Linux, which sees signals already pending), so a Ctrl-C in the first
-/// milliseconds of `run` is never lost. Every other command gives them back their default action
+/// `demo-server`, the TUI) take it with `sigwait` on a thread of their own, which takes one
+/// already pending at once, so a Ctrl-C in the first milliseconds of `run` is never lost. Every other command gives them back their default action
 /// (`restoreDefaults`) before it starts anything. Children (`$EDITOR`) are spawned with an empty
 /// mask and these signals at their default (CNcurses' shim).
 ///
@@ -354,6 +353,9 @@ enum CLI {
 /// until the editor ends. SIGWINCH and SIGTSTP stay ncurses's.
 enum Signals {
   static let termination: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+  /// Sent by `Interruption.cancel` to its own waiting thread only (`pthread_kill`), which has it
+  /// blocked: it ends the wait.
+  static let wake: Int32 = SIGUSR2
 
   /// Blocks the termination signals in the calling thread: call it first thing in `main`.
   static func blockTermination() {
@@ -368,7 +370,7 @@ enum Signals {
   private static func setMask(_ how: Int32) {
     var set = sigset_t()
     sigemptyset(&set)
-    for sig in termination { sigaddset(&set, sig) }
+    for sig in termination + [wake] { sigaddset(&set, sig) }
     pthread_sigmask(how, &set, nil)
   }
 
@@ -386,26 +388,60 @@ enum Signals {
   /// yet: the command is reading its files, or asking for a secret); then the handler runs (on a
   /// background queue) and cancels in-flight exchanges cleanly (a download keeps its partial
   /// data, history is written) whichever signal ends the command. Keep the watch alive.
-  final class Interruption: @unchecked Sendable {  // `sources` is only read after init
-    private let sources: [DispatchSourceSignal]
-    private let state = Locked<(received: Int32?, handler: (@Sendable () -> Void)?)>((nil, nil))
+  final class Interruption: @unchecked Sendable {
+    private let state = Locked<(received: Int32?, handler: (@Sendable () -> Void)?, cancelled: Bool)>((nil, nil, false))
+    /// The thread waiting in `sigwait` (a pthread of its own, not a dispatch signal source:
+    /// libdispatch's worker threads start a timer that wakes the process every second).
+    private let waiter: pthread_t?
 
     init() {
       let state = self.state
       // No `signal(sig, SIG_IGN)`: the signals are blocked in every thread, so the default
-      // action cannot run, and setting SIG_IGN would discard one already pending.
-      sources = Signals.termination.map { sig in
-        let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-        source.setEventHandler {
-          let handler = state.mutate { state -> (@Sendable () -> Void)? in
-            if state.received == nil { state.received = sig }
-            return state.handler
+      // action cannot run, and setting SIG_IGN would discard one already pending (`sigwait`
+      // takes a pending one at once).
+      var thread = pthread_t()
+      let box = Unmanaged.passRetained(WaiterBody(state: state))
+      let made = pthread_create(&thread, nil, { context in
+        let body = Unmanaged<WaiterBody>.fromOpaque(context!).takeRetainedValue()
+        body.run()
+        return nil
+      }, box.toOpaque())
+      if made == 0 {
+        pthread_detach(thread)
+        waiter = thread
+      } else {
+        box.release()
+        waiter = nil
+      }
+    }
+
+    /// The waiting thread's loop: each signal of the set runs the handler (or ends the process
+    /// before there is one); `Signals.wake`, sent by `cancel`, ends the loop.
+    private final class WaiterBody: @unchecked Sendable {
+      let state: Locked<(received: Int32?, handler: (@Sendable () -> Void)?, cancelled: Bool)>
+      init(state: Locked<(received: Int32?, handler: (@Sendable () -> Void)?, cancelled: Bool)>) { self.state = state }
+
+      func run() {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for sig in Signals.termination { sigaddset(&set, sig) }
+        sigaddset(&set, Signals.wake)
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+        while true {
+          var sig: Int32 = 0
+          guard sigwait(&set, &sig) == 0 else { continue }
+          if sig == Signals.wake {
+            if state.get().cancelled { return }
+            continue
           }
+          let (handler, cancelled) = state.mutate { state -> ((@Sendable () -> Void)?, Bool) in
+            if state.received == nil { state.received = sig }
+            return (state.handler, state.cancelled)
+          }
+          if cancelled { continue }
           guard let handler else { _exit(128 + sig) }  // not exit: other threads run on
           handler()
         }
-        source.resume()
-        return source
       }
     }
 
@@ -429,7 +465,11 @@ enum Signals {
     /// 128 + the signal that interrupted the command (130 for Ctrl-C).
     var exitStatus: Int32 { 128 + (state.get().received ?? SIGINT) }
 
-    func cancel() { sources.forEach { $0.cancel() } }
+    /// Stops watching: signals that come later stay pending, blocked.
+    func cancel() {
+      state.mutate { $0.cancelled = true }
+      if let waiter { pthread_kill(waiter, Signals.wake) }
+    }
   }
 }
 

@@ -291,7 +291,7 @@ enum FlowFormat {
       object["captured"] = .object(JSONObject(outcome.captured.map { (key: $0.name, value: .string(redaction.apply($0.value))) }))
     }
     if outcome.kind == .batch {
-      // B-4: a batch is from the cache when every member was.
+      // A batch is from the cache when every member was.
       object["fromCache"] = .bool(outcome.fromCache)
       object["members"] = .array(outcome.members.map { .object(json($0, redaction: redaction)) })
       object["succeeded"] = .number(outcome.members.count(where: { $0.state == .succeeded }))

@@ -33,7 +33,7 @@ final class TUIRuntime {
   private var lastFrame = 0.0
   private var lastTick = 0.0
   private var quitting = false
-  private let background = DispatchQueue(label: "reqbench.tui.background")
+  private let background = WorkerThread(name: "rb-tui-work")
   /// The jq program running over a stream's events, compiled once for all its runs.
   private let eventsPrograms = JQProgramCache()
   private static let frameInterval = 1.0 / 30

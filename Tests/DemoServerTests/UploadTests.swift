@@ -74,13 +74,23 @@ func curlExecutable() throws -> URL {
 
 /// Polls `/log?key=` until its first entry has ended.
 func finishedLogEntry(_ port: Int, key: String) throws -> [String: Any] {
-  var log: [[String: Any]] = []
-  for _ in 0..<100 {
-    log = try fetch(port, "/log?key=\(key)").jsonArray()
-    if let first = log.first, first["end"] as? Double != nil { return first }
-    Thread.sleep(forTimeInterval: 0.05)
+  let log = try logEntries(port, key: key) { $0.first?["end"] as? Double != nil }
+  guard let first = log.first, first["end"] as? Double != nil else {
+    throw RawClientError(description: "no finished log entry for \(key): \(log)")
   }
-  throw RawClientError(description: "no finished log entry for \(key): \(log)")
+  return first
+}
+
+/// Polls `/log?key=` every 50 ms until `done` holds of it, at most `timeout` seconds; returns the
+/// last log read (the caller checks it).
+func logEntries(_ port: Int, key: String, timeout: Double = 5, until done: ([[String: Any]]) -> Bool) throws -> [[String: Any]] {
+  let deadline = Date().addingTimeInterval(timeout)
+  var log = try fetch(port, "/log?key=\(key)").jsonArray()
+  while !done(log) && Date() < deadline {
+    Thread.sleep(forTimeInterval: 0.05)
+    log = try fetch(port, "/log?key=\(key)").jsonArray()
+  }
+  return log
 }
 
 @Suite("multipart/form-data parser")
@@ -417,9 +427,9 @@ struct UploadTests {
         try connection.send(
           "PUT /upload?key=\(key)\(extra) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000\r\n\r\n")
         try connection.send(sent)
-        Thread.sleep(forTimeInterval: 0.2)
-        // In flight meanwhile: the body is still being read.
-        let during = try fetch(server.port, "/log?key=\(key)").jsonArray()
+        // In flight meanwhile (the server has read the head): the body is still being read.
+        let during = try logEntries(server.port, key: key) { !$0.isEmpty }
+        #expect(during.count == 1, "\(during)")
         #expect(during.first?["received"] is NSNull)
         #expect(during.first?["aborted"] as? Bool == false)
         withExtendedLifetime(connection) {}

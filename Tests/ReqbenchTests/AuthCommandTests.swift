@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// OAuth 2.0 end to end (issue 14): `reqbench run` and `reqbench auth` against the tests'
+/// OAuth 2.0 end to end: `reqbench run` and `reqbench auth` against the tests'
 /// authorization server (authlib's grants, `Tests/OAuthServer/oauth_server.py`), two processes
 /// sharing the token file, and what the outputs say (the step, never a secret or a token).
 @Suite("reqbench auth")

@@ -3,7 +3,7 @@ import RequestEngine
 import TestSupport
 import Testing
 
-/// The cookie jar end to end (issue 14, Cookies): two `run` processes sharing the jar in the state
+/// The cookie jar end to end: two `run` processes sharing the jar in the state
 /// folder, the jar read by real `curl -b` and a file `curl -c` wrote read by reqbench, the
 /// `cookies` command, `--no-cookies` and `"cookies": false`, the masking in `--json` and history,
 /// against httpbin's `/cookies/set`, `/cookies` and `/cookies/delete`.
@@ -193,22 +193,15 @@ struct CookiesCommandTests {
     defer { try? FileManager.default.removeItem(at: folder) }
     #expect(try reqbench(["run", workspace, "login", "--env", "dev"]).status == 0)
     // The long run: reads the jar {session, user}, waits 3 s at httpbin, then sets cart.
-    let long = LockedBox<ProcessResult?>(nil)
-    let done = DispatchSemaphore(value: 0)
-    let binary = try reqbenchBinary
-    let (folder, workspace) = (self.folder, self.workspace)
-    DispatchQueue.global().async {
-      long.set(try? runProcess(binary, ["run", workspace, "slow-then-cart", "--env", "dev", "--json"], currentDirectory: folder))
-      done.signal()
-    }
-    usleep(1_500_000)
+    let long = try RunningReqbench(["run", workspace, "slow-then-cart", "--env", "dev", "--json"], currentDirectory: folder)
+    // Its first step has started (the jar was read for it) and waits at httpbin.
+    #expect(long.read { $0.contains(#""event":"started""#) }, "the long run started: \(long.output)")
     // Meanwhile: a logout in another run, and `cookies rm user`.
     let logout = try reqbench(["run", workspace, "logout", "--env", "dev"])
     #expect(try cookiesSeen(logout) == ["user": "dev"])
     #expect(try reqbench(["cookies", "rm", workspace, "user", "--env", "dev"]).status == 0)
-    #expect(done.wait(timeout: .now() + 20) == .success)
-    let result = try #require(long.get())
-    #expect(result.status == 0, "\(result.stderr)")
+    let result = long.finish()
+    #expect(long.process.terminationStatus == 0, "\(result.stderr)")
     // It had read the jar before: its first step went out with both cookies.
     let first = try #require(result.stdout.split(separator: "\n").first { $0.contains(#""event":"finished""#) })
     #expect(first.contains("session=••••; user=••••"), "the long run read the jar before the others changed it: \(first)")

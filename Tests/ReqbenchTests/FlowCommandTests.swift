@@ -197,7 +197,7 @@ struct FlowCommandTests {
     #expect(try hits("\(key)-login") == 1)
   }
 
-  // The chain of the example, as workspaces/demo.json ships it, against the embedded
+  // The demo's login chain, as workspaces/demo.json ships it, against the embedded
   // demo server: every capture (jq, header:ETag, status) finds its value.
   @Test func theDemoChainRunsAgainstTheDemoServer() throws {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

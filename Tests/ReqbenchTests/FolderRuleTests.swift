@@ -3,7 +3,7 @@ import RequestEngine
 import TestSupport
 import Testing
 
-/// A workspace from someone else cannot reach outside its folder (issue 18, items 7 and 8):
+/// A workspace from someone else cannot reach outside its folder:
 /// through symbolic links inside it (uploads, downloads, TLS files, the state folder), or by
 /// having `import curl` read local files into it.
 @Suite struct FolderRuleTests {

@@ -57,6 +57,14 @@ struct HistoryCommandTests {
     try runProcess(try reqbenchBinary, ["history"] + args, environment: ["TZ": "UTC"])
   }
 
+  /// The string `key` of each line of `history --json`'s output: a line that is not JSON, or
+  /// has no such string, fails the test.
+  func field(_ key: String, ofEachLine stdout: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> [String] {
+    try stdout.split(separator: "\n").map { line in
+      try #require(try JSONParser.parse(String(line))[key]?.stringValue, "\(key) of \(line)", sourceLocation: sourceLocation)
+    }
+  }
+
   /// `HH:MM:SS` in UTC when `date` is on `now`'s UTC day, else `YYYY-MM-DD`.
   func shownTime(_ date: Date, now: Date = Date()) -> String {
     var calendar = Calendar(identifier: .gregorian)
@@ -259,7 +267,7 @@ struct HistoryCommandTests {
     try record("users/create", at: now - 30, exchange: 3, method: "POST")
     let result = try history([workspace.path, "users/", "--json"])
     #expect(result.status == 0, "\(result.stderr)")
-    let names = result.stdout.split(separator: "\n").compactMap { try? JSONParser.parse(String($0))["name"]?.stringValue }
+    let names = try field("name", ofEachLine: result.stdout)
     #expect(names == ["users/create", "users/create"])
     #expect(try history([workspace.path, "nope/"]).status == 2)
   }
@@ -275,7 +283,7 @@ struct HistoryCommandTests {
       #expect(run.status == 0, "\(run.stderr)")
     }
     let listed = try runProcess(try reqbenchBinary, ["history", ws.path, "--json"])
-    let urls = listed.stdout.split(separator: "\n").compactMap { try? JSONParser.parse(String($0))["url"]?.stringValue }
+    let urls = try field("url", ofEachLine: listed.stdout)
     #expect(urls.count == 2, "\(listed.stdout)")
     #expect(urls.map { $0.hasSuffix("i=4") || $0.hasSuffix("i=3") } == [true, true], "\(urls)")
   }
@@ -327,7 +335,7 @@ struct HistoryCommandTests {
     func names(_ args: [String]) throws -> [String] {
       let result = try history([ws.path, "--json"] + args)
       #expect(result.status == 0, "\(args): \(result.stderr)")
-      return result.stdout.split(separator: "\n").compactMap { try? JSONParser.parse(String($0))["name"]?.stringValue }
+      return try field("name", ofEachLine: result.stdout)
     }
     #expect(try Set(names(["--search", "users"])) == ["users/get", "users/create"])
     #expect(try names(["--search", "POST"]) == ["users/create"])
@@ -484,7 +492,7 @@ struct HistoryCommandTests {
       "xk-" + token,
     ]
     for file in files {
-      let bytes = (try? Data(contentsOf: file)) ?? Data()
+      let bytes = try Data(contentsOf: file)
       for credential in credentials where bytes.range(of: Data(credential.utf8)) != nil {
         Issue.record("\(file.lastPathComponent) holds \(credential)")
       }

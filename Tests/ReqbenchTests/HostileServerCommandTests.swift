@@ -3,12 +3,12 @@ import RequestEngine
 import TestSupport
 import Testing
 
-/// Issue 18 through the real binary, against the fixture server: a chain capture from a
-/// server's response cannot add a header (item 1), and a redirect cannot take a secret to another
-/// origin or reqbench to another scheme (item 6).
+/// Hostile servers through the real binary, against the fixture server: a chain capture from a
+/// server's response cannot add a header, and a redirect cannot take a secret to another origin
+/// or reqbench to another scheme.
 @Suite("Hostile servers, end to end")
 struct HostileServerCommandTests {
-  // Item 1 (the reproducer's chain): step 1's response echoes `\r\nX-Injected: fromserver`, the
+  // A chain capture cannot inject a header: step 1's response echoes `\r\nX-Injected: fromserver`, the
   // chain captures it, and step 2 would put it in a header: refused before step 2 is sent.
   @Test func aChainCaptureCannotInjectAHeader() throws {
     let key = uniqueKey("inject")
@@ -26,7 +26,7 @@ struct HostileServerCommandTests {
     #expect(result.stdout.contains(#"captured tok=\r\nX-Injected"#), "\(result.stdout)")
   }
 
-  // Item 6: `X-Api-Key: {{secret.k}}` reaches the first origin, not the one a redirect points to
+  // `X-Api-Key: {{secret.k}}` reaches the first origin, not the one a redirect points to
   // (httpbin, another port), while a plain header does.
   @Test func aSecretHeaderStaysBehindOnARedirectToAnotherOrigin() throws {
     let secret = "s3cr3t-\(uniqueKey())"
@@ -49,7 +49,7 @@ struct HostileServerCommandTests {
     #expect(try JSONParser.parse(home.stdout)["headers"]?["X-Api-Key"] != nil, "\(home.stdout)")
   }
 
-  // Item 6: a redirect to ftp:// is refused and the listener there gets nothing (before, reqbench
+  // A redirect to ftp:// is refused and the listener there gets nothing (before, reqbench
   // sent it `USER anonymous`).
   @Test func aRedirectToFTPIsRefused() throws {
     let listener = try LoopbackListener()

@@ -434,7 +434,7 @@ struct RunCommandTests {
     let ws = try workspace(#"{"name": "slow", "url": "/delay/10"}, {"name": "slow2", "url": "/delay/10"}"#)
     let running = try RunningReqbench(["run", ws, "--all", "--json"])
     // Wait for both to start (the started events), then interrupt.
-    running.read { $0.components(separatedBy: "\"event\":\"started\"").count >= 3 }
+    #expect(running.read { $0.components(separatedBy: "\"event\":\"started\"").count >= 3 }, "both started: \(running.output)")
     let start = Date()
     kill(running.pid, SIGINT)
     let seen = running.finish().stdout

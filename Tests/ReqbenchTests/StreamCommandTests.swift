@@ -3,7 +3,7 @@ import RequestEngine
 import TestSupport
 import Testing
 
-/// `reqbench run` on streamed responses (issue 15, "run"): each event printed as it arrives, the
+/// `reqbench run` on streamed responses: each event printed as it arrives, the
 /// `--json` line form, reconnects told on stderr, `"stream"` and `"reconnect"` in the workspace.
 @Suite("Stream command")
 struct StreamCommandTests {

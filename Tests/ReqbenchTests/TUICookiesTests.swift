@@ -4,7 +4,7 @@ import RequestEngine
 import TestSupport
 import Testing
 
-/// Issue 14's cookies in the TUI, as a user meets them: the real binary in tmux against httpbin's
+/// The cookie jar in the TUI, as a user meets them: the real binary in tmux against httpbin's
 /// `/cookies/set` and `/cookies`, the jar file in the state folder, and a `reqbench cookies rm` in
 /// another process while the TUI runs.
 @Suite("TUI end to end: the cookie jar (tmux)", .serialized)

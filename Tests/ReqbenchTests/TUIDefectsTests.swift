@@ -2,8 +2,8 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Issue 12's screen defects, as a new user met them: the real binary in tmux.
-@Suite("TUI end to end: issue 12's defects (tmux)", .serialized)
+/// Screen defects a new user met, as they met them: the real binary in tmux.
+@Suite("TUI end to end: defects a new user met (tmux)", .serialized)
 struct TUIDefectsTests {
   func lines(_ screen: String) -> [String] { screen.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
 
@@ -31,7 +31,7 @@ struct TUIDefectsTests {
     try session.send("Enter")
   }
 
-  // 2: `c` in the retry wait of `flaky` (its first call is a 503).
+  // `c` in the retry wait of `flaky` (its first call is a 503).
   @Test func aCancelDuringARetryWaitEndsCancelled() throws {
     let session = try TmuxSession([try reqbenchBinary.path, "--demo"])
     try session.waitFor("users/")
@@ -50,7 +50,7 @@ struct TUIDefectsTests {
     try session.waitFor("[exited 0]")
   }
 
-  // 6: cut text ends in `…`: the resolved URL at 80 columns and at 60×16, the queue's error column.
+  // Cut text ends in `…`: the resolved URL at 80 columns and at 60×16, the queue's error column.
   @Test func cutTextIsMarked() throws {
     for (width, height) in [(80, 24), (60, 16)] {
       let session = try TmuxSession([try reqbenchBinary.path, "--demo"], width: width, height: height)
@@ -75,7 +75,7 @@ struct TUIDefectsTests {
     try session.quit()
   }
 
-  // 8: cacheThenNetwork sent again shows the cache's answer at once, then the network's.
+  // A `cacheThenNetwork` request sent again shows the cache's answer at once, then the network's.
   @Test func theCachedDeliveryShowsThenTheFreshOne() throws {
     let file = try workspace(
       #"{"name": "slow-cached", "url": "/delay/1.5", "cache": {"seconds": 60, "mode": "cacheThenNetwork"}}"#)
@@ -93,7 +93,7 @@ struct TUIDefectsTests {
     try session.quit()
   }
 
-  // 10: a body called JSON that is not says where; a cancelled batch's bar is not full; the
+  // A body called JSON that is not says where; a cancelled batch's bar is not full; the
   // demo workspace found beside the binary is named at start.
   @Test func smallerOnes() throws {
     let file = try workspace(
@@ -125,7 +125,7 @@ struct TUIDefectsTests {
     try demo.quit()
   }
 
-  // 4: the name `w` suggests is selected: typing a name replaces it.
+  // The name `w` suggests is selected: typing a name replaces it.
   @Test func theWritePromptsNameIsReplacedByTyping() throws {
     let file = try workspace(#"{"name": "users/list", "url": "/users"}"#)
     let folder = URL(fileURLWithPath: file).deletingLastPathComponent()
@@ -143,7 +143,7 @@ struct TUIDefectsTests {
     try session.quit()
   }
 
-  // 5: `E`, a trailing comma, save and quit: refused; the next `E` opens what was typed.
+  // `E`, a trailing comma, save and quit: refused; the next `E` opens what was typed.
   @Test func aRefusedBodyReopensInTheEditor() throws {
     let (file, dir) = try workspaceFile(
       #"{"version": 1, "requests": [{"name": "users/create", "method": "POST", "url": "http://127.0.0.1:9/users", "body": {"json": {"name": "Grace Hopper"}}}]}"#)
@@ -173,7 +173,7 @@ struct TUIDefectsTests {
     try session.waitFor("[exited 0]")
   }
 
-  // 9: the editor scrolled to its last fields on one request; another shows its first ones.
+  // The editor scrolled to its last fields on one request; another shows its first ones.
   @Test func anotherRequestShowsItsFirstFields() throws {
     let session = try TmuxSession([try reqbenchBinary.path, "--demo"])
     try session.waitFor("users/")
@@ -188,7 +188,7 @@ struct TUIDefectsTests {
     try session.quit()
   }
 
-  // 7: the queue scrolls as one list: no empty lines while lines remain, members in place.
+  // The queue scrolls as one list: no empty lines while lines remain, members in place.
   @Test func theQueueScrollsAsOneList() throws {
     let session = try TmuxSession([try reqbenchBinary.path, "--demo"])
     try session.waitFor("users/")
@@ -197,7 +197,7 @@ struct TUIDefectsTests {
       try session.waitFor("4 Queue · \(n) ")
     }
     try session.send("4", "G")
-    usleep(200_000)
+    try session.waitForKeysHandled()
     var rows = queueRows(try session.screen())
     #expect(rows.count == 10 && rows.allSatisfy { $0.contains("users/list") }, "\(rows.joined(separator: "\n"))")
     // Six batch and chain runs (the list's last two entries), then G: no empty line.
@@ -211,7 +211,7 @@ struct TUIDefectsTests {
       try session.send("j")
     }
     try session.send("4", "G")
-    usleep(300_000)
+    try session.waitForKeysHandled()
     rows = queueRows(try session.screen())
     #expect(rows.count == 10 && !rows.contains(where: isEmpty), "\(rows.joined(separator: "\n"))")
     // The newest run at the top, expanded: its members right under it, the other runs below.
@@ -226,7 +226,7 @@ struct TUIDefectsTests {
     try session.quit()
   }
 
-  // 3: the demo's flaky answers 503 with `Retry-After: 1`: the viewer says the wait it takes,
+  // The demo's flaky answers 503 with `Retry-After: 1`: the viewer says the wait it takes,
   // and the retry comes after it.
   @Test func aRetryWaitsAsTheServerSays() throws {
     let session = try TmuxSession([try reqbenchBinary.path, "--demo"])
@@ -242,7 +242,7 @@ struct TUIDefectsTests {
     try session.quit()
   }
 
-  // 10: a dedup waiter shows its primary's status and its `dedup` badge in its first frame.
+  // A dedup waiter shows its primary's status and its `dedup` badge in its first frame.
   @Test func aDedupWaiterShowsStatusAndBadgeFromTheStart() throws {
     let session = try TmuxSession([try reqbenchBinary.path, "--demo"])
     try session.waitFor("users/")
@@ -263,7 +263,7 @@ struct TUIDefectsTests {
     try session.quit()
   }
 
-  // Issue 16: `p` in the queue holds a transfer still on the wire, `p` again lets it finish.
+  // `p` in the queue holds a transfer still on the wire, `p` again lets it finish.
   @Test func pInTheQueuePausesATransferAndLetsItGoOn() throws {
     let session = try TmuxSession([try reqbenchBinary.path, "--demo"])
     try session.waitFor("users/")
@@ -288,7 +288,7 @@ struct TUIDefectsTests {
     try session.quit()
   }
 
-  // 10: a 3xx with followRedirects false is a success (curl without -L).
+  // A 3xx with followRedirects false is a success (curl without -L).
   @Test func aRedirectNotFollowedSucceeds() throws {
     let file = try workspace(#"{"name": "moved", "url": "/redirect-to?url=/get&status=302", "followRedirects": false}"#)
     let session = try TmuxSession([try reqbenchBinary.path, file])

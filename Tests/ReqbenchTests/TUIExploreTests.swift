@@ -3,7 +3,7 @@ import JSON
 import TestSupport
 import Testing
 
-/// Issue 11, as a new user meets it: the real binary in tmux, from a file that does not exist to
+/// Exploring, as a new user meets it: the real binary in tmux, from a file that does not exist to
 /// requests made, pasted and organised, saved and read back.
 @Suite("TUI end to end: exploring from nothing (tmux)", .serialized)
 struct TUIExploreTests {
@@ -185,7 +185,8 @@ struct TUIExploreTests {
     #expect(added.contains("X-Trace: abc"), "\(added)")
     #expect(added.contains("nothing sent yet: s sends the request in the editor"), "\(added)")
     try session.send("s")
-    let sent = try session.waitFor(#""data": "{\"name\":\"ada\",\"age\":36}""#)
+    // The body as HTTPie writes it (`http --offline` prints `{"name": "ada", "age": 36}`).
+    let sent = try session.waitFor(#""data": "{\"name\": \"ada\", \"age\": 36}""#)
     #expect(sent.contains("✓ succeeded"), "\(sent)")
     #expect(sent.contains(#""Content-Type": "application/json""#), "\(sent)")
     try session.send("q")

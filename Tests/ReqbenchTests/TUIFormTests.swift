@@ -3,7 +3,7 @@ import RequestEngine
 import TestSupport
 import Testing
 
-/// Issue 11's "edit like a form" with the real binary in tmux: a request made with `n`, a
+/// Editing a request like a form, with the real binary in tmux: a request made with `n`, a
 /// header switched off, the body's type chosen from the list, the body written in `$EDITOR`,
 /// sent to the fixture server (what it received is checked), saved (the file is checked).
 @Suite("TUI end to end: the editor as a form (tmux)", .serialized)

@@ -3,7 +3,7 @@ import RequestEngine
 import TestSupport
 import Testing
 
-/// Issue 11's whole first minute, in one run of the real binary in tmux: from a file that does
+/// A new user's whole first minute, in one run of the real binary in tmux: from a file that does
 /// not exist, a request made with `n` and one pasted as Chrome's "Copy as cURL" (nothing sent by
 /// the paste), both sent, the file given environments by another program (reloaded), `v` to the
 /// other host and the next send going there, then D, R, d and u, a save, quit, reopen, and the

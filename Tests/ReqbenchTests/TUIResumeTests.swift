@@ -4,7 +4,7 @@ import RequestEngine
 import TestSupport
 import Testing
 
-/// Issue 12.1 as a user met it: `reqbench --demo`, start `files/big`, quit with `q` `y` at about
+/// A download resumes across `--demo` starts, as a user meets it: `reqbench --demo`, start `files/big`, quit with `q` `y` at about
 /// 90%, reopen `--demo` (the embedded demo server gets another port), `r` on the interrupted row:
 /// it resumes from the bytes on disk, and no partial file is left behind.
 @Suite("TUI end to end: a download resumes across --demo starts (tmux)", .serialized)
@@ -86,7 +86,7 @@ struct TUIResumeTests {
     #expect(
       SHA256.hex(Array((try? Data(contentsOf: file)) ?? Data()))
         == SHA256.hex(try #require(expected.response).body.bytes()))
-    // Issue 12.10: the downloaded file follows the umask, as curl's do (the state files stay 0600).
+    // The downloaded file follows the umask, as curl's do (the state files stay 0600).
     // The umask read, not set (setting it would race the tests running beside this one).
     let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
     let mask = try #require(

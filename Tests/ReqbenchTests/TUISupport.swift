@@ -79,6 +79,34 @@ final class TmuxSession {
     return last
   }
 
+  /// Returns once every key sent before has been handled: keys are handled in order, so the keys
+  /// overlay (`?`) opening and then closing again (on `x`, which it swallows) comes after them.
+  func waitForKeysHandled() throws {
+    try send("?")
+    let overlay = { (screen: String) in screen.contains("other keys close") || screen.contains("any key closes") }
+    let shown = try screen(when: overlay)
+    guard overlay(shown) else {
+      Issue.record("the keys overlay did not open; the screen was:\n\(shown)")
+      return
+    }
+    try send("x")
+    let closed = try screen { !overlay($0) }
+    if overlay(closed) { Issue.record("the keys overlay did not close; the screen was:\n\(closed)") }
+    usleep(80_000)  // the frame that closed it is out in full (as in `waitFor`)
+  }
+
+  /// Waits until `holds` is true of the screen (read every 50 ms, at most `timeout` seconds) and
+  /// returns that screen, or the last one read: the caller checks it, saying what it expected.
+  func screen(when holds: (String) -> Bool, timeout: Double = 10) throws -> String {
+    let deadline = Date().addingTimeInterval(timeout)
+    var last = try screen()
+    while !holds(last) && Date() < deadline {
+      usleep(50_000)
+      last = try screen()
+    }
+    return last
+  }
+
   /// The program's pid: the child of the pane's shell.
   var programPID: Int32? {
     guard let shell = Int32((try? tmux(["list-panes", "-t", name, "-F", "#{pane_pid}"]))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""),
@@ -111,6 +139,24 @@ func cpuTicks(_ pid: Int32) -> Int? {
 }
 
 extension TmuxSession {
+  /// Idle means idle: the program uses at most one clock tick of CPU over `window` seconds. The
+  /// windows are measured back to back, the last one starting at most `settle` seconds from now
+  /// (work already under way, such as the history writer's delayed index fill, may end first);
+  /// none quiet, or no program or CPU figure to read, fails the test.
+  func expectIdle(window: Double = 2, settle: Double = 0, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+    let pid = try #require(programPID, "the program's pid", sourceLocation: sourceLocation)
+    let start = Date()
+    var used = 0
+    repeat {
+      let before = try #require(cpuTicks(pid), "the program's CPU time", sourceLocation: sourceLocation)
+      usleep(useconds_t(window * 1_000_000))
+      let after = try #require(cpuTicks(pid), "the program's CPU time", sourceLocation: sourceLocation)
+      used = after - before
+      if used <= 1 { return }
+    } while Date().timeIntervalSince(start) <= settle
+    Issue.record("used \(used) ticks in \(window) s while idle", sourceLocation: sourceLocation)
+  }
+
   /// Pastes `text` as a terminal does: `tmux load-buffer` then `paste-buffer`, with `-p` the
   /// bracketed way when the program asked for it.
   func paste(_ text: String, bracketed: Bool) throws {
@@ -154,7 +200,7 @@ final class SecondServer {
 
   init() throws {
     running = try RunningReqbench(["demo-server", "--port", "0"])
-    running.read(until: { $0.contains("listening on ") && $0.hasSuffix("\n") }, timeout: 10)
+    _ = running.read(until: { $0.contains("listening on ") && $0.hasSuffix("\n") }, timeout: 10)  // the line is checked below
     guard let line = running.output.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }) else {
       throw ServerUnavailable(what: "demo-server: \(running.output)")
     }

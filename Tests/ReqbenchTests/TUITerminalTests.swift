@@ -91,6 +91,16 @@ struct TUIEditorTests {
     try keysStillWorkThenQuit(session)
   }
 
+  /// Waits until the editor has drawn its first screen in full, its last line said (vi's
+  /// `"FILE" 3L, 31B`, nano's `[ Read 3 lines ]`): it has read the file and reads keys next.
+  func waitForTheEditorsFirstScreen(_ session: TmuxSession) throws {
+    let ready = { (screen: String) in
+      screen.range(of: #"" [0-9]+L, [0-9]+B"#, options: .regularExpression) != nil || screen.contains("[ Read ")
+    }
+    let screen = try session.screen(when: ready)
+    #expect(ready(screen), "the editor's first screen:\n\(screen)")
+  }
+
   /// The real `vi` (`.ci` installs vim-tiny): it queries the terminal and reads keys from it.
   @Test func viEditsTheBody() throws {
     let vi = try #require(
@@ -101,7 +111,7 @@ struct TUIEditorTests {
     try session.waitFor("Editor · create")
     try session.send("E")
     try session.waitFor("\"name\": \"Grace Hopper\"")
-    usleep(300_000)  // vi has drawn and is waiting for keys
+    try waitForTheEditorsFirstScreen(session)
     try session.type(":%s/Grace Hopper/Alan Turing/")
     try session.send("Enter")
     try session.type(":wq")
@@ -128,7 +138,7 @@ struct TUIEditorTests {
     try session.send("E")
     let editing = try session.waitFor("\"name\": \"Grace Hopper\"")
     #expect(!editing.contains("command not found"), "\(editing)")
-    usleep(300_000)  // the editor has drawn and waits for keys
+    try waitForTheEditorsFirstScreen(session)
     if target.hasPrefix("nano") {
       try session.send("C-x")
     } else {

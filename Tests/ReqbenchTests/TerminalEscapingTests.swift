@@ -3,7 +3,7 @@ import RequestEngine
 import TestSupport
 import Testing
 
-/// Nothing a server or a workspace file holds reaches the terminal raw (issue 18, item 5): every
+/// Nothing a server or a workspace file holds reaches the terminal raw: every
 /// command's lines, messages and JSON go through the one escaping (`ControlEscaping`).
 @Suite struct TerminalEscapingTests {
   /// A raw control character a terminal would act on: C0 but newline, DEL, C1, bidi controls.

@@ -333,7 +333,7 @@ struct AgentCoreTests {
     #expect(h.schedule() == [b])
   }
 
-  // TO-1, TO-2: the idle timeout counts from a transfer's last byte, only while it is on the wire
+  // The idle timeout counts from a transfer's last byte, only while it is on the wire
   // and not paused; the driver keeps the times, the core says who is silent and when to look next.
   @Test func theIdleTimeoutCountsFromTheLastByteOfARunningTransfer() {
     var h = Harness(maxConcurrent: 1)

@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Agent: cancellation, limits, priorities, retries", .serialized)
 struct AgentSchedulingTests {
-  // CAN-2: cancels racing the completion of a 2 KB response: exactly one terminal event each.
+  // Cancels racing the completion of a 2 KB response: exactly one terminal event each.
   @Test func thousandCancelRacesNeverGiveTwoTerminalEvents() throws {
     let agent = Agent(configuration: .init(maxConcurrent: 16, maxPerHost: 16))
     defer { agent.shutdown() }
@@ -34,7 +34,7 @@ struct AgentSchedulingTests {
     #expect(agent.activeCounts == (0, 0))
   }
 
-  // CAN-3: cancel all with 200 in flight, then 50 new requests succeed.
+  // Cancel all with 200 in flight, then 50 new requests succeed.
   @Test func cancelAllWithTwoHundredInFlight() throws {
     let agent = Agent(configuration: .init(maxConcurrent: 200, maxPerHost: 200))
     defer { agent.shutdown() }
@@ -76,7 +76,7 @@ struct AgentSchedulingTests {
     #expect((otherIndex ?? 99) < 4)
   }
 
-  // retries at t≈0, +0.5 s, +1.0 s, then success.
+  // Retries at t≈0, +0.5 s, +1.0 s, then success.
   @Test func retryTimingFollowsTheBackoff() throws {
     let agent = Agent()
     defer { agent.shutdown() }
@@ -111,7 +111,7 @@ struct AgentSchedulingTests {
     #expect(try hits(key) == 3)
   }
 
-  // POST is not retried by default.
+  // POST is not retried by default.
   @Test func postIsNotRetried() throws {
     let agent = Agent()
     defer { agent.shutdown() }
@@ -122,7 +122,7 @@ struct AgentSchedulingTests {
     #expect(try hits(key) == 1)
   }
 
-  // connection refused is retried; 404 is not.
+  // Connection refused is retried; 404 is not.
   @Test func retryClassesOfErrors() throws {
     let agent = Agent()
     defer { agent.shutdown() }
@@ -134,7 +134,7 @@ struct AgentSchedulingTests {
     #expect(notFound.attempts == 1)
   }
 
-  // cancelling during back-off ends the exchange at once, with no further attempt.
+  // Cancelling during back-off ends the exchange at once, with no further attempt.
   @Test func cancelDuringBackoff() throws {
     let agent = Agent()
     defer { agent.shutdown() }
@@ -180,7 +180,7 @@ struct AgentSchedulingTests {
     #expect(recorder.started() == [slow, next])
   }
 
-  // CC-4 / LC-5: many sequential exchanges, unique ids, the registry ends empty.
+  // Many sequential exchanges, unique ids, the registry ends empty.
   @Test func idsAreUniqueAndTheRegistryEmpties() throws {
     let agent = Agent(configuration: .init(maxConcurrent: 16, maxPerHost: 16))
     defer { agent.shutdown() }

@@ -9,8 +9,8 @@ import Testing
 #endif
 
 /// Where a response body goes while it comes: memory, then a nameless file whose pages are sent
-/// to the disk a megabyte at a time (issue 15: history keeps a stream's spilled body with an
-/// fsync that then waits for the last megabyte only).
+/// to the disk a megabyte at a time (history keeps a stream's spilled body with an fsync that
+/// then waits for the last megabyte only).
 struct BodySinkTests {
   @Test func aSpilledStreamIsSentToDiskAMegabyteAtATimeAndKeptWhole() throws {
     let folder = try scratchFolder("rb-sink")

@@ -4,8 +4,8 @@ import TestSupport
 import Testing
 
 /// The engine's cache scenarios beyond the basics (CacheTests): the server's own
-/// Cache-Control and Vary, the offline policies (HC-5), shared and namespaced entries (C-11,
-/// C-12), downloads (C-13), a clock set back (C-4), key sharing (C-3), and housekeeping: the
+/// Cache-Control and Vary, the offline policies, shared and namespaced entries, downloads, a
+/// clock set back, key sharing, and housekeeping: the
 /// size limit's least-recently-used order across processes, and the sweep.
 @Suite("Response cache: policies, namespaces, housekeeping", .serialized)
 struct CacheModesTests {
@@ -19,7 +19,7 @@ struct CacheModesTests {
     Request(name: name, url: try fixture(path), cache: policy, dedup: false)
   }
 
-  // HC-2: the response's own `Vary` is honoured without being declared in the policy.
+  // The response's own `Vary` is honoured without being declared in the policy.
   @Test func theServersVaryIsHonoured() throws {
     let agent = agent()
     let key = uniqueKey()
@@ -35,7 +35,7 @@ struct CacheModesTests {
     #expect(try hits(key) == 2)
   }
 
-  // HC-2: `no-cache` is stored and revalidated before every use, whether or not the policy asks
+  // `no-cache` is stored and revalidated before every use, whether or not the policy asks
   // for revalidation; without a validator it is not stored at all. (`no-store`: CacheTests.)
   @Test(arguments: [true, false]) func noCacheIsAlwaysRevalidated(policyRevalidates: Bool) throws {
     let agent = agent()
@@ -86,13 +86,13 @@ struct CacheModesTests {
     #expect(ResponseCache(folder: folder).list().count == 1)
   }
 
-  // HC-1: a 304 renews the entry with the 304's headers merged in.
+  // A 304 renews the entry with the 304's headers merged in.
   @Test func aRevalidationMergesTheHeadersOfThe304() throws {
     let agent = agent()
     let key = uniqueKey()
-    let policy = CachePolicy(seconds: 0.2, ignore: ["max_age"], revalidate: true)
+    let policy = CachePolicy(seconds: 60, ignore: ["max_age"], revalidate: true)
     _ = agent.sendAndWait(try request("/cache?key=\(key)&etag=v1", policy))
-    usleep(300_000)
+    try agent.ageCachedEntry(of: try request("/cache?key=\(key)&etag=v1", policy), by: 61)  // expired
     // The 304 carries a Cache-Control the first response did not have.
     let renewed = agent.sendAndWait(try request("/cache?key=\(key)&etag=v1&max_age=77", policy))
     #expect(renewed.cache?.revalidated == true)
@@ -149,39 +149,39 @@ struct CacheModesTests {
     }
   }
 
-  // HC-5: returnCacheDataElseLoad serves even an expired entry, marked stale.
+  // The offline policy returnCacheDataElseLoad serves even an expired entry, marked stale.
   @Test func anyCacheElseNetworkServesAnExpiredEntry() throws {
     let agent = agent()
     let key = uniqueKey()
-    let policy = CachePolicy(seconds: 0.2, mode: .anyCacheElseNetwork)
+    let policy = CachePolicy(seconds: 60, mode: .anyCacheElseNetwork)
     let first = agent.sendAndWait(try request("/cache?key=\(key)", policy))
     #expect(!first.fromCache && first.cache?.reason == .absent)
-    usleep(300_000)
+    try agent.ageCachedEntry(of: try request("/cache?key=\(key)", policy), by: 61)  // expired
     let stale = agent.sendAndWait(try request("/cache?key=\(key)", policy))
     #expect(stale.state == .succeeded && stale.fromCache)
     #expect(stale.cache?.stale == true && stale.cache?.reason == .expired)
     #expect(try hits(key) == 1)
   }
 
-  // HC-5: returnCacheDataDontLoad: offline; no entry is a `notCached` failure, never the network.
+  // The offline policy returnCacheDataDontLoad (cache only): no entry is a `notCached` failure, never the network.
   @Test func cacheOnlyNeverUsesTheNetwork() throws {
     let agent = agent()
     let key = uniqueKey()
-    let offline = CachePolicy(seconds: 0.2, mode: .cacheOnly)
+    let offline = CachePolicy(seconds: 60, mode: .cacheOnly)
     let missing = agent.sendAndWait(try request("/cache?key=\(key)", offline))
     #expect(missing.state == .failed && missing.error?.kind == .notCached)
     #expect(missing.error?.message.contains("absent") == true)
     #expect(missing.cache?.reason == .absent)
     #expect(try hits(key) == 0)
-    _ = agent.sendAndWait(try request("/cache?key=\(key)", CachePolicy(seconds: 0.2)))
+    _ = agent.sendAndWait(try request("/cache?key=\(key)", CachePolicy(seconds: 60)))
     #expect(agent.sendAndWait(try request("/cache?key=\(key)", offline)).cache?.reason == .fresh)
-    usleep(300_000)
+    try agent.ageCachedEntry(of: try request("/cache?key=\(key)", offline), by: 61)  // expired
     let expired = agent.sendAndWait(try request("/cache?key=\(key)", offline))
     #expect(expired.state == .succeeded && expired.fromCache && expired.cache?.stale == true)
     #expect(try hits(key) == 1)
   }
 
-  // C-11: saveResponseData(from: A, into: B) makes B a hit holding A's body.
+  // `saveResponseData(from: A, into: B)` makes B a hit holding A's body.
   @Test func aSavedResponseMakesAnotherRequestAHit() throws {
     let cache = ResponseCache(folder: folder)
     let agent = agent(cache)
@@ -199,7 +199,7 @@ struct CacheModesTests {
     #expect(cache.saveResponseData(from: try request("/cache?key=\(key)-none", policy), policy: policy, into: b, policy: policy) == nil)
   }
 
-  // C-12: a namespace per user: X's entries are invisible to Y; clearing X leaves Y's.
+  // A namespace per user: X's entries are invisible to Y; clearing X leaves Y's.
   @Test func namespacesKeepUsersApart() throws {
     let cache = ResponseCache(folder: folder)
     let agent = agent(cache)
@@ -222,7 +222,7 @@ struct CacheModesTests {
     }
   }
 
-  // C-13: downloads never enter the cache, even with a policy.
+  // Downloads never enter the cache, even with a policy.
   @Test func downloadsAreNeverCached() throws {
     let cache = ResponseCache(folder: folder)
     let downloads = scratchURL("rb-cache-dl")
@@ -239,7 +239,7 @@ struct CacheModesTests {
     #expect(cache.list().isEmpty)
   }
 
-  // C-4: an entry created "in the future" (the clock was set back 1 h) is not fresh.
+  // An entry created "in the future" (the clock was set back 1 h) is not fresh.
   @Test func aClockSetBackMakesTheEntryExpired() throws {
     let cache = ResponseCache(folder: folder)
     let req = try request("/cache?key=\(uniqueKey())", CachePolicy(seconds: 86_400))
@@ -254,7 +254,7 @@ struct CacheModesTests {
     }
   }
 
-  // C-3: an ignored form field and the order of the fields are left out of the key; the
+  // An ignored form field and the order of the fields are left out of the key; the
   // credential is not: another user's Authorization is another key.
   @Test func keysLeaveOutWhatDoesNotMatterButKeepTheUser() throws {
     let policy = CachePolicy(seconds: 60, ignore: ["nonce"])
@@ -298,8 +298,11 @@ struct CacheModesTests {
   // swept, in the background, after the first store of a process.
   @Test func theFirstStoreSweepsTheFolder() throws {
     let key = uniqueKey()
-    let old = try request("/cache?key=\(key)-old", CachePolicy(seconds: 0.1), name: "old")
-    _ = agent(ResponseCache(folder: folder, sweepAfter: 0)).sendAndWait(old)
+    let old = try request("/cache?key=\(key)-old", CachePolicy(seconds: 60), name: "old")
+    let storing = agent(ResponseCache(folder: folder, sweepAfter: 0))
+    _ = storing.sendAndWait(old)
+    storing.configuration.cache?.waitForSweep()  // its own sweep (after its first store) is over
+    try storing.ageCachedEntry(of: old, by: 3600)  // expired an hour ago
     let stray = folder.appendingPathComponent("0000.deadbeef.body")
     let temporary = folder.appendingPathComponent(".0000.json.tmp-1234")
     let young = folder.appendingPathComponent(".0001.json.tmp-5678")
@@ -308,7 +311,6 @@ struct CacheModesTests {
     for file in [stray, temporary] {
       try FileManager.default.setAttributes([.modificationDate: anHourAgo], ofItemAtPath: file.path)
     }
-    usleep(200_000)
     let cache = ResponseCache(folder: folder, sweepAfter: 0)
     #expect(cache.list().map(\.name) == ["old"], "nothing is swept before a store")
     _ = agent(cache).sendAndWait(try request("/cache?key=\(key)-new", CachePolicy(seconds: 60), name: "new"))
@@ -321,7 +323,7 @@ struct CacheModesTests {
     #expect(FileManager.default.fileExists(atPath: young.path), "a young temporary file may be a write in progress")
   }
 
-  // Issue 18, item 12: the sweep starts with the command (`sweepIfDue`) and the agent's shutdown
+  // The sweep starts with the command (`sweepIfDue`) and the agent's shutdown
   // lets it finish, so a short `run` no longer cuts it off (orphans had grown to 887 MB); a
   // sweep that completed is not repeated for an hour.
   @Test func aSweepAtStartIsNotCutOffByAShortRun() throws {

@@ -3,7 +3,7 @@ import RequestEngine
 import TestSupport
 import Testing
 
-/// The cookie jar (issue 14, Cookies): libcurl's cookie engine through one share per jar, against
+/// The cookie jar: libcurl's cookie engine through one share per jar, against
 /// httpbin's `/cookies/set`, `/cookies` and `/cookies/delete`, two host names for the domain rule
 /// and `Max-Age` for expiry. What goes where is curl's; these tests check that the engine hands
 /// curl the jar on every transfer (redirect hops included), never on others, and that the jar can

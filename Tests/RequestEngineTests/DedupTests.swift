@@ -6,7 +6,7 @@ import Testing
 /// Engine scenario "Deduplication (XP semantics, made safe)".
 @Suite("De-duplication", .serialized)
 struct DedupTests {
-  // DD-1: five identical GETs: one request on the wire, five results, byte-identical bodies.
+  // Five identical GETs: one request on the wire, five results, byte-identical bodies.
   @Test func identicalGETsShareOneTransfer() throws {
     let agent = Agent()
     let recorder = EventRecorder(agent)
@@ -59,7 +59,7 @@ struct DedupTests {
     #expect(log.first?["completed"] == false)
   }
 
-  // DD-2: a failure reaches every waiter once: a status failure, and a connection lost mid-body.
+  // A failure reaches every waiter once: a status failure, and a connection lost mid-body.
   @Test(arguments: ["/delay/0.2?key=KEY", "/bytes/200000?rate=400000&close_at=50&key=KEY"])
   func aFailureReachesEveryWaiterOnce(path: String) throws {
     let agent = Agent()
@@ -79,7 +79,7 @@ struct DedupTests {
     #expect(try hits(key) == 1, "no waiter re-sends after the shared failure")
   }
 
-  // DD-4: an opt-in debounce window: the same request again within it is refused with
+  // An opt-in debounce window: the same request again within it is refused with
   // `throttled` without the network (also a POST, the double submit it guards against). That it
   // is sent again once the window is over is AgentCore's (AgentCoreTests, on a virtual clock).
   @Test func aThrottleWindowRefusesRepeats() throws {
@@ -97,7 +97,7 @@ struct DedupTests {
     #expect(try hits(key) == 2)
   }
 
-  // DD-3: POST is never merged; dedup can be turned off.
+  // POST is never merged; dedup can be turned off.
   @Test func postsAndOptedOutRequestsAreNotMerged() throws {
     let agent = Agent()
     let recorder = EventRecorder(agent)

@@ -4,15 +4,15 @@ import Foundation
 import TestSupport
 import Testing
 
-/// A partial download belongs to its target (issue 12.1, DL-17), and a 206 for another resource
-/// is never appended (issue 18.3). Part of the serialized download suite.
+/// A partial download belongs to its target, whatever host, port or signed query its URL now
+/// has, and a 206 for another resource is never appended. Part of the serialized download suite.
 extension DownloadTests {
   /// The files in the scratch's download state folder.
   func stateFiles(_ scratch: Scratch) -> [String] {
     ((try? FileManager.default.contentsOfDirectory(atPath: scratch.store.directory)) ?? []).sorted()
   }
 
-  // Issue 12.1: `--demo` picks a new port every start, `--var host=…` changes the host; DL-17: a
+  // `--demo` picks a new port every start, `--var host=…` changes the host, a signed URL gets a
   // freshly signed query string. The partial data is the target's and resumes against any of them.
   @Test func aDownloadResumesWhateverItsHostPortOrQueryNowSay() throws {
     let scratch = Scratch()
@@ -53,7 +53,7 @@ extension DownloadTests {
     #expect(stateFiles(scratch) == [])
   }
 
-  // Issue 18.3: a server that ignores If-Range and answers 206 with the changed resource's
+  // A server that ignores If-Range and answers 206 with the changed resource's
   // validator and bytes. Appending them would splice two versions into one file.
   @Test(arguments: ["", "&etag=weak"])
   func aServerIgnoringIfRangeNeverSplicesTheFile(validator: String) throws {

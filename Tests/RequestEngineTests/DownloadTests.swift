@@ -61,7 +61,7 @@ struct DownloadTests {
     try #require(try fixtureJSON("/log?key=\(key)").arrayValue)
   }
 
-  // DL-1: cancel at ~40%, resume with Range + If-Range from the bytes on disk, absolute progress,
+  // Cancel at ~40%, resume with Range + If-Range from the bytes on disk, absolute progress,
   // state removed on success, nothing at the target before the end.
   @Test func cancelThenResumeContinuesFromTheBytesOnDisk() throws {
     let scratch = Scratch()
@@ -103,7 +103,7 @@ struct DownloadTests {
     #expect(progress.allSatisfy { $0.downloaded >= partial.bytes && $0.downloadTotal == Int64(size) })
   }
 
-  // DL-16: cancel, then restart at once: the state was saved before the cancel was reported.
+  // Cancel, then restart at once: the state was saved before the cancel was reported.
   @Test func restartingImmediatelyAfterACancelResumes() throws {
     let scratch = Scratch()
     let url = try fixture("/bytes/4000000?seed=dl16&rate=8000000")
@@ -116,7 +116,7 @@ struct DownloadTests {
     #expect(try digest(ofFile: target) == (try expectedDigest(try fixture("/bytes/4000000?seed=dl16"))))
   }
 
-  // DL-2: a server that ignores Range answers 200: truncate, restart from 0, say why.
+  // A server that ignores Range answers 200: truncate, restart from 0, say why.
   @Test func aServerIgnoringRangeRestartsFromZero() throws {
     let scratch = Scratch()
     let url = try fixture("/bytes/3000000?seed=dl2&range=off&rate=6000000")
@@ -130,7 +130,7 @@ struct DownloadTests {
     #expect(try digest(ofFile: target) == (try expectedDigest(try fixture("/bytes/3000000?seed=dl2"))))
   }
 
-  // DL-3: the resource changed between attempts: If-Range fails, 200, the new bytes only.
+  // The resource changed between attempts: If-Range fails, 200, the new bytes only.
   @Test func aChangedResourceIsNeverSpliced() throws {
     let scratch = Scratch()
     let key = uniqueKey()
@@ -148,7 +148,7 @@ struct DownloadTests {
     #expect(newContent != (try expectedDigest(try fixture("/bytes/3000000?seed=dl3"))))
   }
 
-  // DL-4: a weak ETag resumes on Last-Modified; no validator at all restarts (`noValidator`).
+  // A weak ETag resumes on Last-Modified; no validator at all restarts (`noValidator`).
   @Test func weakETagsUseLastModifiedAndNoValidatorRestarts() throws {
     let scratch = Scratch()
     let key = uniqueKey()
@@ -185,7 +185,7 @@ struct DownloadTests {
       key: key)
   }
 
-  // DL-5: 416 with the whole length on disk completes without downloading; more than the
+  // 416 with the whole length on disk completes without downloading; more than the
   // length on disk restarts.
   @Test func rangeNotSatisfiableWithEverythingOnDiskCompletes() throws {
     let scratch = Scratch()
@@ -209,7 +209,7 @@ struct DownloadTests {
     #expect(try digest(ofFile: longer) == SHA256.hex(content))
   }
 
-  // DL-6: a 206 that starts elsewhere is never appended: restart from 0.
+  // A 206 that starts elsewhere is never appended: restart from 0.
   @Test func aWrongContentRangeRestarts() throws {
     let scratch = Scratch()
     let url = try fixture("/bytes/2000000?seed=dl6&range=wrong&rate=4000000")
@@ -222,7 +222,7 @@ struct DownloadTests {
     #expect(try digest(ofFile: target) == (try expectedDigest(try fixture("/bytes/2000000?seed=dl6"))))
   }
 
-  // DL-7a: the server drops the connection at 30%: failed, resumable, partial kept; then resumes.
+  // The server drops the connection at 30%: failed, resumable, partial kept; then resumes.
   @Test func aDroppedConnectionKeepsThePartialData() throws {
     let scratch = Scratch()
     let size: Int64 = 1_000_000
@@ -255,7 +255,7 @@ struct DownloadTests {
     #expect(ranges == [nil, "bytes=350000-", "bytes=700000-", "bytes=1050000-", "bytes=1400000-"])
   }
 
-  // DL-8: two URLs into one folder keep their own state; one target twice is joined.
+  // Two URLs into one folder keep their own state; one target twice is joined.
   @Test func concurrentDownloadsIntoOneFolder() throws {
     let scratch = Scratch()
     let agent = scratch.agent()
@@ -293,7 +293,7 @@ struct DownloadTests {
     #expect((again.download?.resumedFrom ?? 0) > 0)
   }
 
-  // DL-9 and DL-11: an existing target survives a failed download; a 404 leaves no file, keeps
+  // An existing target survives a failed download; a 404 leaves no file, keeps
   // its error body and no resume state.
   @Test func failuresNeverTouchTheTarget() throws {
     let scratch = Scratch()
@@ -321,7 +321,7 @@ struct DownloadTests {
     #expect(try digest(ofFile: target) == (try expectedDigest(try fixture("/bytes/1000?seed=r"))))
   }
 
-  // DL-12: no Accept-Encoding on downloads, so offsets refer to stored bytes.
+  // No Accept-Encoding on downloads, so offsets refer to stored bytes.
   @Test func downloadsAskForTheStoredRepresentation() throws {
     let scratch = Scratch()
     let key = uniqueKey()
@@ -330,7 +330,7 @@ struct DownloadTests {
     #expect(try logEntries(key).first?["headers"]?["Accept-Encoding"] == nil)
   }
 
-  // DL-13: unreadable or orphaned state is ignored and rebuilt, never a crash.
+  // Unreadable or orphaned state is ignored and rebuilt, never a crash.
   @Test func corruptStateRestartsFromZero() throws {
     let scratch = Scratch()
     let url = try fixture("/bytes/50000?seed=dl13")
@@ -348,7 +348,7 @@ struct DownloadTests {
     #expect(!FileManager.default.fileExists(atPath: scratch.store.partPath("orphan")))
   }
 
-  // DL-14: chunked (no length): indeterminate progress, the exact size at the end; resumes.
+  // Chunked (no length): indeterminate progress, the exact size at the end; resumes.
   @Test func chunkedDownloadsHaveNoTotalAndStillResume() throws {
     let scratch = Scratch()
     let url = try fixture("/bytes/2000000?seed=dl14&chunked=1&rate=4000000")
@@ -386,7 +386,7 @@ struct DownloadTests {
     #expect(right.state == .succeeded)
   }
 
-  // DL-1 against nginx: a real static file with nginx's strong ETag.
+  // A cancelled download resumes against nginx too: a real static file with nginx's strong ETag.
   @Test func resumesAgainstNginx() throws {
     let scratch = Scratch()
     let index = try JSONParser.parse(try #require(Agent().sendAndWait(Request(url: try nginx("/index.json"))).response).body.bytes())
@@ -417,7 +417,7 @@ struct DownloadTests {
     #expect(decide(206, [same, ("Content-Range", "bytes 0-199/200")]) == .restart(.badContentRange))
     #expect(decide(206, [same, ("Content-Range", "bytes 100-199/*")]) == .write(offset: 100, total: nil, restartReason: nil))
     #expect(decide(206, [same]) == .restart(.badContentRange))
-    // Issue 18.3: a 206 for another resource (a server that ignores If-Range) is never appended.
+    // A 206 for another resource (a server that ignores If-Range) is never appended.
     #expect(decide(206, [("ETag", "\"b\""), ("Content-Range", "bytes 100-199/200")]) == .restart(.resourceChanged))
     #expect(decide(206, [("ETag", "W/\"a\""), ("Content-Range", "bytes 100-199/200")]) == .restart(.resourceChanged))
     #expect(decide(206, [("Content-Range", "bytes 100-199/200")]) == .restart(.resourceChanged))

@@ -5,7 +5,7 @@ import Testing
 
 /// CR, LF and NUL never reach curl: the engine refuses a request whose URL, header names or
 /// values, content type, multipart part headers or Digest user would carry one (a `usage`
-/// error, nothing sent), whoever built it. Issue 18, item 1.
+/// error, nothing sent), whoever built it.
 @Suite("Header injection")
 struct HeaderInjectionTests {
   let agent = Agent()

@@ -4,8 +4,8 @@ import TestSupport
 import Testing
 
 /// What a hostile server (the fixture's `/hostile/…`) must not be able to do to the engine: fill
-/// the disk or the memory (issue 18, item 4), leave temporary files (item 12), crash it (item 2),
-/// or get a bare curl code for an answer ("Also").
+/// the disk or the memory, leave temporary files, crash it, or get a bare curl code for an
+/// answer.
 @Suite("Hostile servers")
 struct HostileServerTests {
   /// A spill folder of the test's own, so what lands in it can be listed.
@@ -24,7 +24,7 @@ struct HostileServerTests {
 
   func spilledFiles() -> [String] { (try? FileManager.default.contentsOfDirectory(atPath: spill.path)) ?? [] }
 
-  // Item 4: an endless body to a request that is not a download stops at the cap (before the
+  // An endless body to a request that is not a download stops at the cap (before the
   // cap it filled the disk: 5.4 GB in 8 s).
   @Test func anEndlessBodyStopsAtTheCap() throws {
     let agent = agent(maxBody: 4 << 20)
@@ -48,7 +48,7 @@ struct HostileServerTests {
     #expect(Agent.Configuration().maxBodyBytes == 1024 << 20)
   }
 
-  // Item 4: decompression is bounded by the same cap (the write callback counts decoded bytes).
+  // Decompression is bounded by the same cap (the write callback counts decoded bytes).
   @Test func aGzipBombStopsAtTheCap() throws {
     let agent = agent(maxBody: 8 << 20)
     defer { agent.shutdown() }
@@ -64,7 +64,7 @@ struct HostileServerTests {
     #expect(try body.bytes().allSatisfy { $0 == 0 })
   }
 
-  // Item 4: a Content-Length over the cap stops the transfer at the headers, before the body.
+  // A Content-Length over the cap stops the transfer at the headers, before the body.
   @Test func aDeclaredLengthOverTheCapStopsAtTheHeaders() throws {
     let agent = agent(maxBody: 1 << 20)
     defer { agent.shutdown() }
@@ -75,7 +75,7 @@ struct HostileServerTests {
     #expect(Date().timeIntervalSince(started) < 1, "the body trickles a byte a second: the headers alone decided")
   }
 
-  // Item 12: a spilled body's file has no name from the moment it exists, so nothing is left
+  // A spilled body's file has no name from the moment it exists, so nothing is left
   // when the process dies, however; the viewer maps it through its descriptor. Before the fix
   // the folder held `reqbench-body-XXXXXX` for as long as the body lived (and after a kill).
   @Test func aSpilledBodyLeavesNoFileBehind() throws {
@@ -102,7 +102,7 @@ struct HostileServerTests {
     #expect(FileManager.default.contents(atPath: file.path)?.count == 300_000)
   }
 
-  // "Also": a 1 MB header line is named, not `failed:  (curl error 27)`.
+  // A 1 MB header line is named, not `failed:  (curl error 27)`.
   @Test func aHeaderLineOverCurlsLimitIsNamed() throws {
     let agent = agent()
     defer { agent.shutdown() }
@@ -114,7 +114,7 @@ struct HostileServerTests {
       "\(result.error?.message ?? "")")
   }
 
-  // Item 2: a status line with a long run of digits once overflowed the parser (a trap).
+  // A status line with a long run of digits once overflowed the parser (a trap).
   @Test func aStatusLineOfManyDigitsDoesNotTrap() throws {
     let agent = agent()
     defer { agent.shutdown() }
@@ -127,7 +127,7 @@ struct HostileServerTests {
     }
   }
 
-  // Item 2: `Content-Length: 9000000000000000000` and a trickle: progress and ETA stay numbers.
+  // `Content-Length: 9000000000000000000` and a trickle: progress and ETA stay numbers.
   @Test func aHugeContentLengthKeepsProgressArithmeticSafe() throws {
     let agent = agent()
     defer { agent.shutdown() }
@@ -151,7 +151,7 @@ struct HostileServerTests {
     #expect(Int(saturating: .nan) == 0)
   }
 
-  // Item 2: a timeout or deadline of 1e16 s reaches curl clamped, not as a trap.
+  // A timeout or deadline of 1e16 s reaches curl clamped, not as a trap.
   @Test func hugeTimeoutsAreClamped() throws {
     let agent = agent()
     defer { agent.shutdown() }
@@ -160,7 +160,7 @@ struct HostileServerTests {
   }
 }
 
-/// "Also": every curl code has words of its own; a message never ends in a bare curl number.
+/// Every curl code has words of its own; a message never ends in a bare curl number.
 @Suite struct CurlCodeWordsTests {
   @Test func everyCodeHasWords() {
     for code in 0...100 {

@@ -4,7 +4,7 @@ import RequestEngine
 import TestSupport
 import Testing
 
-/// Issue 18, item 13: the cache stores `sensitive` and `namespace` values as HMAC-SHA256 under a
+/// The cache stores `sensitive` and `namespace` values as HMAC-SHA256 under a
 /// key of its state folder, not as a plain sha256 anyone can match against guesses.
 @Suite struct KeyedDigestTests {
   func hex(_ text: String) -> [UInt8] {

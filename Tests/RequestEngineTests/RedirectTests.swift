@@ -4,7 +4,7 @@ import RequestEngine
 import TestSupport
 import Testing
 
-/// Redirects (issue 18, item 6): the engine follows them itself (`Redirect`), so a server can send
+/// Redirects: the engine follows them itself (`Redirect`), so a server can send
 /// reqbench only to http and https, and a header that carries a secret never reaches another
 /// origin. Against the fixture server, httpbin and a loopback listener that stands for an FTP
 /// server.

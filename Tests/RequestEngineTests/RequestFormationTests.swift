@@ -117,7 +117,7 @@ struct RequestFormationTests {
     #expect(echo["headers"]?["User-Agent"]?.stringValue?.hasPrefix("reqbench/") == true)
   }
 
-  // SER-5: basic auth is sent up front: one request, no challenge round trip.
+  // Basic auth is sent up front: one request, no challenge round trip.
   @Test func basicAuthUpFront() throws {
     let key = uniqueKey()
     let token = Data("user:pass".utf8).base64EncodedString()
@@ -147,7 +147,7 @@ struct RequestFormationTests {
     #expect(try result.json()["gzipped"] == true)
   }
 
-  // SER-8: HEAD on a large resource completes at once with headers and no body.
+  // HEAD on a large resource completes at once with headers and no body.
   @Test func headHasHeadersAndNoBody() throws {
     let result = agent.sendAndWait(Request(method: .HEAD, url: try nginx("/10m.bin")))
     #expect(result.state == .succeeded)

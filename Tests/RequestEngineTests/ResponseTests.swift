@@ -22,7 +22,7 @@ struct ResponseTests {
     #expect(result.attempts == 1)
   }
 
-  // RD-1
+  // Redirects are followed; the final URL and the count are reported.
   @Test func followsRedirectsAndCountsThem() throws {
     let result = agent.sendAndWait(Request(url: try httpbin("/redirect/3")))
     #expect(result.state == .succeeded)
@@ -38,7 +38,7 @@ struct ResponseTests {
     #expect(result.response?.effectiveURL == (try fixture("/get")))
   }
 
-  // RD-2: the default limit is 10 redirects: ten are followed, the eleventh fails.
+  // The default limit is 10 redirects: ten are followed, the eleventh fails.
   @Test func defaultRedirectLimitIsTen() throws {
     let ten = agent.sendAndWait(Request(url: try httpbin("/redirect/10")))
     #expect(ten.state == .succeeded, "\(ten.error?.message ?? "")")
@@ -80,7 +80,7 @@ struct ResponseTests {
     #expect(result.request.url.contains(secret))
   }
 
-  // RD-3, with issue 12.10: a redirect not followed is delivered, and is a success (as curl
+  // A redirect not followed is delivered, and is a success (as curl
   // without -L) unless the request's own `validate.status` says otherwise.
   @Test func notFollowingDeliversTheRedirect() throws {
     let result = agent.sendAndWait(Request(url: try fixture("/redirect/2"), followRedirects: false))
@@ -92,7 +92,7 @@ struct ResponseTests {
     #expect(allowed.state == .succeeded)
   }
 
-  // VAL-1: the body stays available on a status failure.
+  // The body stays available on a status failure.
   @Test func statusFailureKeepsTheBody() throws {
     let result = agent.sendAndWait(Request(url: try fixture("/status/500")))
     #expect(result.state == .failed)
@@ -205,7 +205,7 @@ struct ResponseTests {
 struct TimeoutTests {
   let agent = Agent()
 
-  // TO-2: idle semantics: a trickle of one byte every 2 s survives a 5 s idle timeout, for about
+  // Idle semantics: a trickle of one byte every 2 s survives a 5 s idle timeout, for about
   // 10 s in all: twice the idle window, so a timeout counted from the start would have cut it.
   @Test func trickleSurvivesIdleTimeout() throws {
     let start = Date()
@@ -217,7 +217,7 @@ struct TimeoutTests {
     #expect(elapsed > 9, "the trickle lasted only \(elapsed) s")
   }
 
-  // TO-1: silence longer than the idle timeout fails with "timed out".
+  // Silence longer than the idle timeout fails with "timed out".
   @Test func silenceFailsWithTimedOut() throws {
     let start = Date()
     let result = agent.sendAndWait(Request(url: try fixture("/delay/5"), timeouts: Timeouts(idle: 1)))
@@ -233,7 +233,7 @@ struct TimeoutTests {
     #expect(result.error?.transport == .timedOut)
   }
 
-  // TO-2: a total deadline cuts even a steady trickle.
+  // A total deadline cuts even a steady trickle.
   @Test func deadlineBoundsTheWholeExchange() throws {
     let start = Date()
     let result = agent.sendAndWait(

@@ -3,9 +3,8 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Issue 12's engine defects: `Retry-After` (12.3), a cancel during a retry wait (12.2), and the
-/// smaller ones of 12.10 (a 3xx not followed, a dedup waiter's first events, the umask of
-/// downloaded files).
+/// Retries and redirects in the engine: `Retry-After`, a cancel during a retry wait, a 3xx not
+/// followed, a dedup waiter's first events, the umask of downloaded files.
 @Suite struct RetryAndRedirectTests {
   let agent = Agent()
 
@@ -24,7 +23,7 @@ import Testing
     recorder.timed.compactMap { if case .started(id, _) = $0.event { $0.time } else { nil } }
   }
 
-  // 12.3: the demo's /flaky-demo answers 503 with `Retry-After: 1`; the retry came after the
+  // The demo's /flaky-demo answers 503 with `Retry-After: 1`; the retry came after the
   // backoff's 0.5 s. The server's word wins over the backoff, for 503 and 429.
   @Test(arguments: [503, 429])
   func retryAfterSecondsIsHonoured(code: Int) throws {
@@ -104,7 +103,7 @@ import Testing
     #expect(policy.wait(beforeRetry: 0, after: busy) == (3, true))
   }
 
-  // 12.2: cancel while waiting to retry: `cancelled`, with the last response it had (the 503's
+  // Cancel while waiting to retry: `cancelled`, with the last response it had (the 503's
   // status, headers and body), and nothing after its one `finished` event.
   @Test func aCancelDuringARetryWaitKeepsTheLastResponse() throws {
     let recorder = EventRecorder(agent)
@@ -143,7 +142,7 @@ import Testing
     #expect(recorder.finished.map { $0.response?.status } == [503, 503])
   }
 
-  // 12.10: a redirect not followed is the answer (as curl without -L), unless `validate` says
+  // A redirect not followed is the answer (as curl without -L), unless `validate` says
   // otherwise.
   @Test func aRedirectNotFollowedIsASuccess() throws {
     let url = try fixture("/redirect-to?url=/get&status=302")
@@ -162,7 +161,7 @@ import Testing
     #expect(missing.error?.message == "status 404 is outside 200-399")
   }
 
-  // 12.10: a waiter shows its primary's status and its `dedup` nature from the start: `joined`
+  // A waiter shows its primary's status and its `dedup` nature from the start: `joined`
   // right after `queued`, then the primary's `started`, `headers` and latest `progress`.
   @Test func aDedupWaiterGetsThePrimarysHeadersAtOnce() throws {
     let recorder = EventRecorder(agent)
@@ -185,7 +184,7 @@ import Testing
     #expect(recorder.finished.first { $0.id == waiter }?.deduplicated == true)
   }
 
-  // 12.10: a downloaded file is created with the umask, as curl creates it; the state stays 0600.
+  // A downloaded file is created with the umask, as curl creates it; the state stays 0600.
   @Test func downloadedFilesFollowTheUmask() throws {
     let folder = scratchURL("reqbench-umask").path
     defer { try? FileManager.default.removeItem(atPath: folder) }

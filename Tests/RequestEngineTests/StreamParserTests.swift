@@ -3,7 +3,7 @@ import RequestEngine
 import Testing
 import TestSupport
 
-/// The stream parser (issue 15, "Parse SSE" and "NDJSON"): the WHATWG event-stream rules and the
+/// The stream parser: the WHATWG event-stream rules and the
 /// line formats, fed in every possible cut of the bytes. Pure: no server.
 @Suite("Stream parser")
 struct StreamParserTests {

@@ -3,7 +3,7 @@ import RequestEngine
 import TestSupport
 import Testing
 
-/// Streamed responses through the agent (issue 15): events as they arrive from a real SSE server
+/// Streamed responses through the agent: events as they arrive from a real SSE server
 /// no one here wrote (sse-starlette under uvicorn) and from the fixture's byte-level streams
 /// (`/sse/ticker`, `/sse/chat`, `/ndjson`): recognition, bounded memory, idle timeouts between
 /// bytes, reconnect with `Last-Event-ID`, cancel mid-stream.

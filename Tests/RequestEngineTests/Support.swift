@@ -3,8 +3,8 @@ import RequestEngine
 import TestSupport
 import Testing
 
-// The scenario ids in these tests' comments (DL-1, DD-4, CH-5, …) are listed with what each means
-// in docs/engine-rules.md, "Scenarios".
+// The scenarios these tests check are listed with where each is tested in docs/engine-rules.md,
+// "Scenarios".
 
 /// Records every agent event, thread-safely, and lets a test wait for conditions on them.
 final class EventRecorder: @unchecked Sendable {
@@ -72,4 +72,23 @@ extension ExchangeResult {
 extension ExchangeIdentity {
   /// The identity of a plain GET of `path`: distinct paths, distinct identities (the core's tests).
   static func of(_ path: String) -> ExchangeIdentity { ExchangeIdentity(Request(url: "http://core.test" + path)) }
+}
+
+extension Agent {
+  /// Moves the cached entry of `request` (under its own cache policy) `seconds` into the past,
+  /// as if it had been stored then: its lifetime runs out on a virtual clock, not by sleeping
+  /// through it. Fails the test when there is no entry.
+  func ageCachedEntry(of request: Request, by seconds: Double, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+    let cache = try #require(configuration.cache, "the agent has a cache", sourceLocation: sourceLocation)
+    let policy = try #require(request.cache, "the request has a cache policy", sourceLocation: sourceLocation)
+    let entry: ResponseCache.Entry
+    switch cache.lookup(request, policy: policy) {
+    case .fresh(let found), .expired(let found): entry = found
+    case .miss(let reason):
+      Issue.record("no cached entry to age: \(reason)", sourceLocation: sourceLocation)
+      return
+    }
+    let aged = cache.save(entry, for: request, policy: policy, now: Date().addingTimeInterval(-seconds))
+    try #require(aged != nil, "the aged entry was saved", sourceLocation: sourceLocation)
+  }
 }

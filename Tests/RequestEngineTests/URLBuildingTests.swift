@@ -3,7 +3,7 @@ import Testing
 
 @Suite("URL building")
 struct URLBuildingTests {
-  // URL-1: YTK's vectors and the RFC 3986 traps.
+  // A relative URL against a base: YTK's vectors and the RFC 3986 traps.
   @Test(arguments: [
     ("http://www.example.com", "get", "http://www.example.com/get"),
     ("http://www.example.com/", "get", "http://www.example.com/get"),
@@ -35,7 +35,7 @@ struct URLBuildingTests {
     #expect(throws: URLError.self) { try URLResolver.resolve("http:///nohost", against: nil) }
   }
 
-  // SER-1: encoding of values, arrays, objects, null and bools.
+  // Encoding of values, arrays, objects, null and bools.
   @Test func encodesQueryLikeAlamofire() {
     let query = QueryEncoder.encode([
       ("a", "x y"), ("arr", [1, 2]), ("b", 2), ("d", ["k": "v"]), ("n", nil),

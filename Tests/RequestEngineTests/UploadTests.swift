@@ -31,7 +31,7 @@ struct UploadTests {
     return try result.json()
   }
 
-  // UP-1: fields and a streamed file part, in order, with the right digest, type and length.
+  // Fields and a streamed file part, in order, with the right digest, type and length.
   @Test func multipartPartsArriveInOrder() throws {
     let files = Files()
     let image = try files.make("x.jpg", size: 3_000_000)
@@ -52,7 +52,7 @@ struct UploadTests {
     #expect(parts[1]["sha256"]?.stringValue == image.sha256)
   }
 
-  // UP-2: PUT (and PATCH, DELETE) send a multipart body like POST does.
+  // PUT (and PATCH, DELETE) send a multipart body like POST does.
   @Test(arguments: [HTTPMethod.PUT, .PATCH, .DELETE])
   func otherMethodsCarryMultipartToo(method: HTTPMethod) throws {
     let files = Files()
@@ -102,7 +102,7 @@ struct UploadTests {
     #expect(raw["headers"]?["Content-Type"] == "text/plain")
   }
 
-  // UP-3: a throttled upload reports monotonic progress up to its length, with a speed.
+  // A throttled upload reports monotonic progress up to its length, with a speed.
   @Test func uploadProgressIsMonotonicToTheTotal() throws {
     let files = Files()
     let blob = try files.make("slow.bin", size: 8_000_000)
@@ -120,7 +120,7 @@ struct UploadTests {
     #expect(try result.json()["sha256"]?.stringValue == blob.sha256)
   }
 
-  // UP-5: cancelling half way aborts on the wire: the server sees the body cut short.
+  // Cancelling half way aborts on the wire: the server sees the body cut short.
   @Test func cancellingAnUploadAbortsOnTheWire() throws {
     let files = Files()
     let blob = try files.make("big.bin", size: 12_000_000)
@@ -178,7 +178,7 @@ struct UploadTests {
     #expect(try hits(key) == 0)
   }
 
-  // Issue 18, item 9: a folder (curl reads it as nothing, or waits the idle timeout), a pipe
+  // A folder (curl reads it as nothing, or waits the idle timeout), a pipe
   // (endless) and a device are not bodies: refused before anything is sent, as a file part too.
   @Test func aFolderOrAPipeIsNotABodyAndNothingIsSent() throws {
     let files = Files()
@@ -201,7 +201,7 @@ struct UploadTests {
     #expect(try hits(key) == 0)
   }
 
-  // Issue 18, item 9: a HEAD with a body (curl sends it, then waits for a response body a HEAD
+  // A HEAD with a body (curl sends it, then waits for a response body a HEAD
   // never gets) is refused before anything is sent, whatever the body.
   @Test func aHEADWithABodyIsRefused() throws {
     let files = Files()

@@ -1,7 +1,7 @@
 import TerminalUI
 import Testing
 
-/// The one escaping of text for a terminal (issue 18, item 5): C0, DEL, C1, the separators, the
+/// The one escaping of text for a terminal: C0, DEL, C1, the separators, the
 /// bidirectional controls and invalid UTF-8, the same in the TUI's cells and in every command's
 /// output.
 @Suite struct ControlEscapingTests {

@@ -4,16 +4,38 @@ import Foundation
 /// crash tests' children see their variable and loop until killed), waits until `ready` holds
 /// (checked every 50 ms, at most 30 s: a loaded machine starts the child slowly), then for a
 /// random `pause` in microseconds, and kills it with SIGKILL. Returns whether SIGKILL ended it.
+/// Throws `ChildNotReady` (after killing the child) when `ready` never held: the test then fails
+/// instead of checking a child that never did what it is killed in the middle of.
 public func killChildTest(
-  suite: String, environment: [String: String], when ready: () -> Bool = { true }, pause: ClosedRange<UInt32>
+  suite: String, environment: [String: String], when ready: () -> Bool, pause: ClosedRange<UInt32>
 ) throws -> Bool {
   let child = try startChildTest(filter: suite, environment: environment)
   let deadline = Date().addingTimeInterval(30)
-  while Date() < deadline && !ready() { usleep(50_000) }
+  var isReady = ready()
+  while !isReady && Date() < deadline && child.isRunning {
+    usleep(50_000)
+    isReady = ready()
+  }
+  guard isReady else {
+    let ended = !child.isRunning
+    kill(child.processIdentifier, SIGKILL)
+    child.waitUntilExit()
+    throw ChildNotReady(suite: suite, exited: ended)
+  }
   usleep(UInt32.random(in: pause))
   kill(child.processIdentifier, SIGKILL)
   child.waitUntilExit()
   return child.terminationReason == .uncaughtSignal
+}
+
+/// A child test that never reached its ready condition: it ended by itself (`exited`) or was
+/// still not ready after 30 s.
+public struct ChildNotReady: Error, CustomStringConvertible {
+  public let suite: String
+  public let exited: Bool
+  public var description: String {
+    "the child running \(suite) \(exited ? "ended" : "was still not ready after 30 s") before its ready condition held"
+  }
 }
 
 /// Runs this test binary again as a child, on `filter` alone with `environment` added, and waits

@@ -20,7 +20,7 @@ public func copyOfFixture(_ relative: String, named name: String? = nil) throws 
     String(decoding: try Data(contentsOf: source), as: UTF8.self), named: name ?? source.lastPathComponent)
 }
 
-/// The header-injection reproducer as a workspace: chain step 1's response echoes
+/// A header injection from a server as a workspace: chain step 1's response echoes
 /// `\r\nX-Injected: fromserver`, the chain captures it as `tok`, and step 2 (`/anything/next?key=KEY`,
 /// counted by the fixture server under `key`) would put it in a header.
 public func injectingChainWorkspace(key: String) throws -> String {

@@ -9,9 +9,10 @@ public final class RunningReqbench {
   /// Everything read from stdout so far.
   public private(set) var output = ""
 
-  public init(_ arguments: [String]) throws {
+  public init(_ arguments: [String], currentDirectory: URL? = nil) throws {
     process.executableURL = try reqbenchBinary
     process.arguments = arguments
+    if let currentDirectory { process.currentDirectoryURL = currentDirectory }
     process.standardOutput = out
     process.standardError = err
     try process.run()
@@ -20,8 +21,7 @@ public final class RunningReqbench {
   public var pid: pid_t { process.processIdentifier }
 
   /// Reads stdout until `done(output)` holds, it ends, or `timeout` seconds pass; returns
-  /// whether `done` held.
-  @discardableResult
+  /// whether `done` held (a test acting on that point must check it).
   public func read(until done: (String) -> Bool, timeout: Double = 20) -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {

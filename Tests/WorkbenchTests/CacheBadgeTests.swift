@@ -15,6 +15,8 @@ struct CacheBadgeTests {
     if case .agent(.finished(var result)) = events[3] {
       change(&result)
       events[3] = .agent(.finished(result))
+    } else {
+      Issue.record("the exchange's fourth event is not its result: \(events[3])")
     }
     for msg in events { send(&state, msg) }
   }

@@ -5,8 +5,8 @@ import Testing
 import Workbench
 import Workspace
 
-/// The screen-side defects of issue 12, each as the state and screen a new user met them in.
-@Suite("update and view: issue 12's TUI defects")
+/// Screen-side defects a new user met, each as the state and screen they met it in.
+@Suite("update and view: TUI defects a new user met")
 struct DefectTests {
   func screen(_ state: AppState) -> [String] {
     var buffer = ScreenBuffer(width: state.width, height: state.height)
@@ -220,7 +220,10 @@ struct DefectTests {
     #expect(keys(&state, "E") == [.edit(text: typed, fileExtension: "json")])
     send(&state, .editorFinished(#"{"name": "Grace"}"#, error: nil))
     #expect(state.selectedRequest?.body == .json(["name": "Grace"]))
-    guard case .edit(let now, _)? = keys(&state, "E").first else { return }
+    guard case .edit(let now, _)? = keys(&state, "E").first else {
+      Issue.record("E opened no editor")
+      return
+    }
     #expect(now != typed && now != original && now.contains("Grace"))
     // Refused again, reopened and left as it was: given up, the body stays.
     send(&state, .editorFinished("{", error: nil))

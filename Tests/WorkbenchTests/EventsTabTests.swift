@@ -5,7 +5,7 @@ import Testing
 
 @testable import Workbench
 
-/// The viewer's Events tab of a stream (issue 15, TUI): `update` driven by keys and the agent's
+/// The viewer's Events tab of a stream: `update` driven by keys and the agent's
 /// stream events, and `view` snapshots at 160×45 and 80×24.
 @Suite struct EventsTabTests {
   static let id = ExchangeID(rawValue: 1)

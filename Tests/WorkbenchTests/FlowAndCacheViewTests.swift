@@ -19,7 +19,10 @@ struct CacheViewTests {
     }
     #expect(request.cache?.mode == .networkOnly)
     #expect(state.message?.text == "sent users/list-cached, ignoring the cache")
-    guard case .send(let normal)? = keys(&state, "s").first else { return }
+    guard case .send(let normal)? = keys(&state, "s").first else {
+      Issue.record("expected s to send")
+      return
+    }
     #expect(normal.cache?.mode == .cacheThenNetwork)
   }
 
@@ -32,6 +35,8 @@ struct CacheViewTests {
       result.fromCache = true
       result.cache = CacheOutcome(hit: true, reason: .fresh, ageSeconds: 42)
       events[3] = .agent(.finished(result))
+    } else {
+      Issue.record("the exchange's fourth event is not its result: \(events[3])")
     }
     for msg in events { send(&state, msg) }
     #expect(state.exchanges[0].badges == ["cache"])

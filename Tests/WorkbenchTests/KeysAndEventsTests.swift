@@ -217,7 +217,10 @@ struct KeysAndEventsTests {
     let id = ExchangeID(rawValue: 1)
     send(&state, .agent(.queued(id, request)), .agent(.started(id, attempt: 1)))
     var events = exchangeEvents(id: 1, request: request, body: #"{"cached": true}"#)
-    guard case .agent(.finished(var early)) = events[3] else { return }
+    guard case .agent(.finished(var early)) = events[3] else {
+      Issue.record("the exchange's fourth event is not its result: \(events[3])")
+      return
+    }
     early.fromCache = true
     send(&state, .agent(.delivered(early)))
     #expect(state.exchanges[0].state == .running)  // still waiting for the network

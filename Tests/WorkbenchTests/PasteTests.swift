@@ -88,7 +88,10 @@ struct PasteAssemblerTests {
     let big = String(repeating: "a", count: 1010)
     let out = assembler.feed(bracketed(big))
     #expect(words(out) == ["tooLong"])
-    guard let refused = out.first else { return }
+    guard let refused = out.first else {
+      Issue.record("the paste over the limit gave no event")
+      return
+    }
     var state = emptyState()
     send(&state, refused)
     #expect(state.workspace.requests.isEmpty)

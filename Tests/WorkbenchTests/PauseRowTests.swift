@@ -5,7 +5,7 @@ import Testing
 
 @testable import Workbench
 
-/// `p` in the queue (issue 16): pause a queued or running exchange, let it go on; the row says
+/// `p` in the queue: pause a queued or running exchange, let it go on; the row says
 /// `paused` once the agent did it, and rows that cannot be paused say why.
 @Suite struct PauseRowTests {
   func queueLine(_ state: AppState, _ name: String) -> String {

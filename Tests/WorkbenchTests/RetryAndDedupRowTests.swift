@@ -4,8 +4,8 @@ import TerminalUI
 import Testing
 import Workbench
 
-/// Queue rows of issue 12: a cancel during a retry wait ends the row with the engine's last
-/// response (12.2), a dedup waiter shows its badge and status from its first events (12.10).
+/// Queue rows: a cancel during a retry wait ends the row with the engine's last response, a
+/// dedup waiter shows its badge and status from its first events.
 @Suite struct RetryAndDedupRowTests {
   func screen(_ state: AppState) -> String {
     var buffer = ScreenBuffer(width: state.width, height: state.height)

@@ -6,7 +6,7 @@ import Workbench
 import Workspace
 
 /// A download path that a secret filled in (`"download": {"to": "out/{{secret.k}}.bin"}`) is
-/// masked on the screen and in the status bar, as `run` masks it (issue 18, item 13).
+/// masked on the screen and in the status bar, as `run` masks it.
 @Suite struct SecretPathTests {
   func screen(_ state: AppState) -> String {
     var buffer = ScreenBuffer(width: state.width, height: state.height)

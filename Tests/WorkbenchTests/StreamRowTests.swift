@@ -4,7 +4,7 @@ import TerminalUI
 import Testing
 import Workbench
 
-/// The queue row of a live stream (issue 15, TUI): `stream · N events · R/s` from the agent's
+/// The queue row of a live stream: `stream · N events · R/s` from the agent's
 /// stream events, `reconnect N` while it waits to connect again, the events kept when it ends.
 @Suite struct StreamRowTests {
   func queueLine(_ state: AppState, _ name: String) -> String {

@@ -72,7 +72,10 @@ struct ViewSnapshotTests {
     _ = keys(&state, "3")
     let request = Request(name: "users/list", method: .GET, url: "http://127.0.0.1:8080/users?page=1")
     let events = Scenario.exchange(id: 2, request: request, body: #"[{"id": 1, "name": "Ada"}]"#, duration: 0.0042)
-    guard case .agent(.finished(var result)) = events[3] else { return }
+    guard case .agent(.finished(var result)) = events[3] else {
+      Issue.record("the exchange's fourth event is not its result: \(events[3])")
+      return
+    }
     result.finishedAt = Scenario.epoch.addingTimeInterval(-86_400)
     let folder = scratchURL("rb-snap")
     defer { try? FileManager.default.removeItem(at: folder) }
@@ -158,6 +161,8 @@ struct ViewSnapshotTests {
     if case .agent(.finished(var result)) = events[3] {
       result.response?.body = .memory(bytes)
       events[3] = .agent(.finished(result))
+    } else {
+      Issue.record("the exchange's fourth event is not its result: \(events[3])")
     }
     for msg in events { send(&state, msg) }
     #expect(state.viewer.document?.kind == .binary)

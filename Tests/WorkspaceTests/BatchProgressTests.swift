@@ -38,7 +38,7 @@ struct BatchProgressTests {
     #expect(settled2 == nil)  // once
   }
 
-  // B-2, B-3: fail fast: the first failure cancels the others, one batch failure naming it,
+  // Fail fast: the first failure cancels the others, one batch failure naming it,
   // even when a second fails at the same moment; members never started end "not started".
   @Test func failFastCancelsTheOthersAndNamesTheFirstFailure() {
     var p = progress(5)
@@ -62,7 +62,7 @@ struct BatchProgressTests {
     #expect(result?.members[3].message == "not started")
   }
 
-  // B-8: all settled: every member runs; the message counts the failures and names the first.
+  // All settled: every member runs; the message counts the failures and names the first.
   @Test func allSettledRunsEveryMember() {
     var p = progress(4, .allSettled)
     for i in 0..<4 {
@@ -83,7 +83,7 @@ struct BatchProgressTests {
     #expect(result?.message == "2 of 4 failed, first m2: boom")
   }
 
-  // B-6: a cancelled run: members not started end cancelled, the batch is cancelled.
+  // A cancelled run: members not started end cancelled, the batch is cancelled.
   @Test func aCancelledRunEndsTheRestNotStarted() {
     var p = progress(3)
     let started = p.start(0)

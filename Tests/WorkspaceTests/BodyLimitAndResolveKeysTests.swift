@@ -3,7 +3,7 @@ import RequestEngine
 import Testing
 import Workspace
 
-/// The workspace keys of issue 18: `maxBodyMB` (workspace and request) and `resolve`.
+/// The workspace keys `maxBodyMB` (workspace and request) and `resolve`.
 @Suite struct BodyLimitAndResolveKeysTests {
   @Test func maxBodyMBFromTheRequestOrTheWorkspace() throws {
     let ws = try workspace(

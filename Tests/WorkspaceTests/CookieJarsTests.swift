@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 import Workspace
 
-/// The workspace side of the cookie jar (issue 14): the `cookies` key, which jar `prepare` gives a
+/// The workspace side of the cookie jar: the `cookies` key, which jar `prepare` gives a
 /// request, and the jar files in the state folder (no server: the jar is filled by hand here;
 /// what curl does with it is tested against httpbin in `CookieJarTests` and `CookiesCommandTests`).
 @Suite struct CookieJarsTests {

@@ -1,21 +1,22 @@
-// Just over 500 lines because it is the engine's batch and chain scenarios as one suite, in the
-// order of their ids, against one fixture server.
+// Just over 500 lines because it is the engine's batch and chain scenarios as one suite, against
+// one fixture server.
 import Foundation
 import RequestEngine
 import TestSupport
 import Testing
 import Workspace
 
-/// The engine's batch and chain scenarios (their ids: docs/engine-rules.md, "Scenarios"), against the fixture server.
+/// The engine's batch and chain scenarios (docs/engine-rules.md, "Scenarios"), against the fixture server.
 ///
 /// Cases that do not apply (the README's "Batches and chains" has the full table):
-/// - B-1 member callbacks and delegate order, B-2 accessories, B-8's "cache complete" callback:
-///   there are no callbacks, events are the API; `aBatchOfSuccesses` asserts their order and
-///   `noMemberEventsAfterTheBatchFinished` that nothing follows the batch's `finished`.
-/// - B-7 alreadyStarted: a batch is started by name and every start is a new run.
-/// - CH-1 dynamic chains: steps are declared; values flow through captures.
-/// - CH-6 adding a request twice: chains are declarative.
-/// - CH-3 / B-6's second half (no leak, a dropped run completes): `nothingRetainsARunAfterItEnds`.
+/// - member callbacks and delegate order, a batch's accessories, all-settled's "cache complete"
+///   callback: there are no callbacks, events are the API; `aBatchOfSuccesses` asserts their
+///   order and `noMemberEventsAfterTheBatchFinished` that nothing follows the batch's `finished`.
+/// - a batch started twice ("alreadyStarted"): a batch is started by name and every start is a
+///   new run.
+/// - dynamic chains: steps are declared; values flow through captures.
+/// - adding a request to a chain twice: chains are declarative.
+/// - no leak, a dropped run completes: `nothingRetainsARunAfterItEnds`.
 @Suite("Batches and chains", .serialized)
 struct FlowRunnerTests {
   let key = uniqueKey()
@@ -86,6 +87,12 @@ struct FlowRunnerTests {
       """)
   }
 
+  /// A fixture log of `count` requests, each of whose connections has ended.
+  static func ended(_ log: JSONValue, count: Int) -> Bool {
+    guard let entries = log.arrayValue, entries.count == count else { return false }
+    return entries.allSatisfy { $0["end"]?.doubleValue != nil }
+  }
+
   func run(
     _ name: String, in workspace: Workspace, agent: Agent = Agent(), fromStep: Int = 1, captured: [(String, String)] = [],
     sources: VariableSources = VariableSources(processEnvironment: [:])
@@ -102,7 +109,7 @@ struct FlowRunnerTests {
     return (outcome ?? FlowOutcome(kind: .request, name: name, state: .failed), events)
   }
 
-  // CH-2, continue-on-failure (XP): the failed step does not stop the chain; the chain fails,
+  // Continue on failure (XPNetworking's option): the failed step does not stop the chain; the chain fails,
   // naming the steps that did.
   @Test func aChainThatGoesOnAfterAFailure() throws {
     let (outcome, _) = run("go-on", in: try flows())
@@ -113,7 +120,7 @@ struct FlowRunnerTests {
     #expect(try hits("\(key)-ok") == 2)
   }
 
-  // CH-1: steps strictly one after another, values flowing into the next requests.
+  // Steps strictly one after another, values flowing into the next requests.
   @Test func aChainCapturesAndRunsStrictlyInOrder() throws {
     let (outcome, events) = run("login-flow", in: try flows())
     #expect(outcome.state == .succeeded, "\(outcome.message ?? "")")
@@ -134,7 +141,7 @@ struct FlowRunnerTests {
     }
   }
 
-  // CH-2 and a failed capture: the chain stops, later steps are never sent.
+  // A failed capture: the chain stops, later steps are never sent.
   @Test func aFailedCaptureStopsTheChainAndShowsTheBody() throws {
     let (outcome, _) = run("bad-capture", in: try flows())
     #expect(outcome.state == .failed)
@@ -145,7 +152,7 @@ struct FlowRunnerTests {
     #expect(try hits("\(key)-2") == 0)
   }
 
-  // Issue 18, item 4: a capture reads at most 64 MB (it loads and parses the whole body; a 2 GiB
+  // A capture reads at most 64 MB (it loads and parses the whole body; a 2 GiB
   // body took 4.2 GB of memory). Over it the step fails, naming the size, and the chain stops.
   @Test func aCaptureRefusesABodyOver64MB() throws {
     let (outcome, _) = run("huge-capture", in: try flows())
@@ -188,7 +195,7 @@ struct FlowRunnerTests {
     #expect(try hits("\(key)-ok") == 1)
   }
 
-  // CH-5 (pinned): an empty chain succeeds at once.
+  // An empty chain succeeds at once (pinned).
   @Test func anEmptyChainSucceeds() throws {
     #expect(run("empty", in: try flows()).0.state == .succeeded)
   }
@@ -203,7 +210,7 @@ struct FlowRunnerTests {
     #expect(try hits("\(key)-1") == 0)
   }
 
-  // B-2: fail fast: the first failure cancels the others on the wire at once.
+  // Fail fast: the first failure cancels the others on the wire at once.
   @Test func failFastCancelsSiblingsOnTheWire() throws {
     let start = Date()
     let (outcome, _) = run("fast", in: try flows())
@@ -213,7 +220,8 @@ struct FlowRunnerTests {
     #expect(outcome.state == .failed)
     #expect(outcome.message?.hasPrefix("broken failed: status 500") == true)
     #expect(outcome.members.filter { $0.state == .cancelled }.count == 3)
-    usleep(200_000)
+    // The fixture logs a connection's end when it sees it close.
+    #expect(try fixtureEventually("/log?key=\(key)-slow") { Self.ended($0, count: 3) }, "the fixture saw 3 closed")
     let log = try #require(try fixtureJSON("/log?key=\(key)-slow").arrayValue)
     #expect(log.count == 3)
     #expect(log.allSatisfy { $0["completed"] == false })
@@ -226,7 +234,7 @@ struct FlowRunnerTests {
     #expect(closedAt.allSatisfy { $0 - failedAt < 1000 })
   }
 
-  // B-3: two members failing together give one batch failure, naming the first failure
+  // Two members failing together give one batch failure, naming the first failure
   // delivered.
   @Test func twoFailuresGiveOneBatchFailure() throws {
     for _ in 0..<5 {
@@ -243,7 +251,7 @@ struct FlowRunnerTests {
     }
   }
 
-  // CH-2: a step failing on its status stops the chain; step 3 never reaches the fixture.
+  // A step failing on its status stops the chain; step 3 never reaches the fixture.
   @Test func aChainStopsOnAStatusFailure() throws {
     let (outcome, events) = run("stop-on-500", in: try flows())
     #expect(outcome.state == .failed)
@@ -271,7 +279,7 @@ struct FlowRunnerTests {
     #expect(teapot.steps.first?.captured.map(\.value) == ["418"])
   }
 
-  // B-8: all settled: every member runs to its end; members may be chains.
+  // All settled: every member runs to its end; members may be chains.
   @Test func allSettledRunsEveryMember() throws {
     let (outcome, events) = run("settled", in: try flows())
     #expect(outcome.state == .failed)
@@ -282,12 +290,12 @@ struct FlowRunnerTests {
     #expect(progress == ["1/4", "2/4", "3/4", "4/4"])
   }
 
-  // B-5: an empty batch completes at once.
+  // An empty batch completes at once.
   @Test func anEmptyBatchSucceeds() throws {
     #expect(run("none", in: try flows()).0.state == .succeeded)
   }
 
-  // B-6 / CH-4: cancelling a batch cancels what runs and starts nothing more. Five slow members,
+  // Cancelling a batch cancels what runs and starts nothing more. Five slow members,
   // two at a time: the two running are closed on the wire, the three queued never go out.
   @Test func cancellingABatch() throws {
     let workspace = try flows()
@@ -295,21 +303,21 @@ struct FlowRunnerTests {
     let done = DispatchSemaphore(value: 0)
     let box = LockedBox<FlowOutcome?>(nil)
     let run = runner.start("slow-batch") { box.set($0); done.signal() }
-    usleep(400_000)
+    #expect(try fixtureEventually("/hits?key=\(key)-slow") { $0["hits"]?.intValue == 2 }, "two members on the wire")
     run.cancel()
     #expect(done.wait(timeout: .now() + 1) == .success)
     let outcome = try #require(box.get())
     #expect(outcome.state == .cancelled)
     #expect(outcome.members.count == 5)
     #expect(outcome.members.allSatisfy { $0.state == .cancelled })
-    usleep(300_000)
+    #expect(try fixtureEventually("/log?key=\(key)-slow") { Self.ended($0, count: 2) }, "the fixture saw 2 closed")
     let log = try #require(try fixtureJSON("/log?key=\(key)-slow").arrayValue)
     #expect(log.count == 2)
     #expect(log.allSatisfy { $0["completed"] == false })
     #expect(try hits("\(key)-slow") == 2)
   }
 
-  // B-1: only successes give one batch success, after the last member; every member keeps its
+  // Only successes give one batch success, after the last member; every member keeps its
   // response.
   @Test func aBatchOfSuccesses() throws {
     let (outcome, events) = run("all-ok", in: try flows())
@@ -327,7 +335,7 @@ struct FlowRunnerTests {
     #expect(members == [1, 2, 3])
   }
 
-  // B-4: a batch is from the cache iff every member was a cache hit.
+  // A batch is from the cache iff every member was a cache hit.
   @Test func aBatchIsFromTheCacheWhenEveryMemberIs() throws {
     let folder = scratchURL("rb-flow-cache")
     defer { try? FileManager.default.removeItem(at: folder) }
@@ -345,7 +353,7 @@ struct FlowRunnerTests {
     #expect(FlowOutcome(kind: .batch, name: "none", state: .succeeded).fromCache == false)
   }
 
-  // B-8 with a cancelled member: all settled lists succeeded, failed and cancelled members.
+  // All settled with a cancelled member: it lists succeeded, failed and cancelled members.
   @Test func allSettledListsACancelledMember() throws {
     let agent = Agent()
     // The slow member is cancelled on its own as soon as it is queued.
@@ -361,13 +369,13 @@ struct FlowRunnerTests {
     #expect(outcome.message?.hasPrefix("1 of 5 failed, first broken") == true, "\(outcome.message ?? "")")
   }
 
-  // CH-4: cancelling during step 2 cancels it and starts nothing more.
+  // Cancelling during step 2 cancels it and starts nothing more.
   @Test func cancellingAChainDuringAStep() throws {
     let runner = FlowRunner(agent: Agent(), workspace: try flows(), sources: VariableSources(processEnvironment: [:]))
     let done = DispatchSemaphore(value: 0)
     let box = LockedBox<FlowOutcome?>(nil)
     let run = runner.start("slow-chain") { box.set($0); done.signal() }
-    usleep(400_000)  // step 2 (2 s) is running
+    #expect(try fixtureEventually("/hits?key=\(key)-wait") { $0["hits"]?.intValue == 1 }, "step 2 (2 s) is running")
     run.cancel()
     #expect(done.wait(timeout: .now() + 1) == .success)
     let outcome = try #require(box.get())
@@ -377,7 +385,7 @@ struct FlowRunnerTests {
     #expect(try hits("\(key)-ok") == 1)  // step 3 never went out
   }
 
-  // CH-7: a step served from the cache advances the chain normally.
+  // A step served from the cache advances the chain normally.
   @Test func aCachedStepAdvancesTheChain() throws {
     let folder = scratchURL("rb-flow-cache")
     let agent = Agent(configuration: .init(cache: ResponseCache(folder: folder)))
@@ -389,7 +397,7 @@ struct FlowRunnerTests {
     #expect(try hits("\(key)-cached") == 1)
   }
 
-  // B-9: a member that cannot be built fails a fail-fast batch; what started is cancelled.
+  // A member that cannot be built fails a fail-fast batch; what started is cancelled.
   @Test func anUnbuildableMemberFailsTheBatch() throws {
     let start = Date()
     let (outcome, _) = run("unbuilt", in: try flows())
@@ -400,7 +408,7 @@ struct FlowRunnerTests {
     #expect(outcome.members.first?.state == .cancelled)
   }
 
-  // CH-3 / B-6: nothing retains a run once it has ended (finished or cancelled), and a run
+  // Nothing retains a run once it has ended (finished or cancelled), and a run
   // whose caller dropped its handle still completes: the work in flight holds it until then.
   @Test func nothingRetainsARunAfterItEnds() throws {
     let runner = FlowRunner(agent: Agent(), workspace: try flows(), sources: VariableSources(processEnvironment: [:]))
@@ -424,14 +432,14 @@ struct FlowRunnerTests {
     do {
       let run = runner.start("slow-batch") { _ in done.signal() }
       cancelled = run
-      usleep(200_000)
+      #expect(try fixtureEventually("/hits?key=\(key)-slow") { $0["hits"]?.intValue == 2 }, "two members on the wire")
       run.cancel()
     }
     #expect(done.wait(timeout: .now() + 2) == .success)
     #expect(released { cancelled }, "the cancelled run is released")
   }
 
-  // CH-2: a step failing on transport (a refused connection) stops the chain.
+  // A step failing on transport (a refused connection) stops the chain.
   @Test func aChainStopsOnATransportFailure() throws {
     let (outcome, _) = run("stop-on-transport", in: try flows())
     #expect(outcome.state == .failed)
@@ -443,7 +451,7 @@ struct FlowRunnerTests {
     #expect(try hits("\(key)-after") == 0)
   }
 
-  // CH-2: a step whose response fails validation stops the chain.
+  // A step whose response fails validation stops the chain.
   @Test func aChainStopsOnAValidationFailure() throws {
     let (outcome, _) = run("stop-on-validation", in: try flows())
     #expect(outcome.state == .failed)
@@ -454,7 +462,7 @@ struct FlowRunnerTests {
     #expect(try hits("\(key)-after") == 0)
   }
 
-  // B-3: two members refused by a closed port fail at once, within the same millisecond or so;
+  // Two members refused by a closed port fail at once, within the same millisecond or so;
   // one batch failure, naming the first member delivered.
   @Test func twoImmediateFailuresInTheSameMillisecond() throws {
     for _ in 0..<10 {
@@ -470,7 +478,7 @@ struct FlowRunnerTests {
     }
   }
 
-  // B-2: no further events after the batch failure: members cancelled by fail fast (a chain's
+  // No further events after the batch failure: members cancelled by fail fast (a chain's
   // steps among them) report before the batch's `finished`, never after it.
   @Test func noMemberEventsAfterTheBatchFinished() throws {
     let (outcome, events) = run("fast-with-chain", in: try flows())
@@ -496,8 +504,8 @@ struct FlowRunnerTests {
     #expect(text.contains("syntax error"), "\(text)")
     #expect(!text.contains("Unix shell quoting"), "\(text)")
     #expect(error.problems.count == 1)
-    #expect(throws: JQ.Failure.self) { try JQ.run(".x |||", input: Array("{}".utf8)) }
-    do { _ = try JQ.run(".x |||", input: Array("{}".utf8)) } catch { #expect(!error.message.contains("Unix shell quoting")) }
+    let jqError = try #require(throws: JQ.Failure.self) { try JQ.run(".x |||", input: Array("{}".utf8)) }
+    #expect(!jqError.message.contains("Unix shell quoting"), "\(jqError.message)")
   }
 
   @Test func badReferencesAreLoadErrors() throws {

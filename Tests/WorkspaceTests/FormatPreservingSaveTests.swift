@@ -5,7 +5,7 @@ import Workspace
 
 /// A save writes the model over the file's own text: what did not change keeps its bytes.
 @Suite struct FormatPreservingSaveTests {
-  /// The issue's example in a hand-formatted style: one-line environments, variables, defaults
+  /// A workspace in a hand-formatted style: one-line environments, variables, defaults
   /// and requests, aligned values, four-space indentation, unknown keys.
   let handFormatted = """
     {

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 import Workspace
 
-/// Issue 18, "Measured" and item 11: a fuzz target per parser (the workspace file, `import curl`,
+/// A fuzz target per parser (the workspace file, `import curl`,
 /// `import http`, `import postman`, `import har`, `import openapi`) and per state file (cache metadata, a download's resume
 /// state, chain captures, the secrets file). Each is a seeded, bounded mutation loop over the seed
 /// corpus in `Tests/Fixtures/fuzz/TARGET/` (the loop is the suite's own: libFuzzer would need a

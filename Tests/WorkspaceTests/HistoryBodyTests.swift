@@ -55,7 +55,10 @@ struct HistoryBodyTests {
     let store = HistoryStore(stateFolder: folder)
     let bytes = historyPattern(3 << 20)
     let body = try historySpilledBody(bytes)
-    guard case .file(let spilled) = body else { return }
+    guard case .file(let spilled) = body else {
+      Issue.record("a 3 MB body was not spilled to a file: \(body)")
+      return
+    }
     try store.record(historyExchange(body: body), name: "download")
     #expect(FileManager.default.fileExists(atPath: spilled.path), "the result still owns its file")
     let entry = try #require(try store.entries().first)

@@ -46,7 +46,7 @@ struct ImportOpenAPITests {
       auth: templates.filter { $0.auth != nil || $0.headers.fields.contains { $0.value.contains("{{secret.") } }.count)
   }
 
-  /// The six examples the issue names, counted; YAML and JSON import the same.
+  /// The OpenAPI Initiative's six example specifications, counted; YAML and JSON import the same.
   @Test func theOAIExamplesImportWithTheirCounts() throws {
     let expected: [(String, Counts)] = [
       ("petstore", Counts(operations: 3, folders: ["pets"], variables: ["baseURL", "petId"], environments: ["petstore.swagger.io"], bodies: ["json"], auth: 0)),

@@ -6,7 +6,7 @@ import Workspace
 
 /// A filled-in value with CR, LF or NUL in a header, the URL or auth is a usage error naming the
 /// request, the field and where the value came from (a variable, `--var`, a secret, the process
-/// environment, a chain capture from a server's response); nothing is sent. Issue 18, item 1.
+/// environment, a chain capture from a server's response); nothing is sent.
 @Suite struct LineBreakPrepareTests {
   let ws: Workspace
 
@@ -80,7 +80,7 @@ import Workspace
     #expect(try #require(failure("part")).message.hasPrefix(#"body.multipart[0].name: {{v}} (from "variables") contains CR"#))
   }
 
-  /// The reproducer's chain: step 1's response echoes `?x=%0D%0AX-Injected: fromserver`, the chain
+  /// A chain a server injects through: step 1's response echoes `?x=%0D%0AX-Injected: fromserver`, the chain
   /// captures it and step 2 puts it in a header. Step 2 fails before it is sent (before the fix
   /// the fixture received `X-Injected: fromserver`).
   @Test func aValueCapturedFromAServerCannotAddHeaders() throws {

@@ -5,7 +5,7 @@ import Testing
 import Workspace
 
 /// A workspace from someone else: what it writes literally is checked when it is read, each
-/// problem at FILE:LINE:COLUMN (issue 18, items 1 and 9).
+/// problem at FILE:LINE:COLUMN.
 @Suite struct LoadHardeningTests {
   func problems(_ fixture: String) throws -> [String] {
     let url = fixtureFile(fixture)

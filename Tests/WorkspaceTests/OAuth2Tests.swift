@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 import Workspace
 
-/// OAuth 2.0 (issue 14): the `auth.oauth2` block as the reader takes it, and the grants against
+/// OAuth 2.0: the `auth.oauth2` block as the reader takes it, and the grants against
 /// the real authorization server of the tests (`Tests/OAuthServer/oauth_server.py`: authlib's
 /// grants; `.ci/lib.sh` starts it and exports `REQBENCH_OAUTH_URL`).
 @Suite struct OAuth2ReaderTests {

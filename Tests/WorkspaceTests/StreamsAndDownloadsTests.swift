@@ -55,7 +55,7 @@ import Workspace
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
     let workspace = try workspace(in: folder)
-    // DL-10: a folder target takes the URL's last path component, percent-decoded.
+    // A folder target takes the URL's last path component, percent-decoded.
     let big = try workspace.prepare(requestNamed: "big")
     #expect(big.download?.path == folder.path + "/downloads/big file.bin")
     #expect(big.download?.sha256?.hasPrefix("abcdef") == true)
@@ -104,11 +104,9 @@ import Workspace
     let workspace = try Workspace.parse(
       Array(#"{"version": 1, "requests": [{"name": "a", "url": "http://h/x", "download": {"to": "out/{{f}}"}}]}"#.utf8),
       file: "w.json")
-    #expect(throws: PrepareError.self) { try workspace.prepare(requestNamed: "a", variables: ["f": "../../x"]) }
-    do {
-      _ = try workspace.prepare(requestNamed: "a", variables: ["f": "../../x"])
-    } catch {
-      #expect(error.description.contains("download.to: \"out/../../x\" leaves the workspace's folder"), "\(error.description)")
+    let error = try #require(throws: PrepareError.self) {
+      try workspace.prepare(requestNamed: "a", variables: ["f": "../../x"])
     }
+    #expect(error.description.contains("download.to: \"out/../../x\" leaves the workspace's folder"), "\(error.description)")
   }
 }

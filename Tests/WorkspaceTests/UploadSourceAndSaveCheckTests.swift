@@ -3,7 +3,7 @@ import RequestEngine
 import Testing
 import Workspace
 
-/// Issue 18, items 9 and 10: what a workspace sends must be a file (a folder or a pipe would send
+/// What a workspace sends must be a file (a folder or a pipe would send
 /// nothing or never end, a HEAD with a body would wait for a body that never comes), and a save
 /// never writes a text the reader refuses. On real files in a temporary folder.
 @Suite struct UploadSourceAndSaveCheckTests {
@@ -86,17 +86,13 @@ import Workspace
     var file = WorkspaceFile(url)
     var workspace = try file.load()
     try workspace.addRequest(RequestTemplate(name: "deep", method: .POST, url: "http://127.0.0.1:9/", body: .json(nested(510))))
-    #expect(throws: WorkspaceSaveError.self) { try file.save(workspace) }
-    do {
-      try file.save(workspace)
-    } catch {
-      guard case .wouldNotLoad(let reason) = error else {
-        Issue.record("\(error)")
-        return
-      }
-      #expect(reason.description.contains("nesting deeper than 512 levels"), "\(reason.description)")
-      #expect(error.description.hasPrefix("nothing was written: the new text would not load again ("), "\(error.description)")
+    let error = try #require(throws: WorkspaceSaveError.self) { try file.save(workspace) }
+    guard case .wouldNotLoad(let reason) = error else {
+      Issue.record("\(error)")
+      return
     }
+    #expect(reason.description.contains("nesting deeper than 512 levels"), "\(reason.description)")
+    #expect(error.description.hasPrefix("nothing was written: the new text would not load again ("), "\(error.description)")
     // Workspace.save too, and to a new file: nothing created.
     let other = folder.appendingPathComponent("new.json")
     #expect(throws: WorkspaceSaveError.self) { try workspace.save(to: other) }
@@ -117,7 +113,7 @@ private func realPath(_ path: String) throws -> String {
   return String(cString: resolved)
 }
 
-/// Issue 18, item 13: the cache's digest key is per state folder, random, 0600, kept.
+/// The cache's digest key is per state folder, random, 0600, kept.
 @Suite struct CacheDigestKeyTests {
   @Test func theKeyIsMadeOnceKeptAndPrivate() throws {
     let state = try makeTemporaryDirectory().appendingPathComponent("state")

@@ -184,7 +184,10 @@ import Workspace
     try write(original, to: other)
     #expect(rename(other.path, url.path) == 0)
     #expect(file.checkDisk(hasUnsavedEdits: true) == .unchanged)
-    guard case .present(let after) = file.loaded else { return }
+    guard case .present(let after) = file.loaded else {
+      Issue.record("after the rename the file is \(file.loaded)")
+      return
+    }
     #expect(after.inode != before.inode)
     #expect(after.content == before.content)
   }
@@ -209,12 +212,8 @@ import Workspace
     let folder = directory.appendingPathComponent("folder.json")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     var file = WorkspaceFile(folder)
-    #expect(throws: WorkspaceError.self) { try file.load() }
-    do {
-      _ = try file.load()
-    } catch {
-      #expect(error.description == "\(folder.relativePath): cannot read the workspace: Is a directory")
-    }
+    let error = try #require(throws: WorkspaceError.self) { try file.load() }
+    #expect(error.description == "\(folder.relativePath): cannot read the workspace: Is a directory")
 
     let url = directory.appendingPathComponent("w.json")
     try write(#"{"version": 1}"#, to: url)

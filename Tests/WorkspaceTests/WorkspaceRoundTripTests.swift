@@ -222,7 +222,7 @@ import Workspace
     #expect(reread.environment == "prod")
   }
 
-  /// The issue's cache example, with a namespace, plus a throttle: read, then written back as is,
+  /// A cache example, with a namespace, plus a throttle: read, then written back as is,
   /// and written anew from the values.
   @Test func cacheSettingsAndThrottleRoundTrip() throws {
     let source = #"""

@@ -32,12 +32,25 @@ struct WorkspaceSaveCrashTests {
     let versions = [Self.version(0).requests.map(\.name), Self.version(1).requests.map(\.name)]
 
     for round in 0..<20 {
+      // A save replaces the file with one written just then (a later modification time): the
+      // child is killed only after one of its saves in this round has completed, at a random
+      // moment of the ones that follow.
+      let before = try Self.modified(file)
       let killed = try killChildTest(
-        suite: "WorkspaceSaveCrashTests", environment: [Self.childVariable: file.path], pause: 100_000...400_000)
+        suite: "WorkspaceSaveCrashTests", environment: [Self.childVariable: file.path],
+        when: { (try? Self.modified(file)).map { $0 > before } ?? false }, pause: 100_000...400_000)
       #expect(killed, "round \(round): the child was killed")
+      #expect(try Self.modified(file) > before, "round \(round): the child saved the workspace")
       let loaded = try Workspace.load(from: file)
       #expect(versions.contains(loaded.requests.map(\.name)), "round \(round): a torn workspace")
     }
+  }
+
+  /// The modification time of the file `file` names now, in nanoseconds.
+  static func modified(_ file: URL) throws -> Int {
+    var info = stat()
+    try #require(stat(file.path, &info) == 0, "stat \(file.path): errno \(errno)")
+    return info.st_mtim.tv_sec * 1_000_000_000 + info.st_mtim.tv_nsec
   }
 
   static func saveUntilKilled(_ file: URL) -> Never {

@@ -83,7 +83,7 @@ public enum OAuth2AuthorizationCode {
     }
     // The URL goes to the user while this thread waits: `open` may be slow, or (in tests) be
     // the browser that brings the redirect here.
-    DispatchQueue.global().async { open(url) }
+    WorkerThread.detached(name: "rb-browser") { open(url) }
     Thread.detachNewThread {
       // Only the redirect with this grant's state ends the wait: any other request (a stray
       // tab, another program, a forged redirect) is answered and the listener goes on waiting.

@@ -63,7 +63,8 @@ public enum OAuth2DeviceCode {
     cancellation: OAuth2Cancellation?,
     send: @escaping Authorizer.Send, done: @escaping @Sendable (Result<OAuth2Token, ExchangeError>) -> Void
   ) {
-    DispatchQueue.global().asyncAfter(deadline: .now() + interval) {
+    WorkerThread.detached(name: "rb-device-poll") {
+      Thread.sleep(forTimeInterval: interval)
       if cancellation?.isCancelled == true {
         done(.failure(OAuth2Cancellation.error(client)))
         return

@@ -30,7 +30,7 @@ public final class OAuth2Tokens: @unchecked Sendable {
   /// The keys whose file was read (a missing or damaged file counts: it is not read twice).
   private var loaded: Set<String> = []
   private var waiting: [String: [@Sendable (Result<OAuth2Token, ExchangeError>) -> Void]] = [:]
-  private let writes = DispatchQueue(label: "reqbench.oauth2.tokens")
+  private let writes = WorkerThread(name: "rb-oauth2-save")
   private let onError: @Sendable (FileError) -> Void
   /// Runs the interactive grants (authorization code, device code): set by the command that can
   /// talk to the user. Nil: those grants fail with a message saying to run `reqbench auth`.
