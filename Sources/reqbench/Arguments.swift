@@ -119,7 +119,8 @@ enum Arguments {
     secrets        the secrets file beside the workspace ({{secret.NAME}}); values from stdin
     cache          lists or clears the workspace's response cache
     cookies        lists, clears, removes, imports or exports the cookie jar of an environment
-    import         adds requests from curl commands, .http files, Postman collections or HAR files
+    import         adds requests from curl or HTTPie commands, .http, Postman, Bruno, Insomnia,
+                   HAR or OpenAPI files
     export         prints requests as curl commands, .http text or a HAR file
     screenshot     renders scripted TUI scenarios to SVG and text (the README's pictures)
     keys           lists the TUI's keys (--markdown: as the README's tables)

@@ -97,7 +97,7 @@ struct CommandInfo: Sendable {
       name: "auth", summary: "get or refresh a request's OAuth 2.0 token, or forget the tokens",
       usage: AuthCommand.usage, arguments: [.workspace, .target]),
     CommandInfo(
-      name: "import", summary: "add requests from curl commands, .http files, Postman collections or HAR files",
+      name: "import", summary: "add requests from curl or HTTPie commands, .http files, Postman, Bruno, Insomnia, HAR or OpenAPI files",
       usage: ImportCommand.usage, arguments: [.choice(ImportFormat.allCases.map(\.rawValue)), .file]),
     CommandInfo(
       name: "export", summary: "print requests as curl commands, .http text or a HAR file", usage: ExportCommand.usage,

@@ -2,24 +2,29 @@ import Foundation
 import RequestEngine
 import Workspace
 
-/// `reqbench import curl|httpie|http|postman|har|openapi FILE|- --into WORKSPACE [--name NAME]`:
-/// adds the requests of a curl or HTTPie command line, an `.http` file, a Postman collection, a HAR file or an OpenAPI
-/// description to a workspace file (an OpenAPI re-import updates the requests it made).
+/// `reqbench import curl|httpie|http|postman|har|openapi|bruno|insomnia FILE|- --into WORKSPACE [--name NAME]`:
+/// adds the requests of a curl or HTTPie command line, an `.http` file, a Postman collection, a HAR file, an OpenAPI
+/// description, a Bruno collection or an Insomnia export to a workspace file (an OpenAPI re-import updates the
+/// requests it made).
 enum ImportCommand {
   static let usage = """
-    usage: reqbench import curl|httpie|http|postman|har|openapi FILE|- --into WORKSPACE
+    usage: reqbench import curl|httpie|http|postman|har|openapi|bruno|insomnia FILE|- --into WORKSPACE
                            [--name NAME] [--filter TEXT] [--cookies] [--tag TAG]
       curl      curl command lines ("Copy as cURL"), one request per command
       httpie    HTTPie or xh command lines (http POST :3000/users name=ada), one request per
                 command
-      http      a JetBrains / VS Code REST Client .http or .rest file
+      http      an .http or .rest file (JetBrains HTTP Client, VS Code REST Client, httpyac,
+                kulala.nvim, rest.nvim); requests that use another's response make chains
       postman   a Postman collection (v2.1), or an environment or globals export
       har       a HAR 1.2 file (a browser's "Save all as HAR"): a request per entry, without
                 the headers only a browser sends (sec-*, :authority, Cookie…)
       openapi   an OpenAPI 3.0 or 3.1 description or a Swagger 2.0 one, JSON or YAML: a
                 request per operation in a folder per tag, servers as environments; importing
                 it again updates those requests and keeps your edits
-      FILE      the input; - reads standard input
+      bruno     a Bruno collection folder (with bruno.json), or one .bru file: requests in
+                their folders, environments, auth
+      insomnia  an Insomnia export: v4 (JSON or YAML) or a v5 collection file (YAML)
+      FILE      the input (for bruno, a folder too); - reads standard input
       --into WORKSPACE  the workspace file to add to (created when it does not exist)
       --name NAME       the request's name; with several requests, their folder (NAME/…)
       --filter TEXT     har: only the entries whose URL contains TEXT
@@ -104,8 +109,16 @@ enum ImportCommand {
     // Read and parse the input first: nothing is written unless all of it imports.
     let bytes: [UInt8]
     let inputName = options.input == "-" ? "<stdin>" : options.input
+    var isFolder: ObjCBool = false
+    let folderInput = options.input != "-" && FileManager.default.fileExists(atPath: options.input, isDirectory: &isFolder) && isFolder.boolValue
+    if folderInput && options.format != .bruno {
+      Terminal.error(
+        "reqbench: \(inputName) is a folder; import \(options.format.rawValue) reads a file"
+          + (FileManager.default.fileExists(atPath: options.input + "/bruno.json") ? " (this is a Bruno collection: reqbench import bruno)" : ""))
+      return ExitStatus.usage
+    }
     do {
-      bytes = options.input == "-"
+      bytes = folderInput ? [] : options.input == "-"
         ? try FileAccess.read(descriptor: STDIN_FILENO, path: inputName) : try ImportFile.read(options.input)
     } catch {
       Terminal.error("reqbench: cannot read \(inputName): \(error.reason)")
@@ -113,9 +126,14 @@ enum ImportCommand {
     }
     var imported: ImportedRequests
     do {
-      // Files the input names (`-d @body.json`) are the workspace folder's, as in the workspace.
-      let folder = URL(fileURLWithPath: options.workspace).standardizedFileURL.deletingLastPathComponent()
-      imported = try options.format.parse(bytes, file: inputName, readFile: ImportFile.reader(in: folder), har: options.har, openapi: options.openapi)
+      if folderInput {
+        imported = try BrunoImporter.parse(folder: URL(fileURLWithPath: options.input))
+      } else {
+        // Files the input names (`-d @body.json`) are the workspace folder's, as in the workspace.
+        let folder = URL(fileURLWithPath: options.workspace).standardizedFileURL.deletingLastPathComponent()
+        imported = try options.format.parse(
+          bytes, file: inputName, readFile: ImportFile.reader(in: folder), har: options.har, openapi: options.openapi)
+      }
     } catch {
       Terminal.error(error.description)
       return ExitStatus.usage
@@ -167,6 +185,9 @@ enum ImportCommand {
     if !report.variablesAdded.isEmpty {
       Terminal.error(
         "added variables: " + report.variablesAdded.map(\.name).joined(separator: ", "))
+    }
+    if !report.chainsAdded.isEmpty {
+      Terminal.error("added chains: " + report.chainsAdded.joined(separator: ", "))
     }
     if !report.environmentsAdded.isEmpty {
       Terminal.error("added environments: " + report.environmentsAdded.joined(separator: ", "))

@@ -56,7 +56,7 @@ struct ImportExportCommandTests {
            "variables": {"host": "https://api.test"},
            "requests": [
              {"name": "users/get", "method": "GET", "url": "{{host}}/users/1"},
-             {"name": "users/create", "method": "POST", "url": "{{host}}/users", "body": {"json": {"name": "Ada"}}}
+             {"name": "users/create", "method": "POST", "url": "{{host}}/users", "body": {"text": "{\"name\": \"Ada\"}", "contentType": "application/json"}}
            ]}
           """#)))
   }
@@ -317,7 +317,7 @@ struct ImportExportCommandTests {
       (["import"], "reqbench: import needs a format and an input"),
       (
         ["import", "yaml", "x", "--into", "w.json"],
-        "reqbench: import: unknown format \"yaml\"; use curl, httpie, http, postman, har, openapi"
+        "reqbench: import: unknown format \"yaml\"; use curl, httpie, http, postman, har, openapi, bruno, insomnia"
       ),
       (["import", "curl", "-"], "reqbench: import needs --into WORKSPACE"),
       (["import", "curl", "-", "--into"], "reqbench: --into needs a value"),
@@ -350,7 +350,7 @@ struct ImportExportCommandTests {
     #expect(importHelp.status == 0)
     #expect(
       importHelp.stdout.hasPrefix(
-        "usage: reqbench import curl|httpie|http|postman|har|openapi FILE|- --into WORKSPACE"))
+        "usage: reqbench import curl|httpie|http|postman|har|openapi|bruno|insomnia FILE|- --into WORKSPACE"))
     let exportHelp = try run(["export", "-h"])
     #expect(exportHelp.status == 0)
     #expect(exportHelp.stdout.hasPrefix("usage: reqbench export curl WORKSPACE TARGET..."))

@@ -176,6 +176,7 @@ struct ExportHTTPFileTests {
         # @no-redirect
         # @timeout 5
         PATCH https://api.test/p
+        Content-Type: text/plain; charset=utf-8
 
         hi
 
@@ -206,5 +207,20 @@ struct ExportHTTPFileTests {
     }
     // Query values that are not strings come back as their text.
     #expect(imported.templates[0].query == JSONObject([("verbose", "1"), ("page", "2")]))
+  }
+
+  /// Text that holds `{{` without being a variable is written `{{'{{'}}` and read back as that
+  /// text; a text with `{{` and no `}}` is read as the characters the editors send.
+  @Test func literalBracesRoundTrip() throws {
+    let template = RequestTemplate(
+      name: "braces", method: .POST, url: "https://api.test/t?x={{'{{'}}y}}", headers: ["X-Tpl": "{{'{{'}}name}}"],
+      body: .text("Hello {{'{{'}}name}} and {{who}}", contentType: "text/plain"))
+    let text = HTTPFileExporter.text(for: [template])
+    let read = try #require(try HTTPFileImporter.parse(text, file: "export.http").templates.first)
+    #expect(read.headers == template.headers)
+    #expect(read.body == template.body)
+    #expect(try Template(read.url).render { _ in "" } == "https://api.test/t?x={{y}}")
+    let open = try HTTPFileImporter.parse("POST https://a.test\nContent-Type: text/plain\n\n{{ not closed\n", file: "x.http")
+    #expect(open.templates.first?.body == .text("{{'{{'}} not closed", contentType: "text/plain"))
   }
 }

@@ -15,14 +15,14 @@ import RequestEngine
 ///     ?notify=1
 /// Content-Type: application/json
 ///
-/// {
-///   "name": "Ada"
-/// }
+/// {"name":"Ada"}
 /// ```
 /// - The workspace variables the templates use come first, as `@name = value` lines.
 /// - Query parameters go on `?`/`&` continuation lines, percent-encoded, placeholders kept.
-/// - A body's content type is written as a `Content-Type` header unless one is set; JSON bodies are
-///   pretty-printed, forms written `a=1&b=2`.
+/// - A body's content type is written as a `Content-Type` header unless one is set (a text body
+///   without one says `text/plain; charset=utf-8`, what reqbench sends); JSON bodies are written
+///   compact and forms `a=1&b=2`, the bytes reqbench sends, since the editors send a body as
+///   written.
 /// - Basic auth is written `Authorization: Basic user password` (the clients' unencoded spelling,
 ///   read back as `auth`); bearer auth as its `Authorization: Bearer …` header, which reads back as
 ///   a header.
@@ -210,14 +210,15 @@ public enum HTTPFileExporter {
         switch body {
         case .json: lines.append("Content-Type: application/json")
         case .form: lines.append("Content-Type: \(RequestDraft.formType)")
-        case .text(_, let type): if let type { lines.append("Content-Type: \(type)") }
+        case .text(_, let type): lines.append("Content-Type: \(type ?? "text/plain; charset=utf-8")")
         case .file(_, let type): lines.append("Content-Type: \(type ?? "application/octet-stream")")
         case .multipart: lines.append("Content-Type: multipart/form-data; boundary=\(multipartBoundary)")
         }
       }
       lines.append("")
       switch body {
-      case .json(let value): lines.append(JSONSerializer.pretty(value))
+      // Compact, as reqbench sends it: the editors send the body as written.
+      case .json(let value): lines.append(JSONSerializer.compact(value))
       case .form(let fields):
         lines.append(
           fields.members.map { member in

@@ -1,7 +1,8 @@
 import RequestEngine
 
-/// Reads `.http` / `.rest` files, the format of the JetBrains HTTP Client and of VS Code's REST
-/// Client, into request templates.
+/// Reads `.http` / `.rest` files, the format of the JetBrains HTTP Client, VS Code's REST
+/// Client, httpyac, kulala.nvim and rest.nvim, into request templates that send what the editors
+/// send.
 ///
 /// ```http
 /// @host = https://api.test
@@ -22,13 +23,20 @@ import RequestEngine
 /// - `@name = value` lines are file variables (a value may use earlier ones, which are filled in);
 ///   `#` and `//` lines are comments.
 /// - The request line is `METHOD URL [HTTP/1.1]` (no method: GET); lines after it that start with
-///   `?` or `&` continue the query. Headers follow until a blank line, then the body until the next
-///   `###`.
-/// - `{{var}}` placeholders are kept: reqbench uses the same syntax.
+///   `?` or `&`, and indented lines that start with `/`, continue the URL. Headers follow until a
+///   blank line, then the body until the next `###`.
+/// - The URL, query included, and the body's text are kept as written; a query or a JSON or form
+///   body becomes parameters only when reqbench writes them back byte for byte as written.
+///   The headers keep their order, `Content-Type` included.
+/// - `{{var}}` and `{{ var }}` placeholders are kept: reqbench uses the same syntax; other
+///   placeholders are read as `HTTPFileImporter+Placeholders.swift` says (request variables
+///   become chains).
 /// - `# @no-redirect` sets `followRedirects` false, `# @timeout N` the idle timeout in seconds.
 /// - `Authorization: Basic user password` (or `user:password`), the clients' unencoded spelling,
 ///   becomes `auth.basic`; an encoded `Basic dXNlcjpwYXNz` stays a header.
-/// - A body that is one `< path` line is a `{"file": path}` body (its type from `Content-Type`).
+/// - A body that is one `< path` line is a `{"file": path}` body (its type from `Content-Type`);
+///   one `<@ path` line is the file's text, its placeholders filled in when sent.
+/// - `GRAPHQL` requests and `X-Request-Type: GraphQL` ones send the JSON the editors build.
 /// - A `multipart/form-data; boundary=X` body becomes a `{"multipart": […]}` body: each part's
 ///   `Content-Disposition: form-data; name="…"; filename="…"` names it, its `Content-Type` is the
 ///   part's `type`, and its content is a `< path` line (a file part) or the text of the value.
@@ -37,10 +45,16 @@ import RequestEngine
 /// - `>> path` and `>>! path` (save the response to a file) become `"download": {"to": path}`.
 /// - Paths are relative to the workspace's folder, where the files must be: an absolute path, `~`
 ///   or `..` is an error saying to copy the file into the folder (`WorkspacePaths.problem`).
-/// - `<@ ./file` (a file with variables filled in) and `> {% … %}` response scripts are errors;
-///   `<> ./previous.json` response references are skipped.
+/// - Scripts (`> {% … %}`, `> handler.js`, `< {% … %}`, httpyac's `{{ … }}` blocks) are left out
+///   with a warning naming their line; `<> ./previous.json` response references are skipped.
+/// - A request that cannot be imported is left out with a warning saying where and why; the
+///   import fails only when no request is left.
 public enum HTTPFileImporter {
-  public static func parse(_ text: String, file: String) throws(ImportError) -> ImportedRequests {
+  /// `readFile` reads the file of a `<@ path` body (its text, with its `{{variables}}`, becomes
+  /// the body); without it such a body is refused.
+  public static func parse(
+    _ text: String, file: String, readFile: ((String) throws(FileError) -> [UInt8])? = nil
+  ) throws(ImportError) -> ImportedRequests {
     var lines: [Line] = []
     // "\r\n" is one Character: split on both.
     let split = text.split(
@@ -51,22 +65,56 @@ public enum HTTPFileImporter {
     }
     // Blocks between `###` lines; the first one has no name line.
     var blocks: [Block] = [Block(name: nil, lines: [])]
+    var names = Set<String>()
     for line in lines {
       if line.text.hasPrefix("###") {
         let name = line.text.drop(while: { $0 == "#" }).trimmingSpaces()
         blocks.append(Block(name: name.isEmpty ? nil : name, lines: []))
       } else {
         blocks[blocks.count - 1].lines.append(line)
+        if let name = Reader.requestVariableName(line.text) { names.insert(name) }
       }
     }
-    var reader = Reader(file: file)
-    for block in blocks { try reader.read(block) }
+    blocks = blocks.flatMap(Self.splitAtRequestLines)
+    var reader = Reader(file: file, readFile: readFile)
+    reader.requestNames = names
+    // A request that cannot be imported is left out, named in a warning; the others are kept.
+    var refused: ImportError?
+    for block in blocks {
+      do throws(ImportError) {
+        try reader.read(block)
+      } catch {
+        refused = refused ?? error
+        reader.imported.warnings.append("\(error.description); this request is not imported, the others are")
+      }
+    }
     if reader.imported.requests.isEmpty {
+      if let refused { throw refused }
       throw ImportError(
         file: file, location: .start,
         message: "there is no request here; write a request line such as GET https://host/path")
     }
+    reader.addChains()
     return reader.imported
+  }
+
+  /// `block` cut before each request line that follows its first one (see `isRequestLine`).
+  static func splitAtRequestLines(_ block: Block) -> [Block] {
+    var out = [Block(name: block.name, lines: [])]
+    var seenRequest = false
+    for line in block.lines {
+      let text = line.text.trimmingSpaces()
+      if Reader.isRequestLine(text) {
+        if seenRequest { out.append(Block(name: nil, lines: [])) }
+        seenRequest = true
+      } else if !seenRequest, !text.isEmpty, !Reader.isComment(text), !text.hasPrefix("@"),
+        !text.hasPrefix("<"), !text.hasPrefix("{{"), !text.hasPrefix("}}"), HTTPMethod(word: text.split(separator: " ").first.map(String.init) ?? "") != nil
+      {
+        seenRequest = true
+      }
+      out[out.count - 1].lines.append(line)
+    }
+    return out
   }
 
   struct Line {
@@ -79,12 +127,28 @@ public enum HTTPFileImporter {
     var lines: [Line]
   }
 
-  /// Reads the blocks of one file; its multipart bodies in HTTPFileImporter+Multipart.swift.
+  /// Reads the blocks of one file; its multipart bodies in HTTPFileImporter+Multipart.swift, its
+  /// placeholders and chains in HTTPFileImporter+Placeholders.swift, scripts and GraphQL in
+  /// HTTPFileImporter+Body.swift.
   struct Reader {
     let file: String
+    let readFile: ((String) throws(FileError) -> [UInt8])?
     var imported = ImportedRequests()
+    /// The `# @name`s of the file: `{{NAME.response.…}}` uses the response of NAME.
+    var requestNames = Set<String>()
+    /// For each imported request, its `# @name` (what other requests call it).
+    var requestKeys: [String?] = []
+    /// For each imported request, the `# @name`s of the requests whose responses it uses.
+    var requestUses: [Set<String>] = []
+    /// The values taken from each named request's response, as its chain steps capture them.
+    var captures: [String: [(name: String, source: Capture)]] = [:]
+    /// The requests whose responses a file variable's value uses.
+    var variableUses: [String: Set<String>] = [:]
 
-    init(file: String) { self.file = file }
+    init(file: String, readFile: ((String) throws(FileError) -> [UInt8])?) {
+      self.file = file
+      self.readFile = readFile
+    }
 
     func error(_ message: String, line: Int, column: Int = 1) -> ImportError {
       ImportError(
@@ -92,6 +156,32 @@ public enum HTTPFileImporter {
     }
 
     static func isComment(_ text: String) -> Bool { text.hasPrefix("#") || text.hasPrefix("//") }
+
+    /// NAME of a `# @name NAME` (or `// @name NAME`, `# @name=NAME`) line.
+    static func requestVariableName(_ text: String) -> String? {
+      let trimmed = text.trimmingSpaces()
+      guard isComment(trimmed) else { return nil }
+      let body = trimmed.drop(while: { $0 == "#" || $0 == "/" }).trimmingSpaces()
+      guard body.hasPrefix("@name"), let next = body.dropFirst(5).first, next == " " || next == "=" || next == "\t"
+      else { return nil }
+      let value = body.dropFirst(5).trimmingSpaces()
+      let name = value.hasPrefix("=") ? value.dropFirst().trimmingSpaces() : value
+      return name.isEmpty ? nil : name
+    }
+
+    /// httpyac's request lines for protocols other than HTTP.
+    static let otherProtocols: Set<String> = ["KAFKA", "MQTT", "AMQP", "RABBITMQ", "GRPC", "WS", "WEBSOCKET", "SSE", "EVENTSOURCE"]
+
+    /// A line that is a request line alone (`GET https://host/x`, `POST /users HTTP/1.1`): after
+    /// a request it starts the next one, as httpyac reads requests not separated by `###`.
+    static func isRequestLine(_ text: String) -> Bool {
+      let words = text.split(whereSeparator: { $0 == " " || $0 == "\t" })
+      guard words.count == 2 || (words.count == 3 && words[2].uppercased().hasPrefix("HTTP/")) else { return false }
+      let methods: Set<Substring> = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS", "TRACE", "CONNECT"]
+      let url = words[1]
+      return methods.contains(words[0])
+        && (url.hasPrefix("http://") || url.hasPrefix("https://") || url.hasPrefix("/") || url.hasPrefix("{{"))
+    }
 
     /// The column of the first character that is not a blank.
     static func indent(_ text: String) -> Int {
@@ -102,19 +192,31 @@ public enum HTTPFileImporter {
 
     mutating func read(_ block: Block) throws(ImportError) {
       var name = block.name
+      var key: String?
       var draft = RequestDraft()
       var extras: (fields: JSONObject, line: Line)?
       var lines = block.lines[...]
 
-      // Before the request line: blanks, comments (with their @directives) and file variables.
+      // Before the request line: blanks, comments (with their @directives), file variables and
+      // pre-request scripts.
       var requestLine: Line?
       while let line = lines.popFirst() {
         let text = line.text.trimmingSpaces()
         if text.isEmpty { continue }
+        if text.hasPrefix("/*") {
+          // httpyac's block comment, up to `*/`.
+          if !text.dropFirst(2).contains("*/") {
+            while let next = lines.popFirst(), !next.text.contains("*/") {}
+          }
+          continue
+        }
         if Reader.isComment(text) {
+          if let declared = Reader.requestVariableName(text) { key = declared }
           try directive(text, line: line, name: &name, draft: &draft, extras: &extras)
         } else if text.hasPrefix("@") {
           try variable(text, line: line)
+        } else if skipScript(line, in: &lines, before: true) {
+          continue
         } else {
           requestLine = line
           break
@@ -122,21 +224,40 @@ public enum HTTPFileImporter {
       }
       guard let requestLine else { return }
       let start = SourceLocation(line: requestLine.number, column: Reader.indent(requestLine.text))
+      var uses = Set<String>()
       var url = try self.requestLine(requestLine, draft: &draft)
+      let written = url
+      // The URL goes on over the lines after it that start with `?` or `&`, and over indented
+      // lines that start with `/` (JetBrains: "indent the lines after the first").
       while let next = lines.first, let first = next.text.trimmingSpaces().first,
-        first == "?" || first == "&"
+        first == "?" || first == "&" || (first == "/" && Reader.indent(next.text) > 1)
       {
-        url += next.text.trimmingSpaces()
+        // The version may end the last line (`  &age=25 HTTP/1.1`).
+        var piece = next.text.trimmingSpaces()
+        if let space = piece.lastIndex(where: { $0 == " " || $0 == "\t" }),
+          piece[piece.index(after: space)...].uppercased().hasPrefix("HTTP/")
+        {
+          piece = piece[..<space].trimmingSpaces()
+        }
+        url += piece
         lines.removeFirst()
       }
-      // Read structurally, so an exported `.http` file reads back to the same requests.
-      draft.setURL(url, asWritten: false)
+      let urlOffset = requestLine.text.range(of: written).map { requestLine.text.distance(from: requestLine.text.startIndex, to: $0.lowerBound) } ?? 0
+      url = try placeholders(url, line: requestLine, uses: &uses, offset: urlOffset)
+      setURLAsWritten(url, of: &draft)
 
       // Headers, until a blank line.
       var fields: [(name: String, value: String)] = []
-      while let line = lines.popFirst() {
+      while let line = lines.first {
         let text = line.text.trimmingSpaces()
-        if text.isEmpty { break }
+        if text.isEmpty {
+          lines.removeFirst()
+          break
+        }
+        // httpyac: a script block after the request, or a JSON body right after the headers.
+        if text == "{{" || text == "{{+" { break }
+        if text.hasPrefix("[") || (text.hasPrefix("{") && !text.hasPrefix("{{")) { break }
+        lines.removeFirst()
         if Reader.isComment(text) { continue }
         guard let colon = text.firstIndex(of: ":") else {
           throw error(
@@ -150,9 +271,33 @@ public enum HTTPFileImporter {
               + "between the headers and the body", line: line.number,
             column: Reader.indent(line.text))
         }
-        fields.append((headerName, text[text.index(after: colon)...].trimmingSpaces()))
+        let rest = text[text.index(after: colon)...]
+        let valueOffset =
+          Reader.indent(line.text) - 1 + text.distance(from: text.startIndex, to: colon) + 1
+          + rest.prefix(while: { $0 == " " || $0 == "\t" }).count
+        let value = try placeholders(rest.trimmingSpaces(), line: line, uses: &uses, offset: valueOffset)
+        fields.append((headerName, value))
       }
       draft.addHeaders(fields)
+      if draft.url == "*" {
+        // The asterisk form (`OPTIONS * HTTP/1.1`) asks about the server, not a resource.
+        throw error(
+          "a request to * (the asterisk form) cannot be sent by reqbench, which sends a path; write "
+            + "OPTIONS http://host/ to ask the server", line: requestLine.number, column: start.column)
+      }
+      if draft.url.hasPrefix("/"), draft.headers["Host"] == nil, imported.variables.value(of: "host") != nil {
+        // httpyac: a path alone goes to the file's `host`.
+        draft.url = "{{host}}" + draft.url
+      }
+      if draft.url.hasPrefix("/"), let host = draft.headers["Host"]?.trimmingSpaces(), !host.isEmpty {
+        // `GET /api` with `Host: example.com:8080` (REST Client, rest.nvim): the host's URL, https
+        // for port 443 or 8443; curl sends that Host itself.
+        let port = host.split(separator: ":").last.map(String.init) ?? ""
+        let base =
+          host.contains("://") || host.hasPrefix("{{") ? host : (port == "443" || port == "8443" ? "https://" : "http://") + host
+        draft.url = (base.hasSuffix("/") ? String(base.dropLast()) : base) + draft.url
+        draft.headers["Host"] = nil
+      }
       if let value = draft.headers["Authorization"], let auth = Reader.basicAuth(value) {
         draft.auth = auth
         draft.headers["Authorization"] = nil
@@ -160,7 +305,7 @@ public enum HTTPFileImporter {
 
       // The body, until the next `###`.
       var body: [Line] = []
-      for line in lines {
+      while let line = lines.popFirst() {
         let text = line.text.trimmingSpaces()
         if text.hasPrefix("<>") { continue }  // response references
         if text.hasPrefix(">>") {
@@ -172,12 +317,10 @@ public enum HTTPFileImporter {
           draft.download = DownloadTemplate(to: path)
           continue
         }
-        if text.hasPrefix("> {%") || (text.hasPrefix("> ") && text.hasSuffix(".js")) {
-          throw error(
-            "response handler scripts are not supported; remove them to import the request",
-            line: line.number, column: Reader.indent(line.text))
-        }
-        body.append(line)
+        if skipScript(line, in: &lines, before: false) { continue }
+        var filled = line
+        filled.text = try placeholders(line.text, line: line, uses: &uses)
+        body.append(filled)
       }
       // Blank lines around the body are not part of it (dropped by index, not one by one).
       let isText = { (line: Line) in !line.text.trimmingSpaces().isEmpty }
@@ -186,23 +329,8 @@ public enum HTTPFileImporter {
       } else {
         body = []
       }
-      let contentType = draft.headers["Content-Type"]
-      if !body.isEmpty, let contentType,
-        RequestDraft.mediaType(contentType) == "multipart/form-data"
-      {
-        draft.setMultipart(try multipart(body, contentType: contentType))
-      } else if !body.isEmpty, let path = try fileReference(body) {
-        draft.setFileBody(path, defaultContentType: nil)
-      } else if !body.isEmpty {
-        let isForm =
-          draft.headers["Content-Type"].map(RequestDraft.mediaType) == RequestDraft.formType
-        // A form may put each field on its own line (`&b=2`).
-        let text =
-          isForm
-          ? body.map { $0.text.trimmingSpaces() }.joined()
-          : body.map(\.text).joined(separator: "\n")
-        draft.setBody(text, defaultContentType: nil, asWritten: false)
-      }
+      let contentTypeIsLast = fields.last.map { $0.name.lowercased() == "content-type" } ?? false
+      try setBody(body, of: &draft, uses: &uses, contentTypeIsLast: contentTypeIsLast)
 
       var template = draft.template(
         name: name ?? RequestDraft.derivedName(method: draft.method, url: draft.url))
@@ -215,6 +343,8 @@ public enum HTTPFileImporter {
         )
       }
       imported.requests.append(ImportedRequest(template: template, location: start))
+      requestKeys.append(key)
+      requestUses.append(uses)
     }
 
     /// The path of a `< path` line when `lines` (a body, or a part's content) is that line alone;
@@ -229,8 +359,10 @@ public enum HTTPFileImporter {
       }
       if text.hasPrefix("<@") {
         throw fail(
-          "<@ (a file with {{variables}} filled in) is not supported; use < FILE to send the file "
-            + "as it is", first)
+          filled.count > 1
+            ? "a body read from a file (<@ FILE) is that file alone; remove the lines after it"
+            : "<@ (a file with {{variables}} filled in) is not supported in a multipart part; use < FILE "
+              + "to send the file as it is", filled.count > 1 ? filled[1] : first)
       }
       guard text.hasPrefix("< ") else { return nil }
       if filled.count > 1 {
@@ -241,170 +373,6 @@ public enum HTTPFileImporter {
       let path = text.dropFirst(2).trimmingSpaces()
       if let problem = RequestDraft.pathProblem(path) { throw fail(problem, first) }
       return path
-    }
-
-    /// `# @name NAME`, `# @no-redirect`, `# @timeout 5`; other comments are skipped.
-    /// `template` with the fields of a `# @reqbench {…}` directive (what `HTTPFileExporter` could
-    /// not say in the format) read as a workspace request's keys. An `auth` there replaces the
-    /// `Authorization` header the exporter wrote for it.
-    func withExtras(_ template: RequestTemplate, _ fields: JSONObject, line: Line)
-      throws(ImportError) -> RequestTemplate
-    {
-      var object = template.json.objectValue ?? JSONObject()
-      if fields["auth"] != nil, var headers = object["headers"]?.objectValue {
-        headers["Authorization"] = nil
-        object["headers"] = headers.isEmpty ? nil : .object(headers)
-      }
-      for member in fields.members { object[member.key] = member.value }
-      var reader = WorkspaceReader()
-      guard var read = reader.request(.object(object), .root), reader.problems.isEmpty else {
-        let problem = reader.problems.first?.message ?? "not a request"
-        throw error(
-          "@reqbench: \(problem)", line: line.number, column: Reader.indent(line.text))
-      }
-      read.source = template.source
-      return read
-    }
-
-    func directive(
-      _ text: String, line: Line, name: inout String?, draft: inout RequestDraft,
-      extras: inout (fields: JSONObject, line: Line)?
-    ) throws(ImportError) {
-      let body = text.drop(while: { $0 == "#" || $0 == "/" }).trimmingSpaces()
-      guard body.hasPrefix("@") else { return }
-      let word = String(
-        body.dropFirst().prefix(while: { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }))
-      var value = body.dropFirst(1 + word.count).trimmingSpaces()
-      if value.hasPrefix("=") { value = value.dropFirst().trimmingSpaces() }
-      switch word {
-      case "name":
-        guard !value.isEmpty else {
-          throw error(
-            "@name needs a name: # @name get-user", line: line.number,
-            column: Reader.indent(line.text))
-        }
-        name = value
-      case "no-redirect":
-        draft.followRedirects = false
-      case "timeout":
-        guard let seconds = Double(value), seconds > 0, seconds.isFinite else {
-          throw error(
-            "@timeout needs a number of seconds above 0, found \(JSONSerializer.quote(value))",
-            line: line.number, column: Reader.indent(line.text))
-        }
-        draft.timeout = seconds
-      case "reqbench":
-        guard let fields = (try? JSONParser.parse(value))?.objectValue else {
-          throw error(
-            "@reqbench needs a JSON object of request fields: # @reqbench {\"priority\": \"high\"}",
-            line: line.number, column: Reader.indent(line.text))
-        }
-        extras = (fields, line)
-      default:
-        break
-      }
-    }
-
-    /// `@name = value`: a file variable. `{{other}}` file variables defined above are filled in.
-    mutating func variable(_ text: String, line: Line) throws(ImportError) {
-      guard let eq = text.firstIndex(of: "=") else {
-        throw error(
-          "expected a variable definition \"@name = value\"", line: line.number,
-          column: Reader.indent(line.text))
-      }
-      let name = text[text.index(after: text.startIndex)..<eq].trimmingSpaces()
-      guard Template.isValidName(name) else {
-        throw error(
-          "\(JSONSerializer.quote(name)) is not a variable name; use letters, digits, '_', '-' and '.'",
-          line: line.number, column: Reader.indent(line.text))
-      }
-      var value = text[text.index(after: eq)...].trimmingSpaces()
-      do {
-        let template = try Template(value)
-        let known = imported.variables
-        value = template.render { known.value(of: $0) ?? "{{\($0)}}" }
-      } catch {
-        throw self.error(
-          "variable \(name): \(error.message)", line: line.number, column: Reader.indent(line.text))
-      }
-      imported.variables.removeAll { $0.name == name }
-      imported.variables.append(Variable(name: name, value: value))
-    }
-
-    /// Reads `METHOD URL [HTTP/1.1]` and returns the URL.
-    func requestLine(_ line: Line, draft: inout RequestDraft) throws(ImportError) -> String {
-      var tokens: [(text: String, column: Int)] = []
-      var column = 1
-      var current = ""
-      var start = 1
-      for character in line.text {
-        if character == " " || character == "\t" {
-          if !current.isEmpty { tokens.append((current, start)) }
-          current = ""
-        } else {
-          if current.isEmpty { start = column }
-          current.append(character)
-        }
-        column += 1
-      }
-      if !current.isEmpty { tokens.append((current, start)) }
-      if tokens.count >= 2, let last = tokens.last, last.text.uppercased().hasPrefix("HTTP/") {
-        tokens.removeLast()
-      }
-      if tokens.count == 1 {
-        draft.method = .GET
-        return try url(tokens[0], line: line)
-      }
-      let first = tokens[0]
-      guard let method = HTTPMethod(word: first.text) else {
-        throw error(
-          "expected a request line \"METHOD URL\"", line: line.number, column: first.column)
-      }
-      if tokens.count > 2 {
-        throw error(
-          "unexpected text after the URL; write a space in a URL as %20", line: line.number,
-          column: tokens[2].column)
-      }
-      draft.method = method
-      return try url(tokens[1], line: line)
-    }
-
-    /// A request line's URL; one written out with a scheme other than http and https (a typo:
-    /// `htps://`) is an error at its place, as in the other importers.
-    func url(_ token: (text: String, column: Int), line: Line) throws(ImportError) -> String {
-      if let scheme = RequestDraft.unsupportedScheme(token.text) {
-        throw error(RequestDraft.schemeMessage(scheme), line: line.number, column: token.column)
-      }
-      return token.text
-    }
-
-    /// `Basic user password` or `Basic user:password`, the unencoded spelling of the HTTP clients,
-    /// and `Digest user password`; nil for an encoded `Basic dXNlcjpwYXNz`, a computed
-    /// `Digest username="…", …` and other schemes (they stay headers).
-    static func basicAuth(_ value: String) -> Auth? {
-      let digest = value.lowercased().hasPrefix("digest ")
-      guard value.lowercased().hasPrefix("basic ") || digest else { return nil }
-      if digest && value.contains("=\"") { return nil }
-      // `Digest user password` (JetBrains): curl answers the challenge.
-      guard let basic = credentials(String(value.dropFirst(digest ? 7 : 6))) else { return nil }
-      guard digest, case .basic(let user, let password) = basic else { return basic }
-      return .digest(user: user, password: password)
-    }
-
-    private static func credentials(_ value: String) -> Auth? {
-      let credentials = value.trimmingSpaces()
-      let firstWord = credentials.prefix(while: { $0 != " " })
-      if !firstWord.contains(":"), let space = credentials.firstIndex(of: " ") {
-        return .basic(
-          user: String(credentials[..<space]),
-          password: credentials[credentials.index(after: space)...].trimmingSpaces())
-      }
-      if let colon = credentials.firstIndex(of: ":") {
-        return .basic(
-          user: String(credentials[..<colon]),
-          password: String(credentials[credentials.index(after: colon)...]))
-      }
-      return nil
     }
   }
 }

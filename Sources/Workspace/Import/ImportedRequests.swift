@@ -25,6 +25,10 @@ public struct ImportedRequests: Sendable, Equatable {
   /// The title of the OpenAPI description this is all of (nil for a part, `--tag`): the
   /// workspace's requests imported from it before that are not here any more are reported.
   public var api: String?
+  /// Chains of the imported requests (an `.http` request that uses a value of an earlier
+  /// request's response: that request first, capturing the value); their steps name requests
+  /// by their names here, and follow them when an import renames them.
+  public var chains: [Chain] = []
 
   public init(requests: [ImportedRequest] = [], variables: [Variable] = [], warnings: [String] = [])
   {
@@ -56,9 +60,21 @@ public struct ImportedRequests: Sendable, Equatable {
       }
       let renamed = folders.isEmpty ? leaf : folders + "/" + leaf
       requests[index].template.name = renamed
+      renameSteps(from: name, to: renamed)
       warnings.append(
         "\(file): the request named \(JSONSerializer.quote(name)) is imported as \(JSONSerializer.quote(renamed)) "
           + "(a name holds no control characters, no empty, . or .. folder and no / at either end)")
+    }
+  }
+}
+
+extension ImportedRequests {
+  /// Makes the chains' steps that name the request `old` name `new`.
+  mutating func renameSteps(from old: String, to new: String) {
+    for chain in chains.indices {
+      for step in chains[chain].steps.indices where chains[chain].steps[step].request == old {
+        chains[chain].steps[step].request = new
+      }
     }
   }
 }
@@ -98,6 +114,10 @@ public enum ImportFormat: String, Sendable, CaseIterable {
   case har
   /// OpenAPI 3.0 and 3.1 descriptions, and Swagger 2.0 ones, JSON or YAML.
   case openapi
+  /// Bruno collections (a folder with `bruno.json`) or one `.bru` file.
+  case bruno
+  /// Insomnia exports: v4 (JSON or YAML) and v5 collection files (YAML).
+  case insomnia
 
   /// The format of a JSON document by its top-level keys: `openapi`/`swagger`, a HAR's `log`,
   /// a Postman collection's `info` or an environment's `values`; nil when it is none of them (or
@@ -105,6 +125,7 @@ public enum ImportFormat: String, Sendable, CaseIterable {
   public static func detect(json bytes: [UInt8]) -> ImportFormat? {
     guard case .object(let root)? = try? JSONParser.parse(bytes) else { return nil }
     if root["openapi"] != nil || root["swagger"] != nil { return .openapi }
+    if InsomniaImporter.isExport(.object(root)) { return .insomnia }
     if root["log"]?["entries"] != nil { return .har }
     if root["info"] != nil || root["values"] != nil || root["_postman_variable_scope"] != nil { return .postman }
     return nil
@@ -122,16 +143,23 @@ public enum ImportFormat: String, Sendable, CaseIterable {
     har: HARImporter.Options = HARImporter.Options(),
     openapi: OpenAPIImporter.Options = OpenAPIImporter.Options()
   ) throws(ImportError) -> ImportedRequests {
-    var imported =
-      switch self {
-      case .curl:
-        try CurlImporter.parse(ImportFile.text(bytes, file: file), file: file, readFile: readFile)
-      case .httpie: try HTTPieImporter.parse(ImportFile.text(bytes, file: file), file: file)
-      case .http: try HTTPFileImporter.parse(ImportFile.text(bytes, file: file), file: file)
-      case .postman: try PostmanImporter.parse(bytes, file: file)
-      case .har: try HARImporter.parse(bytes, file: file, options: har)
-      case .openapi: try OpenAPIImporter.parse(bytes, file: file, options: openapi)
-      }
+    var imported: ImportedRequests
+    do throws(ImportError) {
+      imported =
+        switch self {
+        case .curl:
+          try CurlImporter.parse(ImportFile.text(bytes, file: file), file: file, readFile: readFile)
+        case .httpie: try HTTPieImporter.parse(ImportFile.text(bytes, file: file), file: file)
+        case .http: try HTTPFileImporter.parse(ImportFile.text(bytes, file: file), file: file, readFile: readFile)
+        case .postman: try PostmanImporter.parse(bytes, file: file)
+        case .har: try HARImporter.parse(bytes, file: file, options: har)
+        case .openapi: try OpenAPIImporter.parse(bytes, file: file, options: openapi)
+        case .bruno: try BrunoImporter.parse(bytes, file: file)
+        case .insomnia: try InsomniaImporter.parse(bytes, file: file)
+        }
+    } catch {
+      throw explaining(error, bytes: bytes)
+    }
     imported.followNameRules(file: file)
     return imported
   }

@@ -29,8 +29,9 @@ public enum RequestText {
     /// HTTPie's arguments without the program on one line, `[METHOD] URL ITEM…`
     /// (`POST :3000/users name=ada age:=36`), read by `HTTPieImporter` as `http` reads them.
     case httpieArguments
-    /// A JSON document (it starts with `{`): a Postman collection or environment, a HAR or an
-    /// OpenAPI description, read by that importer (`ImportFormat.detect`); nil when it is none.
+    /// A document: JSON (it starts with `{`: a Postman collection or environment, a HAR, an
+    /// OpenAPI description or an Insomnia export, `ImportFormat.detect`), a `.bru` file, an
+    /// Insomnia or OpenAPI YAML document; read by that importer. Nil: JSON of none of them.
     case document(ImportFormat?)
   }
 
@@ -44,6 +45,10 @@ public enum RequestText {
     // (`{{host}}/users` is a templated URL, not JSON.)
     if case let start = text.drop(while: { $0.isWhitespace }), start.hasPrefix("{"), !start.hasPrefix("{{") {
       return .document(ImportFormat.detect(json: Array(text.utf8)))
+    }
+    // A `.bru` file, an Insomnia or OpenAPI YAML document.
+    if let format = ImportFormat.recognize(Array(text.utf8)), [.bruno, .insomnia, .openapi].contains(format) {
+      return .document(format)
     }
     let lines = text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" })
       .map { $0.trimmingSpaces() }.filter { !$0.isEmpty }
@@ -104,7 +109,7 @@ public enum RequestText {
       throw ImportError(
         file: source, location: .start,
         message: "this JSON is no request: paste a curl command, an .http request, a URL, a Postman collection or "
-          + "environment, a HAR or an OpenAPI description")
+          + "environment, a HAR, an OpenAPI description, an Insomnia export or a .bru file")
     }
     imported.followNameRules(file: source)
     return Drafts(kind: kind, imported: imported)

@@ -14,6 +14,8 @@ public struct ImportReport: Sendable, Equatable {
   public var updated: [Update] = []
   /// Requests imported from the description before whose operation it no longer has (kept).
   public var gone: [String] = []
+  /// The chains added (an `.http` file's requests that use an earlier response's values).
+  public var chainsAdded: [String] = []
 
   /// One request imported again (`Workspace.addImported`).
   public struct Update: Sendable, Equatable {
@@ -68,6 +70,8 @@ extension Workspace {
       if let origin = request.imported, operations[OperationKey(origin)] == nil { operations[OperationKey(origin)] = index }
     }
     let before = requests.count
+    // The name each imported request got, by its name in the import (the last one of a name).
+    var addedNames: [String: String] = [:]
     for request in imported.requests {
       var template = request.template
       if var origin = template.imported {
@@ -83,12 +87,24 @@ extension Workspace {
       if let prefix, !prefix.isEmpty {
         template.name = imported.requests.count == 1 ? prefix : prefix + "/" + template.name
       }
+      let importedName = request.template.name
       template.name = taken.take(template.name)
       if template.name.trimmingSpaces().isEmpty { throw WorkspaceEditError("a request needs a name") }
+      addedNames[importedName] = template.name
       requests.append(template)
       report.added.append(template)
     }
     if requests.count > before { placeInFolders(addedFrom: before) }
+    for var chain in imported.chains {
+      guard chain.steps.allSatisfy({ addedNames[$0.request] != nil }) else {
+        report.warnings.append("the chain \(chain.name) names a request the import did not add; left out")
+        continue
+      }
+      for step in chain.steps.indices { chain.steps[step].request = addedNames[chain.steps[step].request] ?? "" }
+      chain.name = taken.take(prefix.map { $0.isEmpty ? chain.name : $0 + "/" + chain.name } ?? chain.name)
+      chains.append(chain)
+      report.chainsAdded.append(chain.name)
+    }
     var variableIndex: [String: Int] = [:]
     for (index, variable) in variables.enumerated() { variableIndex[variable.name] = index }  // the last wins
     for variable in imported.variables {
