@@ -41,6 +41,7 @@ public struct ExchangeIdentity: Sendable, Hashable {
   private let compressed: Bool
   private let proxy: String?
   private let noProxy: String?
+  private let requestTarget: String?
 
   public init(_ request: Request) {
     method = request.method
@@ -68,6 +69,7 @@ public struct ExchangeIdentity: Sendable, Hashable {
     compressed = request.compressed
     proxy = request.proxy
     noProxy = request.noProxy
+    requestTarget = request.requestTarget
   }
 }
 

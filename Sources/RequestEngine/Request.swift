@@ -281,6 +281,7 @@ public struct Request: Sendable, Equatable {
     var compressed: Bool = true
     var proxy: String? = nil
     var noProxy: String? = nil
+    var requestTarget: String? = nil
   }
 
   private var fields: CopyOnWrite<Fields>
@@ -452,6 +453,12 @@ public struct Request: Sendable, Equatable {
   public var noProxy: String? {
     _read { yield fields.value.noProxy }
     _modify { yield &fields.value.noProxy }
+  }
+  /// The request line's target instead of the URL's path and query (curl's `--request-target`):
+  /// `*` for `OPTIONS *`, the asterisk form, which no URL can say; nil: the URL's.
+  public var requestTarget: String? {
+    _read { yield fields.value.requestTarget }
+    _modify { yield &fields.value.requestTarget }
   }
 
   public init(

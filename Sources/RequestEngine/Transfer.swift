@@ -231,6 +231,10 @@ final class Transfer {
       set(CURLOPT_PROXY, "")  // ignore curl's own reading of the environment
     }
     if let noProxy = request.noProxy ?? configuration.proxy.noProxy { set(CURLOPT_NOPROXY, noProxy) }
+    if let target = request.requestTarget {
+      if let problem = LineBreaks.problem(in: target, what: "the request target") { throw SetupError(message: problem) }
+      set(CURLOPT_REQUEST_TARGET, target)
+    }
     if let jar = request.cookieJar {
       // curl's cookie engine on this handle, its store the jar's share.
       rb_easy_setopt_pointer(handle, CURLOPT_SHARE, jar.curlShare)

@@ -60,6 +60,9 @@ public struct RequestTemplate: Sendable, Equatable, SwitchableFields {
   /// `"noProxy": "localhost,.internal.test"`: hosts that skip the proxy (curl's `--noproxy`),
   /// instead of NO_PROXY; `*` for all.
   public var noProxy: String?
+  /// `"requestTarget": "*"`: the request line's target instead of the URL's path and query
+  /// (curl's `--request-target`); `OPTIONS *` is the one use most people meet.
+  public var requestTarget: String?
   /// Resolve a relative URL against the workspace's `cdnURL` instead of its `baseURL`.
   public var useCDN: Bool
   /// The response cache policy; `sensitive` is a template, filled in by `prepare`.

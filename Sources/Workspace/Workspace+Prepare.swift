@@ -254,6 +254,10 @@ extension Workspace {
       scope.field = .inRequest("noProxy")
       request.noProxy = try scope.renderLine(noProxy, in: "noProxy")
     }
+    if let target = template.requestTarget {
+      scope.field = .inRequest("requestTarget")
+      request.requestTarget = try scope.renderLine(target, in: "requestTarget")
+    }
     if let mb = template.maxBodyMB ?? maxBodyMB { request.maxBodyBytes = Int64(saturating: mb * 1_048_576) }
     if var oauth2 {
       oauth2.insecure = template.insecure

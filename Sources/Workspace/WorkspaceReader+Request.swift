@@ -72,6 +72,9 @@ extension WorkspaceReader {
       }
       if let value = present(.proxy), let proxy = r.proxy(value, at(.proxy)) { request.proxy = proxy }
       if let value = present(.noProxy), let list = r.lineTemplate(value, at(.noProxy)) { request.noProxy = list }
+      if let value = present(.requestTarget), let target = r.requestTarget(value, at(.requestTarget)) {
+        request.requestTarget = target
+      }
       if let value = present(.useCDN), let flag = r.bool(value, at(.useCDN)) {
         request.useCDN = flag
       }
@@ -128,6 +131,16 @@ extension WorkspaceReader {
     return text
   }
 
+  /// `"requestTarget": "*"`: one token of visible characters, as a request line's target is.
+  mutating func requestTarget(_ value: JSONValue, _ path: ReaderPath) -> String? {
+    guard let text = lineTemplate(value, path) else { return nil }
+    guard !text.isEmpty, text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
+      fail(path, "is not a request target (visible ASCII, no spaces: * for OPTIONS *, or /path?query)")
+      return nil
+    }
+    return text
+  }
+
   static let proxySchemes = ["http", "https", "socks4", "socks4a", "socks5", "socks5h"]
 
   /// `"stream": "sse" | "ndjson" | "lines" | "json-seq"`.
@@ -141,14 +154,14 @@ extension WorkspaceReader {
   enum RequestKey: Int, MemberKey {
     case name, url, method, headers, query, body, auth, timeout, deadline, priority, followRedirects
     case maxRedirects, insecure, useCDN, cache, tls, download, dedup, cookies, stream, reconnect
-    case throttle, retry, maxBodyMB, validate, imported, compressed, proxy, noProxy
+    case throttle, retry, maxBodyMB, validate, imported, compressed, proxy, noProxy, requestTarget
 
     /// The cases' own names (a test checks it).
     static let names = [
       "name", "url", "method", "headers", "query", "body", "auth", "timeout", "deadline", "priority",
       "followRedirects", "maxRedirects", "insecure", "useCDN", "cache", "tls", "download", "dedup",
       "cookies", "stream", "reconnect", "throttle", "retry", "maxBodyMB", "validate", "imported",
-      "compressed", "proxy", "noProxy",
+      "compressed", "proxy", "noProxy", "requestTarget",
     ]
   }
 

@@ -149,6 +149,7 @@ extension RequestTemplate {
       "compressed", compressed, default: true, read: { $0.bool($1, $2) }, encode: { v, _ in .bool(v) })
     w.write("proxy", proxy, read: { $0.proxy($1, $2) }, encode: { v, _ in .string(v) })
     w.write("noProxy", noProxy, read: { $0.lineTemplate($1, $2) }, encode: { v, _ in .string(v) })
+    w.write("requestTarget", requestTarget, read: { $0.requestTarget($1, $2) }, encode: { v, _ in .string(v) })
     w.write(
       "useCDN", useCDN, default: false, read: { $0.bool($1, $2) }, encode: { v, _ in .bool(v) })
     w.write("cache", cache, read: { $0.cache($1, $2) }, encode: { $0.json(merging: $1) })

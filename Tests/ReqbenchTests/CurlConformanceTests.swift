@@ -213,4 +213,11 @@ struct CurlConformanceTests {
     try expectSame(["http://origin.invalid/p?q=%2F", "-x", "URL", "-H", "X-A: 1"], path: "")
     try expectSame(["http://origin.invalid/p", "--proxy", "ADDR", "--noproxy", "localhost,.test"], path: "")
   }
+
+  /// `--request-target` replaces the URL's path and query on the request line: `OPTIONS *`, the
+  /// asterisk form, and an absolute form sent to an origin.
+  @Test func aRequestTargetOfItsOwn() throws {
+    try expectSame(["-X", "OPTIONS", "--request-target", "*", "URL"])
+    try expectSame(["--request-target", "/other?a=%2F&&", "URL"])
+  }
 }

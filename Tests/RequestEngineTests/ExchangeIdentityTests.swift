@@ -33,6 +33,7 @@ struct ExchangeIdentityTests {
     "compressed": { $0.compressed = false },
     "proxy": { $0.proxy = "http://proxy.test:3128" },
     "noProxy": { $0.noProxy = "localhost" },
+    "requestTarget": { $0.requestTarget = "*" },
   ]
   static let jar = CookieJar(name: "identity-test")
 

@@ -45,10 +45,17 @@ struct ImportHTTPFileEditorsTests {
     #expect(imported.warnings.first?.hasPrefix("api.http:5:1: the script is left out") == true)
   }
 
-  @Test func theAsteriskFormIsRefusedSayingWhy() {
-    #expect(throws: ImportError.self) { try http("OPTIONS * HTTP/1.1\nHost: example.com\n") }
-    let message = (try? http("OPTIONS * HTTP/1.1\nHost: example.com\n\n###\nGET https://a.test/\n"))?.warnings.first
-    #expect(message?.hasPrefix("api.http:1:1: a request to * (the asterisk form) cannot be sent") == true)
+  /// `OPTIONS *` asks the server itself: the host's root, with `*` as the request line's target
+  /// (`requestTarget`); without a host to send it to, it is refused saying why.
+  @Test func theAsteriskFormGoesToTheHostWithATargetOfStar() throws {
+    let t = try #require(try http("OPTIONS * HTTP/1.1\nHost: example.com\n").templates.first)
+    #expect(t.method == HTTPMethod(parsing: "OPTIONS"))
+    #expect(t.url == "http://example.com/")
+    #expect(t.requestTarget == "*")
+    #expect(t.headers["Host"] == nil)
+    #expect(throws: ImportError.self) { try http("OPTIONS * HTTP/1.1\n") }
+    let message = (try? http("OPTIONS * HTTP/1.1\n\n###\nGET https://a.test/\n"))?.warnings.first
+    #expect(message?.hasPrefix("api.http:1:1: a request to * (the asterisk form) needs the server") == true)
   }
 
   @Test func placeholdersWithBlanksAroundTheNameAreVariables() throws {

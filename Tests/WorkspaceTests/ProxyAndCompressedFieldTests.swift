@@ -3,7 +3,7 @@ import RequestEngine
 import Testing
 import Workspace
 
-/// A request's `compressed`, `proxy` and `noProxy`: read, checked with line and column, written
+/// A request's `compressed`, `proxy`, `noProxy` and `requestTarget`: read, checked with line and column, written
 /// back, and prepared into the request the engine sends.
 @Suite("workspace: compressed, proxy and noProxy")
 struct ProxyAndCompressedFieldTests {
@@ -43,6 +43,22 @@ struct ProxyAndCompressedFieldTests {
         #"2:48: requests[0].proxy: the proxy scheme "ftp" is not one reqbench speaks; use http, https, socks4, socks4a, socks5, socks5h"#,
         "3:16: requests[0].compressed: expected true or false, found string",
         "3:33: requests[0].noProxy: expected a string, found number",
+      ])
+  }
+
+  /// `requestTarget`: read, written back, prepared; a target with a space is an error at its
+  /// place.
+  @Test func aRequestTargetIsReadWrittenBackAndChecked() throws {
+    let text = #"{"version": 1, "name": "w", "requests": [{"name": "o", "method": "OPTIONS", "url": "http://a.test/", "requestTarget": "*"}]}"#
+    let workspace = try Workspace.parse(Array(text.utf8), file: "w.json")
+    #expect(workspace.requests.first?.requestTarget == "*")
+    #expect(try workspace.prepare(requestNamed: "o").requestTarget == "*")
+    #expect(try Workspace.parse(workspace.encoded(), file: "w.json").requests.first?.requestTarget == "*")
+    let error = try #require(
+      loadError(#"{"version": 1, "name": "w", "requests": [{"name": "o", "url": "http://a.test/", "requestTarget": "/a b"}]}"#))
+    #expect(
+      error.problems.map(\.description) == [
+        "1:98: requests[0].requestTarget: is not a request target (visible ASCII, no spaces: * for OPTIONS *, or /path?query)"
       ])
   }
 }

@@ -101,6 +101,7 @@ public enum CurlExporter {
     }
     if let proxy = request.proxy { options.append("-x " + quote(proxy)) }
     if let noProxy = request.noProxy { options.append("--noproxy " + quote(noProxy)) }
+    if let target = request.requestTarget { options.append("--request-target " + quote(target)) }
     if request.followRedirects { options.append("-L --max-redirs \(request.maxRedirects)") }
     if request.insecure { options.append("-k") }
     if let digest = request.digest { options.append("--digest -u " + quote(digest.user + ":" + digest.password)) }

@@ -353,6 +353,11 @@ public enum CurlImporter {
         draft.proxy = try proxyURL(text, flag: flag, at: valueLocation)
       case .noProxy:
         draft.noProxy = text
+      case .requestTarget:
+        guard !text.isEmpty, text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
+          throw error("\(flag) needs a request target such as * or /path, found \(JSONSerializer.quote(text))", at: valueLocation)
+        }
+        draft.requestTarget = text
       case .proxyUser:
         guard text.contains(":") else {
           throw error(

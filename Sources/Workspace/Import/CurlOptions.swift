@@ -9,7 +9,7 @@ extension CurlImporter {
     case request, header, json, form, formString, upload, output, remoteName, continueAt
     case user, oauth2Bearer, get, userAgent, referer, cookie
     case insecure, location, maxRedirects, compressed, url, head, maxTime, connectTimeout, retry
-    case digest, cacert, pinnedPublicKey, cert, key, urlQuery, range, proxy, noProxy, proxyUser
+    case digest, cacert, pinnedPublicKey, cert, key, urlQuery, range, proxy, noProxy, proxyUser, requestTarget
     /// `-d`, `--data-raw`, `--data-binary`, …
     case data(DataKind)
     /// Shapes curl's output only (or is what reqbench does anyway): read and ignored.
@@ -22,7 +22,7 @@ extension CurlImporter {
       case .request, .header, .data, .json, .form, .formString, .upload, .output, .continueAt,
         .user, .oauth2Bearer, .userAgent, .referer, .cookie, .maxRedirects, .url, .maxTime,
         .connectTimeout, .retry, .ignoredWithValue, .cacert, .pinnedPublicKey, .cert, .key, .urlQuery,
-        .range, .proxy, .noProxy, .proxyUser:
+        .range, .proxy, .noProxy, .proxyUser, .requestTarget:
         true
       default: false
       }
@@ -52,6 +52,7 @@ extension CurlImporter {
     "--user-agent": .userAgent, "--referer": .referer, "--cookie": .cookie,
     "--insecure": .insecure, "--location": .location, "--location-trusted": .location,
     "--max-redirs": .maxRedirects, "--compressed": .compressed, "--url": .url, "--head": .head,
+    "--request-target": .requestTarget,
     "--max-time": .maxTime, "--connect-timeout": .connectTimeout, "--retry": .retry,
     "--basic": .ignored, "--globoff": .ignored, "--http1.1": .ignored, "--http2": .ignored,
     // Output only.

@@ -280,10 +280,15 @@ public enum HTTPFileImporter {
       }
       draft.addHeaders(fields)
       if draft.url == "*" {
-        // The asterisk form (`OPTIONS * HTTP/1.1`) asks about the server, not a resource.
-        throw error(
-          "a request to * (the asterisk form) cannot be sent by reqbench, which sends a path; write "
-            + "OPTIONS http://host/ to ask the server", line: requestLine.number, column: start.column)
+        // The asterisk form (`OPTIONS * HTTP/1.1`) asks about the server, not a resource: sent to
+        // the host's root with `*` as the request line's target.
+        guard draft.headers["Host"] != nil || imported.variables.value(of: "host") != nil else {
+          throw error(
+            "a request to * (the asterisk form) needs the server: a Host header, or a host variable",
+            line: requestLine.number, column: start.column)
+        }
+        draft.url = "/"
+        draft.requestTarget = "*"
       }
       if draft.url.hasPrefix("/"), draft.headers["Host"] == nil, imported.variables.value(of: "host") != nil {
         // httpyac: a path alone goes to the file's `host`.

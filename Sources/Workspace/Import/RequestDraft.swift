@@ -28,6 +28,8 @@ struct RequestDraft {
   var compressed = true
   var proxy: String?
   var noProxy: String?
+  /// The request line's target instead of the URL's (`--request-target`, `OPTIONS *`).
+  var requestTarget: String?
 
   /// Takes the URL apart: the query goes to `query` when it decodes cleanly (see
   /// `QueryDecoder.object`) and encodes back to the very bytes written, else it stays in the URL
@@ -254,6 +256,7 @@ struct RequestDraft {
     template.compressed = compressed
     template.proxy = proxy
     template.noProxy = noProxy
+    template.requestTarget = requestTarget
     return template
   }
 
