@@ -467,8 +467,13 @@ enum Signals {
 
     /// Stops watching: signals that come later stay pending, blocked.
     func cancel() {
-      state.mutate { $0.cancelled = true }
-      if let waiter { pthread_kill(waiter, Signals.wake) }
+      // Once: the waiting thread ends on the first wake, and a thread that has ended is not
+      // one to signal.
+      let first = state.mutate { state -> Bool in
+        defer { state.cancelled = true }
+        return !state.cancelled
+      }
+      if first, let waiter { pthread_kill(waiter, Signals.wake) }
     }
   }
 }
