@@ -134,11 +134,16 @@ extension WorkspaceReader {
   /// `"requestTarget": "*"`: one token of visible characters, as a request line's target is.
   mutating func requestTarget(_ value: JSONValue, _ path: ReaderPath) -> String? {
     guard let text = lineTemplate(value, path) else { return nil }
-    guard !text.isEmpty, text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
+    guard WorkspaceReader.isRequestTarget(text) else {
       fail(path, "is not a request target (visible ASCII, no spaces: * for OPTIONS *, or /path?query)")
       return nil
     }
     return text
+  }
+
+  /// Whether `text` can be a request line's target: visible ASCII, no spaces, not empty.
+  static func isRequestTarget(_ text: String) -> Bool {
+    !text.isEmpty && text.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F }
   }
 
   static let proxySchemes = ["http", "https", "socks4", "socks4a", "socks5", "socks5h"]

@@ -87,6 +87,14 @@ extension CurlImporter.CommandReader {
       return text
     }
 
+    /// A `--request-target` value: what a workspace's `requestTarget` may be.
+    func requestTarget(_ text: String, flag: String, at location: SourceLocation) throws(ImportError) -> String {
+      guard WorkspaceReader.isRequestTarget(text) else {
+        throw error("\(flag) needs a request target such as * or /path, found \(JSONSerializer.quote(text))", at: location)
+      }
+      return text
+    }
+
 }
 
 extension CurlImporter {

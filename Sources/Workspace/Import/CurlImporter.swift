@@ -354,10 +354,7 @@ public enum CurlImporter {
       case .noProxy:
         draft.noProxy = text
       case .requestTarget:
-        guard !text.isEmpty, text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
-          throw error("\(flag) needs a request target such as * or /path, found \(JSONSerializer.quote(text))", at: valueLocation)
-        }
-        draft.requestTarget = text
+        draft.requestTarget = try requestTarget(text, flag: flag, at: valueLocation)
       case .proxyUser:
         guard text.contains(":") else {
           throw error(
