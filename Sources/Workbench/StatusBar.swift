@@ -51,7 +51,7 @@ extension Painter {
     if let message = state.message {
       buffer.putTruncated(" " + message.text, x: x, y: area.y, style: message.isError ? theme.error : .plain, width: area.width - x)
     } else {
-      let (hints, essential) = Keymap.hints(in: state.paneContext)
+      let (hints, essential) = state.statusHints
       buffer.putTruncated(
         " " + Painter.fit(hints, width: area.width - x - 1, keeping: essential), x: x, y: area.y, style: theme.dim,
         width: area.width - x)
@@ -72,5 +72,20 @@ extension Painter {
       }
     }
     return kept.joined(separator: " · ")
+  }
+}
+
+extension AppState {
+  /// The keys the status bar shows: the question's or overlay's on top when the table gives it
+  /// hints, else the focused pane's (a list overlay shows its keys in its box).
+  var statusHints: (hints: [String], essential: Set<String>) {
+    switch layer {
+    case .overlay, .question:
+      let own = Keymap.hints(in: keyContext)
+      if !own.hints.isEmpty { return own }
+    case .tooSmall, .prompt, .field, .choice, .pane:
+      break
+    }
+    return Keymap.hints(in: paneContext)
   }
 }

@@ -547,19 +547,24 @@ public enum Keymap {
       .cancelAuthorization, [.char("c"), .escape], "cancel: stop waiting; the request waiting for the token ends cancelled",
       .authorization),
     // Questions
-    KeyBinding(.cancelAndQuit, [.char("y"), .char("Y"), .enter], "cancel the transfers and quit", .confirmQuit),
-    KeyBinding(.quitNow, [.ctrl("c")], "cancel them and quit at once, unsaved edits too", .confirmQuit),
     KeyBinding(
-      .saveAndQuit, [.char("s"), .char("S"), .char("y"), .char("Y"), .enter], "save and quit", .unsavedChanges),
-    KeyBinding(.discardAndQuit, [.char("d"), .char("D"), .ctrl("c")], "discard the edits and quit", .unsavedChanges),
+      .cancelAndQuit, [.char("y"), .char("Y"), .enter], "cancel the transfers and quit", hint: "cancel them and quit",
+      .confirmQuit),
+    KeyBinding(.quitNow, [.ctrl("c")], "cancel them and quit at once, unsaved edits too", hint: "quit at once", .confirmQuit),
+    KeyBinding(
+      .saveAndQuit, [.char("s"), .char("S"), .char("y"), .char("Y"), .enter], "save and quit", hint: "save and quit",
+      .unsavedChanges),
+    KeyBinding(
+      .discardAndQuit, [.char("d"), .char("D"), .ctrl("c")], "discard the edits and quit", hint: "discard and quit",
+      .unsavedChanges),
     KeyBinding(.overwrite, [.char("y"), .char("Y")], "write over it", .confirmOverwrite),
     KeyBinding(.deleteNow, [.char("y"), .char("Y")], "delete it (u undoes it until the next save)", .confirmDelete),
     KeyBinding(
       .mergeWithDisk, [.char("m"), .char("M")],
       "merge: its changes and my unsaved edits together (refused, naming them, where both changed one value)",
-      .diskConflict),
-    KeyBinding(.reloadFromDisk, [.char("r"), .char("R")], "reload it and drop my edits", .diskConflict),
-    KeyBinding(.overwrite, [.char("o"), .char("O")], "overwrite it with mine", .diskConflict),
+      hint: "merge", .diskConflict),
+    KeyBinding(.reloadFromDisk, [.char("r"), .char("R")], "reload it and drop my edits", hint: "reload", .diskConflict),
+    KeyBinding(.overwrite, [.char("o"), .char("O")], "overwrite it with mine", hint: "overwrite", .diskConflict),
   ]
 
   /// Which action each key has in each context, built once from the table.
