@@ -3,9 +3,10 @@ import RequestEngine
 import Workspace
 
 /// The Elm-style update: applies one message to the state and returns the side effects to run.
-/// Pure: no I/O, no clock, no threads. Keys go to the overlay or prompt open, else to the focused
-/// pane; each pane and overlay handles its own keys and messages in its own file (`Requests/`,
-/// `Editor/`, `Response/`, `Queue/`, `Prompts/`, `Overlays/`, `Mouse.swift`).
+/// Pure: no I/O, no clock, no threads. Keys go to the layer on top (`AppState.layer`: the modal,
+/// the editor's field or type list, else the focused pane); each pane and overlay handles its own
+/// keys and messages in its own file (`Requests/`, `Editor/`, `Response/`, `Queue/`, `Prompts/`,
+/// `Overlays/`, `Modal/`, `Mouse.swift`).
 public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
   let commands = route(&state, msg)
   // Whatever selected another request (a key, the mouse, a filter, a resize), the editor shows
