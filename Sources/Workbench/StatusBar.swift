@@ -76,16 +76,12 @@ extension Painter {
 }
 
 extension AppState {
-  /// The keys the status bar shows: the question's or overlay's on top when the table gives it
-  /// hints, else the focused pane's (a list overlay shows its keys in its box).
+  /// The keys the status bar shows: those of the overlay or question on top, else the focused
+  /// pane's (a field being edited, a type list open: theirs).
   var statusHints: (hints: [String], essential: Set<String>) {
     switch layer {
-    case .overlay, .question:
-      let own = Keymap.hints(in: keyContext)
-      if !own.hints.isEmpty { return own }
-    case .tooSmall, .prompt, .field, .choice, .pane:
-      break
+    case .overlay, .question: Keymap.hints(in: keyContext)
+    case .tooSmall, .prompt, .field, .choice, .pane: Keymap.hints(in: paneContext)
     }
-    return Keymap.hints(in: paneContext)
   }
 }
