@@ -153,14 +153,8 @@ struct DiskConflictQuestion: Overlay {
       case .unreadable(let reason): "was changed by another program and does not load (\(reason))"
       default: "was changed by another program since it was loaded"
       }
-    let keys = footer(in: state)
     // Two lines: the first two choices, then the last and cancelling.
-    var first = Footer()
-    first.items = Array(keys.items.prefix(2))
-    first.separators = Array(keys.separators.prefix(2))
-    var second = Footer()
-    second.items = Array(keys.items.dropFirst(2))
-    second.separators = Array(keys.separators.dropFirst(2))
+    let (first, second) = footer(in: state).split(after: 2)
     painter.dialog(
       &buffer, title: "Changed on disk",
       [

@@ -77,9 +77,13 @@ struct Footer: Sendable, Equatable {
     case text(String)
   }
 
-  /// Each item and what follows it (` · ` between hints, `, ` inside a parenthesis).
-  var items: [Item] = []
-  var separators: [String] = []
+  /// An item and what follows it on the line (` · ` between hints, `, ` inside a parenthesis).
+  struct Entry: Sendable, Equatable {
+    var item: Item
+    var after: String
+  }
+
+  var entries: [Entry] = []
 
   /// A key of the table and what it does; `key` picks one of the binding's keys (its first if nil).
   mutating func key(_ action: Action, _ key: Key? = nil, in context: KeyContext, _ text: String, after: String = " · ") {
@@ -89,19 +93,17 @@ struct Footer: Sendable, Equatable {
 
   /// Keys of the table shown together (`j k select`, `↑↓ select`).
   mutating func keys(_ keys: [(Action, Key)], in context: KeyContext, joiner: String = "", _ text: String, after: String = " · ") {
-    items.append(.keys(keys.map { BoundKey(action: $0.0, key: $0.1, context: context) }, joiner: joiner, text))
-    separators.append(after)
+    entries.append(Entry(item: .keys(keys.map { BoundKey(action: $0.0, key: $0.1, context: context) }, joiner: joiner, text), after: after))
   }
 
   mutating func text(_ text: String, after: String = " · ") {
-    items.append(.text(text))
-    separators.append(after)
+    entries.append(Entry(item: .text(text), after: after))
   }
 
   /// Every key it shows, with the action and context it claims (a test checks each in the table).
   var shownKeys: [BoundKey] {
-    items.flatMap { item -> [BoundKey] in
-      if case .keys(let keys, _, _) = item { return keys }
+    entries.flatMap { entry -> [BoundKey] in
+      if case .keys(let keys, _, _) = entry.item { return keys }
       return []
     }
   }
@@ -109,14 +111,19 @@ struct Footer: Sendable, Equatable {
   /// The line as drawn.
   var text: String {
     var out = ""
-    for (index, item) in items.enumerated() {
-      switch item {
+    for (index, entry) in entries.enumerated() {
+      switch entry.item {
       case .keys(let keys, let joiner, let text):
         out += keys.map(\.key.name).joined(separator: joiner) + (text.isEmpty ? "" : " " + text)
       case .text(let text): out += text
       }
-      if index < items.count - 1 { out += separators[index] }
+      if index < entries.count - 1 { out += entry.after }
     }
     return out
+  }
+
+  /// The first `count` entries and the rest: a footer drawn on two lines.
+  func split(after count: Int) -> (Footer, Footer) {
+    (Footer(entries: Array(entries.prefix(count))), Footer(entries: Array(entries.dropFirst(count))))
   }
 }
