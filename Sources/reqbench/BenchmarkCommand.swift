@@ -287,7 +287,7 @@ struct BenchmarkOptions {
 
   var width = 200
   var height = 60
-  var workspacePath = CLI.demoWorkspacePath() ?? "workspaces/demo.json"
+  var workspacePath = TUILaunch.demoWorkspacePath() ?? "workspaces/demo.json"
   var numbers: [String: Int]
   var flags: Set<String> = []
   var positional: [String] = []

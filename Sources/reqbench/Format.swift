@@ -277,3 +277,9 @@ struct ReconnectLines {
     return Format.reconnectLine(name: name, count: count, delay: delay, reason: reason, untold: untold)
   }
 }
+
+extension String {
+  func leftPad(_ width: Int, _ pad: Character = "0") -> String {
+    count >= width ? self : String(repeating: pad, count: width - count) + self
+  }
+}
