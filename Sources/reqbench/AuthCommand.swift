@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Foundation
 import RequestEngine
 import Workspace
@@ -45,7 +46,7 @@ enum AuthCommand {
     }
     let path = positional[0]
     let workspaceURL = URL(fileURLWithPath: path)
-    guard let workspace = CLI.loadWorkspace(path),
+    guard let workspace = CommandWorkspace.load(path),
       let stateFolder = CLI.stateFolder(forWorkspace: workspaceURL, override: stateDirectory)
     else { return ExitStatus.usage }
     let tokens = CLI.oauth2Tokens(stateFolder: stateFolder, asking: .stderr)

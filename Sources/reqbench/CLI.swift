@@ -1,13 +1,6 @@
+import CommandLineSupport
 import Foundation
 import RequestEngine
-
-/// Exit statuses, as the README lists them.
-enum ExitStatus {
-  static let success: Int32 = 0
-  static let failure: Int32 = 1
-  static let usage: Int32 = 2
-  static let interrupted: Int32 = 130
-}
 
 /// Dispatch: the first word names a command of `Commands.all` (its `--help`, or its arguments
 /// read against its options and the command run), the TUI's options or a workspace open the
@@ -45,7 +38,8 @@ enum CLI {
     }
     let arguments: ParsedArguments
     do {
-      arguments = try OptionReader.read(rest, options: command.options, command: command.name)
+      arguments = try OptionReader.read(
+        rest, options: command.options, command: command.name, usageFollows: command.errorsShowUsage)
     } catch {
       return usageError(error.message + (command.errorsShowUsage ? "\n" + command.usage : ""))
     }

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Foundation
 import RequestEngine
 import Workbench
@@ -27,7 +28,7 @@ enum CacheCommand {
       return ExitStatus.usage
     }
     let workspaceURL = URL(fileURLWithPath: positional[1])
-    guard let workspace = CLI.loadWorkspace(positional[1]) else { return ExitStatus.usage }
+    guard let workspace = CommandWorkspace.load(positional[1]) else { return ExitStatus.usage }
     let target = positional.count == 3 ? positional[2] : nil
     if let target, workspace.request(named: target) == nil {
       Terminal.error(unknownTargetMessage(target, names: workspace.requests.map(\.name), file: positional[1]))

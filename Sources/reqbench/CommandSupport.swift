@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Foundation
 import RequestEngine
 import Workspace
@@ -5,25 +6,6 @@ import Workspace
 /// What the commands that work on a workspace share: reading it and its secrets, its state
 /// folder, the agent, the OAuth 2.0 tokens and the cookie jars.
 extension CLI {
-  /// Loads a workspace file that must exist (the commands that read one: `run`, `export`,
-  /// `history`, …), or prints why it cannot be (`FILE:LINE:COLUMN: …`) and returns nil.
-  static func loadWorkspace(_ path: String) -> Workspace? {
-    var file = WorkspaceFile(URL(fileURLWithPath: path))
-    do {
-      let workspace = try file.load()
-      if file.isNew {
-        Terminal.error(
-          "reqbench: \(path): no such workspace; `reqbench \(path)` opens it as a new one, "
-            + "`reqbench import curl|httpie|http|postman FILE --into \(path)` creates it with requests")
-        return nil
-      }
-      return workspace
-    } catch {
-      Terminal.error(error.description)
-      return nil
-    }
-  }
-
   /// The state folder of the workspace at `url` (`--state-dir` when given), or nil after saying
   /// why it cannot be used (`StateFolder.checked`: a symbolic link).
   static func stateFolder(forWorkspace url: URL, override: String?) -> URL? {

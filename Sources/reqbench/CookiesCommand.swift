@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Foundation
 import RequestEngine
 import TerminalUI
@@ -46,7 +47,7 @@ enum CookiesCommand {
     }
     let path = positional[1]
     let workspaceURL = URL(fileURLWithPath: path)
-    guard let workspace = CLI.loadWorkspace(path) else { return ExitStatus.usage }
+    guard let workspace = CommandWorkspace.load(path) else { return ExitStatus.usage }
     let selected = environment ?? workspace.environment
     guard CLI.knowsEnvironment(selected, in: workspace, file: path) else { return ExitStatus.usage }
     guard let state = CLI.stateFolder(forWorkspace: workspaceURL, override: stateDirectory) else { return ExitStatus.usage }

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import DemoServer
 import RequestEngine
 

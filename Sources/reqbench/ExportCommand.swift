@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Foundation
 import RequestEngine
 import Workspace
@@ -51,14 +52,9 @@ enum ExportCommand {
     // The first option given that only the prepared formats take.
     let curlOnly = arguments.given.first { $0.name == "--var" || $0.name == "--reveal-secrets" }?.name
     let positional = arguments.positional
-    guard let formatName = positional.first else {
-      throw UsageError(message: "export needs a format, a workspace and a target")
-    }
-    guard let format = Format(rawValue: formatName) else {
-      throw UsageError(
-        message: "export: unknown format \"\(formatName)\"; use "
-          + Format.allCases.map(\.rawValue).joined(separator: ", "))
-    }
+    let format = try OptionReader.choice(
+      Format.self, positional.first, command: "export", missing: "export needs a format, a workspace and a target")
+    let formatName = format.rawValue
     guard positional.count >= 3 else {
       throw UsageError(
         message: "export \(formatName) needs a workspace and at least one target (a request name)")
@@ -81,7 +77,7 @@ enum ExportCommand {
       return CLI.usageError("\(error.message)\n\(usage)")
     }
     let workspaceURL = URL(fileURLWithPath: options.workspace)
-    guard let workspace = CLI.loadWorkspace(options.workspace) else { return ExitStatus.usage }
+    guard let workspace = CommandWorkspace.load(options.workspace) else { return ExitStatus.usage }
     var templates: [RequestTemplate] = []
     for name in options.targets {
       guard let template = workspace.request(named: name) else {

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Foundation
 import RequestEngine
 import Workspace
@@ -81,7 +82,7 @@ enum HistoryCommand {
     }
 
     let workspaceURL = URL(fileURLWithPath: options.workspace)
-    guard let workspace = CLI.loadWorkspace(options.workspace) else { return ExitStatus.usage }
+    guard let workspace = CommandWorkspace.load(options.workspace) else { return ExitStatus.usage }
     // A folder (`users/`) lists every request in it, like `run`.
     let folder = options.target.flatMap { target in
       target.hasSuffix("/") && workspace.request(named: target) == nil

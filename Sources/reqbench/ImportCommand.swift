@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Foundation
 import RequestEngine
 import Workspace
@@ -73,14 +74,9 @@ enum ImportCommand {
       throw UsageError(message: "--name needs a non-empty name")
     }
     let positional = arguments.positional
-    guard let formatName = positional.first else {
-      throw UsageError(message: "import needs a format and an input")
-    }
-    guard let format = ImportFormat(rawValue: formatName) else {
-      throw UsageError(
-        message: "import: unknown format \"\(formatName)\"; use "
-          + ImportFormat.allCases.map(\.rawValue).joined(separator: ", "))
-    }
+    let format = try OptionReader.choice(
+      ImportFormat.self, positional.first, command: "import", missing: "import needs a format and an input")
+    let formatName = format.rawValue
     guard positional.count >= 2 else {
       throw UsageError(
         message: "import \(formatName) needs an input: a file, or - for standard input")

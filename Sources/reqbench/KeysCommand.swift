@@ -1,3 +1,4 @@
+import CommandLineSupport
 import TerminalUI
 import Workbench
 

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import RequestEngine
 
 /// `reqbench man`: the manual page `docs/reqbench.1` (roff, `man ./docs/reqbench.1`), made from the same

@@ -25,9 +25,12 @@ struct ParsedArguments: Sendable {
 
 /// The one reader of command lines: options (`--name value`, `--name=value`, flags) anywhere,
 /// the rest positional (`-` too); `--` ends the options. An option the command does not declare
-/// is an error naming where its options are listed.
+/// is an error naming where its options are listed (unless its usage text follows the message:
+/// `usageFollows`).
 enum OptionReader {
-  static func read(_ args: [String], options: [Option], command: String?) throws(UsageError) -> ParsedArguments {
+  static func read(
+    _ args: [String], options: [Option], command: String?, usageFollows: Bool = false
+  ) throws(UsageError) -> ParsedArguments {
     var parsed = ParsedArguments(raw: args)
     var rest = args[...]
     while let arg = rest.popFirst() {
@@ -46,7 +49,7 @@ enum OptionReader {
         inline = String(arg[arg.index(after: eq)...])
       }
       guard let option = options.first(where: { $0.name == name }) else {
-        throw UsageError(message: unknownOption(name, command: command))
+        throw UsageError(message: unknownOption(name, command: command, usageFollows: usageFollows))
       }
       guard option.value.takesValue else {
         if let inline { throw UsageError(message: "\(name) takes no value, found \"=\(inline)\"") }
@@ -60,9 +63,9 @@ enum OptionReader {
   }
 
   /// `run: unknown option "--bogus"; see `reqbench run --help``.
-  static func unknownOption(_ name: String, command: String?) -> String {
+  static func unknownOption(_ name: String, command: String?, usageFollows: Bool) -> String {
     guard let command else { return "unknown option \"\(name)\"; see `reqbench --help`" }
-    return "\(command): unknown option \"\(name)\"; see `reqbench \(command) --help`"
+    return "\(command): unknown option \"\(name)\"" + (usageFollows ? "" : "; see `reqbench \(command) --help`")
   }
 
   /// `KEY=VALUE` of `--var`.
@@ -71,6 +74,19 @@ enum OptionReader {
       throw UsageError(message: "--var needs KEY=VALUE, got \"\(pair)\"")
     }
     return (String(pair[..<eq]), String(pair[pair.index(after: eq)...]))
+  }
+
+  /// The format a command's first word names (`export curl`), or the error: `missing` when
+  /// there is no word, `CMD: unknown format "yaml"; use curl, http…` when it names none.
+  static func choice<Format: RawRepresentable & CaseIterable>(
+    _ type: Format.Type, _ word: String?, command: String, missing: String
+  ) throws(UsageError) -> Format where Format.RawValue == String {
+    guard let word else { throw UsageError(message: missing) }
+    guard let format = Format(rawValue: word) else {
+      throw UsageError(
+        message: "\(command): unknown format \"\(word)\"; use " + Format.allCases.map(\.rawValue).joined(separator: ", "))
+    }
+    return format
   }
 
   /// Whether `--help` or `-h` comes before any `--`.

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Foundation
 import RequestEngine
 import Workspace
@@ -11,7 +12,7 @@ struct RunCommand {
     let interruption = Signals.Interruption()
     defer { interruption.cancel() }
     let workspaceURL = URL(fileURLWithPath: options.workspace)
-    guard let workspace = CLI.loadWorkspace(options.workspace) else { return ExitStatus.usage }
+    guard let workspace = CommandWorkspace.load(options.workspace) else { return ExitStatus.usage }
     guard let secrets = CLI.loadSecrets(forWorkspace: workspaceURL) else { return ExitStatus.usage }
 
     if options.fromStep != nil && !options.all

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Workspace
 
 /// What `reqbench run` was asked for.

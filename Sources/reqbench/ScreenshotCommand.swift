@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Foundation
 import TerminalUI
 import Workbench
@@ -26,7 +27,7 @@ enum ScreenshotCommand {
     let dir = arguments.value("--dir") ?? "screenshots"
     var width = 160
     var height = 45
-    let workspacePath = arguments.value("--workspace") ?? TUILaunch.demoWorkspacePath() ?? "workspaces/demo.json"
+    let workspacePath = arguments.value("--workspace") ?? CommandWorkspace.demoPath() ?? "workspaces/demo.json"
     if let size = arguments.value("--size") {
       let parts = size.split(separator: "x").compactMap { Int($0) }
       guard parts.count == 2, parts[0] >= 20, parts[1] >= 5 else {
@@ -53,7 +54,7 @@ enum ScreenshotCommand {
       Terminal.error("reqbench: name one scenario with --out, or several (or all) with --dir\n\(usage)")
       return ExitStatus.usage
     }
-    guard let workspace = CLI.loadWorkspace(workspacePath) else { return ExitStatus.usage }
+    guard let workspace = CommandWorkspace.load(workspacePath) else { return ExitStatus.usage }
     for scenario in scenarios {
       let state = scenario.state(workspace: workspace, file: "workspaces/demo.json", width: width, height: height)
       var buffer = ScreenBuffer(width: width, height: height)

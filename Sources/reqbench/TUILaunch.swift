@@ -1,3 +1,4 @@
+import CommandLineSupport
 import DemoServer
 import Foundation
 import RequestEngine
@@ -64,7 +65,7 @@ enum TUILaunch {
     var variables = options.variables
     let path: String
     if options.demo || options.workspace == nil {
-      guard let demo = demoWorkspacePath() else {
+      guard let demo = CommandWorkspace.demoPath() else {
         Terminal.error("reqbench: cannot find workspaces/demo.json; run reqbench from the repository folder or name a workspace")
         return ExitStatus.usage
       }
@@ -135,16 +136,5 @@ enum TUILaunch {
       cookies: options.cookies
     ).run()
     return interruption.interrupted ? interruption.exitStatus : status
-  }
-
-  /// `workspaces/demo.json` in the current folder or beside the binary's package.
-  static func demoWorkspacePath() -> String? {
-    var candidates = ["workspaces/demo.json"]
-    var dir = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-    for _ in 0..<4 {
-      candidates.append(dir.appendingPathComponent("workspaces/demo.json").path)
-      dir = dir.deletingLastPathComponent()
-    }
-    return candidates.first { FileManager.default.fileExists(atPath: $0) }
   }
 }
