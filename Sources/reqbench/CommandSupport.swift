@@ -3,8 +3,9 @@ import Foundation
 import RequestEngine
 import Workspace
 
-/// What the commands that work on a workspace share: reading it and its secrets, its state
-/// folder, the agent, the OAuth 2.0 tokens and the cookie jars.
+/// What the commands that work on a workspace share (besides `CommandWorkspace.load`): its
+/// secrets, the environment chosen, its state folder, the agent, the OAuth 2.0 tokens and the
+/// cookie jars.
 extension CLI {
   /// The state folder of the workspace at `url` (`--state-dir` when given), or nil after saying
   /// why it cannot be used (`StateFolder.checked`: a symbolic link).
