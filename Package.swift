@@ -41,9 +41,18 @@ let package = Package(
     .target(name: "CNcurses", linkerSettings: [.linkedLibrary("ncursesw")]),
     // The pure Elm-style UI core: state, messages, update, view. No curl, ncurses, threads, clock.
     .target(name: "Workbench", dependencies: ["TerminalUI", "RequestEngine", "Workspace"]),
+    // What the two executables share: stdout and stderr, exit statuses, the workspace a command
+    // names, the TUI's history step.
+    .target(name: "CommandLineSupport", dependencies: ["RequestEngine", "Workspace", "Workbench", "TerminalUI"]),
     .executableTarget(
       name: "reqbench",
-      dependencies: ["RequestEngine", "Workspace", "DemoServer", "Workbench", "TerminalUI", "CNcurses"]
+      dependencies: ["RequestEngine", "Workspace", "DemoServer", "Workbench", "TerminalUI", "CNcurses", "CommandLineSupport"]
+    ),
+    // The developer benchmarks `Benchmarks/` runs (not shipped): `swift build --product reqbench-bench`.
+    .executableTarget(
+      name: "reqbench-bench",
+      dependencies: ["RequestEngine", "Workspace", "Workbench", "TerminalUI", "CommandLineSupport"],
+      path: "Benchmarks/reqbench-bench"
     ),
     // Test helpers: where the real servers are, and helpers to reach them.
     .target(name: "TestSupport", dependencies: ["RequestEngine", "CSpawn"], path: "Tests/TestSupport"),
@@ -51,7 +60,7 @@ let package = Package(
     .testTarget(name: "RequestEngineTests", dependencies: ["RequestEngine", "TestSupport"]),
     .testTarget(name: "WorkspaceTests", dependencies: ["Workspace", "TestSupport"]),
     .testTarget(name: "DemoServerTests", dependencies: ["DemoServer", "Digest", "JSON", "TestSupport"]),
-    .testTarget(name: "ReqbenchTests", dependencies: ["RequestEngine", "TerminalUI", "TestSupport"]),
+    .testTarget(name: "ReqbenchTests", dependencies: ["RequestEngine", "TerminalUI", "TestSupport", "reqbench"]),
     .target(name: "TerminalUI"),
     .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "TestSupport"]),
     .testTarget(

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Foundation
 import RequestEngine
 import Workbench
@@ -275,5 +276,11 @@ struct ReconnectLines {
     let untold = told[id].map { max(0, count - $0.count - 1) } ?? max(0, count - 1)
     told[id] = (now, count)
     return Format.reconnectLine(name: name, count: count, delay: delay, reason: reason, untold: untold)
+  }
+}
+
+extension String {
+  func leftPad(_ width: Int, _ pad: Character = "0") -> String {
+    count >= width ? self : String(repeating: pad, count: width - count) + self
   }
 }

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import DemoServer
 import Foundation
 import RequestEngine
@@ -135,23 +136,6 @@ final class TUIRuntime {
     history.waitForBackgroundRecords()
     backend.stop()
     return ExitStatus.success
-  }
-
-  /// What `[` and `]` show: the entry of request `name` at `position` (0 the newest) with its
-  /// bodies, read from the store (on the background queue; `reqbench benchmark-history` times it).
-  static func historyShown(_ history: HistoryStore, name: String, position: Int) -> Msg {
-    do {
-      guard let (entry, count) = try history.entry(of: name, at: position) else {
-        return .historyShown(nil, error: nil)
-      }
-      let body = entry.bodyKept ? try history.body(of: entry) : []
-      let requestBody = try history.requestBody(of: entry)
-      return .historyShown(
-        HistoryView(entry: entry, body: body, requestBody: requestBody, position: position, count: count),
-        error: nil)
-    } catch {
-      return .historyShown(nil, error: "\(error)")
-    }
   }
 
   /// Reads (after changing) the jar of `environment` on the background queue, with what other
@@ -305,7 +289,7 @@ final class TUIRuntime {
       inbox.post(.searchContinue)
     case .showHistory(let name, let position):
       let history = self.history
-      background.async { inbox.post(TUIRuntime.historyShown(history, name: name, position: position)) }
+      background.async { inbox.post(HistoryStep.shown(history, name: name, position: position)) }
     case .searchHistory(let query, let id):
       let history = self.history
       background.async {
@@ -320,7 +304,7 @@ final class TUIRuntime {
       background.async {
         do throws(FileError) {
           let position = try history.position(of: entry)
-          inbox.post(TUIRuntime.historyShown(history, name: entry.name, position: position))
+          inbox.post(HistoryStep.shown(history, name: entry.name, position: position))
         } catch {
           inbox.post(.historyShown(nil, error: error.description))
         }
