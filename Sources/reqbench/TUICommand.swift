@@ -231,11 +231,23 @@ final class TUIRuntime {
           inbox.post(.bodyFileExists(path: url.path))
           return
         }
+        // The folders of the path are made, as a download's are, and the message says so.
+        let folder = url.deletingLastPathComponent()
+        var madeFolder: String?
+        if !FileManager.default.fileExists(atPath: folder.path) {
+          do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            madeFolder = folder.path
+          } catch {
+            inbox.post(.bodyWritten(path: url.path, error: "cannot make the folder \(folder.path)"))
+            return
+          }
+        }
         do {
           let bytes = try stream.map { StreamEvent.ndjson($0.kept, name: name, exchange: id) }
             ?? jqOutput.map { Array($0.utf8) } ?? body?.bytes() ?? []
           try AtomicFile.write(bytes, to: url)
-          inbox.post(.bodyWritten(path: url.path, error: nil))
+          inbox.post(.bodyWritten(path: url.path, error: nil, madeFolder: madeFolder))
         } catch let error as FileError {
           // The system's reason alone: the message names the path already.
           inbox.post(.bodyWritten(path: url.path, error: error.reason.isEmpty ? error.message : error.reason))
