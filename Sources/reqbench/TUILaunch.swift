@@ -64,12 +64,26 @@ enum TUILaunch {
     var server: DemoServer?
     var variables = options.variables
     let path: String
-    if options.demo || options.workspace == nil {
-      guard let demo = CommandWorkspace.demoPath() else {
-        Terminal.error("reqbench: cannot find workspaces/demo.json; run reqbench from the repository folder or name a workspace")
-        return ExitStatus.usage
+    // The built-in demo, written out when no `workspaces/demo.json` is found.
+    var builtIn: BuiltInDemo.Installed?
+    defer {
+      if let builtIn, builtIn.temporary {
+        try? FileManager.default.removeItem(at: builtIn.workspace.deletingLastPathComponent())
       }
-      path = options.workspace ?? demo
+    }
+    if options.demo || options.workspace == nil {
+      if let demo = CommandWorkspace.demoPath() {
+        path = options.workspace ?? demo
+      } else {
+        do {
+          let installed = try BuiltInDemo.install(environment: ProcessInfo.processInfo.environment)
+          builtIn = installed
+          path = installed.workspace.path
+        } catch {
+          Terminal.error("reqbench: cannot write the demo workspace: \(error.description)")
+          return ExitStatus.failure
+        }
+      }
     } else {
       path = options.workspace ?? ""
     }
@@ -123,9 +137,16 @@ enum TUILaunch {
     let agent = CLI.makeAgent(for: workspace, stateFolder: stateFolder, concurrency: nil)
     var state = AppState(workspace: workspace, workspaceFile: path, sources: sources)
     if options.workspace == nil {
-      // Found by looking (here, or beside the binary's package): say which file it is.
-      state.message = StatusMessage(
-        "opened \(url.standardizedFileURL.path)" + (server.map { " · demo server at \($0.baseURL)" } ?? ""))
+      // Found by looking (here, or beside the binary's package) or built in: say which file it is.
+      let opened: String
+      switch builtIn {
+      case .some(let demo) where demo.temporary:
+        opened = "opened the built-in demo in \(url.path) (removed when reqbench quits)"
+      case .some(let demo) where demo.written: opened = "wrote the built-in demo to \(url.path)"
+      case .some: opened = "opened the built-in demo in \(url.path)"
+      case nil: opened = "opened \(url.standardizedFileURL.path)"
+      }
+      state.message = StatusMessage(opened + (server.map { " · demo server at \($0.baseURL)" } ?? ""))
     }
     if file.isNew { state.openedNewFile() }
     state.restorePendingDownloads(agent.configuration.downloads.pending())
