@@ -132,6 +132,11 @@ extension AppState {
       return []
     }
     switch Keymap.action(for: key, in: .editing) {
+    case .save:
+      // The edit is kept as Enter keeps it, then saved; an edit that cannot be kept stays open
+      // with its reason, and a password asked next is typed before the save.
+      let commands = handleEditing(.enter)
+      return editor.editing == nil ? commands + [.save] : commands
     case .cancelEdit:
       editor.editing = nil
       editor.editingKind = nil

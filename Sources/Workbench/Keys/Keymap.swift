@@ -109,6 +109,7 @@ public enum Keymap {
     // Editing a field
     KeyBinding(.keepEdit, [.enter], "keep the value (an empty one removes a parameter or header)", hint: "keeps", .editing),
     KeyBinding(.cancelEdit, [.escape], "cancel the edit", hint: "cancels", .editing),
+    KeyBinding(.save, [.ctrl("s")], "keep the value, then save the workspace", .editing),
     // Choosing a type
     KeyBinding(.down, [.down, .char("j")], "next type", .choice),
     KeyBinding(.up, [.up, .char("k")], "previous type", .choice),
@@ -184,6 +185,9 @@ public enum Keymap {
     // Prompts
     KeyBinding(.accept, [.enter], "search, filter, write…", .prompt),
     KeyBinding(.cancelPrompt, [.escape], "close the prompt", hint: "cancels", .prompt),
+    KeyBinding(
+      .save, [.ctrl("s")], "act on the text as Enter does, then save the workspace (when no other question follows)",
+      .prompt),
     // Line editing
     KeyBinding(.cursorLeft, [.left], "cursor left", hint: "edits", .lineEdit),
     KeyBinding(.cursorRight, [.right], "cursor right", .lineEdit),

@@ -128,6 +128,15 @@ extension AppState {
   mutating func handlePrompt(_ key: Key) -> [Command] {
     guard var current = prompt else { return [] }
     switch Keymap.action(for: key, in: .prompt) {
+    case .save:
+      // As Enter, then the save; when a prompt is still open (the text was refused, or a next
+      // question follows, such as the new request's name), the save waits for it.
+      let commands = handlePrompt(.enter)
+      guard let open = prompt else { return commands + [.save] }
+      if open.error == nil {
+        message = StatusMessage("Ctrl-S saves once this is answered: Enter keeps, Esc cancels")
+      }
+      return commands
     case .cancelPrompt:
       prompt = nil
       switch current.purpose {
