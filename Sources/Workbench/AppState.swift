@@ -94,7 +94,17 @@ public struct AppState: Sendable {
   var historyOpening: HistoryOpening?
   /// Set while a save asked for by the unsaved-changes question runs: quit once it succeeded.
   var quitAfterSave = false
-  public var message: StatusMessage?
+  /// What the last key or event did, on the status line; each new one is kept in `messageLog`.
+  public var message: StatusMessage? {
+    didSet {
+      guard let message, message != oldValue, messageLog.last != message else { return }
+      messageLog.append(message)
+      if messageLog.count > AppState.messageLogLimit { messageLog.removeFirst(messageLog.count - AppState.messageLogLimit) }
+    }
+  }
+  /// The status line's last messages, oldest first (`M` shows them).
+  public internal(set) var messageLog: [StatusMessage] = []
+  static let messageLogLimit = 100
   /// A message that stands for transfers still going ("resuming files/big from 23.0 MB",
   /// "cancelling everything"): replaced by their outcome when they end.
   var awaiting: AwaitedOutcome?

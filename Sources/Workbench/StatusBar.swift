@@ -23,10 +23,15 @@ extension Painter {
       if prompt.isHidden { input.text = String(repeating: "•", count: input.text.count) }
       drawEdit(input, &buffer, x: x, y: area.y, width: width)
       if let error = prompt.error, area.y > 0 {
-        // Why Enter was refused, on the line above the prompt until the text changes.
-        let line = Rect(x: area.x, y: area.y - 1, width: area.width, height: 1)
-        buffer.fill(line)
-        buffer.putTruncated("✗ " + error, x: area.x + 1, y: line.y, style: theme.error, width: area.width - 2)
+        // Why Enter was refused, on the line above the prompt until the text changes (two lines
+        // when it is long, its end kept: that is where it says what to do).
+        let (top, bottom) = Painter.twoRows("✗ " + error, top: area.width - 2, bottom: area.width - 2)
+        let rows = bottom.isEmpty || area.y < 2 ? [bottom.isEmpty ? top : bottom] : [top, bottom]
+        for (i, row) in rows.enumerated() {
+          let line = Rect(x: area.x, y: area.y - rows.count + i, width: area.width, height: 1)
+          buffer.fill(line)
+          buffer.putTruncated(row, x: area.x + 1, y: line.y, style: theme.error, width: area.width - 2)
+        }
       }
       return
     }
@@ -49,13 +54,47 @@ extension Painter {
       x += buffer.putTruncated(" ·", x: x, y: area.y, style: theme.dim, width: area.width - x)
     }
     if let message = state.message {
-      buffer.putTruncated(" " + message.text, x: x, y: area.y, style: message.isError ? theme.error : .plain, width: area.width - x)
+      let style = message.isError ? theme.error : Style.plain
+      let room = area.width - x - 1
+      if TextWidth.of(message.text) <= room || area.y == 0 {
+        buffer.putTruncated(" " + message.text, x: x, y: area.y, style: style, width: area.width - x)
+      } else {
+        // Too long even in the counts' place: it starts on the line above and ends here; when two
+        // lines are not enough, its middle is cut and its end (what to do) kept. `M` shows it whole.
+        let (top, bottom) = Painter.twoRows(message.text, top: area.width - 2, bottom: room)
+        let above = Rect(x: area.x, y: area.y - 1, width: area.width, height: 1)
+        buffer.fill(above)
+        buffer.putTruncated(top, x: area.x + 1, y: above.y, style: style, width: area.width - 2)
+        buffer.putTruncated(" " + bottom, x: x, y: area.y, style: style, width: area.width - x)
+      }
     } else {
       let (hints, essential) = state.statusHints
       buffer.putTruncated(
         " " + Painter.fit(hints, width: area.width - x - 1, keeping: essential), x: x, y: area.y, style: theme.dim,
         width: area.width - x)
     }
+  }
+
+  /// `text` on two rows of `top` and `bottom` columns, cut at its words: the first row as full as
+  /// it goes, the rest on the second; when the rest does not fit there, the second row keeps the
+  /// text's last words (a message ends with what to do) and the first is cut with "…".
+  static func twoRows(_ text: String, top: Int, bottom: Int) -> (top: String, bottom: String) {
+    let rows = TextWidth.wordWrap(text, width: top)
+    guard rows.count > 1 else { return (rows.first ?? "", "") }
+    let rest = rows.dropFirst().joined(separator: " ")
+    if TextWidth.of(rest) <= bottom { return (rows[0], rest) }
+    let words = text.split(separator: " ").map(String.init)
+    var end = words.count
+    var width = 0
+    while end > 1 {
+      let added = TextWidth.of(words[end - 1]) + (width == 0 ? 0 : 1)
+      if width + added > bottom { break }
+      width += added
+      end -= 1
+    }
+    guard end < words.count else { return (TextWidth.truncate(text, to: top), "") }
+    let head = words[..<end].joined(separator: " ")
+    return (TextWidth.truncate(head + " …", to: top), words[end...].joined(separator: " "))
   }
 
   /// Hints joined with ` · ` in `width` columns: whole hints dropped from the end (never one cut

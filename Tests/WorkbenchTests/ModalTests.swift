@@ -80,7 +80,7 @@ struct ModalTests {
     let overlays: [any Overlay] = [
       HelpOverlay(), QuitQuestion(), UnsavedChangesQuestion(), DiskConflictQuestion(), history, historyList,
       EnvironmentOverlayState(), VariablesOverlayState(), CopyMenuState(), PaletteState(), cookies,
-      AuthorizationOverlay(),
+      AuthorizationOverlay(), MessageLogOverlay(),
     ]
     let covered = Set(overlays.map { type(of: $0).id })
     #expect(covered == Set(Overlays.registered.map { $0.id }), "every registered overlay is checked")

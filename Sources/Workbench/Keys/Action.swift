@@ -6,7 +6,7 @@
 public enum Action: String, Sendable, CaseIterable {
   // Everywhere
   case nextPane, previousPane, focusRequests, focusEditor, focusResponse, focusQueue
-  case help, cancelAll, save, quit, openPalette
+  case help, cancelAll, save, quit, openPalette, showMessages
   // Moving in a list, scrolling a view
   case down, up, pageDown, pageUp, first, last
   // The request list
@@ -70,6 +70,8 @@ public enum KeyContext: String, Sendable, CaseIterable {
   /// The text of a prompt or a field being edited.
   case lineEdit
   case help
+  /// The status line's last messages (`M`).
+  case messages
   /// The history overlay (`H`) while typing its filter, and on its list.
   case historyFilter, historyList
   /// The environment list (`v`) and the variables in scope (`V`).

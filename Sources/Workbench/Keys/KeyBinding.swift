@@ -12,7 +12,7 @@ public enum KeySection: String, Sendable, CaseIterable {
     switch self {
     case .everywhere: "Everywhere"
     case .lists: "Lists (requests, editor fields, queue)"
-    case .scrolling: "Scrolling (the response, this help)"
+    case .scrolling: "Scrolling (the response, this help, the messages)"
     case .requests: "Request list"
     case .flowInList: "A batch or chain in the request list"
     case .folderInList: "A folder in the request list"
@@ -47,7 +47,7 @@ public enum KeySection: String, Sendable, CaseIterable {
     switch self {
     case .everywhere: [.global]
     case .lists: [.requests, .flowInList, .folderInList, .editor, .queue, .queueRun]
-    case .scrolling: [.response, .help]
+    case .scrolling: [.response, .help, .messages]
     case .requests: [.requests]
     case .flowInList: [.flowInList]
     case .folderInList: [.folderInList]

@@ -31,6 +31,9 @@ public enum Keymap {
       hint: "copy", hintIn: [.response], .everywhere),
     KeyBinding(.help, [.char("?"), .function(1)], "all keys (this help)", hint: "help", .everywhere),
     KeyBinding(
+      .showMessages, [.char("M")], "the status line's last messages, newest first, whole (read again what went by or was cut)",
+      .everywhere),
+    KeyBinding(
       .openPalette, [.char(":"), .ctrl("p")], "the command palette: every action here by name, filtered as you type",
       hint: "commands", hintIn: [.requests], .everywhere),
     KeyBinding(
@@ -46,7 +49,7 @@ public enum Keymap {
     KeyBinding(.first, [.home, .char("g")], "first row", .lists),
     KeyBinding(.last, [.end, .char("G")], "last row", .lists),
     // Scrolling
-    KeyBinding(.down, [.down, .char("j")], "scroll down a line", hint: "scroll", pair: .up, hintIn: [.help], .scrolling),
+    KeyBinding(.down, [.down, .char("j")], "scroll down a line", hint: "scroll", pair: .up, hintIn: [.help, .messages], .scrolling),
     KeyBinding(.up, [.up, .char("k")], "scroll up a line", .scrolling),
     KeyBinding(.pageDown, [.pageDown, .ctrl("d"), .char(" ")], "a page down", .scrolling),
     KeyBinding(.pageUp, [.pageUp, .ctrl("u")], "a page up", .scrolling),

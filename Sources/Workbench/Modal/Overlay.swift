@@ -54,6 +54,7 @@ enum Overlays {
     PaletteState.self,
     CookiesOverlayState.self,
     AuthorizationOverlay.self,
+    MessageLogOverlay.self,
   ]
 
   /// The overlay an action opens.

@@ -247,8 +247,10 @@ extension Painter {
       } else if row.state == .cancelled, let status = row.status {
         lines = ["cancelled after the server answered \(Formatting.status(status)); its body was not kept (r re-sends)"]
       }
-      for (i, line) in lines.enumerated() where i < area.height {
-        buffer.putTruncated(line, x: area.x, y: area.y + i, style: theme.dim, width: area.width)
+      // Wrapped at their words: the reason and what to try are read whole.
+      let rows = lines.flatMap { TextWidth.wordWrap($0, width: area.width) }
+      for (i, row) in rows.enumerated() where i < area.height {
+        buffer.putTruncated(row, x: area.x, y: area.y + i, style: theme.dim, width: area.width)
       }
       return
     }

@@ -1,0 +1,89 @@
+import Foundation
+import TerminalUI
+
+/// The status line's last messages (`M`), newest first and whole: what went by while the user
+/// looked elsewhere, or did not fit, can be read again. `scroll` is its first line shown.
+struct MessageLogOverlay: Overlay {
+  static let id = OverlayID.messages
+  static var openedBy: Action? { .showMessages }
+  var scroll = 0
+
+  static func open(_ app: inout AppState) -> [Command] {
+    app.open(MessageLogOverlay())
+    return []
+  }
+
+  func keyContext(in app: AppState) -> KeyContext { .messages }
+
+  /// The scrolling keys scroll it; any other key closes it.
+  static func update(_ key: Key, _ app: inout AppState) -> [Command] {
+    guard var log = app.openOverlay(MessageLogOverlay.self) else { return [] }
+    let lines = Painter.messageLines(app.messageLog, width: Painter.messageBox(app.width, app.height).width - 4).count
+    let page = max(1, Painter.messageBox(app.width, app.height).height - 4)
+    let last = max(0, lines - page)
+    switch Keymap.action(for: key, in: .messages) {
+    case .down: log.scroll = min(last, log.scroll + 1)
+    case .up: log.scroll = max(0, log.scroll - 1)
+    case .pageDown: log.scroll = min(last, log.scroll + page)
+    case .pageUp: log.scroll = max(0, log.scroll - page)
+    case .first: log.scroll = 0
+    case .last: log.scroll = last
+    default:
+      app.closeOverlay()
+      return []
+    }
+    app.setOverlay(log)
+    return []
+  }
+
+  func view(_ painter: Painter, _ buffer: inout ScreenBuffer) { painter.messageLog(&buffer, scroll: scroll) }
+
+  /// In the title: `j k scroll · other keys close`.
+  func footer(in app: AppState) -> Footer {
+    var footer = Footer()
+    footer.keys([(.down, .char("j")), (.up, .char("k"))], in: .messages, joiner: " ", "scroll")
+    footer.text("other keys close")
+    return footer
+  }
+}
+
+extension OverlayID {
+  public static let messages = OverlayID("messages")
+}
+
+extension Painter {
+  /// The box: most of the screen.
+  static func messageBox(_ width: Int, _ height: Int) -> Rect {
+    let boxWidth = max(20, min(width - 4, 100))
+    let boxHeight = max(5, height - 4)
+    return Rect(x: max(0, (width - boxWidth) / 2), y: 2, width: min(width, boxWidth), height: min(height, boxHeight))
+  }
+
+  /// The messages newest first, each wrapped at its words to `width` (an error marked `✗`).
+  static func messageLines(_ log: [StatusMessage], width: Int) -> [(text: String, isError: Bool)] {
+    log.reversed().flatMap { message in
+      TextWidth.wordWrap((message.isError ? "✗ " : "· ") + message.text, width: width).map { ($0, message.isError) }
+    }
+  }
+
+  func messageLog(_ buffer: inout ScreenBuffer, scroll: Int) {
+    let rect = Painter.messageBox(buffer.width, buffer.height)
+    let lines = Painter.messageLines(state.messageLog, width: rect.width - 4)
+    let rows = max(1, rect.height - 4)
+    let first = min(scroll, max(0, lines.count - rows))
+    buffer.fill(rect)
+    let title = "Messages \(state.messageLog.count), newest first · " + MessageLogOverlay(scroll: scroll).footer(in: state).text
+    buffer.box(rect, title: title, style: theme.focusedBorder, titleStyle: theme.focusedBorder)
+    if lines.isEmpty {
+      buffer.putTruncated("no messages yet", x: rect.x + 2, y: rect.y + 2, style: theme.dim, width: rect.width - 4)
+    }
+    for (i, line) in lines.dropFirst(first).prefix(rows).enumerated() {
+      buffer.putTruncated(
+        line.text, x: rect.x + 2, y: rect.y + 2 + i, style: line.isError ? theme.error : .plain, width: rect.width - 4)
+    }
+    if rows < lines.count {
+      let more = (first > 0 ? "↑" : " ") + (first + rows < lines.count ? "↓" : " ")
+      buffer.put(more, x: rect.x + rect.width - 4, y: rect.y + rect.height - 1, style: theme.focusedBorder)
+    }
+  }
+}
