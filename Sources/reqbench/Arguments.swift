@@ -122,8 +122,8 @@ enum Arguments {
     import         adds requests from curl or HTTPie commands, .http, Postman, Bruno, Insomnia,
                    HAR or OpenAPI files
     export         prints requests as curl commands, .http text or a HAR file
-    screenshot     renders scripted TUI scenarios to SVG and text (the README's pictures)
-    keys           lists the TUI's keys (--markdown: as the README's tables)
+    screenshot     renders scripted TUI scenarios to SVG and text (the user guide's pictures)
+    keys           lists the TUI's keys (--markdown: as the user guide's tables)
     completions    prints the shell's completion script (commands, options, and the requests
                    and environments of the workspace on the line)
     man            prints the manual page made from these usage texts (reqbench.1)

@@ -5,7 +5,7 @@ import TerminalUI
 import Workbench
 import Workspace
 
-/// Exit statuses, as the README lists them.
+/// Exit statuses, as the user guide lists them (docs/commands.md).
 enum ExitStatus {
   static let success: Int32 = 0
   static let failure: Int32 = 1

@@ -2,7 +2,7 @@
 // Every key binding of the TUI, declared once (as bubbles' `key.Binding`): the keys, where they
 // apply, the action they map to, a short text for the status bar and a long one for the help.
 // `update` asks this table which action a key means where the user is and acts on the action;
-// the `?` overlay, the status-bar hints, the README's key table (`reqbench keys --markdown`)
+// the `?` overlay, the status-bar hints, the user guide's key table (`reqbench keys --markdown`)
 // and the command palette are all drawn from it (`KeyHelp.swift`).
 
 /// What a key does, by name: the same action may be bound to other keys in other places.
@@ -97,7 +97,7 @@ public enum KeyContext: String, Sendable, CaseIterable {
   ]
 }
 
-/// A group of bindings as the help and the README show them.
+/// A group of bindings as the help and the user guide show them.
 public enum KeySection: String, Sendable, CaseIterable {
   case everywhere, lists, scrolling, requests, folderInList, flowInList, editor, editing, choice, response, events, queue
   case queueRun
@@ -201,7 +201,7 @@ public enum KeySection: String, Sendable, CaseIterable {
 public struct KeyBinding: Sendable {
   public let action: Action
   public let keys: [Key]
-  /// The long text: what the help overlay, the README and the palette say.
+  /// The long text: what the help overlay, the user guide and the palette say.
   public let help: String
   /// The short text of the status-bar hint (`send` in `Enter send`); nil: no hint.
   public let hint: String?
