@@ -49,7 +49,7 @@ struct DocsLinksTests {
       }
     }
     #expect(checked > 100, "only \(checked) relative links found: is the link reader broken?")
-    #expect(problems.isEmpty, "broken links:\n" + problems.joined(separator: "\n"))
+    #expect(problems.isEmpty, "broken links:\n\(problems.joined(separator: "\n"))")
   }
 
   @Test func headingsAreSluggedAsGitHubSlugsThem() {
