@@ -29,7 +29,7 @@ package enum Terminal {
   package static var stderrIsTTY: Bool { isatty(STDERR_FILENO) == 1 }
 }
 
-/// Exit statuses, as the README lists them.
+/// Exit statuses, as the user guide lists them (docs/commands.md).
 package enum ExitStatus {
   package static let success: Int32 = 0
   package static let failure: Int32 = 1

@@ -24,7 +24,7 @@
 /// (`ResponseCache`), redirects (`Redirect`), validation (`ResponseValidator`), retry decisions
 /// and waits (`RetryPolicy`), downloads (`DownloadDecision`), streams (`StreamParser`).
 ///
-/// An exchange's life (the README's architecture section has the table):
+/// An exchange's life (docs/architecture.md has the table):
 ///
 ///     send ─┬─▶ waitingForToken ──token──▶ queued ──schedule──▶ running ──finish──▶ (ended)
 ///           ├─▶ queued                                  ▲         │

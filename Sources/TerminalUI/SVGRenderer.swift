@@ -1,4 +1,4 @@
-/// Renders a screen buffer as a standalone SVG image, for the README's screenshots.
+/// Renders a screen buffer as a standalone SVG image, for the user guide's screenshots.
 ///
 /// The image is a monospace grid of 9×17 px cells (15 px font) with a 10 px margin, on a dark
 /// xterm-like palette. Each run of cells with the same background colour is one `<rect>`; each

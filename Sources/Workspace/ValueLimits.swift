@@ -3,7 +3,7 @@ import RequestEngine
 /// The largest value each number of the workspace file may have. Every number is range-checked
 /// when the file is read (an error at FILE:LINE:COLUMN), so no later arithmetic on it (seconds to
 /// milliseconds for curl, megabytes to bytes, a retry's backoff, an expiry date) can overflow.
-/// The limits are far beyond any real use and are listed in the README's workspace table.
+/// The limits are far beyond any real use and are listed in the user guide's workspace file page (docs/requests.md, Limits).
 public enum ValueLimits {
   /// `timeout` and `deadline`: 7 days.
   public static let seconds = 604_800.0

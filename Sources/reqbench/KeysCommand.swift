@@ -3,15 +3,15 @@ import TerminalUI
 import Workbench
 
 /// `reqbench keys [--markdown]`: the TUI's key bindings from its one table (`Keymap`), as text
-/// or as the README's markdown tables.
+/// or as the markdown tables of the user guide's TUI page (docs/tui.md).
 enum KeysCommand {
   static let usage = "reqbench keys [--markdown]"
   /// What `keys --help` prints.
-  static let help = "usage: \(usage)\n  lists the TUI's keys by where they apply; --markdown prints the README's key tables"
+  static let help = "usage: \(usage)\n  lists the TUI's keys by where they apply; --markdown prints the key tables of the user guide's TUI page"
 
   static let command = Subcommand(
     name: "keys", summary: "list the TUI's keys", synopsis: [usage],
-    description: "lists the TUI's keys (--markdown: as the README's tables)", usage: help,
+    description: "lists the TUI's keys (--markdown: as the user guide's tables)", usage: help,
     options: [.flag("--markdown")], run: run)
 
   static func run(_ arguments: ParsedArguments) -> Int32 {

@@ -50,7 +50,7 @@ enum ManPage {
       "NAME.secrets.json          its secrets (0600), beside it",
       ".reqbench/NAME/            its state folder: history.sqlite, the cache, downloads",
     ])
-    out += ".SH SEE ALSO\n.BR curl (1),\n.BR jq (1);\nthe README of the reqbench repository.\n"
+    out += ".SH SEE ALSO\n.BR curl (1),\n.BR jq (1);\nthe user guide of the reqbench repository (docs/README.md).\n"
     return out
   }
 

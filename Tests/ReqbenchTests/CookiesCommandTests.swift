@@ -186,7 +186,7 @@ struct CookiesCommandTests {
     #expect(try reqbench(["cookies", "ls", workspace, "--env", "dev"]).stdout.isEmpty)
   }
 
-  /// The jar file's merge between processes (README, "State on disk"): a `run` that read the jar
+  /// The jar file's merge between processes (docs/state-on-disk.md, cookies): a `run` that read the jar
   /// before another `run` logged out and a `cookies rm` removed a cookie writes after them, and
   /// neither cookie comes back; its own new cookie is kept.
   @Test func aCookieDeletedByOneRunOrByRmDoesNotComeBackFromAnotherRun() throws {

@@ -278,19 +278,20 @@ struct TUIColourAndTTYTests {
     }
   }
 
-  /// The README's key tables are the TUI's one key table: `reqbench keys --markdown` prints them.
-  @Test func theREADMEKeyTablesAreTheKeyTable() throws {
+  /// The key tables of the user guide's TUI page are the TUI's one key table: `reqbench keys
+  /// --markdown` prints them.
+  @Test func theTUIPageKeyTablesAreTheKeyTable() throws {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent()
-    let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
-    let begin = try #require(readme.range(of: "<!-- keys:begin -->\n"), "README.md has no <!-- keys:begin --> line")
-    let end = try #require(readme.range(of: "<!-- keys:end -->"), "README.md has no <!-- keys:end --> line")
+    let page = try String(contentsOf: root.appendingPathComponent("docs/tui.md"), encoding: .utf8)
+    let begin = try #require(page.range(of: "<!-- keys:begin -->\n"), "docs/tui.md has no <!-- keys:begin --> line")
+    let end = try #require(page.range(of: "<!-- keys:end -->"), "docs/tui.md has no <!-- keys:end --> line")
     let result = try runProcess(try reqbenchBinary, ["keys", "--markdown"])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stdout.contains("| Enter s r | send the selected request |"))
     #expect(
-      String(readme[begin.upperBound..<end.lowerBound]) == result.stdout,
-      "README.md's key tables differ from the key table: put the output of `.build/debug/reqbench keys --markdown` between its keys:begin and keys:end lines")
+      String(page[begin.upperBound..<end.lowerBound]) == result.stdout,
+      "docs/tui.md's key tables differ from the key table: put the output of `.build/debug/reqbench keys --markdown` between its keys:begin and keys:end lines")
     let text = try runProcess(try reqbenchBinary, ["keys"])
     #expect(text.status == 0 && text.stdout.hasPrefix("Everywhere\n  Tab "))
   }

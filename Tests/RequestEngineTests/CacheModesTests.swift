@@ -351,7 +351,7 @@ struct CacheModesTests {
     #expect(!FileManager.default.fileExists(atPath: stray.path))
   }
 
-  // A damaged entry is removed at lookup (README: "a miss with reason invalid and is removed").
+  // A damaged entry is removed at lookup (docs/cache.md: "a miss with reason invalid and is removed").
   @Test func aDamagedEntryIsRemovedAtLookup() throws {
     let cache = ResponseCache(folder: folder)
     let req = try request("/cache?key=\(uniqueKey())", CachePolicy(seconds: 60))

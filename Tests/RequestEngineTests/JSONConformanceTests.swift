@@ -6,8 +6,8 @@ import Testing
 /// of JSONTestSuite: `accepts` texts must parse (and parse to what Foundation's parser reads from
 /// the same bytes), `refuses` texts must fail with an error, `eitherWay` texts (which the RFC leaves
 /// to the parser) must not crash and must give a value or an error. The cases are written here;
-/// JSONTestSuite's own parsing files, run against the parser by hand, agree with it (README,
-/// "Tests").
+/// JSONTestSuite's own parsing files, run against the parser by hand, agree with it (docs/testing.md,
+/// "The JSON parser").
 @Suite("JSON conformance")
 struct JSONConformanceTests {
   static let accepts: [String] = [

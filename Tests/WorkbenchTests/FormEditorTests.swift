@@ -270,7 +270,7 @@ struct FormEditorTests {
     #expect(buffer.text.contains("  Token      "), "\(buffer.text)")
   }
 
-  /// The `form` scenario (the README's screenshot): users/create's body type list open.
+  /// The `form` scenario (the user guide's screenshot): users/create's body type list open.
   @Test(arguments: [(160, 45), (80, 24)]) func snapshots(width: Int, height: Int) throws {
     let base = try demoState(width: width, height: height)
     let state = Scenario.form.state(workspace: base.workspace, file: base.workspaceFile, width: width, height: height)

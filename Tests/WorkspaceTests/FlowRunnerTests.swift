@@ -8,7 +8,7 @@ import Workspace
 
 /// The engine's batch and chain scenarios (docs/engine-rules.md, "Scenarios"), against the fixture server.
 ///
-/// Cases that do not apply (the README's "Batches and chains" has the full table):
+/// Cases that do not apply (docs/testing.md has the full table):
 /// - member callbacks and delegate order, a batch's accessories, all-settled's "cache complete"
 ///   callback: there are no callbacks, events are the API; `aBatchOfSuccesses` asserts their
 ///   order and `noMemberEventsAfterTheBatchFinished` that nothing follows the batch's `finished`.

@@ -323,7 +323,7 @@ struct HistoryDamageTests {
       let after = try store.entries(matching: HistoryQuery())
       #expect(after.entries.first?.exchangeID.rawValue == 100, "\(context): the new entry is there")
       // A search index SQLite cannot repair may still make the writer set the whole database
-      // aside (a notice says so) and start a new history: known, listed in the README.
+      // aside (a notice says so) and start a new history: known, listed in docs/state-on-disk.md.
       if damages.contains(.searchIndex), after.entries.count == 1,
         store.takeNotices().contains(where: { $0.contains("was damaged") })
       {

@@ -1,7 +1,7 @@
-// One binding of the key table (`KeyBinding`), the sections the help and the README group
+// One binding of the key table (`KeyBinding`), the sections the help and the user guide group
 // them in (`KeySection`) and how a key is written (`Key.name`).
 
-/// A group of bindings as the help and the README show them.
+/// A group of bindings as the help and the user guide show them.
 public enum KeySection: String, Sendable, CaseIterable {
   case everywhere, lists, scrolling, requests, folderInList, flowInList, editor, editing, choice, response, events, queue
   case queueRun
@@ -105,7 +105,7 @@ public enum KeySection: String, Sendable, CaseIterable {
 public struct KeyBinding: Sendable {
   public let action: Action
   public let keys: [Key]
-  /// The long text: what the help overlay, the README and the palette say.
+  /// The long text: what the help overlay, the user guide and the palette say.
   public let help: String
   /// The short text of the status-bar hint (`send` in `Enter send`); nil: no hint.
   public let hint: String?

@@ -1,5 +1,5 @@
 /// What the key table is shown as: the status bar's hints, the help overlay's lines and the
-/// README's tables.
+/// user guide's tables (docs/tui.md).
 extension Keymap {
   /// A line of the help overlay.
   public enum HelpLine: Sendable, Equatable {
@@ -43,8 +43,8 @@ extension Keymap {
     return (hints, essential)
   }
 
-  /// The README's key tables: one per section (`reqbench keys --markdown` prints them; a test
-  /// fails when the README's differ).
+  /// The key tables of the user guide's TUI page (docs/tui.md): one per section (`reqbench keys --markdown` prints them; a test
+  /// fails when the page's differ).
   public static var markdown: String {
     func cell(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|") }
     var out: [String] = []

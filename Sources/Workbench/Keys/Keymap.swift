@@ -1,7 +1,7 @@
 // Every key binding of the TUI, declared once (as bubbles' `key.Binding`): the keys, where they
 // apply, the action they map to, a short text for the status bar and a long one for the help.
 // `update` asks this table which action a key means where the user is and acts on the action;
-// the `?` overlay, the status-bar hints, the overlays' footers, the README's key table
+// the `?` overlay, the status-bar hints, the overlays' footers, the user guide's key table
 // (`reqbench keys --markdown`) and the command palette are all drawn from it (`KeyHelp.swift`).
 
 /// The one table of key bindings.

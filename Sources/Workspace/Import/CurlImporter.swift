@@ -312,7 +312,7 @@ public enum CurlImporter {
         guard text.split(separator: ";").allSatisfy({ $0.hasPrefix("sha256//") }) else {
           throw error(
             "\(flag) \(JSONSerializer.quote(text)): reqbench pins sha256//BASE64 hashes of the public key, "
-              + "not key files; compute one with openssl (see the README)", at: valueLocation)
+              + "not key files; compute one with openssl (see docs/requests.md, tls)", at: valueLocation)
         }
         draft.tls = draft.tls ?? TLSSettings()
         draft.tls?.pinnedPublicKey = text
