@@ -242,6 +242,4 @@ struct AuthorizationOverlay: Overlay {
   }
 }
 
-extension OverlayID {
-  public static let authorization = OverlayID("authorization")
-}
+extension OverlayID { public static let authorization = OverlayID("authorization") }
