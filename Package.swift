@@ -17,7 +17,10 @@ let package = Package(
     ),
     // The request engine: request model, URL and body building, the Agent (curl multi on one
     // engine thread), events, validators, retry. No UI.
-    .target(name: "RequestEngine", dependencies: ["CCurl", "CSystem", "JSON", "Digest"]),
+    .target(name: "RequestEngine", dependencies: ["Base", "CCurl", "CSystem", "JSON", "Digest"]),
+    // What every layer shares: the monotonic clock, terminal-safe escaping, XML text escaping,
+    // reason phrases, byte / duration / age / status formatting. Depends on nothing.
+    .target(name: "Base"),
     // C shim over the Linux calls Swift's Glibc module leaves out (sync_file_range).
     .target(name: "CSystem"),
     // JSON: the value (keys in order, numbers as written), the parser with every value's
@@ -26,36 +29,35 @@ let package = Package(
     // SHA-256, shared by the engine (cache keys) and the fixture server (body digests).
     .target(name: "Digest"),
     // The workspace file: parsing with positions, the model, templating, atomic saves, history,
-    // import / export (TerminalUI for its one XML escaper, in the JUnit report).
-    .target(name: "Workspace", dependencies: ["RequestEngine", "Digest", "CJQ", "CSQLite", "CYAML", "TerminalUI"]),
+    // import / export.
+    .target(name: "Workspace", dependencies: ["Base", "RequestEngine", "Digest", "CJQ", "CSQLite", "CYAML"]),
     // C shim over SQLite (history): the calls Swift cannot make (a macro, a variadic function).
     .target(name: "CSQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
     // C shim over libyaml (OpenAPI import): its events flattened, so Swift reads no C union.
     .target(name: "CYAML", linkerSettings: [.linkedLibrary("yaml")]),
     // The embedded demo server, also the project's fixture server for byte-level faults.
-    // (RequestEngine for the project's one monotonic clock.)
-    .target(name: "DemoServer", dependencies: ["Digest", "JSON", "RequestEngine"]),
+    .target(name: "DemoServer", dependencies: ["Base", "Digest", "JSON"]),
     // C shim over libjq: one call that runs a jq program over a JSON text.
     .target(name: "CJQ", linkerSettings: [.linkedLibrary("jq")]),
     // C shim over ncursesw: accessors for its globals and macros.
     .target(name: "CNcurses", linkerSettings: [.linkedLibrary("ncursesw")]),
     // The pure Elm-style UI core: state, messages, update, view. No curl, ncurses, threads, clock.
-    .target(name: "Workbench", dependencies: ["TerminalUI", "RequestEngine", "Workspace"]),
+    .target(name: "Workbench", dependencies: ["Base", "TerminalUI", "RequestEngine", "Workspace"]),
     .executableTarget(
       name: "reqbench",
-      dependencies: ["RequestEngine", "Workspace", "DemoServer", "Workbench", "TerminalUI", "CNcurses"]
+      dependencies: ["Base", "RequestEngine", "Workspace", "DemoServer", "Workbench", "TerminalUI", "CNcurses"]
     ),
     // Test helpers: where the real servers are, and helpers to reach them.
-    .target(name: "TestSupport", dependencies: ["RequestEngine", "CSpawn"], path: "Tests/TestSupport"),
+    .target(name: "TestSupport", dependencies: ["Base", "RequestEngine", "CSpawn"], path: "Tests/TestSupport"),
     .target(name: "CSpawn", path: "Tests/CSpawn"),
-    .testTarget(name: "RequestEngineTests", dependencies: ["RequestEngine", "TestSupport"]),
-    .testTarget(name: "WorkspaceTests", dependencies: ["Workspace", "TestSupport"]),
+    .testTarget(name: "RequestEngineTests", dependencies: ["Base", "RequestEngine", "TestSupport"]),
+    .testTarget(name: "WorkspaceTests", dependencies: ["Base", "Workspace", "TestSupport"]),
     .testTarget(name: "DemoServerTests", dependencies: ["DemoServer", "Digest", "JSON", "TestSupport"]),
-    .testTarget(name: "ReqbenchTests", dependencies: ["RequestEngine", "TerminalUI", "TestSupport"]),
-    .target(name: "TerminalUI"),
-    .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "TestSupport"]),
+    .testTarget(name: "ReqbenchTests", dependencies: ["Base", "RequestEngine", "TerminalUI", "TestSupport"]),
+    .target(name: "TerminalUI", dependencies: ["Base"]),
+    .testTarget(name: "TerminalUITests", dependencies: ["Base", "TerminalUI", "TestSupport"]),
     .testTarget(
-      name: "WorkbenchTests", dependencies: ["Workbench", "TestSupport"],
+      name: "WorkbenchTests", dependencies: ["Base", "Workbench", "TestSupport"],
       exclude: ["Snapshots"]),
   ],
   swiftLanguageModes: [.v6]

@@ -5,6 +5,7 @@
 // decisions live elsewhere too (Redirect, RetryAfter, DownloadDecision, ResponseValidator,
 // CacheKey); the sections below are marked.
 
+import Base
 import CCurl
 import Digest
 import Foundation

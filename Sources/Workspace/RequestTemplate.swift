@@ -1,3 +1,4 @@
+import Base
 import RequestEngine
 
 /// One request as the workspace file describes it, `{{variables}}` not yet filled in.

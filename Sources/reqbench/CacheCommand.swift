@@ -1,6 +1,6 @@
+import Base
 import Foundation
 import RequestEngine
-import Workbench
 import Workspace
 
 /// `reqbench cache ls|clear WORKSPACE [TARGET] [--namespace VALUE] [--state-dir DIR]`: the

@@ -1,7 +1,7 @@
+import Base
 import Foundation
 import RequestEngine
 import TerminalUI
-import Workbench
 import Workspace
 
 /// `reqbench cookies ls|clear|rm|import|export WORKSPACE [--env NAME] [--state-dir DIR]`: the

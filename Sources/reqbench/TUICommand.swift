@@ -1,3 +1,4 @@
+import Base
 import DemoServer
 import Foundation
 import RequestEngine

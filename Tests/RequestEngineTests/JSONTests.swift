@@ -1,3 +1,4 @@
+import Base
 import RequestEngine
 import Testing
 

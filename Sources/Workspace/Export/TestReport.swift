@@ -1,6 +1,6 @@
+import Base
 import Foundation
 import RequestEngine
-import TerminalUI
 
 /// What `reqbench run --junit FILE` and `--report json|tap|junit` write: the run as test
 /// results, one case per exchange or chain step, the batch or chain (or the requests named on

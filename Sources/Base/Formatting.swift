@@ -1,6 +1,4 @@
 import Foundation
-import RequestEngine
-import Workspace
 
 /// Sizes and durations as people read them; shared by the TUI and the `run` command's output.
 public enum Formatting {
@@ -9,13 +7,6 @@ public enum Formatting {
     if count < 1024 * 1024 { return decimal(Double(count) / 1024, places: 1) + " KB" }
     if count < 1024 * 1024 * 1024 { return decimal(Double(count) / 1_048_576, places: 1) + " MB" }
     return decimal(Double(count) / 1_073_741_824, places: 2) + " GB"
-  }
-
-  /// libjq's report as one line for the status bar: `jq: error: syntax error, unexpected end of
-  /// the expression at line 1` — its first line only (not the program echoed back), one `jq:`
-  /// prefix, without the hint about shell quoting (there is no shell here).
-  public static func jqError(_ raw: String) -> String {
-    "jq: " + JQ.summary(raw)
   }
 
   /// `412.3 ms`, `11.00 s`; a day or more as an age (`3 d`): an ETA from a server's

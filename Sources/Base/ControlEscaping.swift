@@ -118,7 +118,7 @@ public enum ControlEscaping {
   }
 
   @inline(__always)
-  static func isControl(_ value: UInt32) -> Bool {
+  package static func isControl(_ value: UInt32) -> Bool {
     if value < 0x20 || (value >= 0x7F && value < 0xA0) { return true }
     guard value >= 0x061C else { return false }
     return value == 0x061C || value == 0x200E || value == 0x200F || value == 0x2028 || value == 0x2029
@@ -126,7 +126,7 @@ public enum ControlEscaping {
   }
 
   /// The visible escape of one control scalar (ASCII only).
-  static func escape(_ scalar: Unicode.Scalar) -> String {
+  package static func escape(_ scalar: Unicode.Scalar) -> String {
     switch scalar.value {
     case 0x0A: return "\\n"
     case 0x0D: return "\\r"
@@ -143,7 +143,7 @@ public enum ControlEscaping {
 
   /// The number of columns `escape(scalar)` takes.
   @inline(__always)
-  static func escapedWidth(_ value: UInt32) -> Int {
+  package static func escapedWidth(_ value: UInt32) -> Int {
     switch value {
     case 0x0A, 0x0D, 0x09: 2
     case 0x100...: 6
