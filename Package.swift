@@ -31,6 +31,14 @@ let package = Package(
     // The workspace file: parsing with positions, the model, templating, atomic saves, history,
     // import / export.
     .target(name: "Workspace", dependencies: ["Base", "RequestEngine", "Digest", "CJQ", "CSQLite", "CYAML"]),
+    // The history of sent requests: the SQLite store, its writer, search and pruning, the HAR
+    // export of history, the state folder beside a workspace.
+    .target(name: "History", dependencies: ["Base", "RequestEngine", "Workspace", "JSON", "CSQLite"]),
+    // The batch and chain runner: runs a workspace's flows through the engine, reports progress.
+    .target(name: "Flows", dependencies: ["Base", "RequestEngine", "Workspace", "History", "JSON"]),
+    // Other tools' formats: importers (curl, HTTPie, HAR, Postman, Insomnia, Bruno, OpenAPI,
+    // .http files; YAML and shell words), exporters, the JUnit test report.
+    .target(name: "Formats", dependencies: ["Base", "RequestEngine", "Workspace", "History", "JSON", "CYAML"]),
     // C shim over SQLite (history): the calls Swift cannot make (a macro, a variadic function).
     .target(name: "CSQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
     // C shim over libyaml (OpenAPI import): its events flattened, so Swift reads no C union.
@@ -42,22 +50,22 @@ let package = Package(
     // C shim over ncursesw: accessors for its globals and macros.
     .target(name: "CNcurses", linkerSettings: [.linkedLibrary("ncursesw")]),
     // The pure Elm-style UI core: state, messages, update, view. No curl, ncurses, threads, clock.
-    .target(name: "Workbench", dependencies: ["Base", "TerminalUI", "RequestEngine", "Workspace"]),
+    .target(name: "Workbench", dependencies: ["Base", "TerminalUI", "RequestEngine", "Workspace", "History", "Formats", "Flows"]),
     .executableTarget(
       name: "reqbench",
-      dependencies: ["Base", "RequestEngine", "Workspace", "DemoServer", "Workbench", "TerminalUI", "CNcurses"]
+      dependencies: ["Base", "RequestEngine", "Workspace", "History", "Formats", "Flows", "DemoServer", "Workbench", "TerminalUI", "CNcurses"]
     ),
     // Test helpers: where the real servers are, and helpers to reach them.
     .target(name: "TestSupport", dependencies: ["Base", "RequestEngine", "CSpawn"], path: "Tests/TestSupport"),
     .target(name: "CSpawn", path: "Tests/CSpawn"),
     .testTarget(name: "RequestEngineTests", dependencies: ["Base", "RequestEngine", "TestSupport"]),
-    .testTarget(name: "WorkspaceTests", dependencies: ["Base", "Workspace", "TestSupport"]),
+    .testTarget(name: "WorkspaceTests", dependencies: ["Base", "Workspace", "History", "Formats", "Flows", "TestSupport"]),
     .testTarget(name: "DemoServerTests", dependencies: ["DemoServer", "Digest", "JSON", "TestSupport"]),
     .testTarget(name: "ReqbenchTests", dependencies: ["Base", "RequestEngine", "TerminalUI", "TestSupport"]),
     .target(name: "TerminalUI", dependencies: ["Base"]),
     .testTarget(name: "TerminalUITests", dependencies: ["Base", "TerminalUI", "TestSupport"]),
     .testTarget(
-      name: "WorkbenchTests", dependencies: ["Base", "Workbench", "TestSupport"],
+      name: "WorkbenchTests", dependencies: ["Base", "Workbench", "History", "Flows", "TestSupport"],
       exclude: ["Snapshots"]),
   ],
   swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+import Formats
 import Workspace
 
 /// What the user asked for, parsed from the command line without touching the system.

@@ -1,6 +1,8 @@
 import Base
 import DemoServer
+import Formats
 import Foundation
+import History
 import RequestEngine
 import TerminalUI
 import Workbench

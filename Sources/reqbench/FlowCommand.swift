@@ -1,5 +1,7 @@
 import Base
+import Flows
 import Foundation
+import History
 import RequestEngine
 import TerminalUI
 import Workbench

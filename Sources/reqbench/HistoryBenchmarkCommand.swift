@@ -1,5 +1,6 @@
 import Base
 import Foundation
+import History
 import RequestEngine
 import Workbench
 import Workspace

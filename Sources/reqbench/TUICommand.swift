@@ -1,6 +1,8 @@
 import Base
 import DemoServer
+import Flows
 import Foundation
+import History
 import RequestEngine
 import Synchronization
 import TerminalUI

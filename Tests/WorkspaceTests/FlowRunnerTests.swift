@@ -1,5 +1,6 @@
 // Just over 500 lines because it is the engine's batch and chain scenarios as one suite, against
 // one fixture server.
+import Flows
 import Foundation
 import RequestEngine
 import TestSupport

@@ -1,5 +1,7 @@
 import Base
+import Formats
 import Foundation
+import History
 import RequestEngine
 import TestSupport
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 @testable import RequestEngine
+import History
 import TestSupport
 import Testing
 @testable import Workspace

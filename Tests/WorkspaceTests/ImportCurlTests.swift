@@ -1,5 +1,6 @@
 // Over 500 lines because it is one suite: every curl option the importer reads, each beside the
 // request it must make, so a new option's test sits with the others.
+import Formats
 import RequestEngine
 import Testing
 import Workspace

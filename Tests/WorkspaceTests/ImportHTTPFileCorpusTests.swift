@@ -1,3 +1,5 @@
+import Flows
+import Formats
 import Foundation
 import RequestEngine
 import TestSupport

@@ -1,3 +1,4 @@
+import Formats
 import JSON
 import RequestEngine
 import Testing

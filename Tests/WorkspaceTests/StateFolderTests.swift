@@ -1,5 +1,6 @@
 import Digest
 import Foundation
+import History
 import TestSupport
 import Testing
 
