@@ -59,7 +59,22 @@ let package = Package(
     .target(name: "TestSupport", dependencies: ["Base", "RequestEngine", "CSpawn"], path: "Tests/TestSupport"),
     .target(name: "CSpawn", path: "Tests/CSpawn"),
     .testTarget(name: "RequestEngineTests", dependencies: ["Base", "RequestEngine", "TestSupport"]),
-    .testTarget(name: "WorkspaceTests", dependencies: ["Base", "Workspace", "History", "Formats", "Flows", "TestSupport"]),
+    .testTarget(name: "JSONTests", dependencies: ["Base", "JSON", "RequestEngine", "TestSupport"]),
+    // Helpers for the tests of the workspace model and of the targets built on it.
+    .target(
+      name: "WorkspaceTestSupport", dependencies: ["RequestEngine", "Workspace", "TestSupport"],
+      path: "Tests/WorkspaceTestSupport"),
+    .testTarget(
+      name: "WorkspaceTests",
+      dependencies: ["Base", "Workspace", "History", "Formats", "Flows", "TestSupport", "WorkspaceTestSupport"]),
+    .testTarget(
+      name: "HistoryTests", dependencies: ["Base", "Workspace", "History", "TestSupport", "WorkspaceTestSupport"]),
+    .testTarget(
+      name: "FormatsTests",
+      dependencies: ["Base", "Workspace", "History", "Formats", "TestSupport", "WorkspaceTestSupport"]),
+    .testTarget(
+      name: "FlowsTests",
+      dependencies: ["Base", "Workspace", "History", "Flows", "TestSupport", "WorkspaceTestSupport"]),
     .testTarget(name: "DemoServerTests", dependencies: ["DemoServer", "Digest", "JSON", "TestSupport"]),
     .testTarget(name: "ReqbenchTests", dependencies: ["Base", "RequestEngine", "TerminalUI", "TestSupport"]),
     .target(name: "TerminalUI", dependencies: ["Base"]),

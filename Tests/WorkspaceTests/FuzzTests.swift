@@ -6,6 +6,7 @@ import RequestEngine
 import TestSupport
 import Testing
 import Workspace
+import WorkspaceTestSupport
 
 /// A fuzz target per parser (the workspace file, `import curl`,
 /// `import http`, `import postman`, `import har`, `import openapi`) and per state file (cache metadata, a download's resume

@@ -4,6 +4,7 @@ import RequestEngine
 import TestSupport
 import Testing
 import Workspace
+import WorkspaceTestSupport
 
 /// `{{env.NAME}}`, `{{secret.NAME}}`, the order of variable sources, `defaults`, `cdnURL`.
 @Suite struct VariableSourcesTests {
