@@ -4,7 +4,9 @@ import Base
 ///
 /// The image is a monospace grid of 9×17 px cells (15 px font) with a 10 px margin, on a dark
 /// xterm-like palette. Each run of cells with the same background colour is one `<rect>`; each
-/// run with the same look is one `<text>` whose `textLength` pins it to the grid; runs also
+/// run with the same look is one `<text>` whose `textLength` pins it to the grid and whose
+/// `xml:space="preserve"` keeps its spaces (set on each `<text>`: browsers do not inherit it from a
+/// group, and a collapsed trailing space would let `textLength` spread the letters); runs also
 /// break at gaps and around wide characters, so panels stay aligned in renderers that ignore
 /// `textLength` and with fonts of other advances. Bold, dim, italic, underline and
 /// reverse are honoured; text is XML-escaped; the title is an XML comment and the `<title>`.
@@ -54,11 +56,11 @@ public enum SVGRenderer {
     }
     out += "</g>\n"
 
-    out += #"<g xml:space="preserve" style="white-space:pre">"# + "\n"
+    out += "<g>\n"
     for y in 0..<buffer.height {
       for run in textRuns(buffer, row: y) {
         let look = run.look
-        out += #"<text x="\#(margin + run.column * cellWidth)" "#
+        out += #"<text xml:space="preserve" x="\#(margin + run.column * cellWidth)" "#
         out += #"y="\#(margin + y * cellHeight + baseline)" "#
         out += #"textLength="\#(run.columns * cellWidth)" fill="\#(look.foreground)""#
         if look.bold { out += #" font-weight="bold""# }

@@ -84,6 +84,40 @@ public enum TextWidth {
     return alignRight ? fill + cut : cut + fill
   }
 
+  /// `text` wrapped at its spaces into rows of at most `width` columns: each row holds as many
+  /// whole words as fit, a word wider than `width` is hard-wrapped (`wrap`), and runs of spaces
+  /// where a row breaks are dropped. The screen's messages and notices use it, so an instruction
+  /// at a message's end moves to the next row rather than being cut.
+  ///
+  ///     TextWidth.wordWrap("make the window larger, or press q to quit", width: 20)
+  ///     // ["make the window", "larger, or press q", "to quit"]
+  public static func wordWrap(_ text: String, width: Int) -> [String] {
+    let width = max(1, width)
+    var rows: [String] = []
+    var row = ""
+    var rowWidth = 0
+    for word in text.split(separator: " ", omittingEmptySubsequences: true) {
+      let wordWidth = of(String(word))
+      if rowWidth > 0 && rowWidth + 1 + wordWidth <= width {
+        row += " " + word
+        rowWidth += 1 + wordWidth
+        continue
+      }
+      if rowWidth > 0 { rows.append(row) }
+      if wordWidth <= width {
+        row = String(word)
+        rowWidth = wordWidth
+      } else {
+        var pieces = wrap(String(word), width: width)
+        row = pieces.removeLast()
+        rowWidth = of(row)
+        rows += pieces
+      }
+    }
+    if rowWidth > 0 || rows.isEmpty { rows.append(row) }
+    return rows
+  }
+
   /// `text` hard-wrapped into rows of at most `width` columns (a `width` below 1 counts as 1).
   ///
   /// Breaks at `"\n"` and `"\r\n"` too (an empty line stays an empty row; text ending with a

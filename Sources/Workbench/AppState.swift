@@ -178,18 +178,37 @@ public struct AppState: Sendable {
   public var queuedCount: Int { exchangeCounts.queued }
   public var failedCount: Int { exchangeCounts.failed }
 
-  /// The exchanges running, queued and failed, in one pass that reads each row's state in place
-  /// (asked for every frame by the status bar: `count(where:)` copied every row, 1,000 rows
-  /// three times a frame, most of a frame's time).
+  /// The transfers running and the exchanges queued and failed, in one pass that reads each
+  /// row's state in place (the status bar asks every frame). Exchanges that joined an identical
+  /// request in flight share its transfer: they count once, with it, or as one transfer when
+  /// that exchange ended before them (the agent handed its transfer to one of them).
   public var exchangeCounts: (running: Int, queued: Int, failed: Int) {
     var counts = (running: 0, queued: 0, failed: 0)
+    var ownTransfers = Set<ExchangeID>()
+    var joinedTo = Set<ExchangeID>()
     for index in exchanges.indices {
       switch exchanges[index].state {
-      case .running: counts.running += 1
+      case .running:
+        if let primary = exchanges[index].joinedTo {
+          joinedTo.insert(primary)
+        } else {
+          counts.running += 1
+          ownTransfers.insert(exchanges[index].id)
+        }
       case .queued: counts.queued += 1
       case .failed: counts.failed += 1
       case .succeeded, .cancelled: break
       }
+    }
+    counts.running += joinedTo.subtracting(ownTransfers).count
+    return counts
+  }
+
+  /// For each exchange in flight that others joined, how many joined it (the queue's `+N joined`).
+  public var joinedCounts: [ExchangeID: Int] {
+    var counts: [ExchangeID: Int] = [:]
+    for index in exchanges.indices where !exchanges[index].state.isTerminal {
+      if let primary = exchanges[index].joinedTo { counts[primary, default: 0] += 1 }
     }
     return counts
   }

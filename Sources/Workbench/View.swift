@@ -10,15 +10,7 @@ public func view(_ state: AppState, into buffer: inout ScreenBuffer) {
   buffer.fill(Rect(x: 0, y: 0, width: buffer.width, height: buffer.height))
   let layout = state.layout
   if layout.tooSmall {
-    let lines = [
-      "terminal too small",
-      "reqbench needs \(Layout.minimumWidth)×\(Layout.minimumHeight), this one is \(state.width)×\(state.height)",
-      "make the window larger, or press q to quit",
-    ]
-    for (i, line) in lines.enumerated() {
-      let x = max(0, (buffer.width - TextWidth.of(line)) / 2)
-      buffer.put(line, x: x, y: max(0, buffer.height / 2 - 1) + i, style: i == 0 ? theme.error : .plain)
-    }
+    tooSmall(state, theme, &buffer)
     return
   }
   let painter = Painter(state: state, theme: theme, layout: layout)
@@ -67,5 +59,26 @@ struct Painter {
     buffer.setStyle(row) { style in
       if focused { style.reverse = true } else { style.underline = true }
     }
+  }
+}
+
+/// The notice of a screen too small for the panes, wrapped at its words to the screen's width;
+/// when the rows do not all fit, the sizes go first, then the last row shown is cut with "…".
+private func tooSmall(_ state: AppState, _ theme: Theme, _ buffer: inout ScreenBuffer) {
+  let width = buffer.width
+  let title = TextWidth.wordWrap("terminal too small", width: width)
+  let sizes = TextWidth.wordWrap(
+    "reqbench needs \(Layout.minimumWidth)×\(Layout.minimumHeight), this one is \(state.width)×\(state.height)",
+    width: width)
+  let instruction = TextWidth.wordWrap("make the window larger, or press q to quit", width: width)
+  var rows = title.map { ($0, theme.error) } + sizes.map { ($0, Style.plain) } + instruction.map { ($0, Style.plain) }
+  if rows.count > buffer.height { rows = title.map { ($0, theme.error) } + instruction.map { ($0, Style.plain) } }
+  if rows.count > buffer.height {
+    rows = Array(rows.prefix(buffer.height))
+    if let last = rows.indices.last { rows[last].0 = TextWidth.truncate(rows[last].0 + "…", to: width) }
+  }
+  let top = max(0, min(buffer.height / 2 - 1, buffer.height - rows.count))
+  for (i, (text, style)) in rows.enumerated() {
+    buffer.put(text, x: max(0, (width - TextWidth.of(text)) / 2), y: top + i, style: style)
   }
 }

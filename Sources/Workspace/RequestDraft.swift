@@ -328,6 +328,20 @@ package struct RequestDraft {
     return lower == "http" || lower == "https" ? nil : scheme
   }
 
+  /// What is said of a URL whose `http` or `https` is not followed by `://` (`http//host`,
+  /// `https:/host`, `http:host`): `"http//127.0.0.1…" is not a URL: did you mean http://?`;
+  /// nil for every other text (`httpbin.org/get`, `/users`, `{{base}}/users`).
+  static func misspelledScheme(_ url: String) -> String? {
+    let lower = url.lowercased()
+    for scheme in ["https", "http"] where lower.hasPrefix(scheme) {
+      let rest = lower.dropFirst(scheme.count)
+      guard let next = rest.first, ":/;\\".contains(next), !rest.hasPrefix("://") else { return nil }
+      let shown = url.count > 15 ? String(url.prefix(15)) + "…" : url
+      return "\"\(shown)\" is not a URL: did you mean \(scheme)://?"
+    }
+    return nil
+  }
+
   /// What an import says of a URL with another scheme.
   package static func schemeMessage(_ scheme: Substring) -> String {
     "only http and https URLs can be imported, found \(scheme):"

@@ -193,6 +193,13 @@ import WorkspaceTestSupport
     // A scheme typo is caught where it is typed, not at the first send.
     #expect(error("GET htps://a.test/x") == "paste:1:5: only http and https URLs can be imported, found htps:")
     #expect(error("ftp://a.test/x") == "paste:1:1: only http and https URLs can be imported, found ftp:")
+    // A URL missing its colon is not taken for a version or a method: an error at its place.
+    #expect(error("GET http//127.0.0.1:8080/get") == #"paste:1:5: "http//127.0.0.1…" is not a URL: did you mean http://?"#)
+    #expect(error("POST http//127.0.0.1:8080/post HTTP/1.1")?.hasPrefix(#"paste:1:6: "http//127.0.0.1…" is not a URL"#) == true)
+    #expect(error("GET https:/a.test/x") == #"paste:1:5: "https:/a.test/x" is not a URL: did you mean https://?"#)
+    #expect(error("http//a.test/x") == #"paste:1:1: "http//a.test/x" is not a URL: did you mean http://?"#)
+    #expect(try drafts("GET httpbin.test/get").imported.templates[0].url.hasSuffix("httpbin.test/get"))
+    #expect(try drafts("GET https://a.test/x HTTP/2").imported.templates[0].url == "https://a.test/x")
     #expect(try drafts("GET {{proto}}://a.test/x").imported.templates[0].url == "{{proto}}://a.test/x")
     #expect(try drafts("GET HTTPS://a.test/x").imported.templates[0].url.lowercased() == "https://a.test/x")
     #expect(error("   \n") == "paste:1:1: there is nothing here; paste a curl command, an .http request or a URL")

@@ -102,7 +102,7 @@ struct SVGRendererTests {
     let svg = SVGRenderer.render(buffer)
     #expect(
       svg.contains(
-        ##"<text x="10" y="24" textLength="18" fill="#13a10e" font-weight="bold" text-decoration="underline">ok</text>"##
+        ##"<text xml:space="preserve" x="10" y="24" textLength="18" fill="#13a10e" font-weight="bold" text-decoration="underline">ok</text>"##
       ))
     // Reverse: default foreground becomes the background and the other way round.
     #expect(svg.contains(##"<rect x="46" y="10" width="27" height="17" fill="#cccccc"/>"##))
@@ -117,10 +117,10 @@ struct SVGRendererTests {
     let texts = svgTexts(SVGRenderer.render(buffer))
     #expect(
       texts == [
-        ##"<text x="19" y="24" textLength="18" fill="#cccccc">日</text>"##,
-        ##"<text x="37" y="24" textLength="18" fill="#cccccc">本</text>"##,
-        ##"<text x="55" y="24" textLength="27" fill="#cccccc">x y</text>"##,
-        ##"<text x="100" y="24" textLength="9" fill="#cccccc">z</text>"##,
+        ##"<text xml:space="preserve" x="19" y="24" textLength="18" fill="#cccccc">日</text>"##,
+        ##"<text xml:space="preserve" x="37" y="24" textLength="18" fill="#cccccc">本</text>"##,
+        ##"<text xml:space="preserve" x="55" y="24" textLength="27" fill="#cccccc">x y</text>"##,
+        ##"<text xml:space="preserve" x="100" y="24" textLength="9" fill="#cccccc">z</text>"##,
       ])
   }
 

@@ -130,4 +130,16 @@ struct TextWidthTests {
       #expect(TextWidth.of(String(Character(scalar))) == (v == 9 ? 4 : escaped.count))
     }
   }
+
+  @Test func wordWrapKeepsWordsWhole() {
+    #expect(
+      TextWidth.wordWrap("make the window larger, or press q to quit", width: 20)
+        == ["make the window", "larger, or press q", "to quit"])
+    #expect(TextWidth.wordWrap("fits", width: 10) == ["fits"])
+    #expect(TextWidth.wordWrap("", width: 10) == [""])
+    #expect(TextWidth.wordWrap("a  b", width: 1) == ["a", "b"])
+    // A word wider than the row is hard-wrapped; the next word goes on after it.
+    #expect(TextWidth.wordWrap("abcdefgh ij", width: 3) == ["abc", "def", "gh", "ij"])
+    #expect(TextWidth.wordWrap("日本語 ok", width: 4) == ["日本", "語", "ok"])
+  }
 }

@@ -117,6 +117,18 @@ struct NewRequestTests {
     #expect(state.prompt?.error?.contains("folder name cannot be empty") == true)
   }
 
+  /// A URL missing its colon after a method: an error at the URL, the text kept, nothing added.
+  @Test func aURLMissingItsColonIsAnErrorAtItsPlace() throws {
+    var state = emptyState()
+    _ = keys(&state, "n")
+    type(&state, "GET http//127.0.0.1:8080/get")
+    send(&state, .key(.enter))
+    #expect(state.prompt?.purpose == .newRequest)
+    #expect(state.prompt?.input.text == "GET http//127.0.0.1:8080/get")
+    #expect(state.prompt?.error == #"new request:1:5: "http//127.0.0.1…" is not a URL: did you mean http://?"#)
+    #expect(state.workspace.requests.isEmpty)
+  }
+
   /// Text that does not read as requests: the prompt stays with the text and says what and where;
   /// nothing is added; typing clears the error.
   @Test func anErrorSaysWhatAndWhereAndAddsNothing() throws {

@@ -65,4 +65,33 @@ import Workbench
     #expect(row.status == 200)
     #expect(state.exchanges.first { $0.id == primary }?.badges == [])
   }
+
+  /// Twenty sends of one request are one transfer: `1 running`, and the row with the transfer says
+  /// how many joined it. When that exchange is cancelled, one of the others carries the transfer.
+  @Test func joinedSendsCountAsTheOneTransferTheyShare() throws {
+    var state = try demoState()
+    let request = Request(name: "users/list", url: "http://127.0.0.1:8080/users")
+    let primary = ExchangeID(rawValue: 1)
+    send(&state, .agent(.queued(primary, request)), .agent(.started(primary, attempt: 1)))
+    for n in 2...20 {
+      let waiter = ExchangeID(rawValue: UInt64(n))
+      send(
+        &state, .agent(.queued(waiter, request)), .agent(.joined(waiter, primary: primary)),
+        .agent(.started(waiter, attempt: 1)))
+    }
+    #expect(state.exchanges.count == 20)
+    #expect(state.runningCount == 1)
+    var buffer = ScreenBuffer(width: 160, height: 45)
+    view(state, into: &buffer)
+    let lines = buffer.lines()
+    #expect(lines.contains { $0.contains("· 1 running ·") }, "\(lines.suffix(2))")
+    #expect(lines.filter { $0.contains("+19 joined") }.count == 1)
+
+    // The first is cancelled: its transfer goes on for the others, still one.
+    let cancelled = ExchangeResult(
+      id: primary, request: request, state: .cancelled, response: nil, error: .cancelled, attempts: 1,
+      queuedAt: epoch, startedAt: epoch, finishedAt: epoch.addingTimeInterval(0.1))
+    send(&state, .agent(.finished(cancelled)))
+    #expect(state.runningCount == 1)
+  }
 }

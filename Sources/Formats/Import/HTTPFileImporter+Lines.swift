@@ -121,7 +121,7 @@ extension HTTPFileImporter.Reader {
       column += 1
     }
     if !current.isEmpty { tokens.append((current, start)) }
-    if tokens.count >= 2, let last = tokens.last, last.text.uppercased().hasPrefix("HTTP/") {
+    if tokens.count >= 2, let last = tokens.last, Self.isHTTPVersion(last.text) {
       tokens.removeLast()
     }
     if tokens.count == 1 {
@@ -153,7 +153,19 @@ extension HTTPFileImporter.Reader {
     if let scheme = RequestDraft.unsupportedScheme(token.text) {
       throw error(RequestDraft.schemeMessage(scheme), line: line.number, column: token.column)
     }
+    if let message = RequestDraft.misspelledScheme(token.text) {
+      throw error(message, line: line.number, column: token.column)
+    }
     return token.text
+  }
+
+  /// `HTTP/1.1`, `HTTP/2`, `HTTP/3` at the end of a request line: a version, not a URL (a URL
+  /// missing its colon, `http//host/path`, is not one).
+  static func isHTTPVersion(_ token: String) -> Bool {
+    let upper = token.uppercased()
+    guard upper.hasPrefix("HTTP/") else { return false }
+    let number = upper.dropFirst(5)
+    return !number.isEmpty && number.allSatisfy { $0.isASCII && ($0.isNumber || $0 == ".") }
   }
 
   /// `Basic user password` or `Basic user:password`, the unencoded spelling of the HTTP clients,

@@ -16,8 +16,10 @@ public struct ExchangeRow: Sendable {
   /// Between two attempts: set by `retrying`, over when the next attempt starts or the exchange
   /// ends (a cancel during the wait ends it `cancelled`, never `retrying`).
   public var retryWait: RetryWait?
-  /// Joined an identical request in flight (its `dedup` badge shows from the start).
-  public var joined = false
+  /// The exchange whose transfer it joined, an identical request in flight (its `dedup` badge
+  /// shows from the start); nil for an exchange with a transfer of its own.
+  public var joinedTo: ExchangeID?
+  public var joined: Bool { joinedTo != nil }
   public var status: Int?
   public var progress = TransferProgress()
   public var startedAt: Date?
@@ -224,8 +226,8 @@ extension AppState {
       mutateRow(id) { $0.status = status }
     case .progress(let id, let progress):
       mutateRow(id) { $0.progress = progress }
-    case .joined(let id, _):
-      mutateRow(id) { $0.joined = true }
+    case .joined(let id, let primary):
+      mutateRow(id) { $0.joinedTo = primary }
     case .paused(let id):
       mutateRow(id) { $0.paused = true }
     case .resumed(let id):

@@ -61,6 +61,7 @@ extension Painter {
         "nothing sent yet: " + send, x: area.x + 2, y: area.y + 1 + shown.count, style: theme.dim,
         width: area.width - 2)
     }
+    let joinedCounts = state.joinedCounts
     for (i, line) in shown.enumerated() {
       let y = area.y + 1 + i
       switch line {
@@ -73,7 +74,7 @@ extension Painter {
         }
       case .exchange(let id):
         guard let row = state.exchanges.first(where: { $0.id == id }) else { continue }
-        exchangeRow(&buffer, row, c, y: y)
+        exchangeRow(&buffer, row, c, y: y, joinedBy: joinedCounts[id] ?? 0)
       }
       if line == state.queue.selected {
         highlight(&buffer, Rect(x: area.x, y: y, width: area.width, height: 1), focused: state.focus == .queue)
@@ -82,7 +83,8 @@ extension Painter {
   }
 
   /// An exchange's row: state, status, method, name and badges, error, size, time, progress.
-  func exchangeRow(_ buffer: inout ScreenBuffer, _ row: ExchangeRow, _ c: QueueColumns, y: Int) {
+  /// `joinedBy`: how many exchanges in flight share this one's transfer (`+N joined`).
+  func exchangeRow(_ buffer: inout ScreenBuffer, _ row: ExchangeRow, _ c: QueueColumns, y: Int, joinedBy: Int = 0) {
     let shownState = row.shownState
     buffer.putTruncated(glyph(shownState) + " " + row.stateWord, x: c.state, y: y, style: theme.state(shownState), width: 13)
     buffer.put(row.status.map(String.init) ?? "-", x: c.status, y: y, style: theme.status(row.status))
@@ -92,6 +94,7 @@ extension Painter {
     // keep their room: the name is cut (with "…") before they are.
     // On a narrow screen `resumable 17%` becomes `⟳ 17%` rather than push the name under 9.
     var badges = row.badges
+    if joinedBy > 0 { badges.append("+\(joinedBy) joined") }
     let room = c.size - x - 1
     let wanted = min(9, TextWidth.of(row.label))
     if room - badges.reduce(0, { $0 + TextWidth.of($1) + 3 }) < wanted {

@@ -46,11 +46,14 @@ extension Painter {
         guard let index = entry.request else { continue }
         let template = state.workspace.requests[index]
         var x = area.x + depth * 2
-        // Marked (space): its place in the marking order; else `●` for unsaved edits.
+        // Marked (space): its place in the marking order, in a column as wide as the largest
+        // place (so 10 marks and more still read in order); else `●` for unsaved edits.
+        let markWidth = String(max(1, state.marked.count)).count
         if let mark = state.marked.firstIndex(of: name) {
-          x += buffer.put(mark < 9 ? String(mark + 1) : "+", x: x, y: y, style: theme.key)
+          x += buffer.put(TextWidth.pad(String(mark + 1), to: markWidth, alignRight: true), x: x, y: y, style: theme.key)
         } else {
-          x += buffer.put(state.unsaved.contains(name) ? "●" : " ", x: x, y: y, style: theme.unsaved)
+          let sign = state.unsaved.contains(name) ? "●" : " "
+          x += buffer.put(TextWidth.pad(sign, to: markWidth, alignRight: true), x: x, y: y, style: theme.unsaved)
         }
         x += buffer.put(TextWidth.pad(template.method.rawValue, to: 7), x: x, y: y, style: theme.method(template.method))
         let leaf = String(name.split(separator: "/", omittingEmptySubsequences: false).last ?? "")

@@ -361,6 +361,10 @@ extension Painter {
     return secrets.isEmpty ? nil : Redaction(secrets: secrets)
   }
 
+  /// A header list's name column, its colon included: the longest name's width, up to half the
+  /// pane (a longer name is cut with "…").
+  static func headerNameWidth(longest: Int, in area: Rect) -> Int { min(longest + 1, max(1, area.width / 2)) }
+
   func headers(_ buffer: inout ScreenBuffer, _ area: Rect, _ response: Response?, _ row: ExchangeRow) {
     guard let response else {
       buffer.putTruncated("no response headers", x: area.x, y: area.y, style: theme.dim, width: area.width)
@@ -368,7 +372,7 @@ extension Painter {
     }
     let redaction = Self.redaction(row)
     let fields = response.headers.fields
-    let nameWidth = min(28, (fields.map { TextWidth.of($0.name) }.max() ?? 0) + 1)
+    let nameWidth = Self.headerNameWidth(longest: fields.map { TextWidth.of($0.name) }.max() ?? 0, in: area)
     for (line, field) in fields.dropFirst(state.viewer.scroll).prefix(area.height).enumerated() {
       buffer.put(TextWidth.pad(field.name + ":", to: nameWidth + 1), x: area.x, y: area.y + line, style: theme.json(.key))
       buffer.putTruncated(

@@ -126,10 +126,11 @@ extension Painter {
   func sentRequest(_ buffer: inout ScreenBuffer, _ area: Rect, _ row: ExchangeRow) {
     let lines = state.sentLines(row)
     let redaction = Self.redaction(row)
-    let nameWidth = min(28, lines.map { line -> Int in
-      if case .header(let name, _) = line.kind { return TextWidth.of(name) + 1 }
+    let longest = lines.map { line -> Int in
+      if case .header(let name, _) = line.kind { return TextWidth.of(name) }
       return 0
-    }.max() ?? 0)
+    }.max() ?? 0
+    let nameWidth = Self.headerNameWidth(longest: longest, in: area)
     let scroll = min(state.viewer.scroll, max(0, lines.count - area.height))
     for (i, line) in lines.dropFirst(scroll).prefix(area.height).enumerated() {
       let y = area.y + i
