@@ -331,7 +331,7 @@ package struct RequestDraft {
   /// What is said of a URL whose `http` or `https` is not followed by `://` (`http//host`,
   /// `https:/host`, `http:host`): `"http//127.0.0.1…" is not a URL: did you mean http://?`;
   /// nil for every other text (`httpbin.org/get`, `/users`, `{{base}}/users`).
-  static func misspelledScheme(_ url: String) -> String? {
+  package static func misspelledScheme(_ url: String) -> String? {
     let lower = url.lowercased()
     for scheme in ["https", "http"] where lower.hasPrefix(scheme) {
       let rest = lower.dropFirst(scheme.count)
