@@ -16,32 +16,6 @@ public enum Pane: Int, CaseIterable, Sendable {
   }
 }
 
-/// A box drawn over the panes that takes every key while it is open.
-public enum Overlay: Sendable, Equatable {
-  /// The keys; `helpScroll` is its first line shown.
-  case help
-  /// Transfers are running: cancel them and quit?
-  case confirmQuit
-  /// Requests were edited and not saved: save, discard or stay?
-  case unsavedChanges
-  /// `H`: the history of every request (`historyOverlay`).
-  case history
-  /// `v`: the environments, to choose one (`environmentOverlay`).
-  case environments
-  /// `V`: the variables in scope for the selected request (`variablesOverlay`).
-  case variables
-  /// `y`: what to copy to the clipboard (`copyMenu`).
-  case copyMenu
-  /// A save found the file changed by another program: reload, overwrite or cancel?
-  case diskConflict
-  /// `:` or Ctrl-P: the command palette (`palette`).
-  case palette
-  /// `K`: the cookie jar of the environment in use (`cookiesOverlay`).
-  case cookies
-  /// An OAuth 2.0 grant needs the user: the URL to open, the code to enter (`authorizations`).
-  case authorization
-}
-
 /// A message in the status bar; errors say what to do.
 public struct StatusMessage: Sendable, Equatable {
   public var text: String
@@ -112,33 +86,22 @@ public struct AppState: Sendable {
   public var queue = QueueState()
   public var viewer = ViewerState()
 
-  public var overlay: Overlay?
-  public var helpScroll = 0
-  public var historyOverlay = HistoryOverlayState()
-  public var environmentOverlay = EnvironmentOverlayState()
-  public var variablesOverlay = VariablesOverlayState()
-  public var cookiesOverlay = CookiesOverlayState()
-  public var copyMenu = CopyMenuState()
-  public var palette = PaletteState()
+  /// The overlay, prompt or question on top of the panes, with its state (`Modal`).
+  var modal: Modal = .none
   /// Interactive OAuth 2.0 grants waiting for the user, oldest first (the box shows the first).
   public var authorizations: [PendingAuthorization] = []
   /// What the history overlay asked for the entry on its way (show, send again, copy).
   var historyOpening: HistoryOpening?
   /// Set while a save asked for by the unsaved-changes question runs: quit once it succeeded.
   var quitAfterSave = false
-  public var prompt: Prompt?
   public var message: StatusMessage?
   /// A message that stands for transfers still going ("resuming files/big from 23.0 MB",
   /// "cancelling everything"): replaced by their outcome when they end.
   var awaiting: AwaitedOutcome?
-  /// `d` asked whether to delete this request (`y` deletes, any other key keeps it).
-  public var pendingDelete: String?
   /// The last delete or folder rename, for `u` (until the next save).
   var lastUndo: UndoableEdit?
   /// Requests marked with space, in marking order (`b`/`B` make a batch or chain of them).
   public var marked: [String] = []
-  /// A write that found its file there: `y` repeats it overwriting, any other key drops it.
-  public var confirmOverwrite: Command?
   /// The history entry last asked for (`[`, `]`): a `historyShown` that comes when none is
   /// awaited (a send or another exchange took the viewer meanwhile) is too late and dropped.
   var historyWanted: HistoryRequest?

@@ -79,12 +79,12 @@ extension AppState {
       let lost = reload(merged, keepingEdits: true)
       message = StatusMessage("merged: \(workspaceFile)'s changes and your unsaved edits together (Ctrl-S saves)\(lost)")
     case .mergeFailed(let reason):
-      overlay = .diskConflict
+      open(DiskConflictQuestion())
       message = StatusMessage("cannot merge: \(reason); r reloads (dropping your edits), o overwrites, Esc cancels", isError: true)
     case .saveRefused:
       if disk == nil { disk = .changed }
       quitAfterSave = false
-      overlay = .diskConflict
+      open(DiskConflictQuestion())
     case .asLoaded:
       guard disk != nil else { return }
       disk = nil
@@ -111,7 +111,7 @@ extension AppState {
     // What referred to the content shown before: a delete's undo and its question go; marks
     // stay on the requests the file still has.
     lastUndo = nil
-    pendingDelete = nil
+    if pendingDelete != nil { dropQuestion() }
     marked.removeAll { newWorkspace.request(named: $0) == nil }
     var kept = true
     if let selectedName {
@@ -120,39 +120,60 @@ extension AppState {
     clampSelections()
     return kept ? "" : " (\(selectedName ?? "") is no longer in it)"
   }
+}
 
-  mutating func handleDiskConflictKey(_ key: Key) -> [Command] {
-    overlay = nil
+/// A save found the file changed by another program: merge, reload, overwrite or cancel?
+struct DiskConflictQuestion: Overlay {
+  static let id = OverlayID.diskConflict
+
+  func keyContext(in app: AppState) -> KeyContext { .diskConflict }
+
+  static func update(_ key: Key, _ app: inout AppState) -> [Command] {
+    app.closeOverlay()
     switch Keymap.action(for: key, in: .diskConflict) {
     case .reloadFromDisk:
-      message = StatusMessage("reloading \(workspaceFile)…")
+      app.message = StatusMessage("reloading \(app.workspaceFile)…")
       return [.reload]
     case .mergeWithDisk:
-      message = StatusMessage("merging \(workspaceFile)…")
+      app.message = StatusMessage("merging \(app.workspaceFile)…")
       return [.mergeWithDisk]
     case .overwrite:
       return [.saveOverwriting]
     default:
-      message = StatusMessage("not saved; your edits are kept here and the file on disk as it is")
+      app.message = StatusMessage("not saved; your edits are kept here and the file on disk as it is")
       return []
     }
   }
-}
 
-extension Painter {
-  func diskConflict(_ buffer: inout ScreenBuffer) {
+  func view(_ painter: Painter, _ buffer: inout ScreenBuffer) {
+    let state = painter.state
     let count = state.unsaved.count + state.unsavedSettings.count
     let change =
       switch state.disk {
       case .unreadable(let reason): "was changed by another program and does not load (\(reason))"
       default: "was changed by another program since it was loaded"
       }
-    dialog(
+    // Two lines: the first two choices, then the last and cancelling.
+    let (first, second) = footer(in: state).split(after: 2)
+    painter.dialog(
       &buffer, title: "Changed on disk",
       [
         "\(state.workspaceFile) \(change); \(count) edit\(count == 1 ? "" : "s") here \(count == 1 ? "is" : "are") not saved.",
-        "m merge its changes and mine · r reload it and drop my edits",
-        "o overwrite it with mine · Esc cancel",
+        first.text, second.text,
       ])
   }
+
+  func footer(in app: AppState) -> Footer {
+    var footer = Footer()
+    footer.key(.mergeWithDisk, in: .diskConflict, "merge its changes and mine")
+    footer.key(.reloadFromDisk, in: .diskConflict, "reload it and drop my edits")
+    footer.key(.overwrite, in: .diskConflict, "overwrite it with mine")
+    // Any other key cancels (the section's note): Esc is the one named.
+    footer.text("Esc cancel")
+    return footer
+  }
+}
+
+extension OverlayID {
+  public static let diskConflict = OverlayID("diskConflict")
 }

@@ -5,7 +5,7 @@ import Workspace
 /// The mouse: a click selects and focuses, the wheel scrolls the pane under it.
 extension AppState {
   mutating func handle(_ event: MouseEvent) -> [Command] {
-    guard !layout.tooSmall, overlay == nil, prompt == nil, editor.editing == nil, editor.choosing == nil, let pane = layout.pane(at: event.x, event.y) else { return [] }
+    guard case .pane = layer, let pane = layout.pane(at: event.x, event.y) else { return [] }
     let rect = layout.rect(of: pane)
     switch event.kind {
     case .wheelUp, .wheelDown:

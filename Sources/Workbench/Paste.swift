@@ -149,23 +149,12 @@ extension LineEdit {
 /// (an error says what and where, and nothing is added). A paste never acts as keys.
 extension AppState {
   mutating func handlePaste(_ text: String) -> [Command] {
-    switch overlay {
-    case .history:
-      guard historyOverlay.typing else { return [] }
-      historyOverlay.filter.paste(text)
-      historyOverlay.selection = 0
-      historyOverlay.scroll = 0
-      return searchHistory()
-    case .palette:
-      pasteIntoPalette(text)
-      return []
-    case nil:
-      break
-    default:
-      return []  // a question waits for its answer, a list for its keys: a paste is neither
-    }
-    if layout.tooSmall || confirmOverwrite != nil || pendingDelete != nil { return [] }
-    if var current = prompt {
+    switch layer {
+    case .overlay(let overlay):
+      return type(of: overlay).paste(text, &self)
+    case .tooSmall, .question, .choice:
+      return []  // a question waits for its answer, the type list for its keys: a paste is neither
+    case .prompt(var current):
       // `n` with a text of several lines (a curl command with `\`, an .http block): read at once.
       if current.purpose == .newRequest, text.contains(where: \.isNewline) {
         var shown = current.input
@@ -175,14 +164,12 @@ extension AppState {
       current.input.paste(text)
       editPrompt(current)
       return []
-    }
-    if var edit = editor.editing {
-      edit.paste(text)
-      editor.editing = edit
+    case .field:
+      editor.editing?.paste(text)
       return []
+    case .pane:
+      return addPasted(text)
     }
-    if editor.choosing != nil { return [] }  // the type list waits for its keys
-    return addPasted(text)
   }
 
   /// A paste outside a text field: its requests are added, named as the importer names them.

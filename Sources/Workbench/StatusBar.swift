@@ -51,7 +51,7 @@ extension Painter {
     if let message = state.message {
       buffer.putTruncated(" " + message.text, x: x, y: area.y, style: message.isError ? theme.error : .plain, width: area.width - x)
     } else {
-      let (hints, essential) = Keymap.hints(in: state.paneContext)
+      let (hints, essential) = state.statusHints
       buffer.putTruncated(
         " " + Painter.fit(hints, width: area.width - x - 1, keeping: essential), x: x, y: area.y, style: theme.dim,
         width: area.width - x)
@@ -72,5 +72,16 @@ extension Painter {
       }
     }
     return kept.joined(separator: " · ")
+  }
+}
+
+extension AppState {
+  /// The keys the status bar shows: those of the overlay or question on top, else the focused
+  /// pane's (a field being edited, a type list open: theirs).
+  var statusHints: (hints: [String], essential: Set<String>) {
+    switch layer {
+    case .overlay, .question: Keymap.hints(in: keyContext)
+    case .tooSmall, .prompt, .field, .choice, .pane: Keymap.hints(in: paneContext)
+    }
   }
 }

@@ -3,9 +3,10 @@ import RequestEngine
 import Workspace
 
 /// The Elm-style update: applies one message to the state and returns the side effects to run.
-/// Pure: no I/O, no clock, no threads. Keys go to the overlay or prompt open, else to the focused
-/// pane; each pane and overlay handles its own keys and messages in its own file (`Requests/`,
-/// `Editor/`, `Response/`, `Queue/`, `Prompts/`, `Overlays/`, `Mouse.swift`).
+/// Pure: no I/O, no clock, no threads. Keys go to the layer on top (`AppState.layer`: the modal,
+/// the editor's field or type list, else the focused pane); each pane and overlay handles its own
+/// keys and messages in its own file (`Requests/`, `Editor/`, `Response/`, `Queue/`, `Prompts/`,
+/// `Overlays/`, `Modal/`, `Mouse.swift`).
 public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
   let commands = route(&state, msg)
   // Whatever selected another request (a key, the mouse, a filter, a resize), the editor shows
@@ -92,30 +93,17 @@ private func route(_ state: inout AppState, _ msg: Msg) -> [Command] {
 }
 
 extension AppState {
-  /// Where the user is, for what a key means (`Keymap`).
+  /// Where the user is, for what a key means (`Keymap`): the context of the layer on top.
   public var keyContext: KeyContext {
-    switch overlay {
-    case .help: return .help
-    case .confirmQuit: return .confirmQuit
-    case .unsavedChanges: return .unsavedChanges
-    case .history: return historyOverlayContext
-    case .environments: return .environments
-    case .variables: return .variables
-    case .copyMenu: return .copyMenu
-    case .diskConflict: return .diskConflict
-    case .palette: return .palette
-    case .cookies: return .cookies
-    case .authorization: return .authorization
-    case nil: break
+    switch layer {
+    case .overlay(let overlay): overlay.keyContext(in: self)
+    case .question(let question): question.keyContext
+    case .prompt: .prompt
+    case .tooSmall, .field, .choice, .pane: paneContext
     }
-    if confirmOverwrite != nil { return .confirmOverwrite }
-    if pendingDelete != nil { return .confirmDelete }
-    if prompt != nil { return .prompt }
-    return paneContext
   }
 
-  /// The focused pane's context (a field being edited in the editor's), whatever is open over it:
-  /// the status bar's hints.
+  /// The focused pane's context (a field being edited in the editor's), whatever is open over it.
   var paneContext: KeyContext {
     if editor.editing != nil { return .editing }
     if editor.choosing != nil { return .choice }
@@ -123,56 +111,51 @@ extension AppState {
   }
 
   mutating func handle(_ key: Key) -> [Command] {
-    if let overlay { return handle(key, in: overlay) }
-    if layout.tooSmall {
+    switch layer {
+    case .overlay(let overlay):
+      return type(of: overlay).update(key, &self)
+    case .tooSmall:
       // Nothing else is on the screen: keys that act unseen are ignored.
       return Keymap.action(for: key, in: .global) == .quit ? quit() : []
+    case .question(let question):
+      return answer(question, key)
+    case .prompt:
+      return handlePrompt(key)
+    case .field:
+      return handleEditing(key)
+    case .choice:
+      return handleChoiceKey(key)
+    case .pane:
+      message = nil
+      let context = keyContext
+      guard let action = Keymap.action(for: key, in: context) else { return [] }
+      return perform(action, in: context)
     }
-    if let command = confirmOverwrite {
-      confirmOverwrite = nil
+  }
+
+  /// The key that answers a status-line question: its action acts, any other key drops it.
+  private mutating func answer(_ question: Question, _ key: Key) -> [Command] {
+    dropQuestion()
+    switch question {
+    case .overwrite(let command):
       if Keymap.action(for: key, in: .confirmOverwrite) == .overwrite {
         pendingWrite = command
         return [command]
       }
       message = StatusMessage("not written")
       return []
-    }
-    if pendingDelete != nil {
-      answerDelete(key)
+    case .delete(let name):
+      answerDelete(name, key)
       return []
     }
-    if prompt != nil { return handlePrompt(key) }
-    if editor.editing != nil { return handleEditing(key) }
-    if editor.choosing != nil { return handleChoiceKey(key) }
-    message = nil
-    let context = keyContext
-    guard let action = Keymap.action(for: key, in: context) else { return [] }
-    return perform(action, in: context)
   }
 
   /// Does what an action does where the user is: the key's, or the palette's.
   mutating func perform(_ action: Action, in context: KeyContext) -> [Command] {
+    if let overlay = Overlays.opened(by: action) { return overlay.open(&self) }
     switch action {
     case .quit:
       return quit()
-    case .help:
-      overlay = .help
-      return []
-    case .openHistory:
-      return openHistoryOverlay()
-    case .chooseEnvironment:
-      openEnvironmentOverlay()
-      return []
-    case .showVariables:
-      openVariablesOverlay()
-      return []
-    case .showCookies:
-      return openCookiesOverlay()
-    case .copy:
-      openCopyMenu()
-    case .openPalette:
-      openPalette()
-      return []
     case .nextPane:
       focus = Pane(rawValue: (focus.rawValue + 1) % Pane.allCases.count) ?? .requests
       return []
@@ -210,30 +193,14 @@ extension AppState {
   /// `q` and Ctrl-C: asks first while transfers run, then while edits are unsaved.
   mutating func quit() -> [Command] {
     if isBusy {
-      overlay = .confirmQuit
+      open(QuitQuestion())
       return []
     }
     if hasUnsavedEdits {
-      overlay = .unsavedChanges
+      open(UnsavedChangesQuestion())
       return []
     }
     return [.quit]
-  }
-
-  private mutating func handle(_ key: Key, in overlay: Overlay) -> [Command] {
-    switch overlay {
-    case .help: return handleHelpKey(key)
-    case .confirmQuit: return handleConfirmQuitKey(key)
-    case .unsavedChanges: return handleUnsavedChangesKey(key)
-    case .history: return handleHistoryOverlayKey(key)
-    case .environments: return handleEnvironmentOverlayKey(key)
-    case .variables: return handleVariablesOverlayKey(key)
-    case .copyMenu: return handleCopyMenuKey(key)
-    case .diskConflict: return handleDiskConflictKey(key)
-    case .palette: return handlePaletteKey(key)
-    case .cookies: return handleCookiesOverlayKey(key)
-    case .authorization: return handleAuthorizationKey(key)
-    }
   }
 
   /// Up, down, page and first/last over `count` items; returns the new index.

@@ -20,20 +20,7 @@ public func view(_ state: AppState, into buffer: inout ScreenBuffer) {
   painter.queue(&buffer)
   painter.choiceList(&buffer)  // over the panes, under the selected editor field
   painter.statusBar(&buffer)
-  switch state.overlay {
-  case .help: painter.help(&buffer)
-  case .confirmQuit: painter.confirmQuit(&buffer)
-  case .unsavedChanges: painter.unsavedChanges(&buffer)
-  case .history: painter.historyOverlay(&buffer)
-  case .environments: painter.environmentOverlay(&buffer)
-  case .variables: painter.variablesOverlay(&buffer)
-  case .copyMenu: painter.copyMenu(&buffer)
-  case .diskConflict: painter.diskConflict(&buffer)
-  case .palette: painter.palette(&buffer)
-  case .cookies: painter.cookiesOverlay(&buffer)
-  case .authorization: painter.authorizationOverlay(&buffer)
-  case nil: break
-  }
+  if case .overlay(let overlay) = state.layer { overlay.view(painter, &buffer) }
 }
 
 /// The drawing code: the state, its theme and layout, and what every pane shares (its frame, the

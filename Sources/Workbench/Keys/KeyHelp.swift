@@ -22,6 +22,11 @@ extension Keymap {
     return keys + " " + hint
   }
 
+  /// The first key of an action where it is bound (`y`), as the help writes it.
+  static func keyName(_ action: Action, in context: KeyContext) -> String {
+    binding(action, in: context)?.keys.first?.name ?? ""
+  }
+
   /// The hint of an action where it is bound (`Ctrl-U clears`).
   public static func hint(_ action: Action, in context: KeyContext) -> String? {
     binding(action, in: context).flatMap { hintText($0, in: context) }

@@ -1,269 +1,8 @@
-// Over 500 lines because the one table of every binding must stay one place to read.
 // Every key binding of the TUI, declared once (as bubbles' `key.Binding`): the keys, where they
 // apply, the action they map to, a short text for the status bar and a long one for the help.
 // `update` asks this table which action a key means where the user is and acts on the action;
-// the `?` overlay, the status-bar hints, the README's key table (`reqbench keys --markdown`)
-// and the command palette are all drawn from it (`KeyHelp.swift`).
-
-/// What a key does, by name: the same action may be bound to other keys in other places.
-public enum Action: String, Sendable, CaseIterable {
-  // Everywhere
-  case nextPane, previousPane, focusRequests, focusEditor, focusResponse, focusQueue
-  case help, cancelAll, save, quit, openPalette
-  // Moving in a list, scrolling a view
-  case down, up, pageDown, pageUp, first, last
-  // The request list
-  case send, sendIgnoringCache, cancelRequest, filterRequests, clearFilter, editBody, editRequest, newRequest
-  case duplicateRequest, renameRequest, deleteRequest, undo, toggleMark, batchFromMarked, chainFromMarked
-  case toggleFolder, expandFolder, collapseFolder, renameFolder
-  // A batch or chain in the list, a run in the queue
-  case runFlow, cancelFlow, resumeChain, cancelRun, toggleRun, expandRun, collapseRun
-  // The editor
-  case editField, toggleField, keepEdit, cancelEdit, choose, closeChoice
-  // The response
-  case search, nextMatch, previousMatch, jq, writeBody, wrap, previousTab, nextTab
-  case olderResponse, newerResponse, resend, back
-  // The Events tab of a stream
-  case follow
-  // The history overlay
-  case openHistory, switchHistoryMode, openAsRequest
-  // The queue
-  case view, cancelExchange, pauseExchange, whereIsFilter, tidyQueue
-  // Environments and variables (`v`, `V`)
-  case chooseEnvironment, showVariables, applyEnvironment, editVariable, closeOverlay
-  case newEnvironment, copyEnvironment, renameEnvironment, deleteEnvironment, addVariable, removeVariable
-  // The cookie jar (`K`)
-  case showCookies, deleteCookie, clearCookies, revealValues
-  // An OAuth 2.0 grant waiting for the user
-  case copyAuthorizationURL, copyUserCode, openInBrowser, cancelAuthorization
-  // The copy menu (`y`)
-  case copy, copyCurl, copyCurlWithSecrets, copyHTTPie, copyHTTP, copyURL, copySentHead, copyBody
-  // The command palette
-  case runAction
-  // Prompts and line editing
-  case accept, cancelPrompt
-  case cursorLeft, cursorRight, lineStart, lineEnd, deleteBackward, deleteForward, clearBefore, clearAfter
-  // Questions
-  case cancelAndQuit, quitNow, saveAndQuit, discardAndQuit, overwrite, deleteNow, reloadFromDisk, mergeWithDisk
-}
-
-/// Where the user is, for what a key means: one at a time (`AppState.keyContext`), plus
-/// `global` under the panes and `lineEdit` under a prompt or a field being edited.
-public enum KeyContext: String, Sendable, CaseIterable {
-  case global
-  /// The request list with a request (or nothing) selected.
-  case requests
-  /// The request list with a batch or chain selected.
-  case flowInList
-  /// The request list with a folder selected.
-  case folderInList
-  case editor
-  /// A field of the editor being edited in place.
-  case editing
-  /// The list of a field's values open in the editor (the body's type, the auth's type).
-  case choice
-  case response
-  /// The response pane showing the Events tab of a stream.
-  case events
-  /// The queue with an exchange selected.
-  case queue
-  /// The queue with a batch or chain run (or one of its members or steps) selected.
-  case queueRun
-  case prompt
-  /// The text of a prompt or a field being edited.
-  case lineEdit
-  case help
-  /// The history overlay (`H`) while typing its filter, and on its list.
-  case historyFilter, historyList
-  /// The environment list (`v`) and the variables in scope (`V`).
-  case environments, variables
-  /// The cookie jar (`K`).
-  case cookies
-  /// The copy menu (`y`).
-  case copyMenu
-  /// An OAuth 2.0 grant waiting for the user (the authorization URL, or the device code).
-  case authorization
-  /// The command palette (`:`, Ctrl-P).
-  case palette
-  case confirmQuit, unsavedChanges, confirmOverwrite
-  /// `d` asked `delete NAME? y/n`.
-  case confirmDelete
-  /// A save found the file changed on disk by another program.
-  case diskConflict
-
-  /// The contexts of the four panes, where `global` keys apply too.
-  public static let panes: [KeyContext] = [
-    .requests, .flowInList, .folderInList, .editor, .response, .events, .queue, .queueRun,
-  ]
-}
-
-/// A group of bindings as the help and the README show them.
-public enum KeySection: String, Sendable, CaseIterable {
-  case everywhere, lists, scrolling, requests, folderInList, flowInList, editor, editing, choice, response, events, queue
-  case queueRun
-  case prompt, lineEdit, palette, historyFilter, historyList, environments, variables, cookies, copyMenu, authorization
-  case confirmQuit, unsavedChanges, confirmOverwrite, confirmDelete, diskConflict, mouse
-
-  public var title: String {
-    switch self {
-    case .everywhere: "Everywhere"
-    case .lists: "Lists (requests, editor fields, queue)"
-    case .scrolling: "Scrolling (the response, this help)"
-    case .requests: "Request list"
-    case .flowInList: "A batch or chain in the request list"
-    case .folderInList: "A folder in the request list"
-    case .editor: "Editor"
-    case .editing: "Editing a field"
-    case .choice: "Choosing a body or auth type"
-    case .response: "Response"
-    case .events: "The Events tab of a stream (SSE, NDJSON)"
-    case .queue: "Queue"
-    case .queueRun: "A batch or chain run in the queue"
-    case .prompt: "Prompts (search, jq, filter, write)"
-    case .lineEdit: "Typing in a prompt or a field"
-    case .palette: "Command palette (: Ctrl-P)"
-    case .historyFilter: "History of every request (H), typing its filter"
-    case .historyList: "History of every request (H), on its list"
-    case .environments: "Environments (v)"
-    case .variables: "Variables in scope (V)"
-    case .cookies: "Cookies (K)"
-    case .copyMenu: "Copy to the clipboard (y)"
-    case .authorization: "OAuth 2.0 authorization (a send waits for your login)"
-    case .confirmQuit: "Quit while transfers run"
-    case .unsavedChanges: "Quit with unsaved edits"
-    case .confirmOverwrite: "Write over an existing file"
-    case .confirmDelete: "Delete a request (d)"
-    case .diskConflict: "Save over a file another program changed"
-    case .mouse: "Mouse"
-    }
-  }
-
-  /// The contexts its bindings apply in.
-  var contexts: [KeyContext] {
-    switch self {
-    case .everywhere: [.global]
-    case .lists: [.requests, .flowInList, .folderInList, .editor, .queue, .queueRun]
-    case .scrolling: [.response, .help]
-    case .requests: [.requests]
-    case .flowInList: [.flowInList]
-    case .folderInList: [.folderInList]
-    case .editor: [.editor]
-    case .editing: [.editing]
-    case .choice: [.choice]
-    case .response: [.response]
-    case .events: [.events]
-    case .queue: [.queue]
-    case .queueRun: [.queueRun]
-    case .prompt: [.prompt]
-    case .lineEdit: [.lineEdit]
-    case .palette: [.palette]
-    case .historyFilter: [.historyFilter]
-    case .historyList: [.historyList]
-    case .environments: [.environments]
-    case .variables: [.variables]
-    case .cookies: [.cookies]
-    case .copyMenu: [.copyMenu]
-    case .authorization: [.authorization]
-    case .confirmQuit: [.confirmQuit]
-    case .unsavedChanges: [.unsavedChanges]
-    case .confirmOverwrite: [.confirmOverwrite]
-    case .confirmDelete: [.confirmDelete]
-    case .diskConflict: [.diskConflict]
-    case .mouse: []
-    }
-  }
-
-  /// What the help says below the section's bindings.
-  public var note: String? {
-    switch self {
-    case .scrolling: "in the help, any other key closes it"
-    case .events: "one event a row: time since the start, type, size, the data's first line; the selected one's data below"
-    case .prompt: "a prompt comes back with its last value selected: typing replaces it, ← → Home End keep it to edit"
-    case .historyFilter: "the words are those of reqbench history --search; the line-editing keys edit the filter"
-    case .palette: "typing filters (every word, else its letters in order); the line-editing keys edit it"
-    case .environments: "--env NAME on the command line gives way to the environment chosen here"
-    case .variables: "secrets show as ••••; a secret's value is typed hidden and written to the secrets file at once"
-    case .cookies: "the jar sends use: the environment's, kept in the state folder (reqbench cookies ls shows it too)"
-    case .copyMenu:
-      "copied with OSC 52 (tmux: set-clipboard on); curl and the URL with secrets ••••, .http with {{secret.NAME}}, unless said"
-    case .authorization:
-      "the authorization URL opens with xdg-open when there is a display; the wait ends after 5 min (a device code: at its expiry)"
-    case .confirmQuit, .unsavedChanges: "any other key: stay"
-    case .confirmOverwrite: "any other key: keep the file"
-    case .confirmDelete: "any other key: keep it"
-    case .diskConflict: "any other key: cancel, keeping your edits here and the file as it is"
-    case .mouse: "a click selects and focuses, the wheel scrolls"
-    default: nil
-    }
-  }
-}
-
-public struct KeyBinding: Sendable {
-  public let action: Action
-  public let keys: [Key]
-  /// The long text: what the help overlay, the README and the palette say.
-  public let help: String
-  /// The short text of the status-bar hint (`send` in `Enter send`); nil: no hint.
-  public let hint: String?
-  /// A hint for a pair (`n/N next`): the other action's key is shown after a slash.
-  public let hintPair: Action?
-  /// Where the hint shows (the binding's contexts unless said).
-  public let hintContexts: [KeyContext]
-  public let section: KeySection
-  public let contexts: [KeyContext]
-
-  init(
-    _ action: Action, _ keys: [Key], _ help: String, hint: String? = nil, pair: Action? = nil,
-    hintIn: [KeyContext]? = nil, _ section: KeySection, also: [KeyContext] = []
-  ) {
-    self.action = action
-    self.keys = keys
-    self.help = help
-    self.hint = hint
-    self.hintPair = pair
-    self.section = section
-    self.contexts = section.contexts + also
-    self.hintContexts = hintIn ?? (section == .everywhere ? KeyContext.panes : section.contexts + also)
-  }
-
-  /// The keys as the help writes them: `Enter s`, `↓ j`, `Ctrl-D` (a capital letter whose small
-  /// one is bound too is not repeated).
-  public var keyText: String {
-    let names = keys.filter { key in
-      if case .char(let c) = key, c.isUppercase, let lower = c.lowercased().first, keys.contains(.char(lower)) {
-        return false
-      }
-      return true
-    }
-    return names.map(\.name).joined(separator: " ")
-  }
-}
-
-extension Key {
-  /// How the help writes a key.
-  public var name: String {
-    switch self {
-    case .char(" "): "space"
-    case .char(let c): String(c)
-    case .ctrl(let c): "Ctrl-" + c.uppercased()
-    case .enter: "Enter"
-    case .escape: "Esc"
-    case .tab: "Tab"
-    case .backTab: "Shift-Tab"
-    case .backspace: "Backspace"
-    case .delete: "Delete"
-    case .up: "↑"
-    case .down: "↓"
-    case .left: "←"
-    case .right: "→"
-    case .home: "Home"
-    case .end: "End"
-    case .pageUp: "PgUp"
-    case .pageDown: "PgDn"
-    case .function(let n): "F\(n)"
-    }
-  }
-}
+// the `?` overlay, the status-bar hints, the overlays' footers, the README's key table
+// (`reqbench keys --markdown`) and the command palette are all drawn from it (`KeyHelp.swift`).
 
 /// The one table of key bindings.
 public enum Keymap {
@@ -307,7 +46,7 @@ public enum Keymap {
     KeyBinding(.first, [.home, .char("g")], "first row", .lists),
     KeyBinding(.last, [.end, .char("G")], "last row", .lists),
     // Scrolling
-    KeyBinding(.down, [.down, .char("j")], "scroll down a line", .scrolling),
+    KeyBinding(.down, [.down, .char("j")], "scroll down a line", hint: "scroll", pair: .up, hintIn: [.help], .scrolling),
     KeyBinding(.up, [.up, .char("k")], "scroll up a line", .scrolling),
     KeyBinding(.pageDown, [.pageDown, .ctrl("d"), .char(" ")], "a page down", .scrolling),
     KeyBinding(.pageUp, [.pageUp, .ctrl("u")], "a page up", .scrolling),
@@ -455,81 +194,86 @@ public enum Keymap {
     KeyBinding(.clearBefore, [.ctrl("u")], "clear before the cursor", hint: "clears", .lineEdit),
     KeyBinding(.clearAfter, [.ctrl("k")], "clear after the cursor", .lineEdit),
     // The command palette
-    KeyBinding(.down, [.down, .ctrl("n")], "next action", .palette),
+    KeyBinding(.down, [.down, .ctrl("n")], "next action", hint: "select", pair: .up, .palette),
     KeyBinding(.up, [.up, .ctrl("p")], "previous action", .palette),
     KeyBinding(.pageDown, [.pageDown], "a page down", .palette),
     KeyBinding(.pageUp, [.pageUp], "a page up", .palette),
-    KeyBinding(.runAction, [.enter], "run it, as its key would (in its pane: the focus moves there)", .palette),
-    KeyBinding(.closeOverlay, [.escape], "close", .palette),
+    KeyBinding(.runAction, [.enter], "run it, as its key would (in its pane: the focus moves there)", hint: "run", .palette),
+    KeyBinding(.closeOverlay, [.escape], "close", hint: "close", .palette),
     // The history overlay
-    KeyBinding(.down, [.down], "next entry", .historyFilter),
+    KeyBinding(.down, [.down], "next entry", hint: "select", pair: .up, .historyFilter),
     KeyBinding(.up, [.up], "previous entry", .historyFilter),
     KeyBinding(.pageDown, [.pageDown], "a page down", .historyFilter),
     KeyBinding(.pageUp, [.pageUp], "a page up", .historyFilter),
-    KeyBinding(.view, [.enter], "show the exchange in the response pane ([ and ] go on from it)", .historyFilter),
-    KeyBinding(.switchHistoryMode, [.tab], "to the list, where s and o act", .historyFilter),
-    KeyBinding(.back, [.escape], "clear the filter; with none, close", .historyFilter),
-    KeyBinding(.down, [.down, .char("j")], "next entry", .historyList),
+    KeyBinding(.view, [.enter], "show the exchange in the response pane ([ and ] go on from it)", hint: "show", .historyFilter),
+    KeyBinding(.switchHistoryMode, [.tab], "to the list, where s and o act", hint: "to the list", .historyFilter),
+    KeyBinding(.back, [.escape], "clear the filter; with none, close", hint: "clear or close", .historyFilter),
+    KeyBinding(.down, [.down, .char("j")], "next entry", hint: "select", pair: .up, .historyList),
     KeyBinding(.up, [.up, .char("k")], "previous entry", .historyList),
     KeyBinding(.pageDown, [.pageDown, .ctrl("d")], "a page down", .historyList),
     KeyBinding(.pageUp, [.pageUp, .ctrl("u")], "a page up", .historyList),
     KeyBinding(.first, [.home, .char("g")], "the newest", .historyList),
     KeyBinding(.last, [.end, .char("G")], "the oldest shown", .historyList),
-    KeyBinding(.view, [.enter], "show the exchange in the response pane", .historyList),
-    KeyBinding(.resend, [.char("s"), .char("r")], "send it again as recorded (masked secrets: the workspace's request)", .historyList),
-    KeyBinding(.openAsRequest, [.char("o")], "open it as a new request of the workspace (unsaved; masked values: the workspace request's)", .historyList),
-    KeyBinding(.switchHistoryMode, [.tab, .char("/")], "back to typing the filter", .historyList),
-    KeyBinding(.back, [.escape], "close", .historyList),
+    KeyBinding(.view, [.enter], "show the exchange in the response pane", hint: "show", .historyList),
+    KeyBinding(
+      .resend, [.char("s"), .char("r")], "send it again as recorded (masked secrets: the workspace's request)",
+      hint: "send again", .historyList),
+    KeyBinding(
+      .openAsRequest, [.char("o")], "open it as a new request of the workspace (unsaved; masked values: the workspace request's)",
+      hint: "open as new request", .historyList),
+    KeyBinding(.switchHistoryMode, [.tab, .char("/")], "back to typing the filter", hint: "filter", .historyList),
+    KeyBinding(.back, [.escape], "close", hint: "close", .historyList),
     // Environments
-    KeyBinding(.down, [.down, .char("j")], "next environment", .environments),
+    KeyBinding(.down, [.down, .char("j")], "next environment", hint: "select", pair: .up, .environments),
     KeyBinding(.up, [.up, .char("k")], "previous environment", .environments),
     KeyBinding(
       .applyEnvironment, [.enter], "use it: the editor's resolved URL, sends and the status bar follow at once",
-      .environments),
+      hint: "use it", .environments),
     KeyBinding(
       .newEnvironment, [.char("n")], "a new environment: type its name; it is used at once, V adds its variables",
-      .environments),
+      hint: "new", .environments),
     KeyBinding(
       .copyEnvironment, [.char("c")], "a copy of the highlighted environment (its variables) under a new name",
-      .environments),
+      hint: "copy", .environments),
     KeyBinding(
       .renameEnvironment, [.char("r"), .char("R")],
-      "rename the highlighted environment (its cookie jar follows when saved)", .environments),
-    KeyBinding(.deleteEnvironment, [.char("d")], "delete the highlighted environment (press d twice)", .environments),
-    KeyBinding(.closeOverlay, [.escape, .char("v"), .char("q")], "close, keeping the environment", .environments),
+      "rename the highlighted environment (its cookie jar follows when saved)", hint: "rename", .environments),
+    KeyBinding(
+      .deleteEnvironment, [.char("d")], "delete the highlighted environment (press d twice)", hint: "delete", .environments),
+    KeyBinding(.closeOverlay, [.escape, .char("v"), .char("q")], "close, keeping the environment", hint: "close", .environments),
     // Variables
-    KeyBinding(.down, [.down, .char("j")], "next variable", .variables),
+    KeyBinding(.down, [.down, .char("j")], "next variable", hint: "select", pair: .up, .variables),
     KeyBinding(.up, [.up, .char("k")], "previous variable", .variables),
     KeyBinding(.pageDown, [.pageDown, .ctrl("d")], "a page down", .variables),
     KeyBinding(.pageUp, [.pageUp, .ctrl("u")], "a page up", .variables),
     KeyBinding(
       .editVariable, [.enter, .char("e")],
       "edit its value: in the environment chosen, else the workspace's variables; a secret, hidden, in the secrets file",
-      .variables),
+      hint: "edit", .variables),
     KeyBinding(
       .addVariable, [.char("a")],
       "add one (NAME=value; secret.NAME asks hidden) to the environment chosen, else the workspace's variables",
-      .variables),
+      hint: "add", .variables),
     KeyBinding(
       .removeVariable, [.char("d")], "remove the highlighted variable from the environment or the workspace's variables",
-      .variables),
-    KeyBinding(.chooseEnvironment, [.char("v")], "choose the environment", .variables),
-    KeyBinding(.closeOverlay, [.escape, .char("V"), .char("q")], "close", .variables),
+      hint: "remove", .variables),
+    KeyBinding(.chooseEnvironment, [.char("v")], "choose the environment", hint: "environments", .variables),
+    KeyBinding(.closeOverlay, [.escape, .char("V"), .char("q")], "close", hint: "close", .variables),
     // Cookies
-    KeyBinding(.down, [.down, .char("j")], "next cookie", .cookies),
+    KeyBinding(.down, [.down, .char("j")], "next cookie", hint: "select", pair: .up, .cookies),
     KeyBinding(.up, [.up, .char("k")], "previous cookie", .cookies),
     KeyBinding(.pageDown, [.pageDown, .ctrl("d")], "a page down", .cookies),
     KeyBinding(.pageUp, [.pageUp, .ctrl("u")], "a page up", .cookies),
     KeyBinding(.first, [.home, .char("g")], "the first cookie", .cookies),
     KeyBinding(.last, [.end, .char("G")], "the last cookie", .cookies),
-    KeyBinding(.revealValues, [.char("r")], "show the values (masked ••••) or hide them again", .cookies),
-    KeyBinding(.deleteCookie, [.char("d")], "delete the highlighted cookie, from the jar and its file", .cookies),
-    KeyBinding(.clearCookies, [.char("D")], "clear the jar (press D twice)", .cookies),
-    KeyBinding(.closeOverlay, [.escape, .char("K"), .char("q")], "close", .cookies),
+    KeyBinding(.revealValues, [.char("r")], "show the values (masked ••••) or hide them again", hint: "show values", .cookies),
+    KeyBinding(.deleteCookie, [.char("d")], "delete the highlighted cookie, from the jar and its file", hint: "delete", .cookies),
+    KeyBinding(.clearCookies, [.char("D")], "clear the jar (press D twice)", hint: "clear all", .cookies),
+    KeyBinding(.closeOverlay, [.escape, .char("K"), .char("q")], "close", hint: "close", .cookies),
     // The copy menu
-    KeyBinding(.down, [.down, .char("j")], "next entry", .copyMenu),
+    KeyBinding(.down, [.down, .char("j")], "next entry", hint: "select", pair: .up, .copyMenu),
     KeyBinding(.up, [.up, .char("k")], "previous entry", .copyMenu),
-    KeyBinding(.accept, [.enter], "copy it", .copyMenu),
+    KeyBinding(.accept, [.enter], "copy it", hint: "copy", .copyMenu),
     KeyBinding(.copyCurl, [.char("c")], "the request as a curl command, secrets masked (••••)", .copyMenu),
     KeyBinding(.copyCurlWithSecrets, [.char("S")], "the request as a curl command with its secrets", .copyMenu),
     KeyBinding(.copyHTTPie, [.char("i")], "the request as an HTTPie command, secrets masked (••••)", .copyMenu),
@@ -538,28 +282,33 @@ public enum Keymap {
     KeyBinding(
       .copySentHead, [.char("r")], "the request as sent: its request line and every header curl wrote", .copyMenu),
     KeyBinding(.copyBody, [.char("b")], "the response body shown, or the jq output", .copyMenu),
-    KeyBinding(.closeOverlay, [.escape, .char("y"), .char("q")], "close", .copyMenu),
+    KeyBinding(.closeOverlay, [.escape, .char("y"), .char("q")], "close", hint: "close", .copyMenu),
     // An OAuth 2.0 grant waiting for the user
-    KeyBinding(.copyAuthorizationURL, [.char("y")], "copy the URL to open (OSC 52)", .authorization),
-    KeyBinding(.copyUserCode, [.char("Y")], "copy the user code to enter (a device code)", .authorization),
-    KeyBinding(.openInBrowser, [.char("o")], "open the URL with xdg-open (again)", .authorization),
+    KeyBinding(.copyAuthorizationURL, [.char("y")], "copy the URL to open (OSC 52)", hint: "copy the URL", .authorization),
+    KeyBinding(.copyUserCode, [.char("Y")], "copy the user code to enter (a device code)", hint: "copy the code", .authorization),
+    KeyBinding(.openInBrowser, [.char("o")], "open the URL with xdg-open (again)", hint: "open it", .authorization),
     KeyBinding(
       .cancelAuthorization, [.char("c"), .escape], "cancel: stop waiting; the request waiting for the token ends cancelled",
-      .authorization),
+      hint: "cancel", .authorization),
     // Questions
-    KeyBinding(.cancelAndQuit, [.char("y"), .char("Y"), .enter], "cancel the transfers and quit", .confirmQuit),
-    KeyBinding(.quitNow, [.ctrl("c")], "cancel them and quit at once, unsaved edits too", .confirmQuit),
     KeyBinding(
-      .saveAndQuit, [.char("s"), .char("S"), .char("y"), .char("Y"), .enter], "save and quit", .unsavedChanges),
-    KeyBinding(.discardAndQuit, [.char("d"), .char("D"), .ctrl("c")], "discard the edits and quit", .unsavedChanges),
+      .cancelAndQuit, [.char("y"), .char("Y"), .enter], "cancel the transfers and quit", hint: "cancel them and quit",
+      .confirmQuit),
+    KeyBinding(.quitNow, [.ctrl("c")], "cancel them and quit at once, unsaved edits too", hint: "quit at once", .confirmQuit),
+    KeyBinding(
+      .saveAndQuit, [.char("s"), .char("S"), .char("y"), .char("Y"), .enter], "save and quit", hint: "save and quit",
+      .unsavedChanges),
+    KeyBinding(
+      .discardAndQuit, [.char("d"), .char("D"), .ctrl("c")], "discard the edits and quit", hint: "discard and quit",
+      .unsavedChanges),
     KeyBinding(.overwrite, [.char("y"), .char("Y")], "write over it", .confirmOverwrite),
     KeyBinding(.deleteNow, [.char("y"), .char("Y")], "delete it (u undoes it until the next save)", .confirmDelete),
     KeyBinding(
       .mergeWithDisk, [.char("m"), .char("M")],
       "merge: its changes and my unsaved edits together (refused, naming them, where both changed one value)",
-      .diskConflict),
-    KeyBinding(.reloadFromDisk, [.char("r"), .char("R")], "reload it and drop my edits", .diskConflict),
-    KeyBinding(.overwrite, [.char("o"), .char("O")], "overwrite it with mine", .diskConflict),
+      hint: "merge", .diskConflict),
+    KeyBinding(.reloadFromDisk, [.char("r"), .char("R")], "reload it and drop my edits", hint: "reload", .diskConflict),
+    KeyBinding(.overwrite, [.char("o"), .char("O")], "overwrite it with mine", hint: "overwrite", .diskConflict),
   ]
 
   /// Which action each key has in each context, built once from the table.

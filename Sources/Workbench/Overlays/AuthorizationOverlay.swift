@@ -79,8 +79,8 @@ extension AppState {
         commands.append(.openInBrowser(id: pending.id, url: url))
       }
       authorizations.append(pending)
-      // Over whatever was open: the send waits for the user.
-      overlay = .authorization
+      // In place of whatever was open: the send waits for the user.
+      open(AuthorizationOverlay())
       return commands
     case .browser(let id, let opening):
       guard let index = authorizations.firstIndex(where: { $0.id == id }) else { return [] }
@@ -89,7 +89,7 @@ extension AppState {
     case .ended(let id, let error):
       guard let index = authorizations.firstIndex(where: { $0.id == id }) else { return [] }
       let label = authorizations.remove(at: index).label
-      if authorizations.isEmpty, overlay == .authorization { overlay = nil }
+      if authorizations.isEmpty, overlay == .authorization { closeOverlay() }
       message = error.map { StatusMessage($0, isError: true) } ?? StatusMessage("\(label): authorized; the request goes on")
       return []
     }
@@ -97,7 +97,7 @@ extension AppState {
 
   mutating func handleAuthorizationKey(_ key: Key) -> [Command] {
     guard let pending = authorizations.first else {
-      overlay = nil
+      closeOverlay()
       return []
     }
     switch Keymap.action(for: key, in: .authorization) {
@@ -116,7 +116,7 @@ extension AppState {
       return [.openInBrowser(id: pending.id, url: pending.url)]
     case .cancelAuthorization?:
       authorizations.removeFirst()
-      if authorizations.isEmpty { overlay = nil }
+      if authorizations.isEmpty { closeOverlay() }
       message = StatusMessage("\(pending.label): authorization cancelled, and the request waiting for it")
       return [.cancelAuthorization(id: pending.id)]
     default:
@@ -166,12 +166,7 @@ extension Painter {
       if case .failed(let reason)? = pending.browser { wrapped("xdg-open failed: \(reason)", theme.error) }
       wrapped("waiting for the approval (polling the token endpoint)" + wait, theme.dim)
     }
-    let keys: String
-    if case .browser = pending.step {
-      keys = "y copy the URL · o open it" + (pending.browser == .opened ? " again" : "") + " · c cancel"
-    } else {
-      keys = "y copy the URL · Y copy the code · o open it here · c cancel"
-    }
+    let keys = AuthorizationOverlay().footer(in: state).text
     let height = min(buffer.height - 2, lines.count + 5)
     let rect = Rect(x: (buffer.width - width) / 2, y: max(0, (buffer.height - height) / 2), width: width, height: height)
     buffer.fill(rect)
@@ -225,4 +220,29 @@ extension Painter {
     if !line.isEmpty || lines.isEmpty { lines.append(line) }
     return lines
   }
+}
+
+/// The box of the first grant waiting (`AppState.authorizations`); it has no state of its own.
+struct AuthorizationOverlay: Overlay {
+  static let id = OverlayID.authorization
+  func keyContext(in app: AppState) -> KeyContext { .authorization }
+  static func update(_ key: Key, _ app: inout AppState) -> [Command] { app.handleAuthorizationKey(key) }
+  func view(_ painter: Painter, _ buffer: inout ScreenBuffer) { painter.authorizationOverlay(&buffer) }
+
+  func footer(in app: AppState) -> Footer {
+    var footer = Footer()
+    footer.key(.copyAuthorizationURL, in: .authorization, "copy the URL")
+    if case .device? = app.authorizations.first?.step {
+      footer.key(.copyUserCode, in: .authorization, "copy the code")
+      footer.key(.openInBrowser, in: .authorization, "open it here")
+    } else {
+      footer.key(.openInBrowser, in: .authorization, "open it" + (app.authorizations.first?.browser == .opened ? " again" : ""))
+    }
+    footer.key(.cancelAuthorization, in: .authorization, "cancel")
+    return footer
+  }
+}
+
+extension OverlayID {
+  public static let authorization = OverlayID("authorization")
 }

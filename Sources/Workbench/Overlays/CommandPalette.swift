@@ -27,8 +27,7 @@ public struct PaletteEntry: Sendable, Equatable {
 
 extension AppState {
   mutating func openPalette() {
-    palette = PaletteState()
-    overlay = .palette
+    open(PaletteState())
   }
 
   /// What a pane's keys mean now (the context it has when focused).
@@ -81,7 +80,8 @@ extension AppState {
       _ = palette.move(action, count: matches.count, rows: paletteRows)
       return []
     case .runAction:
-      overlay = nil
+      let palette = self.palette
+      closeOverlay()
       guard matches.indices.contains(palette.selection) else {
         message = StatusMessage("no action matches \"\(palette.query.text)\"", isError: true)
         return []
@@ -91,7 +91,7 @@ extension AppState {
       message = nil
       return perform(entry.action, in: entry.pane == nil ? paneContext : entry.context)
     case .closeOverlay:
-      overlay = nil
+      closeOverlay()
       return []
     default:
       return []
@@ -178,7 +178,7 @@ extension Painter {
     let keyWidth = min(18, (matches.map { TextWidth.of($0.keys) }.max() ?? 0) + 2)
     let paneWidth = 10
     if matches.isEmpty {
-      buffer.putTruncated("no action matches; Backspace edits, Esc closes", x: inner.x + 1, y: inner.y + 2, style: theme.dim, width: inner.width - 2)
+      buffer.putTruncated("no action matches; " + state.palette.footer(in: state).text, x: inner.x + 1, y: inner.y + 2, style: theme.dim, width: inner.width - 2)
     }
     for (row, entry) in matches.dropFirst(scroll).prefix(rows).enumerated() {
       let y = inner.y + 2 + row
@@ -188,5 +188,45 @@ extension Painter {
       buffer.putTruncated(entry.keys, x: inner.x + 1 + helpWidth + paneWidth, y: y, style: theme.key, width: keyWidth)
       if scroll + row == selection { highlight(&buffer, Rect(x: inner.x, y: y, width: inner.width, height: 1), focused: true) }
     }
+  }
+}
+
+extension PaletteState: Overlay {
+  static let id = OverlayID.palette
+  static var openedBy: Action? { .openPalette }
+
+  static func open(_ app: inout AppState) -> [Command] {
+    app.openPalette()
+    return []
+  }
+
+  func keyContext(in app: AppState) -> KeyContext { .palette }
+  static func update(_ key: Key, _ app: inout AppState) -> [Command] { app.handlePaletteKey(key) }
+
+  static func paste(_ text: String, _ app: inout AppState) -> [Command] {
+    app.pasteIntoPalette(text)
+    return []
+  }
+
+  func view(_ painter: Painter, _ buffer: inout ScreenBuffer) { painter.palette(&buffer) }
+
+  /// What the palette says when nothing matches: the query's own keys.
+  func footer(in app: AppState) -> Footer {
+    var footer = Footer()
+    footer.key(.deleteBackward, in: .lineEdit, "edits", after: ", ")
+    footer.key(.closeOverlay, in: .palette, "closes")
+    return footer
+  }
+}
+
+extension OverlayID {
+  public static let palette = OverlayID("palette")
+}
+
+extension AppState {
+  /// The palette's state (a fresh one while it is closed).
+  public internal(set) var palette: PaletteState {
+    get { openOverlay(PaletteState.self) ?? PaletteState() }
+    set { setOverlay(newValue) }
   }
 }

@@ -25,9 +25,9 @@ public struct CookiesOverlayState: Sendable, Equatable, OverlayList {
 
 extension AppState {
   mutating func openCookiesOverlay() -> [Command] {
-    overlay = .cookies
-    cookiesOverlay = CookiesOverlayState()
-    cookiesOverlay.environment = environmentInUse
+    var overlay = CookiesOverlayState()
+    overlay.environment = environmentInUse
+    open(overlay)
     return [.loadCookies(environment: environmentInUse)]
   }
 
@@ -77,7 +77,7 @@ extension AppState {
       message = StatusMessage("cleared \(cookies.count) cookie\(cookies.count == 1 ? "" : "s") of \(jarLabel)")
       return [.clearCookies(environment: cookiesOverlay.environment)]
     case .closeOverlay?:
-      overlay = nil
+      closeOverlay()
     default:
       break
     }
@@ -150,13 +150,43 @@ extension Painter {
       if index == overlay.selection { highlight(&buffer, Rect(x: inner.x, y: y, width: inner.width, height: 1), focused: true) }
     }
     buffer.putTruncated(
-      "\(cookies.count) cookie\(cookies.count == 1 ? "" : "s") · d delete · D clear all · r "
-        + (overlay.revealed ? "hide" : "show") + " values · Esc close",
+      overlay.footer(in: state).text,
       x: x, y: inner.y + inner.height - 1, style: theme.dim, width: width)
   }
 
   /// `session`, or how long until it expires (`expired` once it has, `far future` past 9999).
   static func cookieExpiry(_ cookie: Cookie, now: Date) -> String {
     Formatting.cookieExpiry(cookie.expires, now: now)
+  }
+}
+
+extension CookiesOverlayState: Overlay {
+  static let id = OverlayID.cookies
+  static var openedBy: Action? { .showCookies }
+  static func open(_ app: inout AppState) -> [Command] { app.openCookiesOverlay() }
+  func keyContext(in app: AppState) -> KeyContext { .cookies }
+  static func update(_ key: Key, _ app: inout AppState) -> [Command] { app.handleCookiesOverlayKey(key) }
+  func view(_ painter: Painter, _ buffer: inout ScreenBuffer) { painter.cookiesOverlay(&buffer) }
+
+  func footer(in app: AppState) -> Footer {
+    var footer = Footer()
+    if let cookies { footer.text("\(cookies.count) cookie\(cookies.count == 1 ? "" : "s")") }
+    footer.key(.deleteCookie, in: .cookies, "delete")
+    footer.key(.clearCookies, in: .cookies, "clear all")
+    footer.key(.revealValues, in: .cookies, (revealed ? "hide" : "show") + " values")
+    footer.key(.closeOverlay, in: .cookies, "close")
+    return footer
+  }
+}
+
+extension OverlayID {
+  public static let cookies = OverlayID("cookies")
+}
+
+extension AppState {
+  /// The cookie overlay's state (a fresh one while it is closed).
+  public internal(set) var cookiesOverlay: CookiesOverlayState {
+    get { openOverlay(CookiesOverlayState.self) ?? CookiesOverlayState() }
+    set { setOverlay(newValue) }
   }
 }

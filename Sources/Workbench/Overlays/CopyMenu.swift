@@ -95,8 +95,7 @@ extension AppState {
       message = StatusMessage("nothing to copy: select a request or send one")
       return
     }
-    copyMenu = menu
-    overlay = .copyMenu
+    open(menu)
   }
 
   var copyMenuBox: OverlayBox {
@@ -113,7 +112,7 @@ extension AppState {
       _ = copyMenu.move(action, count: choices.count, rows: copyMenuBox.listRows)
       return []
     case .closeOverlay:
-      overlay = nil
+      closeOverlay()
       return []
     case .accept:
       guard choices.indices.contains(copyMenu.selection) else { return [] }
@@ -126,10 +125,11 @@ extension AppState {
 
   /// Copies a choice (closing the menu), or says why it cannot.
   mutating func copy(_ choice: CopyChoice) -> [Command] {
-    overlay = nil
     let what = copyDescription(choice)
+    let copied = copyText(choice)
+    closeOverlay()
     let text: String
-    switch copyText(choice) {
+    switch copied {
     case .success(let copied): text = copied
     case .failure(let error):
       message = StatusMessage("not copied: \(error.message)", isError: true)
@@ -287,7 +287,7 @@ extension Painter {
       if index == menu.selection { highlight(&buffer, Rect(x: inner.x, y: y, width: inner.width, height: 1), focused: true) }
     }
     buffer.putTruncated(
-      "j k select · Enter or the letter copies · Esc close", x: inner.x + 1, y: inner.y + inner.height - 1,
+      menu.footer(in: state).text, x: inner.x + 1, y: inner.y + inner.height - 1,
       style: theme.dim, width: inner.width - 2)
   }
 
@@ -306,5 +306,39 @@ extension Painter {
       let value = state.copyText(choice)
       return "header \(name): " + ControlEscaping.visible((try? value.get()) ?? "")
     }
+  }
+}
+
+extension CopyMenuState: Overlay {
+  static let id = OverlayID.copyMenu
+  static var openedBy: Action? { .copy }
+
+  static func open(_ app: inout AppState) -> [Command] {
+    app.openCopyMenu()
+    return []
+  }
+
+  func keyContext(in app: AppState) -> KeyContext { .copyMenu }
+  static func update(_ key: Key, _ app: inout AppState) -> [Command] { app.handleCopyMenuKey(key) }
+  func view(_ painter: Painter, _ buffer: inout ScreenBuffer) { painter.copyMenu(&buffer) }
+
+  func footer(in app: AppState) -> Footer {
+    var footer = Footer()
+    footer.keys([(.down, .char("j")), (.up, .char("k"))], in: .copyMenu, joiner: " ", "select")
+    footer.key(.accept, in: .copyMenu, "or the letter copies")
+    footer.key(.closeOverlay, in: .copyMenu, "close")
+    return footer
+  }
+}
+
+extension OverlayID {
+  public static let copyMenu = OverlayID("copyMenu")
+}
+
+extension AppState {
+  /// The copy menu's state (an empty one while it is closed).
+  public internal(set) var copyMenu: CopyMenuState {
+    get { openOverlay(CopyMenuState.self) ?? CopyMenuState() }
+    set { setOverlay(newValue) }
   }
 }

@@ -3,63 +3,89 @@ import RequestEngine
 import TerminalUI
 import Workspace
 
-/// The quit questions: transfers still running (cancel them and quit?), then edits not saved
-/// (save, discard or stay?).
-extension AppState {
-  mutating func handleConfirmQuitKey(_ key: Key) -> [Command] {
+/// `q` while transfers run: cancel them and quit? (Then, with edits unsaved, `UnsavedChangesQuestion`.)
+struct QuitQuestion: Overlay {
+  static let id = OverlayID.confirmQuit
+
+  func keyContext(in app: AppState) -> KeyContext { .confirmQuit }
+
+  static func update(_ key: Key, _ app: inout AppState) -> [Command] {
     switch Keymap.action(for: key, in: .confirmQuit) {
-    case .cancelAndQuit where hasUnsavedEdits:
-      overlay = .unsavedChanges
+    case .cancelAndQuit where app.hasUnsavedEdits:
+      app.open(UnsavedChangesQuestion())
       return [.cancelAll]
     case .cancelAndQuit, .quitNow:
-      overlay = nil
+      app.closeOverlay()
       return [.cancelAll, .quit]
     default:
-      overlay = nil
-      message = StatusMessage("not quitting; C cancels every transfer")
+      app.closeOverlay()
+      app.message = StatusMessage("not quitting; C cancels every transfer")
       return []
     }
   }
 
-  mutating func handleUnsavedChangesKey(_ key: Key) -> [Command] {
-    switch Keymap.action(for: key, in: .unsavedChanges) {
-    case .saveAndQuit:
-      overlay = nil
-      quitAfterSave = true
-      return [.save]
-    case .discardAndQuit:
-      overlay = nil
-      return [.quit]
-    default:
-      overlay = nil
-      message = StatusMessage("not quitting; Ctrl-S saves the workspace")
-      return []
-    }
+  func view(_ painter: Painter, _ buffer: inout ScreenBuffer) {
+    let count = painter.state.runningCount + painter.state.queuedCount
+    let text =
+      (count == 1 ? "1 transfer is still running." : "\(count) transfers are still running.")
+      + " Cancel \(count == 1 ? "it" : "them") and quit? ("
+      + Keymap.keyName(.cancelAndQuit, in: .confirmQuit) + "/n)"
+    painter.dialog(&buffer, title: "Quit", [text, footer(in: painter.state).text])
+  }
+
+  func footer(in app: AppState) -> Footer {
+    var footer = Footer()
+    footer.key(.quitNow, in: .confirmQuit, "again quits")
+    return footer
   }
 }
 
-extension Painter {
-  func confirmQuit(_ buffer: inout ScreenBuffer) {
-    let count = state.runningCount + state.queuedCount
-    let text =
-      (count == 1 ? "1 transfer is still running." : "\(count) transfers are still running.")
-      + " Cancel \(count == 1 ? "it" : "them") and quit? (y/n)"
-    dialog(&buffer, title: "Quit", [text, "Ctrl-C again quits"])
+/// Quitting with edits not saved: save, discard or stay?
+struct UnsavedChangesQuestion: Overlay {
+  static let id = OverlayID.unsavedChanges
+
+  func keyContext(in app: AppState) -> KeyContext { .unsavedChanges }
+
+  static func update(_ key: Key, _ app: inout AppState) -> [Command] {
+    app.closeOverlay()
+    switch Keymap.action(for: key, in: .unsavedChanges) {
+    case .saveAndQuit:
+      app.quitAfterSave = true
+      return [.save]
+    case .discardAndQuit:
+      return [.quit]
+    default:
+      app.message = StatusMessage("not quitting; Ctrl-S saves the workspace")
+      return []
+    }
   }
 
-  func unsavedChanges(_ buffer: inout ScreenBuffer) {
+  func view(_ painter: Painter, _ buffer: inout ScreenBuffer) {
+    let state = painter.state
     let count = state.unsaved.count
     let names = state.unsaved.sorted().joined(separator: ", ")
     var what: [String] = []
     if count > 0 { what.append((count == 1 ? "1 request has unsaved changes: " : "\(count) requests have unsaved changes: ") + names) }
     if !state.unsavedSettings.isEmpty { what.append("unsaved: " + state.unsavedSettings.sorted().joined(separator: ", ")) }
-    dialog(
-      &buffer, title: "Unsaved changes",
-      [
-        what.joined(separator: "; "),
-        "s save and quit · d discard and quit · Esc stay",
-      ])
+    painter.dialog(&buffer, title: "Unsaved changes", [what.joined(separator: "; "), footer(in: state).text])
   }
+
+  func footer(in app: AppState) -> Footer {
+    var footer = Footer()
+    footer.key(.saveAndQuit, in: .unsavedChanges, "save and quit")
+    footer.key(.discardAndQuit, in: .unsavedChanges, "discard and quit")
+    // Any other key stays (the section's note): Esc is the one named.
+    footer.text("Esc stay")
+    return footer
+  }
+}
+
+extension OverlayID {
+  public static let confirmQuit = OverlayID("confirmQuit")
+  public static let unsavedChanges = OverlayID("unsavedChanges")
+}
+
+extension Painter {
 
   /// A box in the middle of the screen, lines ellipsized to fit.
   func dialog(_ buffer: inout ScreenBuffer, title: String, _ lines: [String]) {

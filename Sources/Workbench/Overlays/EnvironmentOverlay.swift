@@ -25,10 +25,10 @@ extension AppState {
   public var environmentInUse: String? { sources.environment ?? workspace.environment }
 
   mutating func openEnvironmentOverlay() {
-    overlay = .environments
     let index = workspace.environments.firstIndex { $0.name == environmentInUse }
-    environmentOverlay = EnvironmentOverlayState()
-    environmentOverlay.selection = index.map { $0 + 1 } ?? 0
+    var overlay = EnvironmentOverlayState()
+    overlay.selection = index.map { $0 + 1 } ?? 0
+    open(overlay)
     if workspace.environments.isEmpty {
       message = StatusMessage("no environments yet: n adds one (dev, staging…), V then gives it variables")
     }
@@ -47,14 +47,12 @@ extension AppState {
     if confirming, action != .deleteEnvironment { message = StatusMessage("the environment stays") }
     switch action {
     case .newEnvironment:
-      overlay = nil
       prompt = Prompt(purpose: .newEnvironment(copying: nil), label: "new environment's name", input: LineEdit(""))
     case .copyEnvironment:
       guard let source = highlightedEnvironment else {
         message = StatusMessage("highlight the environment to copy (j k), or n for a new, empty one", isError: true)
         return []
       }
-      overlay = nil
       prompt = Prompt(
         purpose: .newEnvironment(copying: source.name), label: "copy of \(source.name) named",
         input: LineEdit(Workspace.freeName(source.name, taken: Set(workspace.environments.map(\.name))), selected: true))
@@ -63,7 +61,6 @@ extension AppState {
         message = StatusMessage("highlight the environment to rename (j k)", isError: true)
         return []
       }
-      overlay = nil
       prompt = Prompt(
         purpose: .renameEnvironment(source.name), label: "rename environment \(source.name) to",
         input: LineEdit(source.name, selected: true))
@@ -89,9 +86,9 @@ extension AppState {
     case .applyEnvironment:
       let index = environmentOverlay.selection - 1
       applyEnvironment(workspace.environments.indices.contains(index) ? workspace.environments[index].name : nil)
-      overlay = nil
+      closeOverlay()
     case .closeOverlay:
-      overlay = nil
+      closeOverlay()
     default:
       break
     }
@@ -143,7 +140,6 @@ extension AppState {
     }
     unsavedSettings.insert("environments.\(name)")
     applyEnvironment(name)
-    overlay = .environments
     environmentOverlay.selection = workspace.environments.count
     let copied = source.map { " with the variables of \($0)" } ?? ""
     message = StatusMessage("environment \(name) added\(copied) and in use (unsaved; Ctrl-S saves); V adds or edits its variables")
@@ -164,7 +160,6 @@ extension AppState {
         purpose: .renameEnvironment(old), label: "rename environment \(old) to", input: input, error: error.message)
       return
     }
-    overlay = .environments
     guard new != old else {
       message = StatusMessage("environment \(old) keeps its name")
       return
@@ -253,7 +248,44 @@ extension Painter {
       buffer.putTruncated(value, x: x + nameWidth + 1, y: y, style: .plain, width: width - nameWidth - 1)
     }
     buffer.putTruncated(
-      "Enter use it · n new · c copy · r rename · d delete · Esc close", x: inner.x + 1,
+      state.environmentOverlay.footer(in: state).text, x: inner.x + 1,
       y: inner.y + inner.height - 1, style: theme.dim, width: inner.width - 2)
+  }
+}
+
+extension EnvironmentOverlayState: Overlay {
+  static let id = OverlayID.environments
+  static var openedBy: Action? { .chooseEnvironment }
+
+  static func open(_ app: inout AppState) -> [Command] {
+    app.openEnvironmentOverlay()
+    return []
+  }
+
+  func keyContext(in app: AppState) -> KeyContext { .environments }
+  static func update(_ key: Key, _ app: inout AppState) -> [Command] { app.handleEnvironmentOverlayKey(key) }
+  func view(_ painter: Painter, _ buffer: inout ScreenBuffer) { painter.environmentOverlay(&buffer) }
+
+  func footer(in app: AppState) -> Footer {
+    var footer = Footer()
+    footer.key(.applyEnvironment, in: .environments, "use it")
+    footer.key(.newEnvironment, in: .environments, "new")
+    footer.key(.copyEnvironment, in: .environments, "copy")
+    footer.key(.renameEnvironment, in: .environments, "rename")
+    footer.key(.deleteEnvironment, in: .environments, "delete")
+    footer.key(.closeOverlay, in: .environments, "close")
+    return footer
+  }
+}
+
+extension OverlayID {
+  public static let environments = OverlayID("environments")
+}
+
+extension AppState {
+  /// The environment overlay's state (a fresh one while it is closed).
+  public internal(set) var environmentOverlay: EnvironmentOverlayState {
+    get { openOverlay(EnvironmentOverlayState.self) ?? EnvironmentOverlayState() }
+    set { setOverlay(newValue) }
   }
 }

@@ -3,24 +3,57 @@ import RequestEngine
 import TerminalUI
 import Workspace
 
-extension AppState {
-  /// Keys while the help shows: the scrolling keys scroll it; any other key closes it.
-  mutating func handleHelpKey(_ key: Key) -> [Command] {
-    let page = max(1, Painter.helpRows(height: height))
-    let last = max(0, Keymap.helpLines.count - page)
-    switch Keymap.action(for: key, in: .help) {
-    case .down: helpScroll = min(last, helpScroll + 1)
-    case .up: helpScroll = max(0, helpScroll - 1)
-    case .pageDown: helpScroll = min(last, helpScroll + page)
-    case .pageUp: helpScroll = max(0, helpScroll - page)
-    case .first: helpScroll = 0
-    case .last: helpScroll = last
-    default:
-      overlay = nil
-      helpScroll = 0
-    }
+/// The keys overlay (`?`, F1): every binding of the key table; `scroll` is its first line shown.
+struct HelpOverlay: Overlay {
+  static let id = OverlayID.help
+  static var openedBy: Action? { .help }
+  var scroll = 0
+
+  static func open(_ app: inout AppState) -> [Command] {
+    app.open(HelpOverlay())
     return []
   }
+
+  func keyContext(in app: AppState) -> KeyContext { .help }
+
+  /// The scrolling keys scroll it; any other key closes it.
+  static func update(_ key: Key, _ app: inout AppState) -> [Command] {
+    guard var help = app.openOverlay(HelpOverlay.self) else { return [] }
+    let page = max(1, Painter.helpRows(height: app.height))
+    let last = max(0, Keymap.helpLines.count - page)
+    switch Keymap.action(for: key, in: .help) {
+    case .down: help.scroll = min(last, help.scroll + 1)
+    case .up: help.scroll = max(0, help.scroll - 1)
+    case .pageDown: help.scroll = min(last, help.scroll + page)
+    case .pageUp: help.scroll = max(0, help.scroll - page)
+    case .first: help.scroll = 0
+    case .last: help.scroll = last
+    default:
+      app.closeOverlay()
+      return []
+    }
+    app.setOverlay(help)
+    return []
+  }
+
+  func view(_ painter: Painter, _ buffer: inout ScreenBuffer) { painter.help(&buffer, scroll: scroll) }
+
+  /// In the title: `j k scroll · other keys close`.
+  func footer(in app: AppState) -> Footer {
+    var footer = Footer()
+    footer.keys([(.down, .char("j")), (.up, .char("k"))], in: .help, joiner: " ", "scroll")
+    footer.text("other keys close")
+    return footer
+  }
+}
+
+extension OverlayID {
+  public static let help = OverlayID("help")
+}
+
+extension AppState {
+  /// The help's first line shown (0 while it is closed).
+  public var helpScroll: Int { openOverlay(HelpOverlay.self)?.scroll ?? 0 }
 }
 
 /// The keys overlay (`?`, F1): a box of every key, scrolled when it is taller than the screen.
@@ -30,7 +63,7 @@ extension Painter {
     min(height - 2, Keymap.helpLines.count + 4) - 4
   }
 
-  func help(_ buffer: inout ScreenBuffer) {
+  func help(_ buffer: inout ScreenBuffer, scroll: Int) {
     let lines = Keymap.helpLines
     var keyWidth = 0
     var textWidth = 0
@@ -46,12 +79,14 @@ extension Painter {
     let width = min(buffer.width - 4, natural)
     let height = min(buffer.height - 2, lines.count + 4)
     let rows = Painter.helpRows(height: buffer.height)
-    let first = min(state.helpScroll, max(0, lines.count - rows))
+    let first = min(scroll, max(0, lines.count - rows))
     let rect = Rect(x: (buffer.width - width) / 2, y: max(0, (buffer.height - height) / 2), width: width, height: height)
     buffer.fill(rect)
     let scrolls = rows < lines.count
     let title =
-      scrolls ? "Keys \(first + 1)–\(first + rows)/\(lines.count) · j k scroll · other keys close" : "Keys · any key closes"
+      scrolls
+      ? "Keys \(first + 1)–\(first + rows)/\(lines.count) · " + HelpOverlay(scroll: scroll).footer(in: state).text
+      : "Keys · any key closes"
     buffer.box(rect, title: title, style: theme.focusedBorder, titleStyle: theme.focusedBorder)
     let room = width - 4 - keyWidth
     for (i, line) in lines.dropFirst(first).prefix(rows).enumerated() {

@@ -38,8 +38,7 @@ extension AppState {
   static let historyOverlayLimit = 500
 
   mutating func openHistoryOverlay() -> [Command] {
-    overlay = .history
-    historyOverlay = HistoryOverlayState()
+    open(HistoryOverlayState())
     return searchHistory()
   }
 
@@ -88,7 +87,7 @@ extension AppState {
         historyOverlay.filter = LineEdit("")
         return searchHistory()
       }
-      overlay = nil
+      closeOverlay()
       return []
     case .view: return open(.show)
     case .resend: return open(.resend)
@@ -106,7 +105,7 @@ extension AppState {
       return []
     }
     let entry = entries[historyOverlay.selection]
-    overlay = nil
+    closeOverlay()
     historyOpening = opening
     historyWanted = HistoryRequest(name: entry.name, position: -1)
     if opening == .show { focus = .response }
@@ -170,8 +169,7 @@ extension AppState {
 extension Painter {
   /// The overlay: a filter line, the entries (time, status, method, name, URL, size, time taken),
   /// and the keys.
-  func historyOverlay(_ buffer: inout ScreenBuffer) {
-    let history = state.historyOverlay
+  func historyOverlay(_ buffer: inout ScreenBuffer, _ history: HistoryOverlayState) {
     let rect = state.historyOverlayBox.rect
     buffer.fill(rect)
     let count = history.searching ? "searching…" : "\(history.entries.count)\(history.entries.count == AppState.historyOverlayLimit ? "+" : "")"
@@ -212,13 +210,62 @@ extension Painter {
         highlight(&buffer, Rect(x: inner.x, y: y, width: inner.width, height: 1), focused: !history.typing)
       }
     }
-    // Esc clears a typed filter first (`handleHistoryOverlayKey`), then closes.
-    let escape = history.typing && !history.filter.text.isEmpty ? "Esc clears the filter" : "Esc close"
-    var keys =
-      history.typing
-      ? "type to filter · ↑↓ select · Enter show · " + escape + " · Tab to the list (s re-send, o open as new request)"
-      : "j k select · Enter show · s send again · o open as new request · Tab or / filter · " + escape
-    if history.damaged > 0 { keys = "\(history.damaged) damaged skipped · " + keys }
+    let keys = history.footer(in: state).text
     buffer.put(TextWidth.truncate(keys, to: inner.width - 2), x: inner.x + 1, y: inner.y + inner.height - 1, style: theme.dim)
+  }
+}
+
+extension HistoryOverlayState: Overlay {
+  static let id = OverlayID.history
+  static var openedBy: Action? { .openHistory }
+  static func open(_ app: inout AppState) -> [Command] { app.openHistoryOverlay() }
+  func keyContext(in app: AppState) -> KeyContext { typing ? .historyFilter : .historyList }
+  static func update(_ key: Key, _ app: inout AppState) -> [Command] { app.handleHistoryOverlayKey(key) }
+
+  /// A paste while typing goes into the filter.
+  static func paste(_ text: String, _ app: inout AppState) -> [Command] {
+    guard app.historyOverlay.typing else { return [] }
+    app.historyOverlay.filter.paste(text)
+    app.historyOverlay.selection = 0
+    app.historyOverlay.scroll = 0
+    return app.searchHistory()
+  }
+
+  func view(_ painter: Painter, _ buffer: inout ScreenBuffer) { painter.historyOverlay(&buffer, self) }
+
+  func footer(in app: AppState) -> Footer {
+    var footer = Footer()
+    if damaged > 0 { footer.text("\(damaged) damaged skipped") }
+    if typing {
+      footer.text("type to filter")
+      footer.keys([(.up, .up), (.down, .down)], in: .historyFilter, "select")
+      footer.key(.view, in: .historyFilter, "show")
+      // Esc clears a typed filter first (`handleHistoryOverlayKey`), then closes.
+      footer.key(.back, in: .historyFilter, filter.text.isEmpty ? "close" : "clears the filter")
+      footer.key(.switchHistoryMode, in: .historyFilter, "to the list (", after: "")
+      footer.key(.resend, .char("s"), in: .historyList, "re-send", after: ", ")
+      footer.key(.openAsRequest, in: .historyList, "open as new request", after: "")
+      footer.text(")")
+    } else {
+      footer.keys([(.down, .char("j")), (.up, .char("k"))], in: .historyList, joiner: " ", "select")
+      footer.key(.view, in: .historyList, "show")
+      footer.key(.resend, .char("s"), in: .historyList, "send again")
+      footer.key(.openAsRequest, in: .historyList, "open as new request")
+      footer.keys([(.switchHistoryMode, .tab), (.switchHistoryMode, .char("/"))], in: .historyList, joiner: " or ", "filter")
+      footer.key(.back, in: .historyList, "close")
+    }
+    return footer
+  }
+}
+
+extension OverlayID {
+  public static let history = OverlayID("history")
+}
+
+extension AppState {
+  /// The history overlay's state (a fresh one while it is closed).
+  public internal(set) var historyOverlay: HistoryOverlayState {
+    get { openOverlay(HistoryOverlayState.self) ?? HistoryOverlayState() }
+    set { setOverlay(newValue) }
   }
 }

@@ -27,8 +27,7 @@ extension AppState {
   }
 
   mutating func openVariablesOverlay() {
-    overlay = .variables
-    variablesOverlay = VariablesOverlayState()
+    open(VariablesOverlayState())
   }
 
   mutating func handleVariablesOverlayKey(_ key: Key) -> [Command] {
@@ -45,7 +44,6 @@ extension AppState {
       editVariable(rows[variablesOverlay.selection])
     case .addVariable:
       let home = newVariableHome
-      overlay = nil
       prompt = Prompt(purpose: .addVariable(home: home), label: "new variable in \(home.label): NAME=value", input: LineEdit(""))
     case .removeVariable:
       guard rows.indices.contains(variablesOverlay.selection) else {
@@ -56,7 +54,7 @@ extension AppState {
     case .chooseEnvironment:
       openEnvironmentOverlay()
     case .closeOverlay:
-      overlay = nil
+      closeOverlay()
     default:
       break
     }
@@ -131,7 +129,6 @@ extension AppState {
     let value = String(text[text.index(after: equals)...]).trimmingCharacters(in: .whitespaces)
     do {
       let writes = try storeVariable(name, value, in: home)
-      overlay = .variables
       return writes
     } catch {
       return refuse(error.message)
@@ -223,7 +220,6 @@ extension AppState {
   }
 
   private mutating func promptValue(_ name: String, current: String?, home: VariableHome) {
-    overlay = nil
     prompt = Prompt(
       purpose: .setVariable(name: name, home: home), label: "\(name) in \(home.label)",
       input: LineEdit(current ?? "", selected: true))
@@ -231,13 +227,11 @@ extension AppState {
 
   /// The hidden prompt for `secret.NAME`'s value.
   private mutating func promptSecret(_ name: String) {
-    overlay = nil
     prompt = Prompt(purpose: .setSecret(name: String(name.dropFirst(7))), label: "\(name) (hidden, saved to the secrets file)", input: LineEdit(""))
   }
 
   /// The prompt's Enter: the new value in the workspace (unsaved), or the secret to the secrets file.
   mutating func acceptVariable(_ purpose: Prompt.Purpose, text: String) -> [Command] {
-    overlay = .variables
     switch purpose {
     case .setVariable(let name, let home):
       do {
@@ -348,9 +342,48 @@ extension Painter {
       buffer.putTruncated(from, x: x, y: y, style: theme.dim, width: inner.x + inner.width - 1 - x)
       if index == overlay.selection { highlight(&buffer, Rect(x: inner.x, y: y, width: inner.width, height: 1), focused: true) }
     }
-    let used = rows.filter(\.used).count
     buffer.putTruncated(
-      "\(used) used by the request (bright), \(rows.count - used) more in scope · j k select · Enter edit · a add · d remove · v environments · Esc close",
+      overlay.footer(in: state).text,
       x: inner.x + 1, y: inner.y + inner.height - 1, style: theme.dim, width: inner.width - 2)
+  }
+}
+
+extension VariablesOverlayState: Overlay {
+  static let id = OverlayID.variables
+  static var openedBy: Action? { .showVariables }
+
+  static func open(_ app: inout AppState) -> [Command] {
+    app.openVariablesOverlay()
+    return []
+  }
+
+  func keyContext(in app: AppState) -> KeyContext { .variables }
+  static func update(_ key: Key, _ app: inout AppState) -> [Command] { app.handleVariablesOverlayKey(key) }
+  func view(_ painter: Painter, _ buffer: inout ScreenBuffer) { painter.variablesOverlay(&buffer) }
+
+  func footer(in app: AppState) -> Footer {
+    let rows = app.variableRows
+    let used = rows.filter(\.used).count
+    var footer = Footer()
+    footer.text("\(used) used by the request (bright), \(rows.count - used) more in scope")
+    footer.keys([(.down, .char("j")), (.up, .char("k"))], in: .variables, joiner: " ", "select")
+    footer.key(.editVariable, in: .variables, "edit")
+    footer.key(.addVariable, in: .variables, "add")
+    footer.key(.removeVariable, in: .variables, "remove")
+    footer.key(.chooseEnvironment, in: .variables, "environments")
+    footer.key(.closeOverlay, in: .variables, "close")
+    return footer
+  }
+}
+
+extension OverlayID {
+  public static let variables = OverlayID("variables")
+}
+
+extension AppState {
+  /// The variables overlay's state (a fresh one while it is closed; setting it changes the open one).
+  public var variablesOverlay: VariablesOverlayState {
+    get { openOverlay(VariablesOverlayState.self) ?? VariablesOverlayState() }
+    set { setOverlay(newValue) }
   }
 }

@@ -132,9 +132,8 @@ extension AppState {
     case .cancelPrompt:
       prompt = nil
       switch current.purpose {
+      // A prompt opened from an overlay went back to it (`Modal.prompt`).
       case .filterRequests: clearRequestFilter()
-      case .setVariable, .setSecret, .addVariable: overlay = .variables
-      case .newEnvironment, .renameEnvironment: overlay = .environments
       default: break
       }
       return []

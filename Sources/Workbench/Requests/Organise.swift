@@ -59,16 +59,14 @@ extension AppState {
 
   mutating func askDelete() {
     guard let name = selectedRequest?.name else { return noRequestSelected() }
-    pendingDelete = name
+    ask(.delete(request: name))
     let references = workspace.references(to: name).count
     message = StatusMessage(
       "delete \(name)" + (references > 0 ? " and its \(references) batch and chain references" : "") + "? y/n")
   }
 
   /// The answer to `delete NAME? y/n`: `y` deletes (kept for `u`), any other key keeps it.
-  mutating func answerDelete(_ key: Key) {
-    guard let name = pendingDelete else { return }
-    pendingDelete = nil
+  mutating func answerDelete(_ name: String, _ key: Key) {
     guard Keymap.action(for: key, in: .confirmDelete) == .deleteNow else {
       message = StatusMessage("kept \(name)")
       return

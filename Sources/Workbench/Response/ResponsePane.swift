@@ -74,7 +74,7 @@ extension AppState {
   mutating func bodyFileExists(_ path: String) {
     guard case .writeBody(let id, let target, let output, let events, _)? = pendingWrite else { return }
     pendingWrite = nil
-    confirmOverwrite = .writeBody(id, path: target, jqOutput: output, events: events, overwrite: true)
+    ask(.overwrite(.writeBody(id, path: target, jqOutput: output, events: events, overwrite: true)))
     message = StatusMessage("\(path) exists: overwrite? y/n")
   }
 
@@ -109,7 +109,7 @@ extension AppState {
   /// overlay is open.
   mutating func jqFailed(_ expression: String, _ error: FilterError, label: String) {
     let text = Formatting.jqError(error.message)
-    if prompt == nil && overlay == nil {
+    if case .none = modal {
       prompt = Prompt(purpose: .filterBody, label: label, input: LineEdit(expression), error: text)
     } else {
       message = StatusMessage(text, isError: true)
