@@ -28,11 +28,11 @@ let package = Package(
     .target(name: "JSON"),
     // SHA-256, shared by the engine (cache keys) and the fixture server (body digests).
     .target(name: "Digest"),
-    // The workspace file: parsing with positions, the model, templating, atomic saves, history,
-    // import / export.
-    .target(name: "Workspace", dependencies: ["Base", "RequestEngine", "Digest", "CJQ", "CSQLite", "CYAML"]),
-    // The history of sent requests: the SQLite store, its writer, search and pruning, the HAR
-    // export of history, the state folder beside a workspace.
+    // The workspace model: the file read with positions and written preserving its layout,
+    // templating and secrets, OAuth 2.0 and cookie jar files, the state folder, atomic saves, jq.
+    .target(name: "Workspace", dependencies: ["Base", "RequestEngine", "Digest", "CJQ"]),
+    // The history of sent requests: the SQLite store, its writer, search, pruning and migration,
+    // the HAR export of history.
     .target(name: "History", dependencies: ["Base", "RequestEngine", "Workspace", "JSON", "CSQLite"]),
     // The batch and chain runner: runs a workspace's flows through the engine, reports progress.
     .target(name: "Flows", dependencies: ["Base", "RequestEngine", "Workspace", "History", "JSON"]),
