@@ -51,9 +51,26 @@ let package = Package(
     .target(name: "CNcurses", linkerSettings: [.linkedLibrary("ncursesw")]),
     // The pure Elm-style UI core: state, messages, update, view. No curl, ncurses, threads, clock.
     .target(name: "Workbench", dependencies: ["Base", "TerminalUI", "RequestEngine", "Workspace", "History", "Formats", "Flows"]),
+    // What the two executables share: stdout and stderr, exit statuses, the workspace a command
+    // names, the TUI's history step.
+    .target(
+      name: "CommandLineSupport",
+      dependencies: ["Base", "RequestEngine", "Workspace", "History", "Formats", "Flows", "Workbench", "TerminalUI"]),
     .executableTarget(
       name: "reqbench",
-      dependencies: ["Base", "RequestEngine", "Workspace", "History", "Formats", "Flows", "DemoServer", "Workbench", "TerminalUI", "CNcurses"]
+      dependencies: [
+        "Base", "RequestEngine", "Workspace", "History", "Formats", "Flows", "DemoServer", "Workbench", "TerminalUI",
+        "CNcurses", "CommandLineSupport",
+      ]
+    ),
+    // The developer benchmarks `Benchmarks/` runs (not shipped): `swift build --product reqbench-bench`.
+    .executableTarget(
+      name: "reqbench-bench",
+      dependencies: [
+        "Base", "RequestEngine", "Workspace", "History", "Formats", "Flows", "Workbench", "TerminalUI",
+        "CommandLineSupport",
+      ],
+      path: "Benchmarks/reqbench-bench"
     ),
     // Test helpers: where the real servers are, and helpers to reach them.
     .target(name: "TestSupport", dependencies: ["Base", "RequestEngine", "CSpawn"], path: "Tests/TestSupport"),
@@ -76,7 +93,9 @@ let package = Package(
       name: "FlowsTests",
       dependencies: ["Base", "Workspace", "History", "Flows", "TestSupport", "WorkspaceTestSupport"]),
     .testTarget(name: "DemoServerTests", dependencies: ["DemoServer", "Digest", "JSON", "TestSupport"]),
-    .testTarget(name: "ReqbenchTests", dependencies: ["Base", "RequestEngine", "TerminalUI", "TestSupport"]),
+    .testTarget(
+      name: "ReqbenchTests",
+      dependencies: ["Base", "RequestEngine", "TerminalUI", "TestSupport", "reqbench", "CommandLineSupport"]),
     .target(name: "TerminalUI", dependencies: ["Base"]),
     .testTarget(name: "TerminalUITests", dependencies: ["Base", "TerminalUI", "TestSupport"]),
     .testTarget(

@@ -55,6 +55,9 @@ rb_swift() {
 #   first exchange ~5 ms sooner. It needs the static runtime: against the shared one the loader
 #   warns about protected symbols at every start.
 RB_RELEASE_BUILD=(-c release --static-swift-stdlib -Xlinker -no-pie --product reqbench)
+# The benchmark commands' executable (`Benchmarks/reqbench-bench`), built the same way:
+# `rb_swift build "${RB_BENCH_BUILD[@]}"`.
+RB_BENCH_BUILD=(-c release --static-swift-stdlib -Xlinker -no-pie --product reqbench-bench)
 
 # Runs a command as root: directly when root, else through sudo.
 rb_as_root() {

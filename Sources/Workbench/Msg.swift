@@ -18,7 +18,8 @@ public enum Msg: Sendable {
   /// `$EDITOR` closed: the edited text, or nil when it failed or was left unchanged.
   case editorFinished(String?, error: String?)
   case saved(error: String?)
-  case bodyWritten(path: String, error: String?)
+  /// `w` wrote the body (or failed, saying why); `madeFolder`: the folder it made for the path.
+  case bodyWritten(path: String, error: String?, madeFolder: String? = nil)
   /// `writeBody` without `overwrite` found a file at `path` (nothing was written).
   case bodyFileExists(path: String)
   /// A jq filter's output lines, or its error.

@@ -54,8 +54,8 @@ private func route(_ state: inout AppState, _ msg: Msg) -> [Command] {
   case .bodyFileExists(let path):
     state.bodyFileExists(path)
     return []
-  case .bodyWritten(let path, let error):
-    state.bodyWritten(path, error: error)
+  case .bodyWritten(let path, let error, let madeFolder):
+    state.bodyWritten(path, error: error, madeFolder: madeFolder)
     return []
   case .filtered(let expression, let result):
     state.filtered(expression, result)

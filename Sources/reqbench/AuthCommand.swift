@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Foundation
 import RequestEngine
 import Workspace
@@ -16,45 +17,36 @@ enum AuthCommand {
       --clear  forget every OAuth 2.0 token of the workspace (every environment)
     """
 
-  static func run(_ args: [String]) -> Int32 {
-    if args.contains("--help") || args.contains("-h") {
-      Output.standard.line(usage)
-      return ExitStatus.success
-    }
-    var reader = ArgumentReader(args)
-    var stateDirectory: String?
-    var environment: String?
+  static let command = Subcommand(
+    name: "auth", summary: "get or refresh a request's OAuth 2.0 token, or forget the tokens",
+    synopsis: [
+      "reqbench auth WORKSPACE REQUEST [--env NAME] [--var NAME=VALUE]... [--new] [--state-dir DIR]",
+      "reqbench auth WORKSPACE --clear [--state-dir DIR]",
+    ],
+    description: "gets or refreshes a request's OAuth 2.0 token, or forgets the tokens", usage: usage,
+    arguments: [.workspace, .target],
+    options: [.environment, .variable, .flag("--new"), .stateDirectory, .flag("--clear")], run: run)
+
+  static func run(_ arguments: ParsedArguments) -> Int32 {
+    let stateDirectory = arguments.value("--state-dir")
+    let environment = arguments.value("--env")
     var variables: [String: String] = [:]
-    var clear = false
-    var forceNew = false
-    do throws(UsageError) {
-      while let option = try reader.nextOption() {
-        switch option {
-        case "--state-dir": stateDirectory = try reader.value(for: option)
-        case "--env": environment = try reader.value(for: option)
-        case "--var":
-          let pair = try reader.value(for: option)
-          guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
-            throw UsageError(message: "auth: --var takes NAME=VALUE, not \(JSONSerializer.quote(pair))")
-          }
-          variables[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
-        case "--clear": clear = true
-        case "--new": forceNew = true
-        default: throw UsageError(message: "auth: unknown option \"\(option)\"; see `reqbench auth --help`")
-        }
+    for pair in arguments.values("--var") {
+      guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+        return CLI.usageError("auth: --var takes NAME=VALUE, not \(JSONSerializer.quote(pair))")
       }
-    } catch {
-      Terminal.error("reqbench: \(error.message)")
-      return ExitStatus.usage
+      variables[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
     }
-    let positional = reader.positional
+    let clear = arguments.flag("--clear")
+    let forceNew = arguments.flag("--new")
+    let positional = arguments.positional
     guard positional.count == (clear ? 1 : 2) else {
       Terminal.error("reqbench: \(usage)")
       return ExitStatus.usage
     }
     let path = positional[0]
     let workspaceURL = URL(fileURLWithPath: path)
-    guard let workspace = CLI.loadWorkspace(path),
+    guard let workspace = CommandWorkspace.load(path),
       let stateFolder = CLI.stateFolder(forWorkspace: workspaceURL, override: stateDirectory)
     else { return ExitStatus.usage }
     let tokens = CLI.oauth2Tokens(stateFolder: stateFolder, asking: .stderr)
@@ -78,13 +70,7 @@ enum AuthCommand {
       Terminal.error("reqbench: \(name) has no \"auth\": {\"oauth2\": …} in \(path); nothing to fetch")
       return ExitStatus.usage
     }
-    let secrets: SecretsFile
-    do {
-      secrets = try SecretsFile.load(forWorkspace: workspaceURL)
-    } catch {
-      Terminal.error(error.description)
-      return ExitStatus.usage
-    }
+    guard let secrets = CLI.loadSecrets(forWorkspace: workspaceURL) else { return ExitStatus.usage }
     var sources = VariableSources(overrides: variables, environment: environment, secrets: secrets)
     sources.oauth2 = tokens
     let request: Request

@@ -1,6 +1,8 @@
 import Base
+import CommandLineSupport
 import Foundation
 import RequestEngine
+import Workbench
 import Workspace
 
 /// `reqbench cache ls|clear WORKSPACE [TARGET] [--namespace VALUE] [--state-dir DIR]`: the
@@ -12,34 +14,22 @@ enum CacheCommand {
     + "  ls      lists the cached responses (of TARGET, or of --namespace VALUE)\n"
     + "  clear   removes them"
 
-  static func run(_ args: [String]) -> Int32 {
-    if args.contains("--help") || args.contains("-h") {
-      Output.standard.line(help)
-      Output.standard.flush()
-      return ExitStatus.success
-    }
-    var reader = ArgumentReader(args)
-    var stateDirectory: String?
-    var namespace: String?
-    do throws(UsageError) {
-      while let option = try reader.nextOption() {
-        switch option {
-        case "--state-dir": stateDirectory = try reader.value(for: option)
-        case "--namespace": namespace = try reader.value(for: option)
-        default: throw UsageError(message: "cache: unknown option \"\(option)\"; \(usage)")
-        }
-      }
-    } catch {
-      Terminal.error("reqbench: \(error.message)")
-      return ExitStatus.usage
-    }
-    let positional = reader.positional
+  static let command = Subcommand(
+    name: "cache", summary: "list or clear the response cache", synopsis: [usage],
+    description: "lists or clears the workspace's response cache", usage: help,
+    arguments: [.choice(["ls", "clear"]), .workspace, .target], options: [.text("--namespace"), .stateDirectory],
+    run: run)
+
+  static func run(_ arguments: ParsedArguments) -> Int32 {
+    let stateDirectory = arguments.value("--state-dir")
+    let namespace = arguments.value("--namespace")
+    let positional = arguments.positional
     guard positional.count >= 2, positional.count <= 3, ["ls", "clear"].contains(positional[0]) else {
       Terminal.error("reqbench: \(usage)")
       return ExitStatus.usage
     }
     let workspaceURL = URL(fileURLWithPath: positional[1])
-    guard let workspace = CLI.loadWorkspace(positional[1]) else { return ExitStatus.usage }
+    guard let workspace = CommandWorkspace.load(positional[1]) else { return ExitStatus.usage }
     let target = positional.count == 3 ? positional[2] : nil
     if let target, workspace.request(named: target) == nil {
       Terminal.error(unknownTargetMessage(target, names: workspace.requests.map(\.name), file: positional[1]))

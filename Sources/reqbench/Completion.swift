@@ -1,10 +1,11 @@
+import CommandLineSupport
 import Foundation
 import Workspace
 
 /// `reqbench completions bash|zsh|fish`: a completion script for the shell. The scripts are
 /// thin: on each Tab they ask `reqbench completions complete -- WORD…` (the words after
 /// `reqbench`, the last one being completed) what to offer, so commands and options come from
-/// the usage texts (`CommandTable.swift`) and request names and environments from the workspace
+/// the command table (`Commands.all`) and request names and environments from the workspace
 /// named on the line, in one place for the three shells.
 enum CompletionsCommand {
   static let usage = """
@@ -16,22 +17,25 @@ enum CompletionsCommand {
         fish   reqbench completions fish | source         (in ~/.config/fish/config.fish)
     """
 
+  static let command = Subcommand(
+    name: "completions", summary: "print a shell completion script", synopsis: ["reqbench completions bash|zsh|fish"],
+    description: """
+      prints the shell's completion script (commands, options, and the requests
+      and environments of the workspace on the line)
+      """,
+    usage: usage, arguments: [.choice(Completion.Shell.allCases.map(\.rawValue))], run: { run($0.positional) })
+
   static func run(_ args: [String]) -> Int32 {
     if args.first == "complete" {
-      // What the scripts call: never an error (a Tab should not print one), nothing on stderr.
-      var words = Array(args.dropFirst())
-      if words.first == "--" { words.removeFirst() }
+      // What the scripts call (`complete -- WORD…`: the words are positional): never an
+      // error (a Tab should not print one), nothing on stderr.
+      let words = Array(args.dropFirst())
       let reply = Completion.reply(words.isEmpty ? [""] : words)
       Output.standard.data(([reply.files.rawValue] + reply.words).joined(separator: "\n") + "\n")
       Output.standard.flush()
       return ExitStatus.success
     }
     guard args.count == 1, let shell = Completion.Shell(rawValue: args[0]) else {
-      if args == ["--help"] || args == ["-h"] {
-        Output.standard.line(usage)
-        Output.standard.flush()
-        return ExitStatus.success
-      }
       Terminal.error("reqbench: completions needs the shell: bash, zsh or fish\n\(usage)")
       return ExitStatus.usage
     }
@@ -76,25 +80,25 @@ enum Completion {
 
   private static func unfiltered(current: String, before: [String], workspaceNames: (String) -> Names) -> Reply {
     guard let first = before.first else {
-      if current.hasPrefix("-") { return Reply(words: CommandInfo.tuiOptions.map(\.name)) }
-      return Reply(files: .workspaces, words: CommandInfo.all.map(\.name))
+      if current.hasPrefix("-") { return Reply(words: Commands.tuiOptions.map(\.name)) }
+      return Reply(files: .workspaces, words: Commands.all.map(\.name))
     }
-    let command = CommandInfo.named(first)
-    let options = command?.options ?? CommandInfo.tuiOptions
+    let command = Commands.named(first)
+    let options = command?.options ?? Commands.tuiOptions
     // The words after the command: positional arguments, options and their values.
     var positional: [String] = command == nil ? [first] : []
     var workspace: String?
     var index = 1
-    var awaitingValue: (name: String, value: CommandInfo.OptionValue)?
+    var awaitingValue: Option.Value?
     while index < before.count {
       let word = before[index]
       index += 1
-      if let option = options.first(where: { $0.name == word }), let value = option.value {
+      if let option = options.first(where: { $0.name == word }), option.value.takesValue {
         if index < before.count {
-          if word == "--into" { workspace = before[index] }
+          if option.value == .workspace { workspace = before[index] }
           index += 1
         } else {
-          awaitingValue = (word, value)
+          awaitingValue = option.value
         }
       } else if !word.hasPrefix("-") || word == "-" {
         positional.append(word)
@@ -106,22 +110,20 @@ enum Completion {
     }
     if command == nil { workspace = first }
 
-    if let (name, value) = awaitingValue {
-      switch value {
-      case .choice(let words): return Reply(words: words)
-      case .placeholder(let placeholder):
-        if name == "--env" { return Reply(words: workspace.map { workspaceNames($0).environments } ?? []) }
-        if placeholder == "DIR" { return Reply(files: .folders) }
-        if placeholder == "WORKSPACE" { return Reply(files: .workspaces) }
-        if placeholder == "FILE" || placeholder.hasPrefix("PATH") { return Reply(files: .any) }
-        return Reply()
-      }
+    switch awaitingValue {
+    case .choice(let words): return Reply(words: words)
+    case .environment: return Reply(words: workspace.map { workspaceNames($0).environments } ?? [])
+    case .folder: return Reply(files: .folders)
+    case .workspace: return Reply(files: .workspaces)
+    case .file: return Reply(files: .any)
+    case .text: return Reply()
+    case .flag, nil: break
     }
     if current.hasPrefix("-") {
       return Reply(words: options.map(\.name) + (options.contains { $0.name == "--help" } ? [] : ["--help"]))
     }
     guard let command else { return Reply() }
-    let argument: CommandInfo.Argument?
+    let argument: Subcommand.Argument?
     if positional.count < command.arguments.count {
       argument = command.arguments[positional.count]
     } else {

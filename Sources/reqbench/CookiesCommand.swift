@@ -1,7 +1,9 @@
 import Base
+import CommandLineSupport
 import Foundation
 import RequestEngine
 import TerminalUI
+import Workbench
 import Workspace
 
 /// `reqbench cookies ls|clear|rm|import|export WORKSPACE [--env NAME] [--state-dir DIR]`: the
@@ -24,33 +26,21 @@ enum CookiesCommand {
     The jar is the one of the environment NAME, else of the workspace's "environment".
     """
 
-  static func run(_ args: [String]) -> Int32 {
-    if args.contains("--help") || args.contains("-h") {
-      Output.standard.line(usage)
-      return ExitStatus.success
-    }
-    var reader = ArgumentReader(args)
-    var stateDirectory: String?
-    var environment: String?
-    var domain: String?
-    var reveal = false
-    var header = false
-    do throws(UsageError) {
-      while let option = try reader.nextOption() {
-        switch option {
-        case "--state-dir": stateDirectory = try reader.value(for: option)
-        case "--env": environment = try reader.value(for: option)
-        case "--domain": domain = try reader.value(for: option)
-        case "--reveal-secrets": reveal = true
-        case "--header": header = true
-        default: throw UsageError(message: "cookies: unknown option \"\(option)\"; see `reqbench cookies --help`")
-        }
-      }
-    } catch {
-      Terminal.error("reqbench: \(error.message)")
-      return ExitStatus.usage
-    }
-    let positional = reader.positional
+  static let command = Subcommand(
+    name: "cookies", summary: "list, clear, remove, import or export the cookie jar of an environment",
+    synopsis: ["reqbench cookies ls|clear|rm|import|export WORKSPACE [--env NAME] [--state-dir DIR]"],
+    description: "lists, clears, removes, imports or exports the cookie jar of an environment", usage: usage,
+    arguments: [.choice(["ls", "clear", "rm", "import", "export"]), .workspace],
+    options: [.environment, .stateDirectory, .flag("--reveal-secrets"), .text("--domain"), .flag("--header")],
+    run: run)
+
+  static func run(_ arguments: ParsedArguments) -> Int32 {
+    let stateDirectory = arguments.value("--state-dir")
+    let environment = arguments.value("--env")
+    let domain = arguments.value("--domain")
+    let reveal = arguments.flag("--reveal-secrets")
+    let header = arguments.flag("--header")
+    let positional = arguments.positional
     let arity = ["ls": 2, "clear": 2, "export": 2, "rm": 3, "import": 3]
     guard let verb = positional.first, let count = arity[verb], positional.count == count else {
       Terminal.error("reqbench: \(usage)")
@@ -58,16 +48,9 @@ enum CookiesCommand {
     }
     let path = positional[1]
     let workspaceURL = URL(fileURLWithPath: path)
-    guard let workspace = CLI.loadWorkspace(path) else { return ExitStatus.usage }
+    guard let workspace = CommandWorkspace.load(path) else { return ExitStatus.usage }
     let selected = environment ?? workspace.environment
-    if let name = selected, !workspace.environments.contains(where: { $0.name == name }) {
-      Terminal.error(
-        "reqbench: \(path): unknown environment \(JSONSerializer.quote(name)); "
-          + (workspace.environments.isEmpty
-            ? "this workspace has no \"environments\""
-            : "use one of \(workspace.environments.map(\.name).joined(separator: ", "))"))
-      return ExitStatus.usage
-    }
+    guard CLI.knowsEnvironment(selected, in: workspace, file: path) else { return ExitStatus.usage }
     guard let state = CLI.stateFolder(forWorkspace: workspaceURL, override: stateDirectory) else { return ExitStatus.usage }
     let failed = Locked(false)
     let jars = CookieJars(stateFolder: state) { error in

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import CNcurses
 import Foundation
 import TerminalUI

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Formats
 import Foundation
 import RequestEngine
@@ -37,35 +38,24 @@ enum ExportCommand {
     var revealSecrets = false
   }
 
-  static func parse(_ args: [String]) throws(UsageError) -> Options {
-    var reader = ArgumentReader(args)
-    var environment: String?
+  static let command = Subcommand(
+    name: "export", summary: "print requests as curl commands, .http text or a HAR file",
+    synopsis: ["reqbench export curl|httpie|http|har WORKSPACE TARGET... [--env NAME] [--var K=V]... [--reveal-secrets]"],
+    description: "prints requests as curl commands, .http text or a HAR file", usage: usage,
+    arguments: [.choice(Format.allCases.map(\.rawValue)), .workspace, .target], repeats: true,
+    options: [.environment, .variable, .flag("--reveal-secrets")], errorsShowUsage: true, run: run)
+
+  static func parse(_ arguments: ParsedArguments) throws(UsageError) -> Options {
+    let environment = arguments.value("--env")
     var variables: [(String, String)] = []
-    var reveal = false
-    var curlOnly: String?
-    while let option = try reader.nextOption() {
-      switch option {
-      case "--env":
-        environment = try reader.value(for: option)
-      case "--var":
-        variables.append(try Arguments.variable(try reader.value(for: option)))
-        curlOnly = curlOnly ?? option
-      case "--reveal-secrets":
-        reveal = true
-        curlOnly = curlOnly ?? option
-      default:
-        throw UsageError(message: "export: unknown option \"\(option)\"")
-      }
-    }
-    let positional = reader.positional
-    guard let formatName = positional.first else {
-      throw UsageError(message: "export needs a format, a workspace and a target")
-    }
-    guard let format = Format(rawValue: formatName) else {
-      throw UsageError(
-        message: "export: unknown format \"\(formatName)\"; use "
-          + Format.allCases.map(\.rawValue).joined(separator: ", "))
-    }
+    for pair in arguments.values("--var") { variables.append(try OptionReader.variable(pair)) }
+    let reveal = arguments.flag("--reveal-secrets")
+    // The first option given that only the prepared formats take.
+    let curlOnly = arguments.given.first { $0.name == "--var" || $0.name == "--reveal-secrets" }?.name
+    let positional = arguments.positional
+    let format = try OptionReader.choice(
+      Format.self, positional.first, command: "export", missing: "export needs a format, a workspace and a target")
+    let formatName = format.rawValue
     guard positional.count >= 3 else {
       throw UsageError(
         message: "export \(formatName) needs a workspace and at least one target (a request name)")
@@ -80,20 +70,15 @@ enum ExportCommand {
       environment: environment, variables: variables, revealSecrets: reveal)
   }
 
-  static func run(_ args: [String]) -> Int32 {
-    if args.contains("--help") || args.contains("-h") {
-      Output.standard.line(usage)
-      return ExitStatus.success
-    }
+  static func run(_ arguments: ParsedArguments) -> Int32 {
     let options: Options
     do {
-      options = try parse(args)
+      options = try parse(arguments)
     } catch {
-      Terminal.error("reqbench: \(error.message)\n\(usage)")
-      return ExitStatus.usage
+      return CLI.usageError("\(error.message)\n\(usage)")
     }
     let workspaceURL = URL(fileURLWithPath: options.workspace)
-    guard let workspace = CLI.loadWorkspace(options.workspace) else { return ExitStatus.usage }
+    guard let workspace = CommandWorkspace.load(options.workspace) else { return ExitStatus.usage }
     var templates: [RequestTemplate] = []
     for name in options.targets {
       guard let template = workspace.request(named: name) else {
@@ -113,13 +98,7 @@ enum ExportCommand {
         return ExitStatus.usage
       }
     case .curl, .httpie, .har:
-      let secrets: SecretsFile
-      do {
-        secrets = try SecretsFile.load(forWorkspace: workspaceURL)
-      } catch {
-        Terminal.error(error.description)
-        return ExitStatus.usage
-      }
+      guard let secrets = CLI.loadSecrets(forWorkspace: workspaceURL) else { return ExitStatus.usage }
       let sources = VariableSources(
         overrides: Dictionary(options.variables, uniquingKeysWith: { _, last in last }),
         environment: options.environment, secrets: secrets)

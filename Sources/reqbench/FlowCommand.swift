@@ -1,4 +1,5 @@
 import Base
+import CommandLineSupport
 import Flows
 import Foundation
 import History
@@ -57,8 +58,7 @@ struct FlowCommand {
     _ = cookies?.jar(environment: options.environment)
     sources.cookies = cookies
     defer { cookies?.flush() }
-    let tokens = CLI.oauth2Tokens(
-      stateFolder: stateFolder, asking: CLI.hasTerminal ? .stderr : .nobody(workspace: options.workspace))
+    let tokens = CLI.runTokens(stateFolder: stateFolder, workspace: options.workspace)
     sources.oauth2 = tokens
     defer { tokens.flush() }
     let runner = FlowRunner(agent: agent, workspace: workspace, sources: sources)

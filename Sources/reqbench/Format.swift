@@ -1,6 +1,8 @@
 import Base
+import CommandLineSupport
 import Foundation
 import RequestEngine
+import Workbench
 
 /// The text of `run`'s lines: a finished exchange's line, its failure and notes, the progress
 /// line's parts and the summary's counts (the reporters in Reporters.swift print them).
@@ -275,5 +277,11 @@ struct ReconnectLines {
     let untold = told[id].map { max(0, count - $0.count - 1) } ?? max(0, count - 1)
     told[id] = (now, count)
     return Format.reconnectLine(name: name, count: count, delay: delay, reason: reason, untold: untold)
+  }
+}
+
+extension String {
+  func leftPad(_ width: Int, _ pad: Character = "0") -> String {
+    count >= width ? self : String(repeating: pad, count: width - count) + self
   }
 }

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Foundation
 import History
 import RequestEngine
@@ -56,21 +57,33 @@ enum HistoryCommand {
       --state-dir DIR  the state folder to read instead
     """
 
-  static func run(_ args: [String]) -> Int32 {
+  static let command = Subcommand(
+    name: "history", summary: "list the recorded exchanges",
+    synopsis: [
+      "reqbench history WORKSPACE [TARGET] [--search TEXT [--body]] [--status S] [--since T]",
+      "             [--failed] [--limit N] [--json | --har] [--state-dir DIR]",
+    ],
+    description: """
+      lists, searches and filters the recorded exchanges, newest first, or
+      exports them as HAR (reqbench history --help)
+      """,
+    usage: usage, arguments: [.workspace, .target],
+    options: [
+      .text("--search"), .flag("--body"), .text("--status"), .text("--since"), .flag("--failed"), .text("--limit"),
+      .flag("--json"), .flag("--har"), .stateDirectory,
+    ],
+    run: run)
+
+  static func run(_ arguments: ParsedArguments) -> Int32 {
     let options: HistoryOptions
     do {
-      guard let parsed = try parse(args) else {
-        Output.standard.line(usage)
-        return ExitStatus.success
-      }
-      options = parsed
+      options = try parse(arguments)
     } catch {
-      Terminal.error("reqbench: \(error.message)")
-      return ExitStatus.usage
+      return CLI.usageError(error.message)
     }
 
     let workspaceURL = URL(fileURLWithPath: options.workspace)
-    guard let workspace = CLI.loadWorkspace(options.workspace) else { return ExitStatus.usage }
+    guard let workspace = CommandWorkspace.load(options.workspace) else { return ExitStatus.usage }
     // A folder (`users/`) lists every request in it, like `run`.
     let folder = options.target.flatMap { target in
       target.hasSuffix("/") && workspace.request(named: target) == nil
@@ -145,55 +158,43 @@ enum HistoryCommand {
     return ExitStatus.success
   }
 
-  /// The options, or nil for `--help`.
-  static func parse(_ args: [String]) throws(UsageError) -> HistoryOptions? {
+  static func parse(_ arguments: ParsedArguments) throws(UsageError) -> HistoryOptions {
     var options = HistoryOptions(workspace: "")
-    var reader = ArgumentReader(args)
-    while let option = try reader.nextOption() {
-      switch option {
-      case "-h", "--help": return nil
-      case "--json": options.json = true
-      case "--har": options.har = true
-      case "--body": options.body = true
-      case "--failed": options.failed = true
-      case "--search":
-        let text = try reader.value(for: option)
-        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else {
-          throw UsageError(message: "--search needs some text")
-        }
-        options.search = text
-      case "--status":
-        let text = try reader.value(for: option)
-        do {
-          options.statuses = try HistoryQuery.statuses(parsing: text)
-        } catch {
-          throw UsageError(message: error.message)
-        }
-      case "--since":
-        let text = try reader.value(for: option)
-        do {
-          options.since = try HistoryQuery.date(parsing: text, now: Date())
-        } catch {
-          throw UsageError(message: error.message)
-        }
-      case "--state-dir":
-        let directory = try reader.value(for: option)
-        guard !directory.isEmpty else { throw UsageError(message: "--state-dir needs a folder") }
-        options.stateDirectory = directory
-      case "--limit":
-        let text = try reader.value(for: option)
-        guard let n = Int(text), n >= 1 else {
-          throw UsageError(message: "--limit needs a number of 1 or more, got \"\(text)\"")
-        }
-        options.limit = n
-      default:
-        throw UsageError(
-          message:
-            "history: unknown option \"\(option)\"; it takes --search TEXT, --body, --status S, "
-            + "--since T, --failed, --limit N, --json, --har and --state-dir DIR")
+    options.json = arguments.flag("--json")
+    options.har = arguments.flag("--har")
+    options.body = arguments.flag("--body")
+    options.failed = arguments.flag("--failed")
+    if let text = arguments.value("--search") {
+      guard !text.trimmingCharacters(in: .whitespaces).isEmpty else {
+        throw UsageError(message: "--search needs some text")
+      }
+      options.search = text
+    }
+    if let text = arguments.value("--status") {
+      do {
+        options.statuses = try HistoryQuery.statuses(parsing: text)
+      } catch {
+        throw UsageError(message: error.message)
       }
     }
-    let positional = reader.positional
+    if let text = arguments.value("--since") {
+      do {
+        options.since = try HistoryQuery.date(parsing: text, now: Date())
+      } catch {
+        throw UsageError(message: error.message)
+      }
+    }
+    if let directory = arguments.value("--state-dir") {
+      guard !directory.isEmpty else { throw UsageError(message: "--state-dir needs a folder") }
+      options.stateDirectory = directory
+    }
+    if let text = arguments.value("--limit") {
+      guard let n = Int(text), n >= 1 else {
+        throw UsageError(message: "--limit needs a number of 1 or more, got \"\(text)\"")
+      }
+      options.limit = n
+    }
+    let positional = arguments.positional
     guard let workspace = positional.first else {
       throw UsageError(
         message: "history needs a workspace file: reqbench history WORKSPACE [TARGET]")

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Formats
 import Foundation
 import RequestEngine
@@ -46,36 +47,37 @@ enum ImportCommand {
     var openapi = OpenAPIImporter.Options()
   }
 
-  static func parse(_ args: [String]) throws(UsageError) -> Options {
-    var reader = ArgumentReader(args)
-    var into: String?
-    var name: String?
+  static let command = Subcommand(
+    name: "import",
+    summary: "add requests from curl or HTTPie commands, .http files, Postman, Bruno, Insomnia, HAR or OpenAPI files",
+    synopsis: [
+      "reqbench import curl|httpie|http|postman|har|openapi FILE|- --into WORKSPACE [--name NAME] [--filter TEXT]"
+    ],
+    description: """
+      adds requests from curl or HTTPie commands, .http, Postman, Bruno, Insomnia,
+      HAR or OpenAPI files
+      """,
+    usage: usage, arguments: [.choice(ImportFormat.allCases.map(\.rawValue)), .file],
+    options: [
+      Option(name: "--into", value: .workspace), .text("--name"), .text("--filter"), .flag("--cookies"), .text("--tag"),
+    ],
+    errorsShowUsage: true, run: run)
+
+  static func parse(_ arguments: ParsedArguments) throws(UsageError) -> Options {
+    let into = arguments.value("--into")
     var har = HARImporter.Options()
     var openapi = OpenAPIImporter.Options()
-    while let option = try reader.nextOption() {
-      switch option {
-      case "--into": into = try reader.value(for: option)
-      case "--filter": har.filter = try reader.value(for: option)
-      case "--cookies": har.cookies = true
-      case "--tag": openapi.tag = try reader.value(for: option)
-      case "--name":
-        let value = try reader.value(for: option)
-        guard !value.trimmingCharacters(in: .whitespaces).isEmpty else {
-          throw UsageError(message: "--name needs a non-empty name")
-        }
-        name = value
-      default: throw UsageError(message: "import: unknown option \"\(option)\"")
-      }
+    har.filter = arguments.value("--filter")
+    har.cookies = arguments.flag("--cookies")
+    openapi.tag = arguments.value("--tag")
+    let name = arguments.value("--name")
+    if let name, name.trimmingCharacters(in: .whitespaces).isEmpty {
+      throw UsageError(message: "--name needs a non-empty name")
     }
-    let positional = reader.positional
-    guard let formatName = positional.first else {
-      throw UsageError(message: "import needs a format and an input")
-    }
-    guard let format = ImportFormat(rawValue: formatName) else {
-      throw UsageError(
-        message: "import: unknown format \"\(formatName)\"; use "
-          + ImportFormat.allCases.map(\.rawValue).joined(separator: ", "))
-    }
+    let positional = arguments.positional
+    let format = try OptionReader.choice(
+      ImportFormat.self, positional.first, command: "import", missing: "import needs a format and an input")
+    let formatName = format.rawValue
     guard positional.count >= 2 else {
       throw UsageError(
         message: "import \(formatName) needs an input: a file, or - for standard input")
@@ -94,17 +96,12 @@ enum ImportCommand {
     return Options(format: format, input: positional[1], workspace: into, name: name, har: har, openapi: openapi)
   }
 
-  static func run(_ args: [String]) -> Int32 {
-    if args.contains("--help") || args.contains("-h") {
-      Output.standard.line(usage)
-      return ExitStatus.success
-    }
+  static func run(_ arguments: ParsedArguments) -> Int32 {
     let options: Options
     do {
-      options = try parse(args)
+      options = try parse(arguments)
     } catch {
-      Terminal.error("reqbench: \(error.message)\n\(usage)")
-      return ExitStatus.usage
+      return CLI.usageError("\(error.message)\n\(usage)")
     }
 
     // Read and parse the input first: nothing is written unless all of it imports.
@@ -152,11 +149,7 @@ enum ImportCommand {
 
     // Credentials written out in the input (`-H 'Authorization: Bearer …'`, `-u user:password`)
     // go to the secrets file, written before the workspace that refers to them.
-    var secrets: SecretsFile
-    do {
-      secrets = try SecretsFile.load(forWorkspace: URL(fileURLWithPath: options.workspace))
-    } catch {
-      Terminal.error(error.description)
+    guard var secrets = CLI.loadSecrets(forWorkspace: URL(fileURLWithPath: options.workspace)) else {
       return ExitStatus.usage
     }
     let moved = ImportedCredentials.extract(

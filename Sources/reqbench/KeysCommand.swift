@@ -1,3 +1,4 @@
+import CommandLineSupport
 import TerminalUI
 import Workbench
 
@@ -8,9 +9,19 @@ enum KeysCommand {
   /// What `keys --help` prints.
   static let help = "usage: \(usage)\n  lists the TUI's keys by where they apply; --markdown prints the README's key tables"
 
-  static func run(_ args: [String]) -> Int32 {
-    switch args {
-    case []:
+  static let command = Subcommand(
+    name: "keys", summary: "list the TUI's keys", synopsis: [usage],
+    description: "lists the TUI's keys (--markdown: as the README's tables)", usage: help,
+    options: [.flag("--markdown")], run: run)
+
+  static func run(_ arguments: ParsedArguments) -> Int32 {
+    guard arguments.positional.isEmpty else {
+      Terminal.error("reqbench: \(usage)")
+      return ExitStatus.usage
+    }
+    if arguments.flag("--markdown") {
+      Output.standard.data(Keymap.markdown)
+    } else {
       for (i, line) in Keymap.helpLines.enumerated() {
         switch line {
         case .heading(let title): Output.standard.line((i == 0 ? "" : "\n") + title)
@@ -18,13 +29,6 @@ enum KeysCommand {
         case .note(let note): Output.standard.line(String(repeating: " ", count: 22) + note)
         }
       }
-    case ["--markdown"]:
-      Output.standard.data(Keymap.markdown)
-    case ["--help"], ["-h"]:
-      Output.standard.line(help)
-    default:
-      Terminal.error("reqbench: \(usage)")
-      return ExitStatus.usage
     }
     Output.standard.flush()
     return ExitStatus.success

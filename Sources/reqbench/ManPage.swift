@@ -1,7 +1,8 @@
+import CommandLineSupport
 import RequestEngine
 
 /// `reqbench man`: the manual page `docs/reqbench.1` (roff, `man ./docs/reqbench.1`), made from the same
-/// usage texts `--help` prints (`Arguments.usage` and each command's in `CommandTable.swift`),
+/// usage texts `--help` prints (`Commands.usage` and each command's `Subcommand.usage`),
 /// so it cannot say something else. The repository's `docs/reqbench.1` is this output; a test keeps
 /// the two in step (`reqbench man > docs/reqbench.1` after changing a usage text).
 enum ManPage {
@@ -11,22 +12,23 @@ enum ManPage {
       then man ./docs/reqbench.1
     """
 
-  static func run(_ args: [String]) -> Int32 {
-    if args == ["--help"] || args == ["-h"] {
-      Output.standard.line(usage)
-    } else if !args.isEmpty {
+  static let command = Subcommand(
+    name: "man", summary: "print this manual page (roff)", synopsis: ["reqbench man"],
+    description: "prints the manual page made from these usage texts (reqbench.1)", usage: usage, run: run)
+
+  static func run(_ arguments: ParsedArguments) -> Int32 {
+    guard arguments.positional.isEmpty else {
       Terminal.error("reqbench: man takes no arguments\n\(usage)")
       return ExitStatus.usage
-    } else {
-      Output.standard.data(page)
     }
+    Output.standard.data(page)
     Output.standard.flush()
     return ExitStatus.success
   }
 
   static var page: String {
     // The main usage text: its title line, its "Usage:" block, then the rest.
-    let lines = Arguments.usage.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    let lines = Commands.usage.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     let usageStart = (lines.firstIndex { $0 == "Usage:" } ?? 0) + 1
     let usageEnd = lines[usageStart...].firstIndex { $0.isEmpty } ?? lines.count
     let synopsis = lines[usageStart..<usageEnd].map { $0.hasPrefix("  ") ? String($0.dropFirst(2)) : $0 }
@@ -38,7 +40,7 @@ enum ManPage {
     out += ".SH SYNOPSIS\n" + preformatted(synopsis)
     out += ".SH DESCRIPTION\n" + preformatted(Array(description))
     out += ".SH COMMANDS\n"
-    for command in CommandInfo.all {
+    for command in Commands.all {
       out += ".SS \(text(command.name))\n\(text(command.summary)).\n.PP\n"
       out += preformatted(command.usage.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
     }

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Foundation
 import History
 import RequestEngine
@@ -12,14 +13,8 @@ struct RunCommand {
     let interruption = Signals.Interruption()
     defer { interruption.cancel() }
     let workspaceURL = URL(fileURLWithPath: options.workspace)
-    guard let workspace = CLI.loadWorkspace(options.workspace) else { return ExitStatus.usage }
-    let secrets: SecretsFile
-    do {
-      secrets = try SecretsFile.load(forWorkspace: workspaceURL)
-    } catch {
-      Terminal.error(error.description)
-      return ExitStatus.usage
-    }
+    guard let workspace = CommandWorkspace.load(options.workspace) else { return ExitStatus.usage }
+    guard let secrets = CLI.loadSecrets(forWorkspace: workspaceURL) else { return ExitStatus.usage }
 
     if options.fromStep != nil && !options.all
       && !options.targets.contains(where: { workspace.chain(named: $0) != nil })
@@ -28,12 +23,7 @@ struct RunCommand {
       return ExitStatus.usage
     }
     // An unknown environment is one usage error, not one per request.
-    if let name = options.environment, !workspace.environments.contains(where: { $0.name == name }) {
-      Terminal.error(
-        "reqbench: \(options.workspace): unknown environment \(JSONSerializer.quote(name)); "
-          + (workspace.environments.isEmpty
-            ? "this workspace has no \"environments\""
-            : "use one of \(workspace.environments.map(\.name).joined(separator: ", "))"))
+    guard CLI.knowsEnvironment(options.environment, in: workspace, file: options.workspace) else {
       return ExitStatus.usage
     }
     if let path = options.junit, let problem = RunReport.problem(with: path, workspace: options.workspace) {
@@ -129,8 +119,7 @@ struct RunCommand {
       environment: options.environment, secrets: secrets)
     sources.cookies = cookies
     defer { cookies?.flush() }
-    let tokens = CLI.oauth2Tokens(
-      stateFolder: stateFolder, asking: CLI.hasTerminal ? .stderr : .nobody(workspace: options.workspace))
+    let tokens = CLI.runTokens(stateFolder: stateFolder, workspace: options.workspace)
     sources.oauth2 = tokens
     defer { tokens.flush() }
     var results = [RunResult?](repeating: nil, count: templates.count)

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Formats
 import Foundation
 import RequestEngine

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Foundation
 import TerminalUI
 import Workbench
@@ -12,36 +13,28 @@ enum ScreenshotCommand {
     "reqbench screenshot SCENARIO|all [--out PATH.svg | --dir DIR] [--size WxH] [--workspace FILE]\n  scenarios: "
     + scenarioNames.joined(separator: ", ")
 
-  static func run(_ args: [String]) -> Int32 {
-    var names: [String] = []
-    var out: String?
-    var dir = "screenshots"
+  static let command = Subcommand(
+    name: "screenshot", summary: "render scripted TUI scenarios to SVG and text",
+    synopsis: ["reqbench screenshot SCENARIO|all [--out PATH.svg | --dir DIR] [--size WxH] [--workspace FILE]"],
+    description: "renders scripted TUI scenarios to SVG and text (the README's pictures)", usage: usage,
+    arguments: [.choice(scenarioNames + ["all"])], repeats: true,
+    options: [.file("--out"), .folder("--dir"), .text("--size"), .file("--workspace")], errorsShowUsage: true,
+    run: run)
+
+  static func run(_ arguments: ParsedArguments) -> Int32 {
+    let names = arguments.positional
+    let out = arguments.value("--out")
+    let dir = arguments.value("--dir") ?? "screenshots"
     var width = 160
     var height = 45
-    var workspacePath = CLI.demoWorkspacePath() ?? "workspaces/demo.json"
-    var rest = args[...]
-    while let arg = rest.popFirst() {
-      switch arg {
-      case "--help", "-h":
-        print(usage)
-        return ExitStatus.success
-      case "--out": out = rest.popFirst()
-      case "--dir": dir = rest.popFirst() ?? dir
-      case "--workspace": workspacePath = rest.popFirst() ?? workspacePath
-      case "--size":
-        let parts = (rest.popFirst() ?? "").split(separator: "x").compactMap { Int($0) }
-        guard parts.count == 2, parts[0] >= 20, parts[1] >= 5 else {
-          Terminal.error("reqbench: --size needs WIDTHxHEIGHT, e.g. 160x45")
-          return ExitStatus.usage
-        }
-        (width, height) = (parts[0], parts[1])
-      default:
-        if arg.hasPrefix("-") {
-          Terminal.error("reqbench: unknown option \(arg)\n\(usage)")
-          return ExitStatus.usage
-        }
-        names.append(arg)
+    let workspacePath = arguments.value("--workspace") ?? CommandWorkspace.demoPath() ?? "workspaces/demo.json"
+    if let size = arguments.value("--size") {
+      let parts = size.split(separator: "x").compactMap { Int($0) }
+      guard parts.count == 2, parts[0] >= 20, parts[1] >= 5 else {
+        Terminal.error("reqbench: --size needs WIDTHxHEIGHT, e.g. 160x45")
+        return ExitStatus.usage
       }
+      (width, height) = (parts[0], parts[1])
     }
     let scenarios: [Scenario]
     if names == ["all"] {
@@ -61,7 +54,7 @@ enum ScreenshotCommand {
       Terminal.error("reqbench: name one scenario with --out, or several (or all) with --dir\n\(usage)")
       return ExitStatus.usage
     }
-    guard let workspace = CLI.loadWorkspace(workspacePath) else { return ExitStatus.usage }
+    guard let workspace = CommandWorkspace.load(workspacePath) else { return ExitStatus.usage }
     for scenario in scenarios {
       let state = scenario.state(workspace: workspace, file: "workspaces/demo.json", width: width, height: height)
       var buffer = ScreenBuffer(width: width, height: height)

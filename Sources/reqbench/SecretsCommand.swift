@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Foundation
 import RequestEngine
 import Workspace
@@ -12,6 +13,11 @@ enum SecretsCommand {
     reqbench secrets rm WORKSPACE NAME
     """
 
+  static let command = Subcommand(
+    name: "secrets", summary: "the secrets file beside a workspace", synopsis: ["reqbench secrets set|ls|rm WORKSPACE [NAME]"],
+    description: "the secrets file beside the workspace ({{secret.NAME}}); values from stdin", usage: usage,
+    arguments: [.choice(["set", "ls", "rm"]), .workspace], run: { run($0.positional) })
+
   static func run(_ args: [String]) -> Int32 {
     guard args.count >= 2, ["set", "ls", "rm"].contains(args[0]) else {
       Terminal.error("reqbench: secrets needs an action and a workspace:\n\(usage)")
@@ -23,13 +29,7 @@ enum SecretsCommand {
       Terminal.error("reqbench: \(args[1]): no such workspace file")
       return ExitStatus.usage
     }
-    var secrets: SecretsFile
-    do {
-      secrets = try SecretsFile.load(forWorkspace: workspaceURL)
-    } catch {
-      Terminal.error(error.description)
-      return ExitStatus.usage
-    }
+    guard var secrets = CLI.loadSecrets(forWorkspace: workspaceURL) else { return ExitStatus.usage }
     switch action {
     case "ls":
       guard args.count == 2 else {

@@ -1,4 +1,5 @@
 import Base
+import CommandLineSupport
 import DemoServer
 import Flows
 import Foundation
@@ -140,23 +141,6 @@ final class TUIRuntime {
     return ExitStatus.success
   }
 
-  /// What `[` and `]` show: the entry of request `name` at `position` (0 the newest) with its
-  /// bodies, read from the store (on the background queue; `reqbench benchmark-history` times it).
-  static func historyShown(_ history: HistoryStore, name: String, position: Int) -> Msg {
-    do {
-      guard let (entry, count) = try history.entry(of: name, at: position) else {
-        return .historyShown(nil, error: nil)
-      }
-      let body = entry.bodyKept ? try history.body(of: entry) : []
-      let requestBody = try history.requestBody(of: entry)
-      return .historyShown(
-        HistoryView(entry: entry, body: body, requestBody: requestBody, position: position, count: count),
-        error: nil)
-    } catch {
-      return .historyShown(nil, error: "\(error)")
-    }
-  }
-
   /// Reads (after changing) the jar of `environment` on the background queue, with what other
   /// processes wrote to its file taken in first; what it holds comes back as `cookiesLoaded`.
   private func cookieJob(_ environment: String?, _ change: @escaping @Sendable (CookieJarFile) -> Void) {
@@ -250,11 +234,23 @@ final class TUIRuntime {
           inbox.post(.bodyFileExists(path: url.path))
           return
         }
+        // The folders of the path are made, as a download's are, and the message says so.
+        let folder = url.deletingLastPathComponent()
+        var madeFolder: String?
+        if !FileManager.default.fileExists(atPath: folder.path) {
+          do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            madeFolder = folder.path
+          } catch {
+            inbox.post(.bodyWritten(path: url.path, error: "cannot make the folder \(folder.path)"))
+            return
+          }
+        }
         do {
           let bytes = try stream.map { StreamEvent.ndjson($0.kept, name: name, exchange: id) }
             ?? jqOutput.map { Array($0.utf8) } ?? body?.bytes() ?? []
           try AtomicFile.write(bytes, to: url)
-          inbox.post(.bodyWritten(path: url.path, error: nil))
+          inbox.post(.bodyWritten(path: url.path, error: nil, madeFolder: madeFolder))
         } catch let error as FileError {
           // The system's reason alone: the message names the path already.
           inbox.post(.bodyWritten(path: url.path, error: error.reason.isEmpty ? error.message : error.reason))
@@ -308,7 +304,7 @@ final class TUIRuntime {
       inbox.post(.searchContinue)
     case .showHistory(let name, let position):
       let history = self.history
-      background.async { inbox.post(TUIRuntime.historyShown(history, name: name, position: position)) }
+      background.async { inbox.post(HistoryStep.shown(history, name: name, position: position)) }
     case .searchHistory(let query, let id):
       let history = self.history
       background.async {
@@ -323,7 +319,7 @@ final class TUIRuntime {
       background.async {
         do throws(FileError) {
           let position = try history.position(of: entry)
-          inbox.post(TUIRuntime.historyShown(history, name: entry.name, position: position))
+          inbox.post(HistoryStep.shown(history, name: entry.name, position: position))
         } catch {
           inbox.post(.historyShown(nil, error: error.description))
         }

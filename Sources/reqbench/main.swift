@@ -1,7 +1,8 @@
+import CommandLineSupport
 import Foundation
 import RequestEngine
 
-// The reqbench command: parses arguments (pure, in Arguments.swift) and runs the subcommand.
+// The reqbench command: `CLI.run` finds the command in `Commands.all` and runs it.
 signal(SIGPIPE, SIG_IGN)
 // Before any thread exists, so that every thread inherits it (see `Signals`).
 Signals.blockTermination()

@@ -305,7 +305,7 @@ struct TUIColourAndTTYTests {
 }
 
 /// `w` on the real binary: the jq output shown is what is written, an existing file is asked
-/// about, and a path that cannot be written says why once.
+/// about, missing folders are made, and a path that cannot be written says why once.
 @Suite("TUI end to end: writing bodies (tmux)", .serialized)
 struct TUIWriteTests {
   @Test func writesTheJQOutputAsksBeforeOverwritingAndSaysWhyAWriteFailed() throws {
@@ -336,15 +336,22 @@ struct TUIWriteTests {
     try session.waitFor("users.jq.txt exists: overwrite? y/n")
     try session.send("y")
     try session.waitFor("body written to")
-    // A folder that does not exist: the reason, once, and what to do.
+    // Folders that do not exist are made, and the message says so.
     try session.send("w")
     try session.send("C-u")
-    try session.type(dir.path + "/no/such/x.txt")
+    try session.type("out/orders/x.txt")
+    try session.send("Enter")
+    try session.waitFor("(made the folder")
+    #expect(try String(contentsOfFile: dir.appendingPathComponent("out/orders/x.txt").path, encoding: .utf8) == "\"Ada Lovelace\"\n")
+    // A path that cannot be written (under a file): the reason, once, and what to do.
+    try session.send("w")
+    try session.send("C-u")
+    try session.type(file + "/x.txt")
     try session.send("Enter")
     let failed = try session.waitFor("choose another path")
     let line = try #require(failed.split(separator: "\n").last { $0.contains("cannot write") }).description
-    #expect(line.components(separatedBy: "no/such/x.txt").count == 2, "the path once: \(line)")
-    #expect(line.contains("No such file or directory"), "\(line)")
+    #expect(line.components(separatedBy: "ws.json/x.txt").count == 2, "the path once: \(line)")
+    #expect(line.contains("Not a directory"), "\(line)")
     try session.quit()
   }
 }

@@ -237,6 +237,8 @@ struct KeysAndEventsTests {
     var state = try demoState()
     send(&state, .bodyWritten(path: "/tmp/out.json", error: nil))
     #expect(state.message == StatusMessage("body written to /tmp/out.json"))
+    send(&state, .bodyWritten(path: "/tmp/out/orders.json", error: nil, madeFolder: "/tmp/out"))
+    #expect(state.message == StatusMessage("body written to /tmp/out/orders.json (made the folder /tmp/out)"))
     send(&state, .bodyWritten(path: "/nope/out.json", error: "No such file or directory"))
     #expect(
       state.message

@@ -78,12 +78,13 @@ extension AppState {
     message = StatusMessage("\(path) exists: overwrite? y/n")
   }
 
-  mutating func bodyWritten(_ path: String, error: String?) {
+  mutating func bodyWritten(_ path: String, error: String?, madeFolder: String? = nil) {
     let events: Bool
     if case .writeBody(_, _, _, true, _)? = pendingWrite { events = true } else { events = false }
     pendingWrite = nil
     message = error.map { StatusMessage("cannot write \(path): \($0); choose another path", isError: true) }
-      ?? StatusMessage((events ? "events written to " : "body written to ") + path)
+      ?? StatusMessage(
+        (events ? "events written to " : "body written to ") + path + (madeFolder.map { " (made the folder \($0))" } ?? ""))
   }
 
   /// A jq filter's output, shown instead of the body.

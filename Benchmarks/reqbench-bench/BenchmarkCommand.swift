@@ -1,11 +1,12 @@
 import Base
+import CommandLineSupport
 import Foundation
 import RequestEngine
 import TerminalUI
 import Workbench
 import Workspace
 
-/// `reqbench benchmark-render [--rows N] [--size WxH] [--frames N] [--workspace FILE] [--show]`: a hidden
+/// `reqbench-bench benchmark-render [--rows N] [--size WxH] [--frames N] [--workspace FILE] [--show]`: a
 /// developer command for `Benchmarks/tui`. It fills the queue of the demo workspace's state with
 /// N finished exchanges plus a few running ones, then times what the TUI does for every frame:
 /// `view(state, into: &buffer)` and `buffer.changes(since: previous)`. Each frame first scrolls
@@ -29,7 +30,7 @@ import Workspace
 /// `stream_median_ms=… stream_p95_ms=…` is for scripts.
 enum BenchmarkCommand {
   static let usage =
-    "reqbench benchmark-render [--rows N] [--size WxH] [--frames N] [--workspace FILE] [--show] [--list] [--stream [--rate N]]"
+    "reqbench-bench benchmark-render [--rows N] [--size WxH] [--frames N] [--workspace FILE] [--show] [--list] [--stream [--rate N]]"
 
   /// Running downloads at the top of the queue (progress bars, speed and ETA to draw).
   static let running = 16
@@ -46,14 +47,14 @@ enum BenchmarkCommand {
     case .failure(let exit): return exit.status
     }
     guard options.positional.isEmpty else {
-      Terminal.error("reqbench: benchmark-render: unknown argument \"\(options.positional[0])\"\n\(usage)")
+      Terminal.error("reqbench-bench: benchmark-render: unknown argument \"\(options.positional[0])\"\n\(usage)")
       return ExitStatus.usage
     }
     let (width, height, workspacePath) = (options.width, options.height, options.workspacePath)
     let rows = options.numbers["--rows"] ?? 1000
     let frames = options.numbers["--frames"] ?? 500
     let show = options.flags.contains("--show")
-    guard let workspace = CLI.loadWorkspace(workspacePath) else { return ExitStatus.usage }
+    guard let workspace = CommandWorkspace.load(workspacePath) else { return ExitStatus.usage }
     if options.flags.contains("--stream") {
       return runStream(
         workspace: workspace, file: workspacePath, earlier: rows, rate: options.numbers["--rate"] ?? 1000, frames: frames,
@@ -280,7 +281,7 @@ enum BenchmarkCommand {
   static func ms(_ value: Double) -> String { String(format: "%.3f", value) }
 }
 
-/// The options the hidden benchmark commands share: `--size WxH`, `--workspace FILE`, `-h`, the
+/// The options the benchmark commands share: `--size WxH`, `--workspace FILE`, `-h`, the
 /// numeric options a command names (with their defaults; 1 to 1,000,000) and its flags. Other
 /// arguments are left positional.
 struct BenchmarkOptions {
@@ -288,7 +289,7 @@ struct BenchmarkOptions {
 
   var width = 200
   var height = 60
-  var workspacePath = CLI.demoWorkspacePath() ?? "workspaces/demo.json"
+  var workspacePath = CommandWorkspace.demoPath() ?? "workspaces/demo.json"
   var numbers: [String: Int]
   var flags: Set<String> = []
   var positional: [String] = []
@@ -299,7 +300,7 @@ struct BenchmarkOptions {
     var options = BenchmarkOptions(numbers: numbers)
     var rest = args[...]
     func fail(_ message: String) -> Result<BenchmarkOptions, Exit> {
-      Terminal.error("reqbench: \(message)\n\(usage)")
+      Terminal.error("reqbench-bench: \(message)\n\(usage)")
       return .failure(Exit(status: ExitStatus.usage))
     }
     while let arg = rest.popFirst() {

@@ -1,12 +1,13 @@
 import Base
+import CommandLineSupport
 import Foundation
 import RequestEngine
 import TerminalUI
 import Workbench
 import Workspace
 
-/// `reqbench benchmark-body [--size WxH] [--pages N] [--repeats N] [--workspace FILE] URL...`: a
-/// hidden developer command for `Benchmarks/tui`. It GETs each URL through a real agent (default
+/// `reqbench-bench benchmark-body [--size WxH] [--pages N] [--repeats N] [--workspace FILE] URL...`: a
+/// developer command of `reqbench-bench`, for `Benchmarks/tui`. It GETs each URL through a real agent (default
 /// configuration, so a body over 16 MB is spilled to a temporary file as in the TUI), then, in a
 /// fresh state of the demo workspace with the exchange selected and the response pane focused,
 /// times what the TUI does:
@@ -21,7 +22,7 @@ import Workspace
 /// printed as ratios to it. Lines starting `body=` and `ratio=` are for scripts.
 enum BodyBenchmarkCommand {
   static let usage =
-    "reqbench benchmark-body [--size WxH] [--pages N] [--repeats N] [--workspace FILE] URL..."
+    "reqbench-bench benchmark-body [--size WxH] [--pages N] [--repeats N] [--workspace FILE] URL..."
 
   struct Figures {
     var url: String
@@ -46,10 +47,10 @@ enum BodyBenchmarkCommand {
     let repeats = options.numbers["--repeats"] ?? 5
     let urls = options.positional
     guard !urls.isEmpty else {
-      Terminal.error("reqbench: benchmark-body needs at least one URL\n\(usage)")
+      Terminal.error("reqbench-bench: benchmark-body needs at least one URL\n\(usage)")
       return ExitStatus.usage
     }
-    guard let workspace = CLI.loadWorkspace(workspacePath) else { return ExitStatus.usage }
+    guard let workspace = CommandWorkspace.load(workspacePath) else { return ExitStatus.usage }
 
     let out = Output.standard
     out.line("benchmark-body: \(width)x\(height), \(pages) pages down, \(repeats) repeats per body")
@@ -57,7 +58,7 @@ enum BodyBenchmarkCommand {
     for url in urls {
       let (events, result) = fetch(url)
       guard let response = result.response, result.state == .succeeded else {
-        Terminal.error("reqbench: benchmark-body: \(url): \(result.error?.message ?? result.state.rawValue)")
+        Terminal.error("reqbench-bench: benchmark-body: \(url): \(result.error?.message ?? result.state.rawValue)")
         return ExitStatus.failure
       }
       var spilled = false

@@ -11,8 +11,8 @@ import TerminalUI
 /// so a request name or a header from a server can never drive the terminal) or data a script
 /// reads (`data`: a response body, an exported command, raw on a pipe and escaped on a
 /// terminal).
-final class Output: Sendable {
-  static let standard = Output(fd: STDOUT_FILENO)
+package final class Output: Sendable {
+  package static let standard = Output(fd: STDOUT_FILENO)
 
   private let fd: Int32
   /// What is written and not yet flushed, and the writer of `jsonObjects`' lines (kept: its
@@ -24,25 +24,25 @@ final class Output: Sendable {
     var objectWriter = JSONObjectWriter()
   }
 
-  init(fd: Int32) { self.fd = fd }
+  package init(fd: Int32) { self.fd = fd }
 
   /// Whether this output is a terminal.
-  var isTerminal: Bool { isatty(fd) == 1 }
+  package var isTerminal: Bool { isatty(fd) == 1 }
 
   /// A line shown to a person (a table row, a result line, a usage text): every control
   /// character but the newline escaped.
-  func line(_ text: String) { write(Array((ControlEscaping.visibleLines(text) + "\n").utf8)) }
+  package func line(_ text: String) { write(Array((ControlEscaping.visibleLines(text) + "\n").utf8)) }
 
   /// One JSON value on a line (`--json` output): compact, with the controls JSON leaves raw (C1,
   /// the bidirectional controls) written as `\u` escapes.
-  func json(_ value: JSONValue) {
+  package func json(_ value: JSONValue) {
     jsonLine { JSONSerializer.compact(value, into: &$0) }
   }
 
   /// `count` JSON objects, a line each, written member by member (`JSONObjectWriter`) straight
   /// into the buffer with the same escaping as `json(_:)`; `write` is given each one's index.
   /// The lock is taken once for all of them (a hand-over of a stream holds thousands of events).
-  func jsonObjects(count: Int, _ write: (Int, inout JSONObjectWriter) -> Void) {
+  package func jsonObjects(count: Int, _ write: (Int, inout JSONObjectWriter) -> Void) {
     state.withLock { state in
       for index in 0..<count {
         state.objectWriter.reset()
@@ -95,7 +95,7 @@ final class Output: Sendable {
 
   /// Data as it is (a response body, an exported command or file) when this output is not a
   /// terminal; on a terminal, escaped (`ControlEscaping.visible(bytes:)`: newlines and tabs kept).
-  func data(_ bytes: [UInt8], escaped: Bool) {
+  package func data(_ bytes: [UInt8], escaped: Bool) {
     if escaped {
       write(Array(ControlEscaping.visible(bytes: bytes).utf8))
     } else {
@@ -103,7 +103,7 @@ final class Output: Sendable {
     }
   }
 
-  func data(_ text: String) { data(Array(text.utf8), escaped: isTerminal) }
+  package func data(_ text: String) { data(Array(text.utf8), escaped: isTerminal) }
 
   private func write(_ bytes: [UInt8]) {
     state.withLock { state in
@@ -112,7 +112,7 @@ final class Output: Sendable {
     }
   }
 
-  func flush() { state.withLock { flush(&$0.pending) } }
+  package func flush() { state.withLock { flush(&$0.pending) } }
 
   /// Writes `buffer` out once it holds 64 KB (under the lock): one write for many lines.
   private func flushIfFull(_ buffer: inout [UInt8]) {
@@ -127,7 +127,7 @@ final class Output: Sendable {
 
   /// Writes every byte now, retrying short writes and EINTR; a closed pipe ends it quietly.
   /// (Not `FileHandle.write(_:)`: it stops the process, `try!`, when the write fails.)
-  static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+  package static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
     var offset = 0
     while offset < bytes.count {
       let n = bytes[offset...].withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
