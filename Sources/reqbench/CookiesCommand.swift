@@ -3,7 +3,6 @@ import CommandLineSupport
 import Foundation
 import RequestEngine
 import TerminalUI
-import Workbench
 import Workspace
 
 /// `reqbench cookies ls|clear|rm|import|export WORKSPACE [--env NAME] [--state-dir DIR]`: the
