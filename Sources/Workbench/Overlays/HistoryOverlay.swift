@@ -1,4 +1,6 @@
+import Base
 import Foundation
+import History
 import RequestEngine
 import TerminalUI
 import Workspace

@@ -1,3 +1,5 @@
+import Base
+import Formats
 import Foundation
 import RequestEngine
 import TerminalUI
