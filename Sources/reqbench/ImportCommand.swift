@@ -51,7 +51,8 @@ enum ImportCommand {
     name: "import",
     summary: "add requests from curl or HTTPie commands, .http files, Postman, Bruno, Insomnia, HAR or OpenAPI files",
     synopsis: [
-      "reqbench import curl|httpie|http|postman|har|openapi FILE|- --into WORKSPACE [--name NAME] [--filter TEXT]"
+      "reqbench import curl|httpie|http|postman|har|openapi|bruno|insomnia FILE|- --into WORKSPACE [--name NAME]",
+      "             [--filter TEXT]",
     ],
     description: """
       adds requests from curl or HTTPie commands, .http, Postman, Bruno, Insomnia,

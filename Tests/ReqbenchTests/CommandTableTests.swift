@@ -39,6 +39,18 @@ struct CommandTableTests {
     }
   }
 
+  /// The user guide's commands page names every command of the table and each of its options, so
+  /// the guide and the man page (made from the table) list the same ones.
+  @Test func theGuideNamesEveryCommandAndOption() throws {
+    let guide = try String(contentsOf: Self.repository.appendingPathComponent("docs/commands.md"), encoding: .utf8)
+    for command in Commands.all {
+      #expect(guide.contains("reqbench \(command.name)") || guide.contains("`\(command.name)`"), "docs/commands.md does not name \(command.name)")
+      for option in command.options where option.name != "--help" {
+        #expect(guide.contains(option.name), "docs/commands.md does not name \(command.name) \(option.name)")
+      }
+    }
+  }
+
   /// What a shell's completion offers for the words of a line, the last being completed.
   func complete(_ shell: String, _ words: [String]) throws -> [String] {
     let quoted = words.map { "'\($0)'" }
