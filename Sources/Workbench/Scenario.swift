@@ -26,7 +26,7 @@ public enum Scenario: String, CaseIterable, Sendable {
   /// The keys overlay.
   case help
   /// Downloads and uploads: one running with speed and ETA, an upload going out, one left from
-  /// an earlier session (resumable), one resumed and finished, shown in the viewer.
+  /// an earlier run (resumable), one resumed and finished, shown in the viewer.
   case downloads
   /// `v`: the environments, `grace` highlighted with its variables beside the list.
   case environments
@@ -163,7 +163,7 @@ public enum Scenario: String, CaseIterable, Sendable {
     let big = Request(
       name: "files/big", url: base + "/bytes/52428800?seed=demo&rate=8000000",
       download: DownloadTarget(path: folder + "/downloads/big.bin"))
-    // The earlier session's download, resumed and finished.
+    // The earlier run's download, resumed and finished.
     let done = ExchangeID(rawValue: 1)
     send(&state, .agent(.queued(done, big)), .agent(.started(done, attempt: 1)))
     var headers = HTTPHeaders()

@@ -75,7 +75,7 @@ struct TUIResumeTests {
     #expect(demoPort(screen) != nil && demoPort(screen) != firstPort, "the demo server's port should change")
     try second.waitFor("resumable")
     try second.send("4", "g")
-    try second.waitFor("interrupted in an earlier session")
+    try second.waitFor("interrupted in an earlier run")
     try second.send("r")
     try second.waitFor("resuming files/big from")
     screen = try second.waitFor("✓ succeeded", timeout: 20)

@@ -240,7 +240,7 @@ struct TUIDownloadTests {
     try reopened.waitFor("resumable")
     try reopened.send("4")
     try reopened.send("g")
-    screen = try reopened.waitFor("interrupted in an earlier session")
+    screen = try reopened.waitFor("interrupted in an earlier run")
     #expect(screen.contains("press r to resume"))
     try reopened.send("r")
     try reopened.waitFor("resuming big from")

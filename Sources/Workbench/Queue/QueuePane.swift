@@ -31,7 +31,7 @@ public struct QueueState: Sendable {
 }
 
 /// The queue pane: its one list of lines, keys over it (a run's own keys are in QueueFlows.swift),
-/// re-sending, and the downloads an earlier session left.
+/// re-sending, and the downloads an earlier run left.
 extension AppState {
   var selectedExchange: ExchangeRow? {
     guard case .exchange(let id)? = queue.selected else { return nil }
@@ -177,7 +177,7 @@ extension AppState {
     return commands
   }
 
-  /// Downloads an earlier session left unfinished (the agent's resume state): listed in the
+  /// Downloads an earlier run left unfinished (the agent's resume state): listed in the
   /// queue as cancelled and resumable, oldest last; `r` resumes one. Only those whose request is
   /// still in the workspace.
   public mutating func restorePendingDownloads(_ pending: [PendingDownload]) {
@@ -192,7 +192,7 @@ extension AppState {
       row.downloadTarget = download.target
       row.result = ExchangeResult(
         id: id, request: Request(name: download.label, method: method, url: download.url), state: .cancelled,
-        response: nil, error: ExchangeError(kind: .cancelled, message: "interrupted in an earlier session"),
+        response: nil, error: ExchangeError(kind: .cancelled, message: "interrupted in an earlier run"),
         attempts: 0, queuedAt: download.updated, startedAt: nil, finishedAt: download.updated, download: outcome)
       exchanges.append(row)
       if queue.selected == nil { queue.selected = .exchange(id) }
