@@ -67,7 +67,9 @@ extension Painter {
     case .step:
       guard let row = state.lastResponse(of: field.value) else {
         let running = state.exchanges.contains { $0.name == field.value && !$0.state.isTerminal }
-        return (field.value, running ? "running…" : "no response yet (s runs the chain; captures preview against it)", theme.dim)
+        let hasCaptures = chain.map { chain in chain.steps.contains { $0.request == field.value && !$0.capture.isEmpty } } ?? false
+        let none = hasCaptures ? "no response yet: s runs the chain, then its captures preview" : "no response yet"
+        return (field.value, running ? "running…" : none, theme.dim)
       }
       return (field.value, "last response: " + (row.status.map(String.init) ?? row.state.rawValue), theme.dim)
     case .vars:
