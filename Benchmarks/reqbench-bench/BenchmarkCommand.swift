@@ -1,3 +1,4 @@
+import Base
 import CommandLineSupport
 import Foundation
 import RequestEngine

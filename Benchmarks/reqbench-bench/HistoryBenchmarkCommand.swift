@@ -1,5 +1,7 @@
+import Base
 import CommandLineSupport
 import Foundation
+import History
 import RequestEngine
 import Workbench
 import Workspace

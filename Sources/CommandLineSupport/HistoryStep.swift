@@ -1,3 +1,4 @@
+import History
 import Workbench
 import Workspace
 

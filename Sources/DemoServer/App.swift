@@ -29,7 +29,7 @@ final class App: Sendable {
   /// Requests to these paths are never counted under their key.
   static let uncountedPaths: Set<String> = ["/hits", "/log", "/stats", "/hits/", "/log/", "/stats/"]
 
-  func handle(_ request: Request, _ context: Context) -> Response {
+  func handle(_ request: ServerRequest, _ context: Context) -> ServerResponse {
     let segments = request.pathSegments
     guard let first = segments.first else {
       return request.path == "*" ? options(request) : index(request)
@@ -37,8 +37,8 @@ final class App: Sendable {
     let rest = Array(segments.dropFirst())
     switch first {
     // Fixture endpoints
-    case "get" where rest.isEmpty, "anything": return Response.json(200, echo(request))
-    case "headers" where rest.isEmpty: return Response.json(200, .obj(["headers": request.headersJSON]))
+    case "get" where rest.isEmpty, "anything": return ServerResponse.json(200, echo(request))
+    case "headers" where rest.isEmpty: return ServerResponse.json(200, .obj(["headers": request.headersJSON]))
     case "status": return status(request, rest)
     case "delay": return delay(request, rest, context)
     case "drip" where rest.isEmpty: return drip(request, context)
@@ -55,14 +55,14 @@ final class App: Sendable {
     case "hits" where rest.isEmpty: return hits(request)
     case "log" where rest.isEmpty: return log(request)
     case "stats" where rest.isEmpty: return stats(request)
-    case "html" where rest.isEmpty: return Response.text(200, Content.html, contentType: "text/html; charset=utf-8")
-    case "xml" where rest.isEmpty: return Response.text(200, Content.xml, contentType: "application/xml")
-    case "json-invalid" where rest.isEmpty: return Response.text(200, #"{"a": 1,"#, contentType: "application/json")
-    case "empty" where rest.isEmpty: return Response(status: 200, headers: [("Content-Type", "application/json")])
-    case "space" where rest.isEmpty: return Response.text(200, " ", contentType: "application/json")
+    case "html" where rest.isEmpty: return ServerResponse.text(200, Content.html, contentType: "text/html; charset=utf-8")
+    case "xml" where rest.isEmpty: return ServerResponse.text(200, Content.xml, contentType: "application/xml")
+    case "json-invalid" where rest.isEmpty: return ServerResponse.text(200, #"{"a": 1,"#, contentType: "application/json")
+    case "empty" where rest.isEmpty: return ServerResponse(status: 200, headers: [("Content-Type", "application/json")])
+    case "space" where rest.isEmpty: return ServerResponse.text(200, " ", contentType: "application/json")
     case "text" where rest.isEmpty: return text(request)
     case "escape" where rest.isEmpty:
-      var response = Response.text(200, Content.escape)
+      var response = ServerResponse.text(200, Content.escape)
       response.headers.append(("X-Escape", "\u{1b}]0;header title\u{07}\u{202e}"))
       return response
     case "cookies": return cookies(request, rest)
@@ -88,22 +88,22 @@ final class App: Sendable {
         size = 50 * 1024 * 1024
       }
       return bytes(request, context, size: size, allowRate: false)
-    case "files" where rest == ["small.json"]: return Response.json(200, Content.smallJSON)
+    case "files" where rest == ["small.json"]: return ServerResponse.json(200, Content.smallJSON)
     default:
       return .error(404, "not found: \(request.path)")
     }
   }
 
-  private func options(_ request: Request) -> Response {
-    Response(status: 204, headers: [("Allow", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS")], body: .none)
+  private func options(_ request: ServerRequest) -> ServerResponse {
+    ServerResponse(status: 204, headers: [("Allow", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS")], body: .none)
   }
 }
 
 /// Checks the method; nil when allowed, else a 405 listing `allowed`.
-func requireMethod(_ request: Request, _ allowed: [String]) -> Response? {
+func requireMethod(_ request: ServerRequest, _ allowed: [String]) -> ServerResponse? {
   var all = allowed
   if all.contains("GET"), !all.contains("HEAD") { all.append("HEAD") }
   if all.contains(request.method) { return nil }
-  return Response.error(405, "method \(request.method) not allowed; use \(allowed.joined(separator: ", "))")
+  return ServerResponse.error(405, "method \(request.method) not allowed; use \(allowed.joined(separator: ", "))")
     .header("Allow", all.joined(separator: ", "))
 }

@@ -1,4 +1,4 @@
-import RequestEngine
+import Base
 
 /// Deterministic pseudo-random content: byte `i` of (seed, version) is always the same, and any
 /// range can be generated without the bytes before it (a counter-based SplitMix64).
@@ -124,7 +124,7 @@ extension App {
   static let lastModifiedBase = 1_735_689_600  // 2025-01-01T00:00:00Z
 
   /// `/bytes/{n}` and `/files/big.bin`: deterministic bytes with validators, Range and faults.
-  func bytes(_ request: Request, _ context: Context, size: Int, allowRate: Bool) -> Response {
+  func bytes(_ request: ServerRequest, _ context: Context, size: Int, allowRate: Bool) -> ServerResponse {
     guard size <= 1 << 40 else { return .error(400, "at most 1 TiB, please") }
     let seed = ByteGenerator.seed(from: request.queryValue("seed"))
     var version: UInt64 = 0
@@ -170,7 +170,7 @@ extension App {
         case .full:
           break
         case .unsatisfiable:
-          return Response(status: 416, headers: headers + [("Content-Range", "bytes */\(size)")])
+          return ServerResponse(status: 416, headers: headers + [("Content-Range", "bytes */\(size)")])
         case .partial(let first, let last):
           status = 206
           length = last - first + 1
@@ -212,7 +212,7 @@ extension App {
     let bodyStart = start
     let bodyLimit = sendLimit
     let pacing = rate
-    return Response(
+    return ServerResponse(
       status: status, headers: headers,
       body: .stream(length: chunked ? nil : length) { stream in
         try Self.streamBytes(

@@ -15,7 +15,7 @@ final class ConnectionHandler {
   /// `CONNECT host:port` (an HTTPS proxy's tunnel, for tests of `HTTPS_PROXY`): to loopback
   /// only; counted under the key `connect` with the target in `/log?key=connect`. Bytes are
   /// copied both ways until either side closes.
-  private func tunnel(_ request: Request) {
+  private func tunnel(_ request: ServerRequest) {
     let token = app.tracker.begin(key: "connect", method: "CONNECT", target: request.target, headers: request.headersJSON).token
     var completed = false
     defer { app.tracker.end(token, completed: completed) }
@@ -90,7 +90,7 @@ final class ConnectionHandler {
       return false
     }
 
-    var request: Request
+    var request: ServerRequest
     let framing: BodyFraming
     do {
       request = try parseRequestHead(head)
@@ -176,7 +176,7 @@ final class ConnectionHandler {
     return false
   }
 
-  private static func wantsKeepAlive(_ request: Request) -> Bool {
+  private static func wantsKeepAlive(_ request: ServerRequest) -> Bool {
     let tokens = request.headerValues("Connection").joined(separator: ",").lowercased()
       .split(separator: ",").map { $0.trimmingSpaces }
     if tokens.contains("close") { return false }
@@ -186,14 +186,14 @@ final class ConnectionHandler {
   /// Answers an unusable request with a short text body and closes. Returns whether it was sent.
   @discardableResult
   private func refuse(_ status: Int, _ message: String) -> Bool {
-    var response = Response.text(status, "\(reasonPhrase(status).lowercased()): \(message)\n")
+    var response = ServerResponse.text(status, "\(reasonPhrase(status).lowercased()): \(message)\n")
     response.closeConnection = true
     let outcome = writeSimple(response)
     if outcome { socket.lingeringClose() }
     return outcome
   }
 
-  private func writeSimple(_ response: Response) -> Bool {
+  private func writeSimple(_ response: ServerResponse) -> Bool {
     guard case .bytes(let body) = response.body else { return false }
     var head = Self.head(status: response.status, headers: response.headers)
     head += "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
@@ -221,7 +221,7 @@ final class ConnectionHandler {
   /// Frames and writes a response. `completed` when every byte went out as framed.
   /// `beforeLastSend` runs just before the bytes that complete the response are sent.
   private func write(
-    _ response: Response, for request: Request, keepAlive requested: Bool,
+    _ response: ServerResponse, for request: ServerRequest, keepAlive requested: Bool,
     beforeLastSend: () -> Void = {}
   ) -> Outcome {
     if response.dropConnection {

@@ -98,7 +98,7 @@ final class DemoCounters: Sendable {
 }
 
 extension App {
-  func index(_ request: Request) -> Response {
+  func index(_ request: ServerRequest) -> ServerResponse {
     let endpoints: [(String, String, String)] = [
       ("GET", "/users", "list the users"),
       ("GET", "/users/{id}", "one user (404 when there is none)"),
@@ -131,7 +131,7 @@ extension App {
   }
 
   /// The body as a JSON object, or the 400/413 to answer.
-  private func jsonObject(_ request: Request) -> BodyResult {
+  private func jsonObject(_ request: ServerRequest) -> BodyResult {
     guard !request.bodyTruncated else { return .failure(.error(413, "body too large")) }
     let value: JSONValue
     do {
@@ -143,7 +143,7 @@ extension App {
     return .success(value)
   }
 
-  func usersEndpoint(_ request: Request, _ rest: [String]) -> Response {
+  func usersEndpoint(_ request: ServerRequest, _ rest: [String]) -> ServerResponse {
     if rest.isEmpty {
       if let refusal = requireMethod(request, ["GET", "POST"]) { return refusal }
       if request.method != "POST" { return .json(200, .array(users.all.map(\.json))) }
@@ -156,7 +156,7 @@ extension App {
         return .error(400, "name is required")
       }
       let user = users.create(name: name, email: body["email"]?.stringValue, role: body["role"]?.stringValue)
-      return Response.json(201, user.json).header("Location", "/users/\(user.id)")
+      return ServerResponse.json(201, user.json).header("Location", "/users/\(user.id)")
     }
     guard rest.count == 1 else { return .error(404, "not found: \(request.path)") }
     guard let id = parseNonNegativeInt(Substring(rest[0])) else { return .error(404, "no user \(rest[0])") }
@@ -166,7 +166,7 @@ extension App {
       guard let user = users.user(id) else { return .error(404, "no user \(id)") }
       return .json(200, user.json)
     case "DELETE":
-      return users.delete(id) ? Response(status: 204, body: .none) : .error(404, "no user \(id)")
+      return users.delete(id) ? ServerResponse(status: 204, body: .none) : .error(404, "no user \(id)")
     default:  // PUT, PATCH
       let body: JSONValue
       switch jsonObject(request) {
@@ -189,11 +189,11 @@ extension App {
           user.role = "viewer"
         }
       }
-      return found ? Response(status: 204, body: .none) : .error(404, "no user \(id)")
+      return found ? ServerResponse(status: 204, body: .none) : .error(404, "no user \(id)")
     }
   }
 
-  func login(_ request: Request) -> Response {
+  func login(_ request: ServerRequest) -> ServerResponse {
     if let refusal = requireMethod(request, ["POST"]) { return refusal }
     let body: JSONValue
     switch jsonObject(request) {
@@ -212,26 +212,26 @@ extension App {
       .header("ETag", "\"user-\(user.id)\"")
   }
 
-  func me(_ request: Request) -> Response {
+  func me(_ request: ServerRequest) -> ServerResponse {
     if let refusal = requireMethod(request, ["GET"]) { return refusal }
     guard let token = Self.bearerToken(request) else {
-      return Response.error(401, "log in first: POST /auth/login, then send Authorization: Bearer <token>")
+      return ServerResponse.error(401, "log in first: POST /auth/login, then send Authorization: Bearer <token>")
         .header("WWW-Authenticate", "Bearer")
     }
     guard let user = users.user(forToken: token) else {
-      return Response.error(401, "unknown or expired token").header("WWW-Authenticate", #"Bearer error="invalid_token""#)
+      return ServerResponse.error(401, "unknown or expired token").header("WWW-Authenticate", #"Bearer error="invalid_token""#)
     }
     return .json(200, user.json)
   }
 
-  func slow(_ request: Request, _ context: Context) -> Response {
+  func slow(_ request: ServerRequest, _ context: Context) -> ServerResponse {
     guard context.sleep(1.5) else { return .dropped }
     return .json(200, .obj(["message": "thanks for waiting", "delay": .double(1.5)]))
   }
 
-  func trickle(_ request: Request, _ context: Context) -> Response {
+  func trickle(_ request: ServerRequest, _ context: Context) -> ServerResponse {
     let text = Array("slowly but surely!\n".utf8) + [UInt8(ascii: ".")]  // 20 bytes
-    return Response(
+    return ServerResponse(
       status: 200, headers: [("Content-Type", "text/plain; charset=utf-8")],
       body: .stream(length: text.count) { stream in
         for (i, byte) in text.enumerated() {
@@ -241,10 +241,10 @@ extension App {
       })
   }
 
-  func flakyDemo(_ request: Request) -> Response {
+  func flakyDemo(_ request: ServerRequest) -> ServerResponse {
     let call = demoCounters.nextFlakyCall()
     if call % 2 == 1 {
-      return Response.error(503, "temporarily unavailable (call \(call)); try again").header("Retry-After", "1")
+      return ServerResponse.error(503, "temporarily unavailable (call \(call)); try again").header("Retry-After", "1")
     }
     return .json(200, .obj(["ok": .bool(true), "call": .int(call)]))
   }
@@ -253,5 +253,5 @@ extension App {
 /// A parsed JSON body, or the response refusing it.
 enum BodyResult {
   case success(JSONValue)
-  case failure(Response)
+  case failure(ServerResponse)
 }

@@ -3,7 +3,7 @@ import JSON
 
 extension App {
   /// The request as JSON: `/get`, `/anything`, `/delay`, `/flaky` after its failures.
-  func echo(_ request: Request) -> JSONValue {
+  func echo(_ request: ServerRequest) -> JSONValue {
     var fields: [(String, JSONValue)] = [
       ("method", .string(request.method)),
       ("path", .string(request.path)),
@@ -20,32 +20,32 @@ extension App {
     return .obj(fields)
   }
 
-  func status(_ request: Request, _ rest: [String]) -> Response {
+  func status(_ request: ServerRequest, _ rest: [String]) -> ServerResponse {
     guard rest.count == 1, let code = parseNonNegativeInt(Substring(rest[0])), (200...599).contains(code) else {
       return .error(400, "expected /status/{code} with a code in 200...599")
     }
-    if code == 204 || code == 304 { return Response(status: code, body: .none) }
-    if code == 205 { return Response(status: code) }
-    var response = Response.text(code, "status \(code)")
+    if code == 204 || code == 304 { return ServerResponse(status: code, body: .none) }
+    if code == 205 { return ServerResponse(status: code) }
+    var response = ServerResponse.text(code, "status \(code)")
     if code == 401 { response.headers.append(("WWW-Authenticate", #"Basic realm="fixture""#)) }
     return response
   }
 
-  func delay(_ request: Request, _ rest: [String], _ context: Context) -> Response {
+  func delay(_ request: ServerRequest, _ rest: [String], _ context: Context) -> ServerResponse {
     guard rest.count == 1, let seconds = parseSeconds(rest[0]) else {
       return .error(400, "expected /delay/{seconds}")
     }
     guard context.sleep(min(seconds, 60)) else { return .dropped }
-    return Response.json(200, echo(request))
+    return ServerResponse.json(200, echo(request))
   }
 
-  func drip(_ request: Request, _ context: Context) -> Response {
+  func drip(_ request: ServerRequest, _ context: Context) -> ServerResponse {
     let count = request.queryValue("bytes").flatMap { parseNonNegativeInt(Substring($0)) } ?? 10
     let interval = min(parseSeconds(request.queryValue("interval")) ?? 0.1, 60)
     let delay = min(parseSeconds(request.queryValue("delay")) ?? 0, 60)
     guard count <= 10_000_000 else { return .error(400, "bytes must be at most 10000000") }
     guard context.sleep(delay) else { return .dropped }
-    return Response(
+    return ServerResponse(
       status: 200, headers: [("Content-Type", "application/octet-stream")],
       body: .stream(length: count) { stream in
         if interval <= 0 {
@@ -59,10 +59,10 @@ extension App {
       })
   }
 
-  func stall(_ request: Request) -> Response {
+  func stall(_ request: ServerRequest) -> ServerResponse {
     let total = 1_000_000
     let after = min(request.queryValue("after").flatMap { parseNonNegativeInt(Substring($0)) } ?? 0, total - 1)
-    return Response(
+    return ServerResponse(
       status: 200, headers: [("Content-Type", "application/octet-stream")],
       body: .stream(length: total) { stream in
         if after > 0 { try stream.write([UInt8](repeating: UInt8(ascii: "*"), count: after)) }
@@ -71,16 +71,16 @@ extension App {
       })
   }
 
-  func redirect(_ request: Request, _ countText: String) -> Response {
+  func redirect(_ request: ServerRequest, _ countText: String) -> ServerResponse {
     // n hops in all, as httpbin makes: /redirect/1 goes straight to /get.
     guard let n = parseNonNegativeInt(Substring(countText)), (1...1000).contains(n) else {
       return .error(400, "expected /redirect/{n} with n in 1...1000")
     }
     let location = n == 1 ? "/get" : "/redirect/\(n - 1)"
-    return Response(status: 302, headers: [("Location", location)])
+    return ServerResponse(status: 302, headers: [("Location", location)])
   }
 
-  func redirectTo(_ request: Request) -> Response {
+  func redirectTo(_ request: ServerRequest) -> ServerResponse {
     guard let url = request.queryValue("url"), !url.isEmpty else { return .error(400, "missing url") }
     var status = 302
     if let text = request.queryValue("status") {
@@ -89,18 +89,18 @@ extension App {
       }
       status = code
     }
-    return Response(status: status, headers: [("Location", url)])
+    return ServerResponse(status: status, headers: [("Location", url)])
   }
 
-  func basicAuth(_ request: Request, user: String, password: String) -> Response {
+  func basicAuth(_ request: ServerRequest, user: String, password: String) -> ServerResponse {
     if let credentials = Self.basicCredentials(request), credentials == (user + ":" + password) {
       return .json(200, .obj(["authenticated": .bool(true), "user": .string(user)]))
     }
-    return Response.json(401, .obj(["authenticated": .bool(false)]))
+    return ServerResponse.json(401, .obj(["authenticated": .bool(false)]))
       .header("WWW-Authenticate", #"Basic realm="fixture""#)
   }
 
-  static func basicCredentials(_ request: Request) -> String? {
+  static func basicCredentials(_ request: ServerRequest) -> String? {
     guard let value = request.header("Authorization") else { return nil }
     let parts = value.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
     guard parts.count == 2, parts[0].lowercased() == "basic",
@@ -109,7 +109,7 @@ extension App {
     return String(decoding: data, as: UTF8.self)
   }
 
-  static func bearerToken(_ request: Request) -> String? {
+  static func bearerToken(_ request: ServerRequest) -> String? {
     guard let value = request.header("Authorization") else { return nil }
     let parts = value.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
     guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
@@ -117,15 +117,15 @@ extension App {
     return token.isEmpty ? nil : token
   }
 
-  func bearer(_ request: Request) -> Response {
+  func bearer(_ request: ServerRequest) -> ServerResponse {
     guard let token = Self.bearerToken(request) else {
-      return Response.json(401, .obj(["authenticated": .bool(false)])).header("WWW-Authenticate", "Bearer")
+      return ServerResponse.json(401, .obj(["authenticated": .bool(false)])).header("WWW-Authenticate", "Bearer")
     }
     return .json(200, .obj(["authenticated": .bool(true), "token": .string(token)]))
   }
 
   /// `/flaky?key=K&fail_first=N&code=503[&retry_after=S]`.
-  func flaky(_ request: Request, _ context: Context) -> Response {
+  func flaky(_ request: ServerRequest, _ context: Context) -> ServerResponse {
     let failFirst = request.queryValue("fail_first").flatMap { parseNonNegativeInt(Substring($0)) } ?? 1
     var code = 503
     if let text = request.queryValue("code") {
@@ -135,7 +135,7 @@ extension App {
       code = value
     }
     guard context.hasKey, context.hit <= failFirst else { return .json(200, echo(request)) }
-    var response = Response.text(code, "flaky failure \(context.hit)")
+    var response = ServerResponse.text(code, "flaky failure \(context.hit)")
     if let retryAfter = request.queryValue("retry_after") { response.headers.append(("Retry-After", retryAfter)) }
     return response
   }
@@ -143,7 +143,7 @@ extension App {
   /// `/cache?key=K&etag=E&lm=DATE&max_age=S&no_store=1&no_cache=1&vary=NAME`: a JSON body counting the hits
   /// of K, with the validators and Cache-Control asked for; a matching `If-None-Match` or
   /// `If-Modified-Since` gets `304 Not Modified`. For the response cache's tests.
-  func cache(_ request: Request, _ context: Context) -> Response {
+  func cache(_ request: ServerRequest, _ context: Context) -> ServerResponse {
     var headers: [(String, String)] = []
     let etag = request.queryValue("etag").map { "\"\($0)\"" }
     let lastModified = request.queryValue("lm")
@@ -160,8 +160,8 @@ extension App {
     let notModified =
       (etag != nil && request.header("If-None-Match") == etag)
       || (etag == nil && lastModified != nil && request.header("If-Modified-Since") == lastModified)
-    if notModified { return Response(status: 304, headers: headers, body: .none) }
-    var response = Response.json(
+    if notModified { return ServerResponse(status: 304, headers: headers, body: .none) }
+    var response = ServerResponse.json(
       200,
       .obj([
         "hit": .int(context.hit), "key": .string(request.queryValue("key") ?? ""),
@@ -171,12 +171,12 @@ extension App {
     return response
   }
 
-  func hits(_ request: Request) -> Response {
+  func hits(_ request: ServerRequest) -> ServerResponse {
     guard let key = request.queryValue("key") else { return .error(400, "missing key") }
     return .json(200, .obj(["key": .string(key), "hits": .int(tracker.stats(key).hits)]))
   }
 
-  func log(_ request: Request) -> Response {
+  func log(_ request: ServerRequest) -> ServerResponse {
     guard let key = request.queryValue("key") else { return .error(400, "missing key") }
     let entries = tracker.log(key).map { entry -> JSONValue in
       .obj([
@@ -193,7 +193,7 @@ extension App {
     return .json(200, .array(entries))
   }
 
-  func stats(_ request: Request) -> Response {
+  func stats(_ request: ServerRequest) -> ServerResponse {
     guard let key = request.queryValue("key") else { return .error(400, "missing key") }
     let stats = tracker.stats(key)
     return .json(
@@ -204,7 +204,7 @@ extension App {
   /// How a request's body is read, decided once its head is in. Every endpoint but `/upload` keeps
   /// up to 16 MiB of it in memory; `/upload` keeps none, parses `multipart/form-data` as it
   /// arrives and reads at `?rate=` bytes a second when asked.
-  func bodyPlan(for request: Request) -> BodyPlan {
+  func bodyPlan(for request: ServerRequest) -> BodyPlan {
     guard request.pathSegments == ["upload"] else { return BodyPlan() }
     return BodyPlan(
       retainLimit: 0, multipart: MultipartParser(contentType: request.header("Content-Type")),
@@ -212,7 +212,7 @@ extension App {
   }
 
   /// `?rate=B` of `/upload`: a finite number of bytes a second above 0; nil when absent or invalid.
-  private static func uploadRate(_ request: Request) -> Double? {
+  private static func uploadRate(_ request: ServerRequest) -> Double? {
     guard let text = request.queryValue("rate"), let value = Double(text), value.isFinite, value > 0 else {
       return nil
     }
@@ -223,7 +223,7 @@ extension App {
   /// when chunked or absent), `bodyLength` what was read, `sha256` the whole body's digest; `parts`
   /// lists a `multipart/form-data` body's parts (null for other bodies), `error` says why the
   /// multipart body was malformed (null when it was not).
-  func upload(_ request: Request) -> Response {
+  func upload(_ request: ServerRequest) -> ServerResponse {
     if request.queryValue("rate") != nil, Self.uploadRate(request) == nil { return .error(400, "rate must be > 0") }
     var contentLength: JSONValue = .null
     if request.headerValues("Transfer-Encoding").isEmpty, let declared = request.header("Content-Length"),
@@ -244,18 +244,18 @@ extension App {
       ]))
   }
 
-  func text(_ request: Request) -> Response {
+  func text(_ request: ServerRequest) -> ServerResponse {
     let charset = request.queryValue("charset")?.lowercased()
     if charset == "iso-8859-1" || charset == "latin1" || charset == "latin-1" {
-      return Response(
+      return ServerResponse(
         status: 200, headers: [("Content-Type", "text/plain; charset=iso-8859-1")],
         body: .bytes([0x63, 0x61, 0x66, 0xE9]))
     }
-    return Response.text(200, "café")
+    return ServerResponse.text(200, "café")
   }
 
   /// `/cookies` echoes the Cookie header; `/cookies/set?n=v` sets cookies; `/cookies/delete?n` expires them.
-  func cookies(_ request: Request, _ rest: [String]) -> Response {
+  func cookies(_ request: ServerRequest, _ rest: [String]) -> ServerResponse {
     let names = request.query.filter { $0.name != "key" }
     switch rest {
     case []:
@@ -270,13 +270,13 @@ extension App {
       }
       return .json(200, .obj(["cookies": .obj(fields)]))
     case ["set"]:
-      var response = Response.json(200, .obj(["cookies": .obj(names.map { ($0.name, JSONValue.string($0.value)) })]))
+      var response = ServerResponse.json(200, .obj(["cookies": .obj(names.map { ($0.name, JSONValue.string($0.value)) })]))
       for pair in names where Self.isCookieSafe(pair.name) && Self.isCookieSafe(pair.value) {
         response.headers.append(("Set-Cookie", "\(pair.name)=\(pair.value); Path=/"))
       }
       return response
     case ["delete"]:
-      var response = Response.json(200, .obj(["deleted": .array(names.map { .string($0.name) })]))
+      var response = ServerResponse.json(200, .obj(["deleted": .array(names.map { .string($0.name) })]))
       for pair in names where Self.isCookieSafe(pair.name) {
         response.headers.append(("Set-Cookie", "\(pair.name)=; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0; Path=/"))
       }

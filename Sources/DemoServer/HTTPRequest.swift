@@ -8,7 +8,7 @@ struct HeaderField: Sendable {
 }
 
 /// A parsed request: head fields, then the body once it has been read.
-struct Request {
+struct ServerRequest {
   var method: String
   /// The request-target exactly as received (origin-form, absolute-form when proxied, ...).
   var target: String
@@ -115,7 +115,7 @@ private func isTokenByte(_ b: UInt8) -> Bool {
 }
 
 /// Parses a request head (as returned by `ClientSocket.readHead`): request line, header lines.
-func parseRequestHead(_ head: [UInt8]) throws(RequestError) -> Request {
+func parseRequestHead(_ head: [UInt8]) throws(RequestError) -> ServerRequest {
   guard !head.contains(0) else { throw .bad("NUL byte in the request head") }
   var lines: [ArraySlice<UInt8>] = []
   for var line in head.split(separator: 0x0a, omittingEmptySubsequences: false) {
@@ -161,7 +161,7 @@ func parseRequestHead(_ head: [UInt8]) throws(RequestError) -> Request {
     guard headers.count <= 256 else { throw RequestError(status: 431, message: "too many header fields") }
   }
 
-  return Request(
+  return ServerRequest(
     method: method, target: target, minorVersion: Int(minor >= 1 ? 1 : 0), path: path, rawQuery: rawQuery,
     query: parseQuery(rawQuery), headers: headers)
 }
@@ -199,7 +199,7 @@ private func splitTarget(_ target: String, method: String) throws(RequestError) 
 }
 
 /// Decides how the body is delimited (RFC 9112 §6.3) and rejects ambiguous framing.
-func bodyFraming(of request: Request) throws(RequestError) -> BodyFraming {
+func bodyFraming(of request: ServerRequest) throws(RequestError) -> BodyFraming {
   let transferEncodings = request.headerValues("Transfer-Encoding")
   let contentLengths = request.headerValues("Content-Length")
   if !transferEncodings.isEmpty {
@@ -224,7 +224,7 @@ func bodyFraming(of request: Request) throws(RequestError) -> BodyFraming {
 }
 
 /// Checks the Host header (exactly one in HTTP/1.1).
-func validateHost(of request: Request) throws(RequestError) {
+func validateHost(of request: ServerRequest) throws(RequestError) {
   let hosts = request.headerValues("Host")
   if hosts.count > 1 { throw .bad("more than one Host header") }
   if request.minorVersion >= 1, hosts.isEmpty { throw .bad("HTTP/1.1 request without a Host header") }

@@ -1,7 +1,7 @@
 import JSON
 
 /// A response as a handler builds it; the connection frames and writes it.
-struct Response {
+struct ServerResponse {
   enum Body {
     /// A complete body, sent with Content-Length.
     case bytes([UInt8])
@@ -29,25 +29,25 @@ struct Response {
     self.body = body
   }
 
-  static func text(_ status: Int, _ text: String, contentType: String = "text/plain; charset=utf-8") -> Response {
-    Response(status: status, headers: [("Content-Type", contentType)], body: .bytes(Array(text.utf8)))
+  static func text(_ status: Int, _ text: String, contentType: String = "text/plain; charset=utf-8") -> ServerResponse {
+    ServerResponse(status: status, headers: [("Content-Type", contentType)], body: .bytes(Array(text.utf8)))
   }
 
-  static func json(_ status: Int, _ value: JSONValue) -> Response {
-    Response(status: status, headers: [("Content-Type", "application/json")], body: .bytes(value.serialized()))
+  static func json(_ status: Int, _ value: JSONValue) -> ServerResponse {
+    ServerResponse(status: status, headers: [("Content-Type", "application/json")], body: .bytes(value.serialized()))
   }
 
-  static func error(_ status: Int, _ message: String) -> Response {
+  static func error(_ status: Int, _ message: String) -> ServerResponse {
     json(status, .obj(["error": .string(message)]))
   }
 
-  static var dropped: Response {
-    var r = Response(status: 0)
+  static var dropped: ServerResponse {
+    var r = ServerResponse(status: 0)
     r.dropConnection = true
     return r
   }
 
-  func header(_ name: String, _ value: String) -> Response {
+  func header(_ name: String, _ value: String) -> ServerResponse {
     var copy = self
     copy.headers.append((name, value))
     return copy

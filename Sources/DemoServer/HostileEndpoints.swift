@@ -13,18 +13,18 @@
 /// - `/hostile/status?code=TEXT`: the status line `HTTP/1.1 TEXT OK` as written (e.g. a run of
 ///   digits), `Content-Length: 2` and `ok`.
 extension App {
-  func hostile(_ request: Request, _ rest: [String]) -> Response {
+  func hostile(_ request: ServerRequest, _ rest: [String]) -> ServerResponse {
     switch rest {
     case ["huge-length"]: return hugeLength(request)
     case ["endless"]: return endless(request)
     case ["gzip-bomb"]: return gzipBomb(request)
     case ["long-header"]:
       let count = min(request.queryValue("bytes").flatMap { parseNonNegativeInt(Substring($0)) } ?? (1 << 20), 64 << 20)
-      return Response.text(200, "ok").header("X-Long", String(repeating: "a", count: count))
+      return ServerResponse.text(200, "ok").header("X-Long", String(repeating: "a", count: count))
     case ["json"]: return bigJSON(request)
     case ["status"]:
       let code = String((request.queryValue("code") ?? "200").unicodeScalars.filter { $0.value > 0x20 && $0.value < 0x7F })
-      var response = Response(status: 200)
+      var response = ServerResponse(status: 200)
       response.raw = Array("HTTP/1.1 \(code) OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok".utf8)
       return response
     default:
@@ -32,11 +32,11 @@ extension App {
     }
   }
 
-  private func hugeLength(_ request: Request) -> Response {
+  private func hugeLength(_ request: ServerRequest) -> ServerResponse {
     let length = request.queryValue("length").flatMap { parseNonNegativeInt(Substring($0)) } ?? 9_000_000_000_000_000_000
     let count = min(request.queryValue("bytes").flatMap { parseNonNegativeInt(Substring($0)) } ?? 8, 1_000)
     let every = min(parseSeconds(request.queryValue("every")) ?? 0.5, 10)
-    return Response(
+    return ServerResponse(
       status: 200, headers: [("Content-Type", "application/octet-stream")],
       body: .stream(length: length) { stream in
         for i in 0..<count {
@@ -47,9 +47,9 @@ extension App {
       })
   }
 
-  private func endless(_ request: Request) -> Response {
+  private func endless(_ request: ServerRequest) -> ServerResponse {
     let rate = request.queryValue("rate").flatMap { Double($0) }.flatMap { $0.isFinite && $0 > 0 ? $0 : nil }
-    return Response(
+    return ServerResponse(
       status: 200, headers: [("Content-Type", "application/octet-stream")],
       body: .stream(length: nil) { stream in
         let chunk = [UInt8](repeating: UInt8(ascii: "a"), count: 64 << 10)
@@ -60,20 +60,20 @@ extension App {
       })
   }
 
-  private func gzipBomb(_ request: Request) -> Response {
+  private func gzipBomb(_ request: ServerRequest) -> ServerResponse {
     let mb = min(request.queryValue("mb").flatMap { parseNonNegativeInt(Substring($0)) } ?? 2048, 1 << 20)
-    return Response(
+    return ServerResponse(
       status: 200, headers: [("Content-Type", "text/plain"), ("Content-Encoding", "gzip")],
       body: .stream(length: nil) { stream in try GzipZeros.write(megabytes: mb, to: stream) })
   }
 
-  private func bigJSON(_ request: Request) -> Response {
+  private func bigJSON(_ request: ServerRequest) -> ServerResponse {
     let mb = min(request.queryValue("mb").flatMap { parseNonNegativeInt(Substring($0)) } ?? 65, 4096)
     let head = Array(#"{"a": ""#.utf8)
     let tail = Array("\"}\n".utf8)
     let filler = mb * (1 << 20) - head.count - tail.count
     guard filler >= 0 else { return .error(400, "mb must be at least 1") }
-    return Response(
+    return ServerResponse(
       status: 200, headers: [("Content-Type", "application/json")],
       body: .stream(length: head.count + filler + tail.count) { stream in
         try stream.write(head)

@@ -45,7 +45,7 @@ public final class DemoOAuth: Sendable {
 }
 
 extension App {
-  func oauthToken(_ request: Request) -> Response {
+  func oauthToken(_ request: ServerRequest) -> ServerResponse {
     if let refusal = requireMethod(request, ["POST"]) { return refusal }
     var form: [String: String] = [:]
     for pair in String(decoding: request.body, as: UTF8.self).split(separator: "&") {
@@ -62,8 +62,8 @@ extension App {
         percentDecode(text[..<colon], plusAsSpace: true), percentDecode(text[text.index(after: colon)...], plusAsSpace: true)
       )
     }
-    func failure(_ status: Int, _ error: String, _ description: String) -> Response {
-      Response.json(status, .obj(["error": .string(error), "error_description": .string(description)]))
+    func failure(_ status: Int, _ error: String, _ description: String) -> ServerResponse {
+      ServerResponse.json(status, .obj(["error": .string(error), "error_description": .string(description)]))
         .header("Cache-Control", "no-store")
     }
     guard client.id == DemoOAuth.clientId, client.secret == DemoOAuth.clientSecret else {
@@ -75,7 +75,7 @@ extension App {
       return failure(400, "unsupported_grant_type", "the demo has the client_credentials grant only")
     }
     let scope = form["scope"].flatMap { $0.isEmpty ? nil : $0 } ?? "read"
-    return Response.json(
+    return ServerResponse.json(
       200,
       .obj([
         "access_token": .string(oauth.issue(scope: scope, audience: form["audience"].flatMap { $0.isEmpty ? nil : $0 })), "token_type": .string("Bearer"), "expires_in": .int(3600),
@@ -84,10 +84,10 @@ extension App {
     ).header("Cache-Control", "no-store")
   }
 
-  func oauthReport(_ request: Request) -> Response {
+  func oauthReport(_ request: ServerRequest) -> ServerResponse {
     if let refusal = requireMethod(request, ["GET"]) { return refusal }
     guard let token = Self.bearerToken(request), let grant = oauth.grant(of: token) else {
-      return Response.error(401, "send a token from POST /oauth/token (client_credentials, demo / demo-secret)")
+      return ServerResponse.error(401, "send a token from POST /oauth/token (client_credentials, demo / demo-secret)")
         .header("WWW-Authenticate", #"Bearer realm="demo""#)
     }
     var fields: [(String, JSONValue)] = [("client", .string(DemoOAuth.clientId)), ("scope", .string(grant.scope))]

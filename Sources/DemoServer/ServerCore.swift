@@ -1,4 +1,4 @@
-import RequestEngine
+import Base
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,5 @@
+import Base
 import Digest
-import RequestEngine
 
 #if canImport(Glibc)
 import Glibc

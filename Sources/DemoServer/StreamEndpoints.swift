@@ -18,7 +18,7 @@ import JSON
 /// - `/ndjson` (any method): `application/x-ndjson`, one `{"n":N,…}` a line, `count` (10) lines
 ///   every `interval` s (0.2; 0 writes them all at once).
 extension App {
-  func streamEndpoint(_ request: Request, _ rest: [String], _ context: Context) -> Response {
+  func streamEndpoint(_ request: ServerRequest, _ rest: [String], _ context: Context) -> ServerResponse {
     switch rest {
     case ["ticker"]: return ticker(request)
     case ["chat"]:
@@ -28,13 +28,13 @@ extension App {
     }
   }
 
-  private func streamNumber(_ request: Request, _ name: String, default value: Int, atMost limit: Int) -> Int? {
+  private func streamNumber(_ request: ServerRequest, _ name: String, default value: Int, atMost limit: Int) -> Int? {
     guard let text = request.queryValue(name) else { return value }
     guard let n = parseNonNegativeInt(Substring(text)), n <= limit else { return nil }
     return n
   }
 
-  func ticker(_ request: Request) -> Response {
+  func ticker(_ request: ServerRequest) -> ServerResponse {
     guard let count = streamNumber(request, "count", default: 0, atMost: 100_000_000),
       let dropAfter = streamNumber(request, "drop_after", default: 0, atMost: 100_000_000),
       let retry = streamNumber(request, "retry", default: 0, atMost: 3_600_000),
@@ -55,10 +55,10 @@ extension App {
     let first = (request.header("Last-Event-ID").flatMap { Int($0) } ?? 0) + 1
     let last = count == 0 ? Int.max : count
     // Nothing left after the client's last event: 204 tells an EventSource to stop reconnecting.
-    if first > last { return Response(status: 204, body: .none) }
+    if first > last { return ServerResponse(status: 204, body: .none) }
     let pad = size > 0 ? String(repeating: "x", count: size) : nil
     let bom = request.queryValue("bom") == "1"
-    return Response(
+    return ServerResponse(
       status: 200,
       headers: [("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-cache")],
       body: .stream(length: nil) { stream in
@@ -102,7 +102,7 @@ extension App {
     return stream.sleep(left)
   }
 
-  func chat(_ request: Request) -> Response {
+  func chat(_ request: ServerRequest) -> ServerResponse {
     let prompt: String
     if request.body.isEmpty {
       prompt = "hello"
@@ -123,7 +123,7 @@ extension App {
       }
     }
     if !word.isEmpty { tokens.append(word) }
-    return Response(
+    return ServerResponse(
       status: 200,
       headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")],
       body: .stream(length: nil) { stream in
@@ -139,12 +139,12 @@ extension App {
       })
   }
 
-  func ndjson(_ request: Request) -> Response {
+  func ndjson(_ request: ServerRequest) -> ServerResponse {
     guard let count = streamNumber(request, "count", default: 10, atMost: 100_000_000) else {
       return .error(400, "count must be a whole number up to 100000000")
     }
     let interval = min(parseSeconds(request.queryValue("interval")) ?? 0.2, 60)
-    return Response(
+    return ServerResponse(
       status: 200, headers: [("Content-Type", "application/x-ndjson")],
       body: .stream(length: nil) { stream in
         var out: [UInt8] = []

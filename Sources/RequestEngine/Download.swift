@@ -1,3 +1,4 @@
+import Base
 import Digest
 import Foundation
 import Synchronization

@@ -1,5 +1,6 @@
 // The engine's cache answers (fresh, revalidated, stale on error), de-duplication and throttling.
 
+import Base
 import CCurl
 import Foundation
 

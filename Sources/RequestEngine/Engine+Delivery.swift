@@ -1,5 +1,6 @@
 // How an exchange ends: its terminal event and completion, for it and the exchanges that joined it.
 
+import Base
 import CCurl
 import Foundation
 

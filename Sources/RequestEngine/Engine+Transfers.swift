@@ -1,5 +1,6 @@
 // The engine's curl transfers: started, collected when curl ends them, retried, streamed, redirected.
 
+import Base
 import CCurl
 import Foundation
 

@@ -7,6 +7,7 @@
 // too (Redirect, RetryAfter, DownloadDecision, ResponseValidator, CacheKey). Everything here is
 // confined to the engine thread.
 
+import Base
 import CCurl
 import Digest
 import Foundation

@@ -2,6 +2,7 @@
 // resolve and body lists, the error buffer, the debug target) must be set up, read by the
 // callbacks and freed in one place; the decisions it needs are pure functions elsewhere (a
 // stream's events are StreamParser's, in EventStream.swift).
+import Base
 import CCurl
 import Foundation
 

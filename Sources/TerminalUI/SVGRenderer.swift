@@ -1,3 +1,5 @@
+import Base
+
 /// Renders a screen buffer as a standalone SVG image, for the user guide's screenshots.
 ///
 /// The image is a monospace grid of 9×17 px cells (15 px font) with a 10 px margin, on a dark

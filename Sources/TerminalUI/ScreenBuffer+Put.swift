@@ -1,3 +1,5 @@
+import Base
+
 extension ScreenBuffer {
   /// Draws `text` in at most `width` columns (and no further than the buffer's right edge),
   /// saying so when it is cut: it then ends in `…` (`TextWidth.truncate`). The one way to draw

@@ -1,3 +1,5 @@
+import Base
+
 /// A grid of cells that the UI draws a frame into; the backend draws only what changed.
 ///
 /// Coordinates are columns (`x`) and rows (`y`) from the top-left corner. Everything that writes

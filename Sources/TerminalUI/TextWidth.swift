@@ -1,3 +1,5 @@
+import Base
+
 /// How many terminal columns text takes, and helpers that cut text to a width.
 ///
 /// The rules (the same ones `ScreenBuffer.put` draws by):

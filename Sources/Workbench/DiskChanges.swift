@@ -174,6 +174,4 @@ struct DiskConflictQuestion: Overlay {
   }
 }
 
-extension OverlayID {
-  public static let diskConflict = OverlayID("diskConflict")
-}
+extension OverlayID { public static let diskConflict = OverlayID("diskConflict") }

@@ -140,7 +140,7 @@ public enum AtomicFile {
 
   /// Makes a new name in `directory` durable (a rename, a link): fsyncs the directory. Some file
   /// systems cannot fsync a directory (EINVAL): not an error.
-  static func syncDirectory(_ directory: String, shownPath: String) throws(FileError) {
+  package static func syncDirectory(_ directory: String, shownPath: String) throws(FileError) {
     let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     guard directoryFD >= 0 else { return }
     let result = fsync(directoryFD)
@@ -156,7 +156,7 @@ public enum AtomicFile {
 
 /// Plain file reads with the system's reason on failure.
 public enum FileAccess {
-  static func read(_ url: URL) throws(FileError) -> [UInt8] {
+  package static func read(_ url: URL) throws(FileError) -> [UInt8] {
     let path = url.path
     func failure() -> FileError {
       let reason = describe(errno)
@@ -194,7 +194,7 @@ public enum FileAccess {
     }
   }
 
-  static func describe(_ code: Int32) -> String {
+  package static func describe(_ code: Int32) -> String {
     String(cString: strerror(code))
   }
 

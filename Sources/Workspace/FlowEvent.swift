@@ -23,11 +23,32 @@ public struct FlowOutcome: Sendable {
   public var captured: [(name: String, value: String)] = []
   /// A step whose capture found nothing: which capture, and why (the body it ran on is the
   /// exchange's).
-  public var captureFailure: FlowRunner.CaptureFailure?
+  public var captureFailure: CaptureFailure?
   /// A chain step: its 1-based index; a chain that failed or was cancelled: the step it stopped at.
   public var step: Int?
   /// A chain: how many steps it has (a resumed run's `steps` hold only the steps it ran).
   public var stepCount: Int?
+
+  /// Why a capture found nothing: `capture token: .token found nothing in the body: {…`.
+  public struct CaptureFailure: Error, Sendable, Equatable {
+    /// The captured value's name, its source as written (`.token`, `header:ETag`, `status`),
+    /// and what went wrong (`found nothing`, jq's error).
+    public var capture: String
+    public var source: String
+    public var reason: String
+    /// The start of the body it ran on (jq captures), as in `message`.
+    public var body: String?
+    /// One line: the capture, the source, the reason and the start of the body.
+    public var message: String
+
+    public init(capture: String, source: String, reason: String, body: String? = nil, message: String? = nil) {
+      self.capture = capture
+      self.source = source
+      self.reason = reason
+      self.body = body
+      self.message = message ?? "capture \(capture): \(reason)"
+    }
+  }
 
   public init(kind: Kind, name: String, state: ExchangeState) {
     self.kind = kind

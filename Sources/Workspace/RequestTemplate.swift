@@ -1,3 +1,4 @@
+import Base
 import RequestEngine
 
 /// One request as the workspace file describes it, `{{variables}}` not yet filled in.
@@ -94,7 +95,7 @@ public struct RequestTemplate: Sendable, Equatable, SwitchableFields {
 
   /// The JSON object this template was read from, unknown keys included; changes are written back
   /// into it so a save keeps everything the app does not know about.
-  var source: JSONObject
+  package var source: JSONObject
 
   public static let defaultTimeout: Double = 30
   /// What `"timeout": 0` means.
@@ -323,11 +324,6 @@ public struct HistorySettings: Sendable, Equatable, Hashable {
   public init(perRequest: Int = 50, maxMB: Double = 200) {
     self.perRequest = perRequest
     self.maxMB = maxMB
-  }
-
-  /// The history store's limits for these settings.
-  public var limits: HistoryStore.Limits {
-    HistoryStore.Limits(perRequest: perRequest, totalBytes: Int(saturating: (maxMB * 1_048_576).rounded()))
   }
 }
 

@@ -130,7 +130,7 @@ public struct TemplateError: Error, Sendable, Equatable, CustomStringConvertible
 }
 
 extension StringProtocol {
-  func trimmingSpaces() -> String {
+  package func trimmingSpaces() -> String {
     let scalars = unicodeScalars
     guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
       let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })

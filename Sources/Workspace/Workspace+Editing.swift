@@ -414,18 +414,18 @@ extension Workspace {
 /// once (an import): each added name is found in a set (not among all the names, as
 /// `Workspace.uniqueName` looks), and a name asked for again continues from the suffix it got
 /// last, so adding n requests of one name is linear in n too.
-struct TakenNames {
+package struct TakenNames {
   private var names: Set<String>
   /// For a name given a suffix before: the next suffix to try (`name-2`… below it are taken).
   private var nextSuffix: [String: Int] = [:]
 
-  init(_ names: [String]) {
+  package init(_ names: [String]) {
     self.names = Set(names)
   }
 
   /// `name` when it is not taken, else the first of `name-2`, `name-3`… that is not (as
   /// `Workspace.freeName`); taken from now on.
-  mutating func take(_ name: String) -> String {
+  package mutating func take(_ name: String) -> String {
     var free = name
     if names.contains(name) {
       var n = nextSuffix[name] ?? 2

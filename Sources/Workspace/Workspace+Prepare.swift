@@ -1,6 +1,7 @@
 // Building a request from a template: one pipeline (variables, URL, headers, body, auth,
 // download, limits), each step naming the field of an error. Where the variables' values come
 // from is VariableSources.swift.
+import Base
 import Foundation
 import RequestEngine
 

@@ -121,7 +121,7 @@ public struct Workspace: Sendable, Equatable {
   static let deferredBodies = JSONDeferral(
     path: [.key("requests"), .anyIndex, .key("body"), .key("json")], minimumBytes: StoredBody.deferredBytes)
 
-  static func defaultName(for file: String) -> String {
+  package static func defaultName(for file: String) -> String {
     var name = file.split(separator: "/").last.map(String.init) ?? file
     if name.hasSuffix(".json") { name.removeLast(5) }
     return name.isEmpty ? "workspace" : name

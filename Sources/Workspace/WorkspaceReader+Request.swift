@@ -8,7 +8,7 @@ extension WorkspaceReader {
   // MARK: - Request
 
   /// `deferredBody`: the request's JSON body, left as text by the parser (`null` in `value`).
-  mutating func request(_ value: JSONValue, _ path: ReaderPath, deferredBody: JSONText? = nil) -> RequestTemplate? {
+  package mutating func request(_ value: JSONValue, _ path: ReaderPath, deferredBody: JSONText? = nil) -> RequestTemplate? {
     guard let object = object(value, path) else { return nil }
     var request = RequestTemplate(source: object)
     // A request has a few of the keys below: they are found in one pass over its members, not
@@ -142,11 +142,11 @@ extension WorkspaceReader {
   }
 
   /// Whether `text` can be a request line's target: visible ASCII, no spaces, not empty.
-  static func isRequestTarget(_ text: String) -> Bool {
+  package static func isRequestTarget(_ text: String) -> Bool {
     !text.isEmpty && text.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F }
   }
 
-  static let proxySchemes = ["http", "https", "socks4", "socks4a", "socks5", "socks5h"]
+  package static let proxySchemes = ["http", "https", "socks4", "socks4a", "socks5", "socks5h"]
 
   /// `"stream": "sse" | "ndjson" | "lines" | "json-seq"`.
   mutating func streamFormat(_ value: JSONValue, _ path: ReaderPath) -> StreamFormat? {
@@ -260,7 +260,7 @@ extension WorkspaceReader {
     return (value, enabled)
   }
 
-  static func isValidHeaderName(_ name: String) -> Bool {
+  package static func isValidHeaderName(_ name: String) -> Bool {
     // RFC 9110 token characters.
     !name.isEmpty
       && name.unicodeScalars.allSatisfy {

@@ -6,15 +6,15 @@ import RequestEngine
 ///
 /// The writer uses the same readers, without locations, to tell whether a value in the file still
 /// means what the model holds (then the file's spelling is kept).
-struct WorkspaceReader {
+package struct WorkspaceReader {
   /// Where each value starts; nil when reading a value the writer holds.
   private let document: JSONDocument?
-  private(set) var problems: [WorkspaceError.Problem] = []
+  package private(set) var problems: [WorkspaceError.Problem] = []
   /// The JSON bodies the parser left as text (`Workspace.parse`), by the index of their request:
   /// in the tree each is `null`.
   var deferredBodies: [Int: JSONText] = [:]
 
-  init(document: JSONDocument? = nil) {
+  package init(document: JSONDocument? = nil) {
     self.document = document
   }
 
@@ -293,11 +293,11 @@ struct WorkspaceReader {
 /// (the first pass over a file, the writer's checks). An untracked path appends nothing, so a
 /// valid file is read without a path made for each of its values; a file with problems is read
 /// again with `.root` (`Workspace.parse`).
-enum ReaderPath {
+package enum ReaderPath {
   case tracked(JSONPath)
   case untracked
 
-  static let root = ReaderPath.tracked(.root)
+  package static let root = ReaderPath.tracked(.root)
 
   func appending(_ key: String) -> ReaderPath {
     guard case .tracked(let path) = self else { return .untracked }

@@ -105,7 +105,7 @@ extension Workspace {
 
 extension RequestTemplate {
   /// The request as JSON, written back into the object it was read from.
-  var json: JSONValue {
+  package var json: JSONValue {
     var w = ObjectWriter(source)
     w.write("name", name, read: { $0.nonEmptyString($1, $2) }, encode: { v, _ in .string(v) })
     w.write(

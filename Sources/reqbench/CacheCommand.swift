@@ -1,7 +1,7 @@
+import Base
 import CommandLineSupport
 import Foundation
 import RequestEngine
-import Workbench
 import Workspace
 
 /// `reqbench cache ls|clear WORKSPACE [TARGET] [--namespace VALUE] [--state-dir DIR]`: the

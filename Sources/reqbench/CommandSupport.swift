@@ -1,4 +1,5 @@
 import CommandLineSupport
+import Formats
 import Foundation
 import RequestEngine
 import Workspace

@@ -1,8 +1,8 @@
+import Base
 import CommandLineSupport
 import Foundation
 import RequestEngine
 import TerminalUI
-import Workbench
 import Workspace
 
 /// `reqbench cookies ls|clear|rm|import|export WORKSPACE [--env NAME] [--state-dir DIR]`: the

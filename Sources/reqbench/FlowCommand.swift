@@ -1,5 +1,8 @@
+import Base
 import CommandLineSupport
+import Flows
 import Foundation
+import History
 import RequestEngine
 import TerminalUI
 import Workbench

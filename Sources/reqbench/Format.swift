@@ -1,7 +1,7 @@
+import Base
 import CommandLineSupport
 import Foundation
 import RequestEngine
-import Workbench
 
 /// The text of `run`'s lines: a finished exchange's line, its failure and notes, the progress
 /// line's parts and the summary's counts (the reporters in Reporters.swift print them).

@@ -1,5 +1,6 @@
 import CommandLineSupport
 import Foundation
+import History
 import RequestEngine
 import Workspace
 

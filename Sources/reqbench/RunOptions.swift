@@ -1,4 +1,5 @@
 import CommandLineSupport
+import Formats
 import Workspace
 
 /// What `reqbench run` was asked for.

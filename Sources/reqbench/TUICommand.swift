@@ -1,6 +1,9 @@
+import Base
 import CommandLineSupport
 import DemoServer
+import Flows
 import Foundation
+import History
 import RequestEngine
 import Synchronization
 import TerminalUI

@@ -1,6 +1,7 @@
 import CommandLineSupport
 import DemoServer
 import Foundation
+import History
 import RequestEngine
 import TerminalUI
 import Workbench

@@ -1,4 +1,5 @@
 import Foundation
+import History
 import RequestEngine
 import TerminalUI
 import TestSupport

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Workspace
+import WorkspaceTestSupport
 
 @Suite struct AtomicFileTests {
   @Test func writesANewFileAndLeavesNoTemporaryFiles() throws {

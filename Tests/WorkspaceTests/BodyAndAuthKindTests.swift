@@ -2,6 +2,7 @@ import Foundation
 import RequestEngine
 import Testing
 import Workspace
+import WorkspaceTestSupport
 
 /// Changing a body's type or an auth type keeps what can be kept, and a save writes only that.
 @Suite struct BodyAndAuthKindTests {

@@ -2,6 +2,7 @@ import Foundation
 import RequestEngine
 import Testing
 import Workspace
+import WorkspaceTestSupport
 
 /// The workspace keys `maxBodyMB` (workspace and request) and `resolve`.
 @Suite struct BodyLimitAndResolveKeysTests {

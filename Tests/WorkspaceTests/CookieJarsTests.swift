@@ -3,6 +3,7 @@ import RequestEngine
 import TestSupport
 import Testing
 import Workspace
+import WorkspaceTestSupport
 
 /// The workspace side of the cookie jar: the `cookies` key, which jar `prepare` gives a
 /// request, and the jar files in the state folder (no server: the jar is filled by hand here;

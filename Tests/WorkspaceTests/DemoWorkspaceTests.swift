@@ -2,6 +2,7 @@ import Foundation
 import RequestEngine
 import Testing
 import Workspace
+import WorkspaceTestSupport
 
 /// `workspaces/demo.json`, the workspace shipped for the embedded demo server.
 @Suite struct DemoWorkspaceTests {

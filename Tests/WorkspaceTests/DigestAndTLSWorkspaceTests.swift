@@ -1,7 +1,9 @@
+import Formats
 import Foundation
 import RequestEngine
 import Testing
 import Workspace
+import WorkspaceTestSupport
 
 /// `auth.digest` and `tls` in the workspace, curl import and export (the editor's text for them is
 /// in WorkbenchTests).

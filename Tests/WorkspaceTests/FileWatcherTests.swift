@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Workspace
+import WorkspaceTestSupport
 
 #if canImport(Glibc)
   import Glibc

@@ -1,7 +1,9 @@
+import Formats
 import Foundation
 import RequestEngine
 import Testing
 import Workspace
+import WorkspaceTestSupport
 
 /// A save writes the model over the file's own text: what did not change keeps its bytes.
 @Suite struct FormatPreservingSaveTests {

@@ -1,8 +1,12 @@
+import Base
+import Formats
 import Foundation
+import History
 import RequestEngine
 import TestSupport
 import Testing
 import Workspace
+import WorkspaceTestSupport
 
 /// A fuzz target per parser (the workspace file, `import curl`,
 /// `import http`, `import postman`, `import har`, `import openapi`) and per state file (cache metadata, a download's resume

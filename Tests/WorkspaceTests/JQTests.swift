@@ -2,6 +2,7 @@ import RequestEngine
 import Testing
 
 @testable import Workspace
+import WorkspaceTestSupport
 
 @Suite("jq")
 struct JQTests {

@@ -3,6 +3,7 @@ import RequestEngine
 import Testing
 
 @testable import Workspace
+import WorkspaceTestSupport
 
 /// A JSON body of 64 KB of text or more is kept as its text when a workspace is read
 /// (`StoredBody.deferredJSON`) and made a value when used: everything else about it is as for any

@@ -1,8 +1,10 @@
+import Flows
 import Foundation
 import RequestEngine
 import TestSupport
 import Testing
 import Workspace
+import WorkspaceTestSupport
 
 /// A filled-in value with CR, LF or NUL in a header, the URL or auth is a usage error naming the
 /// request, the field and where the value came from (a variable, `--var`, a secret, the process

@@ -1,8 +1,10 @@
+import Base
 import Foundation
 import RequestEngine
 import TestSupport
 import Testing
 import Workspace
+import WorkspaceTestSupport
 
 /// A workspace from someone else: what it writes literally is checked when it is read, each
 /// problem at FILE:LINE:COLUMN.

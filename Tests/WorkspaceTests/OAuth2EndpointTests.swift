@@ -1,8 +1,10 @@
+import Base
 import Foundation
 import RequestEngine
 import TestSupport
 import Testing
 import Workspace
+import WorkspaceTestSupport
 
 /// Every request the OAuth 2.0 client makes stays on its endpoint and is bounded: a redirect is
 /// never followed (its form, with the client's secret, a password, a refresh token or a code
@@ -147,7 +149,7 @@ extension OAuth2ServerTests {
       (silent, "oauth2 › me: token: the token endpoint timed out: no data for 1 s"),
       (trickle, "oauth2 › me: token: the token endpoint timed out"),
     ] {
-      let ws = try WorkspaceTests.workspace(#"{"version": 1, "baseURL": "\#(try server())/", "requests": [\#(request)]}"#)
+      let ws = try WorkspaceTestSupport.workspace(#"{"version": 1, "baseURL": "\#(try server())/", "requests": [\#(request)]}"#)
       let started = MonotonicClock.now()
       let result = try sendMe(ws)
       let seconds = MonotonicClock.now() - started

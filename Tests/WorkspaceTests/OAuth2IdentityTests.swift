@@ -3,6 +3,7 @@ import RequestEngine
 import TestSupport
 import Testing
 import Workspace
+import WorkspaceTestSupport
 
 /// Requests whose OAuth 2.0 blocks are different credentials are different users: sent at once
 /// to one URL they are never merged (de-duplication), and each gets the answer to its own token
@@ -14,7 +15,7 @@ import Workspace
 
   func workspace(_ blocks: [(name: String, block: String)]) throws -> Workspace {
     let requests = blocks.map { #"{"name": "\#($0.name)", "url": "api/me", "auth": {"oauth2": \#($0.block)}}"# }
-    return try WorkspaceTests.workspace(
+    return try WorkspaceTestSupport.workspace(
       #"{"version": 1, "baseURL": "\#(try TestServer.oauth.baseURL)/", "requests": [\#(requests.joined(separator: ", "))]}"#)
   }
 

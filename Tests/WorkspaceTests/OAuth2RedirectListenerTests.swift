@@ -1,8 +1,10 @@
+import Base
 import Foundation
 import RequestEngine
 import TestSupport
 import Testing
 import Workspace
+import WorkspaceTestSupport
 
 /// The authorization code grant's loopback listener (RFC 8252 §7.3) among other clients: only
 /// the redirect with the grant's state ends its wait. In `OAuth2ServerTests`, serialized.

@@ -3,6 +3,7 @@ import RequestEngine
 import TestSupport
 import Testing
 import Workspace
+import WorkspaceTestSupport
 
 /// OAuth 2.0: the `auth.oauth2` block as the reader takes it, and the grants against
 /// the real authorization server of the tests (`Tests/OAuthServer/oauth_server.py`: authlib's
@@ -116,7 +117,7 @@ import Workspace
   func workspace(_ block: String, names: [String] = ["me"]) throws -> Workspace {
     // Each its own URL, so that none joins another in flight (dedup): each asks for the token.
     let requests = names.map { #"{"name": "\#($0)", "url": "api/me?r=\#($0)", "auth": {"oauth2": \#(block)}}"# }
-    return try WorkspaceTests.workspace(
+    return try WorkspaceTestSupport.workspace(
       #"{"version": 1, "baseURL": "\#(try server())/", "requests": [\#(requests.joined(separator: ", "))]}"#)
   }
 
@@ -245,7 +246,7 @@ import Workspace
   @Test func a401ThatPersistsAfterTheRenewalIsAClearFailureNotALoop() throws {
     let fixture = try TestServer.fixture.baseURL
     let key = "oauth401-" + UUID().uuidString.prefix(8)
-    let ws = try WorkspaceTests.workspace(
+    let ws = try WorkspaceTestSupport.workspace(
       #"{"version": 1, "baseURL": "\#(try server())/", "requests": [{"name": "me", "url": "\#(fixture)/status/401?key=\#(key)", "#
         + #""auth": {"oauth2": {"grant": "clientCredentials", "tokenURL": "/token", "clientId": "svc", "clientSecret": "{{secret.svc}}"}}}]}"#)
     let before = try stats()["svc client_credentials"] ?? 0

@@ -1,6 +1,7 @@
 import RequestEngine
 import Testing
 import Workspace
+import WorkspaceTestSupport
 
 /// A request that cannot be built says where in the workspace file: the field that could not be
 /// filled in, else the request.

@@ -1,6 +1,7 @@
 import RequestEngine
 import Testing
 import Workspace
+import WorkspaceTestSupport
 
 @Suite struct PrepareTests {
   /// A workspace with one request at `url` (plus `extra` request keys) against `baseURL`.

@@ -2,6 +2,7 @@ import Foundation
 import RequestEngine
 import Testing
 import Workspace
+import WorkspaceTestSupport
 
 /// A request's `compressed`, `proxy`, `noProxy` and `requestTarget`: read, checked with line and column, written
 /// back, and prepared into the request the engine sends.

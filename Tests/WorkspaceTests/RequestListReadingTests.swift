@@ -2,6 +2,7 @@ import RequestEngine
 import Testing
 
 @testable import Workspace
+import WorkspaceTestSupport
 
 /// A long request list is read in parts at once (`WorkspaceReader+RequestList.swift`): the result
 /// and the problems are the same as one reader's, in the file's order.

@@ -3,6 +3,7 @@ import RequestEngine
 import TestSupport
 import Testing
 import Workspace
+import WorkspaceTestSupport
 
 /// A process saving a secrets file over and over is killed with SIGKILL at random moments: the
 /// file left is always one whole version with mode 0600, the `.gitignore` already lists it and

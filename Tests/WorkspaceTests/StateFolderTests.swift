@@ -1,10 +1,12 @@
 import Digest
 import Foundation
+import History
 import TestSupport
 import Testing
 
 @testable import RequestEngine
 @testable import Workspace
+import WorkspaceTestSupport
 
 /// What a workspace keeps in its state folder (the cache, partial downloads, tokens, chains'
 /// values, the stamps) is made, opened, listed and removed only there: a name read back from a

@@ -3,6 +3,7 @@ import RequestEngine
 import TestSupport
 import Testing
 import Workspace
+import WorkspaceTestSupport
 
 /// The workspace side of issue "Resumable downloads and streamed uploads": `download`, multipart
 /// and file bodies, paths kept inside the workspace's folder.

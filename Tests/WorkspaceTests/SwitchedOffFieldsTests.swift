@@ -1,8 +1,10 @@
+import Formats
 import Foundation
 import RequestEngine
 import TestSupport
 import Testing
 import Workspace
+import WorkspaceTestSupport
 
 /// Headers and query parameters switched off (`{"value": …, "enabled": false}`): read with
 /// positions, written back format-preserving, left out of sends, exports and cache keys.

@@ -1,6 +1,7 @@
 import RequestEngine
 import Testing
 import Workspace
+import WorkspaceTestSupport
 
 @Suite struct TemplateTests {
   @Test func splitsTextAndVariables() throws {

@@ -1,8 +1,10 @@
 import Foundation
+import History
 import RequestEngine
 import TestSupport
 import Testing
 import Workspace
+import WorkspaceTestSupport
 
 /// reqbench's own threads carry names the system shows (`top -H`, `perf`,
 /// `/proc/PID/task/*/comm`), so a profile of a run tells the engine from the history writer.

@@ -2,6 +2,7 @@ import Foundation
 import RequestEngine
 import Testing
 import Workspace
+import WorkspaceTestSupport
 
 /// What a workspace sends must be a file (a folder or a pipe would send
 /// nothing or never end, a HEAD with a body would wait for a body that never comes), and a save

@@ -2,6 +2,7 @@ import Foundation
 import RequestEngine
 import Testing
 import Workspace
+import WorkspaceTestSupport
 
 /// What `V` shows: every variable in scope for a request with the layer it comes from (the
 /// same lookup `prepare` uses), and `setVariable`, which the TUI edits them with.

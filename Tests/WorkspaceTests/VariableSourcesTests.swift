@@ -1,8 +1,10 @@
+import Formats
 import Foundation
 import RequestEngine
 import TestSupport
 import Testing
 import Workspace
+import WorkspaceTestSupport
 
 /// `{{env.NAME}}`, `{{secret.NAME}}`, the order of variable sources, `defaults`, `cdnURL`.
 @Suite struct VariableSourcesTests {

@@ -2,6 +2,7 @@ import Foundation
 import RequestEngine
 import Testing
 import Workspace
+import WorkspaceTestSupport
 
 /// The editing operations of `Workspace+Editing.swift`: the exact text each writes, and that a
 /// save diffs only what was done.

@@ -2,6 +2,7 @@ import Foundation
 import RequestEngine
 import Testing
 import Workspace
+import WorkspaceTestSupport
 
 @Suite struct WorkspaceErrorTests {
   @Test func aSyntaxErrorPointsAtLineAndColumn() throws {

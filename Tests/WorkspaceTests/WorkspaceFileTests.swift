@@ -2,6 +2,7 @@ import Foundation
 import RequestEngine
 import Testing
 import Workspace
+import WorkspaceTestSupport
 
 /// `WorkspaceFile`: a missing file is a new workspace, saves never write over another program's
 /// change, and `FileChange.decide` tells what to do when the file moves.

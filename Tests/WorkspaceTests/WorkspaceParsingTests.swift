@@ -1,6 +1,7 @@
 import RequestEngine
 import Testing
 import Workspace
+import WorkspaceTestSupport
 
 @Suite struct WorkspaceParsingTests {
   @Test func readsTheWorkspaceSettings() throws {

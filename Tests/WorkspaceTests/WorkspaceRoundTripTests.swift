@@ -1,6 +1,7 @@
 import RequestEngine
 import Testing
 import Workspace
+import WorkspaceTestSupport
 
 @Suite struct WorkspaceRoundTripTests {
   /// Unknown keys everywhere: at the top, in requests, bodies, auth, validators, agent and retry.

@@ -3,6 +3,7 @@ import RequestEngine
 import TestSupport
 import Testing
 import Workspace
+import WorkspaceTestSupport
 
 /// A process saving a workspace over and over is killed with SIGKILL at random moments: the file
 /// left is always one whole version, old or new, never a mix. The child is this test binary

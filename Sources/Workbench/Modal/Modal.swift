@@ -90,6 +90,13 @@ extension AppState {
     }
   }
 
+  /// The state of the overlay of `closed`'s type: the open one (on top or under its prompt), or
+  /// `closed` while none is open; setting it changes the open one (and nothing while none is).
+  subscript<T: Overlay>(overlay closed: @autoclosure () -> T) -> T {
+    get { openOverlay(T.self) ?? closed() }
+    set { setOverlay(newValue) }
+  }
+
   mutating func setOverlay<T: Overlay>(_ value: T) {
     switch modal {
     case .overlay(let open) where open is T: modal = .overlay(value)

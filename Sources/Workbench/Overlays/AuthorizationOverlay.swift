@@ -1,3 +1,4 @@
+import Base
 import Foundation
 import TerminalUI
 
@@ -242,6 +243,4 @@ struct AuthorizationOverlay: Overlay {
   }
 }
 
-extension OverlayID {
-  public static let authorization = OverlayID("authorization")
-}
+extension OverlayID { public static let authorization = OverlayID("authorization") }

@@ -219,14 +219,11 @@ extension PaletteState: Overlay {
   }
 }
 
-extension OverlayID {
-  public static let palette = OverlayID("palette")
-}
+extension OverlayID { public static let palette = OverlayID("palette") }
 
 extension AppState {
   /// The palette's state (a fresh one while it is closed).
   public internal(set) var palette: PaletteState {
-    get { openOverlay(PaletteState.self) ?? PaletteState() }
-    set { setOverlay(newValue) }
+    get { self[overlay: PaletteState()] } set { self[overlay: PaletteState()] = newValue }
   }
 }

@@ -1,3 +1,4 @@
+import Base
 import Foundation
 import RequestEngine
 import TerminalUI
@@ -178,14 +179,11 @@ extension CookiesOverlayState: Overlay {
   }
 }
 
-extension OverlayID {
-  public static let cookies = OverlayID("cookies")
-}
+extension OverlayID { public static let cookies = OverlayID("cookies") }
 
 extension AppState {
   /// The cookie overlay's state (a fresh one while it is closed).
   public internal(set) var cookiesOverlay: CookiesOverlayState {
-    get { openOverlay(CookiesOverlayState.self) ?? CookiesOverlayState() }
-    set { setOverlay(newValue) }
+    get { self[overlay: CookiesOverlayState()] } set { self[overlay: CookiesOverlayState()] = newValue }
   }
 }

@@ -1,3 +1,5 @@
+import Base
+import Formats
 import Foundation
 import RequestEngine
 import TerminalUI
@@ -329,14 +331,11 @@ extension CopyMenuState: Overlay {
   }
 }
 
-extension OverlayID {
-  public static let copyMenu = OverlayID("copyMenu")
-}
+extension OverlayID { public static let copyMenu = OverlayID("copyMenu") }
 
 extension AppState {
   /// The copy menu's state (an empty one while it is closed).
   public internal(set) var copyMenu: CopyMenuState {
-    get { openOverlay(CopyMenuState.self) ?? CopyMenuState() }
-    set { setOverlay(newValue) }
+    get { self[overlay: CopyMenuState()] } set { self[overlay: CopyMenuState()] = newValue }
   }
 }

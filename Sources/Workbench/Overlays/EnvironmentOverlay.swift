@@ -1,3 +1,4 @@
+import Base
 import Foundation
 import RequestEngine
 import TerminalUI
@@ -277,14 +278,11 @@ extension EnvironmentOverlayState: Overlay {
   }
 }
 
-extension OverlayID {
-  public static let environments = OverlayID("environments")
-}
+extension OverlayID { public static let environments = OverlayID("environments") }
 
 extension AppState {
   /// The environment overlay's state (a fresh one while it is closed).
   public internal(set) var environmentOverlay: EnvironmentOverlayState {
-    get { openOverlay(EnvironmentOverlayState.self) ?? EnvironmentOverlayState() }
-    set { setOverlay(newValue) }
+    get { self[overlay: EnvironmentOverlayState()] } set { self[overlay: EnvironmentOverlayState()] = newValue }
   }
 }

@@ -21,17 +21,13 @@ struct HelpOverlay: Overlay {
     guard var help = app.openOverlay(HelpOverlay.self) else { return [] }
     let page = max(1, Painter.helpRows(height: app.height))
     let last = max(0, Keymap.helpLines.count - page)
-    switch Keymap.action(for: key, in: .help) {
-    case .down: help.scroll = min(last, help.scroll + 1)
-    case .up: help.scroll = max(0, help.scroll - 1)
-    case .pageDown: help.scroll = min(last, help.scroll + page)
-    case .pageUp: help.scroll = max(0, help.scroll - page)
-    case .first: help.scroll = 0
-    case .last: help.scroll = last
-    default:
+    guard let action = Keymap.action(for: key, in: .help),
+      let scroll = ListKeys.target(action, from: help.scroll, count: last + 1, page: page)
+    else {
       app.closeOverlay()
       return []
     }
+    help.scroll = scroll
     app.setOverlay(help)
     return []
   }
@@ -47,9 +43,7 @@ struct HelpOverlay: Overlay {
   }
 }
 
-extension OverlayID {
-  public static let help = OverlayID("help")
-}
+extension OverlayID { public static let help = OverlayID("help") }
 
 extension AppState {
   /// The help's first line shown (0 while it is closed).

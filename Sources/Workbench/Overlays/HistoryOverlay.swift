@@ -1,4 +1,6 @@
+import Base
 import Foundation
+import History
 import RequestEngine
 import TerminalUI
 import Workspace
@@ -256,14 +258,11 @@ extension HistoryOverlayState: Overlay {
   }
 }
 
-extension OverlayID {
-  public static let history = OverlayID("history")
-}
+extension OverlayID { public static let history = OverlayID("history") }
 
 extension AppState {
   /// The history overlay's state (a fresh one while it is closed).
   public internal(set) var historyOverlay: HistoryOverlayState {
-    get { openOverlay(HistoryOverlayState.self) ?? HistoryOverlayState() }
-    set { setOverlay(newValue) }
+    get { self[overlay: HistoryOverlayState()] } set { self[overlay: HistoryOverlayState()] = newValue }
   }
 }

@@ -18,20 +18,16 @@ struct MessageLogOverlay: Overlay {
   /// The scrolling keys scroll it; any other key closes it.
   static func update(_ key: Key, _ app: inout AppState) -> [Command] {
     guard var log = app.openOverlay(MessageLogOverlay.self) else { return [] }
-    let lines = Painter.messageLines(app.messageLog, width: Painter.messageBox(app.width, app.height).width - 4).count
-    let page = max(1, Painter.messageBox(app.width, app.height).height - 4)
-    let last = max(0, lines - page)
-    switch Keymap.action(for: key, in: .messages) {
-    case .down: log.scroll = min(last, log.scroll + 1)
-    case .up: log.scroll = max(0, log.scroll - 1)
-    case .pageDown: log.scroll = min(last, log.scroll + page)
-    case .pageUp: log.scroll = max(0, log.scroll - page)
-    case .first: log.scroll = 0
-    case .last: log.scroll = last
-    default:
+    let box = Painter.messageBox(app.width, app.height)
+    let page = max(1, box.height - 4)
+    let last = max(0, Painter.messageLines(app.messageLog, width: box.width - 4).count - page)
+    guard let action = Keymap.action(for: key, in: .messages),
+      let scroll = ListKeys.target(action, from: log.scroll, count: last + 1, page: page)
+    else {
       app.closeOverlay()
       return []
     }
+    log.scroll = scroll
     app.setOverlay(log)
     return []
   }
@@ -47,9 +43,7 @@ struct MessageLogOverlay: Overlay {
   }
 }
 
-extension OverlayID {
-  public static let messages = OverlayID("messages")
-}
+extension OverlayID { public static let messages = OverlayID("messages") }
 
 extension Painter {
   /// The box: most of the screen.

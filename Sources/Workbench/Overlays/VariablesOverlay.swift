@@ -1,3 +1,5 @@
+import Base
+import Formats
 import Foundation
 import RequestEngine
 import TerminalUI
@@ -374,14 +376,11 @@ extension VariablesOverlayState: Overlay {
   }
 }
 
-extension OverlayID {
-  public static let variables = OverlayID("variables")
-}
+extension OverlayID { public static let variables = OverlayID("variables") }
 
 extension AppState {
   /// The variables overlay's state (a fresh one while it is closed; setting it changes the open one).
   public var variablesOverlay: VariablesOverlayState {
-    get { openOverlay(VariablesOverlayState.self) ?? VariablesOverlayState() }
-    set { setOverlay(newValue) }
+    get { self[overlay: VariablesOverlayState()] } set { self[overlay: VariablesOverlayState()] = newValue }
   }
 }

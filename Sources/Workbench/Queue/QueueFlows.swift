@@ -1,3 +1,5 @@
+import Base
+import Flows
 import Foundation
 import RequestEngine
 import Workspace

@@ -1,5 +1,5 @@
+import Base
 import Digest
-import TerminalUI
 import Foundation
 import RequestEngine
 
