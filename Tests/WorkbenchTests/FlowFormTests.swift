@@ -138,6 +138,9 @@ struct FlowFormTests {
     }
     #expect(state.workspace.chain(named: "login-flow")?.steps.map(\.request) == ["users/get"])
     #expect(state.message?.text.contains("at least one step") == true)
+    // Quitting names it as what it is.
+    send(&state, .key(.char("q")))
+    #expect(screenText(state).contains("1 batch or chain has unsaved changes: login-flow"))
   }
 
   @Test func onFailureIsChosenAndVarsSayWhereTheyAreEdited() throws {
