@@ -29,8 +29,12 @@ let package = Package(
     // SHA-256, shared by the engine (cache keys) and the fixture server (body digests).
     .target(name: "Digest"),
     // The workspace model: the file read with positions and written preserving its layout,
-    // templating and secrets, OAuth 2.0 and cookie jar files, the state folder, atomic saves, jq.
+    // templating, variables and secrets, prepare (a template made a request), the OAuth 2.0
+    // settings, the state folder, atomic saves, jq.
     .target(name: "Workspace", dependencies: ["Base", "RequestEngine", "Digest", "CJQ"]),
+    // A workspace's sessions: the cookie jar files of the state folder and the OAuth 2.0 tokens
+    // and grants (the model asks for them through CookieJarSource and TokenSource).
+    .target(name: "Sessions", dependencies: ["Base", "RequestEngine", "Workspace", "Digest"]),
     // The history of sent requests: the SQLite store, its writer, search, pruning and migration,
     // the HAR export of history.
     .target(name: "History", dependencies: ["Base", "RequestEngine", "Workspace", "JSON", "CSQLite"]),
@@ -59,8 +63,8 @@ let package = Package(
     .executableTarget(
       name: "reqbench",
       dependencies: [
-        "Base", "RequestEngine", "Workspace", "History", "Formats", "Flows", "DemoServer", "Workbench", "TerminalUI",
-        "CNcurses", "CommandLineSupport",
+        "Base", "RequestEngine", "Workspace", "Sessions", "History", "Formats", "Flows", "DemoServer", "Workbench",
+        "TerminalUI", "CNcurses", "CommandLineSupport",
       ]
     ),
     // The developer benchmarks `Benchmarks/` runs (not shipped): `swift build --product reqbench-bench`.
@@ -83,7 +87,9 @@ let package = Package(
       path: "Tests/WorkspaceTestSupport"),
     .testTarget(
       name: "WorkspaceTests",
-      dependencies: ["Base", "Workspace", "History", "Formats", "Flows", "TestSupport", "WorkspaceTestSupport"]),
+      dependencies: ["Base", "Workspace", "Sessions", "History", "Formats", "Flows", "TestSupport", "WorkspaceTestSupport"]),
+    .testTarget(
+      name: "SessionsTests", dependencies: ["Base", "Workspace", "Sessions", "TestSupport", "WorkspaceTestSupport"]),
     .testTarget(
       name: "HistoryTests", dependencies: ["Base", "Workspace", "History", "TestSupport", "WorkspaceTestSupport"]),
     .testTarget(
@@ -99,7 +105,7 @@ let package = Package(
     .target(name: "TerminalUI", dependencies: ["Base"]),
     .testTarget(name: "TerminalUITests", dependencies: ["Base", "TerminalUI", "TestSupport"]),
     .testTarget(
-      name: "WorkbenchTests", dependencies: ["Base", "Workbench", "History", "Flows", "TestSupport"],
+      name: "WorkbenchTests", dependencies: ["Base", "Workbench", "Sessions", "History", "Flows", "TestSupport"],
       exclude: ["Snapshots"]),
   ],
   swiftLanguageModes: [.v6]

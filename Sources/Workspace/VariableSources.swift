@@ -23,14 +23,14 @@ public struct VariableSources: Sendable {
   /// The workspace's cookie jars: `prepare` gives each request its environment's jar (unless the
   /// workspace or the request says `"cookies": false`); nil sends and keeps no cookies
   /// (`run --no-cookies`, exports).
-  public var cookies: CookieJars?
+  public var cookies: (any CookieJarSource)?
   /// Environments renamed since the file was read (the TUI's `v` then `r`), by their new name:
   /// the name their cookie jar is still kept under until the rename is saved
   /// (`CookieJars.renameJar` then moves it).
   public var renamedEnvironments: [String: String] = [:]
   /// The OAuth 2.0 tokens: `prepare` gives a request with `"auth": {"oauth2": …}` an
   /// `Authorizer` from here; nil sends such a request without `Authorization` (exports).
-  public var oauth2: OAuth2Tokens?
+  public var oauth2: (any TokenSource)?
 
   public init(
     overrides: [String: String] = [:], captured: [String: String] = [:], environment: String? = nil,

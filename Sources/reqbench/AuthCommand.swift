@@ -1,6 +1,7 @@
 import CommandLineSupport
 import Foundation
 import RequestEngine
+import Sessions
 import Workspace
 
 /// `reqbench auth WORKSPACE REQUEST`: gets (or refreshes) the OAuth 2.0 token of a request's

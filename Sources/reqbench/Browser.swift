@@ -1,6 +1,7 @@
 import CommandLineSupport
 import Foundation
 import RequestEngine
+import Sessions
 import Synchronization
 import Workbench
 import Workspace

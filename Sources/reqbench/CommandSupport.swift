@@ -2,6 +2,7 @@ import CommandLineSupport
 import Formats
 import Foundation
 import RequestEngine
+import Sessions
 import Workspace
 
 /// What the commands that work on a workspace share (besides `CommandWorkspace.load`): its

@@ -2,6 +2,7 @@ import Base
 import CommandLineSupport
 import Foundation
 import RequestEngine
+import Sessions
 import TerminalUI
 import Workspace
 

@@ -4,6 +4,7 @@ import Flows
 import Foundation
 import History
 import RequestEngine
+import Sessions
 import TerminalUI
 import Workbench
 import Workspace

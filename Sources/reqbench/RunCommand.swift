@@ -2,6 +2,7 @@ import CommandLineSupport
 import Foundation
 import History
 import RequestEngine
+import Sessions
 import Workspace
 
 /// `reqbench run`: sends the named requests of a workspace through the agent and reports them.

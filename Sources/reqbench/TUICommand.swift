@@ -5,6 +5,7 @@ import Flows
 import Foundation
 import History
 import RequestEngine
+import Sessions
 import Synchronization
 import TerminalUI
 import Workbench
@@ -29,6 +30,8 @@ final class TUIRuntime {
   private var flowRuns: [String: FlowRunner.Run] = [:]
   /// The interactive OAuth 2.0 grants under way (the box asks the user).
   private let authorizations: TUIAuthorizations
+  /// The workspace's cookie jars (nil with `--no-cookies`): the ones `state.sources` hands to sends.
+  private let cookieJars: CookieJars?
   /// Says when the workspace file may have changed on disk (nil: not watched).
   private var watcher: FileWatcher?
   private var flowCount = 0
@@ -45,7 +48,7 @@ final class TUIRuntime {
 
   init(
     state: AppState, file: WorkspaceFile, stateFolder: URL, agent: Agent, history: HistoryStore, backend: CursesBackend,
-    inbox: MessageInbox, cookies: Bool
+    inbox: MessageInbox, tokens: OAuth2Tokens, cookies: Bool
   ) {
     self.inbox = inbox
     self.state = state
@@ -62,15 +65,16 @@ final class TUIRuntime {
     // The interactive grants ask in the TUI (`AuthorizationOverlay.swift`), not on stderr.
     let authorizations = TUIAuthorizations(inbox: inbox)
     self.authorizations = authorizations
-    state.sources.oauth2?.interactive = { client, send, done in authorizations.run(client, send: send, done: done) }
+    tokens.interactive = { client, send, done in authorizations.run(client, send: send, done: done) }
+    self.state.sources.oauth2 = tokens
     // The cookie jars sends use (`prepare` attaches the environment's; none with `--no-cookies`);
     // a jar that cannot be read or written is said once in the status bar.
     let inbox = self.inbox
-    if cookies {
-      self.state.sources.cookies = CookieJars(stateFolder: stateFolder) { error in
-        inbox.post(.cookieJarFailed("not kept: \(error.description)"))
-      }
-    }
+    cookieJars =
+      cookies
+      ? CookieJars(stateFolder: stateFolder) { error in inbox.post(.cookieJarFailed("not kept: \(error.description)")) }
+      : nil
+    self.state.sources.cookies = cookieJars
   }
 
   func run() -> Int32 {
@@ -135,7 +139,7 @@ final class TUIRuntime {
     }
     authorizations.cancelAll()
     agent.shutdown()
-    state.sources.cookies?.flush()
+    cookieJars?.flush()
     history.waitForBackgroundRecords()
     backend.stop()
     return ExitStatus.success
@@ -144,7 +148,7 @@ final class TUIRuntime {
   /// Reads (after changing) the jar of `environment` on the background queue, with what other
   /// processes wrote to its file taken in first; what it holds comes back as `cookiesLoaded`.
   private func cookieJob(_ environment: String?, _ change: @escaping @Sendable (CookieJarFile) -> Void) {
-    guard let jars = state.sources.cookies else {
+    guard let jars = cookieJars else {
       apply(.cookiesLoaded(environment: environment, []))
       return
     }
@@ -184,7 +188,7 @@ final class TUIRuntime {
     switch command {
     case .send(let request):
       // A `reqbench cookies rm` or a `run` in another terminal since: sent as the file says now.
-      if request.cookieJar != nil { state.sources.cookies?.takeOtherWrites() }
+      if request.cookieJar != nil { cookieJars?.takeOtherWrites() }
       agent.send(request)
     case .cancel(let id):
       agent.cancel(id)
@@ -201,7 +205,7 @@ final class TUIRuntime {
       do {
         try file.save(state.workspace, overwrite: command == .saveOverwriting)
         // Renamed environments are renamed in the file now: their cookie jars follow.
-        state.sources.cookies?.renameJars(state.sources.renamedEnvironments)
+        cookieJars?.renameJars(state.sources.renamedEnvironments)
         // A new workspace's first save makes its state folder too (history, cache, downloads).
         if creating { try? StateFolder.make(stateFolder) }
         apply(.saved(error: nil))
@@ -259,7 +263,7 @@ final class TUIRuntime {
         }
       }
     case .runFlow(let name, let fromStep, let captured):
-      state.sources.cookies?.takeOtherWrites()
+      cookieJars?.takeOtherWrites()
       flowCount += 1
       let token = "ui-\(flowCount)"
       let kind: FlowOutcome.Kind = state.workspace.batch(named: name) != nil ? .batch : .chain

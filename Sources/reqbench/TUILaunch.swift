@@ -3,6 +3,7 @@ import DemoServer
 import Foundation
 import History
 import RequestEngine
+import Sessions
 import TerminalUI
 import Workbench
 import Workspace
@@ -155,7 +156,7 @@ enum TUILaunch {
     history.startMigration()
     let status = TUIRuntime(
       state: state, file: file, stateFolder: stateFolder, agent: agent, history: history, backend: backend, inbox: inbox,
-      cookies: options.cookies
+      tokens: tokens, cookies: options.cookies
     ).run()
     return interruption.interrupted ? interruption.exitStatus : status
   }

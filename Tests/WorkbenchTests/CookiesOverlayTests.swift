@@ -1,6 +1,7 @@
 import Foundation
 import RequestEngine
 import TerminalUI
+import Sessions
 import Testing
 import Workspace
 

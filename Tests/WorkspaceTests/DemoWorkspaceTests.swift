@@ -1,5 +1,6 @@
 import Foundation
 import RequestEngine
+import Sessions
 import Testing
 import Workspace
 import WorkspaceTestSupport

@@ -2,6 +2,7 @@ import Digest
 import Foundation
 import History
 import TestSupport
+import Sessions
 import Testing
 
 @testable import RequestEngine

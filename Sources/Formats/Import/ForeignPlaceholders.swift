@@ -18,31 +18,16 @@ enum ForeignPlaceholders {
   /// `text` with each `{{ inner }}` written `{{name}}` where `rename(inner)` gives a variable
   /// name; `rename` returning nil refuses the text.
   static func template(_ text: String, rename: (String) -> String?) throws(Unsupported) -> String {
-    guard text.contains("{{") else { return text }
-    var out = ""
-    var rest = Substring(text)
-    while let open = rest.range(of: "{{") {
-      out += rest[..<open.lowerBound]
-      let afterOpen = rest[open.upperBound...]
-      guard let close = afterOpen.range(of: "}}") else {
-        out += "{{'{{'}}"
-        rest = afterOpen
-        continue
-      }
-      let inner = afterOpen[..<close.lowerBound].trimmingSpaces()
-      rest = afterOpen[close.upperBound...]
-      if inner.isEmpty || inner.contains("{{") {
-        // `{{}}`, or `{{` again before the `}}`: the first is text.
-        out += "{{'{{'}}"
-        rest = afterOpen
-        continue
-      }
+    try PlaceholderScan.rewrite(text) { (found) throws(Unsupported) -> PlaceholderScan.Replacement in
+      guard case .placeholder(let between, _, _) = found else { return .openingIsText }
+      let inner = between.trimmingSpaces()
+      // `{{}}`, or `{{` again before the `}}`: the first is text.
+      if inner.isEmpty || inner.contains("{{") { return .openingIsText }
       guard let name = rename(inner), Template.isValidName(name) else {
         throw Unsupported(placeholder: "{{\(inner)}}")
       }
-      out += "{{\(name)}}"
+      return .text("{{\(name)}}")
     }
-    return out + rest
   }
 }
 

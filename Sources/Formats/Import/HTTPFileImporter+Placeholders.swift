@@ -19,41 +19,29 @@ extension HTTPFileImporter.Reader {
   mutating func placeholders(_ text: String, line: HTTPFileImporter.Line, uses: inout Set<String>, offset: Int = 0)
     throws(ImportError) -> String
   {
-    guard text.contains("{{") else { return text }
-    var out = ""
-    var rest = Substring(text)
-    while let open = rest.range(of: "{{") {
-      out += rest[..<open.lowerBound]
-      let afterOpen = rest[open.upperBound...]
-      guard let close = afterOpen.range(of: "}}") else {
-        out += "{{'{{'}}"
-        rest = afterOpen
-        continue
+    var found: Set<String> = []
+    let rewritten = try PlaceholderScan.rewrite(text) { (placeholder) throws(ImportError) -> PlaceholderScan.Replacement in
+      guard case .placeholder(let between, let written, let at) = placeholder else { return .openingIsText }
+      let inner = between.trimmingSpaces()
+      let column = offset + at + 1
+      if inner == "'{{'" { return .text(String(written)) }
+      if let reference = try reference(inner, line: line, column: column) {
+        found.insert(reference.request)
+        return .text("{{\(reference.variable)}}")
       }
-      let written = rest[open.lowerBound..<close.upperBound]
-      let inner = afterOpen[..<close.lowerBound].trimmingSpaces()
-      rest = afterOpen[close.upperBound...]
-      let column = offset + text.distance(from: text.startIndex, to: open.lowerBound) + 1
-      if inner == "'{{'" {
-        out += written
-      } else if let reference = try reference(inner, line: line, column: column) {
-        out += "{{\(reference.variable)}}"
-        uses.insert(reference.request)
-      } else if Template.isValidName(inner) {
-        out += written
-        uses.formUnion(variableUses[inner] ?? [])
-      } else if let name = Self.environmentName(inner) {
-        out += "{{env.\(name)}}"
-      } else if inner.isEmpty {
-        out += "{{'{{'}}}}"
-      } else {
-        throw error(
-          "{{\(inner)}} is \(inner.hasPrefix("$") ? "a dynamic variable of the editor" : "no variable name"), "
-            + "which reqbench cannot fill in; write a value or a {{variable}} of your own",
-          line: line.number, column: column)
+      if Template.isValidName(inner) {
+        found.formUnion(variableUses[inner] ?? [])
+        return .text(String(written))
       }
+      if let name = Self.environmentName(inner) { return .text("{{env.\(name)}}") }
+      if inner.isEmpty { return .text("{{'{{'}}}}") }
+      throw error(
+        "{{\(inner)}} is \(inner.hasPrefix("$") ? "a dynamic variable of the editor" : "no variable name"), "
+          + "which reqbench cannot fill in; write a value or a {{variable}} of your own",
+        line: line.number, column: column)
     }
-    return out + rest
+    uses.formUnion(found)
+    return rewritten
   }
 
   /// `NAME` of `$processEnv NAME` and `$env.NAME`; nil for anything else.

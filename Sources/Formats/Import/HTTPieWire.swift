@@ -11,36 +11,21 @@ enum HTTPieWire {
   /// that character, and what may not stand in a URL (a space, `é`) is percent-encoded; `%`,
   /// reserved characters and `{{variables}}` stay as written (an escape's digits in capitals).
   static func requote(_ url: String) -> String {
-    var out = ""
-    var bytes = url.utf8[...]
-    while let byte = bytes.first {
-      if byte == UInt8(ascii: "{"), let variable = leadingVariable(bytes) {
-        out += variable
-        bytes = bytes.dropFirst(variable.utf8.count)
-        continue
-      }
-      bytes = bytes.dropFirst()
+    encodingBytes(url) { byte, bytes, out in
       if byte == UInt8(ascii: "%"), bytes.count >= 2,
         let high = QueryDecoder.hexValue(bytes[bytes.startIndex]),
         let low = QueryDecoder.hexValue(bytes[bytes.index(after: bytes.startIndex)])
       {
         let decoded = high << 4 | low
-        if isUnreserved(decoded) {
-          out.unicodeScalars.append(Unicode.Scalar(decoded))
-          bytes = bytes.dropFirst(2)
-          continue
-        }
-        out += percent(decoded)  // urllib3 writes an escape's digits in capitals
+        // urllib3 writes an escape's digits in capitals
+        if isUnreserved(decoded) { out.unicodeScalars.append(Unicode.Scalar(decoded)) } else { out += percent(decoded) }
         bytes = bytes.dropFirst(2)
-        continue
-      }
-      if isUnreserved(byte) || requoteSafe.utf8.contains(byte) {
+      } else if isUnreserved(byte) || requoteSafe.utf8.contains(byte) {
         out.unicodeScalars.append(Unicode.Scalar(byte))
       } else {
         out += percent(byte)
       }
     }
-    return out
   }
 
   /// `name==value` items as `urlencode` writes them (`quote_plus`: a space is `+`), after the
@@ -61,15 +46,7 @@ enum HTTPieWire {
   /// `quote_plus`: letters, digits and `_.-~` as they are, a space as `+`, every other byte
   /// `%XX`; `{{variables}}` stay as written.
   static func quotePlus(_ text: String) -> String {
-    var out = ""
-    var bytes = text.utf8[...]
-    while let byte = bytes.first {
-      if byte == UInt8(ascii: "{"), let variable = leadingVariable(bytes) {
-        out += variable
-        bytes = bytes.dropFirst(variable.utf8.count)
-        continue
-      }
-      bytes = bytes.dropFirst()
+    encodingBytes(text) { byte, _, out in
       if isUnreserved(byte) {
         out.unicodeScalars.append(Unicode.Scalar(byte))
       } else if byte == UInt8(ascii: " ") {
@@ -77,6 +54,24 @@ enum HTTPieWire {
       } else {
         out += percent(byte)
       }
+    }
+  }
+
+  /// `text` written byte by byte by `encode` (which may take more of the bytes after the one it
+  /// is given), `{{variables}}` kept as written.
+  private static func encodingBytes(
+    _ text: String, _ encode: (UInt8, inout Substring.UTF8View.SubSequence, inout String) -> Void
+  ) -> String {
+    var out = ""
+    var bytes = Substring(text).utf8[...]
+    while let byte = bytes.first {
+      if byte == UInt8(ascii: "{"), let variable = leadingVariable(bytes) {
+        out += variable
+        bytes = bytes.dropFirst(variable.utf8.count)
+        continue
+      }
+      bytes = bytes.dropFirst()
+      encode(byte, &bytes, &out)
     }
     return out
   }

@@ -13,27 +13,15 @@ struct PostmanText {
 
   /// `text` with each `{{` that opens no variable name made literal.
   mutating func template(_ text: String) -> String {
-    guard text.contains("{{") else { return text }
-    var out = ""
-    var rest = Substring(text)
-    while let open = rest.range(of: "{{") {
-      out += rest[..<open.lowerBound]
-      let after = rest[open.upperBound...]
-      if let close = after.range(of: "}}") {
-        let name = String(after[..<close.lowerBound])
-        if Template.isValidName(name) {
-          out += "{{" + name + "}}"
-          rest = after[close.upperBound...]
-          continue
-        }
-        note(name)
-      } else {
-        note(String(after))
+    PlaceholderScan.rewrite(text) { found in
+      switch found {
+      case .placeholder(let name, _, _) where Template.isValidName(String(name)):
+        return .text("{{" + name + "}}")
+      case .placeholder(let name, _, _): note(String(name))
+      case .unclosed(let rest, _): note(String(rest))
       }
-      out += Template.literal("{{")
-      rest = after
+      return .openingIsText
     }
-    return out + rest
   }
 
   private mutating func note(_ name: String) {

@@ -21,9 +21,7 @@ struct HelpOverlay: Overlay {
     guard var help = app.openOverlay(HelpOverlay.self) else { return [] }
     let page = max(1, Painter.helpRows(height: app.height))
     let last = max(0, Keymap.helpLines.count - page)
-    guard let action = Keymap.action(for: key, in: .help),
-      let scroll = ListKeys.target(action, from: help.scroll, count: last + 1, page: page)
-    else {
+    guard let scroll = ListKeys.scrolled(key, in: .help, from: help.scroll, last: last, page: page) else {
       app.closeOverlay()
       return []
     }

@@ -21,9 +21,7 @@ struct MessageLogOverlay: Overlay {
     let box = Painter.messageBox(app.width, app.height)
     let page = max(1, box.height - 4)
     let last = max(0, Painter.messageLines(app.messageLog, width: box.width - 4).count - page)
-    guard let action = Keymap.action(for: key, in: .messages),
-      let scroll = ListKeys.target(action, from: log.scroll, count: last + 1, page: page)
-    else {
+    guard let scroll = ListKeys.scrolled(key, in: .messages, from: log.scroll, last: last, page: page) else {
       app.closeOverlay()
       return []
     }

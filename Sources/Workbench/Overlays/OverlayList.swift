@@ -54,6 +54,12 @@ enum ListKeys {
     }
     return min(max(0, target), count - 1)
   }
+
+  /// A scrolled box's first line shown after `key`, the scrolling keys of `context` moving it
+  /// over `0...last` a line or a `page` at a time; nil for any other key (it closes the box).
+  static func scrolled(_ key: Key, in context: KeyContext, from scroll: Int, last: Int, page: Int) -> Int? {
+    Keymap.action(for: key, in: context).flatMap { target($0, from: scroll, count: last + 1, page: page) }
+  }
 }
 
 /// The box of an overlay list: centred, the screen less `margin` columns and rows around it (at

@@ -86,7 +86,7 @@ public struct OAuth2Client: Sendable, Equatable {
   /// form holds the client's secret, a password, a refresh token or a code verifier, and its
   /// answer must come from the endpoint itself: a 3xx is a failure, `answer(of:step:)`), its
   /// answer is capped at `maxAnswerBytes`, and it has the request's `timeouts`.
-  func post(_ fields: [(String, String)], to url: String? = nil, step: String) -> Request {
+  package func post(_ fields: [(String, String)], to url: String? = nil, step: String) -> Request {
     var fields = fields
     if clientAuth == .body || clientSecret == nil {
       fields.append(("client_id", clientId))
@@ -133,7 +133,7 @@ public struct OAuth2Client: Sendable, Equatable {
   /// that timed out (the request's `timeout` or `deadline`) or grew past `maxAnswerBytes`, or a
   /// redirect (3xx with a `Location`), which is never followed: `token: token endpoint
   /// redirected (307) to http://…; tokens are only taken from the token endpoint itself`.
-  func answer(of result: ExchangeResult, step: String, endpoint: String = "token endpoint")
+  package func answer(of result: ExchangeResult, step: String, endpoint: String = "token endpoint")
     -> Result<(response: Response, object: JSONObject?), ExchangeError>
   {
     guard result.state == .succeeded, let response = result.response else {
@@ -167,7 +167,7 @@ public struct OAuth2Client: Sendable, Equatable {
   /// Reads the token endpoint's answer: a token (RFC 6749 §5.1), or the step's failure in words
   /// (§5.2: `token endpoint answered 401: invalid_client (…)`; `answer(of:step:)`), never naming
   /// a secret.
-  func token(from result: ExchangeResult, step: String, now: Date = Date()) -> Result<OAuth2Token, ExchangeError> {
+  package func token(from result: ExchangeResult, step: String, now: Date = Date()) -> Result<OAuth2Token, ExchangeError> {
     let response: Response
     let object: JSONObject?
     switch answer(of: result, step: step) {
@@ -203,7 +203,7 @@ public struct OAuth2Client: Sendable, Equatable {
   }
 
   /// The step's failure: `oauth2 › NAME: ` and `message`, every secret of the request masked.
-  func failure(_ message: String, _ result: ExchangeResult) -> ExchangeError {
+  package func failure(_ message: String, _ result: ExchangeResult) -> ExchangeError {
     ExchangeError(
       kind: .authorization, message: "\(label): " + Redaction(secrets: result.request.secrets).apply(message),
       status: result.response?.status)
@@ -230,7 +230,7 @@ public struct OAuth2Token: Sendable, Equatable {
   }
 
   /// The file's JSON.
-  var json: JSONValue {
+  package var json: JSONValue {
     var object = JSONObject()
     object["version"] = .number("1")
     object["accessToken"] = .string(accessToken)
@@ -241,7 +241,7 @@ public struct OAuth2Token: Sendable, Equatable {
     return .object(object)
   }
 
-  init(
+  package init(
     accessToken: String, refreshToken: String?, expiresAt: Date?, scope: String?, obtainedAt: Date
   ) {
     self.accessToken = accessToken
@@ -252,7 +252,7 @@ public struct OAuth2Token: Sendable, Equatable {
   }
 
   /// Reads a token file's JSON; nil for anything else (a damaged file is ignored and rebuilt).
-  init?(json: JSONValue) {
+  package init?(json: JSONValue) {
     guard let object = json.objectValue, object["version"]?.doubleValue == 1,
       let access = object["accessToken"]?.stringValue, !access.isEmpty,
       let obtained = object["obtainedAt"]?.doubleValue, obtained.isFinite

@@ -2,6 +2,7 @@ import Base
 import Foundation
 import RequestEngine
 import TestSupport
+import Sessions
 import Testing
 import Workspace
 import WorkspaceTestSupport

@@ -1,5 +1,6 @@
 import Foundation
 import RequestEngine
+import Workspace
 
 /// The OAuth 2.0 tokens of one workspace's process: one per `OAuth2Client.cacheKey` (the
 /// environment and the block), kept in `STATE/oauth2/KEY.json` (mode 0600 in a folder of mode
@@ -22,7 +23,7 @@ import RequestEngine
 /// agent.send(try workspace.prepare(template, sources: sources))  // waits for the token, then goes
 /// tokens.flush()  // before the process ends: the token files are written
 /// ```
-public final class OAuth2Tokens: @unchecked Sendable {
+public final class OAuth2Tokens: TokenSource, @unchecked Sendable {
   /// Nil keeps tokens in memory only (tests, `--state-dir` refused).
   public let stateFolder: URL?
   private let lock = NSLock()

@@ -1,5 +1,6 @@
 import Foundation
 import RequestEngine
+import Workspace
 
 /// The cookie jars of one workspace: one per environment, each kept in the state folder in curl's
 /// Netscape cookie-file format (`curl -b FILE` and `curl -c FILE` read and write it too):
@@ -24,7 +25,7 @@ import RequestEngine
 /// agent.send(request)
 /// jars.flush()  // before the process ends
 /// ```
-public final class CookieJars: @unchecked Sendable {
+public final class CookieJars: CookieJarSource, @unchecked Sendable {
   public let stateFolder: URL
   /// Seconds the exchanges that changed a jar gather before it is written.
   public let saveDelay: Double

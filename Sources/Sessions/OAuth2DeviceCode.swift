@@ -1,6 +1,7 @@
 import Base
 import Foundation
 import RequestEngine
+import Workspace
 
 /// The device authorization grant (RFC 8628): ask the device endpoint for a user code, show it
 /// with the verification URL (`show`), then poll the token endpoint as the server says: every

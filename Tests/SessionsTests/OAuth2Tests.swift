@@ -1,6 +1,7 @@
 import Foundation
 import RequestEngine
 import TestSupport
+import Sessions
 import Testing
 import Workspace
 import WorkspaceTestSupport

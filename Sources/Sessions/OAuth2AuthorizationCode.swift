@@ -2,6 +2,7 @@ import Base
 import Digest
 import Foundation
 import RequestEngine
+import Workspace
 
 /// RFC 7636: the code verifier and its S256 challenge.
 public struct PKCE: Sendable, Equatable {

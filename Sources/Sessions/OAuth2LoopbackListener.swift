@@ -1,6 +1,7 @@
 import Base
 import Foundation
 import RequestEngine
+import Workspace
 
 /// The HTTP listener on 127.0.0.1 that takes the authorization redirect (RFC 8252 §7.3) for
 /// `OAuth2AuthorizationCode`. Anything on the machine (and any web page, through the browser)

@@ -1,5 +1,6 @@
 import Foundation
 import RequestEngine
+import Workspace
 import Synchronization
 
 /// Stops an interactive grant the user gave up on (the TUI's `c` in the authorization box): the
