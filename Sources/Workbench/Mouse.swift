@@ -22,7 +22,7 @@ extension AppState {
         }
       case .editor:
         // The fields under the resolved URL line: the last one stays on screen.
-        let fields = selectedRequest?.editorFields.count ?? 0
+        let fields = editorFieldCount
         let rows = max(1, layout.contentHeight(of: .editor) - 1)
         editor.scroll = min(max(0, editor.scroll + delta), max(0, fields - rows))
       }
@@ -39,7 +39,7 @@ extension AppState {
         if row >= 1, lines.indices.contains(index) { selectQueueLine(lines[index]) }
       case .editor:
         let index = editor.scroll + row - 1  // the resolved URL line
-        if let count = selectedRequest?.editorFields.count, index >= 0, index < count { editor.field = index }
+        if index >= 0, index < editorFieldCount { editor.field = index }
       case .response:
         break
       }

@@ -27,6 +27,8 @@ public enum Msg: Sendable {
   /// jq's outputs for each of some events of the stream shown (`filter` with `events`), or the
   /// error that stopped it (a program that does not compile).
   case eventsFiltered(expression: String, result: Result<EventsFiltered, FilterError>)
+  /// A chain capture run over its step's last response (`previewCapture`).
+  case capturePreviewed(CapturePreviewKey, CapturePreview)
   /// An earlier response from history (nil: no entry at that position), or why it could not be read.
   case historyShown(HistoryView?, error: String?)
   /// The answer to `searchHistory` number `id` (the history overlay shows the latest only).
@@ -82,6 +84,9 @@ public enum Command: Sendable, Equatable {
   /// Runs a jq expression over a body in the background; with `events`, over the data of each
   /// of those events of the exchange's stream (`eventsFiltered` comes back).
   case filter(expression: String, ExchangeID, events: Range<Int>? = nil)
+  /// Runs a chain capture over the response of an exchange, as a run of the chain would
+  /// (`FlowRunner.capture`), in the background; `capturePreviewed` comes back.
+  case previewCapture(Capture, CapturePreviewKey)
   /// Reads the history entry of request `name` at `position` (0 the newest) and its body.
   case showHistory(name: String, position: Int)
   /// Searches the history of every request (the `H` overlay); `historyFound` comes back.

@@ -11,8 +11,9 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
   let commands = route(&state, msg)
   // Whatever selected another request (a key, the mouse, a filter, a resize), the editor shows
   // its first fields.
-  state.editor.follow(state.selectedRequest?.name)
-  return commands
+  state.editor.follow(state.selectedRequest?.name ?? state.selectedFlow?.name)
+  // A chain shown: its captures previewed against their steps' last responses (jq runs outside).
+  return commands + state.capturePreviewCommands()
 }
 
 /// Hands a message to the overlay, prompt or component it concerns.
@@ -56,6 +57,9 @@ private func route(_ state: inout AppState, _ msg: Msg) -> [Command] {
     return []
   case .bodyWritten(let path, let error, let madeFolder):
     state.bodyWritten(path, error: error, madeFolder: madeFolder)
+    return []
+  case .capturePreviewed(let key, let preview):
+    state.editor.capturePreviews[key] = preview
     return []
   case .filtered(let expression, let result):
     state.filtered(expression, result)
@@ -183,6 +187,7 @@ extension AppState {
     switch context {
     case .requests, .flowInList, .folderInList: return handleRequests(action)
     case .editor: return handleEditor(action)
+    case .flowEditor: return handleFlowEditor(action)
     case .response: return handleResponse(action)
     case .events: return handleEvents(action)
     case .queue, .queueRun: return handleQueue(action)

@@ -344,6 +344,18 @@ final class TUIRuntime {
           inbox.post(.eventsFiltered(expression: expression, result: .failure(FilterError(error.message))))
         }
       }
+    case .previewCapture(let capture, let key):
+      // As a run of the chain captures (`FlowRunner.capture`): jq over the body, a header, the status.
+      guard let result = state.exchanges.first(where: { $0.id == key.exchange })?.result else {
+        inbox.post(.capturePreviewed(key, .failed("the response is gone")))
+        return
+      }
+      background.async {
+        switch FlowRunner.capture([(name: "preview", source: capture)], from: result) {
+        case .success(let values): inbox.post(.capturePreviewed(key, .value(values.first?.1 ?? "")))
+        case .failure(let failure): inbox.post(.capturePreviewed(key, .failed(failure.reason)))
+        }
+      }
     case .filter(let expression, let id, nil):
       guard let body = state.exchanges.first(where: { $0.id == id })?.result?.response?.body else { return }
       background.async {

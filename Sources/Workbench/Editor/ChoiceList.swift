@@ -9,6 +9,8 @@ import Workspace
 public struct ChoiceList: Sendable, Equatable {
   public enum Purpose: Sendable, Equatable {
     case bodyKind, authKind
+    /// A batch's mode, a chain's behaviour on a failed step (the flow form).
+    case batchPolicy, chainOnFailure
   }
 
   public var purpose: Purpose
@@ -27,6 +29,8 @@ extension ChoiceList.Purpose {
     switch self {
     case .bodyKind: BodyKind.allCases.map(\.rawValue)
     case .authKind: AuthKind.chosenInEditor.map(\.rawValue)
+    case .batchPolicy: Batch.Policy.allCases.map(\.rawValue)
+    case .chainOnFailure: Chain.OnFailure.allCases.map(\.rawValue)
     }
   }
 
@@ -43,6 +47,10 @@ extension ChoiceList.Purpose {
     case (.authKind, "basic"): "user and password, sent up front"
     case (.authKind, "bearer"): "Authorization: Bearer TOKEN"
     case (.authKind, "digest"): "user and password, curl answers the challenge"
+    case (.batchPolicy, "failFast"): "the first failure cancels the others"
+    case (.batchPolicy, "allSettled"): "every member runs to its end"
+    case (.chainOnFailure, "stop"): "a failed step ends the chain"
+    case (.chainOnFailure, "continue"): "the later steps run; the chain still fails"
     default: ""
     }
   }
@@ -51,6 +59,8 @@ extension ChoiceList.Purpose {
     switch self {
     case .bodyKind: "Body type"
     case .authKind: "Auth type"
+    case .batchPolicy: "Mode"
+    case .chainOnFailure: "On failure"
     }
   }
 }
@@ -62,12 +72,13 @@ extension AppState {
       switch purpose {
       case .bodyKind: template.bodyKind.rawValue
       case .authKind: template.authKind.rawValue
+      case .batchPolicy, .chainOnFailure: ""
       }
     editor.choosing = ChoiceList(purpose, current: current)
   }
 
   mutating func handleChoiceKey(_ key: Key) -> [Command] {
-    guard var choice = editor.choosing, let template = selectedRequest else {
+    guard var choice = editor.choosing, selectedRequest != nil || selectedFlow != nil else {
       editor.choosing = nil
       return []
     }
@@ -80,7 +91,11 @@ extension AppState {
       }
     case .choose:
       editor.choosing = nil
-      choose(options[choice.selection], choice.purpose, in: template)
+      switch choice.purpose {
+      case .batchPolicy, .chainOnFailure: chooseFlowSetting(options[choice.selection], choice.purpose)
+      case .bodyKind, .authKind:
+        if let template = selectedRequest { choose(options[choice.selection], choice.purpose, in: template) }
+      }
     case .closeChoice:
       editor.choosing = nil
       message = StatusMessage("\(choice.purpose.title.lowercased()) unchanged")
@@ -139,6 +154,8 @@ extension AppState {
       } else {
         message = StatusMessage(kind == .none ? "no auth now; Ctrl-S saves" : "auth \(option); Ctrl-S saves")
       }
+    case .batchPolicy, .chainOnFailure:
+      chooseFlowSetting(option, purpose)
     }
   }
 }
@@ -163,7 +180,7 @@ extension Painter {
     // The field's line: below the resolved request line, as the editor scrolled it.
     let y = area.y + 1 + state.editor.field - state.editor.scroll
     guard y >= area.y, y < area.y + area.height else { return }
-    let x = area.x + Painter.editorLabelWidth
+    let x = area.x + (state.selectedFlow == nil ? Painter.editorLabelWidth : Painter.flowLabelWidth)
     let options = choice.purpose.options
     let notes = options.map(choice.purpose.note)
     let optionWidth = (options.map(TextWidth.of).max() ?? 4) + 2
@@ -177,6 +194,7 @@ extension Painter {
       switch choice.purpose {
       case .bodyKind: state.selectedRequest?.bodyKind.rawValue
       case .authKind: state.selectedRequest?.authKind.rawValue
+      case .batchPolicy, .chainOnFailure: state.selectedFlow.flatMap { state.workspace.flowFields($0.name).first?.value }
       }
     for (i, option) in options.enumerated() {
       let row = rect.y + 1 + i

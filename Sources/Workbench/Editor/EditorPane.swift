@@ -21,6 +21,8 @@ public struct EditorState: Sendable {
   /// A body `$EDITOR` left that was refused (not valid JSON), by request name: the next `E` on
   /// that request opens it again instead of the body as it was, so nothing typed is lost.
   public var refusedBodies: [String: String] = [:]
+  /// Chain captures run over their steps' last responses, by exchange and capture source.
+  public var capturePreviews: [CapturePreviewKey: CapturePreview] = [:]
 
   /// The request shown is `name`: a different one than the position belongs to starts at the top.
   mutating func follow(_ name: String?) {
@@ -127,6 +129,7 @@ extension AppState {
   }
 
   mutating func handleEditing(_ key: Key) -> [Command] {
+    if selectedFlow != nil { return handleFlowEditing(key) }
     guard var edit = editor.editing, let template = selectedRequest else {
       editor.editing = nil
       return []

@@ -3,21 +3,21 @@ import RequestEngine
 import TerminalUI
 import Workspace
 
-/// The editor pane: the request as it will be sent, then its fields (or a batch's members, a
-/// chain's steps).
+/// The editor pane: the request as it will be sent, then its fields (a batch's or chain's form:
+/// `FlowFormView.swift`).
 extension Painter {
   /// The width of the fields' labels; their values start after it.
   static let editorLabelWidth = 11
 
   func editor(_ buffer: inout ScreenBuffer) {
-    let unsaved = state.selectedRequest.map { state.unsaved.contains($0.name) } ?? false
+    let shown = state.selectedRequest?.name ?? state.selectedFlow?.name
+    let unsaved = shown.map { state.unsaved.contains($0) } ?? false
     frame(
       &buffer, .editor,
-      suffix: state.selectedFlow.map { " · \($0.name)" } ?? state.selectedFolder.map { " · \($0)/" }
-        ?? state.selectedRequest.map { " · \($0.name)\(unsaved ? " ●" : "")" } ?? "")
+      suffix: state.selectedFolder.map { " · \($0)/" } ?? shown.map { " · \($0)\(unsaved ? " ●" : "")" } ?? "")
     let area = inner(.editor)
     if let flow = state.selectedFlow {
-      flowDefinition(&buffer, area, flow.name)
+      flowForm(&buffer, area, flow.name)
       return
     }
     if let folder = state.selectedFolder {
@@ -91,32 +91,6 @@ extension Painter {
           if state.focus == .editor { style.reverse = true } else { style.underline = true }
         }
       }
-    }
-  }
-
-  /// A batch's members or a chain's steps (with their captures) in the editor pane.
-  func flowDefinition(_ buffer: inout ScreenBuffer, _ area: Rect, _ name: String) {
-    var lines: [(String, Style)] = []
-    if let batch = state.workspace.batch(named: name) {
-      lines.append(("batch · \(batch.policy.rawValue) · \(batch.concurrency) at a time · Enter runs it, c cancels", theme.dim))
-      for member in batch.members {
-        let kind = state.workspace.chain(named: member) != nil ? "chain" : "request"
-        lines.append(("  \(member)  (\(kind))", .plain))
-      }
-      if batch.members.isEmpty { lines.append(("  no members: it succeeds at once", theme.dim)) }
-    } else if let chain = state.workspace.chain(named: name) {
-      lines.append(("chain · Enter runs it, c cancels, r resumes from the failed step", theme.dim))
-      for (i, step) in chain.steps.enumerated() {
-        var text = "  \(i + 1). \(step.request)"
-        if !step.vars.isEmpty { text += "  vars " + step.vars.map { "\($0.name)=\($0.value)" }.joined(separator: " ") }
-        if !step.capture.isEmpty {
-          text += "  capture " + step.capture.map { "\($0.name) ← \($0.source.text)" }.joined(separator: ", ")
-        }
-        lines.append((text, .plain))
-      }
-    }
-    for (i, line) in lines.prefix(area.height).enumerated() {
-      buffer.putTruncated(line.0, x: area.x + 1, y: area.y + i, style: line.1, width: area.width - 1)
     }
   }
 

@@ -16,7 +16,9 @@ public enum Action: String, Sendable, CaseIterable {
   // A batch or chain in the list, a run in the queue
   case runFlow, cancelFlow, resumeChain, cancelRun, toggleRun, expandRun, collapseRun
   // The editor
-  case editField, toggleField, keepEdit, cancelEdit, choose, closeChoice
+  case editField, toggleField, keepEdit, cancelEdit, choose, closeChoice, completeName
+  // A batch's or chain's form in the editor
+  case removeFlowItem, moveItemUp, moveItemDown
   // The response
   case search, nextMatch, previousMatch, jq, writeBody, wrap, previousTab, nextTab
   case olderResponse, newerResponse, resend, back
@@ -55,6 +57,8 @@ public enum KeyContext: String, Sendable, CaseIterable {
   /// The request list with a folder selected.
   case folderInList
   case editor
+  /// The editor with a batch or chain selected: its form (members, steps, captures).
+  case flowEditor
   /// A field of the editor being edited in place.
   case editing
   /// The list of a field's values open in the editor (the body's type, the auth's type).
@@ -92,6 +96,6 @@ public enum KeyContext: String, Sendable, CaseIterable {
 
   /// The contexts of the four panes, where `global` keys apply too.
   public static let panes: [KeyContext] = [
-    .requests, .flowInList, .folderInList, .editor, .response, .events, .queue, .queueRun,
+    .requests, .flowInList, .folderInList, .editor, .flowEditor, .response, .events, .queue, .queueRun,
   ]
 }

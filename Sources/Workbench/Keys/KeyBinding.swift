@@ -3,7 +3,7 @@
 
 /// A group of bindings as the help and the user guide show them.
 public enum KeySection: String, Sendable, CaseIterable {
-  case everywhere, lists, scrolling, requests, folderInList, flowInList, editor, editing, choice, response, events, queue
+  case everywhere, lists, scrolling, requests, folderInList, flowInList, editor, flowEditor, editing, choice, response, events, queue
   case queueRun
   case prompt, lineEdit, palette, historyFilter, historyList, environments, variables, cookies, copyMenu, authorization
   case confirmQuit, unsavedChanges, confirmOverwrite, confirmDelete, diskConflict, mouse
@@ -17,6 +17,7 @@ public enum KeySection: String, Sendable, CaseIterable {
     case .flowInList: "A batch or chain in the request list"
     case .folderInList: "A folder in the request list"
     case .editor: "Editor"
+    case .flowEditor: "Editor: a batch's or chain's form"
     case .editing: "Editing a field"
     case .choice: "Choosing a body or auth type"
     case .response: "Response"
@@ -46,12 +47,13 @@ public enum KeySection: String, Sendable, CaseIterable {
   var contexts: [KeyContext] {
     switch self {
     case .everywhere: [.global]
-    case .lists: [.requests, .flowInList, .folderInList, .editor, .queue, .queueRun]
+    case .lists: [.requests, .flowInList, .folderInList, .editor, .flowEditor, .queue, .queueRun]
     case .scrolling: [.response, .help, .messages]
     case .requests: [.requests]
     case .flowInList: [.flowInList]
     case .folderInList: [.folderInList]
     case .editor: [.editor]
+    case .flowEditor: [.flowEditor]
     case .editing: [.editing]
     case .choice: [.choice]
     case .response: [.response]
@@ -96,6 +98,7 @@ public enum KeySection: String, Sendable, CaseIterable {
     case .confirmOverwrite: "any other key: keep the file"
     case .confirmDelete: "any other key: keep it"
     case .diskConflict: "any other key: cancel, keeping your edits here and the file as it is"
+    case .flowEditor: "an edit is a workspace edit: ● marks it unsaved, Ctrl-S saves; captures preview against the step's last response"
     case .mouse: "a click selects and focuses, the wheel scrolls"
     default: nil
     }

@@ -109,10 +109,26 @@ public enum Keymap {
       .editBody, [.char("E")], "edit the body in $EDITOR (a json body in a .json file; JSON typed for no body makes one)",
       hint: "body in $EDITOR", .editor),
     KeyBinding(.newRequest, [.char("n")], "new request (the next one, right after making one)", .editor),
+    // A batch's or chain's form in the editor
+    KeyBinding(
+      .editField, [.char("e"), .enter],
+      "edit the line in place: a member's or step's request, a capture (name = .jq.path), the concurrency; "
+        + "on Mode or On failure choose from a list; on a + line add one",
+      hint: "edit", .flowEditor),
+    KeyBinding(.runFlow, [.char("s")], "run the batch or chain", hint: "run", .flowEditor),
+    KeyBinding(
+      .removeFlowItem, [.char("d")], "remove the member, the capture, or the step (with its captures)", hint: "remove",
+      .flowEditor),
+    KeyBinding(.moveItemUp, [.char("<")], "move the member, step or capture up (earlier)", hint: "move", pair: .moveItemDown, .flowEditor),
+    KeyBinding(.moveItemDown, [.char(">")], "move it down (later)", .flowEditor),
+    KeyBinding(.cancelFlow, [.char("c")], "cancel its runs", .flowEditor),
     // Editing a field
     KeyBinding(.keepEdit, [.enter], "keep the value (an empty one removes a parameter or header)", hint: "keeps", .editing),
     KeyBinding(.cancelEdit, [.escape], "cancel the edit", hint: "cancels", .editing),
     KeyBinding(.save, [.ctrl("s")], "keep the value, then save the workspace", .editing),
+    KeyBinding(
+      .completeName, [.tab], "complete a batch member's or chain step's request name (the names that fit show below it)",
+      .editing),
     // Choosing a type
     KeyBinding(.down, [.down, .char("j")], "next type", .choice),
     KeyBinding(.up, [.up, .char("k")], "previous type", .choice),

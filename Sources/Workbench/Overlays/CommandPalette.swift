@@ -39,7 +39,7 @@ extension AppState {
       case .folder?: return .folderInList
       default: return .requests
       }
-    case .editor: return .editor
+    case .editor: return selectedFlow == nil ? .editor : .flowEditor
     case .response: return shownTab == .events ? .events : .response
     case .queue: return queue.flowSelection == nil ? .queue : .queueRun
     }

@@ -65,7 +65,10 @@ struct UnsavedChangesQuestion: Overlay {
     let count = state.unsaved.count
     let names = state.unsaved.sorted().joined(separator: ", ")
     var what: [String] = []
-    if count > 0 { what.append((count == 1 ? "1 request has unsaved changes: " : "\(count) requests have unsaved changes: ") + names) }
+    // Batches and chains edited in the editor's form are kept by name with the requests.
+    let flows = state.unsaved.filter { state.workspace.batch(named: $0) != nil || state.workspace.chain(named: $0) != nil }
+    let noun = flows.isEmpty ? (count == 1 ? "request" : "requests") : flows.count == count ? (count == 1 ? "batch or chain" : "batches and chains") : "requests, batches and chains"
+    if count > 0 { what.append("\(count) \(noun) \(count == 1 ? "has" : "have") unsaved changes: " + names) }
     if !state.unsavedSettings.isEmpty { what.append("unsaved: " + state.unsavedSettings.sorted().joined(separator: ", ")) }
     painter.dialog(&buffer, title: "Unsaved changes", [what.joined(separator: "; "), footer(in: state).text])
   }

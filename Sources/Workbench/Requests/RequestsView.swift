@@ -63,7 +63,10 @@ extension Painter {
       case .flow(let name, let kind):
         var x = area.x + 2
         x += buffer.put(" " + TextWidth.pad(kind == .batch ? "BATCH" : "CHAIN", to: 7), x: x, y: y, style: theme.flow)
-        buffer.putTruncated(name, x: x, y: y, width: area.x + area.width - x)
+        x += buffer.putTruncated(name, x: x, y: y, width: area.x + area.width - x)
+        if state.unsaved.contains(name) {
+          buffer.putTruncated(" ●", x: x, y: y, style: theme.unsaved, width: area.x + area.width - x)
+        }
       }
       if entry.item == selected {
         highlight(&buffer, Rect(x: area.x, y: y, width: area.width, height: 1), focused: state.focus == .requests)
