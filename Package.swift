@@ -31,7 +31,7 @@ let package = Package(
     // The workspace model: the file read with positions and written preserving its layout,
     // templating, variables and secrets, prepare (a template made a request), the OAuth 2.0
     // settings, the state folder, atomic saves, jq.
-    .target(name: "Workspace", dependencies: ["Base", "RequestEngine", "Digest", "CJQ"]),
+    .target(name: "Workspace", dependencies: ["Base", "JSON", "RequestEngine", "Digest", "CJQ"]),
     // A workspace's sessions: the cookie jar files of the state folder and the OAuth 2.0 tokens
     // and grants (the model asks for them through CookieJarSource and TokenSource).
     .target(name: "Sessions", dependencies: ["Base", "RequestEngine", "Workspace", "Digest"]),
@@ -94,7 +94,7 @@ let package = Package(
       name: "HistoryTests", dependencies: ["Base", "Workspace", "History", "TestSupport", "WorkspaceTestSupport"]),
     .testTarget(
       name: "FormatsTests",
-      dependencies: ["Base", "Workspace", "History", "Formats", "TestSupport", "WorkspaceTestSupport"]),
+      dependencies: ["Base", "JSON", "RequestEngine", "Workspace", "History", "Formats", "Flows", "TestSupport", "WorkspaceTestSupport"]),
     .testTarget(
       name: "FlowsTests",
       dependencies: ["Base", "Workspace", "History", "Flows", "TestSupport", "WorkspaceTestSupport"]),
