@@ -31,11 +31,9 @@ extension Workspace {
   @discardableResult
   public mutating func removeBatchMember(at index: Int, from batch: String) throws(WorkspaceEditError) -> String {
     let b = try batchIndex(batch)
-    guard batches[b].members.indices.contains(index) else { throw WorkspaceEditError("batch \(batch) has no member \(index + 1)") }
-    guard batches[b].members.count > 1 else {
-      throw WorkspaceEditError("a batch needs at least one member: change this one instead (Enter edits it)")
-    }
-    return batches[b].members.remove(at: index)
+    return try Workspace.remove(
+      &batches[b].members, at: index, missing: "batch \(batch) has no member \(index + 1)",
+      last: "a batch needs at least one member: change this one instead (Enter edits it)")
   }
 
   /// Moves the member at `index` by `offset` places (−1 earlier, 1 later), within the list;
@@ -84,11 +82,9 @@ extension Workspace {
   @discardableResult
   public mutating func removeChainStep(at index: Int, from chain: String) throws(WorkspaceEditError) -> ChainStep {
     let c = try chainIndex(chain)
-    guard chains[c].steps.indices.contains(index) else { throw WorkspaceEditError("chain \(chain) has no step \(index + 1)") }
-    guard chains[c].steps.count > 1 else {
-      throw WorkspaceEditError("a chain needs at least one step: change this one's request instead (Enter edits it)")
-    }
-    return chains[c].steps.remove(at: index)
+    return try Workspace.remove(
+      &chains[c].steps, at: index, missing: "chain \(chain) has no step \(index + 1)",
+      last: "a chain needs at least one step: change this one's request instead (Enter edits it)")
   }
 
   /// Moves step `index` by `offset` places (−1 earlier, 1 later); returns where it is now.
@@ -174,6 +170,16 @@ extension Workspace {
     let lower = typed.lowercased()
     let close = names.filter { $0.lowercased().contains(lower) || lower.contains($0.lowercased()) }.prefix(3)
     return close.isEmpty ? "" : "; did you mean \(close.joined(separator: ", "))?"
+  }
+
+  /// Removes `items[index]`, saying `missing` when there is no such item and `last` when it is the
+  /// only one (a batch or chain keeps one).
+  private static func remove<T>(_ items: inout [T], at index: Int, missing: String, last: String)
+    throws(WorkspaceEditError) -> T
+  {
+    guard items.indices.contains(index) else { throw WorkspaceEditError(missing) }
+    guard items.count > 1 else { throw WorkspaceEditError(last) }
+    return items.remove(at: index)
   }
 
   private static func move<T>(_ items: inout [T], at index: Int, by offset: Int, what: String) throws(WorkspaceEditError) -> Int {

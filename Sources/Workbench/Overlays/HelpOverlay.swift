@@ -4,9 +4,10 @@ import TerminalUI
 import Workspace
 
 /// The keys overlay (`?`, F1): every binding of the key table; `scroll` is its first line shown.
-struct HelpOverlay: Overlay {
+struct HelpOverlay: ScrolledOverlay {
   static let id = OverlayID.help
   static var openedBy: Action? { .help }
+  static let context = KeyContext.help
   var scroll = 0
 
   static func open(_ app: inout AppState) -> [Command] {
@@ -14,31 +15,11 @@ struct HelpOverlay: Overlay {
     return []
   }
 
-  func keyContext(in app: AppState) -> KeyContext { .help }
-
-  /// The scrolling keys scroll it; any other key closes it.
-  static func update(_ key: Key, _ app: inout AppState) -> [Command] {
-    guard var help = app.openOverlay(HelpOverlay.self) else { return [] }
-    let page = max(1, Painter.helpRows(height: app.height))
-    let last = max(0, Keymap.helpLines.count - page)
-    guard let scroll = ListKeys.scrolled(key, in: .help, from: help.scroll, last: last, page: page) else {
-      app.closeOverlay()
-      return []
-    }
-    help.scroll = scroll
-    app.setOverlay(help)
-    return []
+  static func lines(in app: AppState) -> (count: Int, page: Int) {
+    (Keymap.helpLines.count, max(1, Painter.helpRows(height: app.height)))
   }
 
   func view(_ painter: Painter, _ buffer: inout ScreenBuffer) { painter.help(&buffer, scroll: scroll) }
-
-  /// In the title: `j k scroll · other keys close`.
-  func footer(in app: AppState) -> Footer {
-    var footer = Footer()
-    footer.keys([(.down, .char("j")), (.up, .char("k"))], in: .help, joiner: " ", "scroll")
-    footer.text("other keys close")
-    return footer
-  }
 }
 
 extension OverlayID { public static let help = OverlayID("help") }

@@ -3,9 +3,10 @@ import TerminalUI
 
 /// The status line's last messages (`M`), newest first and whole: what went by while the user
 /// looked elsewhere, or did not fit, can be read again. `scroll` is its first line shown.
-struct MessageLogOverlay: Overlay {
+struct MessageLogOverlay: ScrolledOverlay {
   static let id = OverlayID.messages
   static var openedBy: Action? { .showMessages }
+  static let context = KeyContext.messages
   var scroll = 0
 
   static func open(_ app: inout AppState) -> [Command] {
@@ -13,32 +14,12 @@ struct MessageLogOverlay: Overlay {
     return []
   }
 
-  func keyContext(in app: AppState) -> KeyContext { .messages }
-
-  /// The scrolling keys scroll it; any other key closes it.
-  static func update(_ key: Key, _ app: inout AppState) -> [Command] {
-    guard var log = app.openOverlay(MessageLogOverlay.self) else { return [] }
+  static func lines(in app: AppState) -> (count: Int, page: Int) {
     let box = Painter.messageBox(app.width, app.height)
-    let page = max(1, box.height - 4)
-    let last = max(0, Painter.messageLines(app.messageLog, width: box.width - 4).count - page)
-    guard let scroll = ListKeys.scrolled(key, in: .messages, from: log.scroll, last: last, page: page) else {
-      app.closeOverlay()
-      return []
-    }
-    log.scroll = scroll
-    app.setOverlay(log)
-    return []
+    return (Painter.messageLines(app.messageLog, width: box.width - 4).count, max(1, box.height - 4))
   }
 
   func view(_ painter: Painter, _ buffer: inout ScreenBuffer) { painter.messageLog(&buffer, scroll: scroll) }
-
-  /// In the title: `j k scroll · other keys close`.
-  func footer(in app: AppState) -> Footer {
-    var footer = Footer()
-    footer.keys([(.down, .char("j")), (.up, .char("k"))], in: .messages, joiner: " ", "scroll")
-    footer.text("other keys close")
-    return footer
-  }
 }
 
 extension OverlayID { public static let messages = OverlayID("messages") }

@@ -82,3 +82,39 @@ struct OverlayBox {
 
   var listRows: Int { max(1, rect.height - 5) }
 }
+
+/// A box of lines over the panes that the scrolling keys of its context scroll and any other key
+/// closes (the help, the message log): its keys, its footer and its `update` are these.
+protocol ScrolledOverlay: Overlay {
+  /// Its first line shown.
+  var scroll: Int { get set }
+  /// The context its scrolling keys are bound in.
+  static var context: KeyContext { get }
+  /// How many lines it has and how many it shows at once, at the app's screen size.
+  static func lines(in app: AppState) -> (count: Int, page: Int)
+}
+
+extension ScrolledOverlay {
+  func keyContext(in app: AppState) -> KeyContext { Self.context }
+
+  static func update(_ key: Key, _ app: inout AppState) -> [Command] {
+    guard var box = app.openOverlay(Self.self) else { return [] }
+    let (count, page) = lines(in: app)
+    let last = max(0, count - page)
+    guard let scroll = ListKeys.scrolled(key, in: context, from: box.scroll, last: last, page: page) else {
+      app.closeOverlay()
+      return []
+    }
+    box.scroll = scroll
+    app.setOverlay(box)
+    return []
+  }
+
+  /// In the title: `j k scroll · other keys close`.
+  func footer(in app: AppState) -> Footer {
+    var footer = Footer()
+    footer.keys([(.down, .char("j")), (.up, .char("k"))], in: Self.context, joiner: " ", "scroll")
+    footer.text("other keys close")
+    return footer
+  }
+}
